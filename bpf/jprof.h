@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* jprof.h: every struct and constant that crosses the kernel/user boundary. Fixed-width only. */
+#ifndef JPROF_H
+#define JPROF_H
+
+#define JP_COMM_LEN	 16
+#define JP_MAX_KSTACK	 64	/* kernel frames kept per sample */
+#define JP_MAX_USTACK	 127	/* = default kernel.perf_event_max_stack */
+#define JP_MAX_PIDS	 1024	/* -p targets */
+#define JP_MAX_JVMS	 1024	/* JVMs with an agent */
+#define JP_RINGBUF_BYTES (8u << 20)
+
+/* jp_sample.kind */
+#define JP_EV_CPU     0
+#define JP_EV_OFFCPU  1
+#define JP_EV_SYSCALL 2
+
+/* jp_sample.flags */
+#define JP_SF_SIGNALED	 1u	/* a stack request signal was sent to the thread */
+#define JP_SF_KERNEL_CTX 2u	/* sampled while in kernel mode */
+
+/* jp_stats indexes (per-CPU array): every drop is counted */
+#define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
+#define JP_STAT_RB_DROPS    1	/* ring buffer full */
+#define JP_STAT_KSTACK_ERR  2	/* bpf_get_stack(kernel) < 0 */
+#define JP_STAT_USTACK_ERR  3	/* bpf_get_stack(user) < 0 */
+#define JP_STAT_SIG_SENT    4	/* stack request signals sent */
+#define JP_STAT_SIG_BUSY    5	/* bpf_send_signal_thread returned -EBUSY */
+#define JP_STAT_SIG_ERR	    6	/* other bpf_send_signal_thread errors */
+#define JP_STAT_FILTERED    7	/* samples not matching the pid filter */
+#define JP_STAT_MAX	    8
+
+/*
+ * One record per sample in the ring buffer, followed by kstack_len + ustack_len
+ * __u64 addresses (kernel frames first, leaf first). Records are variable-sized.
+ */
+struct jp_sample {
+	__u64 time_ns;	 /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u64 weight;	 /* 1 per sample (cpu), nanoseconds (offcpu, syscall) */
+	__u64 cgroup_id; /* cgroup v2 id */
+	__u32 pid;	 /* tgid, init namespace */
+	__u32 tid;
+	__u32 kind;	 /* JP_EV_* */
+	__u32 flags;	 /* JP_SF_* */
+	__u32 kstack_len;
+	__u32 ustack_len;
+	__s32 kstack_err; /* < 0: -errno from bpf_get_stack */
+	__s32 ustack_err;
+	__s32 sig_err;	/* bpf_send_signal_thread result when JP_SF_SIGNALED */
+	__u32 cpu;
+	char comm[JP_COMM_LEN];
+};
+
+/* value of the jvms map, keyed by tgid: where to send a stack request */
+struct jp_jvm {
+	__u64 start_time; /* task->group_leader->start_time: guards against pid reuse */
+	__u32 signo;
+	__u32 pad;
+};
+
+#endif /* JPROF_H */

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# install-deps.sh: installs every build and test dependency of jprof on Debian 12.
+# Idempotent: packages already present are not touched, apt is not called at all then.
+set -euo pipefail
+
+PKGS=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev liblzma-dev pkg-config
+      bats openjdk-17-jdk-headless libclang-rt-14-dev procps util-linux python3)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	if [[ $EUID -ne 0 ]]; then
+		echo "install-deps: missing packages: ${missing[*]}; run as root: sudo $0" >&2
+		exit 1
+	fi
+	echo "install-deps: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [[ ! -d /usr/lib/jvm/temurin-25-jdk-amd64 ]]; then
+	echo "install-deps: note: JDK 25 (/usr/lib/jvm/temurin-25-jdk-amd64) is absent; JDK 25 tests will fail in CI" >&2
+fi
+exit 0

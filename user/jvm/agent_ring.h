@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * agent_ring.h: reads one JVM's agent channel (trace ring + method dictionary,
+ * see jvmagent/ring.h). Written by another user's process: parsed defensively.
+ */
+#ifndef JPROF_AGENT_RING_H
+#define JPROF_AGENT_RING_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+
+#include "../frame.h"
+
+struct java_frame {
+	__u64 method_id;	 /* jmethodID as the JVM gave it */
+	__s32 bci;		 /* AGCT lineno field: bci >= 0, or < 0 (native method, unknown) */
+	enum jp_frame_kind kind; /* JP_FK_JIT, JP_FK_INLINED, JP_FK_INTERP, JP_FK_NATIVE (Java native method) */
+};
+
+struct java_trace {
+	__u64 time_ns;	  /* CLOCK_MONOTONIC, taken in the agent's signal handler */
+	__u32 tid;	  /* thread id in the JVM's pid namespace */
+	__s32 num_frames; /* < 0: no trace; the reason is one of JAVA_TRACE_ERR_* (AGCT codes and agent's own) */
+	__u64 pc;	  /* interrupted user PC (0 if the kernel was interrupted) */
+	const struct java_frame *frames; /* leaf first; valid during the callback only */
+};
+
+/* reasons a trace has no frames (num_frames); the AGCT codes keep their values */
+#define JAVA_TRACE_ERR_MIN -11 /* AGCT: -1 no Java frame ... -11 safepoint */
+#define JAVA_TRACE_ERR_NOT_JAVA_THREAD -100 /* signal landed on a thread with no JNIEnv (GC, compiler) */
+#define JAVA_TRACE_ERR_BUSY -101	     /* handler re-entered / not ready */
+
+struct jvm_agent;
+
+/*
+ * Opens the agent channel of a JVM: /proc/<pid>/root/tmp/jprof-<nspid>.* (no symlinks
+ * followed, owner must be the JVM's uid, sizes bounded). NULL + errno (ENOENT: no agent).
+ */
+struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid);
+/* Same, from explicit files (tests, fuzzing). expected_uid (uid_t)-1 skips the owner check. */
+struct jvm_agent *jvm_agent__open_files(const char *ring_path, const char *dict_path,
+					unsigned int expected_uid);
+void jvm_agent__free(struct jvm_agent *a); /* NULL-safe; unmaps, never touches the JVM */
+
+/* the real-time signal the agent answers stack requests on; 0 while not ready */
+int jvm_agent__signo(const struct jvm_agent *a);
+
+typedef int (*java_trace_fn)(void *ctx, const struct java_trace *t);
+/* Delivers every complete trace record written since the last call, then frees their
+ * ring space. A malformed record is counted and skipped. Returns records read or -errno. */
+int jvm_agent__poll(struct jvm_agent *a, java_trace_fn fn, void *ctx);
+
+/* Java names read from the dictionary (re-read incrementally when an id is unknown). */
+#define JVM_NAME_DOTTED 1u /* java.lang.String.hashCode instead of java/lang/String.hashCode */
+/* "pkg/Class.method"; NULL when the id is unknown. Valid until jvm_agent__free(). */
+const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigned int flags);
+/* source line of bci in method, or -1 when unknown */
+int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci);
+/* Java thread name of a thread id (JVM namespace), NULL when unknown */
+const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid);
+
+struct jvm_agent_stats {
+	__u64 traces;	       /* records written by the agent */
+	__u64 ring_full;       /* traces the agent dropped: ring full */
+	__u64 not_java_thread; /* signals on threads with no JNIEnv */
+	__u64 agct_err[12];    /* [-code] for AGCT codes -1..-11; [0] unused */
+	__u64 malformed;       /* records jprof rejected */
+};
+void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret);
+/* "no Java frame", "GC active", ... for a num_frames < 0 */
+const char *java_trace_err_str(int code);
+
+#endif /* JPROF_AGENT_RING_H */

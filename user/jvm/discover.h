@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* discover.h: finds JVMs (processes mapping libjvm.so) and what jprof needs to know of them. */
+#ifndef JPROF_DISCOVER_H
+#define JPROF_DISCOVER_H
+
+#include <linux/types.h>
+#include <sys/types.h>
+
+enum jvm_agent_state {
+	JVM_AGENT_NONE = 0, /* no jprof agent loaded */
+	JVM_AGENT_LOADED,   /* libjprofagent mapped and its channel present */
+	JVM_AGENT_NO_ATTACH /* started with -XX:+DisableAttachMechanism */
+};
+
+struct jvm_info {
+	__u32 pid;	     /* host (init namespace) pid */
+	__u32 nspid;	     /* pid in the JVM's own pid namespace (last NSpid field) */
+	uid_t uid;	     /* effective uid/gid of the JVM */
+	gid_t gid;
+	char user[32];	     /* user name, or the uid as text */
+	char version[32];    /* e.g. "17.0.15", from the libjvm.so path's release file; "?" if unknown */
+	char main[256];	     /* main class or -jar file, from the command line */
+	char container[80];  /* container / cgroup id when not in the root cgroup's tree, "" otherwise */
+	char java_home[256]; /* directory that holds lib/server/libjvm.so, as seen by the JVM */
+	enum jvm_agent_state agent;
+};
+
+/*
+ * Reads /proc/<pid> of one process. Returns 0 and fills *ret for a JVM,
+ * -ESRCH when the pid does not exist, -ENOEXEC when it is not a JVM.
+ * proc_root: "/proc" normally (a fixture directory in tests).
+ */
+int jvm_probe(const char *proc_root, __u32 pid, struct jvm_info *ret);
+
+/* All JVMs on the host, sorted by pid. *ret is malloc'ed (free() it). Returns count or -errno. */
+int jvm_discover(const char *proc_root, struct jvm_info **ret);
+
+#endif /* JPROF_DISCOVER_H */

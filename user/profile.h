@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* profile.h: the aggregate: a trie of frames (root first) with weights. Writers read only this. */
+#ifndef JPROF_PROFILE_H
+#define JPROF_PROFILE_H
+
+#include <linux/types.h>
+#include <stddef.h>
+
+#include "frame.h"
+
+struct jp_frame {
+	const char *name; /* copied (interned) by profile__add */
+	enum jp_frame_kind kind;
+};
+
+struct profile;
+struct profile_node;
+
+/* unit: what weights count ("samples", "ns"); title: shown by writers. NULL + errno on failure. */
+struct profile *profile__new(const char *title, const char *unit);
+void profile__free(struct profile *p); /* NULL-safe */
+
+/* Adds one stack, frames[0] is the root. Returns 0 or -ENOMEM. n == 0 adds to the root. */
+int profile__add(struct profile *p, const struct jp_frame *frames, size_t n, __u64 weight);
+
+const char *profile__title(const struct profile *p);
+const char *profile__unit(const struct profile *p);
+__u64 profile__total(const struct profile *p);	     /* sum of all weights */
+size_t profile__node_count(const struct profile *p); /* nodes, root excluded */
+
+/* Tree walk. The root has name "all" and kind JP_FK_ROOT. Children are sorted by name, then kind. */
+const struct profile_node *profile__root(const struct profile *p);
+const struct profile_node *profile_node__child(const struct profile_node *n);	/* first, or NULL */
+const struct profile_node *profile_node__next(const struct profile_node *n);	/* sibling, or NULL */
+const char *profile_node__name(const struct profile_node *n);
+enum jp_frame_kind profile_node__kind(const struct profile_node *n);
+__u64 profile_node__total(const struct profile_node *n); /* self + children */
+__u64 profile_node__self(const struct profile_node *n);
+
+#endif /* JPROF_PROFILE_H */

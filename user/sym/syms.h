@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* syms.h: names for kernel and user addresses. One front (syms) over ksyms, ELF, perf maps. */
+#ifndef JPROF_SYMS_H
+#define JPROF_SYMS_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+
+#include "../frame.h"
+
+/* one resolved address; strings are owned by the syms object and live until syms__free() */
+struct jp_sym {
+	const char *name;	  /* symbol (demangled), or NULL when unknown */
+	const char *dso;	  /* path of the mapping ("[kernel]", module name, "[jit]"), or NULL */
+	__u64 offset;		  /* address - symbol start */
+	enum jp_frame_kind kind;  /* JP_FK_KERNEL, JP_FK_NATIVE, JP_FK_JVM (libjvm.so, JVM stubs) or JP_FK_JIT */
+};
+
+struct syms;
+
+/* Creates the symbolizer. kallsyms_path NULL means /proc/kallsyms. NULL + errno on failure. */
+struct syms *syms__new(const char *kallsyms_path);
+void syms__free(struct syms *s); /* NULL-safe */
+
+/* Kernel address. Returns 0 and fills *ret, -ENOENT when no symbol covers it. */
+int syms__kernel(struct syms *s, __u64 addr, struct jp_sym *ret);
+
+/*
+ * Snapshots /proc/<pid>/maps now and opens the ELF files it names (through
+ * /proc/<pid>/root), so a process that exits later still resolves. Cheap when
+ * already done for this pid; call it when a pid is first seen.
+ */
+int syms__add_pid(struct syms *s, __u32 pid);
+
+/* Forgets a pid (its maps are re-read on next use), e.g. after exec. */
+void syms__drop_pid(struct syms *s, __u32 pid);
+
+/*
+ * User address of pid. Fills *ret; ret->name is NULL when nothing names it (then
+ * ret->dso may still be set). Addresses in anonymous executable memory are looked
+ * up in the pid's perf map (/tmp/perf-<nspid>.map in its mount namespace), which
+ * is re-read, rate-limited, when it grows. Returns 0, or -errno (-ESRCH: unknown pid).
+ */
+int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret);
+
+/* counters for the end-of-run report and benchmarks */
+struct syms_stats {
+	__u64 pids, dsos, dso_cache_hits, perfmap_reloads, unresolved;
+};
+void syms__stats(const struct syms *s, struct syms_stats *ret);
+
+#endif /* JPROF_SYMS_H */
