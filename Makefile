@@ -193,4 +193,7 @@ help:
 
 .DEFAULT_GOAL := all
 
+# per-part fragments (extra prerequisites, generated sources); included last
+-include $(wildcard mk/*.mk)
+
 -include $(shell find $(OUT) -name '*.d' 2>/dev/null)
