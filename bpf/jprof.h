@@ -48,7 +48,8 @@ struct jp_sample {
 	__s32 ustack_err;
 	__s32 sig_err;	/* bpf_send_signal_thread result when JP_SF_SIGNALED */
 	__u32 cpu;
-	char comm[JP_COMM_LEN];
+	char comm[JP_COMM_LEN];	 /* thread name */
+	char pcomm[JP_COMM_LEN]; /* process (group leader) name */
 };
 
 /* value of the jvms map, keyed by tgid: where to send a stack request */

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * maps.bpf.h: maps every jprof program shares. Each skeleton declares them; the
+ * loader creates them once (cpu skeleton) and the others reuse the fds.
+ */
+#ifndef JPROF_MAPS_BPF_H
+#define JPROF_MAPS_BPF_H
+
+#include "jprof.h"
+
+struct jp_scratch {
+	struct jp_sample s;
+	__u64 frames[JP_MAX_KSTACK + JP_MAX_USTACK];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, JP_RINGBUF_BYTES);
+} events SEC(".maps");
+
+/* -p targets (tgid -> 1); consulted only when filter_pids is set */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JP_MAX_PIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+/* JVMs whose agent answers stack requests: tgid -> signal */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JP_MAX_JVMS);
+	__type(key, __u32);
+	__type(value, struct jp_jvm);
+} jvms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JP_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jp_scratch);
+} scratch SEC(".maps");
+
+const volatile __u8 filter_pids = 0;
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline bool pid_wanted(__u32 tgid)
+{
+	if (!filter_pids)
+		return true;
+	return bpf_map_lookup_elem(&pids, &tgid) != NULL;
+}
+
+/*
+ * Fills s->frames with the kernel then the user stack of ctx and sends the record
+ * to the ring buffer; sends the stack-request signal when the thread belongs to a
+ * JVM with a ready agent. ctx: the program's context (perf_event or tracepoint).
+ */
+static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 tgid, bool want_signal)
+{
+	struct jp_sample *s = &sc->s;
+	struct task_struct *task;
+	struct jp_jvm *jvm;
+	long kbytes, ubytes;
+	__u64 size;
+
+	kbytes = bpf_get_stack(ctx, sc->frames, JP_MAX_KSTACK * sizeof(__u64), 0);
+	if (kbytes < 0) {
+		s->kstack_err = kbytes;
+		stat_inc(JP_STAT_KSTACK_ERR);
+		kbytes = 0;
+	}
+	if (kbytes > JP_MAX_KSTACK * sizeof(__u64))
+		kbytes = JP_MAX_KSTACK * sizeof(__u64);
+	ubytes = bpf_get_stack(ctx, (void *)sc->frames + kbytes, JP_MAX_USTACK * sizeof(__u64),
+			       BPF_F_USER_STACK);
+	if (ubytes < 0) {
+		s->ustack_err = ubytes;
+		stat_inc(JP_STAT_USTACK_ERR);
+		ubytes = 0;
+	}
+	if (ubytes > JP_MAX_USTACK * sizeof(__u64))
+		ubytes = JP_MAX_USTACK * sizeof(__u64);
+	s->kstack_len = kbytes / sizeof(__u64);
+	s->ustack_len = ubytes / sizeof(__u64);
+	if (kbytes)
+		s->flags |= JP_SF_KERNEL_CTX;
+
+	if (want_signal) {
+		jvm = bpf_map_lookup_elem(&jvms, &tgid);
+		if (jvm && jvm->signo) {
+			task = (struct task_struct *)bpf_get_current_task();
+			/* same clock-tick unit as /proc/<pid>/stat starttime (USER_HZ 100) */
+			if (BPF_CORE_READ(task, group_leader, start_boottime) / 10000000ULL ==
+			    jvm->start_time) {
+				s->sig_err = bpf_send_signal_thread(jvm->signo);
+				s->flags |= JP_SF_SIGNALED;
+				if (!s->sig_err)
+					stat_inc(JP_STAT_SIG_SENT);
+				else if (s->sig_err == -16 /* EBUSY */)
+					stat_inc(JP_STAT_SIG_BUSY);
+				else
+					stat_inc(JP_STAT_SIG_ERR);
+			}
+		}
+	}
+
+	size = sizeof(*s) + kbytes + ubytes;
+	if (size > sizeof(*sc))
+		return 0;
+	if (bpf_ringbuf_output(&events, sc, size, 0))
+		stat_inc(JP_STAT_RB_DROPS);
+	return 0;
+}
+
+/* the per-CPU scratch record, zeroed and filled with the current task's identity */
+static __always_inline struct jp_scratch *begin_sample(__u32 kind, __u64 weight)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *task;
+	struct jp_scratch *sc;
+	__u32 zero = 0;
+
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return NULL;
+	__builtin_memset(&sc->s, 0, sizeof(sc->s));
+	sc->s.time_ns = bpf_ktime_get_ns();
+	sc->s.weight = weight;
+	sc->s.cgroup_id = bpf_get_current_cgroup_id();
+	sc->s.pid = id >> 32;
+	sc->s.tid = (__u32)id;
+	sc->s.kind = kind;
+	sc->s.cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(sc->s.comm, sizeof(sc->s.comm));
+	task = (struct task_struct *)bpf_get_current_task();
+	BPF_CORE_READ_STR_INTO(&sc->s.pcomm, task, group_leader, comm);
+	return sc;
+}
+
+#endif /* JPROF_MAPS_BPF_H */

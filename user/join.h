@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * join.h: turns kernel samples (+ the agents' Java traces for JVM threads) into
+ * stacks of typed frames and adds them to the profile. See DESIGN.md "The join".
+ */
+#ifndef JPROF_JOIN_H
+#define JPROF_JOIN_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "jprof.h"
+
+struct syms;
+struct profile;
+struct jvm_agent;
+
+struct join_opts {
+	bool per_pid;	 /* root frame "comm [pid]" instead of "comm" */
+	bool per_thread; /* and "thread [tid]" below it */
+	bool dotted;	 /* java.lang.String.hashCode */
+	bool lines;	 /* "Class.method:line" */
+	__u64 cpu_weight; /* weight of one cpu sample (1, or the period in ns) */
+};
+
+struct join;
+
+/* syms and prof are borrowed. NULL + errno on failure. */
+struct join *join__new(struct syms *syms, struct profile *prof, const struct join_opts *o);
+void join__free(struct join *j); /* NULL-safe; frees the agents it owns */
+
+/* Hands the agent channel of a JVM to the join (owned from now on). */
+int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a);
+/* true when pid has an agent channel in the join */
+bool join__has_jvm(const struct join *j, __u32 pid);
+
+/* One kernel sample. Samples that requested a Java trace wait for it (join__poll). */
+int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		 const __u64 *ustack);
+
+/* Reads every agent ring, pairs traces with waiting samples, and adds samples that
+ * waited longer than the bound (now_ns: CLOCK_MONOTONIC) without one. */
+int join__poll(struct join *j, __u64 now_ns);
+/* End of run: pairs what can be paired and adds everything still waiting. */
+int join__flush(struct join *j);
+
+struct join_stats {
+	__u64 samples;		/* kernel samples added to the profile */
+	__u64 jvm_samples;	/* of them, samples of JVM processes with an agent */
+	__u64 java_complete;	/* JVM samples with a complete Java stack */
+	__u64 unmatched_traces; /* traces whose sample never came (ring drop) */
+	__u64 processes;	/* distinct pids seen */
+};
+void join__stats(const struct join *j, struct join_stats *ret);
+/* one line per JVM: samples, complete Java stacks, and each reason one was missing */
+void join__report(const struct join *j, FILE *f);
+
+#endif /* JPROF_JOIN_H */

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* session.c: loads cpu.bpf.c, opens one perf event per online CPU, polls the ring buffer. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "kernel/session.h"
+#include "cpu.skel.h"
+
+struct kernel_session {
+	struct cpu_bpf *cpu;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	int *pfds;
+	int ncpus;
+	unsigned int freq_hz;
+	const char *cpu_event;
+	kernel_sample_fn fn;
+	void *ctx;
+};
+
+static int perf_open(struct perf_event_attr *attr, int cpu)
+{
+	return syscall(__NR_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct kernel_session *s = ctx;
+	const struct jp_sample *smp = data;
+	const __u64 *frames = (const __u64 *)(smp + 1);
+
+	if (size < sizeof(*smp) ||
+	    size < sizeof(*smp) + ((size_t)smp->kstack_len + smp->ustack_len) * sizeof(__u64))
+		return 0; /* cannot happen with our programs; never trust a length anyway */
+	return s->fn(s->ctx, smp, frames, frames + smp->kstack_len);
+}
+
+/* one perf event per online CPU; hardware cycles when the PMU has them, else cpu-clock */
+static int attach_cpu_events(struct kernel_session *s)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.freq = 1,
+		.sample_freq = s->freq_hz,
+	};
+	bool online[4096] = { 0 };
+	int i, fd, err, ncpus;
+	bool use_hw = false;
+
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus < 0)
+		return ncpus;
+	err = 0;
+	{
+		/* online CPU mask: "0-3,5" */
+		FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+		char buf[512];
+		if (!f)
+			return -errno;
+		if (!fgets(buf, sizeof(buf), f)) {
+			fclose(f);
+			return -EIO;
+		}
+		fclose(f);
+		for (char *tok = strtok(buf, ",\n"); tok; tok = strtok(NULL, ",\n")) {
+			unsigned int a, b;
+			int n = sscanf(tok, "%u-%u", &a, &b);
+			if (n == 1)
+				b = a;
+			if (n < 1 || a > b || b >= 4096)
+				return -EINVAL;
+			for (unsigned int c = a; c <= b; c++)
+				online[c] = true;
+		}
+	}
+	s->links = calloc(ncpus, sizeof(*s->links));
+	s->pfds = calloc(ncpus, sizeof(*s->pfds));
+	if (!s->links || !s->pfds)
+		return -ENOMEM;
+	s->ncpus = ncpus;
+	for (i = 0; i < ncpus; i++)
+		s->pfds[i] = -1;
+
+	/* probe cycles once; virtual machines often have no PMU */
+	fd = perf_open(&attr, 0);
+	if (fd >= 0) {
+		use_hw = true;
+		close(fd);
+	}
+	if (!use_hw) {
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	}
+	s->cpu_event = use_hw ? "cycles" : "cpu-clock";
+
+	for (i = 0; i < ncpus && i < 4096; i++) {
+		if (!online[i])
+			continue;
+		fd = perf_open(&attr, i);
+		if (fd < 0) {
+			err = -errno;
+			if (err == -EACCES || err == -EPERM)
+				pr_err("perf_event_open: %s (need root or CAP_PERFMON; "
+				       "kernel.perf_event_paranoid=%s)", strerror(-err), "see /proc/sys/kernel/perf_event_paranoid");
+			else if (err == -EMFILE)
+				pr_err("perf_event_open: too many open files; raise `ulimit -n`");
+			else
+				pr_err("perf_event_open on CPU %d: %s", i, strerror(-err));
+			return err;
+		}
+		s->pfds[i] = fd;
+		s->links[i] = bpf_program__attach_perf_event(s->cpu->progs.on_cpu_sample, fd);
+		if (!s->links[i]) {
+			err = -errno;
+			pr_err("attaching the sampler to CPU %d: %s", i, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int fill_pid_filter(struct kernel_session *s, const struct kernel_opts *o)
+{
+	__u8 one = 1;
+
+	for (size_t i = 0; i < o->npids; i++) {
+		if (bpf_map__update_elem(s->cpu->maps.pids, &o->pids[i], sizeof(__u32), &one,
+					 sizeof(one), BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void *ctx,
+			  struct kernel_session **ret)
+{
+	struct kernel_session *s;
+	int err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->fn = fn;
+	s->ctx = ctx;
+	s->freq_hz = o->freq_hz;
+
+	s->cpu = cpu_bpf__open();
+	if (!s->cpu) {
+		err = -errno;
+		pr_err("opening the BPF object: %s", strerror(-err));
+		goto out_free;
+	}
+	s->cpu->rodata->filter_pids = o->npids > 0;
+	if (!(o->events & KS_EV_CPU))
+		bpf_program__set_autoload(s->cpu->progs.on_cpu_sample, false);
+
+	err = cpu_bpf__load(s->cpu);
+	if (err) {
+		if (err == -EPERM)
+			pr_err("loading BPF programs: permission denied (run as root, or with "
+			       "CAP_BPF and CAP_PERFMON)");
+		else
+			pr_err("loading BPF programs: %s (needs a kernel with BPF and BTF, "
+			       "/sys/kernel/btf/vmlinux)", strerror(-err));
+		goto out_free;
+	}
+	err = fill_pid_filter(s, o);
+	if (err)
+		goto out_free;
+
+	s->rb = ring_buffer__new(bpf_map__fd(s->cpu->maps.events), on_record, s, NULL);
+	if (!s->rb) {
+		err = -errno;
+		pr_err("creating the ring buffer reader: %s", strerror(-err));
+		goto out_free;
+	}
+	if (o->events & KS_EV_CPU) {
+		err = attach_cpu_events(s);
+		if (err)
+			goto out_free;
+	}
+	*ret = s;
+	return 0;
+out_free:
+	kernel_session__free(s);
+	return err;
+}
+
+int kernel_session__poll(struct kernel_session *s, int timeout_ms)
+{
+	return ring_buffer__poll(s->rb, timeout_ms);
+}
+
+int kernel_session__drain(struct kernel_session *s)
+{
+	return ring_buffer__consume(s->rb);
+}
+
+int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ticks, int signo)
+{
+	struct jp_jvm v = { .start_time = start_ticks, .signo = (__u32)signo };
+
+	if (bpf_map__update_elem(s->cpu->maps.jvms, &tgid, sizeof(tgid), &v, sizeof(v), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid)
+{
+	if (bpf_map__delete_elem(s->cpu->maps.jvms, &tgid, sizeof(tgid), 0) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int kernel_session__add_pid(struct kernel_session *s, __u32 tgid)
+{
+	__u8 one = 1;
+
+	if (bpf_map__update_elem(s->cpu->maps.pids, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+void kernel_session__stats(const struct kernel_session *s, __u64 ret[JP_STAT_MAX])
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 *vals;
+
+	memset(ret, 0, JP_STAT_MAX * sizeof(__u64));
+	if (ncpus <= 0)
+		return;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return;
+	for (__u32 k = 0; k < JP_STAT_MAX; k++) {
+		if (bpf_map__lookup_elem(s->cpu->maps.stats, &k, sizeof(k), vals,
+					 ncpus * sizeof(*vals), 0))
+			continue;
+		for (int c = 0; c < ncpus; c++)
+			ret[k] += vals[c];
+	}
+	free(vals);
+}
+
+const char *kernel_session__cpu_event(const struct kernel_session *s)
+{
+	return s->cpu_event ? s->cpu_event : "none";
+}
+
+__u64 kernel_session__period_ns(const struct kernel_session *s)
+{
+	return s->freq_hz ? 1000000000ull / s->freq_hz : 0;
+}
+
+void kernel_session__free(struct kernel_session *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->ncpus; i++) {
+		bpf_link__destroy(s->links[i]);
+		if (s->pfds[i] >= 0)
+			close(s->pfds[i]);
+	}
+	free(s->links);
+	free(s->pfds);
+	ring_buffer__free(s->rb);
+	cpu_bpf__destroy(s->cpu);
+	free(s);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* session.h: the kernel side of one recording: BPF programs, perf events, the ring buffer. */
+#ifndef JPROF_KERNEL_SESSION_H
+#define JPROF_KERNEL_SESSION_H
+
+#include <linux/types.h>
+#include <stddef.h>
+
+#include "jprof.h"
+
+#define KS_EV_CPU     (1u << JP_EV_CPU)
+#define KS_EV_OFFCPU  (1u << JP_EV_OFFCPU)
+#define KS_EV_SYSCALL (1u << JP_EV_SYSCALL)
+
+struct kernel_opts {
+	unsigned int events;	/* KS_EV_* */
+	unsigned int freq_hz;	/* cpu sampling frequency */
+	const __u32 *pids;	/* -p targets; NULL/0: every process */
+	size_t npids;
+};
+
+/* one ring-buffer record; kstack then ustack, leaf first; valid during the callback */
+typedef int (*kernel_sample_fn)(void *ctx, const struct jp_sample *s, const __u64 *kstack,
+				const __u64 *ustack);
+
+struct kernel_session;
+
+/*
+ * Opens, configures, loads and attaches the programs for o->events. Returns 0, or
+ * -errno with a one-line reason logged (permissions, missing BTF, verifier).
+ */
+int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void *ctx,
+			  struct kernel_session **ret);
+/* Waits up to timeout_ms for records and delivers them. Returns records or -errno (-EINTR). */
+int kernel_session__poll(struct kernel_session *s, int timeout_ms);
+/* Delivers what is in the ring now without waiting. */
+int kernel_session__drain(struct kernel_session *s);
+/* Asks BPF to send signo to sampled threads of tgid (start_ticks: /proc/<pid>/stat field 22). */
+int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ticks, int signo);
+int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid);
+/* Adds a pid to the -p filter while running. */
+int kernel_session__add_pid(struct kernel_session *s, __u32 tgid);
+/* Sums the per-CPU counters (JP_STAT_*). */
+void kernel_session__stats(const struct kernel_session *s, __u64 ret[JP_STAT_MAX]);
+/* "cpu-clock" or "cycles" */
+const char *kernel_session__cpu_event(const struct kernel_session *s);
+/* nanoseconds one cpu sample stands for (1e9 / freq) */
+__u64 kernel_session__period_ns(const struct kernel_session *s);
+void kernel_session__free(struct kernel_session *s); /* NULL-safe: detaches and unloads */
+
+#endif /* JPROF_KERNEL_SESSION_H */

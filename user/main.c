@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* main.c: jprof's entry point: parse, set up logging, dispatch. */
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "opts.h"
+#include "record.h"
+
+#define JPROF_VERSION "0.1.0"
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_INFO && log_get_level() < LOG_DEBUG)
+		return 0;
+	fputs("jprof: libbpf: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	static struct jp_opts o; /* large: the pid array */
+	char err[512], self[PATH_MAX];
+	ssize_t n;
+	int ret;
+
+	ret = opts_parse(argc, argv, &o, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "jprof: %s\nTry 'jprof --help'.\n", err);
+		return ret;
+	}
+	if (o.verbose)
+		log_set_level(LOG_DEBUG);
+	libbpf_set_print(libbpf_print);
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		n = 0;
+	self[n] = '\0';
+
+	switch (o.cmd) {
+	case JP_CMD_HELP:
+		opts_usage(stdout);
+		return JP_EXIT_OK;
+	case JP_CMD_VERSION:
+		printf("jprof %s\n", JPROF_VERSION);
+		return JP_EXIT_OK;
+	case JP_CMD_LIST:
+		return list_run(&o);
+	case JP_CMD_REPORT:
+		return report_run(&o);
+	case JP_CMD_RECORD:
+	default:
+		return record_run(&o, n ? dirname(self) : ".");
+	}
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* opts.h: the command line, parsed into struct jp_opts with no side effects. */
+#ifndef JPROF_OPTS_H
+#define JPROF_OPTS_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "jprof.h"
+
+/* exit codes (README documents them) */
+#define JP_EXIT_OK	   0
+#define JP_EXIT_FAILURE	   1 /* runtime failure: BPF, permissions, I/O during the run */
+#define JP_EXIT_USAGE	   2 /* bad command line */
+#define JP_EXIT_NO_TARGET  3 /* a -p PID that does not exist */
+#define JP_EXIT_OUTPUT	   4 /* the output cannot be written */
+
+enum jp_cmd { JP_CMD_RECORD = 0, JP_CMD_LIST, JP_CMD_REPORT, JP_CMD_HELP, JP_CMD_VERSION };
+
+struct jp_opts {
+	enum jp_cmd cmd;
+	bool all;		/* -a, also the default without -p */
+	__u32 pids[JP_MAX_PIDS];
+	size_t npids;
+	unsigned int freq_hz;	/* -F, default 99 */
+	unsigned int duration_s; /* -d, 0 = until SIGINT/SIGTERM */
+	const char *output;	/* -o, NULL = stdout */
+	const char *input;	/* report: the saved profile */
+	int format;		/* enum out_format, -1 = from -o's extension, else folded */
+	unsigned int events;	/* bit per JP_EV_* */
+	bool per_pid, per_thread, no_attach, dotted, lines, verbose;
+	const char *agent_path; /* --agent, default: libjprofagent.so beside the binary */
+};
+
+/*
+ * Parses argv into *o. Returns 0, or JP_EXIT_USAGE with a one-line message in
+ * err. Help and version set o->cmd. Calls getopt_long (resets optind).
+ */
+int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errlen);
+
+/* strict unsigned parse: whole string, decimal, min <= v <= max. 0 or -EINVAL/-ERANGE */
+int opts_parse_u32(const char *arg, unsigned int min, unsigned int max, unsigned int *ret);
+
+void opts_usage(FILE *f);
+
+#endif /* JPROF_OPTS_H */

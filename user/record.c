@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* record.c: one recording: targets, kernel session, JVM agents, the poll loop, the output. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "join.h"
+#include "profile.h"
+#include "record.h"
+#include "kernel/session.h"
+#include "jvm/agent_ring.h"
+#include "jvm/attach.h"
+#include "jvm/discover.h"
+#include "out/out.h"
+#include "sym/syms.h"
+
+#define POLL_MS		   100
+#define ATTACH_TIMEOUT_MS  5000
+#define CHANNEL_WAIT_MS	   2000
+#define JVM_MIN_AGE_S	   1   /* attach a JVM that started during the recording once it is this old */
+#define MAX_ATTACH_TRIES   3
+#define NEW_PIDS_MAX	   4096
+
+static volatile sig_atomic_t exiting;
+static volatile sig_atomic_t exit_signal;
+
+static void on_signal(int sig)
+{
+	exiting = 1;
+	exit_signal = sig;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* pids seen for the first time; classified (JVM or not) outside the ring callback */
+struct pidq {
+	__u32 pids[NEW_PIDS_MAX];
+	size_t n;
+};
+
+struct rec {
+	const struct jp_opts *o;
+	struct syms *syms;
+	struct kernel_session *ks;
+	struct profile *prof;
+	struct join *join;
+	char agent_path[4096];
+	/* every pid ever classified: 0 unknown, 1 seen (queued), 2 done; tiny open hash */
+	__u32 *seen;
+	__u8 *seen_state;
+	__u8 *tries;
+	size_t seen_cap, seen_n;
+	struct pidq q;
+	unsigned int jvms_total, jvms_java;
+};
+
+static size_t seen_slot(struct rec *r, __u32 pid)
+{
+	size_t i = (pid * 2654435761u) & (r->seen_cap - 1);
+
+	while (r->seen[i] && r->seen[i] != pid)
+		i = (i + 1) & (r->seen_cap - 1);
+	return i;
+}
+
+static int seen_grow(struct rec *r)
+{
+	size_t oc = r->seen_cap, nc = oc ? oc * 2 : 4096;
+	__u32 *os = r->seen;
+	__u8 *ost = r->seen_state, *otr = r->tries;
+
+	r->seen = calloc(nc, sizeof(*r->seen));
+	r->seen_state = calloc(nc, 1);
+	r->tries = calloc(nc, 1);
+	if (!r->seen || !r->seen_state || !r->tries) {
+		free(r->seen);
+		free(r->seen_state);
+		free(r->tries);
+		r->seen = os;
+		r->seen_state = ost;
+		r->tries = otr;
+		return -ENOMEM;
+	}
+	r->seen_cap = nc;
+	for (size_t i = 0; i < oc; i++) {
+		if (!os[i])
+			continue;
+		size_t s = seen_slot(r, os[i]);
+		r->seen[s] = os[i];
+		r->seen_state[s] = ost[i];
+		r->tries[s] = otr[i];
+	}
+	free(os);
+	free(ost);
+	free(otr);
+	return 0;
+}
+
+/* slot of pid, inserted when new (*is_new set) */
+static long seen_get(struct rec *r, __u32 pid, bool *is_new)
+{
+	size_t s;
+
+	*is_new = false;
+	if ((r->seen_n + 1) * 2 > r->seen_cap && seen_grow(r))
+		return -1;
+	s = seen_slot(r, pid);
+	if (!r->seen[s]) {
+		r->seen[s] = pid;
+		r->seen_n++;
+		*is_new = true;
+	}
+	return (long)s;
+}
+
+static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack)
+{
+	struct rec *r = ctx;
+	bool is_new;
+	long slot;
+
+	slot = seen_get(r, s->pid, &is_new);
+	if (is_new) {
+		/* read maps and ELF symbols now, while the process still exists */
+		(void)syms__add_pid(r->syms, s->pid);
+		if (r->q.n < NEW_PIDS_MAX && slot >= 0) {
+			r->q.pids[r->q.n++] = s->pid;
+			r->seen_state[slot] = 1;
+		}
+	}
+	return join__sample(r->join, s, kstack, ustack);
+}
+
+static int read_start_ticks(__u32 pid, __u64 *ret)
+{
+	char path[64], buf[2048], *p;
+	unsigned long long v;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+	if (!p)
+		return -EIO;
+	/* after ") ": state is field 3; starttime is field 22 */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &v) != 1)
+		return -EIO;
+	*ret = v;
+	return 0;
+}
+
+static double proc_age_s(__u32 pid)
+{
+	__u64 start;
+	double up;
+	FILE *f;
+
+	if (read_start_ticks(pid, &start))
+		return 0;
+	f = fopen("/proc/uptime", "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lf", &up) != 1)
+		up = 0;
+	fclose(f);
+	return up - (double)start / sysconf(_SC_CLK_TCK);
+}
+
+/* Opens the agent channel and tells BPF to request stacks. 0, or -errno. */
+static int connect_agent(struct rec *r, const struct jvm_info *jvm)
+{
+	struct jvm_agent *a = NULL;
+	__u64 start, deadline = mono_ns() + CHANNEL_WAIT_MS * 1000000ull;
+	int signo = 0, err;
+
+	for (;;) {
+		if (!a)
+			a = jvm_agent__open(jvm->pid, jvm->nspid);
+		if (a) {
+			signo = jvm_agent__signo(a);
+			if (signo > 0)
+				break;
+		}
+		if (mono_ns() > deadline || exiting)
+			break;
+		usleep(20 * 1000);
+	}
+	if (!a || signo <= 0) {
+		err = a ? -EAGAIN : -errno;
+		jvm_agent__free(a);
+		return err ? err : -ENOENT;
+	}
+	err = read_start_ticks(jvm->pid, &start);
+	if (!err)
+		err = join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", a);
+	if (err) {
+		jvm_agent__free(a);
+		return err;
+	}
+	err = kernel_session__add_jvm(r->ks, jvm->pid, start, signo);
+	if (err)
+		return err;
+	pr_debug("JVM %u: agent ready, signal %d", jvm->pid, signo);
+	return 0;
+}
+
+/* Attach + connect one JVM. Failure is a warning: the JVM is then profiled natively. */
+static void setup_jvm(struct rec *r, const struct jvm_info *jvm, bool last_try)
+{
+	char err[512] = "";
+	int ret;
+
+	if (join__has_jvm(r->join, jvm->pid))
+		return;
+	if (jvm->agent == JVM_AGENT_NO_ATTACH && !r->o->no_attach) {
+		pr_warn("JVM %u (%s): attach mechanism disabled (-XX:+DisableAttachMechanism); "
+			"profiling it without Java frames",
+			jvm->pid, jvm->main);
+		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
+		r->jvms_total++;
+		return;
+	}
+	if (!r->o->no_attach && jvm->agent != JVM_AGENT_LOADED) {
+		ret = jvm_attach_agent(jvm, r->agent_path, NULL, ATTACH_TIMEOUT_MS, err, sizeof(err));
+		if (ret < 0) {
+			if (!last_try) {
+				pr_debug("JVM %u: attach failed (%s), will retry", jvm->pid, err);
+				return;
+			}
+			pr_warn("JVM %u (%s): %s; profiling it without Java frames", jvm->pid,
+				jvm->main, err[0] ? err : strerror(-ret));
+			(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
+			r->jvms_total++;
+			return;
+		}
+	}
+	ret = connect_agent(r, jvm);
+	if (ret < 0) {
+		if (!last_try && !r->o->no_attach)
+			return;
+		if (r->o->no_attach)
+			pr_warn("JVM %u (%s): no jprof agent loaded (--no-attach); Java frames "
+				"come from its perf map only",
+				jvm->pid, jvm->main);
+		else
+			pr_warn("JVM %u (%s): agent loaded but its channel is not usable (%s); "
+				"profiling it without Java frames",
+				jvm->pid, jvm->main, strerror(-ret));
+		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
+		r->jvms_total++;
+		return;
+	}
+	r->jvms_total++;
+	r->jvms_java++;
+}
+
+/* classify pids first seen in samples; attach the JVMs among them once they are up */
+static void handle_new_pids(struct rec *r)
+{
+	struct jvm_info jvm;
+	size_t keep = 0;
+
+	for (size_t i = 0; i < r->q.n; i++) {
+		__u32 pid = r->q.pids[i];
+		bool is_new;
+		long slot = seen_get(r, pid, &is_new);
+
+		if (slot < 0 || pid == (__u32)getpid())
+			continue;
+		if (jvm_probe("/proc", pid, &jvm)) {
+			r->seen_state[slot] = 2;
+			continue;
+		}
+		if (!r->o->all && !r->o->npids)
+			continue;
+		if (proc_age_s(pid) < JVM_MIN_AGE_S) {
+			r->q.pids[keep++] = pid; /* let it finish starting */
+			continue;
+		}
+		r->tries[slot]++;
+		setup_jvm(r, &jvm, r->tries[slot] >= MAX_ATTACH_TRIES);
+		if (!join__has_jvm(r->join, pid) && r->tries[slot] < MAX_ATTACH_TRIES &&
+		    !r->o->no_attach) {
+			r->q.pids[keep++] = pid; /* retried next round */
+			continue;
+		}
+		r->seen_state[slot] = 2;
+	}
+	r->q.n = keep;
+}
+
+static int open_output(const struct jp_opts *o, FILE **ret)
+{
+	int fd;
+
+	if (!o->output) {
+		*ret = stdout;
+		return 0;
+	}
+	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	*ret = fdopen(fd, "w");
+	if (!*ret) {
+		close(fd);
+		return -errno;
+	}
+	return 0;
+}
+
+static int write_profile(const struct jp_opts *o, const struct profile *p, FILE *f)
+{
+	int err = o->format == OUT_HTML ? out_html_write(p, f) : out_folded_write(p, f);
+
+	if (!err && fflush(f))
+		err = -errno;
+	if (!err && f != stdout && fsync(fileno(f)) && errno != EINVAL)
+		err = -errno;
+	return err;
+}
+
+static void find_agent(struct rec *r, const char *self_dir)
+{
+	if (r->o->agent_path)
+		snprintf(r->agent_path, sizeof(r->agent_path), "%s", r->o->agent_path);
+	else
+		snprintf(r->agent_path, sizeof(r->agent_path), "%s/libjprofagent.so", self_dir);
+}
+
+static int check_targets(const struct jp_opts *o)
+{
+	char path[64];
+
+	for (size_t i = 0; i < o->npids; i++) {
+		snprintf(path, sizeof(path), "/proc/%u", o->pids[i]);
+		if (access(path, F_OK)) {
+			pr_err("no such process: %u", o->pids[i]);
+			return JP_EXIT_NO_TARGET;
+		}
+	}
+	return 0;
+}
+
+/* JVMs present at start: every one with -a, the named ones with -p */
+static void setup_initial_jvms(struct rec *r)
+{
+	struct jvm_info *list = NULL, one;
+	int n;
+
+	if (r->o->npids) {
+		for (size_t i = 0; i < r->o->npids; i++) {
+			if (jvm_probe("/proc", r->o->pids[i], &one) == 0)
+				setup_jvm(r, &one, true);
+			else
+				pr_debug("pid %u is not a JVM: native frames only", r->o->pids[i]);
+		}
+		return;
+	}
+	n = jvm_discover("/proc", &list);
+	if (n < 0) {
+		pr_warn("looking for JVMs: %s; continuing without Java frames", strerror(-n));
+		return;
+	}
+	for (int i = 0; i < n && !exiting; i++) {
+		if (list[i].pid == (__u32)getpid())
+			continue;
+		setup_jvm(r, &list[i], true);
+		bool is_new;
+		long slot = seen_get(r, list[i].pid, &is_new);
+		if (slot >= 0)
+			r->seen_state[slot] = 2;
+	}
+	free(list);
+}
+
+static void summary(struct rec *r, double secs, int write_err)
+{
+	__u64 st[JP_STAT_MAX];
+	struct join_stats js;
+	char where[512];
+
+	kernel_session__stats(r->ks, st);
+	join__stats(r->join, &js);
+	join__report(r->join, stderr);
+	if (write_err)
+		snprintf(where, sizeof(where), "nothing written (%s)", strerror(-write_err));
+	else
+		snprintf(where, sizeof(where), "wrote %s (%s)", r->o->output ? r->o->output : "stdout",
+			 r->o->format == OUT_HTML ? "html" : "folded");
+	fprintf(stderr,
+		"jprof: %llu samples (%s, %u Hz, %.1f s), %llu lost (ring buffer full), "
+		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
+		(unsigned long long)js.samples, kernel_session__cpu_event(r->ks), r->o->freq_hz, secs,
+		(unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)js.processes,
+		r->jvms_total, r->jvms_java, where);
+	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
+		 "(%llu busy, %llu failed), %llu unmatched traces",
+		 (unsigned long long)st[JP_STAT_SAMPLES], (unsigned long long)st[JP_STAT_KSTACK_ERR],
+		 (unsigned long long)st[JP_STAT_USTACK_ERR], (unsigned long long)st[JP_STAT_SIG_SENT],
+		 (unsigned long long)st[JP_STAT_SIG_BUSY], (unsigned long long)st[JP_STAT_SIG_ERR],
+		 (unsigned long long)js.unmatched_traces);
+}
+
+int record_run(const struct jp_opts *o, const char *self_dir)
+{
+	struct kernel_opts ko = {
+		.events = o->events,
+		.freq_hz = o->freq_hz,
+		.pids = o->pids,
+		.npids = o->npids,
+	};
+	struct join_opts jo = {
+		.per_pid = o->per_pid,
+		.per_thread = o->per_thread,
+		.dotted = o->dotted,
+		.lines = o->lines,
+		.cpu_weight = 1,
+	};
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct rec r = { .o = o };
+	__u64 t0, deadline;
+	FILE *out = NULL;
+	int ret = JP_EXIT_FAILURE, err;
+
+	ret = check_targets(o);
+	if (ret)
+		return ret;
+	ret = JP_EXIT_FAILURE;
+	if (geteuid() != 0)
+		pr_warn("not running as root: loading BPF needs root (or CAP_BPF + CAP_PERFMON)");
+
+	err = open_output(o, &out);
+	if (err) {
+		pr_err("cannot write %s: %s", o->output, strerror(-err));
+		return JP_EXIT_OUTPUT;
+	}
+	find_agent(&r, self_dir);
+
+	sigemptyset(&sa.sa_mask); /* no SA_RESTART: poll must see EINTR */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL)) {
+		pr_err("sigaction: %s", strerror(errno));
+		goto out_close;
+	}
+	signal(SIGPIPE, SIG_IGN);
+
+	r.prof = profile__new("jprof: CPU", "samples");
+	r.syms = syms__new(NULL);
+	if (!r.prof || !r.syms) {
+		pr_err("out of memory or no /proc/kallsyms: %s", strerror(errno));
+		goto out_free;
+	}
+	r.join = join__new(r.syms, r.prof, &jo);
+	if (!r.join) {
+		pr_err("out of memory");
+		goto out_free;
+	}
+	err = kernel_session__start(&ko, on_sample, &r, &r.ks);
+	if (err)
+		goto out_free; /* the session logged why */
+
+	setup_initial_jvms(&r);
+
+	t0 = mono_ns();
+	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
+	pr_info("recording %s at %u Hz (%s)%s", o->npids ? "the given processes" : "all processes",
+		o->freq_hz, kernel_session__cpu_event(r.ks),
+		o->duration_s ? "" : "; Ctrl-C to stop");
+	while (!exiting && mono_ns() < deadline) {
+		err = kernel_session__poll(r.ks, POLL_MS);
+		if (err == -EINTR)
+			break;
+		if (err < 0) {
+			pr_err("reading the ring buffer: %s", strerror(-err));
+			break;
+		}
+		err = join__poll(r.join, 0);
+		if (err) {
+			pr_err("joining samples: %s", strerror(-err));
+			break;
+		}
+		handle_new_pids(&r);
+	}
+	if (exit_signal)
+		pr_info("%s: stopping and writing what was recorded", strsignal(exit_signal));
+	(void)kernel_session__drain(r.ks);
+	(void)join__flush(r.join);
+
+	err = write_profile(o, r.prof, out);
+	if (out != stdout) {
+		if (fclose(out) && !err)
+			err = -errno;
+		out = NULL;
+	}
+	summary(&r, (mono_ns() - t0) / 1e9, err);
+	if (err) {
+		pr_err("writing %s: %s; the %llu collected samples were not saved",
+		       o->output ? o->output : "stdout", strerror(-err),
+		       (unsigned long long)profile__total(r.prof));
+		ret = JP_EXIT_OUTPUT;
+	} else {
+		ret = JP_EXIT_OK;
+	}
+out_free:
+	kernel_session__free(r.ks);
+	join__free(r.join);
+	syms__free(r.syms);
+	profile__free(r.prof);
+	free(r.seen);
+	free(r.seen_state);
+	free(r.tries);
+out_close:
+	if (out && out != stdout)
+		fclose(out);
+	return ret;
+}
+
+int list_run(const struct jp_opts *o)
+{
+	struct jvm_info *list = NULL;
+	static const char *const state[] = { "none", "loaded", "attach-disabled" };
+	int n;
+
+	(void)o;
+	n = jvm_discover("/proc", &list);
+	if (n < 0) {
+		pr_err("reading /proc: %s", strerror(-n));
+		return JP_EXIT_FAILURE;
+	}
+	printf("%-8s %-8s %-12s %-10s %-15s %-12s %s\n", "PID", "NSPID", "USER", "VERSION", "AGENT",
+	       "CONTAINER", "MAIN");
+	for (int i = 0; i < n; i++)
+		printf("%-8u %-8u %-12s %-10s %-15s %-12s %s\n", list[i].pid, list[i].nspid,
+		       list[i].user, list[i].version, state[list[i].agent % 3],
+		       list[i].container[0] ? list[i].container : "-", list[i].main);
+	free(list);
+	return JP_EXIT_OK;
+}
+
+int report_run(const struct jp_opts *o)
+{
+	struct profile *p = profile__new("jprof", "samples");
+	size_t bad_line = 0;
+	FILE *in, *out = NULL;
+	int err, ret = JP_EXIT_FAILURE;
+
+	if (!p)
+		return JP_EXIT_FAILURE;
+	in = fopen(o->input, "re");
+	if (!in) {
+		pr_err("cannot read %s: %s", o->input, strerror(errno));
+		goto out_free;
+	}
+	err = profile__read_folded(p, in, &bad_line);
+	fclose(in);
+	if (err) {
+		pr_err("%s:%zu: not a folded-stack line", o->input, bad_line);
+		goto out_free;
+	}
+	err = open_output(o, &out);
+	if (err) {
+		pr_err("cannot write %s: %s", o->output, strerror(-err));
+		ret = JP_EXIT_OUTPUT;
+		goto out_free;
+	}
+	err = write_profile(o, p, out);
+	if (out != stdout && fclose(out) && !err)
+		err = -errno;
+	if (err) {
+		pr_err("writing %s: %s", o->output ? o->output : "stdout", strerror(-err));
+		ret = JP_EXIT_OUTPUT;
+		goto out_free;
+	}
+	ret = JP_EXIT_OK;
+out_free:
+	profile__free(p);
+	return ret;
+}
