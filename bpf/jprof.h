@@ -48,6 +48,8 @@ struct jp_sample {
 	__s32 ustack_err;
 	__s32 sig_err;	/* bpf_send_signal_thread result when JP_SF_SIGNALED */
 	__u32 cpu;
+	__s32 syscall_nr; /* JP_EV_SYSCALL (and off-CPU in a syscall): the call; -1 otherwise */
+	__u32 pad;
 	char comm[JP_COMM_LEN];	 /* thread name */
 	char pcomm[JP_COMM_LEN]; /* process (group leader) name */
 };

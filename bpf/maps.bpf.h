@@ -145,6 +145,7 @@ static __always_inline struct jp_scratch *begin_sample(__u32 kind, __u64 weight)
 	sc->s.pid = id >> 32;
 	sc->s.tid = (__u32)id;
 	sc->s.kind = kind;
+	sc->s.syscall_nr = -1;
 	sc->s.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(sc->s.comm, sizeof(sc->s.comm));
 	task = (struct task_struct *)bpf_get_current_task();

@@ -264,6 +264,29 @@ __u64 kernel_session__period_ns(const struct kernel_session *s)
 	return s->freq_hz ? 1000000000ull / s->freq_hz : 0;
 }
 
+int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object *obj)
+{
+	static const char *const names[] = { "events", "pids", "jvms", "stats" };
+	struct bpf_map *m;
+	int err;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		m = bpf_object__find_map_by_name(obj, names[i]);
+		if (!m)
+			continue;
+		err = bpf_map__reuse_fd(
+			m, bpf_map__fd(bpf_object__find_map_by_name(s->cpu->obj, names[i])));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+bool kernel_session__filters_pids(const struct kernel_session *s)
+{
+	return s->cpu->rodata->filter_pids;
+}
+
 void kernel_session__free(struct kernel_session *s)
 {
 	if (!s)

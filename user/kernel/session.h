@@ -4,6 +4,7 @@
 #define JPROF_KERNEL_SESSION_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "jprof.h"
@@ -46,6 +47,14 @@ void kernel_session__stats(const struct kernel_session *s, __u64 ret[JP_STAT_MAX
 const char *kernel_session__cpu_event(const struct kernel_session *s);
 /* nanoseconds one cpu sample stands for (1e9 / freq) */
 __u64 kernel_session__period_ns(const struct kernel_session *s);
+/*
+ * For loaders of further programs (offcpu.c, syscalls.c): before loading obj, makes
+ * its maps named events, pids, jvms and stats use this session's. 0 or -errno.
+ */
+struct bpf_object;
+int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object *obj);
+/* true when the session filters by pid (-p) */
+bool kernel_session__filters_pids(const struct kernel_session *s);
 void kernel_session__free(struct kernel_session *s); /* NULL-safe: detaches and unloads */
 
 #endif /* JPROF_KERNEL_SESSION_H */
