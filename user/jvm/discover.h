@@ -35,4 +35,26 @@ int jvm_probe(const char *proc_root, __u32 pid, struct jvm_info *ret);
 /* All JVMs on the host, sorted by pid. *ret is malloc'ed (free() it). Returns count or -errno. */
 int jvm_discover(const char *proc_root, struct jvm_info **ret);
 
+/*
+ * Opens path (relative or absolute) below root_fd as if root_fd were "/": symlinks,
+ * "..", and absolute links stay inside (openat2 RESOLVE_IN_ROOT, kernel 5.6+; older
+ * kernels fall back to openat with O_NOFOLLOW on the last component). For files of
+ * other processes reached through /proc/<pid>/root. Returns an fd or -errno.
+ */
+int jvm_open_in_root(int root_fd, const char *path, int flags, mode_t mode);
+
+/* 1 when the process catches signal sig (SigCgt in /proc/<pid>/status), 0 when not, -errno. */
+int jvm_signal_caught(const char *proc_root, __u32 pid, int sig);
+
+/*
+ * Parsers behind jvm_probe(), exposed for tests and fuzzing; inputs are untrusted bytes.
+ * jvm_parse_cmdline: NUL-separated argv of a java launcher → main class, "-m" module/class
+ * or "-jar" file in main ("" when none), *ret_no_attach = 1 when the last
+ * -XX:[+-]DisableAttachMechanism before the main class is "+".
+ * jvm_parse_cgroup: /proc/<pid>/cgroup → first 12 chars of the innermost 64-hex container
+ * id (docker, containerd, cri-o, podman, kubepods), "" when none.
+ */
+void jvm_parse_cmdline(const char *buf, size_t len, char *main, size_t main_len, int *ret_no_attach);
+void jvm_parse_cgroup(const char *buf, size_t len, char *container, size_t container_len);
+
 #endif /* JPROF_DISCOVER_H */

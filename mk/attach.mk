@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# attach.mk: the dynamic-attach test driver, a marker agent and a sleeping JVM for tests/e2e/attach.bats.
+
+ATTACH_TEST_DIR := $(OUT)/tests/attach
+ATTACH_TEST_OBJS := $(OUT)/user/jvm/discover.o $(OUT)/user/jvm/attach.o $(OUT)/user/log.o
+
+$(ATTACH_TEST_DIR)/attach_test: tests/attach/attach_test.c $(ATTACH_TEST_OBJS) | $(OUT)/.deps-ok
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $< $(ATTACH_TEST_OBJS) -o $@
+
+$(ATTACH_TEST_DIR)/marker_agent.so: tests/attach/marker_agent.c | $(OUT)/.deps-ok
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -shared -fPIC -O1 -g $(WARN) -I$(JAVA_HOME_BUILD)/include \
+		-I$(JAVA_HOME_BUILD)/include/linux $< -o $@
+
+$(ATTACH_TEST_DIR)/Sleeper.class: tests/attach/Sleeper.java | $(OUT)/.deps-ok
+	$(call msg,JAVAC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(JAVAC) --release 17 -d $(ATTACH_TEST_DIR) $<
+
+.PHONY: attach-test
+attach-test: $(ATTACH_TEST_DIR)/attach_test $(ATTACH_TEST_DIR)/marker_agent.so \
+	$(ATTACH_TEST_DIR)/Sleeper.class
+
+check-e2e: attach-test
+check-e2e: export ATTACH_TEST_DIR_ABS := $(abspath $(ATTACH_TEST_DIR))
