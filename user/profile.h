@@ -5,6 +5,7 @@
 
 #include <linux/types.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "frame.h"
 
@@ -36,5 +37,34 @@ const char *profile_node__name(const struct profile_node *n);
 enum jp_frame_kind profile_node__kind(const struct profile_node *n);
 __u64 profile_node__total(const struct profile_node *n); /* self + children */
 __u64 profile_node__self(const struct profile_node *n);
+const struct profile_node *profile_node__parent(const struct profile_node *n); /* NULL for the root */
+size_t profile_node__child_count(const struct profile_node *n);
+
+/*
+ * Adds every stack of src to dst (dst != src, else -EINVAL). Returns 0 or -ENOMEM; on failure
+ * dst's weights are unchanged (it may hold new zero-weight nodes).
+ */
+int profile__merge(struct profile *dst, const struct profile *src);
+
+/*
+ * Like profile__merge, but each src frame is first mapped by map(ctx, name, kind, &out), which
+ * fills out (out->name may point into a buffer reused across calls: dst copies it) and returns
+ * 0 or -errno (passed up). Frames that map to the same (name, kind) merge. map is called twice
+ * per src node.
+ */
+typedef int (*profile_map_fn)(void *ctx, const char *name, enum jp_frame_kind kind,
+			      struct jp_frame *out);
+int profile__merge_mapped(struct profile *dst, const struct profile *src, profile_map_fn map,
+			  void *ctx);
+
+/*
+ * Adds FlameGraph folded stacks ("a;b;c 12" per line) from f. Suffixes _[k] _[j] _[i] _[0] map
+ * back to kinds; leading "[...]" frames without a suffix (except "[unknown]") become JP_FK_ROOT
+ * markers, every other frame JP_FK_NATIVE. Blank lines are skipped; an empty stack (" 5") is
+ * the root's own weight. Returns 0, -ENOMEM, -errno on read errors, or -EINVAL at the first
+ * malformed line (no integer weight, NUL byte), whose 1-based number goes to *ret_bad_line
+ * when that is not NULL. Lines before it stay added.
+ */
+int profile__read_folded(struct profile *p, FILE *f, size_t *ret_bad_line);
 
 #endif /* JPROF_PROFILE_H */

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_profile.c: the aggregate trie, merge and the folded reader. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "profile.h"
+
+#define F(n, k) ((struct jp_frame){ (n), (k) })
+
+static const struct profile_node *kid(const struct profile_node *n, const char *name,
+				      enum jp_frame_kind kind)
+{
+	for (n = profile_node__child(n); n; n = profile_node__next(n))
+		if (!strcmp(profile_node__name(n), name) && profile_node__kind(n) == kind)
+			return n;
+	return NULL;
+}
+
+/* every node: total == self + sum of children's totals; children strictly sorted */
+static int check_tree(const struct profile_node *n)
+{
+	__u64 sum = profile_node__self(n);
+	const struct profile_node *c, *prev = NULL;
+	size_t cnt = 0;
+
+	for (c = profile_node__child(n); c; prev = c, c = profile_node__next(c)) {
+		if (profile_node__parent(c) != n || !check_tree(c))
+			return 0;
+		if (prev) {
+			int d = strcmp(profile_node__name(prev), profile_node__name(c));
+
+			if (d > 0 || (!d && profile_node__kind(prev) >= profile_node__kind(c)))
+				return 0;
+		}
+		sum += profile_node__total(c);
+		cnt++;
+	}
+	return sum == profile_node__total(n) && cnt == profile_node__child_count(n);
+}
+
+static struct profile *read_str(const char *s, int *ret_err, size_t *ret_line)
+{
+	struct profile *p = profile__new("t", "samples");
+	FILE *f = fmemopen((void *)s, strlen(s), "r");
+
+	*ret_err = p && f ? profile__read_folded(p, f, ret_line) : -ENOMEM;
+	if (f)
+		fclose(f);
+	return p;
+}
+
+TEST(new_and_accessors)
+{
+	struct profile *p = profile__new("cpu", "ns");
+
+	ASSERT_TRUE(p);
+	EXPECT_STREQ(profile__title(p), "cpu");
+	EXPECT_STREQ(profile__unit(p), "ns");
+	EXPECT_EQ(profile__total(p), 0);
+	EXPECT_EQ(profile__node_count(p), 0);
+	EXPECT_STREQ(profile_node__name(profile__root(p)), "all");
+	EXPECT_EQ(profile_node__kind(profile__root(p)), JP_FK_ROOT);
+	EXPECT_TRUE(profile_node__child(profile__root(p)) == NULL);
+	EXPECT_TRUE(profile_node__parent(profile__root(p)) == NULL);
+	profile__free(p);
+	profile__free(NULL);
+}
+
+TEST(add_weights_and_order)
+{
+	struct profile *p = profile__new("t", "samples");
+	struct jp_frame s1[] = { F("main", JP_FK_NATIVE), F("b", JP_FK_JIT), F("x", JP_FK_KERNEL) };
+	struct jp_frame s2[] = { F("main", JP_FK_NATIVE), F("a", JP_FK_JIT) };
+	struct jp_frame s3[] = { F("main", JP_FK_NATIVE), F("b", JP_FK_INTERP) };
+	struct jp_frame s4[] = { F("main", JP_FK_NATIVE), F("b", JP_FK_JIT) };
+	const struct profile_node *m, *c;
+
+	ASSERT_TRUE(p);
+	EXPECT_EQ(profile__add(p, s1, 3, 5), 0);
+	EXPECT_EQ(profile__add(p, s2, 2, 2), 0);
+	EXPECT_EQ(profile__add(p, s3, 2, 1), 0);
+	EXPECT_EQ(profile__add(p, s4, 2, 4), 0);
+	EXPECT_EQ(profile__add(p, s1, 3, 1), 0);
+	EXPECT_EQ(profile__add(p, NULL, 0, 7), 0);
+	EXPECT_EQ(profile__total(p), 20);
+	EXPECT_EQ(profile__node_count(p), 5);
+	EXPECT_EQ(profile_node__self(profile__root(p)), 7);
+	m = kid(profile__root(p), "main", JP_FK_NATIVE);
+	ASSERT_TRUE(m);
+	EXPECT_EQ(profile_node__total(m), 13);
+	EXPECT_EQ(profile_node__self(m), 0);
+	/* sorted by name, then kind (JIT < INTERP) */
+	c = profile_node__child(m);
+	EXPECT_STREQ(profile_node__name(c), "a");
+	c = profile_node__next(c);
+	EXPECT_STREQ(profile_node__name(c), "b");
+	EXPECT_EQ(profile_node__kind(c), JP_FK_JIT);
+	EXPECT_EQ(profile_node__total(c), 10);
+	EXPECT_EQ(profile_node__self(c), 4);
+	c = profile_node__next(c);
+	EXPECT_STREQ(profile_node__name(c), "b");
+	EXPECT_EQ(profile_node__kind(c), JP_FK_INTERP);
+	EXPECT_TRUE(profile_node__next(c) == NULL);
+	EXPECT_TRUE(check_tree(profile__root(p)));
+	profile__free(p);
+}
+
+TEST(names_are_interned_and_copied)
+{
+	struct profile *p = profile__new("t", "samples");
+	char buf[16];
+	struct jp_frame s[2];
+
+	ASSERT_TRUE(p);
+	strcpy(buf, "shared");
+	s[0] = F("one", JP_FK_NATIVE);
+	s[1] = F(buf, JP_FK_NATIVE);
+	EXPECT_EQ(profile__add(p, s, 2, 1), 0);
+	s[0] = F("two", JP_FK_NATIVE);
+	EXPECT_EQ(profile__add(p, s, 2, 1), 0);
+	strcpy(buf, "clobbered");
+	{
+		const struct profile_node *a = kid(kid(profile__root(p), "one", 0), "shared", 0);
+		const struct profile_node *b = kid(kid(profile__root(p), "two", 0), "shared", 0);
+
+		ASSERT_TRUE(a && b);
+		EXPECT_TRUE(profile_node__name(a) == profile_node__name(b));
+	}
+	/* NULL names and out-of-range kinds don't crash */
+	s[0] = F(NULL, (enum jp_frame_kind)99);
+	EXPECT_EQ(profile__add(p, s, 1, 1), 0);
+	EXPECT_TRUE(kid(profile__root(p), "", JP_FK_NATIVE) != NULL);
+	profile__free(p);
+}
+
+TEST(many_random_stacks)
+{
+	struct profile *p = profile__new("t", "samples");
+	struct jp_frame st[64];
+	char names[40][16];
+	__u64 sum = 0;
+	unsigned int seed = 1;
+
+	ASSERT_TRUE(p);
+	for (int i = 0; i < 40; i++)
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+	for (int i = 0; i < 50000; i++) {
+		size_t d = 1 + rand_r(&seed) % 64;
+
+		for (size_t j = 0; j < d; j++)
+			st[j] = F(names[rand_r(&seed) % (j < 3 ? 3 : 40)], rand_r(&seed) % JP_FK_MAX);
+		EXPECT_EQ(profile__add(p, st, d, 3), 0);
+		sum += 3;
+	}
+	EXPECT_EQ(profile__total(p), sum);
+	EXPECT_TRUE(check_tree(profile__root(p)));
+	profile__free(p);
+}
+
+TEST(merge)
+{
+	struct profile *a = profile__new("a", "samples"), *b = profile__new("b", "samples");
+	struct jp_frame s1[] = { F("m", JP_FK_NATIVE), F("x", JP_FK_JIT) };
+	struct jp_frame s2[] = { F("m", JP_FK_NATIVE), F("y", JP_FK_JIT) };
+	const struct profile_node *m;
+
+	ASSERT_TRUE(a && b);
+	EXPECT_EQ(profile__add(a, s1, 2, 2), 0);
+	EXPECT_EQ(profile__add(b, s1, 2, 3), 0);
+	EXPECT_EQ(profile__add(b, s2, 2, 4), 0);
+	EXPECT_EQ(profile__add(b, s1, 1, 1), 0);
+	EXPECT_EQ(profile__add(b, NULL, 0, 6), 0);
+	EXPECT_EQ(profile__merge(a, b), 0);
+	EXPECT_EQ(profile__total(a), 16);
+	EXPECT_EQ(profile_node__self(profile__root(a)), 6);
+	m = kid(profile__root(a), "m", JP_FK_NATIVE);
+	ASSERT_TRUE(m);
+	EXPECT_EQ(profile_node__total(m), 10);
+	EXPECT_EQ(profile_node__self(m), 1);
+	EXPECT_EQ(profile_node__total(kid(m, "x", JP_FK_JIT)), 5);
+	EXPECT_EQ(profile_node__total(kid(m, "y", JP_FK_JIT)), 4);
+	EXPECT_EQ(profile__node_count(a), 3);
+	EXPECT_TRUE(check_tree(profile__root(a)));
+	/* b unchanged, self-merge refused */
+	EXPECT_EQ(profile__total(b), 14);
+	EXPECT_EQ(profile__merge(a, a), -EINVAL);
+	profile__free(a);
+	profile__free(b);
+}
+
+static int map_upper_kind(void *ctx, const char *name, enum jp_frame_kind kind,
+			  struct jp_frame *out)
+{
+	(void)kind;
+	(*(int *)ctx)++;
+	out->name = name;
+	out->kind = JP_FK_NATIVE;
+	return 0;
+}
+
+TEST(merge_mapped_joins_duplicates)
+{
+	struct profile *a = profile__new("a", "samples"), *b = profile__new("b", "samples");
+	struct jp_frame s1[] = { F("m", JP_FK_JIT), F("x", JP_FK_JIT) };
+	struct jp_frame s2[] = { F("m", JP_FK_INTERP), F("x", JP_FK_KERNEL) };
+	int calls = 0;
+
+	ASSERT_TRUE(a && b);
+	EXPECT_EQ(profile__add(b, s1, 2, 3), 0);
+	EXPECT_EQ(profile__add(b, s2, 2, 4), 0);
+	EXPECT_EQ(profile__merge_mapped(a, b, map_upper_kind, &calls), 0);
+	EXPECT_EQ(profile__node_count(a), 2);
+	EXPECT_EQ(profile_node__self(kid(kid(profile__root(a), "m", 0), "x", 0)), 7);
+	EXPECT_TRUE(calls > 0);
+	EXPECT_TRUE(check_tree(profile__root(a)));
+	profile__free(a);
+	profile__free(b);
+}
+
+TEST(read_folded_basic)
+{
+	const char *in = "[process 1 java];[thread main];Main.run_[j];Foo.bar_[i] 10\n"
+			 "[process 1 java];[thread main];Main.run_[j] 3\r\n"
+			 "\n"
+			 "[unknown];libc_[k];x_[0] 2\n"
+			 " 4\n"
+			 "a b;c d\t7\n"
+			 "last 1"; /* no final newline */
+	const struct profile_node *r, *n;
+	size_t line = 0;
+	int err;
+	struct profile *p = read_str(in, &err, &line);
+
+	ASSERT_TRUE(p);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(line, 0);
+	EXPECT_EQ(profile__total(p), 27);
+	r = profile__root(p);
+	EXPECT_EQ(profile_node__self(r), 4);
+	n = kid(r, "[process 1 java]", JP_FK_ROOT);
+	ASSERT_TRUE(n);
+	n = kid(n, "[thread main]", JP_FK_ROOT);
+	ASSERT_TRUE(n);
+	n = kid(n, "Main.run", JP_FK_JIT);
+	ASSERT_TRUE(n);
+	EXPECT_EQ(profile_node__self(n), 3);
+	EXPECT_EQ(profile_node__self(kid(n, "Foo.bar", JP_FK_INLINED)), 10);
+	n = kid(r, "[unknown]", JP_FK_NATIVE);
+	ASSERT_TRUE(n);
+	n = kid(n, "libc", JP_FK_KERNEL);
+	ASSERT_TRUE(n);
+	EXPECT_EQ(profile_node__self(kid(n, "x", JP_FK_INTERP)), 2);
+	EXPECT_EQ(profile_node__self(kid(kid(r, "a b", 0), "c d", 0)), 7);
+	EXPECT_EQ(profile_node__self(kid(r, "last", 0)), 1);
+	EXPECT_TRUE(check_tree(r));
+	profile__free(p);
+}
+
+TEST(read_folded_bad_lines)
+{
+	static const struct {
+		const char *in;
+		size_t line;
+	} cases[] = {
+		{ "a 1\nb\n", 2 },
+		{ "a 1\n\nb x\n", 3 },
+		{ "a 1.5\n", 1 },
+		{ "a -1\n", 1 },
+		{ "a 18446744073709551616\n", 1 },
+		{ "5\n", 1 },
+		{ "a 1\nb 2\nc 3 \n", 3 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t line = 0;
+		int err;
+		struct profile *p = read_str(cases[i].in, &err, &line);
+
+		EXPECT_EQ(err, -EINVAL);
+		EXPECT_EQ(line, cases[i].line);
+		profile__free(p);
+	}
+	{
+		/* a NUL byte inside a line */
+		static const char in[] = "ok 1\nbad\0x 2\n";
+		struct profile *p = profile__new("t", "samples");
+		FILE *f = fmemopen((void *)in, sizeof(in) - 1, "r");
+		size_t line = 0;
+
+		ASSERT_TRUE(p && f);
+		EXPECT_EQ(profile__read_folded(p, f, &line), -EINVAL);
+		EXPECT_EQ(line, 2);
+		EXPECT_EQ(profile__total(p), 1);
+		fclose(f);
+		profile__free(p);
+	}
+	{
+		/* max weight parses */
+		int err;
+		size_t line = 0;
+		struct profile *p = read_str("a 18446744073709551615\n", &err, &line);
+
+		EXPECT_EQ(err, 0);
+		EXPECT_TRUE(profile__total(p) == 18446744073709551615ULL);
+		profile__free(p);
+	}
+}
