@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_html.c: HTML flame graph: one self-contained document, valid embedded JSON, escaping. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "out/out.h"
+
+#define F(n, k)	   ((struct jp_frame){ (n), (k) })
+#define DATA_OPEN  "<script id=\"jp-data\" type=\"application/json\">"
+#define DATA_CLOSE "</script>"
+
+static char *html(const struct profile *p, int *ret_err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		*ret_err = -errno;
+		return NULL;
+	}
+	*ret_err = out_html_write(p, f);
+	fclose(f);
+	return buf;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *s = hay; (s = strstr(s, needle)); s += strlen(needle))
+		n++;
+	return n;
+}
+
+/* a minimal strict JSON checker: returns the end of the value, or NULL */
+static const char *json_value(const char *s, const char *end, int depth);
+
+static const char *json_ws(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r'))
+		s++;
+	return s;
+}
+
+static const char *json_string(const char *s, const char *end)
+{
+	if (s >= end || *s++ != '"')
+		return NULL;
+	while (s < end && *s != '"') {
+		unsigned char c = (unsigned char)*s++;
+
+		if (c < 0x20)
+			return NULL;
+		if (c == '\\') {
+			if (s >= end)
+				return NULL;
+			c = (unsigned char)*s++;
+			if (c == 'u') {
+				for (int i = 0; i < 4; i++)
+					if (s >= end || !isxdigit((unsigned char)*s++))
+						return NULL;
+			} else if (!strchr("\"\\/bfnrt", c)) {
+				return NULL;
+			}
+		}
+	}
+	return s < end ? s + 1 : NULL;
+}
+
+static const char *json_seq(const char *s, const char *end, char close, int is_obj, int depth)
+{
+	s = json_ws(s + 1, end);
+	if (s < end && *s == close)
+		return s + 1;
+	for (;;) {
+		if (is_obj) {
+			s = json_string(json_ws(s, end), end);
+			if (!s)
+				return NULL;
+			s = json_ws(s, end);
+			if (s >= end || *s++ != ':')
+				return NULL;
+		}
+		s = json_value(s, end, depth + 1);
+		if (!s)
+			return NULL;
+		s = json_ws(s, end);
+		if (s < end && *s == ',') {
+			s++;
+			continue;
+		}
+		return s < end && *s == close ? s + 1 : NULL;
+	}
+}
+
+static const char *json_value(const char *s, const char *end, int depth)
+{
+	s = json_ws(s, end);
+	if (s >= end || depth > 64)
+		return NULL;
+	if (*s == '{')
+		return json_seq(s, end, '}', 1, depth);
+	if (*s == '[')
+		return json_seq(s, end, ']', 0, depth);
+	if (*s == '"')
+		return json_string(s, end);
+	if (*s == '-' || isdigit((unsigned char)*s)) {
+		s++;
+		while (s < end && isdigit((unsigned char)*s))
+			s++;
+		return s;
+	}
+	return NULL;
+}
+
+/* the embedded data, checked as one JSON value filling the whole script element */
+static int data_is_json(const char *doc, char **ret_data)
+{
+	const char *a = strstr(doc, DATA_OPEN), *b, *end;
+
+	if (!a)
+		return 0;
+	a += strlen(DATA_OPEN);
+	b = strstr(a, DATA_CLOSE);
+	if (!b)
+		return 0;
+	end = json_value(a, b, 0);
+	if (!end || json_ws(end, b) != b)
+		return 0;
+	*ret_data = strndup(a, (size_t)(b - a));
+	return *ret_data != NULL;
+}
+
+static struct profile *test_profile(void)
+{
+	struct profile *p = profile__new("cpu \"test\" <profile>", "samples");
+	struct jp_frame s1[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
+				 F("Main.work", JP_FK_JIT), F("Main.inl", JP_FK_INLINED) };
+	struct jp_frame s2[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
+				 F("</script><script>alert(1)</script>", JP_FK_NATIVE),
+				 F("q\"uote\\back", JP_FK_JVM) };
+	struct jp_frame s3[] = { F("ctl\x01\x1f\x7f", JP_FK_KERNEL), F("bad\xff\xc3(utf8", JP_FK_NATIVE),
+				 F("caf\xc3\xa9 \xe2\x80\xa8 \xf0\x9f\x94\xa5", JP_FK_NATIVE),
+				 F("<!-- & -->", JP_FK_NATIVE), F("\xed\xa0\x80surrogate", JP_FK_NATIVE),
+				 F("\xc0\xafoverlong", JP_FK_NATIVE) };
+
+	if (!p)
+		return NULL;
+	if (profile__add(p, s1, 4, 30) || profile__add(p, s1, 3, 10) || profile__add(p, s2, 4, 5) ||
+	    profile__add(p, s3, 6, 2) || profile__add(p, NULL, 0, 1)) {
+		profile__free(p);
+		return NULL;
+	}
+	return p;
+}
+
+TEST(single_self_contained_document)
+{
+	struct profile *p = test_profile();
+	char *doc, *data = NULL;
+	int err;
+
+	ASSERT_TRUE(p);
+	doc = html(p, &err);
+	EXPECT_EQ(err, 0);
+	ASSERT_TRUE(doc);
+	EXPECT_TRUE(!strncmp(doc, "<!DOCTYPE html>", 15));
+	EXPECT_EQ(count(doc, "<html"), 1);
+	EXPECT_EQ(count(doc, "</html>"), 1);
+	EXPECT_EQ(count(doc, "<body>"), 1);
+	EXPECT_EQ(count(doc, "<head>"), 1);
+	EXPECT_TRUE(!strcmp(doc + strlen(doc) - 8, "</html>\n"));
+	/* no network: no URLs, no external scripts, styles or images */
+	EXPECT_EQ(count(doc, "http:"), 0);
+	EXPECT_EQ(count(doc, "https:"), 0);
+	EXPECT_EQ(count(doc, "//cdn"), 0);
+	EXPECT_EQ(count(doc, " src="), 0);
+	EXPECT_EQ(count(doc, "<link"), 0);
+	EXPECT_EQ(count(doc, "@import"), 0);
+	EXPECT_EQ(count(doc, "url("), 0);
+	EXPECT_EQ(count(doc, "@JPROF_DATA@"), 0);
+	/* the injected name must not close the script early: only the template's two closers */
+	EXPECT_EQ(count(doc, "<script"), 2);
+	EXPECT_EQ(count(doc, "</script>"), 2);
+	EXPECT_EQ(count(doc, "<!--"), 2); /* the template's two header comments, none from data */
+	EXPECT_TRUE(data_is_json(doc, &data));
+	free(doc);
+	free(data);
+	profile__free(p);
+}
+
+TEST(data_content_and_escaping)
+{
+	struct profile *p = test_profile();
+	char *doc, *data = NULL;
+	int err;
+
+	ASSERT_TRUE(p);
+	doc = html(p, &err);
+	EXPECT_EQ(err, 0);
+	ASSERT_TRUE(doc && data_is_json(doc, &data));
+	EXPECT_TRUE(strstr(data, "\"title\":\"cpu \\\"test\\\" \\u003cprofile\\u003e\""));
+	EXPECT_TRUE(strstr(data, "\"unit\":\"samples\""));
+	EXPECT_TRUE(strstr(data, "\"Main.work\""));
+	EXPECT_TRUE(strstr(data, "\"[process 1 java]\""));
+	EXPECT_TRUE(strstr(data, "\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\""));
+	EXPECT_TRUE(strstr(data, "\"q\\\"uote\\\\back\""));
+	EXPECT_TRUE(strstr(data, "\"ctl\\u0001\\u001f\\u007f\""));
+	EXPECT_TRUE(strstr(data, "\"bad\\ufffd\\ufffd(utf8\""));
+	EXPECT_TRUE(strstr(data, "\"caf\xc3\xa9 \\u2028 \xf0\x9f\x94\xa5\""));
+	EXPECT_TRUE(strstr(data, "\"\\u003c!-- \\u0026 --\\u003e\""));
+	EXPECT_TRUE(strstr(data, "\"\\ufffd\\ufffd\\ufffdsurrogate\""));
+	EXPECT_TRUE(strstr(data, "\"\\ufffd\\ufffdoverlong\""));
+	/* the root first: name 0 ("all"), kind root, total 48, two children */
+	EXPECT_TRUE(strstr(data, "\"nodes\":[0,6,48,2,"));
+	EXPECT_TRUE(strstr(data, "\"names\":[\"all\","));
+	free(doc);
+	free(data);
+	profile__free(p);
+}
+
+TEST(nodes_and_names_are_compact)
+{
+	struct profile *p = profile__new("t", "ns");
+	struct jp_frame s[3] = { F("same", JP_FK_JIT), F("same", JP_FK_JIT), F("same", JP_FK_JIT) };
+	char *doc, *data = NULL;
+	int err;
+
+	ASSERT_TRUE(p);
+	EXPECT_EQ(profile__add(p, s, 3, 1000000), 0);
+	doc = html(p, &err);
+	EXPECT_EQ(err, 0);
+	ASSERT_TRUE(doc && data_is_json(doc, &data));
+	EXPECT_STREQ(data, "{\"title\":\"t\",\"unit\":\"ns\",\"nodes\":[0,6,1000000,1,1,3,1000000,1,"
+			   "1,3,1000000,1,1,3,1000000,0],\"names\":[\"all\",\"same\"]}");
+	free(doc);
+	free(data);
+	profile__free(p);
+}
+
+TEST(empty_profile)
+{
+	struct profile *p = profile__new("", "samples");
+	char *doc, *data = NULL;
+	int err;
+
+	ASSERT_TRUE(p);
+	doc = html(p, &err);
+	EXPECT_EQ(err, 0);
+	ASSERT_TRUE(doc && data_is_json(doc, &data));
+	EXPECT_STREQ(data, "{\"title\":\"\",\"unit\":\"samples\",\"nodes\":[0,6,0,0],\"names\":[\"all\"]}");
+	free(doc);
+	free(data);
+	profile__free(p);
+}
+
+TEST(enospc_surfaces)
+{
+	struct profile *p = test_profile();
+	FILE *f = fopen("/dev/full", "w");
+
+	ASSERT_TRUE(p && f);
+	EXPECT_EQ(out_html_write(p, f), -ENOSPC);
+	fclose(f);
+	profile__free(p);
+}
