@@ -1,0 +1,143 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# cpu.bats: on-CPU sampling of native programs, the whole host, signals and bad input.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	require_root_bpf
+	OUT=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	[[ -n ${APP_PID:-} ]] && kill "$APP_PID" 2>/dev/null || true
+}
+
+@test "cpu -p: hot_a and hot_b found with their true shares, stack main;run;hot_a in order" {
+	"$APPS/hotab" 6 >"$OUT/truth" 3>&- &
+	APP_PID=$!
+	sleep 0.3
+	run -0 "$JPROF" record -p "$APP_PID" -F 499 -d 4 -o "$OUT/p.folded"
+	echo "$output"
+	wait "$APP_PID"
+	APP_PID=
+	[[ $output == *"samples"* ]]
+	grep -Eq '^hotab;(.*;)?main;run;hot_a [0-9]+$' "$OUT/p.folded"
+	grep -Eq '^hotab;(.*;)?main;run;hot_b [0-9]+$' "$OUT/p.folded"
+	a=$(folded_sum ';hot_a ' "$OUT/p.folded")
+	b=$(folded_sum ';hot_b ' "$OUT/p.folded")
+	read -r ta tb < <(sed -E 's/hot_a_ns=([0-9]+) hot_b_ns=([0-9]+)/\1 \2/' "$OUT/truth")
+	echo "profile: hot_a=$a hot_b=$b; truth: hot_a_ns=$ta hot_b_ns=$tb"
+	(( a + b > 500 ))
+	# shares of hot_a among the two, in percent: profile vs the program's own CPU clock
+	awk -v a="$a" -v b="$b" -v ta="$ta" -v tb="$tb" 'BEGIN {
+		p = 100 * a / (a + b); t = 100 * ta / (ta + tb);
+		printf "hot_a share: profile %.1f%%, truth %.1f%%\n", p, t;
+		exit (p - t > 10 || t - p > 10) }'
+}
+
+@test "cpu -a: whole host sees the test program among other processes" {
+	"$APPS/hotab" 5 >/dev/null 3>&- &
+	APP_PID=$!
+	sleep 0.3
+	run -0 "$JPROF" record -a -d 3 -o "$OUT/a.folded"
+	echo "$output"
+	grep -Eq '^hotab;.*hot_a [0-9]+$' "$OUT/a.folded"
+	# other processes appear too (at least jprof itself or a kernel thread)
+	(( $(cut -d';' -f1 "$OUT/a.folded" | sort -u | wc -l) >= 2 ))
+	[[ $output =~ [0-9]+\ processes ]]
+}
+
+@test "cpu: a syscall-heavy program shows kernel frames above its user frames" {
+	"$APPS/syscaller" 5 3>&- &
+	APP_PID=$!
+	sleep 0.3
+	run -0 "$JPROF" record -p "$APP_PID" -F 499 -d 3 -o "$OUT/k.folded"
+	# user frames (main;do_writes), then libc, then kernel frames with _[k]
+	grep -Eq '^syscaller;(.*;)?main;do_writes;.*_\[k\](;.*)? [0-9]+$' "$OUT/k.folded"
+	# no kernel frame below a user frame of the program
+	! grep -Eq '_\[k\];([^;]*;)*do_writes' "$OUT/k.folded"
+	k=$(folded_sum '_\[k\] [0-9]+$' "$OUT/k.folded")
+	(( k > 0 ))
+}
+
+@test "cpu: SIGINT mid-recording still writes a valid profile" {
+	"$APPS/hotab" 6 >/dev/null 3>&- &
+	APP_PID=$!
+	"$JPROF" record -p "$APP_PID" -o "$OUT/int.folded" 2>"$OUT/err" 3>&- &
+	local jp=$!
+	sleep 2
+	kill -INT "$jp"
+	run -0 wait "$jp"
+	cat "$OUT/err"
+	grep -q 'Interrupt' "$OUT/err"
+	grep -Eq '^hotab;.*hot_a [0-9]+$' "$OUT/int.folded"
+	# every line is "frames count"
+	! grep -Evq '^[^ ].* [0-9]+$' "$OUT/int.folded"
+}
+
+@test "cpu: SIGTERM mid-recording still writes the output" {
+	"$APPS/hotab" 6 >/dev/null 3>&- &
+	APP_PID=$!
+	"$JPROF" record -p "$APP_PID" -o "$OUT/term.html" 2>"$OUT/err" 3>&- &
+	local jp=$!
+	sleep 2
+	kill -TERM "$jp"
+	run -0 wait "$jp"
+	grep -q 'hot_a' "$OUT/term.html"
+}
+
+@test "html: output is a valid self-contained document" {
+	"$APPS/hotab" 4 >/dev/null 3>&- &
+	APP_PID=$!
+	run -0 "$JPROF" record -p "$APP_PID" -d 2 -o "$OUT/f.html"
+	head -c 200 "$OUT/f.html" | grep -qi '<!doctype html'
+	grep -q '</html>' "$OUT/f.html"
+	grep -q 'hot_a' "$OUT/f.html"
+	! grep -Eiq '(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/' "$OUT/f.html"
+	! grep -Eiq '<(script|link|img)[^>]+(src|href)=' "$OUT/f.html"
+	python3 - "$OUT/f.html" <<'PY'
+import sys, html.parser
+class P(html.parser.HTMLParser):
+    def __init__(s): super().__init__(); s.stack = []
+    def handle_starttag(s, t, a):
+        if t not in ("meta", "br", "input", "link", "img", "hr"): s.stack.append(t)
+    def handle_endtag(s, t):
+        assert s.stack and s.stack[-1] == t, f"unbalanced </{t}> (open: {s.stack[-3:]})"
+        s.stack.pop()
+p = P(); p.feed(open(sys.argv[1], encoding="utf-8").read()); p.close()
+assert not p.stack, f"unclosed: {p.stack}"
+PY
+}
+
+@test "errors: bad inputs give clear messages and documented exit codes" {
+	run -2 "$JPROF" record -F 0
+	[[ $output == *"-F"* ]]
+	run -2 "$JPROF" record -F abc
+	run -2 "$JPROF" record -d 1x
+	run -2 "$JPROF" record -p 12,x
+	run -2 "$JPROF" record --bogus
+	run -2 "$JPROF" record -a -p 1
+	run -2 "$JPROF" frobnicate
+	run -3 "$JPROF" record -p 999999999 -d 1
+	[[ $output == *"no such process: 999999999"* ]]
+	run -4 "$JPROF" record -d 1 -o /nonexistent-dir/x.folded
+	[[ $output == *"cannot write /nonexistent-dir/x.folded"* ]]
+	run -0 "$JPROF" --help
+	[[ $output == *"Exit codes"* ]]
+}
+
+@test "errors: a full disk is reported with what was not saved" {
+	[[ -w /dev/full ]] || missing "/dev/full"
+	run -4 "$JPROF" record -d 1 -o /dev/full
+	[[ $output == *"No space left on device"* ]]
+	[[ $output == *"not saved"* ]]
+}
+
+@test "per-pid and per-thread root frames" {
+	"$APPS/hotab" 4 >/dev/null 3>&- &
+	APP_PID=$!
+	run -0 "$JPROF" record -p "$APP_PID" -d 2 --per-thread -o "$OUT/t.folded"
+	grep -Eq "^hotab \[$APP_PID\];hotab \[$APP_PID\];.*hot_a [0-9]+$" "$OUT/t.folded"
+}

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# helpers.bash: shared by the e2e tests. In CI (CI set) a missing prerequisite FAILS;
+# outside CI a non-root developer run skips, loudly.
+
+REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+: "${JPROF:=$REPO/build/jprof}"
+: "${JPROF_AGENT:=$REPO/build/libjprofagent.so}"
+: "${APPS:=$REPO/build/tests/apps}"
+JDK17=/usr/lib/jvm/java-17-openjdk-amd64
+JDK25=/usr/lib/jvm/temurin-25-jdk-amd64
+
+# missing WHAT: fail in CI, skip loudly elsewhere
+missing() {
+	if [[ -n "${CI:-}" ]]; then
+		echo "e2e prerequisite missing: $*" >&2
+		return 1
+	fi
+	echo "# SKIPPING (not in CI): $*" >&3
+	skip "$*"
+}
+
+require_root_bpf() {
+	[[ $EUID -eq 0 ]] || { missing "needs root to load BPF"; return; }
+	[[ -r /sys/kernel/btf/vmlinux ]] || { missing "no kernel BTF (/sys/kernel/btf/vmlinux)"; return; }
+	[[ -x $JPROF ]] || { missing "jprof not built at $JPROF (run make)"; return; }
+}
+
+require_jdk() {
+	local home=$1
+	[[ -x $home/bin/java ]] || missing "JDK missing: $home/bin/java"
+}
+
+# sum of the counts of folded lines matching an extended regex
+folded_sum() {
+	local re=$1 file=$2
+	grep -E -- "$re" "$file" | awk '{ s += $NF } END { print s + 0 }'
+}
+
+folded_total() {
+	awk '{ s += $NF } END { print s + 0 }' "$1"
+}
+
+# wait until the file exists and is non-empty (max $2 s)
+wait_file() {
+	local f=$1 t=${2:-20}
+	for ((i = 0; i < t * 10; i++)); do
+		[[ -s $f ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
