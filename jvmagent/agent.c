@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * agent.c: libjprofagent entry points (load at start, dynamic attach, unload), options and
+ * the JVMTI event wiring. Fails soft: one "jprof agent: ..." line on stderr, the JVM runs on.
+ *
+ * Options: comma-separated signo=N (real-time signal to answer on; default: first free
+ * from SIGRTMIN+3), depth=N (frames per trace, 1..4096, default 2048), ring=KB (data
+ * area, rounded up to a power of two, 64..65536), dir=PATH (instead of /tmp; tests only).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define JPA_EXPORT __attribute__((visibility("default")))
+
+struct jpa_opts {
+	int signo;
+	__u32 depth;
+	__u32 ring_bytes;
+	char dir[256];
+};
+
+static JavaVM *jvm;
+static jvmtiEnv *jvmti;
+static int started; /* one agent per process: a second attach is a no-op */
+static struct jpa_opts opts;
+
+void jpa_log(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), "jprof agent: ");
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	/* one write: the JVM's own output may interleave but never splits our line */
+	(void)!write(STDERR_FILENO, line, (size_t)n);
+}
+
+int jpa_path(char *buf, size_t size, const char *dir, const char *name, __u32 pid,
+	     const char *ext)
+{
+	int n = snprintf(buf, size, "%s/%s-%u.%s", dir, name, pid, ext);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int jpa_create(const char *path, int flags, unsigned int mode)
+{
+	int fd;
+
+	/* a file (or a symlink planted by someone else) from an older JVM of the same pid */
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	(void)fchmod(fd, mode); /* undo the JVM's umask: jprof reads these as another user */
+	return fd;
+}
+
+JNIEnv *jpa_jni_env(void)
+{
+	JNIEnv *env = NULL;
+
+	if (!jvm || (*jvm)->GetEnv(jvm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
+		return NULL;
+	return env;
+}
+
+static int parse_u32(const char *s, size_t n, __u32 min, __u32 max, __u32 *ret)
+{
+	unsigned long v = 0;
+
+	if (n == 0 || n > 9)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	if (v < min || v > max)
+		return -ERANGE;
+	*ret = (__u32)v;
+	return 0;
+}
+
+static int parse_options(const char *s, struct jpa_opts *o)
+{
+	__u32 kb = JP_RING_DATA_DEFAULT >> 10, v;
+
+	memset(o, 0, sizeof(*o));
+	o->depth = JP_DEPTH_DEFAULT;
+	snprintf(o->dir, sizeof(o->dir), "/tmp");
+	while (s && *s) {
+		const char *end = strchr(s, ','), *eq;
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		int err = 0;
+
+		eq = memchr(s, '=', len);
+		if (!eq) {
+			err = -EINVAL;
+		} else if (!strncmp(s, "signo=", 6)) {
+			err = parse_u32(eq + 1, len - 6, 1, 128, &v);
+			o->signo = (int)v;
+		} else if (!strncmp(s, "depth=", 6)) {
+			err = parse_u32(eq + 1, len - 6, 1, JP_DEPTH_MAX, &o->depth);
+		} else if (!strncmp(s, "ring=", 5)) {
+			err = parse_u32(eq + 1, len - 5, JP_RING_DATA_MIN >> 10, JP_RING_DATA_MAX >> 10,
+					&kb);
+		} else if (!strncmp(s, "dir=", 4)) {
+			if (len - 4 == 0 || len - 4 >= sizeof(o->dir))
+				err = -ENAMETOOLONG;
+			else
+				snprintf(o->dir, sizeof(o->dir), "%.*s", (int)(len - 4), s + 4);
+		} else {
+			err = -EINVAL;
+		}
+		if (err) {
+			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH), not starting",
+				(int)len, s);
+			return err;
+		}
+		s = end ? end + 1 : NULL;
+	}
+	o->ring_bytes = JP_RING_DATA_MIN;
+	while (o->ring_bytes < (kb << 10))
+		o->ring_bytes <<= 1;
+	return 0;
+}
+
+static __u32 gettid32(void)
+{
+	return (__u32)syscall(SYS_gettid);
+}
+
+static char *thread_name(jthread thread, JNIEnv *env)
+{
+	jvmtiThreadInfo info;
+
+	memset(&info, 0, sizeof(info));
+	if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE)
+		return NULL;
+	if (env) {
+		if (info.thread_group)
+			(*env)->DeleteLocalRef(env, info.thread_group);
+		if (info.context_class_loader)
+			(*env)->DeleteLocalRef(env, info.context_class_loader);
+	}
+	return info.name; /* Deallocate() it */
+}
+
+/* comm is the Java name cut to 15 bytes, or (newer JDKs) its first 7 + ".." + last 6 */
+static int comm_matches(const char *comm, const char *name)
+{
+	size_t n = strlen(name);
+	char abbr[16];
+
+	if (n <= 15)
+		return !strcmp(comm, name);
+	if (!strncmp(comm, name, 15) && strlen(comm) == 15)
+		return 1;
+	snprintf(abbr, sizeof(abbr), "%.7s..%s", name, name + n - 6);
+	return !strcmp(comm, abbr);
+}
+
+/*
+ * Names of threads that started before we listened to ThreadStart. JVMTI does not give
+ * OS tids, but HotSpot names each Java thread's native thread after it: match
+ * /proc/self/task/<tid>/comm against the Java names, keeping only unambiguous matches.
+ */
+static void name_running_threads(JNIEnv *env)
+{
+	jthread *threads = NULL;
+	char **names;
+	jint n = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if ((*jvmti)->GetAllThreads(jvmti, &n, &threads) != JVMTI_ERROR_NONE || n <= 0)
+		return;
+	names = calloc((size_t)n, sizeof(*names));
+	for (jint i = 0; names && i < n; i++)
+		names[i] = thread_name(threads[i], env);
+	d = names ? opendir("/proc/self/task") : NULL;
+	while (d && (de = readdir(d))) {
+		char path[64], comm[32];
+		int fd, len, match = -1, hits = 0;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = (int)read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		comm[len] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		for (jint i = 0; i < n; i++) {
+			if (names[i] && comm_matches(comm, names[i])) {
+				match = i;
+				hits++;
+			}
+		}
+		if (hits == 1)
+			jpa_dict_thread((__u32)strtoul(de->d_name, NULL, 10), names[match]);
+	}
+	if (d)
+		closedir(d);
+	for (jint i = 0; names && i < n; i++)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)names[i]);
+	free(names);
+	for (jint i = 0; env && i < n; i++)
+		(*env)->DeleteLocalRef(env, threads[i]);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+}
+
+static void dump_loaded_classes(JNIEnv *env)
+{
+	jclass *classes = NULL;
+	jint n = 0;
+
+	if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE)
+		return;
+	for (jint i = 0; i < n; i++) {
+		jpa_dict_class(jvmti, classes[i]);
+		if (env)
+			(*env)->DeleteLocalRef(env, classes[i]);
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+}
+
+/* JVMTI callbacks ---------------------------------------------------------- */
+
+/* AGCT answers -1 (ticks_no_class_load) unless someone listens to ClassLoad */
+static void JNICALL on_class_load(jvmtiEnv *j, JNIEnv *env, jthread thread, jclass klass)
+{
+	(void)j;
+	(void)env;
+	(void)thread;
+	(void)klass;
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread thread, jclass klass)
+{
+	(void)env;
+	(void)thread;
+	jpa_dict_class(j, klass);
+}
+
+static void JNICALL on_compiled_method_load(jvmtiEnv *j, jmethodID method, jint code_size,
+					    const void *code_addr, jint map_length,
+					    const jvmtiAddrLocationMap *map, const void *compile_info)
+{
+	(void)map_length;
+	(void)map;
+	jpa_dict_code_load(method, code_addr, (__u32)code_size, compile_info);
+	jpa_perfmap_method(j, method, code_addr, (__u32)code_size);
+}
+
+static void JNICALL on_compiled_method_unload(jvmtiEnv *j, jmethodID method, const void *code_addr)
+{
+	(void)j;
+	jpa_dict_code_unload(method, code_addr);
+}
+
+static void JNICALL on_dynamic_code(jvmtiEnv *j, const char *name, const void *address,
+				    jint length)
+{
+	(void)j;
+	jpa_dict_stub(name, address, (__u32)length);
+	jpa_perfmap_stub(name, address, (__u32)length);
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread thread)
+{
+	char *name = thread_name(thread, env);
+
+	if (name)
+		jpa_dict_thread(gettid32(), name);
+	(*j)->Deallocate(j, (unsigned char *)name);
+}
+
+/* the live phase: the rest of the setup, then the handler last (jmethodIDs exist by then) */
+static int go_live(JNIEnv *env, jthread current)
+{
+	int err;
+
+	if (current) {
+		char *name = thread_name(current, env);
+
+		if (name)
+			jpa_dict_thread(gettid32(), name);
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+	}
+	dump_loaded_classes(env);
+	name_running_threads(env);
+	err = jpa_stacks_start(jvm, opts.signo);
+	if (err)
+		jpa_log("no stack sampling: %s (%s), continuing without it",
+			err == -ENOENT ? "AsyncGetCallTrace not found" : "signal setup failed",
+			strerror(-err));
+	return err;
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread thread)
+{
+	(void)j;
+	(void)go_live(env, thread);
+}
+
+static int set_events(int live)
+{
+	static const jvmtiEvent events[] = {
+		JVMTI_EVENT_CLASS_LOAD,		   JVMTI_EVENT_CLASS_PREPARE,
+		JVMTI_EVENT_COMPILED_METHOD_LOAD,
+		JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
+		JVMTI_EVENT_THREAD_START,
+	};
+	jvmtiEventCallbacks cb;
+	jvmtiCapabilities caps;
+
+	memset(&caps, 0, sizeof(caps));
+	caps.can_get_line_numbers = 1;
+	caps.can_get_source_file_name = 1;
+	/* also what makes C1/C2 record non-safepoint debug info (DebugNonSafepoints) */
+	caps.can_generate_compiled_method_load_events = 1;
+	if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE)
+		return -ENOTSUP;
+	memset(&cb, 0, sizeof(cb));
+	cb.ClassLoad = on_class_load;
+	cb.ClassPrepare = on_class_prepare;
+	cb.CompiledMethodLoad = on_compiled_method_load;
+	cb.CompiledMethodUnload = on_compiled_method_unload;
+	cb.DynamicCodeGenerated = on_dynamic_code;
+	cb.ThreadStart = on_thread_start;
+	cb.VMInit = on_vm_init;
+	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL))
+			return -EINVAL;
+	}
+	if (!live &&
+	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL))
+		return -EINVAL;
+	return 0;
+}
+
+static int start(JavaVM *vm, const char *options, int attached)
+{
+	__u32 pid = (__u32)getpid();
+	int err;
+
+	if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
+		return 0; /* attached twice: the first one keeps running */
+	err = parse_options(options, &opts);
+	if (!err && (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+		jpa_log("no JVMTI 1.2 environment, not starting");
+		err = -ENOTSUP;
+	}
+	if (err) {
+		/* nothing done yet: a later attach with good options may still start */
+		__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
+		return err;
+	}
+	jvm = vm;
+	err = jpa_ring_open(opts.dir, pid, opts.ring_bytes, opts.depth,
+			    attached ? JP_RING_F_ATTACHED : 0);
+	if (!err)
+		err = jpa_dict_open(opts.dir, pid);
+	if (err) {
+		jpa_log("cannot create %s/jprof-%u.{ring,dict}: %s, not starting", opts.dir, pid,
+			strerror(-err));
+		return err;
+	}
+	/* the perf map is a bonus: without it BPF-only stacks lose JIT names */
+	err = jpa_perfmap_open(opts.dir, pid);
+	if (err)
+		jpa_log("cannot create %s/perf-%u.map: %s, continuing without it", opts.dir, pid,
+			strerror(-err));
+	err = set_events(attached);
+	if (err) {
+		jpa_log("JVMTI setup failed (%s), not starting", strerror(-err));
+		return err;
+	}
+	if (!attached)
+		return 0; /* the rest at VMInit */
+	/*
+	 * Code compiled before now has no non-safepoint debug info: its samples land on the
+	 * nearest safepoint's method until it is recompiled. Replay what exists.
+	 */
+	(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+	(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+	return go_live(jpa_jni_env(), NULL);
+}
+
+JPA_EXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+	(void)reserved;
+	/* never JNI_ERR here: that would stop the JVM from starting */
+	(void)start(vm, options, 0);
+	return JNI_OK;
+}
+
+JPA_EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+	(void)reserved;
+	return start(vm, options, 1) ? JNI_ERR : JNI_OK;
+}
+
+JPA_EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+{
+	(void)vm;
+	/* the JVM is going away: tell jprof, and drop the channel files (open fds still read) */
+	jpa_stacks_stop();
+	if (jpa_ring_path()[0])
+		unlink(jpa_ring_path());
+	if (jpa_dict_path()[0])
+		unlink(jpa_dict_path());
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* agent.h: what the agent's modules offer each other. Nothing here is exported from the .so. */
+#ifndef JPROF_AGENT_H
+#define JPROF_AGENT_H
+
+#include <jvmti.h>
+#include <linux/types.h>
+#include <stddef.h>
+
+#include "ring.h"
+
+/* one line to the JVM's stderr, prefixed "jprof agent: " */
+void jpa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* the calling thread's JNIEnv, NULL when it has none */
+JNIEnv *jpa_jni_env(void);
+
+/* "dir/jprof-<pid>.<ext>"; -ENAMETOOLONG when it does not fit */
+int jpa_path(char *buf, size_t size, const char *dir, const char *name, __u32 pid,
+	     const char *ext);
+/* unlinks path, then creates it O_EXCL|O_NOFOLLOW|O_CLOEXEC with mode (umask undone); fd or -errno */
+int jpa_create(const char *path, int flags, unsigned int mode);
+
+/* stacks.c: the trace ring and the signal handler */
+enum jpa_counter {
+	JPA_DICT_BYTES,
+	JPA_DICT_DROPPED,
+	JPA_PERFMAP_DROPPED,
+};
+/* creates and maps dir/jprof-<pid>.ring; 0 or -errno */
+int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, __u32 flags);
+/* resolves AGCT, picks (or checks) the signal, installs the handler, publishes signo; 0 or -errno */
+int jpa_stacks_start(JavaVM *vm, int signo);
+/* tells jprof the agent is going away (signo 0); the handler stays installed, harmlessly */
+void jpa_stacks_stop(void);
+void jpa_ring_count(enum jpa_counter c, __u64 n);
+/* the ring's path, for unlinking at unload ("" when none) */
+const char *jpa_ring_path(void);
+
+/* methods.c: the dictionary log */
+int jpa_dict_open(const char *dir, __u32 pid);
+const char *jpa_dict_path(void);
+/* one class and all its methods (creates their jmethodIDs); skips unprepared classes */
+void jpa_dict_class(jvmtiEnv *jvmti, jclass klass);
+void jpa_dict_code_load(jmethodID method, const void *addr, __u32 size, const void *compile_info);
+void jpa_dict_code_unload(jmethodID method, const void *addr);
+void jpa_dict_stub(const char *name, const void *addr, __u32 size);
+void jpa_dict_thread(__u32 tid, const char *name);
+
+/* perfmap.c: /tmp/perf-<pid>.map */
+int jpa_perfmap_open(const char *dir, __u32 pid);
+void jpa_perfmap_method(jvmtiEnv *jvmti, jmethodID method, const void *addr, __u32 size);
+void jpa_perfmap_stub(const char *name, const void *addr, __u32 size);
+
+#endif /* JPROF_AGENT_H */

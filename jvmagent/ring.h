@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * ring.h: the JVM<->root ABI of the agent channel. Two files in the JVM's /tmp:
+ *
+ *   jprof-<nspid>.ring  header page + data area of trace records (mmap'ed by both sides)
+ *   jprof-<nspid>.dict  append-only log: file header, then dictionary records
+ *
+ * Fixed-width fields only; both sides are x86-64/arm64 little-endian LP64 and the
+ * layouts below are _Static_assert'ed. Everything here is written by the JVM's
+ * (untrusted) process: the reader validates every field.
+ *
+ * Trace ring protocol (many producers: signal handlers on many threads; one consumer):
+ *  - head and tail are absolute byte positions (never wrap); offset = pos % data_size,
+ *    data_size a power of two. Records are 16-byte aligned and never cross the end of
+ *    the data area: a producer that would cross it first fills the rest with a PAD record.
+ *  - a producer reserves [head, head + n) with a CAS loop on head, allowed only while
+ *    head + n - tail <= data_size (else it counts ring_full and gives up);
+ *  - it fills the record, then commits by storing seq = the record's absolute position
+ *    (release). Stale bytes of an older lap carry an older position, so the consumer
+ *    reading at tail knows a record is complete iff seq == tail (acquire);
+ *  - the consumer copies the record out, then advances tail (release).
+ * A trace reserves the space of max_depth frames so AsyncGetCallTrace can write
+ * straight into the ring (no big buffer on a small signal stack), then gives the
+ * unused end back: by moving head back if nobody reserved after it, else as a PAD record.
+ */
+#ifndef JPROF_RING_H
+#define JPROF_RING_H
+
+#include <linux/types.h>
+
+#define JP_RING_MAGIC	0x4a505247u /* "JPRG" */
+#define JP_DICT_MAGIC	0x4a504449u /* "JPDI" */
+#define JP_RING_VERSION 1
+
+#define JP_RING_HDR_SIZE      4096u
+#define JP_RING_DATA_MIN      (64u << 10)
+#define JP_RING_DATA_MAX      (64u << 20)
+#define JP_RING_DATA_DEFAULT  (1u << 20)
+#define JP_DEPTH_DEFAULT      2048u
+#define JP_DEPTH_MAX	      4096u
+#define JP_AGCT_CODES	      12 /* counters for AGCT codes 0 (no Java frame), -1 .. -11 */
+#define JP_DICT_SIZE_MAX      (256ull << 20)
+#define JP_DICT_REC_MAX	      (8u << 20) /* one dictionary record is never larger */
+
+/* header page of the .ring file */
+struct jp_ring_hdr {
+	__u32 magic;	 /* JP_RING_MAGIC */
+	__u16 version;	 /* JP_RING_VERSION */
+	__u16 hdr_size;	 /* offset of the data area: JP_RING_HDR_SIZE */
+	__u32 data_size; /* bytes of the data area, a power of two */
+	__u32 pid;	 /* getpid() in the JVM's own pid namespace */
+	__s32 signo;	 /* signal the handler answers; 0 until installed (release store) */
+	__u32 max_depth; /* frames a trace can hold */
+	__u32 flags;	 /* JP_RING_F_* */
+	__u32 pad0;
+	__u64 start_ns;	 /* CLOCK_MONOTONIC when the agent started */
+	__u8 pad1[24];
+	/* 64: producers' cache line */
+	__u64 head;	 /* reserved up to here (CAS by producers) */
+	__u8 pad2[56];
+	/* 128: consumer's cache line */
+	__u64 tail;	 /* consumed up to here (written by jprof only) */
+	__u8 pad3[56];
+	/* 192: counters, relaxed atomic adds by the agent */
+	__u64 traces;	       /* trace records committed (any num_frames) */
+	__u64 ring_full;       /* traces dropped: no room */
+	__u64 not_java_thread; /* signals on threads without a JNIEnv */
+	__u64 busy;	       /* signals before the agent was ready */
+	__u64 dict_bytes;      /* bytes in the dictionary file */
+	__u64 dict_dropped;    /* dictionary records not written (cap or error) */
+	__u64 perfmap_dropped; /* perf map lines not written */
+	__u64 pad4;
+	__u64 agct_err[JP_AGCT_CODES]; /* [-code]: AGCT results 0 (no Java frame) .. -11 */
+};
+
+#define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */
+
+/* record header in the data area; every record is a multiple of 16 bytes */
+struct jp_rec_hdr {
+	__u64 seq;  /* absolute position of this record: commit mark (store-release last) */
+	__u32 len;  /* bytes including this header */
+	__u16 type; /* JP_REC_* */
+	__u16 pad;
+};
+
+enum jp_rec_type {
+	JP_REC_PAD = 1,	  /* filler: skip len bytes */
+	JP_REC_TRACE = 2, /* struct jp_trace_rec + frames */
+	JP_REC_MAX
+};
+
+/* one frame; the same layout as HotSpot's ASGCT_CallFrame on LP64, so AGCT fills it */
+struct jp_frame {
+	__s32 bci;	  /* AGCT "lineno": bci >= 0, -3 native method, other < 0 unknown */
+	__u32 pad;
+	__u64 method_id; /* jmethodID */
+};
+
+struct jp_trace_rec {
+	struct jp_rec_hdr h;
+	__u64 time_ns;	  /* CLOCK_MONOTONIC in the handler */
+	__u64 pc;	  /* interrupted PC from the ucontext */
+	__u32 tid;	  /* gettid() in the JVM's namespace */
+	__s32 num_frames; /* >= 0 frames that follow; < 0 AGCT error or JP_ERR_* */
+	__u8 pad[8];
+	/* struct jp_frame frames[num_frames]; */
+};
+
+/* agent-side reasons for num_frames < 0 (AGCT's own codes are 0 .. -11) */
+#define JP_ERR_NOT_JAVA_THREAD -100
+#define JP_ERR_BUSY	       -101
+
+/* ------------------------------------------------------------------------ */
+/*
+ * The .dict file: struct jp_dict_hdr, then records {struct jp_dict_rec, body}, each
+ * written with one write() to an O_APPEND fd. A reader may see a torn last record:
+ * it stops there and retries later from the same offset. Strings are not
+ * NUL-terminated; the body is packed (read it with memcpy, no alignment).
+ */
+struct jp_dict_hdr {
+	__u32 magic;	/* JP_DICT_MAGIC */
+	__u16 version;	/* JP_RING_VERSION */
+	__u16 hdr_size; /* sizeof(struct jp_dict_hdr) */
+	__u32 pid;
+	__u32 pad;
+};
+
+struct jp_dict_rec {
+	__u32 len;  /* bytes including this header, <= JP_DICT_REC_MAX */
+	__u16 type; /* JP_DICT_* */
+	__u16 pad;
+};
+
+enum jp_dict_type {
+	/*
+	 * class + its methods: u16 sig_len, u16 src_len, u32 n_methods, sig, src, then per
+	 * method: u64 method_id, u16 name_len, u16 msig_len, u32 n_lines, name, msig,
+	 * n_lines x {s32 start_bci, s32 line}. A big class may come in several records.
+	 */
+	JP_DICT_CLASS = 1,
+	/*
+	 * CompiledMethodLoad: u64 code_addr, u32 code_size, u32 n_pcs, u64 method_id, then per
+	 * pc: u64 pc, u32 n_frames, n_frames x {u64 method_id, s32 bci}, innermost (inlined
+	 * leaf) first, the root (compiled) method last. n_pcs 0: no inline info.
+	 */
+	JP_DICT_CODE_LOAD = 2,
+	/* CompiledMethodUnload: u64 code_addr, u64 method_id */
+	JP_DICT_CODE_UNLOAD = 3,
+	/* DynamicCodeGenerated: u64 addr, u32 size, u16 name_len, u16 pad, name */
+	JP_DICT_STUB = 4,
+	/* thread: u32 tid, u16 name_len, u16 pad, name */
+	JP_DICT_THREAD = 5,
+	JP_DICT_MAX
+};
+
+_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES, "ring header");
+_Static_assert(sizeof(struct jp_ring_hdr) <= JP_RING_HDR_SIZE, "ring header fits its page");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, head) == 64, "head on its own line");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, tail) == 128, "tail on its own line");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, traces) == 192, "counters");
+_Static_assert(sizeof(struct jp_rec_hdr) == 16, "record header");
+_Static_assert(sizeof(struct jp_frame) == 16, "frame");
+_Static_assert(sizeof(struct jp_trace_rec) == 48, "trace record");
+_Static_assert(sizeof(struct jp_dict_hdr) == 16, "dict header");
+_Static_assert(sizeof(struct jp_dict_rec) == 8, "dict record header");
+
+#endif /* JPROF_RING_H */
