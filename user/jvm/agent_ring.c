@@ -1,0 +1,1096 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * agent_ring.c: reads one JVM's agent channel (jvmagent/ring.h): the trace ring and the
+ * dictionary log. Both are written by another user's process, so: no symlinks, owner
+ * checked, sizes bounded, every record copied out (pread) before it is looked at, every
+ * loop bounded.
+ *
+ * The ring is read with pread/pwrite, not mmap: the JVM owns the file and could shrink
+ * it under a mapping, which would SIGBUS jprof; a short pread is just a malformed read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "jvm/agent_ring.h"
+#include "ring.h"
+
+#define TRACE_REC_MAX (sizeof(struct jp_trace_rec) + JP_DEPTH_MAX * sizeof(struct jp_frame))
+#define INLINE_MAX    64 /* deepest inline chain we believe */
+
+/* open-addressing map of (k1, k2) -> index, linear probing, grown at half load */
+struct kv_entry {
+	__u64 k1, k2;
+	__u32 val;
+	__u32 used;
+};
+struct kv_map {
+	struct kv_entry *e;
+	size_t cap, n;
+};
+
+struct jm_line {
+	__s32 bci, line;
+};
+
+struct jm_method {
+	__u64 id;
+	char *cls;  /* "pkg/Class" */
+	char *name; /* "method" */
+	char *src;
+	struct jm_line *lines;
+	__u32 n_lines;
+	__u32 n_blobs; /* live compiled blobs whose root is this method */
+	char *slash, *dotted; /* built on first use */
+};
+
+struct jm_pc {
+	__u64 pc;
+	__u32 first, n; /* into jm_blob.chain, innermost first */
+};
+
+struct jm_blob {
+	__u64 addr, end;
+	__u64 method_id; /* 0: a stub */
+	int is_interp;	 /* the template interpreter */
+	struct jm_pc *pcs;
+	__u64 *chain;
+	__u32 n_pcs;
+};
+
+struct jm_thread {
+	__u32 tid;
+	char *name;
+};
+
+struct jvm_agent {
+	int ring_fd, dict_fd;
+	__u32 hdr_size, data_size, max_depth;
+	__u64 tail;
+	__u64 malformed;
+	unsigned char *rec;	 /* one trace record, copied out */
+	struct java_frame *frames;
+	/* dictionary */
+	__u64 dict_off;
+	__u64 dict_seen_size;
+	int dict_broken;
+	unsigned char *dbuf;
+	size_t dbuf_cap;
+	struct jm_method *methods;
+	size_t n_methods, cap_methods;
+	struct kv_map method_idx;
+	struct jm_blob *blobs; /* sorted by addr, non-overlapping */
+	size_t n_blobs, cap_blobs;
+	struct kv_map edges; /* (callee, caller) pairs seen in inline chains */
+	struct jm_thread *threads;
+	size_t n_threads, cap_threads;
+	struct kv_map thread_idx;
+};
+
+/* kv map ------------------------------------------------------------------- */
+
+static size_t kv_hash(__u64 k1, __u64 k2)
+{
+	__u64 h = k1 * 0x9e3779b97f4a7c15ull ^ (k2 + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+
+	return (size_t)(h ^ (h >> 31));
+}
+
+static struct kv_entry *kv_slot(const struct kv_map *m, __u64 k1, __u64 k2)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = kv_hash(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		struct kv_entry *e = &m->e[i];
+
+		if (!e->used || (e->k1 == k1 && e->k2 == k2))
+			return e;
+	}
+}
+
+static int kv_get(const struct kv_map *m, __u64 k1, __u64 k2, __u32 *ret)
+{
+	struct kv_entry *e = kv_slot(m, k1, k2);
+
+	if (!e || !e->used)
+		return -ENOENT;
+	*ret = e->val;
+	return 0;
+}
+
+static int kv_put(struct kv_map *m, __u64 k1, __u64 k2, __u32 val)
+{
+	struct kv_entry *e;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct kv_map g = { .cap = m->cap ? m->cap * 2 : 256 };
+
+		g.e = calloc(g.cap, sizeof(*g.e));
+		if (!g.e)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (m->e[i].used) {
+				*kv_slot(&g, m->e[i].k1, m->e[i].k2) = m->e[i];
+				g.n++;
+			}
+		}
+		free(m->e);
+		*m = g;
+	}
+	e = kv_slot(m, k1, k2);
+	if (!e->used) {
+		e->used = 1;
+		e->k1 = k1;
+		e->k2 = k2;
+		m->n++;
+	}
+	e->val = val;
+	return 0;
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	size_t c = *cap ? *cap * 2 : 64;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	if (c > SIZE_MAX / elem)
+		return -ENOMEM;
+	q = realloc(*p, c * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* a bounded cursor over a copied-out record ------------------------------- */
+
+struct cur {
+	const unsigned char *p;
+	size_t left;
+	int bad;
+};
+
+static void cur_get(struct cur *c, void *dst, size_t n)
+{
+	if (c->bad || c->left < n) {
+		c->bad = 1;
+		memset(dst, 0, n);
+		return;
+	}
+	memcpy(dst, c->p, n);
+	c->p += n;
+	c->left -= n;
+}
+
+static __u64 cur_u64(struct cur *c)
+{
+	__u64 v;
+
+	cur_get(c, &v, sizeof(v));
+	return v;
+}
+
+static __u32 cur_u32(struct cur *c)
+{
+	__u32 v;
+
+	cur_get(c, &v, sizeof(v));
+	return v;
+}
+
+static __u16 cur_u16(struct cur *c)
+{
+	__u16 v;
+
+	cur_get(c, &v, sizeof(v));
+	return v;
+}
+
+/* a NUL-terminated copy; control characters become '?' (names end up in text outputs) */
+static char *cur_str(struct cur *c, size_t n)
+{
+	char *s;
+
+	if (c->bad || c->left < n) {
+		c->bad = 1;
+		return NULL;
+	}
+	s = malloc(n + 1);
+	if (!s) {
+		c->bad = 1;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		s[i] = c->p[i] < 0x20 || c->p[i] == 0x7f ? '?' : (char)c->p[i];
+	s[n] = '\0';
+	c->p += n;
+	c->left -= n;
+	return s;
+}
+
+/* opening ------------------------------------------------------------------ */
+
+static int check_file(int fd, unsigned int expected_uid, __u64 max_size, __u64 *ret_size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (expected_uid != (unsigned int)-1 && st.st_uid != expected_uid)
+		return -EPERM;
+	if ((__u64)st.st_size > max_size)
+		return -EFBIG;
+	*ret_size = (__u64)st.st_size;
+	return 0;
+}
+
+static int read_ring_header(struct jvm_agent *a, __u64 file_size)
+{
+	struct jp_ring_hdr h;
+
+	if (pread(a->ring_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return -EINVAL;
+	if (h.magic != JP_RING_MAGIC || h.version != JP_RING_VERSION ||
+	    h.hdr_size != JP_RING_HDR_SIZE)
+		return -EPROTO;
+	if (h.data_size < JP_RING_DATA_MIN || h.data_size > JP_RING_DATA_MAX ||
+	    (h.data_size & (h.data_size - 1)) || h.max_depth == 0 || h.max_depth > JP_DEPTH_MAX)
+		return -EPROTO;
+	if (file_size != (__u64)h.hdr_size + h.data_size)
+		return -EPROTO;
+	a->hdr_size = h.hdr_size;
+	a->data_size = h.data_size;
+	a->max_depth = h.max_depth;
+	a->tail = h.tail;
+	return 0;
+}
+
+static struct jvm_agent *agent_open_fds(int ring_fd, int dict_fd, unsigned int uid)
+{
+	struct jvm_agent *a;
+	__u64 size;
+	int err;
+
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		err = -ENOMEM;
+		goto out_close;
+	}
+	a->ring_fd = ring_fd;
+	a->dict_fd = dict_fd;
+	err = check_file(ring_fd, uid, JP_RING_HDR_SIZE + (__u64)JP_RING_DATA_MAX, &size);
+	if (!err)
+		err = read_ring_header(a, size);
+	if (!err)
+		err = check_file(dict_fd, uid, JP_DICT_SIZE_MAX + JP_DICT_REC_MAX, &size);
+	if (err)
+		goto out_free;
+	a->rec = malloc(TRACE_REC_MAX);
+	a->frames = calloc(JP_DEPTH_MAX, sizeof(*a->frames));
+	if (!a->rec || !a->frames) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	return a;
+out_free:
+	jvm_agent__free(a);
+	errno = -err;
+	return NULL;
+out_close:
+	if (ring_fd >= 0)
+		close(ring_fd);
+	if (dict_fd >= 0)
+		close(dict_fd);
+	errno = -err;
+	return NULL;
+}
+
+struct jvm_agent *jvm_agent__open_files(const char *ring_path, const char *dict_path,
+					unsigned int expected_uid)
+{
+	int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	int rfd, dfd, err;
+
+	rfd = open(ring_path, flags);
+	if (rfd < 0)
+		return NULL;
+	dfd = open(dict_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (dfd < 0) {
+		err = errno;
+		close(rfd);
+		errno = err;
+		return NULL;
+	}
+	return agent_open_fds(rfd, dfd, expected_uid);
+}
+
+/*
+ * Below /proc/<pid>/root with no symlink anywhere in "tmp/...": an absolute symlink
+ * planted in the JVM's root would otherwise resolve in jprof's root. openat2 is 5.6+;
+ * before that O_NOFOLLOW guards the last component only.
+ */
+static int open_below(int dirfd, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (__u64)(flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY),
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
+	};
+	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dirfd, path, (int)how.flags);
+	return fd < 0 ? -errno : fd;
+}
+
+struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
+{
+	char path[64];
+	struct stat st;
+	int root, rfd, dfd, err;
+
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	if (stat(path, &st))
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%u/root", pid);
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return NULL;
+	snprintf(path, sizeof(path), "tmp/jprof-%u.ring", nspid);
+	rfd = open_below(root, path, O_RDWR);
+	snprintf(path, sizeof(path), "tmp/jprof-%u.dict", nspid);
+	dfd = rfd < 0 ? rfd : open_below(root, path, O_RDONLY);
+	close(root);
+	if (rfd < 0 || dfd < 0) {
+		err = rfd < 0 ? rfd : dfd;
+		if (rfd >= 0)
+			close(rfd);
+		errno = -err;
+		return NULL;
+	}
+	/* the JVM's owner: /proc/<pid> belongs to its euid */
+	return agent_open_fds(rfd, dfd, st.st_uid);
+}
+
+static void blob_free(struct jm_blob *b)
+{
+	free(b->pcs);
+	free(b->chain);
+}
+
+static void method_clear(struct jm_method *m)
+{
+	free(m->cls);
+	free(m->name);
+	free(m->src);
+	free(m->lines);
+	free(m->slash);
+	free(m->dotted);
+}
+
+void jvm_agent__free(struct jvm_agent *a)
+{
+	if (!a)
+		return;
+	if (a->ring_fd >= 0)
+		close(a->ring_fd);
+	if (a->dict_fd >= 0)
+		close(a->dict_fd);
+	for (size_t i = 0; i < a->n_methods; i++)
+		method_clear(&a->methods[i]);
+	for (size_t i = 0; i < a->n_blobs; i++)
+		blob_free(&a->blobs[i]);
+	for (size_t i = 0; i < a->n_threads; i++)
+		free(a->threads[i].name);
+	free(a->methods);
+	free(a->method_idx.e);
+	free(a->blobs);
+	free(a->edges.e);
+	free(a->threads);
+	free(a->thread_idx.e);
+	free(a->dbuf);
+	free(a->rec);
+	free(a->frames);
+	free(a);
+}
+
+int jvm_agent__signo(const struct jvm_agent *a)
+{
+	__s32 signo;
+
+	if (pread(a->ring_fd, &signo, sizeof(signo), offsetof(struct jp_ring_hdr, signo)) !=
+	    (ssize_t)sizeof(signo))
+		return 0;
+	signo = __atomic_load_n(&signo, __ATOMIC_ACQUIRE);
+	return signo >= 32 && signo <= 64 ? signo : 0;
+}
+
+/* dictionary ----------------------------------------------------------------- */
+
+static struct jm_method *method_find(const struct jvm_agent *a, __u64 id)
+{
+	__u32 i;
+
+	if (kv_get(&a->method_idx, id, 0, &i) || i >= a->n_methods)
+		return NULL;
+	return &a->methods[i];
+}
+
+/* "Lpkg/Class;" -> "pkg/Class" */
+static char *class_name(char *sig)
+{
+	size_t n;
+
+	if (!sig)
+		return NULL;
+	n = strlen(sig);
+	if (n >= 2 && sig[0] == 'L' && sig[n - 1] == ';') {
+		memmove(sig, sig + 1, n - 2);
+		sig[n - 2] = '\0';
+	}
+	return sig;
+}
+
+static int parse_method(struct jvm_agent *a, struct cur *c, const char *cls, const char *src)
+{
+	struct jm_method m = { 0 };
+	__u16 name_len, msig_len;
+	__u32 idx;
+
+	m.id = cur_u64(c);
+	name_len = cur_u16(c);
+	msig_len = cur_u16(c);
+	m.n_lines = cur_u32(c);
+	m.name = cur_str(c, name_len);
+	if (!c->bad && msig_len > c->left)
+		c->bad = 1;
+	c->p += c->bad ? 0 : msig_len; /* signatures are not needed for names */
+	c->left -= c->bad ? 0 : msig_len;
+	if (!c->bad && (__u64)m.n_lines * sizeof(struct jm_line) > c->left)
+		c->bad = 1;
+	if (!c->bad && m.n_lines) {
+		m.lines = malloc(m.n_lines * sizeof(*m.lines));
+		if (!m.lines)
+			c->bad = 1;
+		for (__u32 i = 0; !c->bad && i < m.n_lines; i++) {
+			m.lines[i].bci = (__s32)cur_u32(c);
+			m.lines[i].line = (__s32)cur_u32(c);
+		}
+	}
+	m.cls = cls ? strdup(cls) : NULL;
+	m.src = src ? strdup(src) : NULL;
+	if (c->bad || !m.name || !m.cls || !m.id)
+		goto out_bad;
+	if (!kv_get(&a->method_idx, m.id, 0, &idx) && idx < a->n_methods) {
+		/* seen before (classes are dumped again at start): the newest wins */
+		m.n_blobs = a->methods[idx].n_blobs;
+		method_clear(&a->methods[idx]);
+		a->methods[idx] = m;
+		return 0;
+	}
+	if (a->n_methods >= UINT32_MAX ||
+	    grow((void **)&a->methods, &a->cap_methods, a->n_methods, sizeof(m)) ||
+	    kv_put(&a->method_idx, m.id, 0, (__u32)a->n_methods))
+		goto out_bad;
+	a->methods[a->n_methods++] = m;
+	return 0;
+out_bad:
+	method_clear(&m);
+	return -EINVAL;
+}
+
+static int parse_class(struct jvm_agent *a, struct cur *c)
+{
+	__u16 sig_len = cur_u16(c), src_len = cur_u16(c);
+	__u32 n = cur_u32(c);
+	char *cls = class_name(cur_str(c, sig_len));
+	char *src = cur_str(c, src_len);
+	int err = c->bad ? -EINVAL : 0;
+
+	/* each method takes 16 bytes at least: n cannot exceed what is there */
+	for (__u32 i = 0; !err && i < n; i++)
+		err = parse_method(a, c, cls, src);
+	free(cls);
+	free(src);
+	return err;
+}
+
+static size_t blob_lower_bound(const struct jvm_agent *a, __u64 addr)
+{
+	size_t lo = 0, hi = a->n_blobs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->blobs[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void blob_remove(struct jvm_agent *a, size_t i)
+{
+	struct jm_method *m = a->blobs[i].method_id ? method_find(a, a->blobs[i].method_id) : NULL;
+
+	if (m && m->n_blobs)
+		m->n_blobs--;
+	blob_free(&a->blobs[i]);
+	memmove(&a->blobs[i], &a->blobs[i + 1], (a->n_blobs - i - 1) * sizeof(a->blobs[0]));
+	a->n_blobs--;
+}
+
+/* code cache addresses are reused: a new blob replaces whatever it overlaps */
+static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
+{
+	size_t i = blob_lower_bound(a, b->addr);
+	struct jm_method *m;
+
+	if (i > 0 && a->blobs[i - 1].end > b->addr)
+		blob_remove(a, --i);
+	while (i < a->n_blobs && a->blobs[i].addr < b->end)
+		blob_remove(a, i);
+	if (grow((void **)&a->blobs, &a->cap_blobs, a->n_blobs, sizeof(*b)))
+		return -ENOMEM;
+	memmove(&a->blobs[i + 1], &a->blobs[i], (a->n_blobs - i) * sizeof(*b));
+	a->blobs[i] = *b;
+	a->n_blobs++;
+	m = b->method_id ? method_find(a, b->method_id) : NULL;
+	if (m)
+		m->n_blobs++;
+	return 0;
+}
+
+static const struct jm_blob *blob_find(const struct jvm_agent *a, __u64 pc)
+{
+	size_t i = blob_lower_bound(a, pc + 1);
+
+	if (i == 0 || pc >= a->blobs[i - 1].end)
+		return NULL;
+	return &a->blobs[i - 1];
+}
+
+static int parse_code_load(struct jvm_agent *a, struct cur *c)
+{
+	struct jm_blob b = { 0 };
+	__u32 size, n_pcs, n_chain = 0;
+
+	b.addr = cur_u64(c);
+	size = cur_u32(c);
+	n_pcs = cur_u32(c);
+	b.method_id = cur_u64(c);
+	if (c->bad || !size || b.addr + size < b.addr || !b.method_id)
+		return -EINVAL;
+	b.end = b.addr + size;
+	/* 12 bytes per pc and per frame at least: bounded by the record's size */
+	if ((__u64)n_pcs * 12 > c->left)
+		return -EINVAL;
+	if (n_pcs) {
+		b.pcs = calloc(n_pcs, sizeof(*b.pcs));
+		b.chain = calloc(c->left / 12 + 1, sizeof(*b.chain));
+		if (!b.pcs || !b.chain)
+			goto out_bad;
+	}
+	for (__u32 i = 0; i < n_pcs && !c->bad; i++) {
+		__u64 pc = cur_u64(c);
+		__u32 n = cur_u32(c);
+
+		if ((__u64)n * 12 > c->left || (i && pc < b.pcs[b.n_pcs - 1].pc)) {
+			c->bad = 1;
+			break;
+		}
+		b.pcs[b.n_pcs].pc = pc;
+		b.pcs[b.n_pcs].first = n_chain;
+		b.pcs[b.n_pcs].n = n;
+		for (__u32 j = 0; j < n; j++) {
+			b.chain[n_chain + j] = cur_u64(c);
+			(void)cur_u32(c); /* bci: AGCT reports its own */
+			/* the evidence for "inlined into its caller" used for deeper frames */
+			if (j > 0 && kv_put(&a->edges, b.chain[n_chain + j - 1], b.chain[n_chain + j], 1))
+				c->bad = 1;
+		}
+		n_chain += n;
+		b.n_pcs++;
+	}
+	if (c->bad || blob_insert(a, &b))
+		goto out_bad;
+	return 0;
+out_bad:
+	blob_free(&b);
+	return -EINVAL;
+}
+
+static int parse_code_unload(struct jvm_agent *a, struct cur *c)
+{
+	__u64 addr = cur_u64(c), id = cur_u64(c);
+	size_t i;
+
+	if (c->bad)
+		return -EINVAL;
+	i = blob_lower_bound(a, addr);
+	if (i < a->n_blobs && a->blobs[i].addr == addr && a->blobs[i].method_id == id)
+		blob_remove(a, i);
+	return 0;
+}
+
+static int parse_stub(struct jvm_agent *a, struct cur *c)
+{
+	struct jm_blob b = { 0 };
+	__u32 size;
+	__u16 n;
+	char *name;
+
+	b.addr = cur_u64(c);
+	size = cur_u32(c);
+	n = cur_u16(c);
+	(void)cur_u16(c);
+	name = cur_str(c, n);
+	if (c->bad || !size || b.addr + size < b.addr) {
+		free(name);
+		return -EINVAL;
+	}
+	b.end = b.addr + size;
+	b.is_interp = !strcmp(name, "Interpreter");
+	free(name);
+	return blob_insert(a, &b);
+}
+
+static int parse_thread(struct jvm_agent *a, struct cur *c)
+{
+	__u32 tid = cur_u32(c), idx;
+	__u16 n = cur_u16(c);
+	char *name;
+
+	(void)cur_u16(c);
+	name = cur_str(c, n);
+	if (c->bad || !name)
+		goto out_bad;
+	if (!kv_get(&a->thread_idx, tid, 0, &idx) && idx < a->n_threads) {
+		free(a->threads[idx].name); /* tids are reused: the newest name wins */
+		a->threads[idx].name = name;
+		return 0;
+	}
+	if (grow((void **)&a->threads, &a->cap_threads, a->n_threads, sizeof(a->threads[0])) ||
+	    kv_put(&a->thread_idx, tid, 0, (__u32)a->n_threads))
+		goto out_bad;
+	a->threads[a->n_threads].tid = tid;
+	a->threads[a->n_threads++].name = name;
+	return 0;
+out_bad:
+	free(name);
+	return -EINVAL;
+}
+
+static int parse_dict_rec(struct jvm_agent *a, __u16 type, const unsigned char *body, size_t len)
+{
+	struct cur c = { .p = body, .left = len };
+
+	switch (type) {
+	case JP_DICT_CLASS:
+		return parse_class(a, &c);
+	case JP_DICT_CODE_LOAD:
+		return parse_code_load(a, &c);
+	case JP_DICT_CODE_UNLOAD:
+		return parse_code_unload(a, &c);
+	case JP_DICT_STUB:
+		return parse_stub(a, &c);
+	case JP_DICT_THREAD:
+		return parse_thread(a, &c);
+	default:
+		return 0; /* newer record kinds: skipped */
+	}
+}
+
+/*
+ * Reads what the agent appended since the last call. A torn last record (the agent's
+ * write() still in progress, or a short one) is retried next time from its start.
+ */
+static void dict_refresh(struct jvm_agent *a)
+{
+	struct stat st;
+	__u64 limit;
+
+	if (a->dict_broken || fstat(a->dict_fd, &st) || (__u64)st.st_size == a->dict_seen_size)
+		return;
+	a->dict_seen_size = (__u64)st.st_size;
+	limit = (__u64)st.st_size;
+	if (limit > JP_DICT_SIZE_MAX + JP_DICT_REC_MAX)
+		limit = JP_DICT_SIZE_MAX + JP_DICT_REC_MAX;
+	if (a->dict_off == 0) {
+		struct jp_dict_hdr h;
+
+		if (pread(a->dict_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+			a->dict_seen_size = 0; /* header not there yet */
+			return;
+		}
+		if (h.magic != JP_DICT_MAGIC || h.version != JP_RING_VERSION ||
+		    h.hdr_size < sizeof(h) || h.hdr_size > 4096) {
+			a->dict_broken = 1;
+			a->malformed++;
+			return;
+		}
+		a->dict_off = h.hdr_size;
+	}
+	/* each pass moves dict_off forward by >= 8 bytes or stops */
+	while (a->dict_off + sizeof(struct jp_dict_rec) <= limit) {
+		struct jp_dict_rec r;
+		size_t body;
+
+		if (pread(a->dict_fd, &r, sizeof(r), (off_t)a->dict_off) != (ssize_t)sizeof(r))
+			break;
+		if (r.len < sizeof(r) || r.len > JP_DICT_REC_MAX) {
+			/* no way to find the next record */
+			a->dict_broken = 1;
+			a->malformed++;
+			break;
+		}
+		if (a->dict_off + r.len > limit) {
+			a->dict_seen_size = 0; /* torn: look again next time */
+			break;
+		}
+		body = r.len - sizeof(r);
+		if (body > a->dbuf_cap) {
+			unsigned char *p = realloc(a->dbuf, body);
+
+			if (!p)
+				break;
+			a->dbuf = p;
+			a->dbuf_cap = body;
+		}
+		if (pread(a->dict_fd, a->dbuf, body, (off_t)(a->dict_off + sizeof(r))) !=
+		    (ssize_t)body) {
+			a->dict_seen_size = 0;
+			break;
+		}
+		if (parse_dict_rec(a, r.type, a->dbuf, body))
+			a->malformed++;
+		a->dict_off += r.len;
+	}
+}
+
+/* frame kinds ----------------------------------------------------------------- */
+
+static int method_is_compiled(const struct jvm_agent *a, __u64 id)
+{
+	const struct jm_method *m = method_find(a, id);
+
+	return m && m->n_blobs > 0;
+}
+
+/*
+ * Leaf group: a PC inside a compiled blob tells for sure. The blob's inline chain at the
+ * PC (the first recorded pc at or after it, as HotSpot's pc_desc_near does) names how many
+ * leaf frames are inlined; if that chain does not match AGCT's frames (no non-safepoint
+ * info, or the table was truncated), the frames up to the first one that is the blob's
+ * root method are inlined and that one is the JIT frame. Returns frames classified.
+ */
+static int classify_leaf(const struct jvm_agent *a, __u64 pc, struct java_frame *f, int n)
+{
+	const struct jm_blob *b = blob_find(a, pc);
+	int k = -1;
+
+	if (!b || n <= 0)
+		return 0;
+	if (!b->method_id) {
+		if (b->is_interp && f[0].bci != -3) {
+			f[0].kind = JP_FK_INTERP;
+			return 1;
+		}
+		return 0;
+	}
+	if (b->n_pcs) {
+		size_t lo = 0, hi = b->n_pcs;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (b->pcs[mid].pc < pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < b->n_pcs) {
+			const struct jm_pc *p = &b->pcs[lo];
+			__u32 len = p->n;
+
+			if (len && len <= (__u32)n && b->chain[p->first + len - 1] == b->method_id) {
+				k = (int)len - 1;
+				for (__u32 j = 0; j < len; j++) {
+					if (b->chain[p->first + j] != f[j].method_id)
+						k = -1;
+				}
+			}
+		}
+	}
+	for (int i = 0; k < 0 && i < n && i < INLINE_MAX; i++) {
+		if (f[i].method_id == b->method_id)
+			k = i;
+	}
+	if (k < 0)
+		return 0;
+	for (int i = 0; i < k; i++)
+		f[i].kind = JP_FK_INLINED;
+	f[k].kind = JP_FK_JIT;
+	return k + 1;
+}
+
+/*
+ * Kinds of AGCT frames (leaf first). Deeper frames have no PC, so it is evidence, not
+ * proof: bci -3 is a Java native method; a frame whose (method, caller) pair appears in
+ * some blob's inline chain is inlined; else a method with a live compiled blob is JIT;
+ * else interpreted. A frame above an inlined one is at least JIT (it holds the code).
+ * OSR and deoptimised frames can be misfiled; the leaf group is exact when the PC is
+ * in a known blob.
+ */
+static void classify(const struct jvm_agent *a, __u64 pc, struct java_frame *f, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		f[i].kind = JP_FK_INTERP;
+	i = classify_leaf(a, pc, f, n);
+	for (; i < n; i++) {
+		if (f[i].bci == -3)
+			f[i].kind = JP_FK_NATIVE;
+		else if (i + 1 < n && !kv_get(&a->edges, f[i].method_id, f[i + 1].method_id,
+					      &(__u32){ 0 }))
+			f[i].kind = JP_FK_INLINED;
+		else if (method_is_compiled(a, f[i].method_id) ||
+			 (i > 0 && f[i - 1].kind == JP_FK_INLINED))
+			f[i].kind = JP_FK_JIT;
+	}
+}
+
+/* the ring ------------------------------------------------------------------- */
+
+static int store_tail(struct jvm_agent *a)
+{
+	__u64 t = a->tail;
+
+	/* an aligned 8-byte store into the page the agent maps */
+	if (pwrite(a->ring_fd, &t, sizeof(t), offsetof(struct jp_ring_hdr, tail)) !=
+	    (ssize_t)sizeof(t))
+		return -EIO;
+	return 0;
+}
+
+static int deliver(struct jvm_agent *a, __u32 len, java_trace_fn fn, void *ctx)
+{
+	struct jp_trace_rec r;
+	struct java_trace t;
+	int n;
+
+	if (len < sizeof(r)) {
+		a->malformed++;
+		return 0;
+	}
+	memcpy(&r, a->rec, sizeof(r));
+	n = r.num_frames;
+	if (n > 0 && (n > (int)JP_DEPTH_MAX || sizeof(r) + (size_t)n * sizeof(struct jp_frame) > len)) {
+		a->malformed++;
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		struct jp_frame fr;
+
+		memcpy(&fr, a->rec + sizeof(r) + (size_t)i * sizeof(fr), sizeof(fr));
+		a->frames[i].method_id = fr.method_id;
+		a->frames[i].bci = fr.bci;
+	}
+	if (n > 0)
+		classify(a, r.pc, a->frames, n);
+	t.time_ns = r.time_ns;
+	t.tid = r.tid;
+	t.num_frames = n;
+	t.pc = r.pc;
+	t.frames = a->frames;
+	return fn ? fn(ctx, &t) : 0;
+}
+
+int jvm_agent__poll(struct jvm_agent *a, java_trace_fn fn, void *ctx)
+{
+	__u64 head, mask = a->data_size - 1;
+	int count = 0, err = 0;
+
+	if (pread(a->ring_fd, &head, sizeof(head), offsetof(struct jp_ring_hdr, head)) !=
+	    (ssize_t)sizeof(head))
+		return -EIO;
+	head = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
+	dict_refresh(a);
+	if (head - a->tail > a->data_size) {
+		/* impossible for a sane producer (or lapped before we first looked): resync */
+		a->malformed++;
+		a->tail = head;
+		return store_tail(a);
+	}
+	/* one record is 16 bytes at least: at most data_size/16 per call */
+	for (__u32 i = 0; a->tail != head && i < a->data_size / 16; i++) {
+		__u64 off = a->tail & mask;
+		struct jp_rec_hdr h;
+
+		if (pread(a->ring_fd, &h, sizeof(h), (off_t)(a->hdr_size + off)) !=
+		    (ssize_t)sizeof(h)) {
+			err = -EIO;
+			break;
+		}
+		if (h.seq != a->tail)
+			break; /* reserved, not committed yet */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the body was written before seq */
+		if (h.len < sizeof(h) || h.len % 16 || off + h.len > a->data_size ||
+		    h.len > head - a->tail) {
+			a->malformed++;
+			a->tail = head;
+			break;
+		}
+		if (h.type == JP_REC_TRACE) {
+			if (h.len > TRACE_REC_MAX ||
+			    pread(a->ring_fd, a->rec, h.len, (off_t)(a->hdr_size + off)) !=
+				    (ssize_t)h.len) {
+				a->malformed++;
+			} else {
+				err = deliver(a, h.len, fn, ctx);
+				count++;
+			}
+		} else if (h.type != JP_REC_PAD) {
+			a->malformed++;
+		}
+		a->tail += h.len;
+		if (err < 0)
+			break;
+	}
+	if (store_tail(a) && !err)
+		err = -EIO;
+	return err < 0 ? err : count;
+}
+
+/* names ---------------------------------------------------------------------- */
+
+const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigned int flags)
+{
+	struct jm_method *m = method_find(a, method_id);
+	char **slot;
+
+	if (!m) {
+		dict_refresh(a);
+		m = method_find(a, method_id);
+		if (!m)
+			return NULL;
+	}
+	slot = flags & JVM_NAME_DOTTED ? &m->dotted : &m->slash;
+	if (!*slot) {
+		size_t n = strlen(m->cls) + strlen(m->name) + 2;
+		char *s = malloc(n);
+
+		if (!s)
+			return NULL;
+		snprintf(s, n, "%s.%s", m->cls, m->name);
+		for (char *p = s; (flags & JVM_NAME_DOTTED) && *p; p++) {
+			if (*p == '/')
+				*p = '.';
+		}
+		*slot = s;
+	}
+	return *slot;
+}
+
+int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci)
+{
+	const struct jm_method *m = method_find(a, method_id);
+	__s32 best_bci = -1;
+	int line = -1;
+
+	if (!m) {
+		dict_refresh(a);
+		m = method_find(a, method_id);
+	}
+	if (!m || bci < 0)
+		return -1;
+	/* the entry with the greatest start <= bci; JVMTI does not promise sorted tables */
+	for (__u32 i = 0; i < m->n_lines; i++) {
+		if (m->lines[i].bci <= bci && m->lines[i].bci >= best_bci) {
+			best_bci = m->lines[i].bci;
+			line = m->lines[i].line;
+		}
+	}
+	return line;
+}
+
+const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
+{
+	__u32 i;
+
+	if (kv_get(&a->thread_idx, tid, 0, &i)) {
+		dict_refresh(a);
+		if (kv_get(&a->thread_idx, tid, 0, &i))
+			return NULL;
+	}
+	return i < a->n_threads ? a->threads[i].name : NULL;
+}
+
+void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
+{
+	struct jp_ring_hdr h;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->malformed = a->malformed;
+	if (pread(a->ring_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return;
+	ret->traces = h.traces;
+	ret->ring_full = h.ring_full;
+	ret->not_java_thread = h.not_java_thread;
+	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)
+		ret->agct_err[i] = h.agct_err[i];
+}
+
+const char *java_trace_err_str(int code)
+{
+	/* HotSpot prims/forte.cpp; 0 is "no Java frame" there, not an error */
+	switch (code) {
+	case 0:
+		return "no Java frame";
+	case -1:
+		return "no class load (jmethodIDs missing)";
+	case -2:
+		return "GC active";
+	case -3:
+		return "unknown, not Java";
+	case -4:
+		return "not walkable, not Java";
+	case -5:
+		return "unknown, Java";
+	case -6:
+		return "not walkable, Java";
+	case -7:
+		return "unknown thread state";
+	case -8:
+		return "thread exiting";
+	case -9:
+		return "deoptimizing";
+	case -10:
+		return "at safepoint";
+	case -11:
+		return "safepoint (JDK-specific)";
+	case JAVA_TRACE_ERR_NOT_JAVA_THREAD:
+		return "not a Java thread";
+	case JAVA_TRACE_ERR_BUSY:
+		return "agent busy";
+	default:
+		return "unknown error";
+	}
+}
