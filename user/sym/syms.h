@@ -49,4 +49,10 @@ struct syms_stats {
 };
 void syms__stats(const struct syms *s, struct syms_stats *ret);
 
+/*
+ * Minimum time between re-reads of one pid's maps or perf map on a miss
+ * (default 100 ms; 0 re-reads on every miss, for tests).
+ */
+void syms__set_reload_interval_ms(struct syms *s, __u32 ms);
+
 #endif /* JPROF_SYMS_H */

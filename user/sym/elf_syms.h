@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* elf_syms.h: function symbols of one ELF file (.symtab, .dynsym, .gnu_debugdata). */
+#ifndef JPROF_SYM_ELF_SYMS_H
+#define JPROF_SYM_ELF_SYMS_H
+
+#include <linux/types.h>
+#include <stddef.h>
+
+struct elf_syms;
+
+/*
+ * Reads the symbols of an ELF file (fd stays the caller's) or of an image in
+ * memory (copied as needed): STT_FUNC/STT_GNU_IFUNC, and sized objects or
+ * untyped symbols in executable sections, from .symtab, .dynsym and the xz
+ * MiniDebugInfo in .gnu_debugdata. Also keeps the PT_LOAD headers and the
+ * GNU build-id. 0 and *ret, or -errno (-ENOEXEC: not an ELF file).
+ */
+int elf_syms__load_fd(int fd, struct elf_syms **ret);
+int elf_syms__load_mem(const void *buf, size_t len, struct elf_syms **ret);
+void elf_syms__free(struct elf_syms *e); /* NULL-safe */
+
+/*
+ * Maps a file offset (mapping offset + addr - mapping start) to the ELF virtual
+ * address through the PT_LOAD segment holding it. 0 or -ENOENT.
+ */
+int elf_syms__file_to_vaddr(const struct elf_syms *e, __u64 file_off, __u64 *ret_vaddr);
+
+/*
+ * The symbol covering vaddr, demangled (C++, without parameters) on first use;
+ * *ret_offset = vaddr - its start. NULL when none. Names live as long as e.
+ * Not thread-safe (demangling caches into e).
+ */
+const char *elf_syms__find(struct elf_syms *e, __u64 vaddr, __u64 *ret_offset);
+
+/* symbols held; GNU build-id as lowercase hex ("" when absent) */
+size_t elf_syms__count(const struct elf_syms *e);
+const char *elf_syms__build_id(const struct elf_syms *e);
+
+#endif /* JPROF_SYM_ELF_SYMS_H */
