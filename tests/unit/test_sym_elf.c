@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_sym_elf.c: ELF symbol tables, MiniDebugInfo, demangling, and live processes. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sym/demangle.h"
+#include "sym/elf_syms.h"
+#include "sym/syms.h"
+#include "sym_fixture.h"
+
+static struct elf_syms *load(const char *name)
+{
+	struct elf_syms *e = NULL;
+	int fd = open(fx_path(name), O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (elf_syms__load_fd(fd, &e))
+		e = NULL;
+	close(fd);
+	return e;
+}
+
+/* resolve sym's own address (+delta) in an ELF by virtual address */
+static void expect_vaddr(struct elf_syms *e, const char *elf, const char *sym, __u64 delta)
+{
+	unsigned long long a = fx_nm(elf, sym);
+	const char *name;
+	__u64 off = ~0ull;
+
+	EXPECT_TRUE(a != 0);
+	name = elf_syms__find(e, a + delta, &off);
+	EXPECT_STREQ(name, sym);
+	EXPECT_EQ(off, delta);
+}
+
+TEST(elf_pie_nopie_shared)
+{
+	static const char *const names[] = { "fx_pie", "fx_nopie", "libfx.so" };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct elf_syms *e = load(names[i]);
+
+		ASSERT_TRUE(e);
+		EXPECT_TRUE(elf_syms__count(e) > 3);
+		EXPECT_EQ(strlen(elf_syms__build_id(e)), 40);
+		expect_vaddr(e, names[i], "jp_fx_alpha", 0);
+		expect_vaddr(e, names[i], "jp_fx_beta", 3);
+		expect_vaddr(e, names[i], "jp_fx_local", 1);
+		elf_syms__free(e);
+	}
+}
+
+TEST(elf_file_offsets)
+{
+	struct elf_syms *e = load("fx_nopie");
+	__u64 v;
+
+	ASSERT_TRUE(e);
+	/* non-PIE x86-64: text at 0x401000, file offset 0x1000 */
+	EXPECT_EQ(elf_syms__file_to_vaddr(e, 0x1000, &v), 0);
+	EXPECT_EQ(v, 0x401000);
+	EXPECT_EQ(elf_syms__file_to_vaddr(e, 1ull << 40, &v), -ENOENT);
+	elf_syms__free(e);
+}
+
+TEST(elf_minidebuginfo)
+{
+	struct elf_syms *e = load("fx_mini");
+
+	ASSERT_TRUE(e);
+	/* jp_fx_local is static: only the .gnu_debugdata symtab names it */
+	expect_vaddr(e, "fx_mini", "jp_fx_local", 2);
+	expect_vaddr(e, "fx_mini", "jp_fx_alpha", 0);
+	expect_vaddr(e, "fx_mini", "main", 0);
+	elf_syms__free(e);
+}
+
+TEST(elf_not_elf)
+{
+	struct elf_syms *e = NULL;
+	int fd = open(fx_path("maps.txt"), O_RDONLY);
+
+	ASSERT_TRUE(fd >= 0);
+	EXPECT_EQ(elf_syms__load_fd(fd, &e), -ENOEXEC);
+	EXPECT_TRUE(e == NULL);
+	close(fd);
+	EXPECT_EQ(elf_syms__load_mem("\177ELF", 4, &e), -ENOEXEC);
+	elf_syms__free(NULL);
+}
+
+TEST(demangle)
+{
+	char *s = jp_demangle("_ZN4jpfx6WidgetIiE4spinEi", false);
+	char buf[128];
+
+	EXPECT_STREQ(s, "jpfx::Widget<int>::spin");
+	free(s);
+	s = jp_demangle("_ZNK4jpfx6WidgetIiE4spinEi", true);
+	EXPECT_STREQ(s, "jpfx::Widget<int>::spin(int) const");
+	free(s);
+	EXPECT_TRUE(jp_demangle("main", false) == NULL);
+	EXPECT_TRUE(jp_demangle("_Zbogus", false) == NULL);
+	strcpy(buf, "Foo::operator()(int) const");
+	jp_demangle_strip_params(buf);
+	EXPECT_STREQ(buf, "Foo::operator()");
+	strcpy(buf, "(anonymous namespace)::f(std::vector<int, std::allocator<int> > const&)");
+	jp_demangle_strip_params(buf);
+	EXPECT_STREQ(buf, "(anonymous namespace)::f");
+	strcpy(buf, "plain");
+	jp_demangle_strip_params(buf);
+	EXPECT_STREQ(buf, "plain");
+}
+
+/* starts a fixture program; it prints its function addresses and waits on stdin */
+struct child {
+	pid_t pid;
+	int in_fd;
+	unsigned long long addr[3];
+};
+
+static int child_start(const char *prog, struct child *c)
+{
+	int in[2], out[2];
+	char line[256];
+	FILE *f;
+	int n;
+
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
+		return -1;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -1;
+	if (!c->pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execl(fx_path(prog), prog, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->in_fd = in[1];
+	f = fdopen(out[0], "r");
+	memset(c->addr, 0, sizeof(c->addr));
+	n = f && fgets(line, sizeof(line), f) ?
+		    sscanf(line, "%llx %llx %llx", &c->addr[0], &c->addr[1], &c->addr[2]) :
+		    0;
+	if (f)
+		fclose(f);
+	return n > 0 ? 0 : -1;
+}
+
+static void child_stop(struct child *c)
+{
+	close(c->in_fd);
+	(void)waitpid(c->pid, NULL, 0);
+}
+
+TEST(live_exec_fixtures)
+{
+	static const char *const progs[] = { "fx_pie", "fx_nopie", "fx_mini" };
+	struct syms *s = syms__new(fx_path("kallsyms.txt"));
+
+	ASSERT_TRUE(s);
+	for (size_t i = 0; i < 3; i++) {
+		struct child c;
+		struct jp_sym r;
+
+		ASSERT_TRUE(child_start(progs[i], &c) == 0);
+		EXPECT_EQ(syms__add_pid(s, (__u32)c.pid), 0);
+		EXPECT_EQ(syms__user(s, (__u32)c.pid, c.addr[0] + 4, &r), 0);
+		EXPECT_STREQ(r.name, "jp_fx_alpha");
+		EXPECT_EQ(r.offset, 4);
+		EXPECT_EQ(r.kind, JP_FK_NATIVE);
+		EXPECT_TRUE(r.dso && strstr(r.dso, progs[i]));
+		EXPECT_EQ(syms__user(s, (__u32)c.pid, c.addr[1], &r), 0);
+		EXPECT_STREQ(r.name, "jp_fx_beta");
+		EXPECT_EQ(r.offset, 0);
+		/* exits now; the snapshot still resolves */
+		child_stop(&c);
+		EXPECT_EQ(syms__user(s, (__u32)c.pid, c.addr[2] + 1, &r), 0);
+		EXPECT_STREQ(r.name, "jp_fx_local");
+		EXPECT_EQ(r.offset, 1);
+		syms__drop_pid(s, (__u32)c.pid);
+		EXPECT_EQ(syms__user(s, (__u32)c.pid, c.addr[0], &r), -ESRCH);
+	}
+	syms__free(s);
+}
+
+TEST(live_cxx_demangled)
+{
+	struct syms *s = syms__new(fx_path("kallsyms.txt"));
+	struct child c;
+	struct jp_sym r;
+
+	ASSERT_TRUE(s);
+	ASSERT_TRUE(child_start("fx_cxx", &c) == 0);
+	EXPECT_EQ(syms__user(s, (__u32)c.pid, c.addr[0] + 2, &r), 0);
+	EXPECT_STREQ(r.name, "jpfx::Widget<int>::spin");
+	EXPECT_EQ(r.offset, 2);
+	child_stop(&c);
+	syms__free(s);
+}
+
+__attribute__((noinline)) int test_sym_marker_fn(int x)
+{
+	return x * 3 + 1;
+}
+
+TEST(live_forked_child_and_shared_lib)
+{
+	struct syms *s = syms__new(fx_path("kallsyms.txt"));
+	void *h = dlopen(fx_path("libfx.so"), RTLD_NOW | RTLD_LOCAL);
+	void *beta = h ? dlsym(h, "jp_fx_beta") : NULL;
+	struct syms_stats st;
+	struct jp_sym r;
+	int p[2];
+	pid_t pid;
+	char c;
+
+	ASSERT_TRUE(s && beta);
+	ASSERT_TRUE(pipe(p) == 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (!pid) {
+		close(p[1]);
+		while (read(p[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	/* same layout as ours after fork: our own function, and the dlopen'ed library */
+	EXPECT_EQ(syms__user(s, (__u32)pid, (__u64)(unsigned long)test_sym_marker_fn + 1, &r), 0);
+	EXPECT_STREQ(r.name, "test_sym_marker_fn");
+	EXPECT_EQ(r.offset, 1);
+	EXPECT_EQ(syms__user(s, (__u32)pid, (__u64)(unsigned long)beta, &r), 0);
+	EXPECT_STREQ(r.name, "jp_fx_beta");
+	EXPECT_TRUE(r.dso && strstr(r.dso, "libfx.so"));
+	/* libc: any libc function resolves to a name in libc */
+	EXPECT_EQ(syms__user(s, (__u32)pid, (__u64)(unsigned long)&getpid, &r), 0);
+	EXPECT_TRUE(r.name != NULL);
+	EXPECT_TRUE(r.dso && strstr(r.dso, "libc"));
+	/* unmapped address: no name, still 0 */
+	EXPECT_EQ(syms__user(s, (__u32)pid, 16, &r), 0);
+	EXPECT_TRUE(r.name == NULL);
+	close(p[1]);
+	(void)waitpid(pid, NULL, 0);
+
+	/* our own pid too: the DSOs come from the cache */
+	EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)beta, &r), 0);
+	EXPECT_STREQ(r.name, "jp_fx_beta");
+	syms__stats(s, &st);
+	EXPECT_EQ(st.pids, 2);
+	EXPECT_TRUE(st.dso_cache_hits > 0);
+	syms__free(s);
+	dlclose(h);
+}
+
+TEST(live_vdso)
+{
+	struct syms *s = syms__new(fx_path("kallsyms.txt"));
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void *fn = h ? dlsym(h, "__vdso_clock_gettime") : NULL;
+	struct jp_sym r;
+
+	ASSERT_TRUE(s);
+	if (fn) {
+		EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)fn, &r), 0);
+		EXPECT_TRUE(r.name && strstr(r.name, "clock_gettime"));
+		EXPECT_STREQ(r.dso, "[vdso]");
+	}
+	if (h)
+		dlclose(h);
+	syms__free(s);
+}
+
+TEST(live_perfmap_jit)
+{
+	struct syms *s = syms__new(fx_path("kallsyms.txt"));
+	char path[64], line[128];
+	struct jp_sym r;
+	void *code;
+	int fd, n;
+
+	ASSERT_TRUE(s);
+	syms__set_reload_interval_ms(s, 0);
+	/* anonymous executable memory, as a JIT has */
+	code = mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(code != MAP_FAILED);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+	ASSERT_TRUE(fd >= 0);
+	n = snprintf(line, sizeof(line), "%lx 100 Interpreter\n", (unsigned long)code);
+	EXPECT_EQ(write(fd, line, (size_t)n), n);
+	EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)code + 0x10, &r), 0);
+	EXPECT_STREQ(r.name, "Interpreter");
+	EXPECT_EQ(r.kind, JP_FK_JVM);
+	EXPECT_EQ(r.offset, 0x10);
+	EXPECT_STREQ(r.dso, "[jit]");
+	/* appended later: found by the incremental re-read on a miss */
+	n = snprintf(line, sizeof(line), "%lx 40 java.lang.String::hashCode()\n",
+		     (unsigned long)code + 0x1000);
+	EXPECT_EQ(write(fd, line, (size_t)n), n);
+	EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)code + 0x1004, &r), 0);
+	EXPECT_STREQ(r.name, "java.lang.String::hashCode()");
+	EXPECT_EQ(r.kind, JP_FK_JIT);
+	EXPECT_EQ(r.offset, 4);
+	EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)code + 0x1800, &r), 0);
+	EXPECT_TRUE(r.name == NULL);
+	close(fd);
+	unlink(path);
+	munmap(code, 8192);
+	syms__free(s);
+}
