@@ -119,12 +119,12 @@ $(OUT)/tests/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) | $(OUT)/.deps-ok
 $(OUT)/tests/apps/%: tests/apps/%.c | $(OUT)/.deps-ok
 	$(call msg,APP-CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls $(WARN) $< -o $@ -lpthread
+	$(Q)$(CLANG) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls $(WARN) $< -o $@ -lpthread
 
 $(OUT)/tests/apps/lib%.so: tests/apps/lib%.c | $(OUT)/.deps-ok
 	$(call msg,APP-CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) -shared -fPIC -O1 -g -fno-omit-frame-pointer -fno-inline $(WARN) \
+	$(Q)$(CLANG) -shared -fPIC -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline $(WARN) \
 		-I$(JAVA_HOME_BUILD)/include -I$(JAVA_HOME_BUILD)/include/linux $< -o $@
 
 $(OUT)/tests/apps/.java-stamp: $(APP_JAVA) | $(OUT)/.deps-ok

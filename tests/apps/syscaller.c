@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* syscaller.c: spends its time in the kernel: 1-byte writes to /dev/null from do_writes. */
+/*
+ * syscaller.c: spends its time in the kernel: 1-byte writes to /dev/null made by
+ * do_writes itself (a raw syscall instruction, not libc's write, which has no frame
+ * pointer and would hide do_writes from a frame-pointer walk).
+ */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -10,9 +15,16 @@ __attribute__((noinline)) void do_writes(int fd, long n)
 {
 	char c = 'x';
 
-	for (long i = 0; i < n; i++)
-		if (write(fd, &c, 1) != 1)
+	for (long i = 0; i < n; i++) {
+		long ret;
+
+		__asm__ volatile("syscall"
+				 : "=a"(ret)
+				 : "0"((long)SYS_write), "D"((long)fd), "S"(&c), "d"(1L)
+				 : "rcx", "r11", "memory");
+		if (ret != 1)
 			exit(1);
+	}
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// JavaHot: Java workloads with known hot methods for the e2e tests.
+//   java JavaHot split SECONDS  -- thread "worker-a" spins in JavaHot.spinA (a poll-free counted
+//                                  loop calling a small method C2 inlines), thread "worker-b"
+//                                  spins in JavaHot.spinB half of the time and sleeps otherwise.
+//   java JavaHot jni SECONDS    -- thread "worker-j" calls a native method that makes syscalls.
+// Prints "ready" once its threads run, and "done <checksum>" at the end.
+public class JavaHot {
+    static volatile long sink;
+
+    // small enough for C2 to inline into countedLoop
+    static int tiny(int x) {
+        return (x * 31) ^ (x >>> 3);
+    }
+
+    // an int-indexed counted loop: C2 compiles it without a safepoint poll
+    static long countedLoop(int n) {
+        long s = 0;
+        for (int i = 0; i < n; i++) {
+            s += tiny(i);
+        }
+        return s;
+    }
+
+    static void spinA(long endNs) {
+        while (System.nanoTime() < endNs) {
+            sink += countedLoop(50_000_000);
+        }
+    }
+
+    static long busyB(int n) {
+        long s = 0;
+        for (int i = 0; i < n; i++) {
+            s = s * 6364136223846793005L + i;
+        }
+        return s;
+    }
+
+    static void spinB(long endNs) throws InterruptedException {
+        while (System.nanoTime() < endNs) {
+            long t = System.nanoTime();
+            while (System.nanoTime() - t < 20_000_000L) {
+                sink += busyB(100_000);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    static native long nativeWrites(int n);
+
+    static void jniLoop(long endNs) {
+        while (System.nanoTime() < endNs) {
+            sink += nativeWrites(10_000);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String mode = args.length > 0 ? args[0] : "split";
+        double secs = args.length > 1 ? Double.parseDouble(args[1]) : 10;
+        long end = System.nanoTime() + (long) (secs * 1e9);
+        Thread[] ts;
+        if (mode.equals("jni")) {
+            System.loadLibrary("jnitest");
+            ts = new Thread[] { new Thread(() -> jniLoop(end), "worker-j") };
+        } else {
+            ts = new Thread[] {
+                new Thread(() -> spinA(end), "worker-a"),
+                new Thread(() -> {
+                    try {
+                        spinB(end);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "worker-b"),
+            };
+        }
+        for (Thread t : ts) t.start();
+        System.out.println("ready");
+        System.out.flush();
+        for (Thread t : ts) t.join();
+        System.out.println("done " + sink);
+    }
+}
