@@ -415,17 +415,21 @@ static int add_native(struct join *j, const struct jp_sample *s, const __u64 *ks
 	return commit(j, s, e, n, marker);
 }
 
-/* Kernel frames, native frames down to the code cache, Java frames, then natives below Java. */
+/*
+ * Kernel frames, native frames down to the code cache, then the Java frames. The
+ * native frames below the Java entry (JavaCalls, thread start) are left out: the
+ * frame-pointer walk reaches them only through interpreted frames or with
+ * -XX:+PreserveFramePointer, so keeping them would put one Java stack under two
+ * different roots depending on how far each walk got.
+ */
 static int add_java(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		    const __u64 *ustack, struct jvm_ent *e, const struct java_trace *t)
 {
 	struct jp_sym sym;
 	size_t n = 0;
-	__u32 i, last_cc = 0;
-	bool any_cc = false;
 
 	push_kernel(j, &n, s, kstack);
-	for (i = 0; i < s->ustack_len; i++) {
+	for (__u32 i = 0; i < s->ustack_len; i++) {
 		resolve_user(j, s->pid, ustack[i], &sym);
 		if (in_code_cache(&sym))
 			break;
@@ -433,20 +437,6 @@ static int add_java(struct join *j, const struct jp_sample *s, const __u64 *ksta
 	}
 	for (int f = 0; f < t->num_frames; f++)
 		push(j, &n, java_name(j, e, &t->frames[f]), t->frames[f].kind);
-	/* with -XX:+PreserveFramePointer the walk continues past Java: keep what lies below it */
-	for (; i < s->ustack_len; i++) {
-		resolve_user(j, s->pid, ustack[i], &sym);
-		if (in_code_cache(&sym)) {
-			any_cc = true;
-			last_cc = i;
-		}
-	}
-	if (any_cc) {
-		for (i = last_cc + 1; i < s->ustack_len; i++) {
-			resolve_user(j, s->pid, ustack[i], &sym);
-			push_user(j, &n, s->pid, ustack[i], &sym);
-		}
-	}
 	return commit(j, s, e, n, NULL);
 }
 

@@ -65,6 +65,13 @@ struct rec {
 	size_t seen_cap, seen_n;
 	struct pidq q;
 	unsigned int jvms_total, jvms_java;
+	/* agents connected before the kernel session started: registered in BPF after it */
+	struct {
+		__u32 pid;
+		__u64 start_ticks;
+		int signo;
+	} early[JP_MAX_JVMS];
+	size_t nearly;
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -218,6 +225,15 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 	if (err) {
 		jvm_agent__free(a);
 		return err;
+	}
+	if (!r->ks) {
+		if (r->nearly < JP_MAX_JVMS) {
+			r->early[r->nearly].pid = jvm->pid;
+			r->early[r->nearly].start_ticks = start;
+			r->early[r->nearly].signo = signo;
+			r->nearly++;
+		}
+		return 0;
 	}
 	err = kernel_session__add_jvm(r->ks, jvm->pid, start, signo);
 	if (err)
@@ -477,11 +493,18 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		pr_err("out of memory");
 		goto out_free;
 	}
+	/* attach first, so no sample of a JVM is taken before its agent can answer */
+	setup_initial_jvms(&r);
 	err = kernel_session__start(&ko, on_sample, &r, &r.ks);
 	if (err)
 		goto out_free; /* the session logged why */
-
-	setup_initial_jvms(&r);
+	for (size_t i = 0; i < r.nearly; i++) {
+		err = kernel_session__add_jvm(r.ks, r.early[i].pid, r.early[i].start_ticks,
+					      r.early[i].signo);
+		if (err)
+			pr_warn("JVM %u: cannot request Java stacks: %s", r.early[i].pid,
+				strerror(-err));
+	}
 
 	t0 = mono_ns();
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
