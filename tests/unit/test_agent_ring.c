@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* test_agent_ring.c: the agent channel reader on ring and dict files written here. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "jvm/agent_ring.h"
+#include "ring.h"
+
+#define DATA_SIZE JP_RING_DATA_MIN
+
+/* ids as the JVM would hand them out */
+#define M_RUN  0x1000
+#define M_OUT  0x2000
+#define M_MIX  0x3000
+#define M_NAT  0x4000
+#define BLOB   0x7f0000100000ull
+
+struct fixture {
+	char dir[64], ring[96], dict[96];
+	unsigned char *mem; /* header + data, written to the ring file by flush() */
+	unsigned char dbuf[8192];
+	size_t dlen;
+};
+
+static struct jp_ring_hdr *hdr(struct fixture *f)
+{
+	return (struct jp_ring_hdr *)f->mem;
+}
+
+/* writes the ring file; the tail field only when asked: it is the reader's */
+static void flush_ring_tail(struct fixture *f, int with_tail)
+{
+	size_t t = offsetof(struct jp_ring_hdr, tail), end = JP_RING_HDR_SIZE + DATA_SIZE;
+	int fd = open(f->ring, O_WRONLY | O_CREAT, 0600);
+
+	if (with_tail) {
+		(void)!pwrite(fd, f->mem, end, 0);
+	} else {
+		(void)!pwrite(fd, f->mem, t, 0);
+		(void)!pwrite(fd, f->mem + t + 8, end - t - 8, (off_t)(t + 8));
+	}
+	close(fd);
+}
+
+static void flush_ring(struct fixture *f)
+{
+	flush_ring_tail(f, 0);
+}
+
+static void flush_dict(struct fixture *f, size_t len)
+{
+	int fd = open(f->dict, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	(void)!write(fd, f->dbuf, len);
+	close(fd);
+}
+
+static void fixture_init(struct fixture *f)
+{
+	struct jp_dict_hdr dh = { JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 42, 0 };
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/jprof-ut-XXXXXX");
+	if (!mkdtemp(f->dir))
+		abort();
+	snprintf(f->ring, sizeof(f->ring), "%s/r.ring", f->dir);
+	snprintf(f->dict, sizeof(f->dict), "%s/r.dict", f->dir);
+	f->mem = calloc(1, JP_RING_HDR_SIZE + DATA_SIZE);
+	hdr(f)->magic = JP_RING_MAGIC;
+	hdr(f)->version = JP_RING_VERSION;
+	hdr(f)->hdr_size = JP_RING_HDR_SIZE;
+	hdr(f)->data_size = DATA_SIZE;
+	hdr(f)->pid = 42;
+	hdr(f)->signo = 37;
+	hdr(f)->max_depth = 64;
+	memcpy(f->dbuf, &dh, sizeof(dh));
+	f->dlen = sizeof(dh);
+	flush_ring_tail(f, 1);
+	flush_dict(f, f->dlen);
+}
+
+static void fixture_fini(struct fixture *f)
+{
+	unlink(f->ring);
+	unlink(f->dict);
+	rmdir(f->dir);
+	free(f->mem);
+}
+
+static void d_put(struct fixture *f, const void *p, size_t n)
+{
+	memcpy(f->dbuf + f->dlen, p, n);
+	f->dlen += n;
+}
+
+static void d_u16(struct fixture *f, __u16 v)
+{
+	d_put(f, &v, 2);
+}
+
+static void d_u32(struct fixture *f, __u32 v)
+{
+	d_put(f, &v, 4);
+}
+
+static void d_u64(struct fixture *f, __u64 v)
+{
+	d_put(f, &v, 8);
+}
+
+static size_t d_begin(struct fixture *f, __u16 type)
+{
+	struct jp_dict_rec r = { 0, type, 0 };
+	size_t at = f->dlen;
+
+	d_put(f, &r, sizeof(r));
+	return at;
+}
+
+static void d_end(struct fixture *f, size_t at)
+{
+	__u32 len = (__u32)(f->dlen - at);
+
+	memcpy(f->dbuf + at, &len, 4);
+}
+
+static void d_method(struct fixture *f, __u64 id, const char *name, __u32 n_lines)
+{
+	d_u64(f, id);
+	d_u16(f, (__u16)strlen(name));
+	d_u16(f, 3);
+	d_u32(f, n_lines);
+	d_put(f, name, strlen(name));
+	d_put(f, "()V", 3);
+	for (__u32 i = 0; i < n_lines; i++) {
+		d_u32(f, i * 10);	/* bci */
+		d_u32(f, 100 + i); /* line */
+	}
+}
+
+/* class pkg/Work { run, outer, mix, nat } + a blob of outer with mix inlined + a thread */
+static void write_dict(struct fixture *f)
+{
+	size_t at = d_begin(f, JP_DICT_CLASS);
+
+	d_u16(f, 10);
+	d_u16(f, 9);
+	d_u32(f, 4);
+	d_put(f, "Lpkg/Work;", 10);
+	d_put(f, "Work.java", 9);
+	d_method(f, M_RUN, "run", 2);
+	d_method(f, M_OUT, "outer", 3);
+	d_method(f, M_MIX, "mix", 1);
+	d_method(f, M_NAT, "nat", 0);
+	d_end(f, at);
+	at = d_begin(f, JP_DICT_CODE_LOAD);
+	d_u64(f, BLOB);
+	d_u32(f, 0x100);
+	d_u32(f, 2);
+	d_u64(f, M_OUT);
+	d_u64(f, BLOB + 0x10); /* pc 1: outer only */
+	d_u32(f, 1);
+	d_u64(f, M_OUT);
+	d_u32(f, 5);
+	d_u64(f, BLOB + 0x40); /* pc 2: mix inlined into outer */
+	d_u32(f, 2);
+	d_u64(f, M_MIX);
+	d_u32(f, 2);
+	d_u64(f, M_OUT);
+	d_u32(f, 12);
+	d_end(f, at);
+	at = d_begin(f, JP_DICT_THREAD);
+	d_u32(f, 77);
+	d_u16(f, 6);
+	d_u16(f, 0);
+	d_put(f, "worker", 6);
+	d_end(f, at);
+}
+
+/* appends a committed trace at head; frames leaf first */
+static void put_trace(struct fixture *f, __u32 tid, __u64 pc, int n, const struct jp_frame *fr,
+		      int commit)
+{
+	__u64 pos = hdr(f)->head;
+	struct jp_trace_rec *r = (struct jp_trace_rec *)(f->mem + JP_RING_HDR_SIZE + (pos % DATA_SIZE));
+	__u32 len = sizeof(*r) + (__u32)(n > 0 ? n : 0) * sizeof(*fr);
+
+	memset(r, 0, sizeof(*r));
+	r->h.len = len;
+	r->h.type = JP_REC_TRACE;
+	r->h.seq = commit ? pos : pos - DATA_SIZE;
+	r->time_ns = 1000 + pos;
+	r->pc = pc;
+	r->tid = tid;
+	r->num_frames = n;
+	if (n > 0)
+		memcpy(r + 1, fr, (size_t)n * sizeof(*fr));
+	hdr(f)->head = pos + len;
+}
+
+struct seen {
+	int n;
+	struct java_trace t[8];
+	struct java_frame fr[8][8];
+};
+
+static int collect(void *ctx, const struct java_trace *t)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 8) {
+		s->t[s->n] = *t;
+		for (int i = 0; i < t->num_frames && i < 8; i++)
+			s->fr[s->n][i] = t->frames[i];
+		s->n++;
+	}
+	return 0;
+}
+
+static const struct jp_frame stack4[] = {
+	{ .bci = 12, .method_id = M_MIX },
+	{ .bci = 5, .method_id = M_OUT },
+	{ .bci = 20, .method_id = M_RUN },
+	{ .bci = -3, .method_id = M_NAT },
+};
+
+TEST(well_formed_traces_and_names)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	struct seen s = { 0 };
+	struct jvm_agent_stats st;
+	__u64 tail = 0;
+	int fd;
+
+	fixture_init(&f);
+	write_dict(&f);
+	flush_dict(&f, f.dlen);
+	put_trace(&f, 77, BLOB + 0x3c, 4, stack4, 1);
+	put_trace(&f, 78, 0, JAVA_TRACE_ERR_NOT_JAVA_THREAD, NULL, 1);
+	put_trace(&f, 77, 0x1234, 2, stack4 + 1, 1); /* pc outside any blob */
+	hdr(&f)->agct_err[2] = 5;
+	flush_ring(&f);
+
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(jvm_agent__signo(a), 37);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 3);
+	ASSERT_TRUE(s.n == 3);
+	EXPECT_EQ(s.t[0].tid, 77);
+	EXPECT_EQ(s.t[0].num_frames, 4);
+	EXPECT_EQ(s.fr[0][0].kind, JP_FK_INLINED);
+	EXPECT_EQ(s.fr[0][1].kind, JP_FK_JIT);
+	EXPECT_EQ(s.fr[0][2].kind, JP_FK_INTERP);
+	EXPECT_EQ(s.fr[0][3].kind, JP_FK_NATIVE);
+	EXPECT_EQ(s.t[1].num_frames, JAVA_TRACE_ERR_NOT_JAVA_THREAD);
+	/* no PC evidence: outer has a blob (JIT), run has none */
+	EXPECT_EQ(s.fr[2][0].kind, JP_FK_JIT);
+	EXPECT_EQ(s.fr[2][1].kind, JP_FK_INTERP);
+	EXPECT_STREQ(jvm_agent__method_name(a, M_MIX, 0), "pkg/Work.mix");
+	EXPECT_STREQ(jvm_agent__method_name(a, M_MIX, JVM_NAME_DOTTED), "pkg.Work.mix");
+	EXPECT_TRUE(!jvm_agent__method_name(a, 0x9999, 0));
+	EXPECT_EQ(jvm_agent__line(a, M_OUT, 25), 102);
+	EXPECT_EQ(jvm_agent__line(a, M_OUT, 0), 100);
+	EXPECT_EQ(jvm_agent__line(a, M_OUT, -1), -1);
+	EXPECT_STREQ(jvm_agent__thread_name(a, 77), "worker");
+	EXPECT_TRUE(!jvm_agent__thread_name(a, 78));
+	/* the consumer's tail reached the producer's head, in the file */
+	fd = open(f.ring, O_RDONLY);
+	EXPECT_EQ(pread(fd, &tail, 8, offsetof(struct jp_ring_hdr, tail)), 8);
+	close(fd);
+	EXPECT_EQ(tail, hdr(&f)->head);
+	jvm_agent__stats(a, &st);
+	EXPECT_EQ(st.agct_err[2], 5);
+	EXPECT_EQ(st.malformed, 0);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 0);
+	EXPECT_STREQ(java_trace_err_str(-2), "GC active");
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+TEST(uncommitted_record_waits)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	struct seen s = { 0 };
+
+	fixture_init(&f);
+	put_trace(&f, 1, 0, 1, stack4, 0);
+	flush_ring(&f);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 0);
+	/* now commit it */
+	((struct jp_rec_hdr *)(f.mem + JP_RING_HDR_SIZE))->seq = 0;
+	flush_ring(&f);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 1);
+	EXPECT_TRUE(!jvm_agent__method_name(a, M_MIX, 0));
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+TEST(wraparound_with_pad)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	struct seen s = { 0 };
+	struct jp_rec_hdr *pad;
+	__u64 start = 3 * DATA_SIZE - 32;
+
+	fixture_init(&f);
+	/* producer and consumer three laps in; a 32-byte pad closes the lap */
+	hdr(&f)->head = start;
+	hdr(&f)->tail = start;
+	pad = (struct jp_rec_hdr *)(f.mem + JP_RING_HDR_SIZE + DATA_SIZE - 32);
+	pad->seq = start;
+	pad->len = 32;
+	pad->type = JP_REC_PAD;
+	hdr(&f)->head = start + 32;
+	put_trace(&f, 5, 0, 2, stack4, 1);
+	flush_ring_tail(&f, 1);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 1);
+	EXPECT_EQ(s.t[0].tid, 5);
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+TEST(torn_dict_tail_is_retried)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	size_t full;
+
+	fixture_init(&f);
+	write_dict(&f);
+	full = f.dlen;
+	flush_dict(&f, full - 3); /* the thread record is torn */
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_STREQ(jvm_agent__method_name(a, M_RUN, 0), "pkg/Work.run");
+	EXPECT_TRUE(!jvm_agent__thread_name(a, 77));
+	flush_dict(&f, full);
+	EXPECT_STREQ(jvm_agent__thread_name(a, 77), "worker");
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+TEST(malicious_sizes)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	struct seen s = { 0 };
+	struct jvm_agent_stats st;
+	struct jp_trace_rec *r;
+
+	fixture_init(&f);
+	/* a record claiming more frames than its length holds */
+	put_trace(&f, 1, 0, 2, stack4, 1);
+	r = (struct jp_trace_rec *)(f.mem + JP_RING_HDR_SIZE);
+	r->num_frames = 1000000;
+	/* then one with a length past the end of the data area */
+	put_trace(&f, 2, 0, 1, stack4, 1);
+	r = (struct jp_trace_rec *)(f.mem + JP_RING_HDR_SIZE + sizeof(*r) + 2 * sizeof(struct jp_frame));
+	r->h.len = 0x7ffffff0;
+	flush_ring(&f);
+	/* a dict record with a length below its own header */
+	d_put(&f, &(struct jp_dict_rec){ 3, JP_DICT_CLASS, 0 }, sizeof(struct jp_dict_rec));
+	flush_dict(&f, f.dlen);
+
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	/* the first is read but rejected (never reaches the callback), the second stops it */
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 1);
+	EXPECT_EQ(s.n, 0);
+	EXPECT_TRUE(!jvm_agent__method_name(a, M_RUN, 0));
+	jvm_agent__stats(a, &st);
+	EXPECT_EQ(st.malformed, 3);
+	/* a head lapping the tail is resynchronised, never looped over */
+	hdr(&f)->head += 10ull * DATA_SIZE;
+	flush_ring(&f);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 0);
+	jvm_agent__free(a);
+
+	/* header lies: data_size not a power of two / file size mismatch */
+	hdr(&f)->data_size = DATA_SIZE + 16;
+	flush_ring(&f);
+	errno = 0;
+	EXPECT_TRUE(!jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1));
+	EXPECT_EQ(errno, EPROTO);
+	hdr(&f)->data_size = DATA_SIZE * 2;
+	flush_ring(&f);
+	EXPECT_TRUE(!jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1));
+	hdr(&f)->data_size = DATA_SIZE;
+	hdr(&f)->magic = 0;
+	flush_ring(&f);
+	EXPECT_TRUE(!jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1));
+	fixture_fini(&f);
+}
+
+TEST(wrong_owner_and_symlinks_refused)
+{
+	struct fixture f;
+	char link[128];
+	struct jvm_agent *a;
+
+	fixture_init(&f);
+	errno = 0;
+	EXPECT_TRUE(!jvm_agent__open_files(f.ring, f.dict, getuid() + 1));
+	EXPECT_EQ(errno, EPERM);
+	a = jvm_agent__open_files(f.ring, f.dict, getuid());
+	EXPECT_TRUE(a);
+	jvm_agent__free(a);
+	snprintf(link, sizeof(link), "%s/link.ring", f.dir);
+	EXPECT_EQ(symlink(f.ring, link), 0);
+	errno = 0;
+	EXPECT_TRUE(!jvm_agent__open_files(link, f.dict, (unsigned int)-1));
+	EXPECT_EQ(errno, ELOOP);
+	unlink(link);
+	/* a directory is not a ring */
+	EXPECT_TRUE(!jvm_agent__open_files(f.dir, f.dict, (unsigned int)-1));
+	/* no agent at all */
+	errno = 0;
+	EXPECT_TRUE(!jvm_agent__open(0x7ffffff0, 1));
+	EXPECT_TRUE(errno != 0);
+	fixture_fini(&f);
+}
