@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* fuzz_perfmap.c: perf map parser on arbitrary bytes, fed in two pieces like a growing file. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sym/perfmap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct perfmap *pm = perfmap__new();
+	size_t cut = size ? data[0] % (size + 1) : 0;
+	const char *buf = (const char *)data;
+	long used;
+	__u64 off;
+
+	if (!pm)
+		return 0;
+	used = perfmap__parse_buf(pm, buf, cut, false);
+	if (used >= 0 && (size_t)used <= cut)
+		(void)perfmap__parse_buf(pm, buf + used, size - (size_t)used, true);
+	/* probe around every parsed start, and a few fixed points */
+	for (size_t i = 0; i + 8 <= size && i < 256; i += 8) {
+		__u64 a;
+
+		__builtin_memcpy(&a, data + i, sizeof(a));
+		(void)perfmap__find(pm, a, &off);
+	}
+	(void)perfmap__find(pm, 0, &off);
+	(void)perfmap__find(pm, ~0ull, &off);
+	(void)perfmap__count(pm);
+	(void)perfmap__bad_lines(pm);
+	perfmap__free(pm);
+	return 0;
+}
