@@ -28,7 +28,12 @@
 #define JP_STAT_SIG_BUSY    5	/* bpf_send_signal_thread returned -EBUSY */
 #define JP_STAT_SIG_ERR	    6	/* other bpf_send_signal_thread errors */
 #define JP_STAT_FILTERED    7	/* samples not matching the pid filter */
-#define JP_STAT_MAX	    8
+#define JP_STAT_OFFCPU	    8	/* off-CPU samples emitted */
+#define JP_STAT_OFFCPU_LOST 9	/* off-CPU start records that could not be stored */
+#define JP_STAT_SC_SLOW	    10	/* slow-syscall samples emitted */
+#define JP_STAT_SC_AGG_FULL 11	/* syscall aggregate or errno map full: call not counted */
+#define JP_STAT_SC_NOENTER  12	/* sys_exit without a recorded sys_enter (started mid-call) */
+#define JP_STAT_MAX	    13
 
 /*
  * One record per sample in the ring buffer, followed by kstack_len + ustack_len
@@ -59,6 +64,35 @@ struct jp_jvm {
 	__u64 start_time; /* task->group_leader->start_time: guards against pid reuse */
 	__u32 signo;
 	__u32 pad;
+};
+
+/* syscall aggregation (syscalls.bpf.c), read by user/kernel/syscalls.c at the end */
+#define JP_SC_HIST_BUCKETS 64 /* bucket b: latency in [2^b, 2^(b+1)) ns; bucket 0 also holds 0 */
+
+/* key of sc_stats; tid is 0 unless per-thread aggregation was asked for */
+struct jp_sc_key {
+	__u32 tgid;
+	__u32 tid;
+	__s32 nr;
+	__u32 pad;
+};
+
+struct jp_sc_val {
+	__u64 count;
+	__u64 errors;	/* returns in [-4095, -1] */
+	__u64 total_ns;
+	__u64 max_ns;
+	__u64 hist[JP_SC_HIST_BUCKETS];
+	char comm[JP_COMM_LEN];	 /* thread name at the first call */
+	char pcomm[JP_COMM_LEN]; /* process name at the first call */
+};
+
+/* key of sc_errnos (value: __u64 count) */
+struct jp_sc_errno_key {
+	__u32 tgid;
+	__u32 tid;
+	__s32 nr;
+	__s32 err; /* positive errno */
 };
 
 #endif /* JPROF_H */

@@ -127,6 +127,36 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 	return 0;
 }
 
+/*
+ * The jvms entry of tgid if task's process is the JVM registered there (the group
+ * leader's start time matches, so a reused pid is not signalled), else NULL.
+ */
+static __always_inline struct jp_jvm *jvm_of_task(struct task_struct *task, __u32 tgid)
+{
+	struct jp_jvm *jvm = bpf_map_lookup_elem(&jvms, &tgid);
+
+	if (!jvm || !jvm->signo)
+		return NULL;
+	/* same clock-tick unit as /proc/<pid>/stat starttime (USER_HZ 100) */
+	if (BPF_CORE_READ(task, group_leader, start_boottime) / 10000000ULL != jvm->start_time)
+		return NULL;
+	return jvm;
+}
+
+/* sends signo to the current thread, counts the outcome; returns the helper's result */
+static __always_inline long signal_current_thread(__u32 signo)
+{
+	long err = bpf_send_signal_thread(signo);
+
+	if (!err)
+		stat_inc(JP_STAT_SIG_SENT);
+	else if (err == -16 /* EBUSY */)
+		stat_inc(JP_STAT_SIG_BUSY);
+	else
+		stat_inc(JP_STAT_SIG_ERR);
+	return err;
+}
+
 /* the per-CPU scratch record, zeroed and filled with the current task's identity */
 static __always_inline struct jp_scratch *begin_sample(__u32 kind, __u64 weight)
 {

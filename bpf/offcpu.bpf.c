@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* offcpu.bpf.c: blocked time per thread from sched_switch, with the stacks it blocked in. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "maps.bpf.h"
+
+#define TASK_RUNNING 0
+#define TASK_DEAD    0x80
+#define PF_KTHREAD   0x00200000
+
+const volatile __u64 min_block_ns = 1;
+const volatile __u8 include_kthreads = 0;
+
+/*
+ * tid -> the thread's last switch-out: a ready jp_sample (identity, time, syscall)
+ * followed by its kernel then user stack, captured while it was current. Emitted
+ * in place at its switch-in, then s.time_ns = 0 marks it used. Entries are reused
+ * per thread; LRU evicts those of exited threads. Size set by the loader.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct jp_scratch);
+} offcpu_start SEC(".maps");
+
+/* a thread's syscall state: which call it is in (-1: none), whether to signal at exit */
+struct sys_state {
+	__s32 nr;
+	__u32 want_trace;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct sys_state);
+} offcpu_sys SEC(".maps");
+
+/* source for inserting a new offcpu_start entry (too big for the BPF stack) */
+static const struct jp_scratch zero_rec;
+
+/* task_struct.state became __state in 5.14 */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
+/* prev is current here: record its identity, time, syscall and both stacks */
+static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(prev, pid);
+	__u32 tgid = BPF_CORE_READ(prev, tgid);
+	struct sys_state *ss;
+	struct jp_scratch *r;
+	long kbytes, ubytes;
+
+	if (!tid)
+		return;
+	if (!include_kthreads && (BPF_CORE_READ(prev, flags) & PF_KTHREAD))
+		return;
+	if (!pid_wanted(tgid))
+		return;
+	r = bpf_map_lookup_elem(&offcpu_start, &tid);
+	if (!r) {
+		(void)bpf_map_update_elem(&offcpu_start, &tid, &zero_rec, BPF_NOEXIST);
+		r = bpf_map_lookup_elem(&offcpu_start, &tid);
+		if (!r) {
+			stat_inc(JP_STAT_OFFCPU_LOST);
+			return;
+		}
+	}
+	r->s.time_ns = now;
+	r->s.weight = 0;
+	r->s.cgroup_id = bpf_get_current_cgroup_id();
+	r->s.pid = tgid;
+	r->s.tid = tid;
+	r->s.kind = JP_EV_OFFCPU;
+	r->s.flags = 0;
+	r->s.sig_err = 0;
+	r->s.cpu = bpf_get_smp_processor_id();
+	ss = bpf_map_lookup_elem(&offcpu_sys, &tid);
+	r->s.syscall_nr = ss ? ss->nr : -1;
+	bpf_get_current_comm(r->s.comm, sizeof(r->s.comm));
+	BPF_CORE_READ_STR_INTO(&r->s.pcomm, prev, group_leader, comm);
+
+	r->s.kstack_err = 0;
+	kbytes = bpf_get_stack(ctx, r->frames, JP_MAX_KSTACK * sizeof(__u64), 0);
+	if (kbytes < 0) {
+		r->s.kstack_err = kbytes;
+		stat_inc(JP_STAT_KSTACK_ERR);
+		kbytes = 0;
+	}
+	if (kbytes > JP_MAX_KSTACK * sizeof(__u64))
+		kbytes = JP_MAX_KSTACK * sizeof(__u64);
+	r->s.ustack_err = 0;
+	ubytes = bpf_get_stack(ctx, (void *)r->frames + kbytes, JP_MAX_USTACK * sizeof(__u64),
+			       BPF_F_USER_STACK);
+	if (ubytes < 0) {
+		r->s.ustack_err = ubytes;
+		stat_inc(JP_STAT_USTACK_ERR);
+		ubytes = 0;
+	}
+	if (ubytes > JP_MAX_USTACK * sizeof(__u64))
+		ubytes = JP_MAX_USTACK * sizeof(__u64);
+	r->s.kstack_len = kbytes / sizeof(__u64);
+	r->s.ustack_len = ubytes / sizeof(__u64);
+}
+
+/*
+ * next is switched in (current is still prev): emit its blocked interval.
+ *
+ * Java frames: a sleeping thread is never signalled (that would end its sleep or
+ * make the call fail with EINTR). When next is a JVM thread blocked inside a
+ * syscall, it is marked in offcpu_sys and signalled at that syscall's sys_exit,
+ * where the call has completed and the thread returns to user space at the same
+ * Java position. The sample is emitted now, before that signal, already flagged
+ * JP_SF_SIGNALED (sig_err 0) so the join waits for the trace, which is taken after
+ * this sample's time_ns. A send that fails at sys_exit is counted in
+ * JP_STAT_SIG_BUSY/ERR and the join reports the sample as without a trace. A
+ * thread that blocked outside a syscall (a page fault waiting for I/O) is neither
+ * signalled nor flagged. If one
+ * syscall blocks several times, each interval is a sample flagged the same way and
+ * only the last one, the newest before the trace, gets the Java frames.
+ */
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(next, pid);
+	struct sys_state *ss;
+	struct jp_scratch *r;
+	__u64 delta, size;
+
+	if (!tid)
+		return;
+	r = bpf_map_lookup_elem(&offcpu_start, &tid);
+	if (!r || !r->s.time_ns)
+		return;
+	delta = now - r->s.time_ns;
+	r->s.time_ns = 0;
+	if (delta < min_block_ns)
+		return;
+	r->s.weight = delta;
+	r->s.cpu = bpf_get_smp_processor_id();
+	if (r->s.syscall_nr >= 0 && jvm_of_task(next, r->s.pid)) {
+		ss = bpf_map_lookup_elem(&offcpu_sys, &tid);
+		if (ss) {
+			ss->want_trace = 1;
+			r->s.flags |= JP_SF_SIGNALED;
+		}
+	}
+	size = sizeof(r->s) + ((__u64)r->s.kstack_len + r->s.ustack_len) * sizeof(__u64);
+	if (size > sizeof(*r))
+		return;
+	/* time_ns is the switch-in time: the join needs it before the trace's */
+	r->s.time_ns = now;
+	if (bpf_ringbuf_output(&events, r, size, 0))
+		stat_inc(JP_STAT_RB_DROPS);
+	else
+		stat_inc(JP_STAT_OFFCPU);
+	r->s.time_ns = 0;
+}
+
+static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct *prev,
+				     struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 state;
+
+	/* a preempted task stays runnable even with a sleeping state set */
+	if (!preempt) {
+		state = task_state(prev);
+		if (state != TASK_RUNNING && !(state & TASK_DEAD))
+			switch_out(ctx, prev, now);
+	}
+	switch_in(next, now);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(ctx, preempt, prev, next);
+}
+
+/* raw_tp: for kernels whose BTF lacks btf_trace_sched_switch */
+SEC("raw_tp/sched_switch")
+int BPF_PROG(offcpu_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(ctx, preempt, prev, next);
+}
+
+static __always_inline int on_sys_enter(long nr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct sys_state *ss, init = { .nr = (__s32)nr };
+
+	if (!pid_wanted(id >> 32))
+		return 0;
+	ss = bpf_map_lookup_elem(&offcpu_sys, &tid);
+	if (ss) {
+		ss->nr = (__s32)nr;
+		ss->want_trace = 0;
+	} else {
+		bpf_map_update_elem(&offcpu_sys, &tid, &init, BPF_ANY);
+	}
+	return 0;
+}
+
+/* the syscall completed: a marked JVM thread gets its stack request now, never earlier */
+static __always_inline int on_sys_exit(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct sys_state *ss;
+	struct jp_jvm *jvm;
+
+	ss = bpf_map_lookup_elem(&offcpu_sys, &tid);
+	if (!ss)
+		return 0;
+	ss->nr = -1;
+	if (!ss->want_trace)
+		return 0;
+	ss->want_trace = 0;
+	jvm = jvm_of_task((struct task_struct *)bpf_get_current_task(), id >> 32);
+	if (jvm)
+		signal_current_thread(jvm->signo);
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(offcpu_enter_btf, struct pt_regs *regs, long nr)
+{
+	return on_sys_enter(nr);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_exit_btf, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit();
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(offcpu_enter_raw, struct pt_regs *regs, long nr)
+{
+	return on_sys_enter(nr);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(offcpu_exit_raw, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit();
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* syscalls.bpf.c: per-process syscall counts, errors and latency histograms; samples of slow calls. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "maps.bpf.h"
+
+#define MAX_ERRNO 4095
+
+const volatile __u8 per_thread = 0;
+const volatile __u64 slow_ns = 0; /* 0: no slow-call samples */
+
+struct sc_enter_val {
+	__u64 ts; /* 0: no call in flight */
+	__s64 nr;
+};
+
+/* tid -> the call in flight; LRU: threads that exit inside exit_group never reach sys_exit */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct sc_enter_val);
+} sc_enter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct jp_sc_key);
+	__type(value, struct jp_sc_val);
+} sc_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct jp_sc_errno_key);
+	__type(value, __u64);
+} sc_errnos SEC(".maps");
+
+/* a slow-call record: reserved at full size, only ustack_len frames are meaningful */
+struct slow_rec {
+	struct jp_sample s;
+	__u64 frames[JP_MAX_USTACK];
+};
+
+/* source for inserting a new sc_stats entry (too big for the BPF stack) */
+static const struct jp_sc_val zero_val;
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
+	return r;
+}
+
+static __always_inline int on_enter(long nr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct sc_enter_val *e, init;
+	__u32 tid = (__u32)id;
+
+	if (!pid_wanted(id >> 32))
+		return 0;
+	init.ts = bpf_ktime_get_ns();
+	init.nr = nr;
+	e = bpf_map_lookup_elem(&sc_enter, &tid);
+	if (e)
+		*e = init;
+	else
+		bpf_map_update_elem(&sc_enter, &tid, &init, BPF_ANY);
+	return 0;
+}
+
+static __always_inline void count_errno(const struct jp_sc_key *k, __s32 err)
+{
+	struct jp_sc_errno_key ek = { .tgid = k->tgid, .tid = k->tid, .nr = k->nr, .err = err };
+	__u64 one = 1, *c;
+
+	c = bpf_map_lookup_elem(&sc_errnos, &ek);
+	if (c) {
+		__sync_fetch_and_add(c, 1);
+		return;
+	}
+	if (!bpf_map_update_elem(&sc_errnos, &ek, &one, BPF_NOEXIST))
+		return;
+	c = bpf_map_lookup_elem(&sc_errnos, &ek); /* another CPU inserted it first */
+	if (c)
+		__sync_fetch_and_add(c, 1);
+	else
+		stat_inc(JP_STAT_SC_AGG_FULL);
+}
+
+/*
+ * A slow call as a sample: the user stack is valid at exit (the thread returns to
+ * where it called); the kernel stack here would only show the exit path, so none
+ * is taken. A JVM thread gets its stack request now: the call has completed, so
+ * the signal cannot interrupt it.
+ */
+static __always_inline void emit_slow(void *ctx, __u64 id, __s32 nr, __u64 lat, __u64 now)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct slow_rec *r;
+	struct jp_jvm *jvm;
+	long ubytes;
+
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(JP_STAT_RB_DROPS);
+		return;
+	}
+	__builtin_memset(&r->s, 0, sizeof(r->s));
+	r->s.time_ns = now;
+	r->s.weight = lat;
+	r->s.cgroup_id = bpf_get_current_cgroup_id();
+	r->s.pid = id >> 32;
+	r->s.tid = (__u32)id;
+	r->s.kind = JP_EV_SYSCALL;
+	r->s.cpu = bpf_get_smp_processor_id();
+	r->s.syscall_nr = nr;
+	bpf_get_current_comm(r->s.comm, sizeof(r->s.comm));
+	BPF_CORE_READ_STR_INTO(&r->s.pcomm, task, group_leader, comm);
+	ubytes = bpf_get_stack(ctx, r->frames, sizeof(r->frames), BPF_F_USER_STACK);
+	if (ubytes < 0) {
+		r->s.ustack_err = ubytes;
+		stat_inc(JP_STAT_USTACK_ERR);
+		ubytes = 0;
+	}
+	r->s.ustack_len = ubytes / sizeof(__u64);
+	jvm = jvm_of_task(task, id >> 32);
+	if (jvm) {
+		r->s.flags |= JP_SF_SIGNALED;
+		r->s.sig_err = signal_current_thread(jvm->signo);
+	}
+	bpf_ringbuf_submit(r, 0);
+	stat_inc(JP_STAT_SC_SLOW);
+}
+
+static __always_inline int on_exit(void *ctx, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now, lat;
+	struct jp_sc_key k = {};
+	struct sc_enter_val *e;
+	struct jp_sc_val *v;
+	__u32 tid = (__u32)id;
+
+	if (!pid_wanted(id >> 32))
+		return 0;
+	e = bpf_map_lookup_elem(&sc_enter, &tid);
+	if (!e || !e->ts) {
+		stat_inc(JP_STAT_SC_NOENTER);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	lat = now - e->ts;
+	e->ts = 0;
+	k.tgid = id >> 32;
+	k.tid = per_thread ? tid : 0;
+	k.nr = (__s32)e->nr;
+
+	v = bpf_map_lookup_elem(&sc_stats, &k);
+	if (!v) {
+		(void)bpf_map_update_elem(&sc_stats, &k, &zero_val, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&sc_stats, &k);
+		if (!v) {
+			stat_inc(JP_STAT_SC_AGG_FULL);
+			return 0;
+		}
+	}
+	if (!v->pcomm[0]) {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		bpf_get_current_comm(v->comm, sizeof(v->comm));
+		BPF_CORE_READ_STR_INTO(&v->pcomm, task, group_leader, comm);
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->total_ns, lat);
+	__sync_fetch_and_add(&v->hist[log2_u64(lat) & (JP_SC_HIST_BUCKETS - 1)], 1);
+	/* not atomic: two CPUs finishing the same (process, call) at once may keep the lower */
+	if (lat > v->max_ns)
+		v->max_ns = lat;
+	if (ret < 0 && ret >= -MAX_ERRNO) {
+		__sync_fetch_and_add(&v->errors, 1);
+		count_errno(&k, (__s32)-ret);
+	}
+	if (slow_ns && lat >= slow_ns)
+		emit_slow(ctx, id, k.nr, lat, now);
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sc_enter_btf, struct pt_regs *regs, long nr)
+{
+	return on_enter(nr);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sc_exit_btf, struct pt_regs *regs, long ret)
+{
+	return on_exit(ctx, ret);
+}
+
+/* raw_tp: for kernels whose BTF lacks btf_trace_sys_enter/exit */
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sc_enter_raw, struct pt_regs *regs, long nr)
+{
+	return on_enter(nr);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sc_exit_raw, struct pt_regs *regs, long ret)
+{
+	return on_exit(ctx, ret);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
