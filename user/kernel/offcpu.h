@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* offcpu.h: loads offcpu.bpf.c: JP_EV_OFFCPU samples (blocked time, weight in ns) into the session's ring. */
+#ifndef JPROF_KERNEL_OFFCPU_H
+#define JPROF_KERNEL_OFFCPU_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+
+#include "kernel/session.h"
+
+struct offcpu_opts {
+	__u64 min_block_ns;	  /* shorter blocked intervals are not reported; 0: all */
+	unsigned int max_threads; /* threads tracked at once (LRU); 0: 16384 */
+	bool include_kthreads;	  /* also kernel threads (they have no user stack) */
+	bool wakers;		  /* --wakers: not implemented yet, -EOPNOTSUPP */
+};
+
+struct offcpu;
+
+/*
+ * Opens offcpu.bpf.c, sets its rodata (pid filter from ks), makes it use ks's
+ * events/pids/jvms/stats maps, loads it (tp_btf, else raw_tp) and attaches it to
+ * sched_switch and raw_syscalls. Samples arrive through kernel_session__poll();
+ * drops and signals are counted in kernel_session__stats(). 0 or -errno, logged.
+ * ks must outlive the returned object.
+ */
+int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct offcpu **ret);
+/* NULL-safe: detaches and unloads */
+void offcpu__free(struct offcpu *oc);
+
+#endif /* JPROF_KERNEL_OFFCPU_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* sctable.h: the syscall summary (per process, per call) and its text and JSON writers. */
+#ifndef JPROF_SCTABLE_H
+#define JPROF_SCTABLE_H
+
+#include <linux/types.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "jprof.h"
+
+#define SC_NAME_LEN 32
+
+struct sc_errno_count {
+	int err; /* positive errno */
+	__u64 count;
+};
+
+/* one system call of one process (or thread) */
+struct sc_row {
+	int nr;
+	char name[SC_NAME_LEN];
+	__u64 calls, errors, total_ns, max_ns;
+	__u64 p50_ns, p90_ns, p99_ns; /* interpolated within log2 buckets */
+	struct sc_errno_count *errnos; /* sorted by count, descending */
+	size_t nerrnos;
+};
+
+struct sc_proc {
+	__u32 pid;
+	__u32 tid; /* 0: the whole process */
+	char comm[JP_COMM_LEN];
+	__u64 calls, errors, total_ns; /* sums of the rows (sc_table_finish) */
+	struct sc_row *rows;
+	size_t nrows;
+};
+
+/* plain data: filled by syscalls__read() (or a test), read by the writers */
+struct sc_table {
+	struct sc_proc *procs;
+	size_t nprocs;
+};
+
+/* an empty table, or NULL with errno set */
+struct sc_table *sc_table_new(void);
+/* NULL-safe */
+void sc_table_free(struct sc_table *t);
+/*
+ * The row of (pid, tid, nr), created zeroed (name from the caller) when missing;
+ * comm is taken from the first call for a process. NULL on -ENOMEM.
+ */
+struct sc_row *sc_table_row(struct sc_table *t, __u32 pid, __u32 tid, const char *comm, int nr,
+			    const char *name);
+/* adds count calls that failed with err to r. 0 or -ENOMEM */
+int sc_row_add_errno(struct sc_row *r, int err, __u64 count);
+/* sums per process and sorts processes and calls by total time (then pid, nr), errnos by count */
+void sc_table_finish(struct sc_table *t);
+
+/*
+ * The q-quantile (0..1) of a log2 histogram (bucket b: [2^b, 2^(b+1)) ns, bucket 0:
+ * [0, 2)), interpolated linearly inside the bucket it falls in, capped at max_ns.
+ * 0 for an empty histogram.
+ */
+__u64 sc_hist_quantile(const __u64 *hist, unsigned int nbuckets, double q, __u64 max_ns);
+
+/* "ENOENT", "ERESTARTSYS", or "E<n>" when unknown; the returned string is buf or static */
+const char *sc_errno_name(int err, char *buf, size_t len);
+
+/*
+ * Like `perf trace -s`: per process, then per call: calls, errors, total ms, avg,
+ * p50, p90, p99, max (µs), errors by errno name. 0 or -errno (write errors included).
+ */
+int sctable_write_text(const struct sc_table *t, FILE *f);
+/* The same as one JSON document; times in ns. 0 or -errno. */
+int sctable_write_json(const struct sc_table *t, FILE *f);
+
+#endif /* JPROF_SCTABLE_H */
