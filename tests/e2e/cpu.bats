@@ -11,7 +11,9 @@ setup() {
 }
 
 teardown() {
-	[[ -n ${APP_PID:-} ]] && kill "$APP_PID" 2>/dev/null || true
+	if [[ -n ${APP_PID:-} ]]; then
+		{ kill "$APP_PID" && wait "$APP_PID"; } 2>/dev/null || true
+	fi
 }
 
 @test "cpu -p: hot_a and hot_b found with their true shares, stack main;run;hot_a in order" {
@@ -69,7 +71,9 @@ teardown() {
 	local jp=$!
 	sleep 2
 	kill -INT "$jp"
-	run -0 wait "$jp"
+	local rc=0
+	wait "$jp" || rc=$?
+	[[ $rc -eq 0 ]]
 	cat "$OUT/err"
 	grep -q 'Interrupt' "$OUT/err"
 	grep -Eq '^hotab;.*hot_a [0-9]+$' "$OUT/int.folded"
@@ -84,7 +88,11 @@ teardown() {
 	local jp=$!
 	sleep 2
 	kill -TERM "$jp"
-	run -0 wait "$jp"
+	local rc=0
+	wait "$jp" || rc=$?
+	cat "$OUT/err"
+	[[ $rc -eq 0 ]]
+	grep -q 'Terminated' "$OUT/err"
 	grep -q 'hot_a' "$OUT/term.html"
 }
 

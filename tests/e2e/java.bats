@@ -1,0 +1,182 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# java.bats: Java stacks joined with native and kernel frames, on JDK 17 and JDK 25.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	require_root_bpf
+	OUT=$BATS_TEST_TMPDIR
+	JPID=
+}
+
+teardown() {
+	if [[ -n ${JPID:-} ]]; then
+		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
+	fi
+}
+
+# start_java JDK_HOME MODE SECONDS [JVM flags...]: sets JPID, waits for "ready"
+start_java() {
+	local home=$1 mode=$2 secs=$3
+	shift 3
+	require_jdk "$home"
+	"$home/bin/java" "$@" -Djava.library.path="$APPS" -cp "$APPS" JavaHot "$mode" "$secs" \
+		>"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q ready "$OUT/java.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q ready "$OUT/java.out"
+	sleep 1 # let the JIT compile the hot methods
+}
+
+tid_of() { # tid_of PID THREAD_NAME
+	grep -lx "$2" /proc/"$1"/task/*/comm | head -1 | awk -F/ '{ print $5 }'
+}
+
+cpu_ticks() { # utime + stime of a thread
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/task/$2/stat"
+}
+
+# profiles the split workload and compares each method's share with its thread's CPU time
+check_split() {
+	local ta tb a0 b0 a1 b1 a b
+	ta=$(tid_of "$JPID" worker-a)
+	tb=$(tid_of "$JPID" worker-b)
+	[[ -n $ta && -n $tb ]]
+	a0=$(cpu_ticks "$JPID" "$ta")
+	b0=$(cpu_ticks "$JPID" "$tb")
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 5 --per-thread -o "$OUT/s.folded" "$@"
+	echo "$output"
+	a1=$(cpu_ticks "$JPID" "$ta")
+	b1=$(cpu_ticks "$JPID" "$tb")
+	REPORT=$output
+	a=$(folded_sum ';JavaHot\.spinA_' "$OUT/s.folded")
+	b=$(folded_sum ';JavaHot\.spinB_' "$OUT/s.folded")
+	# thread roots carry the Java thread names
+	grep -Eq "^java \[$JPID\];worker-a \[$ta\];.*JavaHot\.spinA_" "$OUT/s.folded"
+	grep -Eq "^java \[$JPID\];worker-b \[$tb\];.*JavaHot\.spinB_" "$OUT/s.folded"
+	(( a + b > 300 ))
+	awk -v a="$a" -v b="$b" -v ca=$((a1 - a0)) -v cb=$((b1 - b0)) 'BEGIN {
+		p = 100 * a / (a + b); t = 100 * ca / (ca + cb);
+		printf "spinA share: profile %.1f%% (%d/%d), thread CPU %.1f%% (%d/%d ticks)\n", p, a, a + b, t, ca, ca + cb;
+		exit (p - t > 5 || t - p > 5) }'
+	# the stack reads root to leaf: thread entry, then the hot loop
+	grep -Eq 'java/lang/Thread\.run(With)?_\[[0j]\];.*JavaHot\.spinA_\[[0j]\];JavaHot\.countedLoop_\[j\]' "$OUT/s.folded"
+}
+
+# complete Java stacks of the JVM's Java-thread samples, in percent, from the report line
+complete_pct() {
+	sed -nE "s/.*JVM $JPID .* with complete Java stacks \(([0-9.]+)%\).*/\1/p" <<<"$REPORT"
+}
+
+@test "jdk17, dynamic attach: per-method shares match per-thread CPU time" {
+	start_java "$JDK17" split 20
+	check_split
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+}
+
+@test "jdk25, dynamic attach: per-method shares match per-thread CPU time" {
+	start_java "$JDK25" split 20
+	check_split
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+}
+
+@test "jdk17, -agentpath: shares, no safepoint bias, inlined frames" {
+	start_java "$JDK17" split 20 -agentpath:"$JPROF_AGENT"
+	check_split --no-attach
+	# the poll-free counted loop (and what C2 inlined into it) holds nearly all of spinA's samples
+	loop=$(folded_sum ';JavaHot\.countedLoop_\[j\](;JavaHot\.tiny_\[i\])?( |;)' "$OUT/s.folded")
+	a=$(folded_sum ';JavaHot\.spinA_' "$OUT/s.folded")
+	echo "countedLoop: $loop of $a spinA samples"
+	(( loop * 100 >= a * 90 ))
+	grep -Eq ';JavaHot\.countedLoop_\[j\];JavaHot\.tiny_\[i\] [0-9]+$' "$OUT/s.folded"
+}
+
+@test "jdk25, -agentpath: shares and inlined frames" {
+	start_java "$JDK25" split 20 -agentpath:"$JPROF_AGENT"
+	check_split --no-attach
+	grep -Eq ';JavaHot\.countedLoop_\[j\];JavaHot\.tiny_\[i\] [0-9]+$' "$OUT/s.folded"
+}
+
+@test "-Xint: interpreted frames carry _[0]" {
+	start_java "$JDK17" split 20 -Xint
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/x.folded"
+	grep -Eq ';JavaHot\.spinA_\[0\];JavaHot\.countedLoop_\[0\]' "$OUT/x.folded"
+	! grep -q '_\[j\]' "$OUT/x.folded"
+}
+
+@test "JNI: Java, then native, then kernel frames in one stack" {
+	start_java "$JDK17" jni 20
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/n.folded"
+	grep -Eq ';JavaHot\.jniLoop_\[[0ji]\];JavaHot\.nativeWrites;Java_JavaHot_nativeWrites;([^;]*;)*[^;]*_\[k\]' "$OUT/n.folded"
+	# no Java frame above a native or kernel one
+	! grep -Eq '_\[k\];.*JavaHot' "$OUT/n.folded"
+}
+
+@test "jprof killed with SIGKILL: the JVM finishes its work correctly" {
+	start_java "$JDK17" split 6
+	"$JPROF" record -p "$JPID" -F 999 -o "$OUT/k.folded" 2>/dev/null 3>&- &
+	local jp=$!
+	sleep 2
+	kill -9 "$jp"
+	wait "$jp" 2>/dev/null || true
+	local rc=0
+	wait "$JPID" || rc=$?
+	JPID=
+	echo "JVM exit code: $rc"
+	[[ $rc -eq 0 ]]
+	grep -q '^done ' "$OUT/java.out"
+	! grep -qi 'fatal\|SIGSEGV\|hs_err' "$OUT/java.err" "$OUT/java.out"
+}
+
+@test "attaching twice reuses the loaded agent" {
+	start_java "$JDK17" split 20
+	run -0 "$JPROF" record -p "$JPID" -d 2 -o "$OUT/1.folded"
+	grep -q 'JavaHot.spinA_' "$OUT/1.folded"
+	[[ $(grep -c jprof-agent /proc/"$JPID"/maps | head -1) -ge 1 ]]
+	run -0 "$JPROF" record -p "$JPID" -d 2 -o "$OUT/2.folded"
+	grep -q 'JavaHot.spinA_' "$OUT/2.folded"
+	# one agent library mapped, not two
+	[[ $(grep jprof-agent /proc/"$JPID"/maps | awk '{ print $6 }' | sort -u | wc -l) -eq 1 ]]
+	kill -0 "$JPID"
+}
+
+@test "a JVM with attach disabled is profiled natively with a clear warning" {
+	start_java "$JDK17" split 20 -XX:+DisableAttachMechanism
+	run -0 "$JPROF" record -p "$JPID" -d 2 -o "$OUT/d.folded"
+	[[ $output == *"attach mechanism disabled"* ]]
+	[[ $(folded_total "$OUT/d.folded") -gt 0 ]]
+	! grep -q 'JavaHot.spinA_' "$OUT/d.folded"
+	kill -0 "$JPID"
+}
+
+@test "record -a attaches every JVM and shows Java frames for each" {
+	start_java "$JDK17" split 20
+	local first=$JPID
+	start_java "$JDK25" split 20
+	run -0 "$JPROF" record -a -d 3 --per-pid -o "$OUT/all.folded"
+	echo "$output"
+	grep -Eq "^java \[$first\];.*JavaHot\.spinA_" "$OUT/all.folded"
+	grep -Eq "^java \[$JPID\];.*JavaHot\.spinA_" "$OUT/all.folded"
+	{ kill -9 "$first" && wait "$first"; } 2>/dev/null || true
+}
+
+@test "record -a attaches a JVM that starts during the recording" {
+	"$JPROF" record -a -d 8 --per-pid -o "$OUT/late.folded" 2>"$OUT/late.err" 3>&- &
+	local jp=$!
+	sleep 1
+	start_java "$JDK17" split 12
+	local rc=0
+	wait "$jp" || rc=$?
+	cat "$OUT/late.err"
+	[[ $rc -eq 0 ]]
+	grep -Eq "^java \[$JPID\];.*JavaHot\.countedLoop_\[j\]" "$OUT/late.folded"
+}
