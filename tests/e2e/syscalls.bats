@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# syscalls.bats: exact syscall counts and errors, latency table, slow-call stacks; through the
+# kernel-side driver (SC_DRIVER) and through `jprof record -e syscalls`.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+: "${SC_DRIVER:=$REPO/build/tests/kernel/sc_driver}"
+
+setup() {
+	[[ $EUID -eq 0 ]] || missing "needs root to load BPF"
+	[[ -r /sys/kernel/btf/vmlinux ]] || missing "no kernel BTF (/sys/kernel/btf/vmlinux)"
+	OUT=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	for p in ${APP_PID:-} ${TOOL_PID:-}; do
+		{ kill "$p" && wait "$p"; } 2>/dev/null || true
+	done
+}
+
+require_driver() {
+	[[ -x $SC_DRIVER ]] || missing "sc_driver not built at $SC_DRIVER (make sc-driver)"
+}
+
+# start_waiting APP ARGS...: the workload blocks until SIGUSR1 (APP_PID)
+start_waiting() {
+	"$APPS/$1" "${@:2}" 3>&- &
+	APP_PID=$!
+}
+
+# run_traced SECS CMD...: CMD (a tracer of $APP_PID, output in $OUT/out, errors in $OUT/err)
+# runs in the background; once attached (1.5 s, or $OUT/ready) the workload is released.
+run_traced() {
+	local secs=$1
+	shift
+	rm -f "$OUT/ready"
+	"$@" >"$OUT/out" 2>"$OUT/err" 3>&- &
+	TOOL_PID=$!
+	for ((i = 0; i < 30; i++)); do
+		[[ -e $OUT/ready ]] && break
+		sleep 0.1
+	done
+	[[ -e $OUT/ready ]] || sleep 1.5
+	kill -USR1 "$APP_PID"
+	wait "$APP_PID"
+	APP_PID=
+	local rc=0
+	wait "$TOOL_PID" || rc=$?
+	TOOL_PID=
+	cat "$OUT/err" >&2
+	return $rc
+}
+
+# row NAME FILE: "calls errors" of syscall NAME in a text table
+row() {
+	awk -v n="$1" '$1 == n { print $2, $3; exit }' "$2"
+}
+
+@test "syscalls (driver): exact counts of writes, ENOENT and EACCES errors" {
+	require_driver
+	start_waiting sc_exact 1000 100 5
+	run_traced 3 "$SC_DRIVER" -p "$APP_PID" -e syscalls -d 3 --ready "$OUT/ready"
+	cat "$OUT/out"
+	[[ $(row write "$OUT/out") == "1000 0" ]]
+	[[ $(row openat "$OUT/out") == "100 100" ]]
+	[[ $(row execve "$OUT/out") == "5 5" ]]
+	grep -Eq '^ +100 +ENOENT$' "$OUT/out"
+	grep -Eq '^ +5 +EACCES$' "$OUT/out"
+	grep -q 'interpolated within log2' "$OUT/out"
+	grep -q '^stat sc_agg_full=0$' "$OUT/out"
+}
+
+@test "syscalls (driver): a 50 ms nanosleep is a slow-call sample with a user stack, getppid is not" {
+	require_driver
+	start_waiting sc_sleeper 3 50
+	run_traced 3 "$SC_DRIVER" -p "$APP_PID" -e syscalls -d 3 --slow 10000 --ready "$OUT/ready"
+	cat "$OUT/out"
+	[[ $(grep -c '^sample kind=syscall .*name=clock_nanosleep ' "$OUT/out") -eq 3 ]]
+	! grep -q '^sample kind=syscall .*name=getppid ' "$OUT/out"
+	# latency >= 50 ms, some user frames
+	awk '/^sample kind=syscall/ { for (i = 1; i <= NF; i++) { split($i, kv, "=");
+		if (kv[1] == "weight_ns" && kv[2] < 50000000) bad = 1;
+		if (kv[1] == "ustack" && kv[2] < 2) bad = 1 } } END { exit bad }' "$OUT/out"
+	[[ $(row getppid "$OUT/out") == "3000 0" ]]
+	# p50 of 3 calls of ~50 ms lies in the [33.5, 67.1) ms log2 bucket
+	awk '$1 == "clock_nanosleep" { exit !($6 >= 33554 && $6 < 67109 && $9 >= 50000) }' "$OUT/out"
+}
+
+@test "syscalls (driver): --json is valid JSON with the exact counts" {
+	require_driver
+	command -v jq >/dev/null || missing "jq"
+	start_waiting sc_exact 200 20
+	run_traced 3 "$SC_DRIVER" -p "$APP_PID" -e syscalls -d 3 --json -q --ready "$OUT/ready"
+	jq . "$OUT/out" >/dev/null
+	[[ $(jq '[.processes[].syscalls[] | select(.name == "write") | .calls] | add' "$OUT/out") == 200 ]]
+	[[ $(jq '[.processes[].syscalls[] | select(.name == "openat") | .errnos.ENOENT] | add' "$OUT/out") == 20 ]]
+}
+
+# --- the CLI contract (user/record.c, user/opts.c) -------------------------------------
+
+@test "jprof record -e syscalls -p: text table with exact counts on stdout" {
+	require_root_bpf
+	start_waiting sc_exact 1000 100 5
+	run_traced 4 "$JPROF" record -e syscalls -p "$APP_PID" -d 4
+	cat "$OUT/out"
+	[[ $(row write "$OUT/out") == "1000 0" ]]
+	[[ $(row openat "$OUT/out") == "100 100" ]]
+	grep -Eq 'ENOENT' "$OUT/out"
+}
+
+@test "jprof record -e syscalls -f json: valid JSON with the exact counts" {
+	require_root_bpf
+	command -v jq >/dev/null || missing "jq"
+	start_waiting sc_exact 300 30
+	run_traced 4 "$JPROF" record -e syscalls -p "$APP_PID" -d 4 -f json
+	jq . "$OUT/out" >/dev/null
+	[[ $(jq '[.processes[].syscalls[] | select(.name == "write") | .calls] | add' "$OUT/out") == 300 ]]
+	[[ $(jq '[.processes[].syscalls[] | select(.name == "openat") | .errnos.ENOENT] | add' "$OUT/out") == 30 ]]
+}
+
+@test "jprof record -e syscalls --slow: folded slow-call stacks end in the syscall name" {
+	require_root_bpf
+	start_waiting sc_sleeper 3 50
+	run_traced 4 "$JPROF" record -e syscalls -p "$APP_PID" -d 4 --slow 10000 -o "$OUT/slow.folded"
+	cat "$OUT/slow.folded"
+	grep -Eq ';do_sleep;(clock_)?nanosleep [0-9]+$' "$OUT/slow.folded"
+	! grep -q 'getppid' "$OUT/slow.folded"
+	# weights are nanoseconds: three calls of >= 50 ms
+	(( $(folded_sum 'nanosleep [0-9]+$' "$OUT/slow.folded") >= 150000000 ))
+}
