@@ -326,13 +326,30 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread thread)
 	(void)go_live(env, thread);
 }
 
+/* the JVM is going away (also on System.exit, where Agent_OnUnload never comes) */
+static void drop_channel(void)
+{
+	jpa_stacks_stop();
+	if (jpa_ring_path()[0])
+		unlink(jpa_ring_path());
+	if (jpa_dict_path()[0])
+		unlink(jpa_dict_path());
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env)
+{
+	(void)j;
+	(void)env;
+	drop_channel();
+}
+
 static int set_events(int live)
 {
 	static const jvmtiEvent events[] = {
 		JVMTI_EVENT_CLASS_LOAD,		   JVMTI_EVENT_CLASS_PREPARE,
 		JVMTI_EVENT_COMPILED_METHOD_LOAD,
 		JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
-		JVMTI_EVENT_THREAD_START,
+		JVMTI_EVENT_THREAD_START,	   JVMTI_EVENT_VM_DEATH,
 	};
 	jvmtiEventCallbacks cb;
 	jvmtiCapabilities caps;
@@ -352,6 +369,7 @@ static int set_events(int live)
 	cb.DynamicCodeGenerated = on_dynamic_code;
 	cb.ThreadStart = on_thread_start;
 	cb.VMInit = on_vm_init;
+	cb.VMDeath = on_vm_death;
 	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE)
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
@@ -429,10 +447,6 @@ JPA_EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved
 JPA_EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
 	(void)vm;
-	/* the JVM is going away: tell jprof, and drop the channel files (open fds still read) */
-	jpa_stacks_stop();
-	if (jpa_ring_path()[0])
-		unlink(jpa_ring_path());
-	if (jpa_dict_path()[0])
-		unlink(jpa_dict_path());
+	/* tell jprof, and drop the channel files (its open fds still read) */
+	drop_channel();
 }
