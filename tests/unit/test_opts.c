@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_opts.c: command-line parsing: defaults, strict numbers, conflicts, formats. */
+#include <errno.h>
+
+#include "harness.h"
+#include "opts.h"
+#include "out/out.h"
+
+static struct jp_opts o;
+static char err[256];
+
+#define PARSE(...)                                                                                 \
+	({                                                                                         \
+		char *argv[] = { "jprof", __VA_ARGS__, NULL };                                     \
+		opts_parse((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv, &o, err, sizeof(err)); \
+	})
+
+TEST(defaults)
+{
+	EXPECT_EQ(PARSE("record"), 0);
+	EXPECT_EQ(o.cmd, JP_CMD_RECORD);
+	EXPECT_TRUE(o.all);
+	EXPECT_EQ(o.freq_hz, 99);
+	EXPECT_EQ(o.duration_s, 0);
+	EXPECT_EQ(o.format, OUT_FOLDED);
+	EXPECT_EQ(o.events, 1u << JP_EV_CPU);
+	EXPECT_TRUE(o.output == NULL);
+}
+
+TEST(pids_and_flags)
+{
+	EXPECT_EQ(PARSE("record", "-p", "12,34", "-F", "999", "-d", "5", "-o", "x.html", "--per-thread"),
+		  0);
+	EXPECT_EQ(o.npids, 2);
+	EXPECT_EQ(o.pids[0], 12);
+	EXPECT_EQ(o.pids[1], 34);
+	EXPECT_TRUE(!o.all);
+	EXPECT_EQ(o.freq_hz, 999);
+	EXPECT_EQ(o.duration_s, 5);
+	EXPECT_EQ(o.format, OUT_HTML);
+	EXPECT_TRUE(o.per_thread && o.per_pid);
+}
+
+TEST(format_overrides_extension)
+{
+	EXPECT_EQ(PARSE("record", "-o", "x.html", "-f", "folded"), 0);
+	EXPECT_EQ(o.format, OUT_FOLDED);
+	EXPECT_EQ(PARSE("record", "-o", "x.unknown"), 0);
+	EXPECT_EQ(o.format, OUT_FOLDED);
+}
+
+TEST(strict_numbers)
+{
+	unsigned int v;
+
+	EXPECT_EQ(opts_parse_u32("12", 1, 100, &v), 0);
+	EXPECT_EQ(v, 12);
+	EXPECT_EQ(opts_parse_u32("12abc", 1, 100, &v), -EINVAL);
+	EXPECT_EQ(opts_parse_u32("", 1, 100, &v), -EINVAL);
+	EXPECT_EQ(opts_parse_u32("-1", 0, 100, &v), -EINVAL);
+	EXPECT_EQ(opts_parse_u32(" 5", 0, 100, &v), -EINVAL);
+	EXPECT_EQ(opts_parse_u32("101", 1, 100, &v), -ERANGE);
+	EXPECT_EQ(opts_parse_u32("99999999999999999999", 0, 100, &v), -ERANGE);
+	EXPECT_EQ(PARSE("record", "-F", "0"), JP_EXIT_USAGE);
+	EXPECT_TRUE(strstr(err, "-F") != NULL);
+	EXPECT_EQ(PARSE("record", "-F", "10001"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "-d", "3s"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "-p", "1,,x"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "-p", "0"), JP_EXIT_USAGE);
+}
+
+TEST(conflicts_and_unknowns)
+{
+	EXPECT_EQ(PARSE("record", "-a", "-p", "1"), JP_EXIT_USAGE);
+	EXPECT_TRUE(strstr(err, "-a and -p") != NULL);
+	EXPECT_EQ(PARSE("record", "--bogus"), JP_EXIT_USAGE);
+	EXPECT_TRUE(strstr(err, "--bogus") != NULL);
+	EXPECT_EQ(PARSE("record", "-F"), JP_EXIT_USAGE);
+	EXPECT_TRUE(strstr(err, "needs a value") != NULL);
+	EXPECT_EQ(PARSE("record", "-e", "nope"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "-f", "pdf"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "stray"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dance"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("list", "-p", "3"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report"), JP_EXIT_USAGE);
+}
+
+TEST(report_and_help)
+{
+	EXPECT_EQ(PARSE("report", "in.folded", "-o", "out.html"), 0);
+	EXPECT_EQ(o.cmd, JP_CMD_REPORT);
+	EXPECT_STREQ(o.input, "in.folded");
+	EXPECT_EQ(o.format, OUT_HTML);
+	EXPECT_EQ(PARSE("--help"), 0);
+	EXPECT_EQ(o.cmd, JP_CMD_HELP);
+	EXPECT_EQ(PARSE("record", "-h"), 0);
+	EXPECT_EQ(o.cmd, JP_CMD_HELP);
+	EXPECT_EQ(PARSE("--version"), 0);
+	EXPECT_EQ(o.cmd, JP_CMD_VERSION);
+}
