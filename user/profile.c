@@ -252,8 +252,8 @@ static struct profile_node *kid_find(const struct profile_node *parent, const ch
 	return NULL;
 }
 
-static struct profile_node *kid_get(struct profile *p, struct profile_node *parent, const char *name,
-				    enum jp_frame_kind kind)
+static struct profile_node *kid_get(struct profile *p, struct profile_node *parent,
+				    const char *name, enum jp_frame_kind kind)
 {
 	struct profile_node *n;
 	__u32 pos = 0;
@@ -466,10 +466,10 @@ static const struct {
 	const char *suffix;
 	enum jp_frame_kind kind;
 } folded_suffixes[] = {
-	{ "_[k]", JP_FK_KERNEL },
-	{ "_[j]", JP_FK_JIT },
-	{ "_[i]", JP_FK_INLINED },
-	{ "_[0]", JP_FK_INTERP },
+	{"_[k]", JP_FK_KERNEL},
+	{"_[j]", JP_FK_JIT},
+	{"_[i]", JP_FK_INLINED},
+	{"_[0]", JP_FK_INTERP},
 };
 
 /* strips a kind suffix off name (in place); leading "[...]" frames without one are root markers */
@@ -480,7 +480,8 @@ static enum jp_frame_kind folded_kind(char *name, int leading)
 	for (size_t i = 0; i < sizeof(folded_suffixes) / sizeof(folded_suffixes[0]); i++) {
 		size_t sl = strlen(folded_suffixes[i].suffix);
 
-		if (len >= sl && !memcmp(name + len - sl, folded_suffixes[i].suffix, sl)) {
+		/* a bare "_[k]" is a name, not an empty name with a suffix */
+		if (len > sl && !memcmp(name + len - sl, folded_suffixes[i].suffix, sl)) {
 			name[len - sl] = '\0';
 			return folded_suffixes[i].kind;
 		}

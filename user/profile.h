@@ -37,7 +37,8 @@ const char *profile_node__name(const struct profile_node *n);
 enum jp_frame_kind profile_node__kind(const struct profile_node *n);
 __u64 profile_node__total(const struct profile_node *n); /* self + children */
 __u64 profile_node__self(const struct profile_node *n);
-const struct profile_node *profile_node__parent(const struct profile_node *n); /* NULL for the root */
+/* the parent (NULL for the root) and the number of children */
+const struct profile_node *profile_node__parent(const struct profile_node *n);
 size_t profile_node__child_count(const struct profile_node *n);
 
 /*

@@ -306,3 +306,17 @@ TEST(read_folded_bad_lines)
 		profile__free(p);
 	}
 }
+
+TEST(read_folded_bare_suffix_is_a_name)
+{
+	int err;
+	size_t line = 0;
+	struct profile *p = read_str("_[k];x_[j]_[i] 1\n", &err, &line);
+	const struct profile_node *n;
+
+	EXPECT_EQ(err, 0);
+	n = kid(profile__root(p), "_[k]", JP_FK_NATIVE);
+	ASSERT_TRUE(n);
+	EXPECT_TRUE(kid(n, "x_[j]", JP_FK_INLINED) != NULL);
+	profile__free(p);
+}
