@@ -106,12 +106,13 @@ static int level_build(struct level *l, const struct profile_node *parent, size_
 		const char *name = profile_node__name(c);
 
 		if (profile_node__self(c) > 0) {
-			l->ents[k++] = (struct entry){ c, l->keys + off, 1 };
+			l->ents[k++] = (struct entry){c, l->keys + off, 1};
 			off += (size_t)sprintf(l->keys + off, "%s %" PRIu64, name,
-					       (uint64_t)profile_node__self(c)) + 1;
+					       (uint64_t)profile_node__self(c)) +
+			       1;
 		}
 		if (profile_node__child(c)) {
-			l->ents[k++] = (struct entry){ c, l->keys + off, 0 };
+			l->ents[k++] = (struct entry){c, l->keys + off, 0};
 			off += (size_t)sprintf(l->keys + off, "%s;", name) + 1;
 		}
 	}
@@ -218,7 +219,7 @@ static int emit_lines(const struct profile *r, FILE *f)
 
 int out_folded_write(const struct profile *p, FILE *f)
 {
-	struct render_buf b = { NULL, 0 };
+	struct render_buf b = {NULL, 0};
 	struct profile *r;
 	int err;
 

@@ -10,8 +10,8 @@ static const struct {
 	const char *name;
 	enum out_format fmt;
 } format_names[] = {
-	{ "folded", OUT_FOLDED }, { "collapsed", OUT_FOLDED }, { "txt", OUT_FOLDED },
-	{ "html", OUT_HTML },	  { "htm", OUT_HTML },
+	{"folded", OUT_FOLDED}, {"collapsed", OUT_FOLDED}, {"txt", OUT_FOLDED},
+	{"html", OUT_HTML},	{"htm", OUT_HTML},
 };
 
 static int format_lookup(const char *name, int allow_htm)

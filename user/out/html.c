@@ -152,7 +152,8 @@ static void json_str(FILE *f, const char *str)
 			fputs("\\ufffd", f);
 			s++;
 		} else if (n > 1) {
-			if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9))
+			if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 &&
+			    (s[2] == 0xa8 || s[2] == 0xa9))
 				fprintf(f, "\\u%04x", s[2] == 0xa8 ? 0x2028 : 0x2029);
 			else
 				fwrite(s, 1, n, f);
@@ -174,7 +175,7 @@ static void json_str(FILE *f, const char *str)
 /* preorder; per node: name index, kind, total weight, child count */
 static int write_data(const struct profile *p, FILE *f)
 {
-	struct name_map m = { 0 };
+	struct name_map m = {0};
 	const struct profile_node *root = profile__root(p), *n = root;
 	int err = 0;
 
