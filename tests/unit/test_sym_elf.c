@@ -43,7 +43,7 @@ static void expect_vaddr(struct elf_syms *e, const char *elf, const char *sym, _
 
 TEST(elf_pie_nopie_shared)
 {
-	static const char *const names[] = { "fx_pie", "fx_nopie", "libfx.so" };
+	static const char *const names[] = {"fx_pie", "fx_nopie", "libfx.so"};
 
 	for (size_t i = 0; i < 3; i++) {
 		struct elf_syms *e = load(names[i]);
@@ -149,9 +149,9 @@ static int child_start(const char *prog, struct child *c)
 	c->in_fd = in[1];
 	f = fdopen(out[0], "r");
 	memset(c->addr, 0, sizeof(c->addr));
-	n = f && fgets(line, sizeof(line), f) ?
-		    sscanf(line, "%llx %llx %llx", &c->addr[0], &c->addr[1], &c->addr[2]) :
-		    0;
+	n = f && fgets(line, sizeof(line), f)
+		    ? sscanf(line, "%llx %llx %llx", &c->addr[0], &c->addr[1], &c->addr[2])
+		    : 0;
 	if (f)
 		fclose(f);
 	return n > 0 ? 0 : -1;
@@ -165,7 +165,7 @@ static void child_stop(struct child *c)
 
 TEST(live_exec_fixtures)
 {
-	static const char *const progs[] = { "fx_pie", "fx_nopie", "fx_mini" };
+	static const char *const progs[] = {"fx_pie", "fx_nopie", "fx_mini"};
 	struct syms *s = syms__new(fx_path("kallsyms.txt"));
 
 	ASSERT_TRUE(s);

@@ -12,22 +12,22 @@
 #include "elf_syms.h"
 #include "strpool.h"
 
-#define ELF_MAX_SYMS	  (8u << 20)
-#define ELF_MAX_SECTIONS  (1u << 16)
-#define ELF_MAX_LOADS	  64
+#define ELF_MAX_SYMS	 (8u << 20)
+#define ELF_MAX_SECTIONS (1u << 16)
+#define ELF_MAX_LOADS	 64
 /* MiniDebugInfo is a few hundred KiB in practice; refuse decompression bombs */
-#define DEBUGDATA_MAX_OUT (64u << 20)
+#define DEBUGDATA_MAX_OUT  (64u << 20)
 #define DEBUGDATA_MEMLIMIT (128u << 20)
 /* an unsized symbol extends to the next one, but not absurdly far */
-#define UNSIZED_MAX_SPAN  (64u * 1024)
+#define UNSIZED_MAX_SPAN (64u * 1024)
 /* how far back to look for an enclosing symbol when the nearest one is too short */
-#define NESTED_LOOKBACK	  16
+#define NESTED_LOOKBACK 16
 
 struct elf_sym {
 	__u64 addr, size;
-	const char *name;	/* in pool; replaced by the demangled form on first find */
-	__u8 rank;		/* alias preference, lower wins */
-	__u8 demangled;		/* 1 once name was looked at for demangling */
+	const char *name; /* in pool; replaced by the demangled form on first find */
+	__u8 rank;	  /* alias preference, lower wins */
+	__u8 demangled;	  /* 1 once name was looked at for demangling */
 };
 
 struct elf_load {

@@ -10,22 +10,22 @@
 #include "lines.h"
 #include "strpool.h"
 
-#define KSYMS_MAX_FILE	 (256u << 20)
-#define KSYMS_MAX_SYMS	 (16u << 20)
+#define KSYMS_MAX_FILE (256u << 20)
+#define KSYMS_MAX_SYMS (16u << 20)
 /* the last symbol has no successor to bound it; kernel functions are far smaller */
-#define KSYMS_LAST_SPAN	 (1u << 20)
+#define KSYMS_LAST_SPAN (1u << 20)
 
 struct ksym {
 	__u64 addr;
-	const char *name;	/* in pool */
-	const char *module;	/* NULL: core kernel */
+	const char *name;   /* in pool */
+	const char *module; /* NULL: core kernel */
 };
 
 struct ksyms {
 	struct ksym *syms;
 	size_t n, cap;
 	struct strpool pool;
-	const char *last_module;	/* modules come in runs: reuse the last one's string */
+	const char *last_module; /* modules come in runs: reuse the last one's string */
 	size_t bad_lines;
 };
 

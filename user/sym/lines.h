@@ -20,8 +20,8 @@ typedef int (*lines_cb)(const char *line, size_t len, unsigned long lineno, void
 
 /* carried across lines_split() calls when a file is read in pieces */
 struct lines_state {
-	unsigned long lineno;	/* lines seen so far */
-	bool skipping;		/* inside an overlong line, dropping until '\n' */
+	unsigned long lineno; /* lines seen so far */
+	bool skipping;	      /* inside an overlong line, dropping until '\n' */
 };
 
 /*

@@ -17,9 +17,9 @@
 #define PERFMAP_CHUNK	    (64 * 1024)
 
 struct pm_entry {
-	__u64 start, end;	/* [start, end): the part of the symbol still visible */
-	__u64 sym_start;	/* where the symbol itself starts, for offsets */
-	const char *name;	/* in pool */
+	__u64 start, end; /* [start, end): the part of the symbol still visible */
+	__u64 sym_start;  /* where the symbol itself starts, for offsets */
+	const char *name; /* in pool */
 };
 
 /* a parsed line waiting to be merged; seq orders lines, later wins */
@@ -29,9 +29,9 @@ struct pm_item {
 };
 
 struct perfmap {
-	struct pm_entry *e;	/* sorted, disjoint */
+	struct pm_entry *e; /* sorted, disjoint */
 	size_t n;
-	struct pm_item *batch;	/* lines parsed since the last merge */
+	struct pm_item *batch; /* lines parsed since the last merge */
 	size_t nb, bcap;
 	struct strpool pool;
 	struct lines_state st;
@@ -40,7 +40,7 @@ struct perfmap {
 	/* the file being followed */
 	dev_t dev;
 	ino_t ino;
-	__u64 offset;		/* bytes consumed so far */
+	__u64 offset; /* bytes consumed so far */
 	bool has_file;
 };
 
@@ -469,11 +469,30 @@ bool perfmap_name_is_jvm_stub(const char *name)
 {
 	/* HotSpot's DynamicCodeGenerated / Compiler.perfmap names for non-method code */
 	static const char *const stubs[] = {
-		"Interpreter", "StubRoutines", "I2C/C2I", "RuntimeStub", "SafepointBlob",
-		"ExceptionBlob", "DeoptimizationBlob", "UncommonTrapBlob", "BufferBlob",
-		"AdapterBlob", "MethodHandlesAdapterBlob", "VtableBlob", "vtable", "itable",
-		"method entry point", "flush_icache", "native_call", "nep_invoker", "UpcallStub",
-		"CodeBlob", "SingletonBlob", "Stub", "[", "{",
+		"Interpreter",
+		"StubRoutines",
+		"I2C/C2I",
+		"RuntimeStub",
+		"SafepointBlob",
+		"ExceptionBlob",
+		"DeoptimizationBlob",
+		"UncommonTrapBlob",
+		"BufferBlob",
+		"AdapterBlob",
+		"MethodHandlesAdapterBlob",
+		"VtableBlob",
+		"vtable",
+		"itable",
+		"method entry point",
+		"flush_icache",
+		"native_call",
+		"nep_invoker",
+		"UpcallStub",
+		"CodeBlob",
+		"SingletonBlob",
+		"Stub",
+		"[",
+		"{",
 	};
 	size_t i;
 

@@ -197,7 +197,7 @@ static struct jp_maps *maps_alloc(void)
 
 int procmaps_parse_stream(FILE *f, bool only_exec, struct jp_maps **ret)
 {
-	struct parse_ctx ctx = { .only_exec = only_exec };
+	struct parse_ctx ctx = {.only_exec = only_exec};
 	long r;
 
 	ctx.m = maps_alloc();
@@ -215,7 +215,7 @@ int procmaps_parse_stream(FILE *f, bool only_exec, struct jp_maps **ret)
 
 int procmaps_parse_buf(const char *buf, size_t len, bool only_exec, struct jp_maps **ret)
 {
-	struct parse_ctx ctx = { .only_exec = only_exec };
+	struct parse_ctx ctx = {.only_exec = only_exec};
 	struct lines_state st = {};
 	long r;
 

@@ -9,10 +9,10 @@
 #include <stdio.h>
 
 enum jp_map_type {
-	JP_MAP_FILE = 0,  /* a file path ("/usr/lib/libc.so.6", maybe " (deleted)") */
-	JP_MAP_ANON,	  /* no path, or "//anon" */
+	JP_MAP_FILE = 0,   /* a file path ("/usr/lib/libc.so.6", maybe " (deleted)") */
+	JP_MAP_ANON,	   /* no path, or "//anon" */
 	JP_MAP_ANON_NAMED, /* "[anon:name]" (prctl PR_SET_VMA_ANON_NAME) or "/memfd:..." */
-	JP_MAP_SPECIAL,	  /* "[vdso]", "[heap]", "[stack]", ... */
+	JP_MAP_SPECIAL,	   /* "[vdso]", "[heap]", "[stack]", ... */
 	JP_MAP_TYPE_MAX
 };
 
@@ -22,20 +22,20 @@ enum jp_map_type {
 #define JP_MAP_P 0x8 /* private (copy on write) */
 
 struct jp_map {
-	__u64 start, end;	/* [start, end) */
-	__u64 offset;		/* file offset of start */
+	__u64 start, end; /* [start, end) */
+	__u64 offset;	  /* file offset of start */
 	__u64 inode;
 	__u32 dev_major, dev_minor;
-	__u32 perms;		/* JP_MAP_* */
+	__u32 perms; /* JP_MAP_* */
 	enum jp_map_type type;
-	bool deleted;		/* path ended in " (deleted)", which is stripped */
-	char *path;		/* NULL for JP_MAP_ANON; owned by the jp_maps */
+	bool deleted; /* path ended in " (deleted)", which is stripped */
+	char *path;   /* NULL for JP_MAP_ANON; owned by the jp_maps */
 };
 
 struct jp_maps {
-	struct jp_map *maps;	/* sorted by start, non-overlapping */
+	struct jp_map *maps; /* sorted by start, non-overlapping */
 	size_t n;
-	size_t bad_lines;	/* malformed lines skipped */
+	size_t bad_lines;	      /* malformed lines skipped */
 	unsigned long first_bad_line; /* line number of the first, 0 if none (debugging) */
 };
 

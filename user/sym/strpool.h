@@ -8,9 +8,9 @@
 struct strpool_block;
 
 struct strpool {
-	struct strpool_block *head;	/* newest block first */
-	size_t used, total;		/* bytes used in head, bytes in all blocks */
-	size_t max_total;		/* 0: no limit */
+	struct strpool_block *head; /* newest block first */
+	size_t used, total;	    /* bytes used in head, bytes in all blocks */
+	size_t max_total;	    /* 0: no limit */
 };
 
 void strpool_init(struct strpool *p, size_t max_total);

@@ -29,44 +29,44 @@ struct dso {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
-	struct elf_syms *es;	/* NULL when not a readable ELF file */
+	struct elf_syms *es; /* NULL when not a readable ELF file */
 };
 
 /* one executable mapping of a process */
 struct umap {
 	__u64 start, end, offset;
-	const char *path;	/* interned; NULL for anonymous memory */
-	struct dso *dso;	/* NULL for anonymous memory or unreadable files */
+	const char *path; /* interned; NULL for anonymous memory */
+	struct dso *dso;  /* NULL for anonymous memory or unreadable files */
 	enum jp_map_type type;
-	bool is_jvm;		/* libjvm.so */
+	bool is_jvm; /* libjvm.so */
 };
 
 struct pid_state {
 	__u32 pid, nspid;
-	struct umap *maps;	/* sorted by start */
+	struct umap *maps; /* sorted by start */
 	size_t n;
-	bool has_anon_exec;	/* JIT code possible: look for a perf map */
+	bool has_anon_exec; /* JIT code possible: look for a perf map */
 	__u64 maps_read_ns;
-	struct perfmap *pm;	/* NULL until a perf map was found */
+	struct perfmap *pm; /* NULL until a perf map was found */
 	__u64 pm_read_ns;
 };
 
 /* open-addressing hash set of pointers */
 struct pset {
 	void **slots;
-	size_t cap, n;		/* cap is 0 or a power of two */
+	size_t cap, n; /* cap is 0 or a power of two */
 };
 
 struct syms {
 	struct ksyms *ksyms;
 	struct pid_state **pids; /* sorted by pid */
 	size_t npids, cap_pids;
-	struct pset dsos;	/* struct dso *, by dev/ino/size/mtime */
-	struct pset paths;	/* interned mapping paths (char *) */
+	struct pset dsos;  /* struct dso *, by dev/ino/size/mtime */
+	struct pset paths; /* interned mapping paths (char *) */
 	struct strpool path_pool;
 	struct perfmap **dead_pms; /* perf maps of dropped pids: their names must outlive them */
 	size_t ndead, cap_dead;
-	struct elf_syms *vdso;	/* our own vdso image, the same one the kernel gives everyone */
+	struct elf_syms *vdso; /* our own vdso image, the same one the kernel gives everyone */
 	bool vdso_tried;
 	__u64 reload_interval_ns;
 	struct syms_stats stats;
@@ -160,7 +160,7 @@ static void *pset_get(const struct pset *s, const void *key, pset_hash_fn hash, 
 static int pset_add(struct pset *s, void *key, pset_hash_fn hash, pset_eq_fn eq)
 {
 	if ((s->n + 1) * 2 > s->cap) {
-		struct pset ns = { .cap = s->cap ? s->cap * 2 : HASH_MIN_BUCKETS };
+		struct pset ns = {.cap = s->cap ? s->cap * 2 : HASH_MIN_BUCKETS};
 
 		ns.slots = calloc(ns.cap, sizeof(*ns.slots));
 		if (!ns.slots)
@@ -556,7 +556,7 @@ static bool lookup_jit(struct syms *s, struct pid_state *ps, __u64 addr, struct 
 
 int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret)
 {
-	struct jp_sym r = { .kind = JP_FK_NATIVE };
+	struct jp_sym r = {.kind = JP_FK_NATIVE};
 	const struct umap *u;
 	struct pid_state *ps;
 	struct elf_syms *es;

@@ -18,7 +18,12 @@ struct jp_sym {
 
 struct syms;
 
-/* Creates the symbolizer. kallsyms_path NULL means /proc/kallsyms. NULL + errno on failure. */
+/*
+ * Creates the symbolizer. kallsyms_path NULL means /proc/kallsyms (unreadable: no
+ * kernel names, not an error). NULL + errno on failure. A syms object is not
+ * thread-safe: use it from one thread at a time. Module parsers usable on their
+ * own: ksyms.h, procmaps.h, perfmap.h, elf_syms.h, demangle.h.
+ */
 struct syms *syms__new(const char *kallsyms_path);
 void syms__free(struct syms *s); /* NULL-safe */
 
