@@ -3,8 +3,8 @@
 // Thread.sleep (sleepLoop), Object.wait with a timeout nobody ends early (waitLoop), a
 // blocking loopback socket read whose peer answers after MS (readLoop), and
 // FileChannel.force (forceLoop). Each measures its own blocked times; at the end it
-// prints one line per kind: "<kind> n=N mean_ms=X min_ms=Y early=E" (early: woke
-// before MS, which a profiler must never cause), then "done".
+// prints one line per kind: "<kind> n=N mean_ms=X median_ms=M min_ms=Y early=E" (early:
+// woke before MS, which a profiler must never cause), then "done".
 import java.io.File;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,6 +14,8 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
 
 public class OffcpuApp {
 	static volatile boolean running = true;
@@ -23,6 +25,7 @@ public class OffcpuApp {
 		final String kind;
 		long n, early;
 		double sum, min = Double.MAX_VALUE;
+		final ArrayList<Double> all = new ArrayList<>();
 
 		Stat(String kind) {
 			this.kind = kind;
@@ -33,13 +36,16 @@ public class OffcpuApp {
 			n++;
 			sum += d;
 			min = Math.min(min, d);
+			all.add(d);
 			if (timed && d < ms)
 				early++;
 		}
 
 		synchronized String line() {
-			return String.format("%s n=%d mean_ms=%.3f min_ms=%.3f early=%d", kind, n,
-					n > 0 ? sum / n : 0.0, n > 0 ? min : 0.0, early);
+			Collections.sort(all);
+			return String.format("%s n=%d mean_ms=%.3f median_ms=%.3f min_ms=%.3f early=%d", kind,
+					n, n > 0 ? sum / n : 0.0, n > 0 ? all.get(all.size() / 2) : 0.0,
+					n > 0 ? min : 0.0, early);
 		}
 	}
 

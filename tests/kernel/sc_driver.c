@@ -223,8 +223,10 @@ int main(int argc, char **argv)
 	if (ready) {
 		int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
-		if (fd >= 0)
+		if (fd >= 0) {
+			(void)!write(fd, "ready\n", 6);
 			close(fd);
+		}
 	}
 	deadline = now_ns() + (__u64)(secs * 1e9);
 	while (!exiting && now_ns() < deadline) {

@@ -1,0 +1,145 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# offcpu.bats: blocked time with stacks, and Java threads that keep their sleep times while
+# their stacks are requested at syscall exit; via sc_driver and `jprof record -e offcpu`.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+: "${SC_DRIVER:=$REPO/build/tests/kernel/sc_driver}"
+SIGNO=40 # the agent's signal in the driver tests (SIGRTMIN+6 with glibc)
+
+setup() {
+	[[ $EUID -eq 0 ]] || missing "needs root to load BPF"
+	[[ -r /sys/kernel/btf/vmlinux ]] || missing "no kernel BTF (/sys/kernel/btf/vmlinux)"
+	OUT=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	for p in ${APP_PID:-} ${TOOL_PID:-}; do
+		{ kill "$p" && wait "$p"; } 2>/dev/null || true
+	done
+}
+
+require_driver() {
+	[[ -x $SC_DRIVER ]] || missing "sc_driver not built at $SC_DRIVER (make sc-driver)"
+}
+
+require_java_app() {
+	require_jdk "$JDK17"
+	[[ -r $APPS/OffcpuApp.class ]] || missing "OffcpuApp.class not built in $APPS (make apps)"
+	[[ -r $JPROF_AGENT ]] || missing "agent not built at $JPROF_AGENT (make)"
+}
+
+# field KEY LINE-PATTERN FILE: values of KEY=V on lines matching the pattern
+field() {
+	grep -E -- "$2" "$3" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# stat NAME FILE
+stat_of() {
+	sed -n "s/^stat $1=//p" "$2"
+}
+
+# median_ms KIND FILE: OffcpuApp's own measurement (the median shrugs off load spikes of
+# the shared machine; the mean is printed too)
+median_ms() {
+	sed -n "s/^$1 n=[0-9]* .*median_ms=\([0-9.]*\) .*/\1/p" "$2"
+}
+
+@test "offcpu (driver): 5 x 100 ms nanosleep is ~500 ms blocked in clock_nanosleep with both stacks" {
+	require_driver
+	"$APPS/sc_sleeper" 5 100 3>&- &
+	APP_PID=$!
+	"$SC_DRIVER" -p "$APP_PID" -e offcpu -d 3 --min-block 1000 --ready "$OUT/ready" \
+		>"$OUT/out" 2>"$OUT/err" 3>&- &
+	TOOL_PID=$!
+	wait_file "$OUT/ready" 10
+	kill -USR1 "$APP_PID"
+	wait "$APP_PID"
+	APP_PID=
+	wait "$TOOL_PID"
+	TOOL_PID=
+	cat "$OUT/out" "$OUT/err"
+	[[ $(grep -c '^sample kind=offcpu .*name=clock_nanosleep ' "$OUT/out") -eq 5 ]]
+	ns=$(sed -n 's/^offcpu tid=[0-9]* ns=\([0-9]*\) .*/\1/p' "$OUT/out" | head -1)
+	echo "blocked: $ns ns"
+	((ns >= 500000000 && ns < 550000000))
+	for k in $(field kstack '^sample kind=offcpu' "$OUT/out"); do ((k >= 3)); done
+	for u in $(field ustack '^sample kind=offcpu' "$OUT/out"); do ((u >= 2)); done
+	# not a JVM: never flagged for a Java trace
+	[[ -z $(field flags '^sample kind=offcpu' "$OUT/out" | grep -v '^0$') ]]
+	[[ $(stat_of offcpu_lost "$OUT/out") == 0 ]]
+}
+
+@test "offcpu (driver): Java threads are signalled at syscall exit only; sleep times unchanged (2%)" {
+	require_driver
+	require_java_app
+	local java=$JDK17/bin/java args=(-agentpath:"$JPROF_AGENT"=signo=$SIGNO -cp "$APPS" OffcpuApp 5 50)
+	# baseline: same run, nothing loaded
+	"$java" "${args[@]}" >"$OUT/base" 2>&1 3>&-
+	# profiled: the driver registers the JVM so off-CPU samples request Java stacks
+	"$java" "${args[@]}" >"$OUT/prof" 2>&1 3>&- &
+	APP_PID=$!
+	sleep 0.5
+	"$SC_DRIVER" -p "$APP_PID" -e offcpu -d 4 --jvm $SIGNO --min-block 1000 -q >"$OUT/out" 2>&1
+	wait "$APP_PID"
+	APP_PID=
+	cat "$OUT/base" "$OUT/prof" "$OUT/out"
+	grep -q '^done$' "$OUT/prof"
+	! grep -q 'failed' "$OUT/prof"
+	# the profiler woke nobody early
+	for k in sleep wait read; do grep -Eq "^$k n=[0-9]+ .* early=0$" "$OUT/prof"; done
+	# Thread.sleep(50) and Object.wait(50) take what they took without profiling (2%)
+	for k in sleep wait; do
+		b=$(median_ms $k "$OUT/base") p=$(median_ms $k "$OUT/prof")
+		awk -v k=$k -v b="$b" -v p="$p" 'BEGIN { d = (p - b) / b * 100;
+			printf "%s median: base %.3f ms, profiled %.3f ms (%+.2f%%)\n", k, b, p, d;
+			exit (d > 2 || d < -2) }'
+	done
+	# stack requests were sent, and only at syscall exit: each one answers a flagged sample
+	sent=$(stat_of sig_sent "$OUT/out") n=$(stat_of offcpu "$OUT/out")
+	echo "off-CPU samples $n, signals sent $sent"
+	((sent > 100 && sent <= n))
+	[[ $(stat_of sig_err "$OUT/out") == 0 ]]
+}
+
+# --- the CLI contract (user/record.c, user/opts.c) -------------------------------------
+
+@test "jprof record -e offcpu: folded stacks through do_sleep weighted in nanoseconds" {
+	require_root_bpf
+	"$APPS/sc_sleeper" 5 100 3>&- &
+	APP_PID=$!
+	"$JPROF" record -e offcpu -p "$APP_PID" -d 4 --min-block 1000 -o "$OUT/off.folded" \
+		>"$OUT/out" 2>&1 3>&- &
+	TOOL_PID=$!
+	sleep 1.5
+	kill -USR1 "$APP_PID"
+	wait "$APP_PID"
+	APP_PID=
+	wait "$TOOL_PID"
+	TOOL_PID=
+	cat "$OUT/out" "$OUT/off.folded"
+	grep -Eq '^sc_sleeper;(.*;)?main;do_sleep;.*nanosleep' "$OUT/off.folded"
+	ns=$(folded_sum ';do_sleep;' "$OUT/off.folded")
+	echo "blocked under do_sleep: $ns ns"
+	((ns >= 500000000 && ns < 550000000))
+}
+
+@test "jprof record -e offcpu: Java frames of Thread.sleep, wait, socket read and force" {
+	require_root_bpf
+	require_java_app
+	"$JDK17/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" OffcpuApp 6 50 >"$OUT/app" 2>&1 3>&- &
+	APP_PID=$!
+	sleep 1
+	run -0 "$JPROF" record -e offcpu -p "$APP_PID" -d 3 --min-block 1000 -o "$OUT/java.folded"
+	echo "$output"
+	wait "$APP_PID"
+	APP_PID=
+	cat "$OUT/app"
+	for m in sleepLoop waitLoop readLoop forceLoop; do
+		grep -Eq ";OffcpuApp\.$m(_\[[a-z0-9]\])?;" "$OUT/java.folded" ||
+			{ echo "no OffcpuApp.$m frame"; false; }
+	done
+	for k in sleep wait read; do grep -Eq "^$k n=[0-9]+ .* early=0$" "$OUT/app"; done
+}
