@@ -602,8 +602,13 @@ int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret)
 	}
 	r.dso = u->path;
 	r.kind = u->is_jvm ? JP_FK_JVM : JP_FK_NATIVE;
-	if (es && !elf_syms__file_to_vaddr(es, addr - u->start + u->offset, &vaddr))
+	/* unnamed: offset is the ELF virtual address (else the file offset), as perf prints it */
+	r.offset = addr - u->start + u->offset;
+	if (es && !elf_syms__file_to_vaddr(es, r.offset, &vaddr)) {
 		r.name = elf_syms__find(es, vaddr, &r.offset);
+		if (!r.name)
+			r.offset = vaddr;
+	}
 	if (!r.name)
 		s->stats.unresolved++;
 out:
