@@ -172,7 +172,7 @@ run: all
 	./$(OUT)/jprof record -a -d $${SECONDS_TO_RECORD:-10} -o $(OUT)/profile.html
 
 bench: all apps
-	$(Q)bash bench/overhead.sh
+	$(Q)python3 bench/overhead.py --build $(OUT)
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux/$(ARCH)/vmlinux.h

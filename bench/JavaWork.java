@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// JavaWork: fixed CPU-bound Java work on N threads (hashing, small allocations, a counted
+// loop). Warms up, prints "ready", waits for a line on stdin, prints the elapsed ms.
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.util.HashMap;
+
+public class JavaWork {
+    static volatile long sink;
+
+    static long round(int seed) {
+        HashMap<Integer, String> m = new HashMap<>();
+        long s = seed;
+        for (int i = 0; i < 20_000; i++) {
+            m.put(i, Integer.toString(i ^ seed));
+        }
+        for (int i = 0; i < 20_000; i++) {
+            s += m.get(i).hashCode();
+        }
+        for (int i = 0; i < 2_000_000; i++) {
+            s = s * 31 + (i ^ (s >>> 7));
+        }
+        return s;
+    }
+
+    static void work(int rounds, int seed) {
+        long s = 0;
+        for (int r = 0; r < rounds; r++) {
+            s += round(seed + r);
+        }
+        sink += s;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int threads = args.length > 0 ? Integer.parseInt(args[0]) : 2;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 400;
+        work(200, 1); // warm-up: let the JIT finish before the measured part
+        System.out.println("ready");
+        System.out.flush();
+        new BufferedReader(new InputStreamReader(System.in)).readLine();
+        long t0 = System.nanoTime();
+        Thread[] ts = new Thread[threads];
+        for (int i = 0; i < threads; i++) {
+            final int seed = i * 1000;
+            ts[i] = new Thread(() -> work(rounds, seed), "work-" + i);
+            ts[i].start();
+        }
+        for (Thread t : ts) t.join();
+        System.out.printf("elapsed_ms=%.3f%n", (System.nanoTime() - t0) / 1e6);
+    }
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""overhead.py: wall-time overhead of `jprof record -a` on fixed C and Java workloads.
+
+Each round runs every configuration once, in turn (baseline, jprof at 99 Hz, jprof at
+999 Hz, and for Java also JFR's `profile` settings), so drifts of a shared machine hit
+all of them alike. The workload waits on stdin until the profiler is up, so the figure
+is steady-state overhead, not start-up. Prints medians, the median of the per-round
+ratios against the baseline of the same round, and jprof's own CPU time (percent of
+one core over the recording) and peak RSS.
+"""
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def start_workload(cmd):
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    for line in p.stdout:  # the JVM may log first (JFR does)
+        if line.strip() == "ready":
+            return p
+    p.kill()
+    sys.exit(f"workload did not start: {cmd}")
+
+
+def finish_workload(p):
+    p.stdin.write("\n")
+    p.stdin.flush()
+    out = p.stdout.read()
+    p.wait()
+    for tok in out.split():
+        if tok.startswith("elapsed_ms="):
+            return float(tok.split("=")[1])
+    sys.exit(f"workload printed no elapsed time: {out!r}")
+
+
+def start_jprof(jprof, freq, tmp):
+    err = open(os.path.join(tmp, f"jprof-{freq}.err"), "w+")
+    t0 = time.monotonic()
+    p = subprocess.Popen([jprof, "record", "-a", "-F", str(freq), "-o",
+                          os.path.join(tmp, f"out-{freq}.folded")], stderr=err)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        err.seek(0)
+        if "recording" in err.read():
+            break
+        if p.poll() is not None:
+            err.seek(0)
+            sys.exit(f"jprof exited early: {err.read()}")
+        time.sleep(0.05)
+    return p, t0, err
+
+
+def stop_jprof(p, t0, err):
+    p.send_signal(signal.SIGINT)
+    _, status, ru = os.wait4(p.pid, 0)
+    secs = time.monotonic() - t0
+    err.seek(0)
+    text = err.read()
+    err.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"jprof failed: {text}")
+    cpu = ru.ru_utime + ru.ru_stime
+    return {"cpu_pct": 100.0 * cpu / secs, "rss_mb": ru.ru_maxrss / 1024.0,
+            "summary": text.strip().splitlines()[-1] if text.strip() else ""}
+
+
+def run_config(workload_cmd, config, jprof, tmp):
+    extra = {}
+    cmd = list(workload_cmd)
+    if config == "jfr":
+        jfr = os.path.join(tmp, "rec.jfr")
+        cmd.insert(1, f"-XX:StartFlightRecording=settings=profile,filename={jfr}")
+    w = start_workload(cmd)
+    if config.startswith("jprof"):
+        freq = int(config.split("@")[1])
+        jp, t0, err = start_jprof(jprof, freq, tmp)
+        time.sleep(0.5)
+        ms = finish_workload(w)
+        extra = stop_jprof(jp, t0, err)
+    else:
+        ms = finish_workload(w)
+    return ms, extra
+
+
+def bench(name, workload_cmd, configs, runs, jprof, tmp):
+    res = {c: [] for c in configs}
+    extras = {c: [] for c in configs}
+    for r in range(runs):
+        order = configs if r % 2 == 0 else list(reversed(configs))
+        for c in order:
+            ms, ex = run_config(workload_cmd, c, jprof, tmp)
+            res[c].append(ms)
+            if ex:
+                extras[c].append(ex)
+    base = res["baseline"]
+    print(f"\n{name}: {runs} rounds, configurations interleaved")
+    print(f"  {'config':<12} {'median ms':>10} {'ratio':>7} {'min..max ratio':>16} "
+          f"{'jprof CPU %core':>16} {'jprof peak RSS':>15}")
+    for c in configs:
+        ratios = [a / b for a, b in zip(res[c], base)]
+        line = (f"  {c:<12} {statistics.median(res[c]):>10.1f} {statistics.median(ratios):>7.4f} "
+                f"{min(ratios):>7.4f}..{max(ratios):<7.4f}")
+        if extras[c]:
+            cpu = statistics.median(e["cpu_pct"] for e in extras[c])
+            rss = max(e["rss_mb"] for e in extras[c])
+            line += f" {cpu:>15.2f}% {rss:>12.1f} MB"
+        print(line)
+    for c in configs:
+        if extras[c]:
+            print(f"  last {c} summary: {extras[c][-1]['summary']}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--only", choices=["c", "java"], default=None)
+    ap.add_argument("--java", default="/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
+    a = ap.parse_args()
+    jprof = os.path.join(a.build, "jprof")
+    with tempfile.TemporaryDirectory(prefix="jprof-bench-") as tmp:
+        cwork = os.path.join(tmp, "cpuwork")
+        subprocess.check_call(["cc", "-O2", "-pthread", os.path.join(REPO, "bench/cpuwork.c"),
+                               "-o", cwork])
+        subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/JavaWork.java")])
+        if a.only in (None, "c"):
+            bench("C workload (2 threads, fixed work)", [cwork, "2"],
+                  ["baseline", "jprof@99", "jprof@999"], a.runs, jprof, tmp)
+        if a.only in (None, "java"):
+            bench("Java workload (JDK 17, 2 threads, fixed work)",
+                  [a.java, "-cp", tmp, "JavaWork", "2"],
+                  ["baseline", "jprof@99", "jprof@999", "jfr"], a.runs, jprof, tmp)
+
+
+if __name__ == "__main__":
+    main()
