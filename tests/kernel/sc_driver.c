@@ -3,12 +3,13 @@
  * sc_driver.c: runs the syscalls and/or off-CPU programs against one pid for a while
  * and prints what the kernel side produced, before the jprof CLI integrates them.
  *
- *   sc_driver -p PID [-e syscalls|offcpu|both] [-d SECS] [--slow USEC] [--min-block USEC]
+ *   sc_driver [-p PID] [-e syscalls|offcpu|both] [-d SECS] [--slow USEC] [--min-block USEC]
  *             [--per-thread] [--json] [--jvm SIGNO] [--ready FILE] [-q]
  *
  * stdout: one "sample ..." line per ring-buffer record (unless -q), then the syscall
  * table (text or JSON), then "offcpu tid=T ns=N samples=S" per thread and
- * "stat NAME=V" lines. --jvm registers PID as a JVM whose agent answers SIGNO.
+ * "stat NAME=V" lines. Without -p: every process. --jvm registers PID as a JVM
+ * whose agent answers SIGNO.
  * --ready FILE is created once everything is attached.
  */
 #include <errno.h>
@@ -120,7 +121,7 @@ static int start_ticks(__u32 pid, __u64 *ret)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: sc_driver -p PID [-e syscalls|offcpu|both] [-d SECS] [--slow USEC] "
+	fprintf(stderr, "usage: sc_driver [-p PID] [-e syscalls|offcpu|both] [-d SECS] [--slow USEC] "
 			"[--min-block USEC] [--per-thread] [--json] [--jvm SIGNO] [--ready FILE] "
 			"[-q]\n");
 }
@@ -188,7 +189,7 @@ int main(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	}
-	if (!pid) {
+	if (jvm_signo && !pid) {
 		usage();
 		return EXIT_FAILURE;
 	}
@@ -197,7 +198,7 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 
 	ko.pids = &pid;
-	ko.npids = 1;
+	ko.npids = pid ? 1 : 0;
 	err = kernel_session__start(&ko, on_sample, &d, &ks);
 	if (err)
 		goto out;
