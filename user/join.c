@@ -453,7 +453,7 @@ static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *k
 	e->samples++;
 	e->java_samples++;
 	e->miss[r]++;
-	if (r == MISS_AGCT && code < 0 && -code < 12)
+	if (r == MISS_AGCT && code <= 0 && -code < 12)
 		e->agct[-code]++;
 	return add_native(j, s, kstack, ustack, e, miss_marker(j, r, code));
 }
@@ -472,7 +472,7 @@ static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames
 		j->st.java_complete++;
 		return add_java(j, s, kstack, ustack, e, t);
 	}
-	if (t->num_frames == JAVA_TRACE_ERR_NOT_JAVA_THREAD || t->num_frames == -1) {
+	if (t->num_frames == JAVA_TRACE_ERR_NOT_JAVA_THREAD || t->num_frames == 0) {
 		/* JVM-internal thread, or a Java thread with no Java frame yet: natives are the truth */
 		e->samples++;
 		e->internal++;
@@ -734,7 +734,7 @@ void join__report(const struct join *j, FILE *f)
 		why[0] = '\0';
 		for (int r = 0; r < MISS_MAX; r++) {
 			if (r == MISS_AGCT) {
-				for (int c = 1; c < 12; c++)
+				for (int c = 0; c < 12; c++)
 					if (e->agct[c])
 						w += snprintf(why + w, w < sizeof(why) ? sizeof(why) - w : 0,
 							      "%s%llu %s", w ? ", " : "",

@@ -20,13 +20,13 @@ struct java_frame {
 struct java_trace {
 	__u64 time_ns;	  /* CLOCK_MONOTONIC, taken in the agent's signal handler */
 	__u32 tid;	  /* thread id in the JVM's pid namespace */
-	__s32 num_frames; /* < 0: no trace; the reason is one of JAVA_TRACE_ERR_* (AGCT codes and agent's own) */
+	__s32 num_frames; /* <= 0: no trace; 0 and the AGCT codes down to JAVA_TRACE_ERR_MIN, or JAVA_TRACE_ERR_* */
 	__u64 pc;	  /* interrupted user PC (0 if the kernel was interrupted) */
 	const struct java_frame *frames; /* leaf first; valid during the callback only */
 };
 
 /* reasons a trace has no frames (num_frames); the AGCT codes keep their values */
-#define JAVA_TRACE_ERR_MIN -11 /* AGCT: -1 no Java frame ... -11 safepoint */
+#define JAVA_TRACE_ERR_MIN -11 /* HotSpot forte.cpp: 0 no Java frame, -1 no class load ... -10 safepoint */
 #define JAVA_TRACE_ERR_NOT_JAVA_THREAD -100 /* signal landed on a thread with no JNIEnv (GC, compiler) */
 #define JAVA_TRACE_ERR_BUSY -101	     /* handler re-entered / not ready */
 
@@ -63,7 +63,7 @@ struct jvm_agent_stats {
 	__u64 traces;	       /* records written by the agent */
 	__u64 ring_full;       /* traces the agent dropped: ring full */
 	__u64 not_java_thread; /* signals on threads with no JNIEnv */
-	__u64 agct_err[12];    /* [-code] for AGCT codes -1..-11; [0] unused */
+	__u64 agct_err[12];    /* [-code] for AGCT codes 0 (no Java frame) .. -11 */
 	__u64 malformed;       /* records jprof rejected */
 };
 void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret);

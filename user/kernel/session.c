@@ -200,7 +200,13 @@ out_free:
 
 int kernel_session__poll(struct kernel_session *s, int timeout_ms)
 {
-	return ring_buffer__poll(s->rb, timeout_ms);
+	int n = ring_buffer__poll(s->rb, timeout_ms), m;
+
+	if (n < 0)
+		return n;
+	/* the programs wake us only when the ring fills up: take what is there anyway */
+	m = ring_buffer__consume(s->rb);
+	return m < 0 ? m : n + m;
 }
 
 int kernel_session__drain(struct kernel_session *s)
