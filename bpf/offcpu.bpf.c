@@ -202,7 +202,7 @@ static __always_inline int on_sys_enter(long nr)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct sys_state *ss, init = { .nr = (__s32)nr };
+	struct sys_state *ss, init = {.nr = (__s32)nr};
 
 	if (!pid_wanted(id >> 32))
 		return 0;

@@ -99,7 +99,7 @@ static __always_inline int on_enter(long nr)
 
 static __always_inline void count_errno(const struct jp_sc_key *k, __s32 err)
 {
-	struct jp_sc_errno_key ek = { .tgid = k->tgid, .tid = k->tid, .nr = k->nr, .err = err };
+	struct jp_sc_errno_key ek = {.tgid = k->tgid, .tid = k->tid, .nr = k->nr, .err = err};
 	__u64 one = 1, *c;
 
 	c = bpf_map_lookup_elem(&sc_errnos, &ek);

@@ -57,8 +57,7 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
-static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack,
-		     const __u64 *ustack)
+static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack)
 {
 	struct drv *d = ctx;
 	size_t i;
@@ -68,7 +67,9 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack,
 	if (!d->quiet)
 		printf("sample kind=%s pid=%u tid=%u comm=%.16s nr=%d name=%s weight_ns=%llu "
 		       "kstack=%u ustack=%u flags=%u sig_err=%d\n",
-		       s->kind == JP_EV_OFFCPU ? "offcpu" : s->kind == JP_EV_SYSCALL ? "syscall" : "cpu",
+		       s->kind == JP_EV_OFFCPU	  ? "offcpu"
+		       : s->kind == JP_EV_SYSCALL ? "syscall"
+						  : "cpu",
 		       s->pid, s->tid, s->comm, s->syscall_nr,
 		       s->syscall_nr >= 0 ? syscall_name(s->syscall_nr) : "-",
 		       (unsigned long long)s->weight, s->kstack_len, s->ustack_len, s->flags,
@@ -121,25 +122,26 @@ static int start_ticks(__u32 pid, __u64 *ret)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: sc_driver [-p PID] [-e syscalls|offcpu|both] [-d SECS] [--slow USEC] "
-			"[--min-block USEC] [--per-thread] [--json] [--jvm SIGNO] [--ready FILE] "
-			"[-q]\n");
+	fprintf(stderr,
+		"usage: sc_driver [-p PID] [-e syscalls|offcpu|both] [-d SECS] [--slow USEC] "
+		"[--min-block USEC] [--per-thread] [--json] [--jvm SIGNO] [--ready FILE] "
+		"[-q]\n");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "slow", required_argument, NULL, 's' },
-		{ "min-block", required_argument, NULL, 'm' },
-		{ "per-thread", no_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "jvm", required_argument, NULL, 'J' },
-		{ "ready", required_argument, NULL, 'r' },
+		{"slow", required_argument, NULL, 's'},
+		{"min-block", required_argument, NULL, 'm'},
+		{"per-thread", no_argument, NULL, 't'},
+		{"json", no_argument, NULL, 'j'},
+		{"jvm", required_argument, NULL, 'J'},
+		{"ready", required_argument, NULL, 'r'},
 		{},
 	};
-	struct syscalls_opts so = { 0 };
-	struct offcpu_opts oo = { 0 };
-	struct kernel_opts ko = { 0 };
+	struct syscalls_opts so = {0};
+	struct offcpu_opts oo = {0};
+	struct kernel_opts ko = {0};
 	struct kernel_session *ks = NULL;
 	struct syscalls *sc = NULL;
 	struct offcpu *oc = NULL;
@@ -150,7 +152,7 @@ int main(int argc, char **argv)
 	int c, err, json = 0, jvm_signo = 0, ret = EXIT_FAILURE;
 	double secs = 3;
 	__u32 pid = 0;
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	while ((c = getopt_long(argc, argv, "p:e:d:q", lopts, NULL)) != -1) {
 		switch (c) {
@@ -254,13 +256,14 @@ int main(int argc, char **argv)
 	kernel_session__stats(ks, st);
 	{
 		static const char *const names[JP_STAT_MAX] = {
-			"samples", "rb_drops",	  "kstack_err",	 "ustack_err",	  "sig_sent",
-			"sig_busy", "sig_err",	  "filtered",	 "offcpu",	  "offcpu_lost",
+			"samples",  "rb_drops",	   "kstack_err", "ustack_err", "sig_sent",
+			"sig_busy", "sig_err",	   "filtered",	 "offcpu",     "offcpu_lost",
 			"sc_slow",  "sc_agg_full", "sc_noenter",
 		};
 		for (int i = 0; i < JP_STAT_MAX; i++)
 			if (json)
-				fprintf(stderr, "stat %s=%llu\n", names[i], (unsigned long long)st[i]);
+				fprintf(stderr, "stat %s=%llu\n", names[i],
+					(unsigned long long)st[i]);
 			else
 				printf("stat %s=%llu\n", names[i], (unsigned long long)st[i]);
 	}

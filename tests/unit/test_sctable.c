@@ -86,7 +86,7 @@ TEST(errno_counts_accumulate)
 
 TEST(quantiles_interpolate_inside_log2_buckets)
 {
-	__u64 h[JP_SC_HIST_BUCKETS] = { 0 };
+	__u64 h[JP_SC_HIST_BUCKETS] = {0};
 
 	EXPECT_EQ(sc_hist_quantile(h, JP_SC_HIST_BUCKETS, 0.5, 0), 0);
 	/* 100 calls in [1024, 2048): the median is halfway through the bucket */

@@ -75,7 +75,8 @@ int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct
 	if (err) {
 		pr_err("off-CPU: attaching to sched_switch/raw_syscalls: %s%s", strerror(-err),
 		       err == -ENOENT ? " (is tracefs mounted? mount -t tracefs nodev "
-					"/sys/kernel/tracing)" : "");
+					"/sys/kernel/tracing)"
+				      : "");
 		goto out_free;
 	}
 	*ret = oc;

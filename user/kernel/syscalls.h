@@ -10,8 +10,8 @@
 #include "out/sctable.h"
 
 struct syscalls_opts {
-	__u64 slow_ns;		  /* calls at least this long become JP_EV_SYSCALL samples; 0: none */
-	bool per_thread;	  /* aggregate per thread instead of per process */
+	__u64 slow_ns;	 /* calls at least this long become JP_EV_SYSCALL samples; 0: none */
+	bool per_thread; /* aggregate per thread instead of per process */
 	unsigned int max_entries; /* (process, call) pairs kept; 0: 16384 */
 };
 
@@ -24,7 +24,8 @@ struct syscalls;
  * user stack only) arrive through kernel_session__poll(); JVM threads get their
  * stack request at the call's exit. 0 or -errno, logged. ks must outlive it.
  */
-int syscalls__start(struct kernel_session *ks, const struct syscalls_opts *o, struct syscalls **ret);
+int syscalls__start(struct kernel_session *ks, const struct syscalls_opts *o,
+		    struct syscalls **ret);
 /*
  * Reads the in-kernel aggregate (as of now; may be called again later) into a new
  * table, sorted, with names and p50/p90/p99. Caller frees with sc_table_free().

@@ -238,7 +238,7 @@ static double us(__u64 ns)
 
 int sctable_write_text(const struct sc_table *t, FILE *f)
 {
-	struct w w = { .f = f };
+	struct w w = {.f = f};
 	char eb[16];
 
 	wr(&w, "# syscalls: times in µs unless marked; p50/p90/p99 are interpolated within "
@@ -247,9 +247,9 @@ int sctable_write_text(const struct sc_table *t, FILE *f)
 		const struct sc_proc *p = &t->procs[i];
 
 		if (p->tid)
-			wr(&w, "\n %s (%u/%u), %llu calls, %llu errors, %.3f ms\n\n", p->comm, p->pid,
-			   p->tid, (unsigned long long)p->calls, (unsigned long long)p->errors,
-			   (double)p->total_ns / 1e6);
+			wr(&w, "\n %s (%u/%u), %llu calls, %llu errors, %.3f ms\n\n", p->comm,
+			   p->pid, p->tid, (unsigned long long)p->calls,
+			   (unsigned long long)p->errors, (double)p->total_ns / 1e6);
 		else
 			wr(&w, "\n %s (%u), %llu calls, %llu errors, %.3f ms\n\n", p->comm, p->pid,
 			   (unsigned long long)p->calls, (unsigned long long)p->errors,
@@ -257,8 +257,8 @@ int sctable_write_text(const struct sc_table *t, FILE *f)
 		wr(&w, "   %-20s %10s %8s %11s %10s %10s %10s %10s %11s\n", "syscall", "calls",
 		   "errors", "total(ms)", "avg", "p50", "p90", "p99", "max");
 		wr(&w, "   %-20s %10s %8s %11s %10s %10s %10s %10s %11s\n", "--------------------",
-		   "----------", "--------", "-----------", "----------", "----------", "----------",
-		   "----------", "-----------");
+		   "----------", "--------", "-----------", "----------", "----------",
+		   "----------", "----------", "-----------");
 		for (size_t j = 0; j < p->nrows; j++) {
 			const struct sc_row *r = &p->rows[j];
 
@@ -295,7 +295,7 @@ static void wr_json_str(struct w *w, const char *s, size_t max)
 
 int sctable_write_json(const struct sc_table *t, FILE *f)
 {
-	struct w w = { .f = f };
+	struct w w = {.f = f};
 	char eb[16];
 
 	wr(&w, "{\"unit\":\"ns\",\"percentiles\":\"interpolated within log2 buckets\","

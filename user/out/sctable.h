@@ -21,7 +21,7 @@ struct sc_row {
 	int nr;
 	char name[SC_NAME_LEN];
 	__u64 calls, errors, total_ns, max_ns;
-	__u64 p50_ns, p90_ns, p99_ns; /* interpolated within log2 buckets */
+	__u64 p50_ns, p90_ns, p99_ns;  /* interpolated within log2 buckets */
 	struct sc_errno_count *errnos; /* sorted by count, descending */
 	size_t nerrnos;
 };
