@@ -162,7 +162,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	/* time_ns is the switch-in time: the join needs it before the trace's */
 	r->s.time_ns = now;
-	if (bpf_ringbuf_output(&events, r, size, 0))
+	if (bpf_ringbuf_output(&events, r, size, ringbuf_wakeup_flags()))
 		stat_inc(JP_STAT_RB_DROPS);
 	else
 		stat_inc(JP_STAT_OFFCPU);

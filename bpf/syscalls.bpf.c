@@ -157,7 +157,7 @@ static __always_inline void emit_slow(void *ctx, __u64 id, __s32 nr, __u64 lat, 
 		r->s.flags |= JP_SF_SIGNALED;
 		r->s.sig_err = signal_current_thread(jvm->signo);
 	}
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, ringbuf_wakeup_flags());
 	stat_inc(JP_STAT_SC_SLOW);
 }
 
