@@ -48,6 +48,7 @@ teardown() {
 	sleep 0.2
 	for p in "${JPIDS[@]}"; do
 		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true # our children (java, setpriv'd java, unshare): reaped
 	done
 }
 
