@@ -9,7 +9,7 @@
 #include "jvm/discover.h"
 #include "log.h"
 
-static const char *const agent_states[] = { "none", "loaded", "no-attach" };
+static const char *const agent_states[] = {"none", "loaded", "no-attach"};
 
 static int parse_pid(const char *s, __u32 *ret)
 {
@@ -29,8 +29,7 @@ static void print_info(const struct jvm_info *j)
 	printf("pid=%u nspid=%u uid=%u gid=%u user=%s version=%s main=%s container=%s "
 	       "home=%s agent=%s\n",
 	       j->pid, j->nspid, (unsigned int)j->uid, (unsigned int)j->gid, j->user, j->version,
-	       j->main, j->container[0] ? j->container : "-", j->java_home,
-	       agent_states[j->agent]);
+	       j->main, j->container[0] ? j->container : "-", j->java_home, agent_states[j->agent]);
 }
 
 static int usage(void)

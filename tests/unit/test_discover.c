@@ -30,7 +30,9 @@ TEST(cmdline_main_class_after_options)
 	CMDLINE("java\0-p\0/m\0--add-exports\0a/b=c\0--add-reads\0a=b\0--patch-module\0a=b\0M\0",
 		"M", 0);
 	CMDLINE("java\0--add-opens=java.base/java.io=ALL\0-splash:s.png\0@args\0Main\0", "Main", 0);
-	CMDLINE("java\0--source\0" "17\0Hello.java\0", "Hello.java", 0);
+	CMDLINE("java\0--source\0"
+		"17\0Hello.java\0",
+		"Hello.java", 0);
 }
 
 TEST(cmdline_jar_and_module)
@@ -108,7 +110,7 @@ TEST(cgroup_no_container)
 {
 	cgroup("0::/\n", "");
 	cgroup("0::/user.slice/user-1000.slice/session-2.scope\n", "");
-	cgroup("0::/system.slice/docker-" HEX64 "0.scope\n", "");		/* 65 hex */
+	cgroup("0::/system.slice/docker-" HEX64 "0.scope\n", ""); /* 65 hex */
 	cgroup("0::/x/0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef\n", "");
 	cgroup("0::/x/g" HEX64 "\n", "");
 	cgroup("", "");

@@ -40,7 +40,8 @@ struct attach_ctx {
 	size_t errlen;
 };
 
-static void set_err(struct attach_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_err(struct attach_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static void set_err(struct attach_ctx *c, const char *fmt, ...)
 {
@@ -261,7 +262,7 @@ out_close:
 static int copy_agent(struct attach_ctx *c, const char *agent_path, char *ret_path, size_t path_len)
 {
 	/* /tmp first (what the JVM itself uses); the others when it is noexec */
-	static const char *const dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+	static const char *const dirs[] = {"/tmp", "/var/tmp", "/dev/shm"};
 	unsigned char *buf = NULL;
 	size_t len = 0, i;
 	int err;
@@ -290,7 +291,7 @@ static int copy_agent(struct attach_ctx *c, const char *agent_path, char *ret_pa
  */
 static int try_connect(struct attach_ctx *c)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	struct timeval tv;
 	char path[64];
 	struct stat st;
@@ -451,7 +452,7 @@ out_unlink:
 
 static int io_wait(struct attach_ctx *c, int fd, short events)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
+	struct pollfd pfd = {.fd = fd, .events = events};
 	int n;
 
 	do {
@@ -566,9 +567,9 @@ static int parse_reply(struct attach_ctx *c, char *reply, size_t len)
 	if (status) {
 		flatten(rest);
 		err = (strstr(rest, "not enabled") || strstr(rest, "not allowed") ||
-		       strstr(rest, "ermission")) ?
-			      -EPERM :
-			      -EINVAL;
+		       strstr(rest, "ermission"))
+			      ? -EPERM
+			      : -EINVAL;
 		if (*rest)
 			set_err(c, "agent load failed: %.200s", rest);
 		else
@@ -616,7 +617,7 @@ static void log_reply(__u32 pid, const char *reply, size_t len)
 int jvm_attach_agent(const struct jvm_info *jvm, const char *agent_path, const char *options,
 		     int timeout_ms, char *err, size_t errlen)
 {
-	struct attach_ctx c = { .err = err, .errlen = errlen, .pidfd = -1, .root_fd = -1 };
+	struct attach_ctx c = {.err = err, .errlen = errlen, .pidfd = -1, .root_fd = -1};
 	char path[PATH_MAX], reply[REPLY_MAX];
 	struct jvm_info cur;
 	size_t reply_len = 0;
@@ -670,6 +671,12 @@ int jvm_attach_agent(const struct jvm_info *jvm, const char *agent_path, const c
 			set_err(&c, "no such process");
 		else
 			set_err(&c, "cannot open %s: %s", path, strerror(-ret));
+		goto out_close;
+	}
+	/* the pid we opened /proc/<pid>/root by is still the process the pidfd pinned */
+	if (c.pidfd >= 0 && syscall(SYS_pidfd_send_signal, c.pidfd, 0, NULL, 0) && errno == ESRCH) {
+		set_err(&c, "no such process");
+		ret = -ESRCH;
 		goto out_close;
 	}
 	ret = copy_agent(&c, agent_path, path, HS_ARG_MAX);

@@ -347,10 +347,22 @@ static int is_opt_with_arg(const char *a)
 {
 	/* launcher options whose value is the next argument (java --help, --help-extra) */
 	static const char *const with_arg[] = {
-		"-cp",		 "-classpath",		    "--class-path",	  "-p",
-		"--module-path", "--upgrade-module-path",   "--add-modules",	  "--add-opens",
-		"--add-exports", "--add-reads",		    "--patch-module",	  "--limit-modules",
-		"-d",		 "--describe-module",	    "--enable-native-access", "--source",
+		"-cp",
+		"-classpath",
+		"--class-path",
+		"-p",
+		"--module-path",
+		"--upgrade-module-path",
+		"--add-modules",
+		"--add-opens",
+		"--add-exports",
+		"--add-reads",
+		"--patch-module",
+		"--limit-modules",
+		"-d",
+		"--describe-module",
+		"--enable-native-access",
+		"--source",
 	};
 	size_t i;
 

@@ -54,7 +54,8 @@ int jvm_signal_caught(const char *proc_root, __u32 pid, int sig);
  * jvm_parse_cgroup: /proc/<pid>/cgroup → first 12 chars of the innermost 64-hex container
  * id (docker, containerd, cri-o, podman, kubepods), "" when none.
  */
-void jvm_parse_cmdline(const char *buf, size_t len, char *main, size_t main_len, int *ret_no_attach);
+void jvm_parse_cmdline(const char *buf, size_t len, char *main, size_t main_len,
+		       int *ret_no_attach);
 void jvm_parse_cgroup(const char *buf, size_t len, char *container, size_t container_len);
 
 #endif /* JPROF_DISCOVER_H */
