@@ -27,6 +27,7 @@ struct jpa_opts {
 	int signo;
 	__u32 depth;
 	__u32 ring_bytes;
+	int recompile; /* on attach: have all compiled code recompiled (see jpa_recompile) */
 	char dir[256];
 };
 
@@ -112,7 +113,9 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		int err = 0;
 
 		eq = memchr(s, '=', len);
-		if (!eq) {
+		if (len == 9 && !strncmp(s, "recompile", 9)) {
+			o->recompile = 1;
+		} else if (!eq) {
 			err = -EINVAL;
 		} else if (!strncmp(s, "signo=", 6)) {
 			err = parse_u32(eq + 1, len - 6, 1, 128, &v);
@@ -131,7 +134,7 @@ static int parse_options(const char *s, struct jpa_opts *o)
 			err = -EINVAL;
 		}
 		if (err) {
-			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH), not starting",
+			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -382,6 +385,39 @@ static int set_events(int live)
 	return 0;
 }
 
+/*
+ * Code compiled before a late attach has no non-safepoint debug info. HotSpot's first
+ * class redefinition after start-up cannot tell which compiled code depends on the
+ * class (dependencies were not recorded), so it deoptimizes all of it; the JIT then
+ * recompiles the hot code, this time with the info. One retransformation of one
+ * class with unchanged bytes (no ClassFileLoadHook is enabled) triggers exactly that.
+ * It costs a short slowdown while hot code recompiles, hence opt-in.
+ */
+static void jpa_recompile(void)
+{
+	jvmtiCapabilities caps;
+	jclass *classes = NULL;
+	jint n = 0;
+	jboolean ok;
+
+	memset(&caps, 0, sizeof(caps));
+	caps.can_retransform_classes = 1;
+	if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
+		jpa_log("recompile: cannot retransform classes in this JVM, skipping");
+		return;
+	}
+	if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE)
+		return;
+	for (jint i = 0; i < n; i++) {
+		ok = JNI_FALSE;
+		if ((*jvmti)->IsModifiableClass(jvmti, classes[i], &ok) != JVMTI_ERROR_NONE || !ok)
+			continue;
+		if ((*jvmti)->RetransformClasses(jvmti, 1, &classes[i]) == JVMTI_ERROR_NONE)
+			break;
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+}
+
 static int start(JavaVM *vm, const char *options, int attached)
 {
 	__u32 pid = (__u32)getpid();
@@ -427,7 +463,10 @@ static int start(JavaVM *vm, const char *options, int attached)
 	 */
 	(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
 	(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
-	return go_live(jpa_jni_env(), NULL);
+	err = go_live(jpa_jni_env(), NULL);
+	if (!err && opts.recompile)
+		jpa_recompile();
+	return err;
 }
 
 JPA_EXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)

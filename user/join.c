@@ -13,6 +13,7 @@
 #include "profile.h"
 #include "sym/syms.h"
 #include "jvm/agent_ring.h"
+#include "kernel/syscalls.h"
 
 #define JOIN_WAIT_NS	 (1500ull * 1000 * 1000) /* how long a sample waits for its trace */
 #define JOIN_MAX_FRAMES	 (JP_MAX_KSTACK + JP_MAX_USTACK + 4096 + 8)
@@ -335,11 +336,38 @@ static void resolve_user(struct join *j, __u32 pid, __u64 addr, struct jp_sym *s
 	}
 }
 
+/* the leaf-most frames that say what a weight is: the slow syscall, or blocked time */
+static void push_event_leaf(struct join *j, size_t *n, const struct jp_sample *s)
+{
+	if (s->kind == JP_EV_SYSCALL && s->syscall_nr >= 0)
+		push(j, n, pool_fmt(j, "%s", syscall_name(s->syscall_nr)), JP_FK_ROOT);
+	else if (s->kind == JP_EV_OFFCPU && j->o.mark_offcpu)
+		push(j, n, "[off-cpu]", JP_FK_ROOT);
+}
+
+/*
+ * Stacks taken inside a tracepoint program start with the program itself and the
+ * tracing glue (bpf_trace_run4, __bpf_trace_sched_switch): not the traced code's.
+ */
+static __u32 skip_bpf_frames(struct join *j, const struct jp_sample *s, const __u64 *kstack)
+{
+	struct jp_sym sym;
+
+	for (__u32 i = 0; i < s->kstack_len && i < 4; i++) {
+		if (syms__kernel(j->syms, kstack[i], &sym) == 0 && sym.name &&
+		    (!strncmp(sym.name, "bpf_trace_run", 13) || !strncmp(sym.name, "__bpf_trace_", 12)))
+			return i + 1;
+	}
+	return 0;
+}
+
 static void push_kernel(struct join *j, size_t *n, const struct jp_sample *s, const __u64 *kstack)
 {
 	struct jp_sym sym;
 
-	for (__u32 i = 0; i < s->kstack_len; i++) {
+	push_event_leaf(j, n, s);
+	for (__u32 i = s->kind == JP_EV_CPU ? 0 : skip_bpf_frames(j, s, kstack); i < s->kstack_len;
+	     i++) {
 		if (syms__kernel(j->syms, kstack[i], &sym) == 0 && sym.name)
 			push(j, n, sym.name, JP_FK_KERNEL);
 		else

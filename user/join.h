@@ -22,6 +22,7 @@ struct join_opts {
 	bool dotted;	 /* java.lang.String.hashCode */
 	bool lines;	 /* "Class.method:line" */
 	__u64 cpu_weight; /* weight of one cpu sample (1, or the period in ns) */
+	bool mark_offcpu; /* leaf frame "[off-cpu]" on blocked time (several events in one graph) */
 };
 
 struct join;

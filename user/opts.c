@@ -18,6 +18,9 @@ enum {
 	OPT_LINES,
 	OPT_AGENT,
 	OPT_VERSION,
+	OPT_RECOMPILE,
+	OPT_MIN_BLOCK,
+	OPT_SLOW,
 };
 
 static const struct option long_opts[] = {
@@ -34,6 +37,9 @@ static const struct option long_opts[] = {
 	{ "dotted", no_argument, NULL, OPT_DOTTED },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "agent", required_argument, NULL, OPT_AGENT },
+	{ "recompile", no_argument, NULL, OPT_RECOMPILE },
+	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+	{ "slow", required_argument, NULL, OPT_SLOW },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -56,14 +62,23 @@ void opts_usage(FILE *f)
 	      "  -d, --duration SEC    stop after SEC seconds (default: at Ctrl-C or SIGTERM)\n"
 	      "  -o, --output FILE     write here (default stdout); format from the extension:\n"
 	      "                        .html/.htm HTML flame graph, .folded/.collapsed/.txt folded\n"
-	      "  -f, --format FMT      folded | html (overrides the extension)\n"
-	      "  -e, --event EV        cpu (default)\n"
+	      "  -f, --format FMT      folded | html (overrides the extension); json: the\n"
+	      "                        syscall table as JSON\n"
+	      "  -e, --event EV[,EV]   cpu (default): on-CPU samples; offcpu: blocked time with\n"
+	      "                        the stack that blocked; syscalls: per-process syscall\n"
+	      "                        table (stdout) and stacks of slow calls. Together they\n"
+	      "                        share one time unit (ns)\n"
+	      "      --min-block USEC  offcpu: shortest blocked interval kept (default 100)\n"
+	      "      --slow USEC       syscalls: stacks of calls at least this slow\n"
+	      "                        (default 10000; 0: none)\n"
 	      "      --per-pid         root frames per process: \"comm [pid]\"\n"
 	      "      --per-thread      and per thread: \"name [tid]\" below the process\n"
 	      "      --no-attach       do not load the agent into JVMs; use what is there\n"
 	      "      --dotted          Java names as java.lang.String.hashCode\n"
 	      "      --lines           Java frames with source line numbers\n"
 	      "      --agent PATH      the JVM agent library (default: beside jprof)\n"
+	      "      --recompile       on attach, have the JIT recompile code compiled before it,\n"
+	      "                        so inlined frames are exact there too (a short slowdown)\n"
 	      "  -v, --verbose         debug messages, libbpf's included\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
@@ -140,8 +155,12 @@ static int parse_events(const char *arg, struct jp_opts *o, char *err, size_t er
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "cpu"))
 			o->events |= 1u << JP_EV_CPU;
+		else if (!strcmp(tok, "offcpu"))
+			o->events |= 1u << JP_EV_OFFCPU;
+		else if (!strcmp(tok, "syscalls"))
+			o->events |= 1u << JP_EV_SYSCALL;
 		else
-			return fail(err, errlen, "-e: unknown event '%s' (known: cpu)", tok);
+			return fail(err, errlen, "-e: unknown event '%s' (cpu, offcpu, syscalls)", tok);
 	}
 	if (!o->events)
 		return fail(err, errlen, "-e: no event given");
@@ -157,6 +176,8 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 			o->all = true;
 		if (o->input)
 			return fail(err, errlen, "record takes no positional argument ('%s')", o->input);
+		if (o->json && !(o->events & (1u << JP_EV_SYSCALL)))
+			return fail(err, errlen, "-f json is the syscall table: it needs -e syscalls");
 	} else if (o->cmd == JP_CMD_REPORT) {
 		if (!o->input)
 			return fail(err, errlen, "report needs an input file (a folded profile)");
@@ -185,6 +206,8 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 	o->freq_hz = 99;
 	o->format = -1;
 	o->events = 1u << JP_EV_CPU;
+	o->min_block_us = 100;
+	o->slow_us = 10000;
 	err[0] = '\0';
 
 	if (argc < 2)
@@ -237,9 +260,13 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			o->output = optarg;
 			break;
 		case 'f':
+			if (!strcmp(optarg, "json")) {
+				o->json = true;
+				break;
+			}
 			o->format = out_format_parse(optarg);
 			if (o->format < 0)
-				return fail(err, errlen, "-f: unknown format '%s' (folded, html)", optarg);
+				return fail(err, errlen, "-f: unknown format '%s' (folded, html, json)", optarg);
 			break;
 		case 'e':
 			r = parse_events(optarg, o, err, errlen);
@@ -264,6 +291,19 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case OPT_AGENT:
 			o->agent_path = optarg;
+			break;
+		case OPT_RECOMPILE:
+			o->recompile = true;
+			break;
+		case OPT_MIN_BLOCK:
+			if (opts_parse_u32(optarg, 0, 1000000000, &o->min_block_us))
+				return fail(err, errlen, "--min-block: '%s' is not a number of microseconds",
+					    optarg);
+			break;
+		case OPT_SLOW:
+			if (opts_parse_u32(optarg, 0, 1000000000, &o->slow_us))
+				return fail(err, errlen, "--slow: '%s' is not a number of microseconds",
+					    optarg);
 			break;
 		case 'v':
 			o->verbose = true;

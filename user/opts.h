@@ -31,6 +31,10 @@ struct jp_opts {
 	int format;		/* enum out_format, -1 = from -o's extension, else folded */
 	unsigned int events;	/* bit per JP_EV_* */
 	bool per_pid, per_thread, no_attach, dotted, lines, verbose;
+	bool recompile;		  /* --recompile: have code compiled before the attach recompiled */
+	bool json;		  /* -f json: the syscall table as JSON */
+	unsigned int min_block_us; /* --min-block, off-CPU threshold (default 100) */
+	unsigned int slow_us;	  /* --slow, syscall stacks threshold (default 10000, 0 = off) */
 	const char *agent_path; /* --agent, default: libjprofagent.so beside the binary */
 };
 

@@ -14,7 +14,9 @@
 #include "join.h"
 #include "profile.h"
 #include "record.h"
+#include "kernel/offcpu.h"
 #include "kernel/session.h"
+#include "kernel/syscalls.h"
 #include "jvm/agent_ring.h"
 #include "jvm/attach.h"
 #include "jvm/discover.h"
@@ -55,6 +57,8 @@ struct rec {
 	const struct jp_opts *o;
 	struct syms *syms;
 	struct kernel_session *ks;
+	struct offcpu *offcpu;
+	struct syscalls *sc;
 	struct profile *prof;
 	struct join *join;
 	char agent_path[4096];
@@ -259,7 +263,8 @@ static void setup_jvm(struct rec *r, const struct jvm_info *jvm, bool last_try)
 		return;
 	}
 	if (!r->o->no_attach && jvm->agent != JVM_AGENT_LOADED) {
-		ret = jvm_attach_agent(jvm, r->agent_path, NULL, ATTACH_TIMEOUT_MS, err, sizeof(err));
+		ret = jvm_attach_agent(jvm, r->agent_path, r->o->recompile ? "recompile" : NULL,
+				       ATTACH_TIMEOUT_MS, err, sizeof(err));
 		if (ret < 0) {
 			if (!last_try) {
 				pr_debug("JVM %u: attach failed (%s), will retry", jvm->pid, err);
@@ -327,12 +332,18 @@ static void handle_new_pids(struct rec *r)
 	r->q.n = keep;
 }
 
+static bool only_syscalls(const struct jp_opts *o)
+{
+	return o->events == 1u << JP_EV_SYSCALL;
+}
+
 static int open_output(const struct jp_opts *o, FILE **ret)
 {
 	int fd;
 
 	if (!o->output) {
-		*ret = stdout;
+		/* -e syscalls alone prints its table there, and a profile only with -o */
+		*ret = o->cmd == JP_CMD_RECORD && only_syscalls(o) ? NULL : stdout;
 		return 0;
 	}
 	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -354,6 +365,62 @@ static int write_profile(const struct jp_opts *o, const struct profile *p, FILE 
 		err = -errno;
 	if (!err && f != stdout && fsync(fileno(f)) && errno != EINVAL)
 		err = -errno;
+	return err;
+}
+
+static const char *profile_title(const struct jp_opts *o)
+{
+	static char title[64];
+
+	snprintf(title, sizeof(title), "jprof:%s%s%s", o->events & (1u << JP_EV_CPU) ? " CPU" : "",
+		 o->events & (1u << JP_EV_OFFCPU) ? " off-CPU" : "",
+		 o->events & (1u << JP_EV_SYSCALL) ? " slow syscalls" : "");
+	return title;
+}
+
+/* the off-CPU and syscall programs, on top of the session's maps */
+static int start_extra_events(struct rec *r)
+{
+	const struct jp_opts *o = r->o;
+	int err;
+
+	if (o->events & (1u << JP_EV_OFFCPU)) {
+		struct offcpu_opts oo = { .min_block_ns = (__u64)o->min_block_us * 1000 };
+
+		err = offcpu__start(r->ks, &oo, &r->offcpu);
+		if (err)
+			return err;
+	}
+	if (o->events & (1u << JP_EV_SYSCALL)) {
+		struct syscalls_opts so = {
+			.slow_ns = (__u64)o->slow_us * 1000,
+			.per_thread = o->per_thread,
+		};
+
+		err = syscalls__start(r->ks, &so, &r->sc);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* the syscall table, on stdout */
+static int write_syscall_table(struct rec *r)
+{
+	struct sc_table *t = NULL;
+	int err;
+
+	err = syscalls__read(r->sc, &t);
+	if (err) {
+		pr_err("reading the syscall statistics: %s", strerror(-err));
+		return err;
+	}
+	err = r->o->json ? sctable_write_json(t, stdout) : sctable_write_text(t, stdout);
+	if (!err && fflush(stdout))
+		err = -errno;
+	sc_table_free(t);
+	if (err)
+		pr_err("writing the syscall table: %s", strerror(-err));
 	return err;
 }
 
@@ -422,9 +489,16 @@ static void summary(struct rec *r, double secs, int write_err)
 	join__report(r->join, stderr);
 	if (write_err)
 		snprintf(where, sizeof(where), "nothing written (%s)", strerror(-write_err));
+	else if (!r->o->output && only_syscalls(r->o))
+		snprintf(where, sizeof(where), "syscall table on stdout%s",
+			 r->o->slow_us ? " (slow-call stacks need -o)" : "");
 	else
 		snprintf(where, sizeof(where), "wrote %s (%s)", r->o->output ? r->o->output : "stdout",
 			 r->o->format == OUT_HTML ? "html" : "folded");
+	if (r->o->events & ((1u << JP_EV_OFFCPU) | (1u << JP_EV_SYSCALL)))
+		fprintf(stderr, "jprof: %llu off-CPU intervals (%llu lost), %llu slow syscalls\n",
+			(unsigned long long)st[JP_STAT_OFFCPU], (unsigned long long)st[JP_STAT_OFFCPU_LOST],
+			(unsigned long long)st[JP_STAT_SC_SLOW]);
 	fprintf(stderr,
 		"jprof: %llu samples (%s, %u Hz, %.1f s), %llu lost (ring buffer full), "
 		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
@@ -447,12 +521,15 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.pids = o->pids,
 		.npids = o->npids,
 	};
+	bool multi = (o->events & (o->events - 1)) != 0;
 	struct join_opts jo = {
 		.per_pid = o->per_pid,
 		.per_thread = o->per_thread,
 		.dotted = o->dotted,
 		.lines = o->lines,
-		.cpu_weight = 1,
+		/* with other events, a cpu sample stands for its period, so all weights are ns */
+		.cpu_weight = o->events == 1u << JP_EV_CPU ? 1 : 1000000000ull / o->freq_hz,
+		.mark_offcpu = multi,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec r = { .o = o };
@@ -482,7 +559,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	signal(SIGPIPE, SIG_IGN);
 
-	r.prof = profile__new("jprof: CPU", "samples");
+	r.prof = profile__new(profile_title(o), o->events == 1u << JP_EV_CPU ? "samples" : "ns");
 	r.syms = syms__new(NULL);
 	if (!r.prof || !r.syms) {
 		pr_err("out of memory or no /proc/kallsyms: %s", strerror(errno));
@@ -498,6 +575,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	err = kernel_session__start(&ko, on_sample, &r, &r.ks);
 	if (err)
 		goto out_free; /* the session logged why */
+	err = start_extra_events(&r);
+	if (err)
+		goto out_free; /* logged by the loader */
 	for (size_t i = 0; i < r.nearly; i++) {
 		err = kernel_session__add_jvm(r.ks, r.early[i].pid, r.early[i].start_ticks,
 					      r.early[i].signo);
@@ -531,22 +611,26 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	(void)kernel_session__drain(r.ks);
 	(void)join__flush(r.join);
 
-	err = write_profile(o, r.prof, out);
-	if (out != stdout) {
+	if (r.sc && write_syscall_table(&r))
+		ret = JP_EXIT_OUTPUT;
+	err = out ? write_profile(o, r.prof, out) : 0;
+	if (out && out != stdout) {
 		if (fclose(out) && !err)
 			err = -errno;
-		out = NULL;
 	}
+	out = NULL;
 	summary(&r, (mono_ns() - t0) / 1e9, err);
 	if (err) {
 		pr_err("writing %s: %s; the %llu collected samples were not saved",
 		       o->output ? o->output : "stdout", strerror(-err),
 		       (unsigned long long)profile__total(r.prof));
 		ret = JP_EXIT_OUTPUT;
-	} else {
+	} else if (ret != JP_EXIT_OUTPUT) {
 		ret = JP_EXIT_OK;
 	}
 out_free:
+	syscalls__free(r.sc);
+	offcpu__free(r.offcpu);
 	kernel_session__free(r.ks);
 	join__free(r.join);
 	syms__free(r.syms);

@@ -2,9 +2,12 @@
 /*
  * sc_sleeper.c COUNT MSEC: waits for SIGUSR1, then COUNT times: sleeps MSEC in
  * nanosleep (a slow, blocking call) from do_sleep and makes 1000 getppid() calls
- * (fast ones) from do_fast; exits silently.
+ * (fast ones) from do_fast; exits silently. do_sleep makes the syscall itself (no libc
+ * wrapper, which has no frame pointer and would hide do_sleep from the stack walk).
  */
+#include <errno.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -13,8 +16,14 @@ __attribute__((noinline)) void do_sleep(long ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 
-	while (nanosleep(&ts, &ts))
-		;
+	long ret;
+
+	do {
+		__asm__ volatile("syscall"
+				 : "=a"(ret)
+				 : "0"((long)SYS_nanosleep), "D"(&ts), "S"(&ts)
+				 : "rcx", "r11", "memory");
+	} while (ret == -EINTR);
 }
 
 __attribute__((noinline)) void do_fast(void)

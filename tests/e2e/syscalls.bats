@@ -38,11 +38,13 @@ run_traced() {
 	rm -f "$OUT/ready"
 	"$@" >"$OUT/out" 2>"$OUT/err" 3>&- &
 	TOOL_PID=$!
-	for ((i = 0; i < 30; i++)); do
+	# ready: the driver's --ready file, or jprof's "recording" line (sampling has begun)
+	for ((i = 0; i < 100; i++)); do
 		[[ -e $OUT/ready ]] && break
+		grep -q 'recording' "$OUT/err" 2>/dev/null && break
 		sleep 0.1
 	done
-	[[ -e $OUT/ready ]] || sleep 1.5
+	[[ -e $OUT/ready ]] || grep -q 'recording' "$OUT/err" || sleep 1.5
 	kill -USR1 "$APP_PID"
 	wait "$APP_PID"
 	APP_PID=
