@@ -19,9 +19,12 @@ __attribute__((noinline)) void do_sleep(long ms)
 	long ret;
 
 	do {
+		register long rem __asm__("r10") = (long)&ts;
+
 		__asm__ volatile("syscall"
 				 : "=a"(ret)
-				 : "0"((long)SYS_nanosleep), "D"(&ts), "S"(&ts)
+				 : "0"((long)SYS_clock_nanosleep), "D"((long)CLOCK_MONOTONIC), "S"(0L),
+				   "d"(&ts), "r"(rem)
 				 : "rcx", "r11", "memory");
 	} while (ret == -EINTR);
 }
