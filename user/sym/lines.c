@@ -96,3 +96,31 @@ long lines_read_file(FILE *f, size_t max_bytes, lines_cb cb, void *ctx)
 	free(buf);
 	return err ? err : (long)total;
 }
+
+const char *lines_parse_hex(const char *p, bool allow_0x, int max_digits, __u64 *ret)
+{
+	__u64 v = 0;
+	int n = 0;
+
+	if (allow_0x && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	for (;; p++) {
+		int d;
+
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (*p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else if (*p >= 'A' && *p <= 'F')
+			d = *p - 'A' + 10;
+		else
+			break;
+		if (++n > max_digits)
+			return NULL;
+		v = v << 4 | (__u64)d;
+	}
+	if (!n)
+		return NULL;
+	*ret = v;
+	return p;
+}

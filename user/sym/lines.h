@@ -3,6 +3,7 @@
 #ifndef JPROF_SYM_LINES_H
 #define JPROF_SYM_LINES_H
 
+#include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -37,5 +38,11 @@ long lines_split(struct lines_state *st, const char *buf, size_t len, bool final
  * are read (-EFBIG beyond). Returns the number of bytes read, or -errno.
  */
 long lines_read_file(FILE *f, size_t max_bytes, lines_cb cb, void *ctx);
+
+/*
+ * Parses 1..max_digits hex digits at p (after an optional "0x" when allow_0x) into
+ * *ret. Returns the first byte after them, or NULL (no digit, or too many).
+ */
+const char *lines_parse_hex(const char *p, bool allow_0x, int max_digits, __u64 *ret);
 
 #endif /* JPROF_SYM_LINES_H */

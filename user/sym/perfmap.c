@@ -64,34 +64,6 @@ void perfmap__free(struct perfmap *pm)
 	free(pm);
 }
 
-static const char *parse_hex(const char *p, __u64 *ret)
-{
-	__u64 v = 0;
-	int n = 0;
-
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	for (;; p++) {
-		int d;
-
-		if (*p >= '0' && *p <= '9')
-			d = *p - '0';
-		else if (*p >= 'a' && *p <= 'f')
-			d = *p - 'a' + 10;
-		else if (*p >= 'A' && *p <= 'F')
-			d = *p - 'A' + 10;
-		else
-			break;
-		if (++n > 16)
-			return NULL;
-		v = v << 4 | (__u64)d;
-	}
-	if (!n)
-		return NULL;
-	*ret = v;
-	return p;
-}
-
 static int parse_line(const char *line, size_t len, unsigned long lineno, void *ctx)
 {
 	struct perfmap *pm = ctx;
@@ -103,12 +75,12 @@ static int parse_line(const char *line, size_t len, unsigned long lineno, void *
 		goto bad;
 	if (!len)
 		return 0;
-	p = parse_hex(p, &start);
+	p = lines_parse_hex(p, true, 16, &start);
 	if (!p || (*p != ' ' && *p != '\t'))
 		goto bad;
 	while (*p == ' ' || *p == '\t')
 		p++;
-	p = parse_hex(p, &size);
+	p = lines_parse_hex(p, true, 16, &size);
 	if (!p || (*p != ' ' && *p != '\t'))
 		goto bad;
 	while (*p == ' ' || *p == '\t')

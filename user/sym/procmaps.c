@@ -18,33 +18,6 @@ struct parse_ctx {
 	bool only_exec;
 };
 
-/* parses up to max_digits hex digits; returns the end or NULL */
-static const char *parse_hex(const char *p, int max_digits, __u64 *ret)
-{
-	__u64 v = 0;
-	int n = 0;
-
-	for (;; p++) {
-		int d;
-
-		if (*p >= '0' && *p <= '9')
-			d = *p - '0';
-		else if (*p >= 'a' && *p <= 'f')
-			d = *p - 'a' + 10;
-		else if (*p >= 'A' && *p <= 'F')
-			d = *p - 'A' + 10;
-		else
-			break;
-		if (++n > max_digits)
-			return NULL;
-		v = v << 4 | (__u64)d;
-	}
-	if (!n)
-		return NULL;
-	*ret = v;
-	return p;
-}
-
 static const char *parse_dec(const char *p, __u64 *ret)
 {
 	__u64 v = 0;
@@ -81,10 +54,10 @@ static int parse_line(const char *line, size_t len, unsigned long lineno, void *
 		goto bad;
 	if (!len)
 		return 0; /* blank lines are harmless */
-	p = parse_hex(p, 16, &start);
+	p = lines_parse_hex(p, false, 16, &start);
 	if (!p || *p++ != '-')
 		goto bad;
-	p = parse_hex(p, 16, &end);
+	p = lines_parse_hex(p, false, 16, &end);
 	if (!p || *p++ != ' ' || end <= start)
 		goto bad;
 	if (strlen(p) < 5 || p[4] != ' ')
@@ -95,13 +68,13 @@ static int parse_line(const char *line, size_t len, unsigned long lineno, void *
 	map.perms = (p[0] == 'r' ? JP_MAP_R : 0) | (p[1] == 'w' ? JP_MAP_W : 0) |
 		    (p[2] == 'x' ? JP_MAP_X : 0) | (p[3] == 'p' ? JP_MAP_P : 0);
 	p += 5;
-	p = parse_hex(p, 16, &off);
+	p = lines_parse_hex(p, false, 16, &off);
 	if (!p || *p++ != ' ')
 		goto bad;
-	p = parse_hex(p, 8, &major);
+	p = lines_parse_hex(p, false, 8, &major);
 	if (!p || *p++ != ':')
 		goto bad;
-	p = parse_hex(p, 8, &minor);
+	p = lines_parse_hex(p, false, 8, &minor);
 	if (!p || *p++ != ' ')
 		goto bad;
 	p = parse_dec(p, &inode);
