@@ -138,7 +138,9 @@ PY
 
 @test "errors: a full disk is reported with what was not saved" {
 	[[ -w /dev/full ]] || missing "/dev/full"
-	run -4 "$JPROF" record -d 1 -o /dev/full
+	"$APPS/hotab" 3 >/dev/null 3>&- &
+	APP_PID=$!
+	run -4 "$JPROF" record -p "$APP_PID" -d 1 -o /dev/full
 	[[ $output == *"No space left on device"* ]]
 	[[ $output == *"not saved"* ]]
 }

@@ -6,24 +6,9 @@ bats_require_minimum_version 1.5.0
 
 load helpers
 
-: "${SC_DRIVER:=$REPO/build/tests/kernel/sc_driver}"
+load kernel_helpers
+
 SIGNO=40 # the agent's signal in the driver tests (SIGRTMIN+6 with glibc)
-
-setup() {
-	[[ $EUID -eq 0 ]] || missing "needs root to load BPF"
-	[[ -r /sys/kernel/btf/vmlinux ]] || missing "no kernel BTF (/sys/kernel/btf/vmlinux)"
-	OUT=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	for p in ${APP_PID:-} ${TOOL_PID:-}; do
-		{ kill "$p" && wait "$p"; } 2>/dev/null || true
-	done
-}
-
-require_driver() {
-	[[ -x $SC_DRIVER ]] || missing "sc_driver not built at $SC_DRIVER (make sc-driver)"
-}
 
 require_java_app() {
 	require_jdk "$JDK17"
