@@ -62,9 +62,8 @@ struct rec {
 	struct profile *prof;
 	struct join *join;
 	char agent_path[4096];
-	/* every pid ever classified: 0 unknown, 1 seen (queued), 2 done; tiny open hash */
+	/* every pid seen in a sample (open hash), and attach tries per pid */
 	__u32 *seen;
-	__u8 *seen_state;
 	__u8 *tries;
 	size_t seen_cap, seen_n;
 	struct pidq q;
@@ -91,17 +90,14 @@ static int seen_grow(struct rec *r)
 {
 	size_t oc = r->seen_cap, nc = oc ? oc * 2 : 4096;
 	__u32 *os = r->seen;
-	__u8 *ost = r->seen_state, *otr = r->tries;
+	__u8 *otr = r->tries;
 
 	r->seen = calloc(nc, sizeof(*r->seen));
-	r->seen_state = calloc(nc, 1);
 	r->tries = calloc(nc, 1);
-	if (!r->seen || !r->seen_state || !r->tries) {
+	if (!r->seen || !r->tries) {
 		free(r->seen);
-		free(r->seen_state);
 		free(r->tries);
 		r->seen = os;
-		r->seen_state = ost;
 		r->tries = otr;
 		return -ENOMEM;
 	}
@@ -111,11 +107,9 @@ static int seen_grow(struct rec *r)
 			continue;
 		size_t s = seen_slot(r, os[i]);
 		r->seen[s] = os[i];
-		r->seen_state[s] = ost[i];
 		r->tries[s] = otr[i];
 	}
 	free(os);
-	free(ost);
 	free(otr);
 	return 0;
 }
@@ -147,10 +141,8 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	if (is_new) {
 		/* read maps and ELF symbols now, while the process still exists */
 		(void)syms__add_pid(r->syms, s->pid);
-		if (r->q.n < NEW_PIDS_MAX && slot >= 0) {
+		if (r->q.n < NEW_PIDS_MAX && slot >= 0)
 			r->q.pids[r->q.n++] = s->pid;
-			r->seen_state[slot] = 1;
-		}
 	}
 	return join__sample(r->join, s, kstack, ustack);
 }
@@ -310,11 +302,7 @@ static void handle_new_pids(struct rec *r)
 
 		if (slot < 0 || pid == (__u32)getpid())
 			continue;
-		if (jvm_probe("/proc", pid, &jvm)) {
-			r->seen_state[slot] = 2;
-			continue;
-		}
-		if (!r->o->all && !r->o->npids)
+		if (jvm_probe("/proc", pid, &jvm))
 			continue;
 		if (proc_age_s(pid) < JVM_MIN_AGE_S) {
 			r->q.pids[keep++] = pid; /* let it finish starting */
@@ -325,9 +313,7 @@ static void handle_new_pids(struct rec *r)
 		if (!join__has_jvm(r->join, pid) && r->tries[slot] < MAX_ATTACH_TRIES &&
 		    !r->o->no_attach) {
 			r->q.pids[keep++] = pid; /* retried next round */
-			continue;
 		}
-		r->seen_state[slot] = 2;
 	}
 	r->q.n = keep;
 }
@@ -450,10 +436,12 @@ static int check_targets(const struct jp_opts *o)
 static void setup_initial_jvms(struct rec *r)
 {
 	struct jvm_info *list = NULL, one;
+	bool is_new;
 	int n;
 
 	if (r->o->npids) {
 		for (size_t i = 0; i < r->o->npids; i++) {
+			(void)seen_get(r, r->o->pids[i], &is_new); /* handled: not queued again */
 			if (jvm_probe("/proc", r->o->pids[i], &one) == 0)
 				setup_jvm(r, &one, true);
 			else
@@ -470,10 +458,7 @@ static void setup_initial_jvms(struct rec *r)
 		if (list[i].pid == (__u32)getpid())
 			continue;
 		setup_jvm(r, &list[i], true);
-		bool is_new;
-		long slot = seen_get(r, list[i].pid, &is_new);
-		if (slot >= 0)
-			r->seen_state[slot] = 2;
+		(void)seen_get(r, list[i].pid, &is_new); /* handled: not queued again */
 	}
 	free(list);
 }
@@ -636,7 +621,6 @@ out_free:
 	syms__free(r.syms);
 	profile__free(r.prof);
 	free(r.seen);
-	free(r.seen_state);
 	free(r.tries);
 out_close:
 	if (out && out != stdout)
