@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # jprof: everything is built under $(OUT). `make help` lists the targets.
 
+SHELL	:= /bin/bash
 OUT	?= build
 CC	?= cc
 CLANG	?= clang
@@ -158,8 +159,11 @@ fuzz-smoke:
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-10}
 
 check-e2e: all apps
-	$(Q)JPROF=$(abspath $(OUT)/jprof) JPROF_AGENT=$(abspath $(OUT)/libjprofagent.so) \
-		APPS=$(abspath $(OUT)/tests/apps) bats --print-output-on-failure tests/e2e
+	$(Q)set -o pipefail; JPROF=$(abspath $(OUT)/jprof) JPROF_AGENT=$(abspath $(OUT)/libjprofagent.so) \
+		APPS=$(abspath $(OUT)/tests/apps) bats --print-output-on-failure tests/e2e \
+		| tee $(OUT)/e2e.tap; rc=$$?; \
+		echo "e2e: $$(grep -c '^ok ' $(OUT)/e2e.tap) passed, $$(grep -c '^not ok ' $(OUT)/e2e.tap) failed"; \
+		exit $$rc
 
 # everything CI runs, in one command (README's test command)
 check: all apps
