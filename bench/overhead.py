@@ -7,7 +7,8 @@ Each round runs every configuration once, in turn (baseline, jprof at 99 Hz, jpr
 all of them alike. The workload waits on stdin until the profiler is up, so the figure
 is steady-state overhead, not start-up. Prints medians, the median of the per-round
 ratios against the baseline of the same round, and jprof's own CPU time (percent of
-one core over the recording) and peak RSS.
+one core) split into start-up (until it reports that it records) and steady state
+(the rest), and its peak RSS.
 """
 import argparse
 import os
@@ -58,17 +59,27 @@ def start_jprof(jprof, freq, tmp):
     return p, t0, err
 
 
-def stop_jprof(p, t0, err):
+def proc_cpu_s(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stop_jprof(p, t0, err, ready):
     p.send_signal(signal.SIGINT)
     _, status, ru = os.wait4(p.pid, 0)
-    secs = time.monotonic() - t0
+    now = time.monotonic()
+    secs = now - t0
     err.seek(0)
     text = err.read()
     err.close()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"jprof failed: {text}")
     cpu = ru.ru_utime + ru.ru_stime
+    ready_t, ready_cpu = ready
     return {"cpu_pct": 100.0 * cpu / secs, "rss_mb": ru.ru_maxrss / 1024.0,
+            "startup_cpu_s": ready_cpu,
+            "steady_pct": 100.0 * (cpu - ready_cpu) / max(now - ready_t, 1e-3),
             "summary": text.strip().splitlines()[-1] if text.strip() else ""}
 
 
@@ -82,9 +93,10 @@ def run_config(workload_cmd, config, jprof, tmp):
     if config.startswith("jprof"):
         freq = int(config.split("@")[1])
         jp, t0, err = start_jprof(jprof, freq, tmp)
-        time.sleep(0.5)
+        time.sleep(1.0)  # attach done; let the JVM settle
+        ready = (time.monotonic(), proc_cpu_s(jp.pid))
         ms = finish_workload(w)
-        extra = stop_jprof(jp, t0, err)
+        extra = stop_jprof(jp, t0, err, ready)
     else:
         ms = finish_workload(w)
     return ms, extra
@@ -103,15 +115,16 @@ def bench(name, workload_cmd, configs, runs, jprof, tmp):
     base = res["baseline"]
     print(f"\n{name}: {runs} rounds, configurations interleaved")
     print(f"  {'config':<12} {'median ms':>10} {'ratio':>7} {'min..max ratio':>16} "
-          f"{'jprof CPU %core':>16} {'jprof peak RSS':>15}")
+          f"{'jprof start-up CPU':>19} {'steady CPU %core':>17} {'peak RSS':>9}")
     for c in configs:
         ratios = [a / b for a, b in zip(res[c], base)]
         line = (f"  {c:<12} {statistics.median(res[c]):>10.1f} {statistics.median(ratios):>7.4f} "
                 f"{min(ratios):>7.4f}..{max(ratios):<7.4f}")
         if extras[c]:
-            cpu = statistics.median(e["cpu_pct"] for e in extras[c])
+            start = statistics.median(e["startup_cpu_s"] for e in extras[c])
+            steady = statistics.median(e["steady_pct"] for e in extras[c])
             rss = max(e["rss_mb"] for e in extras[c])
-            line += f" {cpu:>15.2f}% {rss:>12.1f} MB"
+            line += f" {start * 1000:>16.0f} ms {steady:>16.2f}% {rss:>6.1f} MB"
         print(line)
     for c in configs:
         if extras[c]:
@@ -132,11 +145,11 @@ def main():
                                "-o", cwork])
         subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/JavaWork.java")])
         if a.only in (None, "c"):
-            bench("C workload (2 threads, fixed work)", [cwork, "2"],
+            bench("C workload (2 threads, fixed work)", [cwork, "2", "7000000000"],
                   ["baseline", "jprof@99", "jprof@999"], a.runs, jprof, tmp)
         if a.only in (None, "java"):
             bench("Java workload (JDK 17, 2 threads, fixed work)",
-                  [a.java, "-cp", tmp, "JavaWork", "2"],
+                  [a.java, "-cp", tmp, "JavaWork", "2", "3000"],
                   ["baseline", "jprof@99", "jprof@999", "jfr"], a.runs, jprof, tmp)
 
 
