@@ -47,6 +47,7 @@ struct jvm_ent {
 	__u32 pid, nspid;
 	char comm[JP_COMM_LEN + 1];
 	struct jvm_agent *a; /* NULL: a JVM without agent */
+	char note[160];
 	struct tid_pair *tids;
 	size_t ntids;
 	__u64 tids_scanned_ns;
@@ -146,6 +147,14 @@ static struct jvm_ent *find_jvm(const struct join *j, __u32 pid)
 		if (j->jvms[i]->pid == pid)
 			return j->jvms[i];
 	return NULL;
+}
+
+void join__set_jvm_note(struct join *j, __u32 pid, const char *note)
+{
+	struct jvm_ent *e = find_jvm(j, pid);
+
+	if (e)
+		snprintf(e->note, sizeof(e->note), "%s", note);
 }
 
 bool join__has_jvm(const struct join *j, __u32 pid)
@@ -781,5 +790,7 @@ void join__report(const struct join *j, FILE *f)
 			(unsigned long long)e->java_samples, (unsigned long long)e->complete,
 			e->java_samples ? 100.0 * e->complete / e->java_samples : 0.0,
 			(unsigned long long)e->internal, why[0] ? "; missing: " : "", why);
+		if (e->note[0])
+			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
 	}
 }

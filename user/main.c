@@ -16,13 +16,14 @@
 
 #define JPROF_VERSION "0.1.0"
 
+/* libbpf explains failures in its own terms (often wrongly: "raise RLIMIT_MEMLOCK");
+ * jprof says what failed itself, so libbpf speaks only with -v */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
+	(void)level;
+	if (log_get_level() < LOG_DEBUG)
 		return 0;
-	if (level == LIBBPF_INFO && log_get_level() < LOG_DEBUG)
-		return 0;
-	fputs("jprof: libbpf: ", stderr);
+	fputs("jprof: ", stderr); /* libbpf's lines start with "libbpf: " */
 	return vfprintf(stderr, fmt, ap);
 }
 

@@ -241,6 +241,7 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 /* Attach + connect one JVM. Failure is a warning: the JVM is then profiled natively. */
 static void setup_jvm(struct rec *r, const struct jvm_info *jvm, bool last_try)
 {
+	bool attached_now = false;
 	char err[512] = "";
 	int ret;
 
@@ -257,6 +258,7 @@ static void setup_jvm(struct rec *r, const struct jvm_info *jvm, bool last_try)
 	if (!r->o->no_attach && jvm->agent != JVM_AGENT_LOADED) {
 		ret = jvm_attach_agent(jvm, r->agent_path, r->o->recompile ? "recompile" : NULL,
 				       ATTACH_TIMEOUT_MS, err, sizeof(err));
+		attached_now = ret == 0;
 		if (ret < 0) {
 			if (!last_try) {
 				pr_debug("JVM %u: attach failed (%s), will retry", jvm->pid, err);
@@ -285,6 +287,11 @@ static void setup_jvm(struct rec *r, const struct jvm_info *jvm, bool last_try)
 		r->jvms_total++;
 		return;
 	}
+	if (attached_now && !r->o->recompile)
+		join__set_jvm_note(r->join, jvm->pid,
+				   "agent attached late: in code the JIT compiled before that, "
+				   "samples in inlined methods count for the method they were inlined "
+				   "into; --recompile fixes this");
 	r->jvms_total++;
 	r->jvms_java++;
 }
@@ -418,6 +425,26 @@ static void find_agent(struct rec *r, const char *self_dir)
 		snprintf(r->agent_path, sizeof(r->agent_path), "%s/libjprofagent.so", self_dir);
 }
 
+/* root, or the capabilities loading BPF and opening perf events take */
+static bool has_bpf_privileges(void)
+{
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	/* CAP_PERFMON 38, CAP_BPF 39 (5.8+); CAP_SYS_ADMIN 21 covers both before that */
+	return (eff & (1ull << 21)) || ((eff & (1ull << 38)) && (eff & (1ull << 39)));
+}
+
 static int check_targets(const struct jp_opts *o)
 {
 	char path[64];
@@ -526,8 +553,11 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	if (ret)
 		return ret;
 	ret = JP_EXIT_FAILURE;
-	if (geteuid() != 0)
-		pr_warn("not running as root: loading BPF needs root (or CAP_BPF + CAP_PERFMON)");
+	if (!has_bpf_privileges()) {
+		pr_err("recording needs root (or CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE and "
+		       "CAP_SYS_ADMIN); run it with sudo");
+		return JP_EXIT_FAILURE;
+	}
 
 	err = open_output(o, &out);
 	if (err) {

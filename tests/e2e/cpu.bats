@@ -151,3 +151,10 @@ PY
 	run -0 "$JPROF" record -p "$APP_PID" -d 2 --per-thread -o "$OUT/t.folded"
 	grep -Eq "^hotab \[$APP_PID\];hotab \[$APP_PID\];.*hot_a [0-9]+$" "$OUT/t.folded"
 }
+
+@test "errors: without privileges jprof says what it needs" {
+	command -v setpriv >/dev/null || missing "setpriv (util-linux)"
+	run -1 setpriv --reuid=65534 --regid=65534 --clear-groups "$JPROF" record -d 1 -o /dev/null
+	echo "$output"
+	[[ $output == *"root"* && $output == *"CAP_BPF"* ]]
+}

@@ -180,3 +180,44 @@ complete_pct() {
 	[[ $rc -eq 0 ]]
 	grep -Eq "^java \[$JPID\];.*JavaHot\.countedLoop_\[j\]" "$OUT/late.folded"
 }
+
+@test "jprof list shows the JVM with its version, then the loaded agent" {
+	start_java "$JDK17" split 20
+	run -0 "$JPROF" list
+	echo "$output"
+	grep -Eq "^$JPID +$JPID +root +17\.[0-9.]+ +none +- +JavaHot$" <<<"$output"
+	run -0 "$JPROF" record -p "$JPID" -d 1 -o "$OUT/l.folded"
+	run -0 "$JPROF" list
+	grep -Eq "^$JPID .* loaded .*JavaHot$" <<<"$output"
+}
+
+@test "--dotted and --lines: java.lang.Thread.run, and source lines inside the method" {
+	start_java "$JDK17" split 20
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 2 --dotted --lines -o "$OUT/dl.folded"
+	grep -q ';java\.lang\.Thread\.run:[0-9]\+_\[[0ji]\];' "$OUT/dl.folded"
+	! grep -q 'java/lang/' "$OUT/dl.folded"
+	# countedLoop's frames carry lines of countedLoop's body in JavaHot.java
+	local first last lines
+	first=$(grep -n 'static long countedLoop' "$REPO/tests/apps/JavaHot.java" | cut -d: -f1)
+	last=$((first + 6))
+	lines=$(grep -o 'JavaHot\.countedLoop:[0-9]*' "$OUT/dl.folded" | cut -d: -f2 | sort -u)
+	echo "countedLoop lines seen: $lines (method spans $first-$last)"
+	[[ -n $lines ]]
+	for l in $lines; do ((l > first && l <= last)); done
+}
+
+@test "late attach: inlined frames are reported missing, and --recompile brings them back" {
+	start_java "$JDK17" split 30
+	sleep 2 # the hot loop is compiled before the agent comes
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/late.folded"
+	echo "$output"
+	[[ $output == *"agent attached late"*"--recompile"* ]]
+	! grep -q 'JavaHot\.tiny_\[i\]' "$OUT/late.folded"
+	{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
+	start_java "$JDK17" split 30
+	sleep 2
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 5 --recompile -o "$OUT/recompiled.folded"
+	echo "$output"
+	grep -Eq ';JavaHot\.countedLoop_\[j\];JavaHot\.tiny_\[i\] [0-9]+$' "$OUT/recompiled.folded"
+	kill -0 "$JPID"
+}
