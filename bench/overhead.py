@@ -3,7 +3,9 @@
 """overhead.py: wall-time overhead of `jprof record -a` on fixed C and Java workloads.
 
 Each round runs every configuration once, in turn (baseline, jprof at 99 Hz, jprof at
-999 Hz, and for Java also JFR's `profile` settings), so drifts of a shared machine hit
+999 Hz; for C also `perf record -a -g` at 999 Hz, the kernel's own sampler, which shows
+what sampling itself costs on the machine; for Java also JFR's `profile` settings), so
+drifts of a shared machine hit
 all of them alike. The workload waits on stdin until the profiler is up, so the figure
 is steady-state overhead, not start-up. Prints medians, the median of the per-round
 ratios against the baseline of the same round, and jprof's own CPU time (percent of
@@ -12,6 +14,7 @@ one core) split into start-up (until it reports that it records) and steady stat
 """
 import argparse
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -90,6 +93,16 @@ def run_config(workload_cmd, config, jprof, tmp):
         jfr = os.path.join(tmp, "rec.jfr")
         cmd.insert(1, f"-XX:StartFlightRecording=settings=profile,filename={jfr}")
     w = start_workload(cmd)
+    if config.startswith("perf"):  # the kernel's own sampler, as a reference
+        freq = int(config.split("@")[1])
+        pf = subprocess.Popen(["perf", "record", "-a", "-g", "-F", str(freq), "-o",
+                               os.path.join(tmp, "perf.data")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        ms = finish_workload(w)
+        pf.send_signal(signal.SIGINT)
+        pf.wait()
+        return ms, extra
     if config.startswith("jprof"):
         freq = int(config.split("@")[1])
         jp, t0, err = start_jprof(jprof, freq, tmp)
@@ -145,8 +158,9 @@ def main():
                                "-o", cwork])
         subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/JavaWork.java")])
         if a.only in (None, "c"):
+            refs = ["perf@999"] if shutil.which("perf") else []
             bench("C workload (2 threads, fixed work)", [cwork, "2", "7000000000"],
-                  ["baseline", "jprof@99", "jprof@999"], a.runs, jprof, tmp)
+                  ["baseline", "jprof@99", "jprof@999"] + refs, a.runs, jprof, tmp)
         if a.only in (None, "java"):
             bench("Java workload (JDK 17, 2 threads, fixed work)",
                   [a.java, "-cp", tmp, "JavaWork", "2", "3000"],
