@@ -495,12 +495,33 @@ static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *k
 	return add_native(j, s, kstack, ustack, e, miss_marker(j, r, code));
 }
 
+/*
+ * HotSpot JavaThreads that never run Java code (compilers, service threads) answer
+ * AGCT with -3 ("unknown, not Java") rather than 0: their top frame lookup fails before
+ * the no-Java-frame check. By their native thread names they are JVM-internal.
+ */
+static bool jvm_service_thread(const char *comm)
+{
+	static const char *const prefixes[] = {
+		"C1 CompilerThre", "C2 CompilerThre", "Sweeper thread", "Service Thread",
+		"Monitor Deflati", "Notification Th", "Signal Dispatch", "JVMCI",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(comm, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 /* a sample meets its trace */
 static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames, struct jvm_ent *e,
 		  const struct java_trace *t)
 {
 	const __u64 *kstack = frames, *ustack = frames + s->kstack_len;
+	char comm[JP_COMM_LEN + 1];
 
+	memcpy(comm, s->comm, JP_COMM_LEN);
+	comm[JP_COMM_LEN] = '\0';
 	j->st.jvm_samples++;
 	if (t->num_frames > 0) {
 		e->samples++;
@@ -509,7 +530,8 @@ static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames
 		j->st.java_complete++;
 		return add_java(j, s, kstack, ustack, e, t);
 	}
-	if (t->num_frames == JAVA_TRACE_ERR_NOT_JAVA_THREAD || t->num_frames == 0) {
+	if (t->num_frames == JAVA_TRACE_ERR_NOT_JAVA_THREAD || t->num_frames == 0 ||
+	    (t->num_frames == -3 && jvm_service_thread(comm))) {
 		/* JVM-internal thread, or a Java thread with no Java frame yet: natives are the truth */
 		e->samples++;
 		e->internal++;

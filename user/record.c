@@ -363,11 +363,15 @@ static int write_profile(const struct jp_opts *o, const struct profile *p, FILE 
 
 static const char *profile_title(const struct jp_opts *o)
 {
+	static const char *const names[] = { [JP_EV_CPU] = "CPU", [JP_EV_OFFCPU] = "off-CPU",
+					     [JP_EV_SYSCALL] = "slow syscalls" };
 	static char title[64];
+	size_t n = snprintf(title, sizeof(title), "jprof: ");
 
-	snprintf(title, sizeof(title), "jprof:%s%s%s", o->events & (1u << JP_EV_CPU) ? " CPU" : "",
-		 o->events & (1u << JP_EV_OFFCPU) ? " off-CPU" : "",
-		 o->events & (1u << JP_EV_SYSCALL) ? " slow syscalls" : "");
+	for (int e = JP_EV_CPU; e <= JP_EV_SYSCALL; e++)
+		if (o->events & (1u << e))
+			n += snprintf(title + n, sizeof(title) - n, "%s%s",
+				      n > strlen("jprof: ") ? " + " : "", names[e]);
 	return title;
 }
 
@@ -494,7 +498,7 @@ static void summary(struct rec *r, double secs, int write_err)
 {
 	__u64 st[JP_STAT_MAX];
 	struct join_stats js;
-	char where[512];
+	char where[512], what[64];
 
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
@@ -511,10 +515,15 @@ static void summary(struct rec *r, double secs, int write_err)
 		fprintf(stderr, "jprof: %llu off-CPU intervals (%llu lost), %llu slow syscalls\n",
 			(unsigned long long)st[JP_STAT_OFFCPU], (unsigned long long)st[JP_STAT_OFFCPU_LOST],
 			(unsigned long long)st[JP_STAT_SC_SLOW]);
+	if (r->o->events & (1u << JP_EV_CPU))
+		snprintf(what, sizeof(what), "%s, %u Hz, ", kernel_session__cpu_event(r->ks),
+			 r->o->freq_hz);
+	else
+		what[0] = '\0';
 	fprintf(stderr,
-		"jprof: %llu samples (%s, %u Hz, %.1f s), %llu lost (ring buffer full), "
+		"jprof: %llu samples (%s%.1f s), %llu lost (ring buffer full), "
 		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
-		(unsigned long long)js.samples, kernel_session__cpu_event(r->ks), r->o->freq_hz, secs,
+		(unsigned long long)js.samples, what, secs,
 		(unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)js.processes,
 		r->jvms_total, r->jvms_java, where);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
@@ -603,9 +612,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 
 	t0 = mono_ns();
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
-	pr_info("recording %s at %u Hz (%s)%s", o->npids ? "the given processes" : "all processes",
-		o->freq_hz, kernel_session__cpu_event(r.ks),
-		o->duration_s ? "" : "; Ctrl-C to stop");
+	pr_info("recording %s (%s)%s", o->npids ? "the given processes" : "all processes",
+		profile_title(o) + strlen("jprof: "), o->duration_s ? "" : "; Ctrl-C to stop");
 	while (!exiting && mono_ns() < deadline) {
 		err = kernel_session__poll(r.ks, POLL_MS);
 		if (err == -EINTR)

@@ -127,4 +127,18 @@ median_ms() {
 			{ echo "no OffcpuApp.$m frame"; false; }
 	done
 	for k in sleep wait read; do grep -Eq "^$k n=[0-9]+ .* early=0$" "$OUT/app"; done
+	# blocked time per Java method within 10% of the truth: each loop is blocked for the
+	# share n * mean / run time of the app's 6 s, so for that share of the recording
+	local secs
+	secs=$(sed -nE 's/.* samples \((.*, )?([0-9.]+) s\), .*/\2/p' <<<"$output" | tail -1)
+	for pair in sleep:sleepLoop wait:waitLoop read:readLoop; do
+		local k=${pair%%:*} m=${pair#*:} got n mean
+		got=$(folded_sum ";OffcpuApp\.$m(_\[[a-z0-9]\])?;" "$OUT/java.folded")
+		n=$(sed -nE "s/^$k n=([0-9]+) .*/\1/p" "$OUT/app")
+		mean=$(sed -nE "s/^$k n=[0-9]+ mean_ms=([0-9.]+) .*/\1/p" "$OUT/app")
+		awk -v got="$got" -v n="$n" -v mean="$mean" -v secs="$secs" -v m="$m" 'BEGIN {
+			truth = n * mean / 6000 * secs * 1e9;
+			printf "%s: profile %.0f ms blocked, truth %.0f ms\n", m, got / 1e6, truth / 1e6;
+			exit (got < truth * 0.9 || got > truth * 1.1) }'
+	done
 }
