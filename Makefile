@@ -175,8 +175,9 @@ check: all apps
 run: all
 	./$(OUT)/jprof record -a -d $${SECONDS_TO_RECORD:-10} -o $(OUT)/profile.html
 
-bench: all apps
+bench: all apps sc-driver
 	$(Q)python3 bench/overhead.py --build $(OUT)
+	$(Q)OUT=$(OUT) bash bench/syscalls.sh
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux/$(ARCH)/vmlinux.h
