@@ -27,17 +27,16 @@ struct {
 	__type(value, struct jp_scratch);
 } offcpu_start SEC(".maps");
 
-/* a thread's syscall state: which call it is in (-1: none), whether to signal at exit */
-struct sys_state {
-	__s32 nr;
-	__u32 want_trace;
-};
-
+/*
+ * JVM threads to signal when their blocking syscall returns (marked at switch-in,
+ * cleared at sys_exit). Only marked threads have an entry, so the sys_exit program,
+ * which runs for every syscall on the host, is one lookup that misses.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
-	__type(value, struct sys_state);
+	__type(value, __u8);
 } offcpu_sys SEC(".maps");
 
 /* source for inserting a new offcpu_start entry (too big for the BPF stack) */
@@ -55,12 +54,35 @@ static __always_inline __u32 task_state(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
 }
 
+/*
+ * The syscall prev blocked in, or -1 (a page fault, or unknown). Its user registers say:
+ * a syscall leaves orig_ax >= 0 and the user IP just past a `syscall` instruction (0f 05);
+ * an exception's orig_ax may be an error code, but no syscall instruction precedes its
+ * IP. bpf_task_pt_regs needs a BTF task pointer: tp_btf only (the raw_tp fallback, for
+ * kernels before 5.5, reports -1, so its samples get no Java frames).
+ */
+static __always_inline __s32 blocked_syscall(struct task_struct *prev, bool btf)
+{
+	struct pt_regs *regs;
+	__u16 insn = 0;
+	long nr;
+
+	if (!btf)
+		return -1;
+	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (!regs)
+		return -1;
+	nr = regs->orig_ax;
+	if (nr < 0 || bpf_probe_read_user(&insn, sizeof(insn), (void *)(regs->ip - 2)))
+		return -1;
+	return insn == 0x050f ? (__s32)nr : -1;
+}
+
 /* prev is current here: record its identity, time, syscall and both stacks */
-static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now)
+static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now, bool btf)
 {
 	__u32 tid = BPF_CORE_READ(prev, pid);
 	__u32 tgid = BPF_CORE_READ(prev, tgid);
-	struct sys_state *ss;
 	struct jp_scratch *r;
 	long kbytes, ubytes;
 
@@ -88,8 +110,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	r->s.flags = 0;
 	r->s.sig_err = 0;
 	r->s.cpu = bpf_get_smp_processor_id();
-	ss = bpf_map_lookup_elem(&offcpu_sys, &tid);
-	r->s.syscall_nr = ss ? ss->nr : -1;
+	r->s.syscall_nr = blocked_syscall(prev, btf);
 	bpf_get_current_comm(r->s.comm, sizeof(r->s.comm));
 	BPF_CORE_READ_STR_INTO(&r->s.pcomm, prev, group_leader, comm);
 
@@ -135,9 +156,9 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
 	__u32 tid = BPF_CORE_READ(next, pid);
-	struct sys_state *ss;
 	struct jp_scratch *r;
 	__u64 delta, size;
+	__u8 one = 1;
 
 	if (!tid)
 		return;
@@ -150,13 +171,9 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	r->s.weight = delta;
 	r->s.cpu = bpf_get_smp_processor_id();
-	if (r->s.syscall_nr >= 0 && jvm_of_task(next, r->s.pid)) {
-		ss = bpf_map_lookup_elem(&offcpu_sys, &tid);
-		if (ss) {
-			ss->want_trace = 1;
-			r->s.flags |= JP_SF_SIGNALED;
-		}
-	}
+	if (r->s.syscall_nr >= 0 && jvm_of_task(next, r->s.pid) &&
+	    !bpf_map_update_elem(&offcpu_sys, &tid, &one, BPF_ANY))
+		r->s.flags |= JP_SF_SIGNALED;
 	size = sizeof(r->s) + ((__u64)r->s.kstack_len + r->s.ustack_len) * sizeof(__u64);
 	if (size > sizeof(*r))
 		return;
@@ -170,7 +187,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 }
 
 static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct *prev,
-				     struct task_struct *next)
+				     struct task_struct *next, bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 state;
@@ -179,7 +196,7 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 	if (!preempt) {
 		state = task_state(prev);
 		if (state != TASK_RUNNING && !(state & TASK_DEAD))
-			switch_out(ctx, prev, now);
+			switch_out(ctx, prev, now, btf);
 	}
 	switch_in(next, now);
 	return 0;
@@ -188,32 +205,14 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 SEC("tp_btf/sched_switch")
 int BPF_PROG(offcpu_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, preempt, prev, next);
+	return on_switch(ctx, preempt, prev, next, true);
 }
 
 /* raw_tp: for kernels whose BTF lacks btf_trace_sched_switch */
 SEC("raw_tp/sched_switch")
 int BPF_PROG(offcpu_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, preempt, prev, next);
-}
-
-static __always_inline int on_sys_enter(long nr)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	struct sys_state *ss, init = {.nr = (__s32)nr};
-
-	if (!pid_wanted(id >> 32))
-		return 0;
-	ss = bpf_map_lookup_elem(&offcpu_sys, &tid);
-	if (ss) {
-		ss->nr = (__s32)nr;
-		ss->want_trace = 0;
-	} else {
-		bpf_map_update_elem(&offcpu_sys, &tid, &init, BPF_ANY);
-	}
-	return 0;
+	return on_switch(ctx, preempt, prev, next, false);
 }
 
 /* the syscall completed: a marked JVM thread gets its stack request now, never earlier */
@@ -221,38 +220,21 @@ static __always_inline int on_sys_exit(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct sys_state *ss;
 	struct jp_jvm *jvm;
 
-	ss = bpf_map_lookup_elem(&offcpu_sys, &tid);
-	if (!ss)
+	if (!bpf_map_lookup_elem(&offcpu_sys, &tid))
 		return 0;
-	ss->nr = -1;
-	if (!ss->want_trace)
-		return 0;
-	ss->want_trace = 0;
+	bpf_map_delete_elem(&offcpu_sys, &tid);
 	jvm = jvm_of_task((struct task_struct *)bpf_get_current_task(), id >> 32);
 	if (jvm)
 		signal_current_thread(jvm->signo);
 	return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(offcpu_enter_btf, struct pt_regs *regs, long nr)
-{
-	return on_sys_enter(nr);
-}
-
 SEC("tp_btf/sys_exit")
 int BPF_PROG(offcpu_exit_btf, struct pt_regs *regs, long ret)
 {
 	return on_sys_exit();
-}
-
-SEC("raw_tp/sys_enter")
-int BPF_PROG(offcpu_enter_raw, struct pt_regs *regs, long nr)
-{
-	return on_sys_enter(nr);
 }
 
 SEC("raw_tp/sys_exit")

@@ -21,13 +21,11 @@ struct offcpu {
 static void choose_programs(struct offcpu_bpf *skel)
 {
 	bool sw = tp_btf_supported("sched_switch");
-	bool sc = tp_btf_supported("sys_enter") && tp_btf_supported("sys_exit");
+	bool sc = tp_btf_supported("sys_exit");
 
 	bpf_program__set_autoload(skel->progs.offcpu_switch_btf, sw);
 	bpf_program__set_autoload(skel->progs.offcpu_switch_raw, !sw);
-	bpf_program__set_autoload(skel->progs.offcpu_enter_btf, sc);
 	bpf_program__set_autoload(skel->progs.offcpu_exit_btf, sc);
-	bpf_program__set_autoload(skel->progs.offcpu_enter_raw, !sc);
 	bpf_program__set_autoload(skel->progs.offcpu_exit_raw, !sc);
 	pr_debug("offcpu: sched_switch via %s, raw_syscalls via %s", sw ? "tp_btf" : "raw_tp",
 		 sc ? "tp_btf" : "raw_tp");
