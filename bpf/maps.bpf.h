@@ -76,65 +76,34 @@ static __always_inline bool pid_wanted(__u32 tgid)
 }
 
 /*
- * Fills s->frames with the kernel then the user stack of ctx and sends the record
- * to the ring buffer; sends the stack-request signal when the thread belongs to a
- * JVM with a ready agent. ctx: the program's context (perf_event or tracepoint).
+ * The current task's kernel then user stack into r->frames (leaf first), with their
+ * lengths and any -errno in r->s; failures are counted, never fatal.
  */
-static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 tgid, bool want_signal)
+static __always_inline void capture_stacks(void *ctx, struct jp_scratch *r)
 {
-	struct jp_sample *s = &sc->s;
-	struct task_struct *task;
-	struct jp_jvm *jvm;
 	long kbytes, ubytes;
-	__u64 size;
 
-	kbytes = bpf_get_stack(ctx, sc->frames, JP_MAX_KSTACK * sizeof(__u64), 0);
+	r->s.kstack_err = 0;
+	kbytes = bpf_get_stack(ctx, r->frames, JP_MAX_KSTACK * sizeof(__u64), 0);
 	if (kbytes < 0) {
-		s->kstack_err = kbytes;
+		r->s.kstack_err = kbytes;
 		stat_inc(JP_STAT_KSTACK_ERR);
 		kbytes = 0;
 	}
 	if (kbytes > JP_MAX_KSTACK * sizeof(__u64))
 		kbytes = JP_MAX_KSTACK * sizeof(__u64);
-	ubytes = bpf_get_stack(ctx, (void *)sc->frames + kbytes, JP_MAX_USTACK * sizeof(__u64),
+	r->s.ustack_err = 0;
+	ubytes = bpf_get_stack(ctx, (void *)r->frames + kbytes, JP_MAX_USTACK * sizeof(__u64),
 			       BPF_F_USER_STACK);
 	if (ubytes < 0) {
-		s->ustack_err = ubytes;
+		r->s.ustack_err = ubytes;
 		stat_inc(JP_STAT_USTACK_ERR);
 		ubytes = 0;
 	}
 	if (ubytes > JP_MAX_USTACK * sizeof(__u64))
 		ubytes = JP_MAX_USTACK * sizeof(__u64);
-	s->kstack_len = kbytes / sizeof(__u64);
-	s->ustack_len = ubytes / sizeof(__u64);
-	if (kbytes)
-		s->flags |= JP_SF_KERNEL_CTX;
-
-	if (want_signal) {
-		jvm = bpf_map_lookup_elem(&jvms, &tgid);
-		if (jvm && jvm->signo) {
-			task = (struct task_struct *)bpf_get_current_task();
-			/* same clock-tick unit as /proc/<pid>/stat starttime (USER_HZ 100) */
-			if (BPF_CORE_READ(task, group_leader, start_boottime) / 10000000ULL ==
-			    jvm->start_time) {
-				s->sig_err = bpf_send_signal_thread(jvm->signo);
-				s->flags |= JP_SF_SIGNALED;
-				if (!s->sig_err)
-					stat_inc(JP_STAT_SIG_SENT);
-				else if (s->sig_err == -16 /* EBUSY */)
-					stat_inc(JP_STAT_SIG_BUSY);
-				else
-					stat_inc(JP_STAT_SIG_ERR);
-			}
-		}
-	}
-
-	size = sizeof(*s) + kbytes + ubytes;
-	if (size > sizeof(*sc))
-		return 0;
-	if (bpf_ringbuf_output(&events, sc, size, ringbuf_wakeup_flags()))
-		stat_inc(JP_STAT_RB_DROPS);
-	return 0;
+	r->s.kstack_len = kbytes / sizeof(__u64);
+	r->s.ustack_len = ubytes / sizeof(__u64);
 }
 
 /*
@@ -165,6 +134,40 @@ static __always_inline long signal_current_thread(__u32 signo)
 	else
 		stat_inc(JP_STAT_SIG_ERR);
 	return err;
+}
+
+/*
+ * Fills s->frames with the kernel then the user stack of ctx and sends the record
+ * to the ring buffer; sends the stack-request signal when the thread belongs to a
+ * JVM with a ready agent. ctx: the program's context (perf_event or tracepoint).
+ */
+static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 tgid, bool want_signal)
+{
+	struct jp_sample *s = &sc->s;
+	struct jp_jvm *jvm;
+	long kbytes, ubytes;
+	__u64 size;
+
+	capture_stacks(ctx, sc);
+	kbytes = s->kstack_len * sizeof(__u64);
+	ubytes = s->ustack_len * sizeof(__u64);
+	if (kbytes)
+		s->flags |= JP_SF_KERNEL_CTX;
+
+	if (want_signal) {
+		jvm = jvm_of_task((struct task_struct *)bpf_get_current_task(), tgid);
+		if (jvm) {
+			s->sig_err = signal_current_thread(jvm->signo);
+			s->flags |= JP_SF_SIGNALED;
+		}
+	}
+
+	size = sizeof(*s) + kbytes + ubytes;
+	if (size > sizeof(*sc))
+		return 0;
+	if (bpf_ringbuf_output(&events, sc, size, ringbuf_wakeup_flags()))
+		stat_inc(JP_STAT_RB_DROPS);
+	return 0;
 }
 
 /* the per-CPU scratch record, zeroed and filled with the current task's identity */

@@ -84,7 +84,6 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	__u32 tid = BPF_CORE_READ(prev, pid);
 	__u32 tgid = BPF_CORE_READ(prev, tgid);
 	struct jp_scratch *r;
-	long kbytes, ubytes;
 
 	if (!tid)
 		return;
@@ -114,27 +113,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	bpf_get_current_comm(r->s.comm, sizeof(r->s.comm));
 	BPF_CORE_READ_STR_INTO(&r->s.pcomm, prev, group_leader, comm);
 
-	r->s.kstack_err = 0;
-	kbytes = bpf_get_stack(ctx, r->frames, JP_MAX_KSTACK * sizeof(__u64), 0);
-	if (kbytes < 0) {
-		r->s.kstack_err = kbytes;
-		stat_inc(JP_STAT_KSTACK_ERR);
-		kbytes = 0;
-	}
-	if (kbytes > JP_MAX_KSTACK * sizeof(__u64))
-		kbytes = JP_MAX_KSTACK * sizeof(__u64);
-	r->s.ustack_err = 0;
-	ubytes = bpf_get_stack(ctx, (void *)r->frames + kbytes, JP_MAX_USTACK * sizeof(__u64),
-			       BPF_F_USER_STACK);
-	if (ubytes < 0) {
-		r->s.ustack_err = ubytes;
-		stat_inc(JP_STAT_USTACK_ERR);
-		ubytes = 0;
-	}
-	if (ubytes > JP_MAX_USTACK * sizeof(__u64))
-		ubytes = JP_MAX_USTACK * sizeof(__u64);
-	r->s.kstack_len = kbytes / sizeof(__u64);
-	r->s.ustack_len = ubytes / sizeof(__u64);
+	capture_stacks(ctx, r);
 }
 
 /*

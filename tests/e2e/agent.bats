@@ -5,30 +5,18 @@
 # In CI (CI set) a missing prerequisite fails; outside CI a non-root run skips loudly.
 bats_require_minimum_version 1.5.0
 
-REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-: "${JPROF_AGENT:=$REPO/build/libjprofagent.so}"
-: "${APPS:=$REPO/build/tests/apps}"
+load helpers
+
 AGENT_TESTS=${APPS%/}; AGENT_TESTS=${AGENT_TESTS%/*}/agent
 DRIVER=$AGENT_TESTS/agent_driver
-JDK17=/usr/lib/jvm/java-17-openjdk-amd64
-JDK25=/usr/lib/jvm/temurin-25-jdk-amd64
 JFLAGS=(-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,JprofWorkload::hotLoop
 	-XX:CompileCommand=dontinline,JprofWorkload::inlineCaller)
 
-need() {
-	if [[ -n "${CI:-}" ]]; then
-		echo "agent e2e prerequisite missing: $*" >&2
-		return 1
-	fi
-	echo "# SKIPPING (not in CI): $*" >&3
-	skip "$*"
-}
-
 setup_file() {
-	[[ $EUID -eq 0 ]] || { need "needs root (run via sudo make check-e2e)"; return; }
-	[[ -f $JPROF_AGENT ]] || { need "agent not built at $JPROF_AGENT (make)"; return; }
+	[[ $EUID -eq 0 ]] || { missing "needs root (run via sudo make check-e2e)"; return; }
+	[[ -f $JPROF_AGENT ]] || { missing "agent not built at $JPROF_AGENT (make)"; return; }
 	[[ -x $DRIVER && -f $AGENT_TESTS/JprofWorkload.class ]] ||
-		{ need "agent test driver/workload not built in $AGENT_TESTS (make check-e2e builds them)"; return; }
+		{ missing "agent test driver/workload not built in $AGENT_TESTS (make check-e2e builds them)"; return; }
 }
 
 setup() {
@@ -46,7 +34,7 @@ teardown() {
 start_jvm() {
 	local home=$1 secs=$2
 	shift 2
-	[[ -x $home/bin/java ]] || { need "JDK missing: $home/bin/java"; return; }
+	[[ -x $home/bin/java ]] || { missing "JDK missing: $home/bin/java"; return; }
 	"$home/bin/java" "${JFLAGS[@]}" "$@" -cp "$AGENT_TESTS" JprofWorkload "$secs" >"$LOGF" 2>&1 3>&- &
 	JPID=$!
 }
