@@ -14,8 +14,10 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	struct jp_scratch *sc;
 
 	(void)ctx;
-	if (!tgid) /* the idle task */
+	if (!tgid) { /* the idle task */
+		stat_inc(JP_STAT_IDLE);
 		return 0;
+	}
 	if (!pid_wanted(tgid)) {
 		stat_inc(JP_STAT_FILTERED);
 		return 0;

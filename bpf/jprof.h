@@ -33,7 +33,8 @@
 #define JP_STAT_SC_SLOW	    10	/* slow-syscall samples emitted */
 #define JP_STAT_SC_AGG_FULL 11	/* syscall aggregate or errno map full: call not counted */
 #define JP_STAT_SC_NOENTER  12	/* sys_exit without a recorded sys_enter (started mid-call) */
-#define JP_STAT_MAX	    13
+#define JP_STAT_IDLE	    13	/* cpu samples of the idle task: counted, not recorded */
+#define JP_STAT_MAX	    14
 
 /*
  * One record per sample in the ring buffer, followed by kstack_len + ustack_len

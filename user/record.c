@@ -498,7 +498,7 @@ static void summary(struct rec *r, double secs, int write_err)
 {
 	__u64 st[JP_STAT_MAX];
 	struct join_stats js;
-	char where[512], what[64];
+	char where[512], what[96];
 
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
@@ -516,8 +516,9 @@ static void summary(struct rec *r, double secs, int write_err)
 			(unsigned long long)st[JP_STAT_OFFCPU], (unsigned long long)st[JP_STAT_OFFCPU_LOST],
 			(unsigned long long)st[JP_STAT_SC_SLOW]);
 	if (r->o->events & (1u << JP_EV_CPU))
-		snprintf(what, sizeof(what), "%s, %u Hz, ", kernel_session__cpu_event(r->ks),
-			 r->o->freq_hz);
+		snprintf(what, sizeof(what), "%s, %u Hz, %llu idle not shown, ",
+			 kernel_session__cpu_event(r->ks), r->o->freq_hz,
+			 (unsigned long long)st[JP_STAT_IDLE]);
 	else
 		what[0] = '\0';
 	fprintf(stderr,
