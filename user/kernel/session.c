@@ -45,6 +45,47 @@ static int on_record(void *ctx, void *data, size_t size)
 	return s->fn(s->ctx, smp, frames, frames + smp->kstack_len);
 }
 
+/* marks online[c] for each CPU in /sys/devices/system/cpu/online ("0-3,5") */
+static int read_online_cpus(bool *online, unsigned int n)
+{
+	char buf[512], *tok, *save = NULL;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	for (tok = strtok_r(buf, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
+		unsigned int a, b;
+		int k = sscanf(tok, "%u-%u", &a, &b);
+
+		if (k == 1)
+			b = a;
+		if (k < 1 || a > b || b >= n)
+			return -EINVAL;
+		for (unsigned int c = a; c <= b; c++)
+			online[c] = true;
+	}
+	return 0;
+}
+
+/* the value of kernel.perf_event_paranoid, for the permission hint; -99 if unreadable */
+static int perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = -99;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -99;
+		fclose(f);
+	}
+	return v;
+}
+
 /* one perf event per online CPU; hardware cycles when the PMU has them, else cpu-clock */
 static int attach_cpu_events(struct kernel_session *s)
 {
@@ -62,29 +103,9 @@ static int attach_cpu_events(struct kernel_session *s)
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus < 0)
 		return ncpus;
-	err = 0;
-	{
-		/* online CPU mask: "0-3,5" */
-		FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-		char buf[512];
-		if (!f)
-			return -errno;
-		if (!fgets(buf, sizeof(buf), f)) {
-			fclose(f);
-			return -EIO;
-		}
-		fclose(f);
-		for (char *tok = strtok(buf, ",\n"); tok; tok = strtok(NULL, ",\n")) {
-			unsigned int a, b;
-			int n = sscanf(tok, "%u-%u", &a, &b);
-			if (n == 1)
-				b = a;
-			if (n < 1 || a > b || b >= 4096)
-				return -EINVAL;
-			for (unsigned int c = a; c <= b; c++)
-				online[c] = true;
-		}
-	}
+	err = read_online_cpus(online, 4096);
+	if (err)
+		return err;
 	s->links = calloc(ncpus, sizeof(*s->links));
 	s->pfds = calloc(ncpus, sizeof(*s->pfds));
 	if (!s->links || !s->pfds)
@@ -112,8 +133,9 @@ static int attach_cpu_events(struct kernel_session *s)
 		if (fd < 0) {
 			err = -errno;
 			if (err == -EACCES || err == -EPERM)
-				pr_err("perf_event_open: %s (need root or CAP_PERFMON; "
-				       "kernel.perf_event_paranoid=%s)", strerror(-err), "see /proc/sys/kernel/perf_event_paranoid");
+				pr_err("perf_event_open: %s (needs root or CAP_PERFMON; "
+				       "kernel.perf_event_paranoid is %d)",
+				       strerror(-err), perf_paranoid());
 			else if (err == -EMFILE)
 				pr_err("perf_event_open: too many open files; raise `ulimit -n`");
 			else
