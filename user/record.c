@@ -62,8 +62,9 @@ struct rec {
 	struct profile *prof;
 	struct join *join;
 	char agent_path[4096];
-	/* every pid seen in a sample (open hash), and attach tries per pid */
+	/* every pid seen in a sample (open hash), its process name, and attach tries per pid */
 	__u32 *seen;
+	char (*pcomm)[JP_COMM_LEN];
 	__u8 *tries;
 	size_t seen_cap, seen_n;
 	struct pidq q;
@@ -91,14 +92,18 @@ static int seen_grow(struct rec *r)
 	size_t oc = r->seen_cap, nc = oc ? oc * 2 : 4096;
 	__u32 *os = r->seen;
 	__u8 *otr = r->tries;
+	char(*opc)[JP_COMM_LEN] = r->pcomm;
 
 	r->seen = calloc(nc, sizeof(*r->seen));
 	r->tries = calloc(nc, 1);
-	if (!r->seen || !r->tries) {
+	r->pcomm = calloc(nc, sizeof(*r->pcomm));
+	if (!r->seen || !r->tries || !r->pcomm) {
 		free(r->seen);
 		free(r->tries);
+		free(r->pcomm);
 		r->seen = os;
 		r->tries = otr;
+		r->pcomm = opc;
 		return -ENOMEM;
 	}
 	r->seen_cap = nc;
@@ -108,9 +113,11 @@ static int seen_grow(struct rec *r)
 		size_t s = seen_slot(r, os[i]);
 		r->seen[s] = os[i];
 		r->tries[s] = otr[i];
+		memcpy(r->pcomm[s], opc[i], JP_COMM_LEN);
 	}
 	free(os);
 	free(otr);
+	free(opc);
 	return 0;
 }
 
@@ -138,9 +145,17 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	long slot;
 
 	slot = seen_get(r, s->pid, &is_new);
+	if (slot >= 0 && !is_new && memcmp(r->pcomm[slot], s->pcomm, JP_COMM_LEN)) {
+		/* a new process name: it exec'ed, its old maps would lie */
+		syms__drop_pid(r->syms, s->pid);
+		r->tries[slot] = 0;
+		is_new = true;
+	}
 	if (is_new) {
 		/* read maps and ELF symbols now, while the process still exists */
 		(void)syms__add_pid(r->syms, s->pid);
+		if (slot >= 0)
+			memcpy(r->pcomm[slot], s->pcomm, JP_COMM_LEN);
 		if (r->q.n < NEW_PIDS_MAX && slot >= 0)
 			r->q.pids[r->q.n++] = s->pid;
 	}
@@ -174,6 +189,7 @@ static int read_start_ticks(__u32 pid, __u64 *ret)
 	return 0;
 }
 
+/* seconds since pid started, or -1 when it is gone (or unreadable) */
 static double proc_age_s(__u32 pid)
 {
 	__u64 start;
@@ -181,10 +197,10 @@ static double proc_age_s(__u32 pid)
 	FILE *f;
 
 	if (read_start_ticks(pid, &start))
-		return 0;
+		return -1;
 	f = fopen("/proc/uptime", "re");
 	if (!f)
-		return 0;
+		return -1;
 	if (fscanf(f, "%lf", &up) != 1)
 		up = 0;
 	fclose(f);
@@ -306,15 +322,20 @@ static void handle_new_pids(struct rec *r)
 		__u32 pid = r->q.pids[i];
 		bool is_new;
 		long slot = seen_get(r, pid, &is_new);
+		double age = proc_age_s(pid);
 
-		if (slot < 0 || pid == (__u32)getpid())
+		if (slot < 0 || pid == (__u32)getpid() || age < 0)
 			continue;
-		if (jvm_probe("/proc", pid, &jvm))
-			continue;
-		if (proc_age_s(pid) < JVM_MIN_AGE_S) {
-			r->q.pids[keep++] = pid; /* let it finish starting */
+		/*
+		 * Classify once it is a second old: before that it may still be the shell
+		 * that execs java, or a launcher that has not mapped libjvm.so yet.
+		 */
+		if (age < JVM_MIN_AGE_S) {
+			r->q.pids[keep++] = pid;
 			continue;
 		}
+		if (jvm_probe("/proc", pid, &jvm))
+			continue;
 		r->tries[slot]++;
 		setup_jvm(r, &jvm, r->tries[slot] >= MAX_ATTACH_TRIES);
 		if (!join__has_jvm(r->join, pid) && r->tries[slot] < MAX_ATTACH_TRIES &&
@@ -661,6 +682,7 @@ out_free:
 	profile__free(r.prof);
 	free(r.seen);
 	free(r.tries);
+	free(r.pcomm);
 out_close:
 	if (out && out != stdout)
 		fclose(out);
