@@ -157,6 +157,11 @@ void join__set_jvm_note(struct join *j, __u32 pid, const char *note)
 		snprintf(e->note, sizeof(e->note), "%s", note);
 }
 
+bool join__knows_jvm(const struct join *j, __u32 pid)
+{
+	return find_jvm(j, pid) != NULL;
+}
+
 bool join__has_jvm(const struct join *j, __u32 pid)
 {
 	struct jvm_ent *e = find_jvm(j, pid);

@@ -145,12 +145,15 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	long slot;
 
 	slot = seen_get(r, s->pid, &is_new);
-	if (slot >= 0 && !is_new && memcmp(r->pcomm[slot], s->pcomm, JP_COMM_LEN)) {
+	if (slot >= 0 && !is_new && r->pcomm[slot][0] &&
+	    memcmp(r->pcomm[slot], s->pcomm, JP_COMM_LEN)) {
 		/* a new process name: it exec'ed, its old maps would lie */
 		syms__drop_pid(r->syms, s->pid);
 		r->tries[slot] = 0;
 		is_new = true;
 	}
+	if (slot >= 0 && !r->pcomm[slot][0])
+		memcpy(r->pcomm[slot], s->pcomm, JP_COMM_LEN);
 	if (is_new) {
 		/* read maps and ELF symbols now, while the process still exists */
 		(void)syms__add_pid(r->syms, s->pid);
@@ -261,8 +264,8 @@ static void setup_jvm(struct rec *r, const struct jvm_info *jvm, bool last_try)
 	char err[512] = "";
 	int ret;
 
-	if (join__has_jvm(r->join, jvm->pid))
-		return;
+	if (join__knows_jvm(r->join, jvm->pid))
+		return; /* set up already, with or without an agent */
 	if (jvm->agent == JVM_AGENT_NO_ATTACH && !r->o->no_attach) {
 		pr_warn("JVM %u (%s): attach mechanism disabled (-XX:+DisableAttachMechanism); "
 			"profiling it without Java frames",

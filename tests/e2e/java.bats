@@ -221,3 +221,16 @@ complete_pct() {
 	grep -Eq ';JavaHot\.countedLoop_\[j\];JavaHot\.tiny_\[i\] [0-9]+$' "$OUT/recompiled.folded"
 	kill -0 "$JPID"
 }
+
+@test "--no-attach: no agent loaded, JIT frames named from jcmd's perf map" {
+	start_java "$JDK17" split 20
+	rm -f "/tmp/perf-$JPID.map"
+	"$JDK17/bin/jcmd" "$JPID" Compiler.perfmap >/dev/null
+	run -0 "$JPROF" record --no-attach -p "$JPID" -F 199 -d 2 -o "$OUT/na.folded"
+	echo "$output"
+	rm -f "/tmp/perf-$JPID.map"
+	[[ $output == *"no jprof agent loaded (--no-attach)"* ]]
+	[[ $output == *"1 JVMs (0 with Java stacks)"* ]]
+	grep -Eq '^java;\[no Java stack: no agent\];.*JavaHot\.countedLoop\(int\)_\[j\] [0-9]+$' "$OUT/na.folded"
+	! grep -q jprof-agent "/proc/$JPID/maps"
+}
