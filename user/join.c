@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "join.h"
+#include "clock.h"
 #include "log.h"
 #include "profile.h"
 #include "sym/syms.h"
@@ -92,14 +93,6 @@ struct join {
 	__u64 now_ns;
 	struct jvm_ent *cur_jvm; /* during a poll callback */
 };
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 struct join *join__new(struct syms *syms, struct profile *prof, const struct join_opts *o)
 {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "clock.h"
 #include "join.h"
 #include "profile.h"
 #include "record.h"
@@ -37,14 +38,6 @@ static void on_signal(int sig)
 {
 	exiting = 1;
 	exit_signal = sig;
-}
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* pids seen for the first time; classified (JVM or not) outside the ring callback */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "jvm/agent_ring.h"
+#include "clock.h"
 
 #define MAX_TIDS   4096
 #define MAX_THREAD 64
@@ -47,14 +48,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	exiting = 1;
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
 static __u32 read_nspid(__u32 pid)
@@ -278,8 +271,8 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	nspid = read_nspid(pid);
 	/* the agent publishes its signal once the handler is in place */
-	deadline = now_ns() + (__u64)(wait_secs * 1e9);
-	while (!exiting && now_ns() < deadline) {
+	deadline = mono_ns() + (__u64)(wait_secs * 1e9);
+	while (!exiting && mono_ns() < deadline) {
 		if (!r.a)
 			r.a = jvm_agent__open(pid, nspid);
 		if (r.a && (signo = jvm_agent__signo(r.a)) > 0)
@@ -292,7 +285,7 @@ int main(int argc, char **argv)
 		jvm_agent__free(r.a);
 		return EXIT_FAILURE;
 	}
-	next = now_ns();
+	next = mono_ns();
 	deadline = next + (__u64)(secs * 1e9);
 	while (!exiting && next < deadline) {
 		struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ull),
@@ -300,7 +293,7 @@ int main(int argc, char **argv)
 		__u64 now;
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		now = now_ns();
+		now = mono_ns();
 		if (now >= next_scan) {
 			n_tids = running_tids(pid, tids, MAX_TIDS);
 			if (n_tids < 0) {

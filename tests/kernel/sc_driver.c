@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "clock.h"
 #include "kernel/offcpu.h"
 #include "kernel/session.h"
 #include "kernel/syscalls.h"
@@ -47,14 +48,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	exiting = 1;
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
 static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack)
@@ -231,8 +224,8 @@ int main(int argc, char **argv)
 			close(fd);
 		}
 	}
-	deadline = now_ns() + (__u64)(secs * 1e9);
-	while (!exiting && now_ns() < deadline) {
+	deadline = mono_ns() + (__u64)(secs * 1e9);
+	while (!exiting && mono_ns() < deadline) {
 		err = kernel_session__poll(ks, 100);
 		if (err == -EINTR)
 			break;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "elf_syms.h"
+#include "../clock.h"
 #include "ksyms.h"
 #include "perfmap.h"
 #include "procmaps.h"
@@ -71,14 +72,6 @@ struct syms {
 	__u64 reload_interval_ns;
 	struct syms_stats stats;
 };
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
 
 /* hashing -------------------------------------------------------------------- */
 
@@ -363,7 +356,7 @@ static int load_maps(struct syms *s, struct pid_state *ps)
 	size_t i;
 	int err;
 
-	ps->maps_read_ns = now_ns();
+	ps->maps_read_ns = mono_ns();
 	err = procmaps_read_pid(ps->pid, true, &jm);
 	if (err)
 		return err;
@@ -401,7 +394,7 @@ static void load_perfmap(struct syms *s, struct pid_state *ps)
 	char path[64];
 	int fd, err;
 
-	ps->pm_read_ns = now_ns();
+	ps->pm_read_ns = mono_ns();
 	(void)snprintf(path, sizeof(path), "/tmp/perf-%u.map", ps->nspid);
 	/* written by an unprivileged process: no symlinks anywhere on the way */
 	fd = open_in_root(ps->pid, path, true);
@@ -531,7 +524,7 @@ static const struct umap *find_umap(const struct pid_state *ps, __u64 addr)
 
 static bool due(const struct syms *s, __u64 last_ns)
 {
-	return now_ns() - last_ns >= s->reload_interval_ns;
+	return mono_ns() - last_ns >= s->reload_interval_ns;
 }
 
 /* perf map lookup, re-reading the map (rate-limited) on a miss */
