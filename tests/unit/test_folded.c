@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "capture.h"
 #include "harness.h"
 #include "out/out.h"
 
@@ -12,21 +13,7 @@
 /* out_folded_write into a string; NULL on error (*ret_err says which) */
 static char *folded(const struct profile *p, int *ret_err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f) {
-		*ret_err = -errno;
-		return NULL;
-	}
-	*ret_err = out_folded_write(p, f);
-	fclose(f);
-	if (*ret_err) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return capture(out_folded_write, p, ret_err);
 }
 
 static struct profile *parse(const char *s)

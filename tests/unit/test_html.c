@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "capture.h"
 #include "harness.h"
 #include "out/out.h"
 
@@ -13,17 +14,7 @@
 
 static char *html(const struct profile *p, int *ret_err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f) {
-		*ret_err = -errno;
-		return NULL;
-	}
-	*ret_err = out_html_write(p, f);
-	fclose(f);
-	return buf;
+	return capture(out_html_write, p, ret_err);
 }
 
 static int count(const char *hay, const char *needle)

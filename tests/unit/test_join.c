@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "harness.h"
 #include "join.h"
 #include "profile.h"
@@ -95,19 +96,9 @@ static struct jp_sample sample(__u32 kind, __u32 klen, __u32 ulen)
 /* the profile as folded text */
 static char *folded(struct fixture *f)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	int err;
 
-	if (!m)
-		return NULL;
-	if (out_folded_write(f->prof, m)) {
-		fclose(m);
-		free(buf);
-		return NULL;
-	}
-	fclose(m);
-	return buf;
+	return capture(out_folded_write, f->prof, &err);
 }
 
 /* leaf first: the interrupted IP, then a return address (past a call: +1 stays inside) */
