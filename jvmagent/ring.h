@@ -30,7 +30,7 @@
 
 #define JP_RING_MAGIC	0x4a505247u /* "JPRG" */
 #define JP_DICT_MAGIC	0x4a504449u /* "JPDI" */
-#define JP_RING_VERSION 1
+#define JP_RING_VERSION 2
 
 #define JP_RING_HDR_SIZE      4096u
 #define JP_RING_DATA_MIN      (64u << 10)
@@ -54,7 +54,8 @@ struct jp_ring_hdr {
 	__u32 flags;	 /* JP_RING_F_* */
 	__u32 pad0;
 	__u64 start_ns;	 /* CLOCK_MONOTONIC when the agent started */
-	__u8 pad1[24];
+	__u64 handler;	 /* address of the installed stack-request handler (published before signo) */
+	__u8 pad1[16];
 	/* 64: producers' cache line */
 	__u64 head;	 /* reserved up to here (CAS by producers) */
 	__u8 pad2[56];
@@ -71,6 +72,9 @@ struct jp_ring_hdr {
 	__u64 perfmap_dropped; /* perf map lines not written */
 	__u64 pad4;
 	__u64 agct_err[JP_AGCT_CODES]; /* [-code]: AGCT results 0 (no Java frame) .. -11 */
+	__u64 faults;	    /* stack walks that faulted and were abandoned (JP_ERR_FAULT) */
+	__u64 threads_full; /* threads not registered: the agent's thread table was full */
+	__u64 pad5[6];
 };
 
 #define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */
@@ -109,6 +113,7 @@ struct jp_trace_rec {
 /* agent-side reasons for num_frames < 0 (AGCT's own codes are 0 .. -11) */
 #define JP_ERR_NOT_JAVA_THREAD -100
 #define JP_ERR_BUSY	       -101
+#define JP_ERR_FAULT	       -102 /* the walk faulted; caught, the JVM runs on */
 
 /* ------------------------------------------------------------------------ */
 /*
@@ -153,7 +158,8 @@ enum jp_dict_type {
 	JP_DICT_MAX
 };
 
-_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES, "ring header");
+_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES + 8 * 8, "ring header");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, handler) == 40, "handler");
 _Static_assert(sizeof(struct jp_ring_hdr) <= JP_RING_HDR_SIZE, "ring header fits its page");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, head) == 64, "head on its own line");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, tail) == 128, "tail on its own line");

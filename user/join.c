@@ -30,6 +30,8 @@ enum miss_reason {
 	MISS_NOT_SENT,	 /* agent not ready when sampled */
 	MISS_AGENT_BUSY, /* handler re-entered */
 	MISS_NO_AGENT,	 /* JVM without an agent (attach failed or disabled) */
+	MISS_FAULT,	 /* the agent's walk faulted; caught in the JVM */
+	MISS_OTHER,	 /* a code the agent should not send */
 	MISS_MAX
 };
 
@@ -37,7 +39,8 @@ static const char *const miss_names[MISS_MAX] = {
 	[MISS_AGCT] = "AGCT", [MISS_SIG_BUSY] = "signal busy (-EBUSY)",
 	[MISS_SIG_ERR] = "signal failed", [MISS_NO_TRACE] = "no trace from the agent",
 	[MISS_NOT_SENT] = "agent not ready", [MISS_AGENT_BUSY] = "agent busy",
-	[MISS_NO_AGENT] = "no agent",
+	[MISS_NO_AGENT] = "no agent", [MISS_FAULT] = "stack walk faulted (caught)",
+	[MISS_OTHER] = "unknown agent code",
 };
 
 struct tid_pair {
@@ -537,6 +540,10 @@ static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames
 	}
 	if (t->num_frames == JAVA_TRACE_ERR_BUSY)
 		return add_missing(j, s, kstack, ustack, e, MISS_AGENT_BUSY, 0);
+	if (t->num_frames == JAVA_TRACE_ERR_FAULT)
+		return add_missing(j, s, kstack, ustack, e, MISS_FAULT, 0);
+	if (t->num_frames < JAVA_TRACE_ERR_MIN)
+		return add_missing(j, s, kstack, ustack, e, MISS_OTHER, 0);
 	return add_missing(j, s, kstack, ustack, e, MISS_AGCT, t->num_frames);
 }
 

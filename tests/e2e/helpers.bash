@@ -49,3 +49,21 @@ wait_file() {
 	done
 	return 1
 }
+
+# make_test_user NAME: creates a throwaway unprivileged system user (no home, no login) and
+# prints its uid. Each test file uses its own NAME so parallel files never collide; pair it
+# with drop_test_user NAME in teardown, which also ends every process the user still has.
+make_test_user() {
+	local name=$1
+	id -u "$name" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin \
+		--user-group "$name" >/dev/null 2>&1 || { missing "useradd could not create $name"; return; }
+	id -u "$name"
+}
+
+drop_test_user() {
+	local name=$1
+	id -u "$name" >/dev/null 2>&1 || return 0
+	pkill -KILL -u "$name" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do pgrep -u "$name" >/dev/null || break; sleep 0.1; done
+	userdel "$name" >/dev/null 2>&1 || true
+}

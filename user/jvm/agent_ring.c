@@ -447,6 +447,16 @@ int jvm_agent__signo(const struct jvm_agent *a)
 	return signo >= 32 && signo <= 64 ? signo : 0;
 }
 
+__u64 jvm_agent__handler(const struct jvm_agent *a)
+{
+	__u64 handler;
+
+	if (pread(a->ring_fd, &handler, sizeof(handler), offsetof(struct jp_ring_hdr, handler)) !=
+	    (ssize_t)sizeof(handler))
+		return 0;
+	return handler;
+}
+
 /* dictionary ----------------------------------------------------------------- */
 
 static struct jm_method *method_find(const struct jvm_agent *a, __u64 id)
@@ -1061,6 +1071,9 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->traces = h.traces;
 	ret->ring_full = h.ring_full;
 	ret->not_java_thread = h.not_java_thread;
+	ret->busy = h.busy;
+	ret->faults = h.faults;
+	ret->threads_full = h.threads_full;
 	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)
 		ret->agct_err[i] = h.agct_err[i];
 }
@@ -1097,6 +1110,8 @@ const char *java_trace_err_str(int code)
 		return "not a Java thread";
 	case JAVA_TRACE_ERR_BUSY:
 		return "agent busy";
+	case JAVA_TRACE_ERR_FAULT:
+		return "stack walk faulted (caught)";
 	default:
 		return "unknown error";
 	}

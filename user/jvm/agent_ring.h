@@ -29,6 +29,7 @@ struct java_trace {
 #define JAVA_TRACE_ERR_MIN -11 /* HotSpot forte.cpp: 0 no Java frame, -1 no class load ... -10 safepoint */
 #define JAVA_TRACE_ERR_NOT_JAVA_THREAD -100 /* signal landed on a thread with no JNIEnv (GC, compiler) */
 #define JAVA_TRACE_ERR_BUSY -101	     /* handler re-entered / not ready */
+#define JAVA_TRACE_ERR_FAULT -102	     /* the agent's stack walk faulted (caught, JVM runs on) */
 
 struct jvm_agent;
 
@@ -44,6 +45,11 @@ void jvm_agent__free(struct jvm_agent *a); /* NULL-safe; unmaps, never touches t
 
 /* the real-time signal the agent answers stack requests on; 0 while not ready */
 int jvm_agent__signo(const struct jvm_agent *a);
+/*
+ * Address of the handler the agent installed for that signal (untrusted: only ever
+ * compared with the kernel's own record of the process's handler); 0 when unknown.
+ */
+__u64 jvm_agent__handler(const struct jvm_agent *a);
 
 typedef int (*java_trace_fn)(void *ctx, const struct java_trace *t);
 /* Delivers every complete trace record written since the last call, then frees their
@@ -63,7 +69,10 @@ struct jvm_agent_stats {
 	__u64 traces;	       /* records written by the agent */
 	__u64 ring_full;       /* traces the agent dropped: ring full */
 	__u64 not_java_thread; /* signals on threads with no JNIEnv */
+	__u64 busy;	       /* signals the agent answered before it was ready */
 	__u64 agct_err[12];    /* [-code] for AGCT codes 0 (no Java frame) .. -11 */
+	__u64 faults;	       /* stack walks that faulted and were abandoned */
+	__u64 threads_full;    /* threads the agent could not register (table full) */
 	__u64 malformed;       /* records jprof rejected */
 };
 void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret);
