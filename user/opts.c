@@ -189,8 +189,14 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 	}
 	if (o->format < 0 && o->output) {
 		o->format = out_format_from_path(o->output);
-		if (o->format < 0)
+		/* a name without extension (/dev/null, a FIFO) gets folded; an unknown one is an error */
+		if (o->format == -ENOENT)
 			o->format = OUT_FOLDED;
+		else if (o->format < 0)
+			return fail(err, errlen,
+				    "-o %s: unknown file extension; use .folded, .collapsed, .txt, "
+				    ".html or .htm, or give -f",
+				    o->output);
 	}
 	if (o->format < 0)
 		o->format = OUT_FOLDED;

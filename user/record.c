@@ -22,6 +22,7 @@
 #include "jvm/attach.h"
 #include "jvm/discover.h"
 #include "out/out.h"
+#include "out/outfile.h"
 #include "sym/syms.h"
 
 #define POLL_MS		   100
@@ -347,35 +348,46 @@ static bool only_syscalls(const struct jp_opts *o)
 	return o->events == 1u << JP_EV_SYSCALL;
 }
 
-static int open_output(const struct jp_opts *o, FILE **ret)
+/*
+ * The -o file (atomically replaced at the end, see outfile.h), or stdout: *ret_file stays
+ * NULL then. *ret_f is NULL when there is nothing to write (-e syscalls alone, no -o).
+ */
+static int open_output(const struct jp_opts *o, struct outfile **ret_file, FILE **ret_f)
 {
-	int fd;
+	char why[512];
+	int err;
 
+	*ret_file = NULL;
 	if (!o->output) {
 		/* -e syscalls alone prints its table there, and a profile only with -o */
-		*ret = o->cmd == JP_CMD_RECORD && only_syscalls(o) ? NULL : stdout;
+		*ret_f = o->cmd == JP_CMD_RECORD && only_syscalls(o) ? NULL : stdout;
 		return 0;
 	}
-	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	*ret = fdopen(fd, "w");
-	if (!*ret) {
-		close(fd);
-		return -errno;
+	err = outfile__open(o->output, ret_file, why, sizeof(why));
+	if (err) {
+		pr_err("cannot write %s: %s", o->output, why[0] ? why : strerror(-err));
+		return err;
 	}
+	*ret_f = outfile__stream(*ret_file);
 	return 0;
 }
 
-static int write_profile(const struct jp_opts *o, const struct profile *p, FILE *f)
+/* writes the profile; with an -o file, puts it in place (or drops it on error) */
+static int write_profile(const struct jp_opts *o, const struct profile *p, struct outfile *file,
+			 FILE *f)
 {
 	int err = o->format == OUT_HTML ? out_html_write(p, f) : out_folded_write(p, f);
 
-	if (!err && fflush(f))
-		err = -errno;
-	if (!err && f != stdout && fsync(fileno(f)) && errno != EINVAL)
-		err = -errno;
-	return err;
+	if (!file) {
+		if (!err && fflush(f))
+			err = -errno;
+		return err;
+	}
+	if (err) {
+		outfile__abort(file);
+		return err;
+	}
+	return outfile__commit(file);
 }
 
 static const char *profile_title(const struct jp_opts *o)
@@ -573,6 +585,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec r = { .o = o };
 	__u64 t0, deadline;
+	struct outfile *file = NULL;
+	bool file_existed;
+	struct stat st;
 	FILE *out = NULL;
 	int ret = JP_EXIT_FAILURE, err;
 
@@ -586,11 +601,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		return JP_EXIT_FAILURE;
 	}
 
-	err = open_output(o, &out);
-	if (err) {
-		pr_err("cannot write %s: %s", o->output, strerror(-err));
+	file_existed = o->output && !stat(o->output, &st) && S_ISREG(st.st_mode);
+	if (open_output(o, &file, &out))
 		return JP_EXIT_OUTPUT;
-	}
 	find_agent(&r, self_dir);
 
 	sigemptyset(&sa.sa_mask); /* no SA_RESTART: poll must see EINTR */
@@ -654,17 +667,14 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 
 	if (r.sc && write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;
-	err = out ? write_profile(o, r.prof, out) : 0;
-	if (out && out != stdout) {
-		if (fclose(out) && !err)
-			err = -errno;
-	}
-	out = NULL;
+	err = out ? write_profile(o, r.prof, file, out) : 0;
+	file = NULL;
 	summary(&r, (mono_ns() - t0) / 1e9, err);
 	if (err) {
-		pr_err("writing %s: %s; the %llu collected samples were not saved",
+		pr_err("writing %s: %s; the %llu collected samples were not saved%s",
 		       o->output ? o->output : "stdout", strerror(-err),
-		       (unsigned long long)profile__total(r.prof));
+		       (unsigned long long)profile__total(r.prof),
+		       file_existed ? " (the previous file is unchanged)" : "");
 		ret = JP_EXIT_OUTPUT;
 	} else if (ret != JP_EXIT_OUTPUT) {
 		ret = JP_EXIT_OK;
@@ -680,8 +690,7 @@ out_free:
 	free(r.tries);
 	free(r.pcomm);
 out_close:
-	if (out && out != stdout)
-		fclose(out);
+	outfile__abort(file);
 	return ret;
 }
 
@@ -711,6 +720,7 @@ int report_run(const struct jp_opts *o)
 {
 	struct profile *p = profile__new("jprof", "samples");
 	size_t bad_line = 0;
+	struct outfile *file = NULL;
 	FILE *in, *out = NULL;
 	int err, ret = JP_EXIT_FAILURE;
 
@@ -727,15 +737,11 @@ int report_run(const struct jp_opts *o)
 		pr_err("%s:%zu: not a folded-stack line", o->input, bad_line);
 		goto out_free;
 	}
-	err = open_output(o, &out);
-	if (err) {
-		pr_err("cannot write %s: %s", o->output, strerror(-err));
+	if (open_output(o, &file, &out)) {
 		ret = JP_EXIT_OUTPUT;
 		goto out_free;
 	}
-	err = write_profile(o, p, out);
-	if (out != stdout && fclose(out) && !err)
-		err = -errno;
+	err = write_profile(o, p, file, out);
 	if (err) {
 		pr_err("writing %s: %s", o->output ? o->output : "stdout", strerror(-err));
 		ret = JP_EXIT_OUTPUT;

@@ -229,7 +229,7 @@ TEST(format_names)
 	EXPECT_EQ(out_format_from_path("a.b/out.TXT"), OUT_FOLDED);
 	EXPECT_EQ(out_format_from_path("flame.html"), OUT_HTML);
 	EXPECT_EQ(out_format_from_path("flame.htm"), OUT_HTML);
-	EXPECT_EQ(out_format_from_path("a.html/noext"), -EINVAL);
-	EXPECT_EQ(out_format_from_path(".html"), -EINVAL);
+	EXPECT_EQ(out_format_from_path("a.html/noext"), -ENOENT);
+	EXPECT_EQ(out_format_from_path(".html"), -ENOENT);
 	EXPECT_EQ(out_format_from_path("x.pprof"), -EINVAL);
 }

@@ -45,8 +45,7 @@ TEST(format_overrides_extension)
 {
 	EXPECT_EQ(PARSE("record", "-o", "x.html", "-f", "folded"), 0);
 	EXPECT_EQ(o.format, OUT_FOLDED);
-	EXPECT_EQ(PARSE("record", "-o", "x.unknown"), 0);
-	EXPECT_EQ(o.format, OUT_FOLDED);
+	EXPECT_EQ(PARSE("record", "-o", "x.unknown"), JP_EXIT_USAGE);
 }
 
 TEST(strict_numbers)
@@ -97,4 +96,14 @@ TEST(report_and_help)
 	EXPECT_EQ(o.cmd, JP_CMD_HELP);
 	EXPECT_EQ(PARSE("--version"), 0);
 	EXPECT_EQ(o.cmd, JP_CMD_VERSION);
+}
+
+TEST(output_extension)
+{
+	EXPECT_EQ(PARSE("record", "-o", "/dev/null"), 0); /* no extension: folded */
+	EXPECT_EQ(o.format, OUT_FOLDED);
+	EXPECT_EQ(PARSE("record", "-o", "x.pb.gz"), JP_EXIT_USAGE);
+	EXPECT_TRUE(strstr(err, "unknown file extension") != NULL);
+	EXPECT_EQ(PARSE("record", "-o", "x.bogus", "-f", "html"), 0); /* -f decides */
+	EXPECT_EQ(o.format, OUT_HTML);
 }

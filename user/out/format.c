@@ -40,6 +40,6 @@ int out_format_from_path(const char *path)
 	base = base ? base + 1 : path;
 	dot = strrchr(base, '.');
 	if (!dot || dot == base)
-		return -EINVAL;
+		return -ENOENT;
 	return format_lookup(dot + 1, 1);
 }

@@ -11,7 +11,10 @@ enum out_format { OUT_FOLDED = 0, OUT_HTML, OUT_FORMAT_MAX };
 
 /* "folded"/"collapsed"/"txt" -> OUT_FOLDED, "html" -> OUT_HTML; -EINVAL otherwise */
 int out_format_parse(const char *name);
-/* format from a file name's extension (.folded .collapsed .txt .html .htm); -EINVAL when unknown */
+/*
+ * format from a file name's extension (.folded .collapsed .txt .html .htm); -ENOENT when
+ * the name has no extension, -EINVAL when the extension is unknown
+ */
 int out_format_from_path(const char *path);
 
 /*

@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# output.bats: the -o file is safe and atomic: no write through another user's planted link,
+# a failed run leaves the previous file as it was, unknown extensions are refused.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+TUSER=jpt-out
+
+setup() {
+	require_root_bpf
+	OUT=$BATS_TEST_TMPDIR
+	MNT=
+}
+
+teardown() {
+	if [[ -n ${APP_PID:-} ]]; then
+		{ kill "$APP_PID" && wait "$APP_PID"; } 2>/dev/null || true
+	fi
+	[[ -n ${STICKY:-} ]] && rm -rf "$STICKY"
+	[[ -n ${MNT:-} ]] && { umount "$MNT" 2>/dev/null || true; rmdir "$MNT" 2>/dev/null || true; }
+	drop_test_user "$TUSER"
+}
+
+@test "output: a symlink planted by another user in a sticky world-writable dir is not followed" {
+	make_test_user "$TUSER" >/dev/null
+	# a /tmp-like directory: world-writable and sticky, owned by root
+	STICKY=$(mktemp -d)
+	chmod 1777 "$STICKY"
+	echo "precious" >"$OUT/victim"
+	chmod 644 "$OUT/victim"
+	chmod o+x "$OUT" "$(dirname "$OUT")" 2>/dev/null || true
+	setpriv --reuid="$TUSER" --regid="$TUSER" --clear-groups \
+		ln -s "$OUT/victim" "$STICKY/profile.folded"
+	[[ $(stat -c %U "$STICKY/profile.folded") == "$TUSER" ]]
+	"$APPS/hotab" 3 >/dev/null 3>&- &
+	APP_PID=$!
+	run -4 "$JPROF" record -p "$APP_PID" -d 1 -o "$STICKY/profile.folded"
+	echo "$output"
+	[[ $output == *"refusing to write through it"* ]]
+	[[ $(cat "$OUT/victim") == "precious" ]]
+	# a FIFO planted the same way is refused too (the kernel's protected_fifos rule)
+	setpriv --reuid="$TUSER" --regid="$TUSER" --clear-groups mkfifo "$STICKY/fifo"
+	run -4 "$JPROF" record -p "$APP_PID" -d 1 -o "$STICKY/fifo"
+	[[ $output == *"refusing to write through it"* ]]
+	# root's own link in the same directory is followed, and its target replaced atomically
+	ln -s "$OUT/mine.folded" "$STICKY/root.folded"
+	run -0 "$JPROF" record -p "$APP_PID" -d 1 -o "$STICKY/root.folded"
+	[[ -L $STICKY/root.folded ]]
+	grep -Eq 'hot_a [0-9]+$' "$OUT/mine.folded"
+}
+
+@test "output: a full disk leaves the previous file intact and says so" {
+	MNT=$(mktemp -d)
+	mount -t tmpfs -o size=64k jprof-test-full "$MNT"
+	printf 'old;profile 1\n' >"$MNT/p.folded"
+	# fill the rest of the filesystem
+	dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null || true
+	"$APPS/hotab" 4 >/dev/null 3>&- &
+	APP_PID=$!
+	run -4 "$JPROF" record -a -F 999 -d 2 -o "$MNT/p.folded"
+	echo "$output"
+	[[ $output == *"No space left on device"* ]]
+	[[ $output == *"not saved (the previous file is unchanged)"* ]]
+	[[ $(cat "$MNT/p.folded") == "old;profile 1" ]]
+	# no temporary file left behind
+	[[ $(ls -A "$MNT" | sort | tr '\n' ' ') == "filler p.folded " ]]
+}
+
+@test "output: an unknown extension is refused before recording" {
+	run -2 "$JPROF" record -d 1 -o "$OUT/x.pb.gz"
+	[[ $output == *"unknown file extension"* ]]
+	[[ ! -e $OUT/x.pb.gz ]]
+}
