@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_model.c: the profile model: interning, rows per (stack, labels), reset, the flame view. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "capture.h"
+#include "model/model.h"
+#include "model/view.h"
+#include "out/out.h"
+
+/* a JVM stack (leaf first): kernel write, libc write, then two Java frames */
+static jp_id java_stack(struct model *m, __u64 libc_addr)
+{
+	struct jp_mapping libc = {0x7f0000000000, 0x7f0000200000, 0, "/usr/lib/libc.so.6", "ab12"};
+	struct jp_location l[4] = {
+		{.func = model__func(m, "vfs_write", "[kernel]", false),
+		 .addr = 0xffffffff81000000,
+		 .kind = JP_FK_KERNEL},
+		{.func = model__func(m, "__libc_write", "/usr/lib/libc.so.6", false),
+		 .mapping = model__mapping(m, &libc),
+		 .addr = libc_addr,
+		 .kind = JP_FK_NATIVE},
+		{.func = model__func(m, "java/io/FileOutputStream.write", "FileOutputStream.java",
+				     true),
+		 .line = 42,
+		 .kind = JP_FK_JIT},
+		{.func = model__func(m, "com/acme/App.main", "App.java", true),
+		 .line = 7,
+		 .kind = JP_FK_INTERP},
+	};
+	jp_id ids[4];
+
+	for (int i = 0; i < 4; i++)
+		ids[i] = model__location(m, &l[i]);
+	return model__stack(m, ids, 4);
+}
+
+TEST(interning_and_rows)
+{
+	struct model *m = model__new();
+	struct jp_labels lab = {
+		.pid = 10, .tid = 11, .comm = "java", .thread = "main", .container = ""};
+	struct model_counts c;
+	jp_id s1, s2, s3, l1, l2;
+
+	EXPECT_TRUE(m != NULL);
+	EXPECT_TRUE(model__str(m, "abc") == model__str(m, "abc"));
+	EXPECT_TRUE(model__func(m, "f", "x.c", false) == model__func(m, "f", "x.c", false));
+	EXPECT_TRUE(model__func(m, "f", "x.c", false) != model__func(m, "f", "x.c", true));
+	s1 = java_stack(m, 0x7f0000001234);
+	s2 = java_stack(m, 0x7f0000001234);
+	s3 = java_stack(m, 0x7f0000001240); /* another PC in the same function */
+	EXPECT_TRUE(s1 && s1 == s2);
+	EXPECT_TRUE(s3 && s3 != s1);
+	l1 = model__labels(m, &lab);
+	lab.tid = 12;
+	l2 = model__labels(m, &lab);
+	EXPECT_TRUE(l1 && l2 && l1 != l2);
+	lab.tid = 11;
+	EXPECT_EQ(model__labels(m, &lab), l1);
+
+	EXPECT_EQ(model__add(m, s1, l1, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__add(m, s1, l1, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__add(m, s1, l1, JP_VAL_CPU_NS, 10101010), 0);
+	EXPECT_EQ(model__add(m, s1, l2, JP_VAL_OFFCPU_NS, 500), 0);
+	EXPECT_EQ(model__add(m, s3, l1, JP_VAL_CPU_SAMPLES, 3), 0);
+	EXPECT_EQ(model__add(m, 0, l1, JP_VAL_CPU_SAMPLES, 3), -EINVAL);
+	EXPECT_EQ(model__rows(m), 3);
+	EXPECT_EQ(model__row(m, 0)->values[JP_VAL_CPU_SAMPLES], 2);
+	EXPECT_EQ(model__row(m, 0)->values[JP_VAL_CPU_NS], 10101010);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 5);
+	EXPECT_EQ(model__total(m, JP_VAL_OFFCPU_NS), 500);
+
+	model__counts(m, &c);
+	EXPECT_EQ(c.stacks, 2);
+	EXPECT_EQ(c.locations, 5);
+	EXPECT_EQ(c.mappings, 1);
+	EXPECT_EQ(c.labels, 2);
+
+	/* reset drops the rows, keeps the tables */
+	model__reset(m);
+	EXPECT_EQ(model__rows(m), 0);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 0);
+	EXPECT_EQ(java_stack(m, 0x7f0000001234), s1);
+	EXPECT_EQ(model__add(m, s1, l1, JP_VAL_CPU_SAMPLES, 4), 0);
+	EXPECT_EQ(model__rows(m), 1);
+	model__free(m);
+}
+
+TEST(many_stacks_grow_the_tables)
+{
+	struct model *m = model__new();
+	struct jp_labels lab = {.pid = 1, .tid = 1, .comm = "c", .thread = "t", .container = ""};
+	jp_id l = model__labels(m, &lab), f = model__func(m, "f", "", false);
+	int ok = 1;
+
+	for (__u64 i = 0; i < 20000; i++) {
+		struct jp_location loc = {.func = f, .addr = i, .kind = JP_FK_NATIVE};
+		jp_id ids[2] = {model__location(m, &loc), 0};
+		struct jp_location root = {.func = f, .addr = i % 7, .kind = JP_FK_NATIVE};
+
+		ids[1] = model__location(m, &root);
+		ok &= model__add(m, model__stack(m, ids, 2), l, JP_VAL_CPU_SAMPLES, 1) == 0;
+	}
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(model__rows(m), 20000);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 20000);
+	model__free(m);
+}
+
+TEST(view_renders_names_and_roots)
+{
+	struct model *m = model__new();
+	struct jp_labels lab = {
+		.pid = 10, .tid = 11, .comm = "java", .thread = "main", .container = ""};
+	struct model_view v = {.values = 1u << JP_VAL_CPU_SAMPLES};
+	struct profile *p;
+	jp_id s = java_stack(m, 0x7f0000001234), l = model__labels(m, &lab);
+	char *out;
+	int err;
+
+	EXPECT_EQ(model__add(m, s, l, JP_VAL_CPU_SAMPLES, 3), 0);
+	EXPECT_EQ(model__add(m, s, l, JP_VAL_OFFCPU_NS, 999), 0);
+
+	p = profile__new("t", "samples");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	out = capture(out_folded_write, p, &err);
+	EXPECT_STREQ(out, "java;com/acme/App.main_[0];java/io/FileOutputStream.write_[j];"
+			  "__libc_write;vfs_write_[k] 3\n");
+	free(out);
+	profile__free(p);
+
+	v.per_thread = v.per_pid = v.dotted = v.lines = true;
+	v.values |= 1u << JP_VAL_OFFCPU_NS;
+	p = profile__new("t", "ns");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	out = capture(out_folded_write, p, &err);
+	EXPECT_STREQ(out,
+		     "java [10];main [11];com.acme.App.main:7_[0];"
+		     "java.io.FileOutputStream.write:42_[j];__libc_write;vfs_write_[k] 1002\n");
+	free(out);
+	profile__free(p);
+	model__free(m);
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* model.c: interned tables (strings, functions, mappings, locations, labels, stacks) and rows. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "sym/strpool.h"
+
+static const struct {
+	const char *type, *unit;
+} value_names[JP_VAL_MAX] = {
+	[JP_VAL_CPU_SAMPLES] = {"samples", "count"},
+	[JP_VAL_CPU_NS] = {"cpu", "nanoseconds"},
+	[JP_VAL_OFFCPU_NS] = {"offcpu", "nanoseconds"},
+	[JP_VAL_SYSCALL_CALLS] = {"syscalls", "count"},
+	[JP_VAL_SYSCALL_NS] = {"syscall_time", "nanoseconds"},
+};
+
+const char *jp_value_type(enum jp_value v)
+{
+	return v < JP_VAL_MAX ? value_names[v].type : "?";
+}
+
+const char *jp_value_unit(enum jp_value v)
+{
+	return v < JP_VAL_MAX ? value_names[v].unit : "?";
+}
+
+/*
+ * One table: elements in an array (id = index, element 0 unused) plus an open-addressing
+ * index of ids by hash, so find-or-add is O(1) on average.
+ */
+struct table {
+	void *elems;
+	size_t elem_size, n, cap; /* n counts element 0 too */
+	jp_id *slots;		  /* 0 = empty */
+	__u64 *hashes;		  /* hash of each element, by id */
+	size_t nslots;
+};
+
+typedef bool (*elem_eq_fn)(const void *ctx, const void *a, const void *b, size_t size);
+
+static bool bytes_eq(const void *ctx, const void *a, const void *b, size_t size)
+{
+	(void)ctx;
+	return !memcmp(a, b, size);
+}
+
+static __u64 mix(__u64 h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 33);
+}
+
+static __u64 hash_bytes(const void *p, size_t n, __u64 h)
+{
+	const unsigned char *s = p;
+
+	h ^= 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ull;
+	}
+	return mix(h);
+}
+
+static void table_init(struct table *t, size_t elem_size)
+{
+	memset(t, 0, sizeof(*t));
+	t->elem_size = elem_size;
+}
+
+static void table_free(struct table *t)
+{
+	free(t->elems);
+	free(t->slots);
+	free(t->hashes);
+	table_init(t, t->elem_size);
+}
+
+static void *table_at(const struct table *t, jp_id id)
+{
+	return (char *)t->elems + (size_t)id * t->elem_size;
+}
+
+static int table_rehash(struct table *t, size_t nslots)
+{
+	jp_id *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t id = 1; id < t->n; id++) {
+		size_t i = t->hashes[id] & (nslots - 1);
+
+		while (slots[i])
+			i = (i + 1) & (nslots - 1);
+		slots[i] = (jp_id)id;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = nslots;
+	return 0;
+}
+
+static int table_reserve(struct table *t)
+{
+	if (t->n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		void *e = realloc(t->elems, cap * t->elem_size);
+		__u64 *h;
+
+		if (!e)
+			return -ENOMEM;
+		t->elems = e;
+		h = realloc(t->hashes, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		t->hashes = h;
+		t->cap = cap;
+		if (!t->n) {
+			memset(t->elems, 0, t->elem_size); /* element 0: "none" */
+			t->hashes[0] = 0;
+			t->n = 1;
+		}
+	}
+	if ((t->n + 1) * 2 > t->nslots)
+		return table_rehash(t, t->nslots ? t->nslots * 2 : 128);
+	return 0;
+}
+
+/* id of the element equal to e (hash h), adding a copy when new; 0 when out of memory */
+static jp_id table_intern(struct table *t, const void *e, __u64 h, elem_eq_fn eq, const void *ctx)
+{
+	size_t i;
+
+	if (t->nslots) {
+		for (i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
+			jp_id id = t->slots[i];
+
+			if (t->hashes[id] == h && eq(ctx, table_at(t, id), e, t->elem_size))
+				return id;
+		}
+	}
+	if (t->n >= 0xffffffffu || table_reserve(t))
+		return 0;
+	memcpy(table_at(t, (jp_id)t->n), e, t->elem_size);
+	t->hashes[t->n] = h;
+	for (i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1))
+		;
+	t->slots[i] = (jp_id)t->n;
+	return (jp_id)t->n++;
+}
+
+struct stack_ref {
+	size_t off, n; /* into model.stack_locs */
+};
+
+struct model {
+	struct strpool pool;
+	struct table strs;   /* const char * */
+	struct table funcs;  /* struct jp_func */
+	struct table maps;   /* struct jp_mapping */
+	struct table locs;   /* struct jp_location */
+	struct table labels; /* struct jp_labels */
+	struct table stacks; /* struct stack_ref */
+	jp_id *stack_locs;
+	size_t nstack_locs, cap_stack_locs;
+	struct table rows; /* struct jp_sample_row, keyed by (stack, labels) */
+	__u64 totals[JP_VAL_MAX];
+	/* the stack being interned: compared by stack_eq through this */
+	const jp_id *probe_locs;
+	size_t probe_n;
+};
+
+struct model *model__new(void)
+{
+	struct model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	strpool_init(&m->pool, 0);
+	table_init(&m->strs, sizeof(const char *));
+	table_init(&m->funcs, sizeof(struct jp_func));
+	table_init(&m->maps, sizeof(struct jp_mapping));
+	table_init(&m->locs, sizeof(struct jp_location));
+	table_init(&m->labels, sizeof(struct jp_labels));
+	table_init(&m->stacks, sizeof(struct stack_ref));
+	table_init(&m->rows, sizeof(struct jp_sample_row));
+	return m;
+}
+
+void model__free(struct model *m)
+{
+	if (!m)
+		return;
+	table_free(&m->strs);
+	table_free(&m->funcs);
+	table_free(&m->maps);
+	table_free(&m->locs);
+	table_free(&m->labels);
+	table_free(&m->stacks);
+	table_free(&m->rows);
+	free(m->stack_locs);
+	strpool_free(&m->pool);
+	free(m);
+}
+
+/* strings: compared by content (the probe is a not-yet-interned pointer) */
+static bool str_eq(const void *ctx, const void *a, const void *b, size_t size)
+{
+	(void)ctx;
+	(void)size;
+	return !strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char *model__str(struct model *m, const char *s)
+{
+	size_t n, i;
+	__u64 h;
+	jp_id id;
+
+	if (!s)
+		s = "";
+	n = strlen(s);
+	h = hash_bytes(s, n, 0);
+	/* look up first, so a known string costs no copy */
+	if (m->strs.nslots) {
+		for (i = h & (m->strs.nslots - 1); m->strs.slots[i];
+		     i = (i + 1) & (m->strs.nslots - 1)) {
+			id = m->strs.slots[i];
+			if (m->strs.hashes[id] == h &&
+			    !strcmp(*(const char **)table_at(&m->strs, id), s))
+				return *(const char **)table_at(&m->strs, id);
+		}
+	}
+	s = strpool_add(&m->pool, s, n);
+	if (!s)
+		return NULL;
+	id = table_intern(&m->strs, &s, h, str_eq, NULL);
+	return id ? s : NULL;
+}
+
+/* interned strings compare by pointer from here on */
+static __u64 ptr_hash(const void *p, __u64 h)
+{
+	return mix(h ^ (__u64)(unsigned long)p);
+}
+
+jp_id model__func(struct model *m, const char *name, const char *file, bool java)
+{
+	struct jp_func f;
+	__u64 h;
+
+	memset(&f, 0, sizeof(f)); /* padding compares too */
+	f.name = model__str(m, name);
+	f.file = model__str(m, file);
+	f.java = java;
+	if (!f.name || !f.file)
+		return 0;
+	h = ptr_hash(f.file, ptr_hash(f.name, java));
+	return table_intern(&m->funcs, &f, h, bytes_eq, NULL);
+}
+
+jp_id model__mapping(struct model *m, const struct jp_mapping *mp)
+{
+	struct jp_mapping c;
+	__u64 h;
+
+	memset(&c, 0, sizeof(c));
+	c.start = mp->start;
+	c.limit = mp->limit;
+	c.offset = mp->offset;
+	c.file = model__str(m, mp->file);
+	c.build_id = model__str(m, mp->build_id);
+	if (!c.file || !c.build_id)
+		return 0;
+	h = ptr_hash(c.file, mix(c.start ^ mix(c.limit ^ mix(c.offset))));
+	return table_intern(&m->maps, &c, h, bytes_eq, NULL);
+}
+
+jp_id model__location(struct model *m, const struct jp_location *loc)
+{
+	struct jp_location c;
+
+	memset(&c, 0, sizeof(c)); /* padding compares too */
+	c.func = loc->func;
+	c.mapping = loc->mapping;
+	c.addr = loc->addr;
+	c.line = loc->line;
+	c.kind = loc->kind;
+	return table_intern(&m->locs, &c,
+			    mix(c.addr ^ mix(((__u64)c.func << 32 | c.mapping) ^
+					     ((__u64)(__u32)c.line << 8 | c.kind))),
+			    bytes_eq, NULL);
+}
+
+jp_id model__labels(struct model *m, const struct jp_labels *l)
+{
+	struct jp_labels c;
+	__u64 h;
+
+	memset(&c, 0, sizeof(c));
+	c.pid = l->pid;
+	c.tid = l->tid;
+	c.cgroup = l->cgroup;
+	c.comm = model__str(m, l->comm);
+	c.thread = model__str(m, l->thread);
+	c.container = model__str(m, l->container);
+	if (!c.comm || !c.thread || !c.container)
+		return 0;
+	h = ptr_hash(c.comm, ptr_hash(c.thread, ptr_hash(c.container, mix(c.cgroup))));
+	h = mix(h ^ ((__u64)c.pid << 32 | c.tid));
+	return table_intern(&m->labels, &c, h, bytes_eq, NULL);
+}
+
+/* ctx: the model, whose probe_locs/probe_n hold the stack being looked up */
+static bool stack_eq(const void *ctx, const void *a, const void *b, size_t size)
+{
+	const struct stack_ref *r = a;
+	const struct model *m = ctx;
+
+	(void)b;
+	(void)size;
+	return r->n == m->probe_n &&
+	       !memcmp(m->stack_locs + r->off, m->probe_locs, r->n * sizeof(jp_id));
+}
+
+jp_id model__stack(struct model *m, const jp_id *locs, size_t n)
+{
+	struct stack_ref r = {.off = m->nstack_locs, .n = n};
+	size_t before = m->stacks.n;
+	jp_id id;
+
+	if (m->nstack_locs + n > m->cap_stack_locs) {
+		size_t cap = m->cap_stack_locs ? m->cap_stack_locs : 1024;
+		jp_id *p;
+
+		while (cap < m->nstack_locs + n)
+			cap *= 2;
+		p = realloc(m->stack_locs, cap * sizeof(*p));
+		if (!p)
+			return 0;
+		m->stack_locs = p;
+		m->cap_stack_locs = cap;
+	}
+	m->probe_locs = locs;
+	m->probe_n = n;
+	id = table_intern(&m->stacks, &r, hash_bytes(locs, n * sizeof(*locs), n), stack_eq, m);
+	if (id && m->stacks.n != before) { /* new: keep its locations */
+		if (n)
+			memcpy(m->stack_locs + m->nstack_locs, locs, n * sizeof(*locs));
+		m->nstack_locs += n;
+	}
+	return id;
+}
+
+static bool row_eq(const void *ctx, const void *a, const void *b, size_t size)
+{
+	const struct jp_sample_row *x = a, *y = b;
+
+	(void)ctx;
+	(void)size;
+	return x->stack == y->stack && x->labels == y->labels;
+}
+
+int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u64 value)
+{
+	struct jp_sample_row r;
+	jp_id id;
+
+	if (v >= JP_VAL_MAX || !stack || !labels)
+		return -EINVAL;
+	memset(&r, 0, sizeof(r));
+	r.stack = stack;
+	r.labels = labels;
+	id = table_intern(&m->rows, &r, mix((__u64)stack << 32 | labels), row_eq, NULL);
+	if (!id)
+		return -ENOMEM;
+	((struct jp_sample_row *)table_at(&m->rows, id))->values[v] += value;
+	m->totals[v] += value;
+	return 0;
+}
+
+void model__reset(struct model *m)
+{
+	table_free(&m->rows);
+	memset(m->totals, 0, sizeof(m->totals));
+}
+
+size_t model__rows(const struct model *m)
+{
+	return m->rows.n ? m->rows.n - 1 : 0;
+}
+
+const struct jp_sample_row *model__row(const struct model *m, size_t i)
+{
+	return i < model__rows(m) ? table_at(&m->rows, (jp_id)(i + 1)) : NULL;
+}
+
+const struct jp_func *model__get_func(const struct model *m, jp_id id)
+{
+	return id && id < m->funcs.n ? table_at(&m->funcs, id) : NULL;
+}
+
+const struct jp_mapping *model__get_mapping(const struct model *m, jp_id id)
+{
+	return id && id < m->maps.n ? table_at(&m->maps, id) : NULL;
+}
+
+const struct jp_location *model__get_location(const struct model *m, jp_id id)
+{
+	return id && id < m->locs.n ? table_at(&m->locs, id) : NULL;
+}
+
+const struct jp_labels *model__get_labels(const struct model *m, jp_id id)
+{
+	return id && id < m->labels.n ? table_at(&m->labels, id) : NULL;
+}
+
+const jp_id *model__get_stack(const struct model *m, jp_id id, size_t *n)
+{
+	const struct stack_ref *r;
+
+	*n = 0;
+	if (!id || id >= m->stacks.n)
+		return NULL;
+	r = table_at(&m->stacks, id);
+	*n = r->n;
+	return m->stack_locs + r->off;
+}
+
+static size_t count(const struct table *t)
+{
+	return t->n ? t->n - 1 : 0;
+}
+
+void model__counts(const struct model *m, struct model_counts *ret)
+{
+	ret->strings = count(&m->strs);
+	ret->funcs = count(&m->funcs);
+	ret->mappings = count(&m->maps);
+	ret->locations = count(&m->locs);
+	ret->labels = count(&m->labels);
+	ret->stacks = count(&m->stacks);
+	ret->rows = count(&m->rows);
+}
+
+__u64 model__total(const struct model *m, enum jp_value v)
+{
+	return v < JP_VAL_MAX ? m->totals[v] : 0;
+}

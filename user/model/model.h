@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * model.h: the profile model (see DESIGN.md "The model"). The join hands it resolved
+ * samples: frames as identities (locations), labels, and values in event columns. It
+ * keeps them pprof-shaped: interned strings, functions, mappings, locations, stacks,
+ * label sets, and one row of values per (stack, label set). Names are strings of a
+ * function, rendered by writers at write time (dotted Java names, lines). Not thread-safe.
+ */
+#ifndef JPROF_MODEL_H
+#define JPROF_MODEL_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../frame.h"
+
+/* value columns; a sample adds to one or more of them */
+enum jp_value {
+	JP_VAL_CPU_SAMPLES = 0, /* on-CPU samples */
+	JP_VAL_CPU_NS,		/* on-CPU time the samples stand for */
+	JP_VAL_OFFCPU_NS,	/* blocked time */
+	JP_VAL_SYSCALL_CALLS,	/* slow system calls */
+	JP_VAL_SYSCALL_NS,	/* their time */
+	JP_VAL_MAX
+};
+
+/* pprof-style sample type of a column: ("cpu", "nanoseconds") ... */
+const char *jp_value_type(enum jp_value v);
+const char *jp_value_unit(enum jp_value v);
+
+/* ids index the model's tables; 0 is "none" in every table */
+typedef __u32 jp_id;
+
+struct jp_func {
+	const char *name; /* "pkg/Class.method", a C symbol, or a marker like "[unknown]" */
+	const char *file; /* Java source file or native DSO path; "" when unknown */
+	bool java;	  /* name is a Java method in internal form (rendered dotted on demand) */
+};
+
+struct jp_mapping {
+	__u64 start, limit, offset; /* pprof Mapping: memory range and file offset */
+	const char *file;	    /* DSO path, "[kernel]", "[jit]" */
+	const char *build_id;	    /* "" when unknown */
+};
+
+struct jp_location {
+	jp_id func;
+	jp_id mapping;		 /* 0 for Java frames and markers */
+	__u64 addr;		 /* native/kernel: the address; Java: 0 */
+	__s32 line;		 /* Java source line, 0 unknown */
+	enum jp_frame_kind kind; /* kind of this frame (JIT, inlined, interpreted, native, ...) */
+};
+
+struct jp_labels {
+	__u32 pid, tid;
+	const char *comm;      /* process name */
+	const char *thread;    /* thread name (Java name when known) */
+	__u64 cgroup;	       /* cgroup v2 id, 0 unknown */
+	const char *container; /* short container id or name, "" for the host */
+};
+
+struct jp_sample_row {
+	jp_id stack;
+	jp_id labels;
+	__u64 values[JP_VAL_MAX];
+};
+
+struct model;
+
+struct model *model__new(void);	   /* NULL + errno */
+void model__free(struct model *m); /* NULL-safe */
+
+/* interned copy of s (stable until model__free); NULL when out of memory */
+const char *model__str(struct model *m, const char *s);
+
+/* find-or-add; 0 when out of memory. Strings are interned, not borrowed. */
+jp_id model__func(struct model *m, const char *name, const char *file, bool java);
+jp_id model__mapping(struct model *m, const struct jp_mapping *mp);
+jp_id model__location(struct model *m, const struct jp_location *loc);
+jp_id model__labels(struct model *m, const struct jp_labels *l);
+/* a stack of location ids, leaf first */
+jp_id model__stack(struct model *m, const jp_id *locs, size_t n);
+
+/* adds values to the row of (stack, labels). 0 or -ENOMEM/-EINVAL */
+int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u64 value);
+
+/* drops every sample row, keeps the tables (a snapshot has been written) */
+void model__reset(struct model *m);
+
+/* reading; a pointer stays valid until the next call that adds to the model */
+size_t model__rows(const struct model *m);
+const struct jp_sample_row *model__row(const struct model *m, size_t i);
+const struct jp_func *model__get_func(const struct model *m, jp_id id);
+const struct jp_mapping *model__get_mapping(const struct model *m, jp_id id);
+const struct jp_location *model__get_location(const struct model *m, jp_id id);
+const struct jp_labels *model__get_labels(const struct model *m, jp_id id);
+/* locations of a stack, leaf first; *n their count */
+const jp_id *model__get_stack(const struct model *m, jp_id id, size_t *n);
+struct model_counts {
+	size_t strings, funcs, mappings, locations, labels, stacks, rows;
+};
+void model__counts(const struct model *m, struct model_counts *ret);
+__u64 model__total(const struct model *m, enum jp_value v);
+
+#endif /* JPROF_MODEL_H */

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * view.h: a flame-graph view of the model: the stack trie (profile.h) that the folded and
+ * HTML writers read, for chosen value columns, with labels turned into root frames on demand
+ * and names rendered once per location (dotted Java names, source lines).
+ */
+#ifndef JPROF_MODEL_VIEW_H
+#define JPROF_MODEL_VIEW_H
+
+#include <stdbool.h>
+
+#include "model.h"
+
+struct profile;
+
+struct model_view {
+	__u32 values;	 /* bit (1u << JP_VAL_*) for each column summed into the weight */
+	bool per_pid;	 /* root frame "comm [pid]" instead of "comm" */
+	bool per_thread; /* and "thread [tid]" below it */
+	bool dotted;	 /* java.lang.String.hashCode */
+	bool lines;	 /* Class.method:42 */
+};
+
+/* Adds the model's rows to dst (an empty or compatible trie). 0 or -ENOMEM. */
+int model__to_profile(const struct model *m, const struct model_view *v, struct profile *dst);
+
+#endif /* JPROF_MODEL_VIEW_H */
