@@ -8,6 +8,8 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "out/out.h"
+#include "out/pprof.h"
+#include <zlib.h>
 
 /* a JVM stack (leaf first): kernel write, libc write, then two Java frames */
 static jp_id java_stack(struct model *m, __u64 libc_addr)
@@ -141,5 +143,90 @@ TEST(view_renders_names_and_roots)
 		     "java.io.FileOutputStream.write:42_[j];__libc_write;vfs_write_[k] 1002\n");
 	free(out);
 	profile__free(p);
+	model__free(m);
+}
+
+/* top-level fields of a protobuf message: counts per field number, string-table entries */
+static int pb_walk(const unsigned char *p, size_t n, int counts[32], char strs[][64], int *nstrs)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		__u64 key = 0, len = 0;
+		int shift = 0;
+
+		do {
+			key |= (__u64)(p[i] & 0x7f) << shift;
+			shift += 7;
+		} while (p[i++] & 0x80 && i < n);
+		if ((key & 7) == 0) {
+			while (i < n && (p[i++] & 0x80))
+				;
+		} else if ((key & 7) == 2) {
+			shift = 0;
+			do {
+				len |= (__u64)(p[i] & 0x7f) << shift;
+				shift += 7;
+			} while (p[i++] & 0x80 && i < n);
+			if (i + len > n)
+				return -1;
+			if ((key >> 3) == 6 && *nstrs < 64)
+				snprintf(strs[(*nstrs)++], 64, "%.*s", (int)len,
+					 (const char *)p + i);
+			i += len;
+		} else {
+			return -1;
+		}
+		if ((key >> 3) < 32)
+			counts[key >> 3]++;
+	}
+	return i == n ? 0 : -1;
+}
+
+TEST(pprof_encodes_tables_and_types)
+{
+	struct model *m = model__new();
+	struct jp_labels lab = {
+		.pid = 10, .tid = 11, .comm = "java", .thread = "main", .container = ""};
+	struct pprof_opts po = {.values = 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_CPU_NS,
+				.dotted = true,
+				.duration_ns = 1000,
+				.period_ns = 10101010};
+	jp_id s = java_stack(m, 0x7f0000001234), l = model__labels(m, &lab);
+	char *buf = NULL, strs[64][64];
+	size_t len = 0;
+	unsigned char raw[1 << 16];
+	uLongf rawlen = sizeof(raw);
+	int counts[32] = {0}, nstrs = 0, found = 0;
+	FILE *f;
+	z_stream z;
+
+	EXPECT_EQ(model__add(m, s, l, JP_VAL_CPU_SAMPLES, 3), 0);
+	EXPECT_EQ(model__add(m, s, l, JP_VAL_CPU_NS, 30303030), 0);
+	f = open_memstream(&buf, &len);
+	EXPECT_EQ(out_pprof_write(m, &po, f), 0);
+	fclose(f);
+	EXPECT_TRUE(len > 20 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b);
+	memset(&z, 0, sizeof(z));
+	EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (unsigned char *)buf;
+	z.avail_in = (uInt)len;
+	z.next_out = raw;
+	z.avail_out = (uInt)rawlen;
+	EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+	rawlen = z.total_out;
+	inflateEnd(&z);
+	EXPECT_EQ(pb_walk(raw, rawlen, counts, strs, &nstrs), 0);
+	EXPECT_EQ(counts[1], 2); /* sample types */
+	EXPECT_EQ(counts[2], 1); /* one sample row */
+	EXPECT_EQ(counts[3], 1); /* libc's mapping */
+	EXPECT_EQ(counts[4], 4); /* locations */
+	EXPECT_EQ(counts[5], 4); /* functions */
+	EXPECT_STREQ(strs[0], "");
+	for (int i = 0; i < nstrs; i++)
+		found += !strcmp(strs[i], "java.io.FileOutputStream.write") ||
+			 !strcmp(strs[i], "java-jit") || !strcmp(strs[i], "nanoseconds");
+	EXPECT_EQ(found, 3);
+	free(buf);
 	model__free(m);
 }

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * pprof.c: the model as a gzip'ed profile.proto (github.com/google/pprof). Encoded by hand:
+ * the format is a handful of messages of varints and length-delimited fields, and writing it
+ * directly from the model's tables costs less code than mapping them onto generated structs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pprof.h"
+
+/* profile.proto field numbers */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUE_TYPE_TYPE = 1,
+	VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1,
+	SAMPLE_VALUE = 2,
+	SAMPLE_LABEL = 3,
+	LABEL_KEY = 1,
+	LABEL_STR = 2,
+	LABEL_NUM = 3,
+	MAPPING_ID = 1,
+	MAPPING_START = 2,
+	MAPPING_LIMIT = 3,
+	MAPPING_OFFSET = 4,
+	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7,
+	LOCATION_ID = 1,
+	LOCATION_MAPPING_ID = 2,
+	LOCATION_ADDRESS = 3,
+	LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	LINE_LINE = 2,
+	FUNCTION_ID = 1,
+	FUNCTION_NAME = 2,
+	FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4,
+};
+
+#define WT_VARINT 0
+#define WT_LEN	  2
+
+struct pb {
+	unsigned char *p;
+	size_t n, cap;
+	int err;
+};
+
+static void pb_reserve(struct pb *b, size_t more)
+{
+	size_t cap;
+	unsigned char *p;
+
+	if (b->err || b->n + more <= b->cap)
+		return;
+	cap = b->cap ? b->cap : 256;
+	while (cap < b->n + more)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->err = -ENOMEM;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+static void pb_raw(struct pb *b, const void *d, size_t n)
+{
+	pb_reserve(b, n);
+	if (b->err)
+		return;
+	memcpy(b->p + b->n, d, n);
+	b->n += n;
+}
+
+static void pb_varint(struct pb *b, __u64 v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	pb_raw(b, tmp, n);
+}
+
+static void pb_key(struct pb *b, int field, int wt)
+{
+	pb_varint(b, (__u64)field << 3 | (__u64)wt);
+}
+
+/* proto3: a zero scalar is not written */
+static void pb_u64(struct pb *b, int field, __u64 v)
+{
+	if (!v)
+		return;
+	pb_key(b, field, WT_VARINT);
+	pb_varint(b, v);
+}
+
+static void pb_bytes(struct pb *b, int field, const void *d, size_t n)
+{
+	pb_key(b, field, WT_LEN);
+	pb_varint(b, n);
+	pb_raw(b, d, n);
+}
+
+/* appends sub as a nested message and empties sub for reuse */
+static void pb_msg(struct pb *b, int field, struct pb *sub)
+{
+	if (sub->err)
+		b->err = sub->err;
+	pb_bytes(b, field, sub->p, sub->n);
+	sub->n = 0;
+}
+
+/* the string table: index by content */
+struct strtab {
+	char **strs;
+	size_t n, cap;
+	__u32 *slots; /* index + 1, 0 empty */
+	size_t nslots;
+};
+
+static __u64 str_hash(const char *s)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static int strtab_grow(struct strtab *t)
+{
+	size_t ns = t->nslots ? t->nslots * 2 : 1024;
+	__u32 *slots = calloc(ns, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = str_hash(t->strs[i]) & (ns - 1);
+
+		while (slots[j])
+			j = (j + 1) & (ns - 1);
+		slots[j] = (__u32)(i + 1);
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = ns;
+	return 0;
+}
+
+/* index of s (added when new); -1 when out of memory */
+static long strtab_get(struct strtab *t, const char *s)
+{
+	size_t j;
+
+	if (!s)
+		s = "";
+	if ((t->n + 1) * 2 > t->nslots && strtab_grow(t))
+		return -1;
+	for (j = str_hash(s) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
+		if (!strcmp(t->strs[t->slots[j] - 1], s))
+			return t->slots[j] - 1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		char **p = realloc(t->strs, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		t->strs = p;
+		t->cap = cap;
+	}
+	t->strs[t->n] = strdup(s);
+	if (!t->strs[t->n])
+		return -1;
+	t->slots[j] = (__u32)(t->n + 1);
+	return (long)t->n++;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	free(t->slots);
+}
+
+static const char *kind_name(enum jp_frame_kind k)
+{
+	static const char *const names[JP_FK_MAX] = {
+		[JP_FK_NATIVE] = "native",
+		[JP_FK_KERNEL] = "kernel",
+		[JP_FK_JVM] = "jvm",
+		[JP_FK_JIT] = "java-jit",
+		[JP_FK_INLINED] = "java-inlined",
+		[JP_FK_INTERP] = "java-interpreted",
+		[JP_FK_ROOT] = "marker",
+	};
+
+	return k < JP_FK_MAX && names[k] ? names[k] : "native";
+}
+
+struct enc {
+	const struct model *m;
+	const struct pprof_opts *o;
+	struct strtab st;
+	struct pb out, sub, sub2;
+	int err;
+};
+
+static __u64 S(struct enc *e, const char *s)
+{
+	long i = strtab_get(&e->st, s);
+
+	if (i < 0) {
+		e->err = -ENOMEM;
+		return 0;
+	}
+	return (__u64)i;
+}
+
+static void value_type(struct enc *e, int field, const char *type, const char *unit)
+{
+	pb_u64(&e->sub, VALUE_TYPE_TYPE, S(e, type));
+	pb_u64(&e->sub, VALUE_TYPE_UNIT, S(e, unit));
+	pb_msg(&e->out, field, &e->sub);
+}
+
+static void label_str(struct enc *e, const char *key, const char *val)
+{
+	pb_u64(&e->sub2, LABEL_KEY, S(e, key));
+	pb_u64(&e->sub2, LABEL_STR, S(e, val));
+	pb_msg(&e->sub, SAMPLE_LABEL, &e->sub2);
+}
+
+static void label_num(struct enc *e, const char *key, __u64 val)
+{
+	pb_u64(&e->sub2, LABEL_KEY, S(e, key));
+	pb_u64(&e->sub2, LABEL_NUM, val);
+	pb_msg(&e->sub, SAMPLE_LABEL, &e->sub2);
+}
+
+static void samples(struct enc *e, const int *cols, int ncols)
+{
+	for (size_t i = 0; i < model__rows(e->m); i++) {
+		const struct jp_sample_row *r = model__row(e->m, i);
+		const struct jp_labels *l = model__get_labels(e->m, r->labels);
+		const jp_id *locs;
+		size_t n;
+		bool any = false;
+
+		for (int c = 0; c < ncols; c++)
+			any |= r->values[cols[c]] != 0;
+		if (!any)
+			continue;
+		locs = model__get_stack(e->m, r->stack, &n);
+		/* packed repeated fields: location ids (leaf first, as pprof wants), values */
+		for (size_t k = 0; k < n; k++)
+			pb_varint(&e->sub2, locs[k]);
+		pb_msg(&e->sub, SAMPLE_LOCATION_ID, &e->sub2);
+		for (int c = 0; c < ncols; c++)
+			pb_varint(&e->sub2, r->values[cols[c]]);
+		pb_msg(&e->sub, SAMPLE_VALUE, &e->sub2);
+		if (l) {
+			label_num(e, "pid", l->pid);
+			label_num(e, "tid", l->tid);
+			label_str(e, "comm", l->comm);
+			if (l->thread[0])
+				label_str(e, "thread", l->thread);
+			if (l->container[0])
+				label_str(e, "container", l->container);
+		}
+		pb_msg(&e->out, PROFILE_SAMPLE, &e->sub);
+	}
+}
+
+static void mappings(struct enc *e)
+{
+	struct model_counts c;
+
+	model__counts(e->m, &c);
+	for (jp_id id = 1; id <= c.mappings; id++) {
+		const struct jp_mapping *mp = model__get_mapping(e->m, id);
+
+		pb_u64(&e->sub, MAPPING_ID, id);
+		pb_u64(&e->sub, MAPPING_START, mp->start);
+		pb_u64(&e->sub, MAPPING_LIMIT, mp->limit);
+		pb_u64(&e->sub, MAPPING_OFFSET, mp->offset);
+		pb_u64(&e->sub, MAPPING_FILENAME, S(e, mp->file));
+		pb_u64(&e->sub, MAPPING_BUILD_ID, S(e, mp->build_id));
+		pb_u64(&e->sub, MAPPING_HAS_FUNCTIONS, 1); /* symbolized already */
+		pb_msg(&e->out, PROFILE_MAPPING, &e->sub);
+	}
+}
+
+/* one pprof Function per (model function, kind): pprof has no frame kind, system_name carries it */
+static __u64 func_id(jp_id func, enum jp_frame_kind kind)
+{
+	return (__u64)func * JP_FK_MAX + (__u64)kind;
+}
+
+static void locations_and_functions(struct enc *e)
+{
+	struct model_counts c;
+	unsigned char *seen;
+	char *dotted = NULL;
+
+	model__counts(e->m, &c);
+	seen = calloc((c.funcs + 1) * JP_FK_MAX, 1);
+	if (!seen) {
+		e->err = -ENOMEM;
+		return;
+	}
+	for (jp_id id = 1; id <= c.locations && !e->err; id++) {
+		const struct jp_location *loc = model__get_location(e->m, id);
+		const struct jp_func *f = model__get_func(e->m, loc->func);
+		__u64 fid = func_id(loc->func, loc->kind);
+
+		pb_u64(&e->sub, LOCATION_ID, id);
+		pb_u64(&e->sub, LOCATION_MAPPING_ID, loc->mapping);
+		pb_u64(&e->sub, LOCATION_ADDRESS, loc->addr);
+		pb_u64(&e->sub2, LINE_FUNCTION_ID, fid);
+		pb_u64(&e->sub2, LINE_LINE, loc->line > 0 ? (__u64)loc->line : 0);
+		pb_msg(&e->sub, LOCATION_LINE, &e->sub2);
+		pb_msg(&e->out, PROFILE_LOCATION, &e->sub);
+		if (!f || seen[fid])
+			continue;
+		seen[fid] = 1;
+		const char *name = f->name;
+		if (f->java && e->o->dotted) {
+			free(dotted);
+			dotted = strdup(f->name);
+			if (!dotted) {
+				e->err = -ENOMEM;
+				break;
+			}
+			for (char *p = dotted; *p; p++)
+				if (*p == '/')
+					*p = '.';
+			name = dotted;
+		}
+		pb_u64(&e->sub, FUNCTION_ID, fid);
+		pb_u64(&e->sub, FUNCTION_NAME, S(e, name));
+		pb_u64(&e->sub, FUNCTION_SYSTEM_NAME, S(e, kind_name(loc->kind)));
+		pb_u64(&e->sub, FUNCTION_FILENAME, S(e, f->file));
+		pb_msg(&e->out, PROFILE_FUNCTION, &e->sub);
+	}
+	free(dotted);
+	free(seen);
+}
+
+static int gzip_write(const unsigned char *p, size_t n, FILE *f)
+{
+	unsigned char buf[65536];
+	z_stream z;
+	int zr;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16 /* gzip wrapper */, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -ENOMEM;
+	z.next_in = (unsigned char *)p;
+	z.avail_in = 0;
+	do {
+		size_t chunk = n > (1u << 30) ? (1u << 30) : n;
+
+		z.avail_in = (uInt)chunk;
+		n -= chunk;
+		do {
+			z.next_out = buf;
+			z.avail_out = sizeof(buf);
+			zr = deflate(&z, n ? Z_NO_FLUSH : Z_FINISH);
+			if (zr == Z_STREAM_ERROR) {
+				deflateEnd(&z);
+				return -EIO;
+			}
+			if (fwrite(buf, 1, sizeof(buf) - z.avail_out, f) !=
+			    sizeof(buf) - z.avail_out) {
+				deflateEnd(&z);
+				return -errno ? -errno : -EIO;
+			}
+		} while (z.avail_out == 0);
+	} while (n);
+	deflateEnd(&z);
+	return zr == Z_STREAM_END ? 0 : -EIO;
+}
+
+int out_pprof_write(const struct model *m, const struct pprof_opts *o, FILE *f)
+{
+	struct enc e = {.m = m, .o = o};
+	int cols[JP_VAL_MAX], ncols = 0, err;
+
+	S(&e, ""); /* string 0 is always "" */
+	for (int v = 0; v < JP_VAL_MAX; v++)
+		if (o->values & (1u << v))
+			cols[ncols++] = v;
+	if (!ncols)
+		cols[ncols++] = JP_VAL_CPU_SAMPLES;
+	for (int c = 0; c < ncols; c++)
+		value_type(&e, PROFILE_SAMPLE_TYPE, jp_value_type(cols[c]), jp_value_unit(cols[c]));
+	samples(&e, cols, ncols);
+	mappings(&e);
+	locations_and_functions(&e);
+	pb_u64(&e.out, PROFILE_TIME_NANOS, o->time_ns);
+	pb_u64(&e.out, PROFILE_DURATION_NANOS, o->duration_ns);
+	if (o->period_ns) {
+		value_type(&e, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+		pb_u64(&e.out, PROFILE_PERIOD, o->period_ns);
+	}
+	if (o->comment)
+		pb_u64(&e.out, PROFILE_COMMENT, S(&e, o->comment));
+	pb_u64(&e.out, PROFILE_DEFAULT_SAMPLE_TYPE, S(&e, jp_value_type(cols[0])));
+	/* the string table last: every index above is known by now */
+	for (size_t i = 0; i < e.st.n; i++)
+		pb_bytes(&e.out, PROFILE_STRING_TABLE, e.st.strs[i], strlen(e.st.strs[i]));
+	err = e.err ? e.err : e.out.err ? e.out.err : e.sub.err ? e.sub.err : e.sub2.err;
+	if (!err)
+		err = gzip_write(e.out.p, e.out.n, f);
+	free(e.out.p);
+	free(e.sub.p);
+	free(e.sub2.p);
+	strtab_free(&e.st);
+	return err;
+}
