@@ -219,9 +219,16 @@ out_free:
 
 int out_html_write(const struct profile *p, FILE *f)
 {
+	return out_html_write_meta(p, NULL, f);
+}
+
+int out_html_write_meta(const struct profile *p, const struct out_meta *meta, FILE *f)
+{
 	const char *tpl = (const char *)flamegraph_html, *at;
 	size_t tpl_len = sizeof(flamegraph_html), ph_len = strlen(DATA_PLACEHOLDER), head;
 	int err;
+
+	(void)meta; /* the "html" work adds the header of what was recorded */
 
 	at = memmem(tpl, tpl_len, DATA_PLACEHOLDER, ph_len);
 	if (!at)

@@ -24,7 +24,24 @@ int out_format_from_path(const char *path);
  */
 int out_folded_write(const struct profile *p, FILE *f);
 
+/* what was recorded, for the writers that show it (HTML header, JFR, pprof comments) */
+struct out_meta {
+	const char *title;   /* "jprof: CPU + off-CPU" */
+	const char *unit;    /* unit of the weights: "samples", "ns", "bytes" */
+	const char *host;    /* host name, NULL unknown */
+	const char *command; /* the jprof command line, NULL unknown */
+	const char *events;  /* "cpu", "cpu,offcpu", ... */
+	__u32 freq_hz;	     /* CPU sampling rate, 0 when no CPU samples */
+	__u64 start_unix_ns; /* wall-clock start of the recording, 0 unknown */
+	__u64 duration_ns;   /* its length, 0 unknown */
+	__u64 samples;	     /* samples recorded */
+	__u64 lost;	     /* samples lost (ring buffer full, dropped, ...) */
+	const char *losses;  /* one line detailing the losses, NULL none */
+};
+
 /* Self-contained interactive HTML flame graph (no network). Returns 0 or -errno. */
 int out_html_write(const struct profile *p, FILE *f);
+/* The same, with a header that says what was recorded (meta may be NULL). */
+int out_html_write_meta(const struct profile *p, const struct out_meta *meta, FILE *f);
 
 #endif /* JPROF_OUT_H */
