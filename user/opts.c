@@ -61,9 +61,10 @@ void opts_usage(FILE *f)
 	      "  -F, --freq HZ         samples per second per CPU (1-10000, default 99)\n"
 	      "  -d, --duration SEC    stop after SEC seconds (default: at Ctrl-C or SIGTERM)\n"
 	      "  -o, --output FILE     write here (default stdout); format from the extension:\n"
-	      "                        .html/.htm HTML flame graph, .folded/.collapsed/.txt folded\n"
-	      "  -f, --format FMT      folded | html (overrides the extension); json: the\n"
-	      "                        syscall table as JSON\n"
+	      "                        .html/.htm HTML flame graph, .folded/.collapsed/.txt folded,\n"
+	      "                        .pb.gz/.pprof pprof, .speedscope.json speedscope\n"
+	      "  -f, --format FMT      folded | html | pprof | speedscope (overrides the\n"
+	      "                        extension); json: the syscall table as JSON\n"
 	      "  -e, --event EV[,EV]   cpu (default): on-CPU samples; offcpu: blocked time with\n"
 	      "                        the stack that blocked; syscalls: per-process syscall\n"
 	      "                        table (stdout) and stacks of slow calls. Together they\n"
@@ -194,8 +195,8 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 			o->format = OUT_FOLDED;
 		else if (o->format < 0)
 			return fail(err, errlen,
-				    "-o %s: unknown file extension; use .folded, .collapsed, .txt, "
-				    ".html or .htm, or give -f",
+				    "-o %s: unknown file extension; use .folded, .html, .pb.gz "
+				    "(pprof), .speedscope.json, or give -f",
 				    o->output);
 	}
 	if (o->format < 0)
@@ -272,7 +273,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			}
 			o->format = out_format_parse(optarg);
 			if (o->format < 0)
-				return fail(err, errlen, "-f: unknown format '%s' (folded, html, json)", optarg);
+				return fail(err, errlen, "-f: unknown format '%s' (folded, html, pprof, speedscope, json)", optarg);
 			break;
 		case 'e':
 			r = parse_events(optarg, o, err, errlen);

@@ -23,6 +23,8 @@
 #include "jvm/discover.h"
 #include "out/out.h"
 #include "out/outfile.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "sym/syms.h"
 
 #define POLL_MS		   100
@@ -373,10 +375,10 @@ static int open_output(const struct jp_opts *o, struct outfile **ret_file, FILE 
 }
 
 /* writes the profile; with an -o file, puts it in place (or drops it on error) */
-static int write_profile(const struct jp_opts *o, const struct profile *p, struct outfile *file,
+static int write_profile(const struct jp_opts *o, const struct out_input *in, struct outfile *file,
 			 FILE *f)
 {
-	int err = o->format == OUT_HTML ? out_html_write(p, f) : out_folded_write(p, f);
+	int err = out_write(o->format, in, f);
 
 	if (!file) {
 		if (!err && fflush(f))
@@ -539,7 +541,7 @@ static void summary(struct rec *r, double secs, int write_err)
 			 r->o->slow_us ? " (slow-call stacks need -o)" : "");
 	else
 		snprintf(where, sizeof(where), "wrote %s (%s)", r->o->output ? r->o->output : "stdout",
-			 r->o->format == OUT_HTML ? "html" : "folded");
+			 out_format_name(r->o->format));
 	if (r->o->events & ((1u << JP_EV_OFFCPU) | (1u << JP_EV_SYSCALL)))
 		fprintf(stderr, "jprof: %llu off-CPU intervals (%llu lost), %llu slow syscalls\n",
 			(unsigned long long)st[JP_STAT_OFFCPU], (unsigned long long)st[JP_STAT_OFFCPU_LOST],
@@ -667,7 +669,13 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 
 	if (r.sc && write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;
-	err = out ? write_profile(o, r.prof, file, out) : 0;
+	if (out) {
+		struct out_input in = { .trie = r.prof };
+
+		err = write_profile(o, &in, file, out);
+	} else {
+		err = 0;
+	}
 	file = NULL;
 	summary(&r, (mono_ns() - t0) / 1e9, err);
 	if (err) {
@@ -719,6 +727,8 @@ int list_run(const struct jp_opts *o)
 int report_run(const struct jp_opts *o)
 {
 	struct profile *p = profile__new("jprof", "samples");
+	struct out_input input = { 0 };
+	struct model *m = NULL;
 	size_t bad_line = 0;
 	struct outfile *file = NULL;
 	FILE *in, *out = NULL;
@@ -741,7 +751,15 @@ int report_run(const struct jp_opts *o)
 		ret = JP_EXIT_OUTPUT;
 		goto out_free;
 	}
-	err = write_profile(o, p, file, out);
+	input.trie = p;
+	input.model = m = model__new();
+	input.view.values = 1u << JP_VAL_CPU_SAMPLES;
+	err = m ? model__from_profile(m, p, JP_VAL_CPU_SAMPLES) : -ENOMEM;
+	if (err) {
+		outfile__abort(file);
+	} else {
+		err = write_profile(o, &input, file, out);
+	}
 	if (err) {
 		pr_err("writing %s: %s", o->output ? o->output : "stdout", strerror(-err));
 		ret = JP_EXIT_OUTPUT;
@@ -749,6 +767,7 @@ int report_run(const struct jp_opts *o)
 	}
 	ret = JP_EXIT_OK;
 out_free:
+	model__free(m);
 	profile__free(p);
 	return ret;
 }

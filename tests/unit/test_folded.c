@@ -231,5 +231,11 @@ TEST(format_names)
 	EXPECT_EQ(out_format_from_path("flame.htm"), OUT_HTML);
 	EXPECT_EQ(out_format_from_path("a.html/noext"), -ENOENT);
 	EXPECT_EQ(out_format_from_path(".html"), -ENOENT);
-	EXPECT_EQ(out_format_from_path("x.pprof"), -EINVAL);
+	EXPECT_EQ(out_format_from_path("x.pprof"), OUT_PPROF);
+	EXPECT_EQ(out_format_from_path("/a/x.pb.gz"), OUT_PPROF);
+	EXPECT_EQ(out_format_from_path("x.gz"), -EINVAL);
+	EXPECT_EQ(out_format_from_path("x.speedscope.json"), OUT_SPEEDSCOPE);
+	EXPECT_EQ(out_format_from_path("x.json"), -EINVAL);
+	EXPECT_EQ(out_format_parse("pprof"), OUT_PPROF);
+	EXPECT_STREQ(out_format_name(OUT_SPEEDSCOPE), "speedscope");
 }

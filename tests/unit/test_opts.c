@@ -102,7 +102,9 @@ TEST(output_extension)
 {
 	EXPECT_EQ(PARSE("record", "-o", "/dev/null"), 0); /* no extension: folded */
 	EXPECT_EQ(o.format, OUT_FOLDED);
-	EXPECT_EQ(PARSE("record", "-o", "x.pb.gz"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "-o", "x.pb.gz"), 0);
+	EXPECT_EQ(o.format, OUT_PPROF);
+	EXPECT_EQ(PARSE("record", "-o", "x.bin"), JP_EXIT_USAGE);
 	EXPECT_TRUE(strstr(err, "unknown file extension") != NULL);
 	EXPECT_EQ(PARSE("record", "-o", "x.bogus", "-f", "html"), 0); /* -f decides */
 	EXPECT_EQ(o.format, OUT_HTML);

@@ -114,3 +114,66 @@ int model__to_profile(const struct model *m, const struct model_view *v, struct 
 	free(c);
 	return err;
 }
+
+static bool kind_is_java(enum jp_frame_kind k)
+{
+	return k == JP_FK_JIT || k == JP_FK_INLINED || k == JP_FK_INTERP;
+}
+
+int model__from_profile(struct model *m, const struct profile *p, enum jp_value v)
+{
+	struct jp_labels none = {.comm = "", .thread = "", .container = ""};
+	const struct profile_node **path = NULL, *n;
+	jp_id *locs = NULL, labels = model__labels(m, &none);
+	size_t depth = 0, cap = 0;
+	int err = labels ? 0 : -ENOMEM;
+
+	for (n = profile_node__child(profile__root(p)); n && !err;) {
+		if (depth == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			const struct profile_node **np = realloc(path, nc * sizeof(*np));
+			jp_id *nl = np ? realloc(locs, nc * sizeof(*nl)) : NULL;
+
+			if (np)
+				path = np;
+			if (!np || !nl) {
+				err = -ENOMEM;
+				break;
+			}
+			locs = nl;
+			cap = nc;
+		}
+		path[depth++] = n;
+		if (profile_node__self(n)) {
+			/* the model's stacks are leaf first */
+			for (size_t i = 0; i < depth && !err; i++) {
+				enum jp_frame_kind k = profile_node__kind(path[depth - 1 - i]);
+				struct jp_location loc = {
+					.func = model__func(m,
+							    profile_node__name(path[depth - 1 - i]),
+							    "", kind_is_java(k)),
+					.kind = k,
+				};
+
+				locs[i] = loc.func ? model__location(m, &loc) : 0;
+				if (!locs[i])
+					err = -ENOMEM;
+			}
+			if (!err)
+				err = model__add(m, model__stack(m, locs, depth), labels, v,
+						 profile_node__self(n));
+		}
+		if (profile_node__child(n)) {
+			n = profile_node__child(n);
+			continue;
+		}
+		while (depth && !profile_node__next(path[depth - 1]))
+			depth--;
+		if (!depth)
+			break;
+		n = profile_node__next(path[--depth]);
+	}
+	free(path);
+	free(locs);
+	return err;
+}

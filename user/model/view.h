@@ -24,4 +24,11 @@ struct model_view {
 /* Adds the model's rows to dst (an empty or compatible trie). 0 or -ENOMEM. */
 int model__to_profile(const struct model *m, const struct model_view *v, struct profile *dst);
 
+/*
+ * The other way, for `jprof report` of a folded file: every trie path with self weight becomes
+ * a row of column v; frames become functions of their name (Java kinds marked java) and
+ * locations of their kind; the label set is empty. 0 or -ENOMEM.
+ */
+int model__from_profile(struct model *m, const struct profile *p, enum jp_value v);
+
 #endif /* JPROF_MODEL_VIEW_H */

@@ -1,38 +1,78 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* format.c: output format names and file extensions. */
+/* format.c: the writer table: format names, file extensions, and which writer reads what. */
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
 
 #include "out.h"
+#include "pprof.h"
 
-static const struct {
+static int write_folded(const struct profile *p, const struct out_meta *meta, FILE *f)
+{
+	(void)meta;
+	return out_folded_write(p, f);
+}
+
+static int write_pprof(const struct model *m, const struct out_input *in, FILE *f)
+{
+	struct pprof_opts o = {
+		.values = in->view.values,
+		.dotted = in->view.dotted,
+	};
+
+	if (in->meta) {
+		o.time_ns = in->meta->start_unix_ns;
+		o.duration_ns = in->meta->duration_ns;
+		o.period_ns = in->meta->freq_hz ? 1000000000ull / in->meta->freq_hz : 0;
+		o.comment = in->meta->command;
+	}
+	return out_pprof_write(m, &o, f);
+}
+
+static const struct writer {
 	const char *name;
-	enum out_format fmt;
-} format_names[] = {
-	{"folded", OUT_FOLDED}, {"collapsed", OUT_FOLDED}, {"txt", OUT_FOLDED},
-	{"html", OUT_HTML},	{"htm", OUT_HTML},
+	const char *const *names; /* other names for -f */
+	const char *const *exts;  /* file name endings, longest match wins */
+	/* exactly one of the two: a writer of the flame-graph trie, or of the model */
+	int (*trie)(const struct profile *p, const struct out_meta *meta, FILE *f);
+	int (*model)(const struct model *m, const struct out_input *in, FILE *f);
+} writers[OUT_FORMAT_MAX] = {
+	[OUT_FOLDED] = {"folded", (const char *const[]){"collapsed", "txt", NULL},
+			(const char *const[]){".folded", ".collapsed", ".txt", NULL}, write_folded,
+			NULL},
+	[OUT_HTML] = {"html", (const char *const[]){NULL},
+		      (const char *const[]){".html", ".htm", NULL}, out_html_write_meta, NULL},
+	[OUT_PPROF] = {"pprof", (const char *const[]){NULL},
+		       (const char *const[]){".pb.gz", ".pprof", NULL}, NULL, write_pprof},
+	[OUT_SPEEDSCOPE] = {"speedscope", (const char *const[]){NULL},
+			    (const char *const[]){".speedscope.json", NULL}, out_speedscope_write,
+			    NULL},
 };
 
-static int format_lookup(const char *name, int allow_htm)
+int out_format_parse(const char *name)
 {
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-		if (!allow_htm && !strcmp(format_names[i].name, "htm"))
-			continue;
-		if (!strcasecmp(name, format_names[i].name))
-			return format_names[i].fmt;
+	if (!name)
+		return -EINVAL;
+	for (int i = 0; i < OUT_FORMAT_MAX; i++) {
+		if (!strcasecmp(name, writers[i].name))
+			return i;
+		for (const char *const *n = writers[i].names; *n; n++)
+			if (!strcasecmp(name, *n))
+				return i;
 	}
 	return -EINVAL;
 }
 
-int out_format_parse(const char *name)
+const char *out_format_name(enum out_format fmt)
 {
-	return name ? format_lookup(name, 0) : -EINVAL;
+	return fmt < OUT_FORMAT_MAX ? writers[fmt].name : "?";
 }
 
 int out_format_from_path(const char *path)
 {
 	const char *base, *dot;
+	size_t blen, best_len = 0;
+	int best = -EINVAL;
 
 	if (!path)
 		return -EINVAL;
@@ -40,6 +80,43 @@ int out_format_from_path(const char *path)
 	base = base ? base + 1 : path;
 	dot = strrchr(base, '.');
 	if (!dot || dot == base)
-		return -ENOENT;
-	return format_lookup(dot + 1, 1);
+		return -ENOENT; /* no extension (a leading dot makes a hidden file, not one) */
+	blen = strlen(base);
+	for (int i = 0; i < OUT_FORMAT_MAX; i++) {
+		for (const char *const *e = writers[i].exts; *e; e++) {
+			size_t elen = strlen(*e);
+
+			if (elen < blen && elen > best_len && !strcasecmp(base + blen - elen, *e)) {
+				best = i;
+				best_len = elen;
+			}
+		}
+	}
+	return best;
+}
+
+int out_write(enum out_format fmt, const struct out_input *in, FILE *f)
+{
+	const struct writer *w;
+	struct profile *p;
+	int err;
+
+	if (fmt >= OUT_FORMAT_MAX)
+		return -EINVAL;
+	w = &writers[fmt];
+	if (w->model)
+		return in->model ? w->model(in->model, in, f) : -ENOTSUP;
+	if (in->trie)
+		return w->trie(in->trie, in->meta, f);
+	if (!in->model)
+		return -EINVAL;
+	p = profile__new(in->meta && in->meta->title ? in->meta->title : "jprof",
+			 in->meta && in->meta->unit ? in->meta->unit : "samples");
+	if (!p)
+		return -ENOMEM;
+	err = model__to_profile(in->model, &in->view, p);
+	if (!err)
+		err = w->trie(p, in->meta, f);
+	profile__free(p);
+	return err;
 }

@@ -6,14 +6,17 @@
 #include <stdio.h>
 
 #include "../profile.h"
+#include "../model/view.h"
 
-enum out_format { OUT_FOLDED = 0, OUT_HTML, OUT_FORMAT_MAX };
+/* the writer table (format.c): one entry per format; adding a format touches one file + it */
+enum out_format { OUT_FOLDED = 0, OUT_HTML, OUT_PPROF, OUT_SPEEDSCOPE, OUT_FORMAT_MAX };
 
-/* "folded"/"collapsed"/"txt" -> OUT_FOLDED, "html" -> OUT_HTML; -EINVAL otherwise */
+/* "folded"/"collapsed"/"txt", "html", "pprof", "speedscope" -> OUT_*; -EINVAL otherwise */
 int out_format_parse(const char *name);
+const char *out_format_name(enum out_format fmt);
 /*
- * format from a file name's extension (.folded .collapsed .txt .html .htm); -ENOENT when
- * the name has no extension, -EINVAL when the extension is unknown
+ * format from a file name's extension (.folded .collapsed .txt .html .htm .pb.gz .pprof
+ * .speedscope.json); -ENOENT when the name has no extension, -EINVAL when it is unknown
  */
 int out_format_from_path(const char *path);
 
@@ -43,5 +46,19 @@ struct out_meta {
 int out_html_write(const struct profile *p, FILE *f);
 /* The same, with a header that says what was recorded (meta may be NULL). */
 int out_html_write_meta(const struct profile *p, const struct out_meta *meta, FILE *f);
+
+/* speedscope's "sampled" JSON profile of the trie (meta may be NULL). Returns 0 or -errno. */
+int out_speedscope_write(const struct profile *p, const struct out_meta *meta, FILE *f);
+
+/* what a writer reads */
+struct out_input {
+	const struct model *model;   /* the recording; NULL when re-rendering a folded file */
+	const struct profile *trie;  /* the flame-graph view; NULL: built from model and view */
+	struct model_view view;	     /* values, root frames and names of the view (and pprof) */
+	const struct out_meta *meta; /* may be NULL */
+};
+
+/* Writes in->model or in->trie in format fmt. -ENOTSUP when fmt needs a model and in has none. */
+int out_write(enum out_format fmt, const struct out_input *in, FILE *f);
 
 #endif /* JPROF_OUT_H */
