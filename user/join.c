@@ -11,7 +11,7 @@
 #include "join.h"
 #include "clock.h"
 #include "log.h"
-#include "profile.h"
+#include "model/model.h"
 #include "sym/syms.h"
 #include "jvm/agent_ring.h"
 #include "kernel/syscalls.h"
@@ -76,7 +76,7 @@ struct ptrace {
 
 struct join {
 	struct syms *syms;
-	struct profile *prof;
+	struct model *model;
 	struct join_opts o;
 	struct jvm_ent **jvms;
 	size_t njvms;
@@ -84,9 +84,8 @@ struct join {
 	size_t npend, cap_pend;
 	struct ptrace *ptr;
 	size_t nptr, cap_ptr;
-	/* per-sample scratch */
-	struct jp_frame frames[JOIN_MAX_FRAMES];
-	struct jp_frame rev[JOIN_MAX_FRAMES];
+	/* per-sample scratch: the stack as model locations, leaf first */
+	jp_id locs[JOIN_MAX_FRAMES];
 	char pool[JOIN_NAME_POOL];
 	size_t pool_used;
 	/* distinct pids seen: small open-addressing set */
@@ -97,17 +96,15 @@ struct join {
 	struct jvm_ent *cur_jvm; /* during a poll callback */
 };
 
-struct join *join__new(struct syms *syms, struct profile *prof, const struct join_opts *o)
+struct join *join__new(struct syms *syms, struct model *model, const struct join_opts *o)
 {
 	struct join *j = calloc(1, sizeof(*j));
 
 	if (!j)
 		return NULL;
 	j->syms = syms;
-	j->prof = prof;
+	j->model = model;
 	j->o = *o;
-	if (!j->o.cpu_weight)
-		j->o.cpu_weight = 1;
 	return j;
 }
 
@@ -312,26 +309,43 @@ static bool in_code_cache(const struct jp_sym *sym)
 	       !strcmp(sym->dso, "//anon") || !strcmp(sym->dso, "[perf-map]");
 }
 
-static void push(struct join *j, size_t *n, const char *name, enum jp_frame_kind kind)
+/* one frame of the stack being built, interned as a model location (name and file copied) */
+static void push_loc(struct join *j, size_t *n, const char *name, const char *file, bool java,
+		     enum jp_frame_kind kind, __u64 addr, __s32 line)
 {
+	struct jp_location loc = { .addr = addr, .line = line, .kind = kind };
+	jp_id id;
+
 	if (*n >= JOIN_MAX_FRAMES)
 		return;
-	j->frames[*n].name = name;
-	j->frames[*n].kind = kind;
-	(*n)++;
+	loc.func = model__func(j->model, name, file, java);
+	id = loc.func ? model__location(j->model, &loc) : 0;
+	if (!id) {
+		j->st.model_full++;
+		return;
+	}
+	j->locs[(*n)++] = id;
+}
+
+/* a marker or a name without address: syscall leaves, [off-cpu], [no Java stack: ...] */
+static void push(struct join *j, size_t *n, const char *name, enum jp_frame_kind kind)
+{
+	push_loc(j, n, name, "", false, kind, 0, 0);
 }
 
 static void push_user(struct join *j, size_t *n, __u32 pid, __u64 addr, const struct jp_sym *sym)
 {
-	if (sym->name)
-		push(j, n, sym->name, sym->kind);
-	else if (sym->dso)
-		push(j, n, pool_fmt(j, "%s+0x%llx", base_name(sym->dso), (unsigned long long)sym->offset),
-		     sym->kind);
-	else
-		push(j, n, "[unknown]", JP_FK_NATIVE);
+	const char *dso = sym->dso ? sym->dso : "";
+
 	(void)pid;
-	(void)addr;
+	if (sym->name)
+		push_loc(j, n, sym->name, dso, false, sym->kind, addr, 0);
+	else if (sym->dso)
+		push_loc(j, n,
+			 pool_fmt(j, "%s+0x%llx", base_name(sym->dso), (unsigned long long)sym->offset),
+			 dso, false, sym->kind, addr, 0);
+	else
+		push_loc(j, n, "[unknown]", "", false, JP_FK_NATIVE, addr, 0);
 }
 
 static void resolve_user(struct join *j, __u32 pid, __u64 addr, struct jp_sym *sym)
@@ -379,34 +393,36 @@ static void push_kernel(struct join *j, size_t *n, const struct jp_sample *s, co
 	for (__u32 i = s->kind == JP_EV_CPU ? 0 : skip_bpf_frames(j, s, kstack); i < s->kstack_len;
 	     i++) {
 		if (syms__kernel(j->syms, kstack[i], &sym) == 0 && sym.name)
-			push(j, n, sym.name, JP_FK_KERNEL);
+			push_loc(j, n, sym.name, sym.dso ? sym.dso : "[kernel]", false, JP_FK_KERNEL,
+				 kstack[i], 0);
 		else
-			push(j, n, "[unknown]", JP_FK_KERNEL);
+			push_loc(j, n, "[unknown]", "[kernel]", false, JP_FK_KERNEL, kstack[i], 0);
 	}
 }
 
-static const char *java_name(struct join *j, struct jvm_ent *e, const struct java_frame *f)
+/* a Java frame: function in internal form ("pkg/Class.method"), source line when known */
+static void push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct java_frame *f)
 {
-	const char *name = jvm_agent__method_name(e->a, f->method_id, j->o.dotted ? JVM_NAME_DOTTED : 0);
-	int line;
+	const char *name = jvm_agent__method_name(e->a, f->method_id, 0);
+	int line = f->bci >= 0 && name ? jvm_agent__line(e->a, f->method_id, f->bci) : -1;
 
 	if (!name)
-		return "[unknown Java method]";
-	if (j->o.lines && f->bci >= 0) {
-		line = jvm_agent__line(e->a, f->method_id, f->bci);
-		if (line >= 0)
-			return pool_fmt(j, "%s:%d", name, line);
-	}
-	return name;
+		push_loc(j, n, "[unknown Java method]", "", false, f->kind, 0, 0);
+	else
+		push_loc(j, n, name, "", true, f->kind, 0, line > 0 ? line : 0);
 }
 
-/* roots (process, thread), optional marker, then the frames reversed: root first */
+/*
+ * The sample's labels, its stack (marker at the root end), and its values: one CPU sample
+ * stands for the sampling period; blocked and syscall time weigh their nanoseconds.
+ */
 static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,
 		  const char *marker)
 {
 	char comm[JP_COMM_LEN + 1], pcomm[JP_COMM_LEN + 1];
-	const char *tname = NULL;
-	size_t r = 0;
+	struct jp_labels l = { .pid = s->pid, .tid = s->tid, .cgroup = s->cgroup_id,
+			       .container = "" };
+	jp_id stack, labels;
 	int err;
 
 	memcpy(comm, s->comm, JP_COMM_LEN);
@@ -415,24 +431,32 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 	pcomm[JP_COMM_LEN] = '\0';
 	if (!pcomm[0])
 		memcpy(pcomm, comm, sizeof(pcomm));
-
-	if (j->o.per_pid)
-		j->rev[r++] = (struct jp_frame){ pool_fmt(j, "%s [%u]", pcomm, s->pid), JP_FK_ROOT };
-	else
-		j->rev[r++] = (struct jp_frame){ pool_fmt(j, "%s", pcomm), JP_FK_ROOT };
-	if (j->o.per_thread) {
-		if (e && e->a)
-			tname = jvm_agent__thread_name(e->a, ns_tid(e, s->tid));
-		j->rev[r++] = (struct jp_frame){ pool_fmt(j, "%s [%u]", tname ? tname : comm, s->tid),
-						 JP_FK_ROOT };
-	}
+	l.comm = pcomm;
+	l.thread = e && e->a ? jvm_agent__thread_name(e->a, ns_tid(e, s->tid)) : NULL;
+	if (!l.thread)
+		l.thread = comm;
 	if (marker)
-		j->rev[r++] = (struct jp_frame){ marker, JP_FK_ROOT };
-	for (size_t i = n; i > 0 && r < JOIN_MAX_FRAMES; i--)
-		j->rev[r++] = j->frames[i - 1];
-	err = profile__add(j->prof, j->rev, r,
-			   s->kind == JP_EV_CPU ? j->o.cpu_weight : s->weight);
+		push(j, &n, marker, JP_FK_ROOT);
 	j->pool_used = 0;
+	stack = model__stack(j->model, j->locs, n);
+	labels = model__labels(j->model, &l);
+	if (!stack || !labels)
+		return -ENOMEM;
+	switch (s->kind) {
+	case JP_EV_CPU:
+		err = model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, 1);
+		if (!err)
+			err = model__add(j->model, stack, labels, JP_VAL_CPU_NS, j->o.cpu_period_ns);
+		break;
+	case JP_EV_OFFCPU:
+		err = model__add(j->model, stack, labels, JP_VAL_OFFCPU_NS, s->weight);
+		break;
+	default:
+		err = model__add(j->model, stack, labels, JP_VAL_SYSCALL_CALLS, 1);
+		if (!err)
+			err = model__add(j->model, stack, labels, JP_VAL_SYSCALL_NS, s->weight);
+		break;
+	}
 	if (!err)
 		j->st.samples++;
 	return err;
@@ -474,7 +498,7 @@ static int add_java(struct join *j, const struct jp_sample *s, const __u64 *ksta
 		push_user(j, &n, s->pid, ustack[i], &sym);
 	}
 	for (int f = 0; f < t->num_frames; f++)
-		push(j, &n, java_name(j, e, &t->frames[f]), t->frames[f].kind);
+		push_java(j, &n, e, &t->frames[f]);
 	return commit(j, s, e, n, NULL);
 }
 

@@ -13,22 +13,21 @@
 #include "jprof.h"
 
 struct syms;
-struct profile;
+struct model;
 struct jvm_agent;
 
 struct join_opts {
-	bool per_pid;	 /* root frame "comm [pid]" instead of "comm" */
-	bool per_thread; /* and "thread [tid]" below it */
-	bool dotted;	 /* java.lang.String.hashCode */
-	bool lines;	 /* "Class.method:line" */
-	__u64 cpu_weight; /* weight of one cpu sample (1, or the period in ns) */
-	bool mark_offcpu; /* leaf frame "[off-cpu]" on blocked time (several events in one graph) */
+	__u64 cpu_period_ns; /* the CPU time one cpu sample stands for */
+	bool mark_offcpu;    /* leaf frame "[off-cpu]" on blocked time (several events in one graph) */
 };
 
 struct join;
 
-/* syms and prof are borrowed. NULL + errno on failure. */
-struct join *join__new(struct syms *syms, struct profile *prof, const struct join_opts *o);
+/*
+ * Resolved samples go to model (names interned once per frame, labels pid, tid, comm, thread
+ * and cgroup, values per event column). syms and model are borrowed. NULL + errno on failure.
+ */
+struct join *join__new(struct syms *syms, struct model *model, const struct join_opts *o);
 void join__free(struct join *j); /* NULL-safe; frees the agents it owns */
 
 /* Hands the agent channel of a JVM to the join (owned from now on). */
@@ -56,6 +55,7 @@ struct join_stats {
 	__u64 java_complete;	/* JVM samples with a complete Java stack */
 	__u64 unmatched_traces; /* traces whose sample never came (ring drop) */
 	__u64 processes;	/* distinct pids seen */
+	__u64 model_full;	/* frames the model could not store (out of memory) */
 };
 void join__stats(const struct join *j, struct join_stats *ret);
 /* one line per JVM: samples, complete Java stacks, and each reason one was missing */

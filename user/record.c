@@ -13,7 +13,6 @@
 #include "log.h"
 #include "clock.h"
 #include "join.h"
-#include "profile.h"
 #include "record.h"
 #include "kernel/offcpu.h"
 #include "kernel/session.h"
@@ -55,7 +54,7 @@ struct rec {
 	struct kernel_session *ks;
 	struct offcpu *offcpu;
 	struct syscalls *sc;
-	struct profile *prof;
+	struct model *model;
 	struct join *join;
 	char agent_path[4096];
 	/* every pid seen in a sample (open hash), its process name, and attach tries per pid */
@@ -566,6 +565,65 @@ static void summary(struct rec *r, double secs, int write_err)
 		 (unsigned long long)js.unmatched_traces);
 }
 
+/*
+ * What the flame graph weighs: CPU samples alone count samples; several events share one
+ * unit, nanoseconds (a CPU sample stands for its period).
+ */
+static void record_view(const struct jp_opts *o, struct model_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (o->events == 1u << JP_EV_CPU)
+		v->values = 1u << JP_VAL_CPU_SAMPLES;
+	else
+		v->values = (o->events & (1u << JP_EV_CPU) ? 1u << JP_VAL_CPU_NS : 0) |
+			    (o->events & (1u << JP_EV_OFFCPU) ? 1u << JP_VAL_OFFCPU_NS : 0) |
+			    (o->events & (1u << JP_EV_SYSCALL) ? 1u << JP_VAL_SYSCALL_NS : 0);
+	/* pprof gets the sample count beside the CPU time */
+	if (o->format == OUT_PPROF && (o->events & (1u << JP_EV_CPU)))
+		v->values |= 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_CPU_NS;
+	v->per_pid = o->per_pid;
+	v->per_thread = o->per_thread;
+	v->dotted = o->dotted;
+	v->lines = o->lines;
+}
+
+static __u64 js_samples(const struct rec *r)
+{
+	struct join_stats js;
+
+	join__stats(r->join, &js);
+	return js.samples;
+}
+
+static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
+{
+	static const char *const ev_names[] = { [JP_EV_CPU] = "cpu", [JP_EV_OFFCPU] = "offcpu",
+						[JP_EV_SYSCALL] = "syscalls" };
+	static char host[256], events[64];
+	size_t n = 0;
+	__u64 st[JP_STAT_MAX];
+	struct timespec now;
+
+	memset(m, 0, sizeof(*m));
+	kernel_session__stats(r->ks, st);
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = '\0';
+	m->title = profile_title(r->o);
+	m->unit = r->o->events == 1u << JP_EV_CPU ? "samples" : "ns";
+	m->host = host;
+	events[0] = '\0';
+	for (int e = JP_EV_CPU; e <= JP_EV_SYSCALL; e++)
+		if (r->o->events & (1u << e))
+			n += snprintf(events + n, sizeof(events) - n, "%s%s", n ? "," : "", ev_names[e]);
+	m->events = events;
+	m->freq_hz = r->o->events & (1u << JP_EV_CPU) ? r->o->freq_hz : 0;
+	m->duration_ns = mono_ns() - t0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	m->start_unix_ns = (__u64)now.tv_sec * 1000000000ull + (__u64)now.tv_nsec - m->duration_ns;
+	m->samples = js_samples(r);
+	m->lost = st[JP_STAT_RB_DROPS];
+}
+
 int record_run(const struct jp_opts *o, const char *self_dir)
 {
 	struct kernel_opts ko = {
@@ -576,12 +634,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	};
 	bool multi = (o->events & (o->events - 1)) != 0;
 	struct join_opts jo = {
-		.per_pid = o->per_pid,
-		.per_thread = o->per_thread,
-		.dotted = o->dotted,
-		.lines = o->lines,
-		/* with other events, a cpu sample stands for its period, so all weights are ns */
-		.cpu_weight = o->events == 1u << JP_EV_CPU ? 1 : 1000000000ull / o->freq_hz,
+		.cpu_period_ns = 1000000000ull / o->freq_hz,
 		.mark_offcpu = multi,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -616,13 +669,13 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	signal(SIGPIPE, SIG_IGN);
 
-	r.prof = profile__new(profile_title(o), o->events == 1u << JP_EV_CPU ? "samples" : "ns");
+	r.model = model__new();
 	r.syms = syms__new(NULL);
-	if (!r.prof || !r.syms) {
+	if (!r.model || !r.syms) {
 		pr_err("out of memory or no /proc/kallsyms: %s", strerror(errno));
 		goto out_free;
 	}
-	r.join = join__new(r.syms, r.prof, &jo);
+	r.join = join__new(r.syms, r.model, &jo);
 	if (!r.join) {
 		pr_err("out of memory");
 		goto out_free;
@@ -670,8 +723,11 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	if (r.sc && write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;
 	if (out) {
-		struct out_input in = { .trie = r.prof };
+		struct out_meta meta;
+		struct out_input in = { .model = r.model, .meta = &meta };
 
+		record_view(o, &in.view);
+		record_meta(&r, t0, &meta);
 		err = write_profile(o, &in, file, out);
 	} else {
 		err = 0;
@@ -681,7 +737,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	if (err) {
 		pr_err("writing %s: %s; the %llu collected samples were not saved%s",
 		       o->output ? o->output : "stdout", strerror(-err),
-		       (unsigned long long)profile__total(r.prof),
+		       (unsigned long long)js_samples(&r),
 		       file_existed ? " (the previous file is unchanged)" : "");
 		ret = JP_EXIT_OUTPUT;
 	} else if (ret != JP_EXIT_OUTPUT) {
@@ -693,7 +749,7 @@ out_free:
 	kernel_session__free(r.ks);
 	join__free(r.join);
 	syms__free(r.syms);
-	profile__free(r.prof);
+	model__free(r.model);
 	free(r.seen);
 	free(r.tries);
 	free(r.pcomm);

@@ -14,6 +14,8 @@
 #include "harness.h"
 #include "join.h"
 #include "profile.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "out/out.h"
 #include "sym/syms.h"
 
@@ -33,8 +35,9 @@ static char kallsyms_path[4096];
 
 struct fixture {
 	struct syms *syms;
-	struct profile *prof;
+	struct model *model;
 	struct join *join;
+	struct model_view view; /* how folded() looks at the model: CPU samples by default */
 };
 
 static int setup(struct fixture *f, const struct join_opts *o)
@@ -63,8 +66,10 @@ static int setup(struct fixture *f, const struct join_opts *o)
 		made = 1;
 	}
 	f->syms = syms__new(kallsyms_path);
-	f->prof = profile__new("test", "samples");
-	f->join = f->syms && f->prof ? join__new(f->syms, f->prof, o) : NULL;
+	f->model = model__new();
+	memset(&f->view, 0, sizeof(f->view));
+	f->view.values = 1u << JP_VAL_CPU_SAMPLES;
+	f->join = f->syms && f->model ? join__new(f->syms, f->model, o) : NULL;
 	return f->join ? 0 : -1;
 }
 
@@ -72,7 +77,7 @@ static void teardown(struct fixture *f)
 {
 	join__free(f->join);
 	syms__free(f->syms);
-	profile__free(f->prof);
+	model__free(f->model);
 }
 
 static struct jp_sample sample(__u32 kind, __u32 klen, __u32 ulen)
@@ -93,12 +98,17 @@ static struct jp_sample sample(__u32 kind, __u32 klen, __u32 ulen)
 	return s;
 }
 
-/* the profile as folded text */
+/* the model's flame-graph view as folded text */
 static char *folded(struct fixture *f)
 {
+	struct profile *p = profile__new("test", "samples");
+	char *out = NULL;
 	int err;
 
-	return capture(out_folded_write, f->prof, &err);
+	if (p && !model__to_profile(f->model, &f->view, p))
+		out = capture(out_folded_write, p, &err);
+	profile__free(p);
+	return out;
 }
 
 /* leaf first: the interrupted IP, then a return address (past a call: +1 stays inside) */
@@ -128,12 +138,13 @@ TEST(native_sample_kernel_above_user)
 
 TEST(per_pid_and_thread_roots)
 {
-	struct join_opts o = { .per_pid = true, .per_thread = true };
+	struct join_opts o = { 0 };
 	struct fixture f;
 	struct jp_sample s = sample(JP_EV_CPU, 0, 1);
 	char *out, want[256];
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
+	f.view.per_pid = f.view.per_thread = true;
 	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
 	out = folded(&f);
 	snprintf(want, sizeof(want), "testproc [%d];worker [%d];join_leaf 1\n", getpid(), getpid());
@@ -144,7 +155,7 @@ TEST(per_pid_and_thread_roots)
 
 TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 {
-	struct join_opts o = { .mark_offcpu = true, .cpu_weight = 10101010 };
+	struct join_opts o = { .mark_offcpu = true, .cpu_period_ns = 10101010 };
 	struct fixture f;
 	struct jp_sample sc = sample(JP_EV_SYSCALL, 0, 1), off = sample(JP_EV_OFFCPU, 3, 1),
 			 cpu = sample(JP_EV_CPU, 0, 1);
@@ -154,6 +165,7 @@ TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 	char *out;
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
+	f.view.values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS | 1u << JP_VAL_SYSCALL_NS;
 	sc.syscall_nr = 1; /* write */
 	sc.weight = 5000000;
 	off.weight = 7000000;
