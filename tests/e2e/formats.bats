@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# formats.bats: one recording, every format: pprof read by `go tool pprof`, speedscope JSON,
+# and the folded output agree on totals and on the hottest function.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	require_root_bpf
+	OUT=$BATS_TEST_TMPDIR
+	JPID=
+	command -v go >/dev/null || missing "go (Debian golang-go) for go tool pprof"
+}
+
+teardown() {
+	if [[ -n ${JPID:-} ]]; then
+		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
+	fi
+}
+
+start_hot() {
+	require_jdk "$JDK17"
+	"$JDK17/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
+	JPID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q ready "$OUT/java.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q ready "$OUT/java.out"
+	sleep 1
+}
+
+# the leaf function with the most self weight in a folded file, without its kind suffix
+folded_top_leaf() {
+	awk '{ n = split($1, f, ";"); leaf = f[n]; sub(/_\[[kji0]\]$/, "", leaf); s[leaf] += $NF }
+	     END { for (k in s) if (s[k] > best) { best = s[k]; top = k }; print top }' "$1"
+}
+
+@test "formats: pprof of a real JVM recording is read by go tool pprof with Java frames and labels" {
+	start_hot
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/p.pb.gz"
+	echo "$output"
+	samples=$(sed -nE 's/^jprof: ([0-9]+) samples .*/\1/p' <<<"$output")
+	(( samples > 50 ))
+	run -0 go tool pprof -top -sample_index=samples "$OUT/p.pb.gz"
+	echo "$output"
+	[[ $output == *"Total samples = $samples"* ]]
+	# the hot loop is the top function
+	top=$(awk '/flat%/ { getline; print $NF; exit }' <<<"$output")
+	[[ $top == JavaHot.* ]]
+	run -0 go tool pprof -raw "$OUT/p.pb.gz"
+	[[ $output == *"pid:[$JPID]"* ]]
+	[[ $output == *"(java-jit)"* ]]
+	[[ $output == *"JavaHot.java"* || $output == *"JavaHot."* ]]
+	run -0 go tool pprof -top -sample_index=cpu "$OUT/p.pb.gz"
+	[[ $output == *"Type: cpu"* ]]
+}
+
+@test "formats: folded, pprof and speedscope of the same profile agree on total and top" {
+	start_hot
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/a.folded"
+	total=$(folded_total "$OUT/a.folded")
+	top=$(folded_top_leaf "$OUT/a.folded")
+	echo "folded: total $total, top $top"
+	run -0 "$JPROF" report "$OUT/a.folded" -o "$OUT/a.pb.gz"
+	run -0 go tool pprof -top "$OUT/a.pb.gz"
+	echo "$output"
+	[[ $output == *"100% of $total total"* ]]
+	ptop=$(awk '/flat%/ { getline; print $NF; exit }' <<<"$output")
+	[[ $ptop == "$top" ]]
+	run -0 "$JPROF" report "$OUT/a.folded" -o "$OUT/a.speedscope.json"
+	python3 - "$OUT/a.speedscope.json" "$total" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["profiles"][0]
+assert p["type"] == "sampled" and len(p["samples"]) == len(p["weights"]), "shape"
+assert sum(p["weights"]) == int(sys.argv[2]), (sum(p["weights"]), sys.argv[2])
+assert all(0 <= i < len(d["shared"]["frames"]) for s in p["samples"] for i in s), "frame index"
+PY
+}
