@@ -21,6 +21,14 @@ enum {
 	OPT_RECOMPILE,
 	OPT_MIN_BLOCK,
 	OPT_SLOW,
+	OPT_TID,
+	OPT_COMM,
+	OPT_CONTAINER,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_REVERSE,
+	OPT_MIN_PERCENT,
+	OPT_TOP,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +48,14 @@ static const struct option long_opts[] = {
 	{ "recompile", no_argument, NULL, OPT_RECOMPILE },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "slow", required_argument, NULL, OPT_SLOW },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "container", required_argument, NULL, OPT_CONTAINER },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -50,7 +66,7 @@ void opts_usage(FILE *f)
 {
 	fputs("Usage: jprof record [-a | -p PID[,PID...]] [-F HZ] [-d SECONDS] [-o FILE] [OPTIONS]\n"
 	      "       jprof list\n"
-	      "       jprof report INPUT.folded [-o FILE] [-f FORMAT]\n"
+	      "       jprof report INPUT [-o FILE] [-f FORMAT] [FILTERS] [--top N]\n"
 	      "\n"
 	      "System-wide profiler: Java (JIT, inlined, interpreted), native and kernel frames\n"
 	      "in one stack, written as a flame graph.\n"
@@ -80,6 +96,18 @@ void opts_usage(FILE *f)
 	      "      --agent PATH      the JVM agent library (default: beside jprof)\n"
 	      "      --recompile       on attach, have the JIT recompile code compiled before it,\n"
 	      "                        so inlined frames are exact there too (a short slowdown)\n"
+	      "\n"
+	      "report options (INPUT: a recording saved as .pb.gz, or folded stacks):\n"
+	      "  -p, --pid PID[,...]   only these processes;  --tid TID[,...]  only these threads\n"
+	      "      --comm NAME       only processes of this name\n"
+	      "      --container ID    only this container (id, id prefix or name)\n"
+	      "      --include REGEX   only stacks with a frame matching REGEX (POSIX ERE)\n"
+	      "      --exclude REGEX   without stacks that have a frame matching REGEX\n"
+	      "      --reverse         callers of the leaves: stacks leaf first\n"
+	      "      --min-percent P   leave out frames under P% of the total\n"
+	      "      --top N           the N hottest functions by self and total, as a table\n"
+	      "      --per-pid, --per-thread, --dotted, --lines  as for record\n"
+	      "\n"
 	      "  -v, --verbose         debug messages, libbpf's included\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
@@ -90,7 +118,9 @@ void opts_usage(FILE *f)
 	      "  jprof record -a -d 30 -o host.html      # whole host, 30 s, HTML flame graph\n"
 	      "  jprof record -p 1234 -F 999 -o app.folded\n"
 	      "  jprof list                              # JVMs on this host and their agent state\n"
-	      "  jprof report app.folded -o app.html\n",
+	      "  jprof record -a -d 60 -o host.pb.gz     # save everything; look later:\n"
+	      "  jprof report host.pb.gz --pid 1234 --top 20\n"
+	      "  jprof report host.pb.gz --include 'Parser' -o parser.html\n",
 	      f);
 }
 
@@ -124,24 +154,44 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return JP_EXIT_USAGE;
 }
 
-static int parse_pids(const char *arg, struct jp_opts *o, char *err, size_t errlen)
+/* "1,2,3" into ids[] (at most JP_MAX_PIDS); flag and what name the option in messages */
+static int parse_ids(const char *arg, __u32 *ids, size_t *n, const char *flag, const char *what,
+		     char *err, size_t errlen)
 {
 	char buf[4096], *tok, *save = NULL;
 
 	if (strlen(arg) >= sizeof(buf))
-		return fail(err, errlen, "-p: list too long");
+		return fail(err, errlen, "%s: list too long", flag);
 	strcpy(buf, arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned int pid;
+		unsigned int id;
 
-		if (opts_parse_u32(tok, 1, 0x3fffffff, &pid))
-			return fail(err, errlen, "-p: '%s' is not a process id", tok);
-		if (o->npids >= JP_MAX_PIDS)
-			return fail(err, errlen, "-p: at most %d processes", JP_MAX_PIDS);
-		o->pids[o->npids++] = pid;
+		if (opts_parse_u32(tok, 1, 0x3fffffff, &id))
+			return fail(err, errlen, "%s: '%s' is not a %s id", flag, tok, what);
+		if (*n >= JP_MAX_PIDS)
+			return fail(err, errlen, "%s: at most %d ids", flag, JP_MAX_PIDS);
+		ids[(*n)++] = id;
 	}
-	if (!o->npids)
-		return fail(err, errlen, "-p: no process id given");
+	if (!*n)
+		return fail(err, errlen, "%s: no %s id given", flag, what);
+	return 0;
+}
+
+static int parse_pids(const char *arg, struct jp_opts *o, char *err, size_t errlen)
+{
+	return parse_ids(arg, o->pids, &o->npids, "-p", "process", err, errlen);
+}
+
+static int parse_percent(const char *arg, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0 && v <= 100))
+		return -EINVAL;
+	*ret = v;
 	return 0;
 }
 
@@ -181,10 +231,18 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 			return fail(err, errlen, "-f json is the syscall table: it needs -e syscalls");
 	} else if (o->cmd == JP_CMD_REPORT) {
 		if (!o->input)
-			return fail(err, errlen, "report needs an input file (a folded profile)");
-		if (o->all || o->npids || o->duration_s)
-			return fail(err, errlen, "report takes no -a, -p or -d");
-	} else if (o->cmd == JP_CMD_LIST) {
+			return fail(err, errlen,
+				    "report needs an input file (a recording saved as .pb.gz, or folded)");
+		if (o->all || o->duration_s)
+			return fail(err, errlen, "report takes no -a or -d");
+	}
+	if (o->cmd != JP_CMD_REPORT &&
+	    (o->ntids || o->comm || o->container || o->include || o->exclude || o->reverse ||
+	     o->min_percent > 0 || o->top))
+		return fail(err, errlen,
+			    "--tid, --comm, --container, --include, --exclude, --reverse, "
+			    "--min-percent and --top are report options");
+	if (o->cmd == JP_CMD_LIST) {
 		if (o->input || o->npids || o->all || o->output)
 			return fail(err, errlen, "list takes no arguments");
 	}
@@ -311,6 +369,35 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			if (opts_parse_u32(optarg, 0, 1000000000, &o->slow_us))
 				return fail(err, errlen, "--slow: '%s' is not a number of microseconds",
 					    optarg);
+			break;
+		case OPT_TID:
+			r = parse_ids(optarg, o->tids, &o->ntids, "--tid", "thread", err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_COMM:
+			o->comm = optarg;
+			break;
+		case OPT_CONTAINER:
+			o->container = optarg;
+			break;
+		case OPT_INCLUDE:
+			o->include = optarg;
+			break;
+		case OPT_EXCLUDE:
+			o->exclude = optarg;
+			break;
+		case OPT_REVERSE:
+			o->reverse = true;
+			break;
+		case OPT_MIN_PERCENT:
+			if (parse_percent(optarg, &o->min_percent))
+				return fail(err, errlen, "--min-percent: '%s' is not a percentage (0-100)",
+					    optarg);
+			break;
+		case OPT_TOP:
+			if (opts_parse_u32(optarg, 1, 1000000, &o->top))
+				return fail(err, errlen, "--top: '%s' is not a count (1 or more)", optarg);
 			break;
 		case 'v':
 			o->verbose = true;

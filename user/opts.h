@@ -36,6 +36,13 @@ struct jp_opts {
 	unsigned int min_block_us; /* --min-block, off-CPU threshold (default 100) */
 	unsigned int slow_us;	  /* --slow, syscall stacks threshold (default 10000, 0 = off) */
 	const char *agent_path; /* --agent, default: libjprofagent.so beside the binary */
+	/* report: filters (pids above: -p), view and the top table */
+	__u32 tids[JP_MAX_PIDS];
+	size_t ntids;
+	const char *comm, *container, *include, *exclude; /* include/exclude: POSIX ERE */
+	bool reverse;
+	double min_percent;
+	unsigned int top; /* --top N: the N hottest functions as a table on stdout */
 };
 
 /*

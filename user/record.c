@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* record.c: one recording: targets, kernel session, JVM agents, the poll loop, the output. */
 #include <errno.h>
+#include <regex.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@
 #include "out/outfile.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "model/filter.h"
+#include "model/pprof_read.h"
 #include "sym/syms.h"
 
 #define POLL_MS		   100
@@ -32,6 +35,7 @@
 #define JVM_MIN_AGE_S	   1   /* attach a JVM that started during the recording once it is this old */
 #define MAX_ATTACH_TRIES   3
 #define NEW_PIDS_MAX	   4096
+#define REPORT_MAX_BYTES   (1u << 30) /* a saved recording jprof report reads */
 
 static volatile sig_atomic_t exiting;
 static volatile sig_atomic_t exit_signal;
@@ -780,42 +784,190 @@ int list_run(const struct jp_opts *o)
 	return JP_EXIT_OK;
 }
 
+/* reads all of path (at most max bytes): a malloc'ed buffer, or NULL + errno */
+static char *read_all(const char *path, size_t max, size_t *ret_len)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		int e = errno;
+
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap) {
+			char *nb;
+
+			if (cap >= max) {
+				free(buf);
+				close(fd);
+				errno = EFBIG;
+				return NULL;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+	}
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	*ret_len = len;
+	return buf;
+}
+
+/* the recording in path: a pprof file (jprof's or another tool's), or folded stacks */
+static int report_load(const struct jp_opts *o, struct model *m)
+{
+	char why[256];
+	size_t len = 0, bad_line = 0;
+	char *buf = read_all(o->input, REPORT_MAX_BYTES, &len);
+	struct profile *p;
+	FILE *f;
+	int err;
+
+	if (!buf) {
+		pr_err("cannot read %s: %s", o->input, errno == EFBIG ? "larger than 1 GiB" :
+									 strerror(errno));
+		return -errno;
+	}
+	/* gzip, or a protobuf whose first field is a sample type: not folded text */
+	if (len >= 2 && (((unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) ||
+			 (unsigned char)buf[0] == 0x0a)) {
+		err = model__read_pprof(m, buf, len, why, sizeof(why));
+		if (err == -EINVAL)
+			pr_err("%s: not a usable pprof profile: %s", o->input, why);
+		else if (err)
+			pr_err("reading %s: %s", o->input, strerror(-err));
+		free(buf);
+		return err;
+	}
+	p = profile__new("jprof", "samples");
+	f = p ? fmemopen(buf, len, "r") : NULL;
+	err = f ? profile__read_folded(p, f, &bad_line) : -ENOMEM;
+	if (f)
+		fclose(f);
+	if (err == -EINVAL)
+		pr_err("%s:%zu: not a folded-stack line (nor a pprof file)", o->input, bad_line);
+	else if (err)
+		pr_err("reading %s: %s", o->input, strerror(-err));
+	if (!err)
+		err = model__from_profile(m, p, JP_VAL_CPU_SAMPLES);
+	profile__free(p);
+	free(buf);
+	return err;
+}
+
+/* like record: CPU samples alone count samples; with other events every column is ns */
+static void report_view(const struct jp_opts *o, const struct model *m, struct model_view *v)
+{
+	bool other = model__total(m, JP_VAL_OFFCPU_NS) || model__total(m, JP_VAL_SYSCALL_NS);
+
+	memset(v, 0, sizeof(*v));
+	if (!other)
+		v->values = model__total(m, JP_VAL_CPU_SAMPLES) ? 1u << JP_VAL_CPU_SAMPLES
+								: 1u << JP_VAL_CPU_NS;
+	else
+		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS | 1u << JP_VAL_SYSCALL_NS;
+	if (o->format == OUT_PPROF)
+		for (int c = 0; c < JP_VAL_MAX; c++)
+			if (model__total(m, c))
+				v->values |= 1u << c;
+	v->per_pid = o->per_pid;
+	v->per_thread = o->per_thread;
+	v->dotted = o->dotted;
+	v->lines = o->lines;
+	v->reverse = o->reverse;
+	v->min_percent = o->min_percent;
+}
+
+static bool report_filters(const struct jp_opts *o)
+{
+	return o->npids || o->ntids || o->comm || o->container || o->include || o->exclude;
+}
+
 int report_run(const struct jp_opts *o)
 {
-	struct profile *p = profile__new("jprof", "samples");
+	struct model *m = model__new(), *sel = NULL;
 	struct out_input input = { 0 };
-	struct model *m = NULL;
-	size_t bad_line = 0;
 	struct outfile *file = NULL;
-	FILE *in, *out = NULL;
+	regex_t inc, exc;
+	bool has_inc = false, has_exc = false;
+	FILE *out = NULL;
 	int err, ret = JP_EXIT_FAILURE;
 
-	if (!p)
+	if (!m)
 		return JP_EXIT_FAILURE;
-	in = fopen(o->input, "re");
-	if (!in) {
-		pr_err("cannot read %s: %s", o->input, strerror(errno));
-		goto out_free;
+	if (o->include || o->exclude) {
+		char msg[256];
+		int rc = 0;
+
+		if (o->include && (rc = regcomp(&inc, o->include, REG_EXTENDED | REG_NOSUB))) {
+			regerror(rc, &inc, msg, sizeof(msg));
+			pr_err("--include '%s': %s", o->include, msg);
+			goto out_free;
+		}
+		has_inc = o->include != NULL;
+		if (o->exclude && (rc = regcomp(&exc, o->exclude, REG_EXTENDED | REG_NOSUB))) {
+			regerror(rc, &exc, msg, sizeof(msg));
+			pr_err("--exclude '%s': %s", o->exclude, msg);
+			goto out_free;
+		}
+		has_exc = o->exclude != NULL;
 	}
-	err = profile__read_folded(p, in, &bad_line);
-	fclose(in);
-	if (err) {
-		pr_err("%s:%zu: not a folded-stack line", o->input, bad_line);
+	if (report_load(o, m))
 		goto out_free;
+	if (report_filters(o)) {
+		struct model_filter f = {
+			.pids = o->pids, .npids = o->npids, .tids = o->tids, .ntids = o->ntids,
+			.comm = o->comm, .container = o->container,
+			.include = has_inc ? &inc : NULL, .exclude = has_exc ? &exc : NULL,
+		};
+
+		sel = model__new();
+		err = sel ? model__filter(m, &f, sel) : -ENOMEM;
+		if (err) {
+			pr_err("filtering: %s", strerror(-err));
+			goto out_free;
+		}
+	}
+	input.model = sel ? sel : m;
+	report_view(o, input.model, &input.view);
+	if (o->top) {
+		err = out_top_write(input.model, &input.view, o->top, stdout);
+		if (!err && fflush(stdout))
+			err = -errno;
+		if (err) {
+			pr_err("writing the table: %s", strerror(-err));
+			ret = JP_EXIT_OUTPUT;
+			goto out_free;
+		}
+		if (!o->output) {
+			ret = JP_EXIT_OK;
+			goto out_free;
+		}
 	}
 	if (open_output(o, &file, &out)) {
 		ret = JP_EXIT_OUTPUT;
 		goto out_free;
 	}
-	input.trie = p;
-	input.model = m = model__new();
-	input.view.values = 1u << JP_VAL_CPU_SAMPLES;
-	err = m ? model__from_profile(m, p, JP_VAL_CPU_SAMPLES) : -ENOMEM;
-	if (err) {
-		outfile__abort(file);
-	} else {
-		err = write_profile(o, &input, file, out);
-	}
+	err = write_profile(o, &input, file, out);
 	if (err) {
 		pr_err("writing %s: %s", o->output ? o->output : "stdout", strerror(-err));
 		ret = JP_EXIT_OUTPUT;
@@ -823,7 +975,11 @@ int report_run(const struct jp_opts *o)
 	}
 	ret = JP_EXIT_OK;
 out_free:
+	if (has_inc)
+		regfree(&inc);
+	if (has_exc)
+		regfree(&exc);
+	model__free(sel);
 	model__free(m);
-	profile__free(p);
 	return ret;
 }

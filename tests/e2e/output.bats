@@ -69,7 +69,7 @@ teardown() {
 }
 
 @test "output: an unknown extension is refused before recording" {
-	run -2 "$JPROF" record -d 1 -o "$OUT/x.pb.gz"
+	run -2 "$JPROF" record -d 1 -o "$OUT/x.bin"
 	[[ $output == *"unknown file extension"* ]]
-	[[ ! -e $OUT/x.pb.gz ]]
+	[[ ! -e $OUT/x.bin ]]
 }

@@ -9,6 +9,9 @@
 #include "model/view.h"
 #include "out/out.h"
 #include "out/pprof.h"
+#include "model/pprof_read.h"
+#include "model/filter.h"
+#include "profile.h"
 #include <zlib.h>
 
 /* a JVM stack (leaf first): kernel write, libc write, then two Java frames */
@@ -228,5 +231,111 @@ TEST(pprof_encodes_tables_and_types)
 			 !strcmp(strs[i], "java-jit") || !strcmp(strs[i], "nanoseconds");
 	EXPECT_EQ(found, 3);
 	free(buf);
+	model__free(m);
+}
+
+TEST(pprof_reads_back_what_it_wrote)
+{
+	struct model *m = model__new(), *back = model__new();
+	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
+			       .container = "" },
+			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "c1" };
+	struct pprof_opts po = { .values = (1u << JP_VAL_MAX) - 1 };
+	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_OFFCPU_NS,
+				.per_thread = true, .per_pid = true, .lines = true };
+	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a), lb = model__labels(m, &b);
+	char *buf = NULL, why[128], *x, *y;
+	size_t len = 0;
+	struct profile *p, *q;
+	FILE *f;
+	int err;
+
+	EXPECT_EQ(model__add(m, s, la, JP_VAL_CPU_SAMPLES, 3), 0);
+	EXPECT_EQ(model__add(m, s, lb, JP_VAL_OFFCPU_NS, 7000), 0);
+	f = open_memstream(&buf, &len);
+	EXPECT_EQ(out_pprof_write(m, &po, f), 0);
+	fclose(f);
+	EXPECT_EQ(model__read_pprof(back, buf, len, why, sizeof(why)), 0);
+	EXPECT_EQ(model__rows(back), 2);
+	EXPECT_EQ(model__total(back, JP_VAL_CPU_SAMPLES), 3);
+	EXPECT_EQ(model__total(back, JP_VAL_OFFCPU_NS), 7000);
+	/* the same flame graph from both, labels, kinds and lines included */
+	p = profile__new("t", "x");
+	q = profile__new("t", "x");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	EXPECT_EQ(model__to_profile(back, &v, q), 0);
+	x = capture(out_folded_write, p, &err);
+	y = capture(out_folded_write, q, &err);
+	EXPECT_STREQ(x, y);
+	EXPECT_TRUE(strstr(y, "sh [20];sh [21];") != NULL);
+	free(x);
+	free(y);
+	profile__free(p);
+	profile__free(q);
+	/* a truncated file is refused with a reason */
+	model__free(back);
+	back = model__new();
+	EXPECT_EQ(model__read_pprof(back, buf, len / 2, why, sizeof(why)), -EINVAL);
+	EXPECT_TRUE(why[0] != '\0');
+	free(buf);
+	model__free(back);
+	model__free(m);
+}
+
+TEST(filter_top_and_reverse)
+{
+	struct model *m = model__new(), *sel = model__new();
+	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
+			       .container = "" },
+			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "" };
+	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES, .dotted = true };
+	__u32 pids[] = { 10 };
+	struct model_filter fl = { .pids = pids, .npids = 1 };
+	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a), lb = model__labels(m, &b);
+	regex_t re;
+	char *out = NULL;
+	size_t len = 0;
+	struct profile *p;
+	FILE *f;
+	int err;
+
+	EXPECT_EQ(model__add(m, s, la, JP_VAL_CPU_SAMPLES, 3), 0);
+	EXPECT_EQ(model__add(m, s, lb, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__filter(m, &fl, sel), 0);
+	EXPECT_EQ(model__rows(sel), 1);
+	EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 3);
+	model__free(sel);
+	/* include matches Java names dotted too; exclude drops */
+	EXPECT_EQ(regcomp(&re, "^java\\.io\\.FileOutputStream", REG_EXTENDED | REG_NOSUB), 0);
+	fl = (struct model_filter){ .include = &re };
+	sel = model__new();
+	EXPECT_EQ(model__filter(m, &fl, sel), 0);
+	EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 4);
+	model__free(sel);
+	fl = (struct model_filter){ .exclude = &re };
+	sel = model__new();
+	EXPECT_EQ(model__filter(m, &fl, sel), 0);
+	EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 0);
+	model__free(sel);
+	regfree(&re);
+
+	f = open_memstream(&out, &len);
+	EXPECT_EQ(out_top_write(m, &v, 4, f), 0);
+	fclose(f);
+	EXPECT_TRUE(strstr(out, "100.00%              4  100.00%              4  vfs_write [kernel]") !=
+		    NULL);
+	EXPECT_TRUE(strstr(out, "java.io.FileOutputStream.write [jit]") != NULL);
+	free(out);
+
+	v.reverse = true;
+	p = profile__new("t", "samples");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	out = capture(out_folded_write, p, &err);
+	EXPECT_STREQ(out, "java;vfs_write_[k];__libc_write;java.io.FileOutputStream.write_[j];"
+			  "com.acme.App.main_[0] 3\n"
+			  "sh;vfs_write_[k];__libc_write;java.io.FileOutputStream.write_[j];"
+			  "com.acme.App.main_[0] 1\n");
+	free(out);
+	profile__free(p);
 	model__free(m);
 }

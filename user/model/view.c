@@ -67,7 +67,7 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 			w += r->values[v];
 	if (!w)
 		return 0;
-	if (l) {
+	if (l && (l->comm[0] || l->pid)) { /* a folded file's model has its roots in the stacks */
 		if (c->v->per_pid)
 			snprintf(c->proc, sizeof(c->proc), "%s [%u]", l->comm, l->pid);
 		else
@@ -80,20 +80,89 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 		}
 	}
 	locs = model__get_stack(c->m, r->stack, &n);
-	for (size_t i = n; i > 0 && k < VIEW_MAX_FRAMES; i--) {
+	for (size_t i = 0; i < n && k < VIEW_MAX_FRAMES; i++) {
+		size_t at = c->v->reverse ? i : n - 1 - i; /* the trie wants its root first */
 		enum jp_frame_kind kind;
-		const char *name = loc_name(c, locs[i - 1], &kind);
+		const char *name = loc_name(c, locs[at], &kind);
 
 		c->frames[k++] = (struct jp_frame){name, kind};
 	}
 	return profile__add(c->dst, c->frames, k, w);
 }
 
+/* adds to dst the paths of src whose every node weighs at least min (the rest is left out) */
+static int prune_into(const struct profile *src, __u64 min, struct profile *dst)
+{
+	const struct profile_node **path = NULL, *n;
+	struct jp_frame *frames = NULL;
+	size_t depth = 0, cap = 0;
+	int err = 0;
+
+	for (n = profile_node__child(profile__root(src)); n && !err;) {
+		bool keep = profile_node__total(n) >= min;
+
+		if (keep) {
+			if (depth == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				const struct profile_node **np = realloc(path, nc * sizeof(*np));
+				struct jp_frame *nf = np ? realloc(frames, nc * sizeof(*nf)) : NULL;
+
+				if (np)
+					path = np;
+				if (!np || !nf) {
+					err = -ENOMEM;
+					break;
+				}
+				frames = nf;
+				cap = nc;
+			}
+			path[depth] = n;
+			frames[depth].name = profile_node__name(n);
+			frames[depth].kind = profile_node__kind(n);
+			depth++;
+			if (profile_node__self(n))
+				err = profile__add(dst, frames, depth, profile_node__self(n));
+			if (profile_node__child(n)) {
+				n = profile_node__child(n);
+				continue;
+			}
+		} else if (profile_node__next(n)) {
+			n = profile_node__next(n);
+			continue;
+		}
+		while (depth && !profile_node__next(path[depth - 1]))
+			depth--;
+		if (!depth)
+			break;
+		n = profile_node__next(path[--depth]);
+	}
+	free(path);
+	free(frames);
+	return err;
+}
+
 int model__to_profile(const struct model *m, const struct model_view *v, struct profile *dst)
 {
 	struct model_counts cnt;
+	struct profile *tmp = NULL;
 	struct view_ctx *c;
 	int err = 0;
+
+	if (v->min_percent > 0) {
+		struct model_view all = *v;
+
+		all.min_percent = 0;
+		tmp = profile__new(profile__title(dst), profile__unit(dst));
+		if (!tmp)
+			return -ENOMEM;
+		err = model__to_profile(m, &all, tmp);
+		if (!err)
+			err = prune_into(
+				tmp, (__u64)(v->min_percent / 100.0 * (double)profile__total(tmp)),
+				dst);
+		profile__free(tmp);
+		return err;
+	}
 
 	c = calloc(1, sizeof(*c));
 	if (!c)

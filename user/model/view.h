@@ -19,6 +19,8 @@ struct model_view {
 	bool per_thread; /* and "thread [tid]" below it */
 	bool dotted;	 /* java.lang.String.hashCode */
 	bool lines;	 /* Class.method:42 */
+	bool reverse;	 /* callers of the leaves: each stack leaf first (below any root frames) */
+	double min_percent; /* leave out frames, and all above them, under this % of the total */
 };
 
 /* Adds the model's rows to dst (an empty or compatible trie). 0 or -ENOMEM. */

@@ -50,6 +50,12 @@ int out_html_write_meta(const struct profile *p, const struct out_meta *meta, FI
 /* speedscope's "sampled" JSON profile of the trie (meta may be NULL). Returns 0 or -errno. */
 int out_speedscope_write(const struct profile *p, const struct out_meta *meta, FILE *f);
 
+/*
+ * The limit hottest functions (by self weight, the view's values), like perf report --stdio:
+ * self%, self, total% (each stack counts a function once), total, name [kind]. 0 or -errno.
+ */
+int out_top_write(const struct model *m, const struct model_view *v, size_t limit, FILE *f);
+
 /* what a writer reads */
 struct out_input {
 	const struct model *model;   /* the recording; NULL when re-rendering a folded file */

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * fuzz_pprof.c: jprof report's pprof reader on arbitrary bytes (raw and gzip'ed). Whatever it
+ * accepts must write back as pprof and read back to the same totals.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "model/model.h"
+#include "model/pprof_read.h"
+#include "model/view.h"
+#include "out/out.h"
+#include "out/pprof.h"
+#include "profile.h"
+
+static void roundtrip(const struct model *m)
+{
+	struct pprof_opts o = {.values = (1u << JP_VAL_MAX) - 1};
+	struct model *back = model__new();
+	char *buf = NULL, why[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f || !back)
+		abort();
+	if (out_pprof_write(m, &o, f))
+		abort();
+	fclose(f);
+	if (model__read_pprof(back, buf, len, why, sizeof(why)))
+		abort();
+	for (int v = 0; v < JP_VAL_MAX; v++)
+		if (model__total(back, v) != model__total(m, v))
+			abort();
+	free(buf);
+	model__free(back);
+}
+
+static void one(const uint8_t *data, size_t size)
+{
+	struct model *m = model__new();
+	struct model_view v = {.values = (1u << JP_VAL_MAX) - 1, .dotted = true, .lines = true};
+	struct profile *p = profile__new("f", "samples");
+	char why[128];
+
+	if (!m || !p)
+		abort();
+	if (!model__read_pprof(m, data, size, why, sizeof(why))) {
+		(void)model__to_profile(m, &v, p);
+		roundtrip(m);
+	}
+	profile__free(p);
+	model__free(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned char *gz;
+	uLongf gzlen;
+
+	one(data, size);
+	/* the same bytes behind a gzip header, so the decompressor's bounds are reached too */
+	if (size > (1u << 20))
+		return 0;
+	gzlen = compressBound(size) + 32;
+	gz = malloc(gzlen);
+	if (gz) {
+		z_stream z = {0};
+
+		if (deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK) {
+			z.next_in = (unsigned char *)data;
+			z.avail_in = (uInt)size;
+			z.next_out = gz;
+			z.avail_out = (uInt)gzlen;
+			if (deflate(&z, Z_FINISH) == Z_STREAM_END)
+				one(gz, z.total_out);
+			deflateEnd(&z);
+		}
+		free(gz);
+	}
+	return 0;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* pprof_read.h: reads a pprof profile (jprof's own or another tool's) into the model. */
+#ifndef JPROF_PPROF_READ_H
+#define JPROF_PPROF_READ_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+/*
+ * Adds the profile in buf (profile.proto, gzip'ed or not) to m. Sample types named like the
+ * model's columns (jp_value_type/unit) fill them; another tool's profile puts its first
+ * column into JP_VAL_CPU_SAMPLES. Labels pid, tid, comm, thread and container are kept;
+ * function system names give frame kinds. Returns 0, -ENOMEM, or -EINVAL with the reason in
+ * why (malformed, over the size limits).
+ */
+int model__read_pprof(struct model *m, const void *buf, size_t len, char *why, size_t why_len);
+
+#endif /* JPROF_PPROF_READ_H */
