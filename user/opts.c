@@ -76,7 +76,8 @@ void opts_usage(FILE *f)
 	      "  -p, --pid PID[,...]   only these processes (JVMs among them get Java frames)\n"
 	      "  -F, --freq HZ         samples per second per CPU (1-10000, default 99)\n"
 	      "  -d, --duration SEC    stop after SEC seconds (default: at Ctrl-C or SIGTERM)\n"
-	      "  -o, --output FILE     write here (default stdout); format from the extension:\n"
+	      "  -o, --output FILE     write here (default stdout; several -o write one recording\n"
+	      "                        in several formats); format from the extension:\n"
 	      "                        .html/.htm HTML flame graph, .folded/.collapsed/.txt folded,\n"
 	      "                        .pb.gz/.pprof pprof, .speedscope.json speedscope\n"
 	      "  -f, --format FMT      folded | html | pprof | speedscope (overrides the\n"
@@ -246,19 +247,25 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 		if (o->input || o->npids || o->all || o->output)
 			return fail(err, errlen, "list takes no arguments");
 	}
-	if (o->format < 0 && o->output) {
-		o->format = out_format_from_path(o->output);
+	if (o->noutputs > 1 && o->format >= 0)
+		return fail(err, errlen, "-f goes with one -o; with several, the extensions decide");
+	if (o->noutputs > 1 && o->cmd != JP_CMD_RECORD)
+		return fail(err, errlen, "several -o are for record");
+	for (size_t i = 0; i < o->noutputs; i++) {
+		int fmt = o->format >= 0 ? o->format : out_format_from_path(o->outputs[i]);
+
 		/* a name without extension (/dev/null, a FIFO) gets folded; an unknown one is an error */
-		if (o->format == -ENOENT)
-			o->format = OUT_FOLDED;
-		else if (o->format < 0)
+		if (fmt == -ENOENT)
+			fmt = OUT_FOLDED;
+		else if (fmt < 0)
 			return fail(err, errlen,
 				    "-o %s: unknown file extension; use .folded, .html, .pb.gz "
 				    "(pprof), .speedscope.json, or give -f",
-				    o->output);
+				    o->outputs[i]);
+		o->formats[i] = fmt;
 	}
 	if (o->format < 0)
-		o->format = OUT_FOLDED;
+		o->format = o->noutputs ? o->formats[0] : OUT_FOLDED;
 	return 0;
 }
 
@@ -322,7 +329,10 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 		case 'o':
 			if (!*optarg)
 				return fail(err, errlen, "-o: empty file name");
-			o->output = optarg;
+			if (o->noutputs >= JP_MAX_OUTPUTS)
+				return fail(err, errlen, "-o: at most %d outputs", JP_MAX_OUTPUTS);
+			o->outputs[o->noutputs++] = optarg;
+			o->output = o->outputs[0];
 			break;
 		case 'f':
 			if (!strcmp(optarg, "json")) {

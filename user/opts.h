@@ -17,6 +17,8 @@
 #define JP_EXIT_NO_TARGET  3 /* a -p PID that does not exist */
 #define JP_EXIT_OUTPUT	   4 /* the output cannot be written */
 
+#define JP_MAX_OUTPUTS 8 /* -o given several times */
+
 enum jp_cmd { JP_CMD_RECORD = 0, JP_CMD_LIST, JP_CMD_REPORT, JP_CMD_HELP, JP_CMD_VERSION };
 
 struct jp_opts {
@@ -26,7 +28,10 @@ struct jp_opts {
 	size_t npids;
 	unsigned int freq_hz;	/* -F, default 99 */
 	unsigned int duration_s; /* -d, 0 = until SIGINT/SIGTERM */
-	const char *output;	/* -o, NULL = stdout */
+	const char *output;	/* the first -o, NULL = stdout */
+	const char *outputs[JP_MAX_OUTPUTS]; /* every -o (record writes each) */
+	int formats[JP_MAX_OUTPUTS];	     /* enum out_format of each */
+	size_t noutputs;
 	const char *input;	/* report: the saved profile */
 	int format;		/* enum out_format, -1 = from -o's extension, else folded */
 	unsigned int events;	/* bit per JP_EV_* */

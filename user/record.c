@@ -395,6 +395,55 @@ static int write_profile(const struct jp_opts *o, const struct out_input *in, st
 	return outfile__commit(file);
 }
 
+/* one output of a recording: an -o file, or stdout */
+struct rec_out {
+	const char *path; /* NULL: stdout */
+	int format;	  /* enum out_format */
+	bool existed;	  /* a regular file was there: it stays as it was if writing fails */
+	struct outfile *file;
+	FILE *f;
+};
+
+static void abort_outputs(struct rec_out *outs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		outfile__abort(outs[i].file);
+		outs[i].file = NULL;
+	}
+}
+
+/* opens every -o before the recording starts, so a bad path fails at once */
+static int open_outputs(const struct jp_opts *o, struct rec_out *outs, size_t *ret_n)
+{
+	*ret_n = 0;
+	if (!o->noutputs) {
+		/* -e syscalls alone prints its table on stdout, and a profile only with -o */
+		if (only_syscalls(o))
+			return 0;
+		outs[0] = (struct rec_out){ .format = o->format, .f = stdout };
+		*ret_n = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < o->noutputs; i++) {
+		struct rec_out *x = &outs[i];
+		struct stat st;
+		char why[512];
+		int err;
+
+		*x = (struct rec_out){ .path = o->outputs[i], .format = o->formats[i] };
+		x->existed = !stat(x->path, &st) && S_ISREG(st.st_mode);
+		err = outfile__open(x->path, &x->file, why, sizeof(why));
+		if (err) {
+			pr_err("cannot write %s: %s", x->path, why[0] ? why : strerror(-err));
+			abort_outputs(outs, i);
+			return err;
+		}
+		x->f = outfile__stream(x->file);
+	}
+	*ret_n = o->noutputs;
+	return 0;
+}
+
 static const char *profile_title(const struct jp_opts *o)
 {
 	static const char *const names[] = { [JP_EV_CPU] = "CPU", [JP_EV_OFFCPU] = "off-CPU",
@@ -528,23 +577,15 @@ static void setup_initial_jvms(struct rec *r)
 	free(list);
 }
 
-static void summary(struct rec *r, double secs, int write_err)
+static void summary(struct rec *r, double secs, const char *where)
 {
 	__u64 st[JP_STAT_MAX];
 	struct join_stats js;
-	char where[512], what[96];
+	char what[96];
 
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
 	join__report(r->join, stderr);
-	if (write_err)
-		snprintf(where, sizeof(where), "nothing written (%s)", strerror(-write_err));
-	else if (!r->o->output && only_syscalls(r->o))
-		snprintf(where, sizeof(where), "syscall table on stdout%s",
-			 r->o->slow_us ? " (slow-call stacks need -o)" : "");
-	else
-		snprintf(where, sizeof(where), "wrote %s (%s)", r->o->output ? r->o->output : "stdout",
-			 out_format_name(r->o->format));
 	if (r->o->events & ((1u << JP_EV_OFFCPU) | (1u << JP_EV_SYSCALL)))
 		fprintf(stderr, "jprof: %llu off-CPU intervals (%llu lost), %llu slow syscalls\n",
 			(unsigned long long)st[JP_STAT_OFFCPU], (unsigned long long)st[JP_STAT_OFFCPU_LOST],
@@ -573,7 +614,7 @@ static void summary(struct rec *r, double secs, int write_err)
  * What the flame graph weighs: CPU samples alone count samples; several events share one
  * unit, nanoseconds (a CPU sample stands for its period).
  */
-static void record_view(const struct jp_opts *o, struct model_view *v)
+static void record_view(const struct jp_opts *o, int format, struct model_view *v)
 {
 	memset(v, 0, sizeof(*v));
 	if (o->events == 1u << JP_EV_CPU)
@@ -583,7 +624,7 @@ static void record_view(const struct jp_opts *o, struct model_view *v)
 			    (o->events & (1u << JP_EV_OFFCPU) ? 1u << JP_VAL_OFFCPU_NS : 0) |
 			    (o->events & (1u << JP_EV_SYSCALL) ? 1u << JP_VAL_SYSCALL_NS : 0);
 	/* pprof gets the sample count beside the CPU time */
-	if (o->format == OUT_PPROF && (o->events & (1u << JP_EV_CPU)))
+	if (format == OUT_PPROF && (o->events & (1u << JP_EV_CPU)))
 		v->values |= 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_CPU_NS;
 	v->per_pid = o->per_pid;
 	v->per_thread = o->per_thread;
@@ -628,6 +669,51 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 	m->lost = st[JP_STAT_RB_DROPS];
 }
 
+/*
+ * Writes every output from the one model; says what was written in where. Each failure is
+ * one line naming the file and what was not saved. Returns 0 or the first -errno.
+ */
+static int write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n, char *where,
+			 size_t wlen)
+{
+	struct out_meta meta;
+	size_t w = 0;
+	int first = 0;
+
+	record_meta(r, t0, &meta);
+	where[0] = '\0';
+	if (!n)
+		snprintf(where, wlen, "syscall table on stdout%s",
+			 r->o->slow_us ? " (slow-call stacks need -o)" : "");
+	for (size_t i = 0; i < n; i++) {
+		struct out_input in = { .model = r->model, .meta = &meta };
+		const char *name = outs[i].path ? outs[i].path : "stdout";
+		int err;
+
+		record_view(r->o, outs[i].format, &in.view);
+		err = out_write(outs[i].format, &in, outs[i].f);
+		if (outs[i].file) {
+			if (err)
+				outfile__abort(outs[i].file);
+			else
+				err = outfile__commit(outs[i].file);
+			outs[i].file = NULL;
+		} else if (!err && fflush(outs[i].f)) {
+			err = -errno;
+		}
+		if (err) {
+			pr_err("writing %s: %s; the %llu collected samples were not saved%s",
+			       name, strerror(-err), (unsigned long long)meta.samples,
+			       outs[i].existed ? " (the previous file is unchanged)" : "");
+			first = first ? first : err;
+		}
+		w += snprintf(where + w, w < wlen ? wlen - w : 0, "%s%s %s (%s)", i ? ", " : "",
+			      err ? "nothing written to" : "wrote", name,
+			      err ? strerror(-err) : out_format_name(outs[i].format));
+	}
+	return first;
+}
+
 int record_run(const struct jp_opts *o, const char *self_dir)
 {
 	struct kernel_opts ko = {
@@ -644,10 +730,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec r = { .o = o };
 	__u64 t0, deadline;
-	struct outfile *file = NULL;
-	bool file_existed;
-	struct stat st;
-	FILE *out = NULL;
+	struct rec_out outs[JP_MAX_OUTPUTS];
+	size_t nouts = 0;
+	char where[1024];
 	int ret = JP_EXIT_FAILURE, err;
 
 	ret = check_targets(o);
@@ -660,8 +745,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		return JP_EXIT_FAILURE;
 	}
 
-	file_existed = o->output && !stat(o->output, &st) && S_ISREG(st.st_mode);
-	if (open_output(o, &file, &out))
+	if (open_outputs(o, outs, &nouts))
 		return JP_EXIT_OUTPUT;
 	find_agent(&r, self_dir);
 
@@ -726,27 +810,12 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 
 	if (r.sc && write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;
-	if (out) {
-		struct out_meta meta;
-		struct out_input in = { .model = r.model, .meta = &meta };
-
-		record_view(o, &in.view);
-		record_meta(&r, t0, &meta);
-		err = write_profile(o, &in, file, out);
-	} else {
-		err = 0;
-	}
-	file = NULL;
-	summary(&r, (mono_ns() - t0) / 1e9, err);
-	if (err) {
-		pr_err("writing %s: %s; the %llu collected samples were not saved%s",
-		       o->output ? o->output : "stdout", strerror(-err),
-		       (unsigned long long)js_samples(&r),
-		       file_existed ? " (the previous file is unchanged)" : "");
+	err = write_outputs(&r, t0, outs, nouts, where, sizeof(where));
+	summary(&r, (mono_ns() - t0) / 1e9, where);
+	if (err)
 		ret = JP_EXIT_OUTPUT;
-	} else if (ret != JP_EXIT_OUTPUT) {
+	else if (ret != JP_EXIT_OUTPUT)
 		ret = JP_EXIT_OK;
-	}
 out_free:
 	syscalls__free(r.sc);
 	offcpu__free(r.offcpu);
@@ -758,7 +827,7 @@ out_free:
 	free(r.tries);
 	free(r.pcomm);
 out_close:
-	outfile__abort(file);
+	abort_outputs(outs, nouts);
 	return ret;
 }
 

@@ -79,3 +79,44 @@ assert sum(p["weights"]) == int(sys.argv[2]), (sum(p["weights"]), sys.argv[2])
 assert all(0 <= i < len(d["shared"]["frames"]) for s in p["samples"] for i in s), "frame index"
 PY
 }
+
+@test "formats: one recording as folded and pprof; report of the pprof gives the same folded bytes" {
+	start_hot
+	"$APPS/hotab" 6 >/dev/null 3>&- &
+	local hp=$!
+	run -0 "$JPROF" record -p "$JPID,$hp" -e cpu,offcpu -F 199 -d 3 --per-thread --lines \
+		-o "$OUT/r.folded" -o "$OUT/r.pb.gz" -o "$OUT/r.html"
+	echo "$output"
+	kill "$hp" 2>/dev/null || true
+	[[ $output == *"wrote $OUT/r.folded (folded), wrote $OUT/r.pb.gz (pprof), wrote $OUT/r.html (html)"* ]]
+	run -0 "$JPROF" report "$OUT/r.pb.gz" --per-thread --lines -o "$OUT/again.folded"
+	cmp "$OUT/r.folded" "$OUT/again.folded"
+	# filters: only the JVM; only the C program; frames matching a regex
+	run -0 "$JPROF" report "$OUT/r.pb.gz" -p "$JPID" -o "$OUT/jvm.folded"
+	grep -q '^java;' "$OUT/jvm.folded"
+	! grep -q '^hotab;' "$OUT/jvm.folded"
+	run -0 "$JPROF" report "$OUT/r.pb.gz" --comm hotab -o "$OUT/c.folded"
+	grep -q '^hotab;.*hot_a' "$OUT/c.folded"
+	! grep -q '^java;' "$OUT/c.folded"
+	run -0 "$JPROF" report "$OUT/r.pb.gz" --include 'JavaHot\.spin' -o "$OUT/i.folded"
+	! grep -vq 'JavaHot\.spin' "$OUT/i.folded"
+	run -0 "$JPROF" report "$OUT/r.pb.gz" --exclude 'JavaHot' --reverse -o "$OUT/x.folded"
+	! grep -q 'JavaHot' "$OUT/x.folded"
+	# the top table names the hot loop among the hottest Java frames
+	run -0 "$JPROF" report "$OUT/r.pb.gz" -p "$JPID" --top 5
+	echo "$output"
+	[[ ${lines[0]} == *"self%"*"total%"*"function"* ]]
+	[[ $output == *"JavaHot."*"[jit]"* ]]
+}
+
+@test "formats: report refuses a malformed recording with one line" {
+	printf '\x1f\x8b\x08\x00garbage' >"$OUT/bad.pb.gz"
+	run -1 "$JPROF" report "$OUT/bad.pb.gz"
+	[[ $output == *"bad.pb.gz: not a usable pprof profile"* ]]
+	(( ${#lines[@]} == 1 ))
+	printf '\x0a\x05\x08\x01' >"$OUT/trunc.pb"
+	run -1 "$JPROF" report "$OUT/trunc.pb"
+	[[ $output == *"not a usable pprof profile"* ]]
+	run -1 "$JPROF" report "$OUT/missing.pb.gz"
+	[[ $output == *"cannot read"* ]]
+}
