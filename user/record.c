@@ -586,10 +586,19 @@ static void summary(struct rec *r, double secs, const char *where)
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
 	join__report(r->join, stderr);
-	if (r->o->events & ((1u << JP_EV_OFFCPU) | (1u << JP_EV_SYSCALL)))
-		fprintf(stderr, "jprof: %llu off-CPU intervals (%llu lost), %llu slow syscalls\n",
-			(unsigned long long)st[JP_STAT_OFFCPU], (unsigned long long)st[JP_STAT_OFFCPU_LOST],
-			(unsigned long long)st[JP_STAT_SC_SLOW]);
+	/* each event in its own unit */
+	if (r->o->events & (1u << JP_EV_OFFCPU))
+		fprintf(stderr, "jprof: off-CPU: %llu intervals, %.3f s blocked, %llu lost\n",
+			(unsigned long long)st[JP_STAT_OFFCPU],
+			model__total(r->model, JP_VAL_OFFCPU_NS) / 1e9,
+			(unsigned long long)st[JP_STAT_OFFCPU_LOST]);
+	if (r->o->events & (1u << JP_EV_SYSCALL))
+		fprintf(stderr, "jprof: slow syscalls: %llu calls, %.3f s%s\n",
+			(unsigned long long)model__total(r->model, JP_VAL_SYSCALL_CALLS),
+			model__total(r->model, JP_VAL_SYSCALL_NS) / 1e9,
+			r->o->events & (1u << JP_EV_OFFCPU) ?
+				" (their blocked time is in the off-CPU time, counted once there)" :
+				"");
 	if (r->o->events & (1u << JP_EV_CPU))
 		snprintf(what, sizeof(what), "%s, %u Hz, %llu idle not shown, ",
 			 kernel_session__cpu_event(r->ks), r->o->freq_hz,
@@ -597,9 +606,13 @@ static void summary(struct rec *r, double secs, const char *where)
 	else
 		what[0] = '\0';
 	fprintf(stderr,
-		"jprof: %llu samples (%s%.1f s), %llu lost (ring buffer full), "
+		"jprof: %llu %ssamples (%s%.1f s), %llu lost (ring buffer full), "
 		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
-		(unsigned long long)js.samples, what, secs,
+		(unsigned long long)(r->o->events & (1u << JP_EV_CPU) ?
+					     model__total(r->model, JP_VAL_CPU_SAMPLES) :
+					     js.samples),
+		r->o->events == 1u << JP_EV_CPU || !(r->o->events & (1u << JP_EV_CPU)) ? "" : "CPU ",
+		what, secs,
 		(unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)js.processes,
 		r->jvms_total, r->jvms_java, where);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
@@ -622,7 +635,10 @@ static void record_view(const struct jp_opts *o, int format, struct model_view *
 	else
 		v->values = (o->events & (1u << JP_EV_CPU) ? 1u << JP_VAL_CPU_NS : 0) |
 			    (o->events & (1u << JP_EV_OFFCPU) ? 1u << JP_VAL_OFFCPU_NS : 0) |
-			    (o->events & (1u << JP_EV_SYSCALL) ? 1u << JP_VAL_SYSCALL_NS : 0);
+			    /* a slow call's blocked time is an off-CPU interval already */
+			    (o->events & (1u << JP_EV_SYSCALL) && !(o->events & (1u << JP_EV_OFFCPU)) ?
+				     1u << JP_VAL_SYSCALL_NS :
+				     0);
 	/* pprof gets the sample count beside the CPU time */
 	if (format == OUT_PPROF && (o->events & (1u << JP_EV_CPU)))
 		v->values |= 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_CPU_NS;
@@ -953,7 +969,8 @@ static void report_view(const struct jp_opts *o, const struct model *m, struct m
 		v->values = model__total(m, JP_VAL_CPU_SAMPLES) ? 1u << JP_VAL_CPU_SAMPLES
 								: 1u << JP_VAL_CPU_NS;
 	else
-		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS | 1u << JP_VAL_SYSCALL_NS;
+		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS |
+			    (model__total(m, JP_VAL_OFFCPU_NS) ? 0 : 1u << JP_VAL_SYSCALL_NS);
 	if (o->format == OUT_PPROF)
 		for (int c = 0; c < JP_VAL_MAX; c++)
 			if (model__total(m, c))

@@ -111,6 +111,32 @@ median_ms() {
 	((ns >= 500000000 && ns < 550000000))
 }
 
+@test "jprof record -e offcpu,syscalls: a slow blocking call counts once, not as both events" {
+	require_root_bpf
+	"$APPS/sc_sleeper" 5 100 3>&- &
+	APP_PID=$!
+	"$JPROF" record -e offcpu,syscalls -p "$APP_PID" -d 4 --min-block 1000 --slow 10000 \
+		-o "$OUT/both.folded" -o "$OUT/both.pb.gz" >"$OUT/out" 2>"$OUT/err" 3>&- &
+	TOOL_PID=$!
+	sleep 1.5
+	kill -USR1 "$APP_PID"
+	wait "$APP_PID"
+	APP_PID=
+	wait "$TOOL_PID"
+	TOOL_PID=
+	cat "$OUT/err" "$OUT/both.folded"
+	# 5 x 100 ms of nanosleep: ~0.5 s under do_sleep, not ~1 s (off-CPU + slow syscall)
+	ns=$(folded_sum ';do_sleep;' "$OUT/both.folded")
+	echo "blocked under do_sleep: $ns ns"
+	((ns >= 500000000 && ns < 550000000))
+	# each event in its own unit in the summary; the slow calls are still recorded
+	grep -Eq '^jprof: off-CPU: [0-9]+ intervals, [0-9.]+ s blocked' "$OUT/err"
+	grep -Eq '^jprof: slow syscalls: 5 calls, 0\.5[0-9]* s' "$OUT/err"
+	run -0 "$JPROF" report "$OUT/both.pb.gz" --top 30
+	echo "$output"
+	[[ $output == *"100.00%"*"do_sleep [native]"* ]]
+}
+
 @test "jprof record -e offcpu: Java frames of Thread.sleep, wait, socket read and force" {
 	require_root_bpf
 	require_java_app
