@@ -373,10 +373,10 @@ static int open_output(const struct jp_opts *o, struct outfile **ret_file, FILE 
 }
 
 /* writes the profile; with an -o file, puts it in place (or drops it on error) */
-static int write_profile(const struct jp_opts *o, const struct profile *p, struct outfile *file,
-			 FILE *f)
+static int write_profile(const struct jp_opts *o, const struct profile *p,
+			 const struct out_meta *meta, struct outfile *file, FILE *f)
 {
-	int err = o->format == OUT_HTML ? out_html_write(p, f) : out_folded_write(p, f);
+	int err = o->format == OUT_HTML ? out_html_write_meta(p, meta, f) : out_folded_write(p, f);
 
 	if (!file) {
 		if (!err && fflush(f))
@@ -523,6 +523,85 @@ static void setup_initial_jvms(struct rec *r)
 	free(list);
 }
 
+/* what was recorded, for the writers that show it (the HTML header) */
+struct rec_meta {
+	struct out_meta m;
+	char host[256];
+	char command[1024];
+	char events[32];
+	char losses[128];
+};
+
+/* jprof's own command line, arguments with blanks or quotes in single quotes; cut when long */
+static void own_command(char *buf, size_t len)
+{
+	char raw[1024];
+	size_t n = 0, o = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd < 0 ? -1 : read(fd, raw, sizeof(raw) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[0] = '\0';
+	if (got <= 0)
+		return;
+	raw[got] = '\0';
+	while (n < (size_t)got && o + 4 < len) {
+		const char *a = raw + n;
+		bool quote = !*a || strpbrk(a, " \t\n'\"\\$`;&|<>*?");
+
+		o += snprintf(buf + o, len - o, "%s%s", o ? " " : "", quote ? "'" : "");
+		for (; *a && o + 6 < len; a++) {
+			if (*a == '\'') {
+				memcpy(buf + o, "'\\''", 4); /* close, escaped quote, reopen */
+				o += 4;
+			} else {
+				buf[o++] = *a;
+			}
+		}
+		if (quote && o + 2 < len)
+			buf[o++] = '\'';
+		buf[o] = '\0';
+		n += strlen(raw + n) + 1;
+	}
+}
+
+static void record_meta(const struct rec *r, __u64 start_unix_ns, __u64 duration_ns,
+			struct rec_meta *rm)
+{
+	static const char *const ev[] = { [JP_EV_CPU] = "cpu", [JP_EV_OFFCPU] = "offcpu",
+					  [JP_EV_SYSCALL] = "syscalls" };
+	__u64 st[JP_STAT_MAX];
+	struct join_stats js;
+	size_t n = 0;
+
+	kernel_session__stats(r->ks, st);
+	join__stats(r->join, &js);
+	memset(rm, 0, sizeof(*rm));
+	if (gethostname(rm->host, sizeof(rm->host) - 1))
+		rm->host[0] = '\0';
+	own_command(rm->command, sizeof(rm->command));
+	for (int e = JP_EV_CPU; e <= JP_EV_SYSCALL; e++)
+		if (r->o->events & (1u << e))
+			n += snprintf(rm->events + n, sizeof(rm->events) - n, "%s%s", n ? "," : "",
+				      ev[e]);
+	snprintf(rm->losses, sizeof(rm->losses), "%llu ring buffer full, %llu off-CPU not stored",
+		 (unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)st[JP_STAT_OFFCPU_LOST]);
+	rm->m = (struct out_meta){
+		.title = profile__title(r->prof),
+		.unit = profile__unit(r->prof),
+		.host = rm->host[0] ? rm->host : NULL,
+		.command = rm->command[0] ? rm->command : NULL,
+		.events = rm->events,
+		.freq_hz = r->o->events & (1u << JP_EV_CPU) ? r->o->freq_hz : 0,
+		.start_unix_ns = start_unix_ns,
+		.duration_ns = duration_ns,
+		.samples = js.samples,
+		.lost = st[JP_STAT_RB_DROPS] + st[JP_STAT_OFFCPU_LOST],
+		.losses = rm->losses,
+	};
+}
+
 static void summary(struct rec *r, double secs, int write_err)
 {
 	__u64 st[JP_STAT_MAX];
@@ -584,7 +663,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec r = { .o = o };
-	__u64 t0, deadline;
+	__u64 t0, deadline, start_unix_ns;
+	struct rec_meta meta;
+	struct timespec now;
 	struct outfile *file = NULL;
 	bool file_existed;
 	struct stat st;
@@ -642,6 +723,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 
 	t0 = mono_ns();
+	start_unix_ns = clock_gettime(CLOCK_REALTIME, &now) ? 0 :
+			(__u64)now.tv_sec * 1000000000ull + (__u64)now.tv_nsec;
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
 	pr_info("recording %s (%s)%s", o->npids ? "the given processes" : "all processes",
 		profile_title(o) + strlen("jprof: "), o->duration_s ? "" : "; Ctrl-C to stop");
@@ -667,7 +750,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 
 	if (r.sc && write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;
-	err = out ? write_profile(o, r.prof, file, out) : 0;
+	record_meta(&r, start_unix_ns, mono_ns() - t0, &meta);
+	err = out ? write_profile(o, r.prof, &meta.m, file, out) : 0;
 	file = NULL;
 	summary(&r, (mono_ns() - t0) / 1e9, err);
 	if (err) {
@@ -741,7 +825,7 @@ int report_run(const struct jp_opts *o)
 		ret = JP_EXIT_OUTPUT;
 		goto out_free;
 	}
-	err = write_profile(o, p, file, out);
+	err = write_profile(o, p, NULL, file, out);
 	if (err) {
 		pr_err("writing %s: %s", o->output ? o->output : "stdout", strerror(-err));
 		ret = JP_EXIT_OUTPUT;
