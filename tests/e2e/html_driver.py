@@ -158,6 +158,8 @@ def errors_of(events):
         elif m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert", "warning"):
             out.append("console.%s: %s" % (p["type"], " ".join(
                 str(a.get("value", a.get("description"))) for a in p.get("args", []))))
+        elif m == "Page.javascriptDialogOpening":
+            out.append("dialog %s: %s" % (p.get("type"), p.get("message")))
         elif m == "Log.entryAdded" and p.get("entry", {}).get("level") in ("error", "warning"):
             out.append("log %s: %s" % (p["entry"]["level"], p["entry"].get("text")))
     return out
@@ -184,7 +186,11 @@ def main(argv):
     status = 0
     b = None
 
+    step_t = [time.monotonic()]
+
     def emit(step, **kv):
+        """one line per step; ms: the step's wall time, the page's work included"""
+        kv["ms"] = round((time.monotonic() - step_t[0]) * 1e3)
         print(json.dumps(dict(step=step, **kv)), flush=True)
 
     try:
@@ -198,6 +204,7 @@ def main(argv):
         b.send("Emulation.setDeviceMetricsOverride", {"width": int(args.get("width", 1280)),
                "height": int(args.get("height", 800)), "deviceScaleFactor": 1, "mobile": False})
         for step in steps:
+            step_t[0] = time.monotonic()
             kind, _, arg = step.partition(":")
             if kind == "load":
                 t = time.monotonic()
@@ -213,7 +220,7 @@ def main(argv):
                     status = 1
                     continue
                 emit(step, load_ms=round(load_ms), painted_ms=round(paint_ms),
-                     timing=b.eval("jprof.timing"), state=b.eval("jprof.state()"))
+                     timing=b.eval("jprof.timing()"), state=b.eval("jprof.state()"))
             elif kind == "search":
                 b.click_selector("#search")
                 b.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "a", "code": "KeyA",
@@ -233,7 +240,7 @@ def main(argv):
                 emit(step, state=b.eval("jprof.state()"))
             elif kind == "view":
                 b.click_selector("#v-" + arg)
-                emit(step, state=b.eval("jprof.state()"))
+                emit(step, timing=b.eval("jprof.timing()"), state=b.eval("jprof.state()"))
             elif kind in ("click", "pixel"):
                 r = b.eval("jprof.frameRect(%s)" % json.dumps(arg))
                 if not r:
