@@ -348,7 +348,8 @@ TEST(meta_strings_are_escaped)
 	struct out_meta meta = {
 		.title = "<b>t</b>",
 		.host = "h\"o\\st\n",
-		.command = "jprof record -o '</script><script>alert(1)</script>' <!-- \xe2\x80\xa9 \xff&",
+		.command = "jprof record -o '</script><script>alert(1)</script>' <!-- "
+			   "\xe2\x80\xa9 \xff&",
 		.events = "cpu</SCRIPT >",
 		.losses = "a\x01z",
 	};
@@ -360,7 +361,8 @@ TEST(meta_strings_are_escaped)
 	EXPECT_EQ(count(doc, "<script"), 2);
 	EXPECT_EQ(count(doc, "</script>"), 2);
 	EXPECT_EQ(count(doc, "<!--"), 2);
-	EXPECT_EQ(count(doc, "alert(1)"), 2); /* the test profile's frame and the command, as text */
+	/* the test profile's frame and the command, as text */
+	EXPECT_EQ(count(doc, "alert(1)"), 2);
 	EXPECT_TRUE(strstr(data, "\"title\":\"\\u003cb\\u003et\\u003c/b\\u003e\""));
 	EXPECT_TRUE(strstr(data, "\"host\":\"h\\\"o\\\\st\\u000a\""));
 	EXPECT_TRUE(strstr(data, "\"command\":\"jprof record -o '\\u003c/script\\u003e\\u003cscript"
