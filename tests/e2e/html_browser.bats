@@ -67,7 +67,7 @@ PY
 	EOF
 	run -0 "$JPROF" report "$OUT/s.folded" -o "$OUT/s.html"
 	drive synthetic "$OUT/s.html" load shot:synthetic-load search:Main.inl pixel:Main.inl \
-		shot:synthetic-search click:Main.work shot:synthetic-zoom view:reverse \
+		shot:synthetic-search click:Main.work shot:synthetic-zoom reset hover:Main.work view:reverse \
 		shot:synthetic-reverse 'search:b(c' regex shot:synthetic-regex \
 		'search:Main\.(inl|work)' view:flame shot:synthetic-flame
 	# loaded at the top of the page, no scrolling of its own
@@ -80,6 +80,12 @@ PY
 	# a real click zooms, and the search shows the zoomed view's share besides the whole's
 	[[ $(step click:Main.work 's["zoom"]') == Main.work ]]
 	[[ $(step click:Main.work 's["match"]') == "Matched: 75.00% of zoomed (30 samples)  ·  67.27% of all (37 samples)" ]]
+	# the reset button zooms out; a tooltip tells the frame's kind and weights
+	[[ $(step reset 's["zoom"]') == all ]]
+	[[ $(step hover:Main.work 's["tip"]') == "Main.work
+kind:   Java JIT
+weight: 40 samples (72.73% of total, 76.92% of parent)
+self:   10 samples (18.18%)" ]]
 	# reverse: the leaves are the roots, Main.inl merged from its two callers
 	[[ $(step view:reverse 's["roots"]') == '["Main.inl", "Main.work", "write"]' ]]
 	[[ $(step view:reverse 's["widestRoot"]') == Main.inl ]]
@@ -111,7 +117,8 @@ real_recording() {
 	sleep 1
 	run -0 "$JPROF" record -p "$JPID" -e cpu,offcpu -d 3 -o "$OUT/real.html"
 	drive "real-$tag" "$OUT/real.html" load shot:"real-$tag-load" search:JavaHot.spinA \
-		shot:"real-$tag-search" click:JavaHot.spinA shot:"real-$tag-zoom" view:reverse \
+		shot:"real-$tag-search" click:JavaHot.spinA shot:"real-$tag-zoom" hover:JavaHot.spinA \
+		view:reverse \
 		shot:"real-$tag-reverse"
 	local meta
 	meta=$(step load 's["meta"]')
@@ -128,6 +135,7 @@ real_recording() {
 	[[ $(step search:JavaHot.spinA 's["match"]') =~ of\ all\ \([0-9.]+\ (ms|s)\)$ ]]
 	[[ $(step click:JavaHot.spinA 's["zoom"]') == JavaHot.spinA ]]
 	[[ $(step click:JavaHot.spinA 's["match"]') == "Matched: 100.00% of zoomed"* ]]
+	[[ $(step hover:JavaHot.spinA 's["tip"]') =~ weight:\ [0-9.]+\ (ms|s)\ \( ]]
 	# the heaviest leaf, summed over every stack in the embedded data, is the widest reverse root
 	local leaf
 	leaf=$(python3 - "$OUT/real.html" <<-'PY'

@@ -8,6 +8,8 @@ steps:  load            open the file, wait for its load event, print load timin
         search:TEXT     click the search box, replace its text by TEXT (typed), print state
         regex           click the Regex checkbox, print state
         click:FRAME     left-click the centre of the widest drawn frame named FRAME
+        hover:FRAME     move the mouse over that frame (its tooltip shows in the state)
+        reset           click "Reset zoom"
         view:NAME       click the view button (icicle, flame, reverse)
         pixel:FRAME     print the canvas colour at the centre of FRAME
         shot:NAME       save a screenshot of the viewport as DIR/NAME.png
@@ -235,13 +237,13 @@ def main(argv):
                                                       "windowsVirtualKeyCode": 8})
                 b.pump(0.6)  # the page waits 150 ms after the last key
                 emit(step, state=b.eval("jprof.state()"))
-            elif kind == "regex":
-                b.click_selector("#regex")
+            elif kind in ("regex", "reset"):
+                b.click_selector("#" + kind)
                 emit(step, state=b.eval("jprof.state()"))
             elif kind == "view":
                 b.click_selector("#v-" + arg)
                 emit(step, timing=b.eval("jprof.timing()"), state=b.eval("jprof.state()"))
-            elif kind in ("click", "pixel"):
+            elif kind in ("click", "hover", "pixel"):
                 r = b.eval("jprof.frameRect(%s)" % json.dumps(arg))
                 if not r:
                     emit(step, error="no frame %r drawn" % arg)
@@ -249,6 +251,10 @@ def main(argv):
                     continue
                 if kind == "click":
                     b.mouse_click(r["cx"], r["cy"])
+                    emit(step, rect=r, state=b.eval("jprof.state()"))
+                elif kind == "hover":
+                    b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": r["cx"],
+                                                        "y": r["cy"]})
                     emit(step, rect=r, state=b.eval("jprof.state()"))
                 else:
                     rgb = b.eval("Array.from(document.getElementById('fg').getContext('2d')"
