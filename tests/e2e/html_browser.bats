@@ -164,6 +164,8 @@ real_recording() {
 	echo "heaviest leaf: $leaf"
 	[[ $(step view:reverse 's["widestRoot"]') == "$leaf" ]]
 	[[ $(step view:reverse 's["roots"]') == *"\"$leaf\""* ]]
+	# the spinning Java methods are leaves, so roots of the reverse view
+	[[ $(step view:reverse 's["roots"]') =~ \"JavaHot(\.|::)(countedLoop|tiny|busyB)\" ]]
 }
 
 @test "html browser: a real recording on JDK 17: header, time units, zoomed share, reverse root" {
