@@ -11,7 +11,8 @@ DRIVER=$BATS_TEST_DIRNAME/html_driver.py
 GEN=$BATS_TEST_DIRNAME/gen_folded.py
 
 setup_file() {
-	export ART=${JPROF_TEST_ARTIFACTS:-$REPO/build/test-artifacts}/html
+	# beside the jprof under test (build/ unless make's OUT says otherwise)
+	export ART=${JPROF_TEST_ARTIFACTS:-$(dirname "$JPROF")/test-artifacts}/html
 	mkdir -p "$ART"
 }
 
