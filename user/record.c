@@ -656,22 +656,58 @@ static __u64 js_samples(const struct rec *r)
 	return js.samples;
 }
 
+/* jprof's own command line, arguments with blanks or quotes in single quotes; cut when long */
+static void own_command(char *buf, size_t len)
+{
+	char raw[1024];
+	size_t n = 0, o = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd < 0 ? -1 : read(fd, raw, sizeof(raw) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[0] = '\0';
+	if (got <= 0)
+		return;
+	raw[got] = '\0';
+	while (n < (size_t)got && o + 4 < len) {
+		const char *a = raw + n;
+		bool quote = !*a || strpbrk(a, " \t\n'\"\\$`;&|<>*?");
+
+		o += snprintf(buf + o, len - o, "%s%s", o ? " " : "", quote ? "'" : "");
+		for (; *a && o + 6 < len; a++) {
+			if (*a == '\'') {
+				memcpy(buf + o, "'\\''", 4); /* close, escaped quote, reopen */
+				o += 4;
+			} else {
+				buf[o++] = *a;
+			}
+		}
+		if (quote && o + 2 < len)
+			buf[o++] = '\'';
+		buf[o] = '\0';
+		n += strlen(raw + n) + 1;
+	}
+}
+
 static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 {
 	static const char *const ev_names[] = { [JP_EV_CPU] = "cpu", [JP_EV_OFFCPU] = "offcpu",
 						[JP_EV_SYSCALL] = "syscalls" };
-	static char host[256], events[64];
+	static char host[256], events[64], command[1024], losses[128];
 	size_t n = 0;
 	__u64 st[JP_STAT_MAX];
 	struct timespec now;
 
 	memset(m, 0, sizeof(*m));
+	own_command(command, sizeof(command));
+	m->command = command[0] ? command : NULL;
 	kernel_session__stats(r->ks, st);
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
 	m->title = profile_title(r->o);
 	m->unit = r->o->events == 1u << JP_EV_CPU ? "samples" : "ns";
-	m->host = host;
+	m->host = host[0] ? host : NULL;
 	events[0] = '\0';
 	for (int e = JP_EV_CPU; e <= JP_EV_SYSCALL; e++)
 		if (r->o->events & (1u << e))
@@ -682,7 +718,10 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 	clock_gettime(CLOCK_REALTIME, &now);
 	m->start_unix_ns = (__u64)now.tv_sec * 1000000000ull + (__u64)now.tv_nsec - m->duration_ns;
 	m->samples = js_samples(r);
-	m->lost = st[JP_STAT_RB_DROPS];
+	m->lost = st[JP_STAT_RB_DROPS] + st[JP_STAT_OFFCPU_LOST];
+	snprintf(losses, sizeof(losses), "%llu ring buffer full, %llu off-CPU not stored",
+		 (unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)st[JP_STAT_OFFCPU_LOST]);
+	m->losses = losses;
 }
 
 /*

@@ -258,3 +258,130 @@ TEST(enospc_surfaces)
 	fclose(f);
 	profile__free(p);
 }
+
+static const struct out_meta *meta_arg;
+
+static int html_meta(const struct profile *p, FILE *f)
+{
+	return out_html_write_meta(p, meta_arg, f);
+}
+
+/* the document and its embedded data for meta (NULL: none) */
+static char *html_with_meta(const struct profile *p, const struct out_meta *meta, char **ret_data)
+{
+	char *doc;
+	int err;
+
+	meta_arg = meta;
+	doc = capture(html_meta, p, &err);
+	if (err || !doc || !data_is_json(doc, ret_data)) {
+		free(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+TEST(meta_header_fields)
+{
+	struct profile *p = test_profile();
+	struct out_meta meta = {
+		.title = "jprof: CPU + off-CPU",
+		.unit = "ns",
+		.host = "build-01",
+		.command = "jprof record -a -d 2 -o x.html",
+		.events = "cpu,offcpu",
+		.freq_hz = 99,
+		.start_unix_ns = 1700000000123456789ull, /* 2023-11-14 22:13:20 UTC */
+		.duration_ns = 2000000001ull,
+		.samples = 12345678901ull,
+		.lost = 7,
+		.losses = "7 ring buffer full",
+	};
+	char *doc, *data = NULL;
+
+	ASSERT_TRUE(p);
+	doc = html_with_meta(p, &meta, &data);
+	ASSERT_TRUE(doc && data);
+	EXPECT_TRUE(strstr(data, ",\"meta\":{\"samples\":12345678901,\"lost\":7,"
+				 "\"title\":\"jprof: CPU + off-CPU\",\"unit\":\"ns\","
+				 "\"host\":\"build-01\",\"command\":\"jprof record -a -d 2 -o x.html\","
+				 "\"events\":\"cpu,offcpu\",\"losses\":\"7 ring buffer full\","
+				 "\"freq\":99,\"duration_ns\":2000000001,"
+				 "\"start\":\"2023-11-14 22:13:20 UTC\"},\"nodes\":["));
+	/* the profile's own title and unit stay in the data; the page prefers meta's */
+	EXPECT_TRUE(!strncmp(data, "{\"title\":\"cpu \\\"test\\\" \\u003cprofile\\u003e\","
+				   "\"unit\":\"samples\",\"meta\":",
+			     strlen("{\"title\":\"cpu \\\"test\\\" \\u003cprofile\\u003e\","
+				    "\"unit\":\"samples\",\"meta\":")));
+	EXPECT_EQ(count(doc, "<script"), 2);
+	free(doc);
+	free(data);
+	profile__free(p);
+}
+
+TEST(meta_unknown_fields_are_left_out)
+{
+	struct profile *p = profile__new("t", "samples");
+	struct out_meta meta = { 0 };
+	char *doc, *data = NULL;
+
+	ASSERT_TRUE(p);
+	doc = html_with_meta(p, &meta, &data);
+	ASSERT_TRUE(doc && data);
+	EXPECT_STREQ(data, "{\"title\":\"t\",\"unit\":\"samples\",\"meta\":{\"samples\":0,\"lost\":0},"
+			   "\"nodes\":[0,6,0,0],\"names\":[\"all\"]}");
+	free(doc);
+	free(data);
+	/* NULL meta: no header at all, the same as out_html_write */
+	doc = html_with_meta(p, NULL, &data);
+	ASSERT_TRUE(doc && data);
+	EXPECT_TRUE(!strstr(data, "\"meta\""));
+	free(doc);
+	free(data);
+	profile__free(p);
+}
+
+/* the command line (and host, title, ...) are user input: nothing in them may end the script */
+TEST(meta_strings_are_escaped)
+{
+	struct profile *p = test_profile();
+	struct out_meta meta = {
+		.title = "<b>t</b>",
+		.host = "h\"o\\st\n",
+		.command = "jprof record -o '</script><script>alert(1)</script>' <!-- "
+			   "\xe2\x80\xa9 \xff&",
+		.events = "cpu</SCRIPT >",
+		.losses = "a\x01z",
+	};
+	char *doc, *data = NULL;
+
+	ASSERT_TRUE(p);
+	doc = html_with_meta(p, &meta, &data);
+	ASSERT_TRUE(doc && data);
+	EXPECT_EQ(count(doc, "<script"), 2);
+	EXPECT_EQ(count(doc, "</script>"), 2);
+	EXPECT_EQ(count(doc, "<!--"), 2);
+	/* the test profile's frame and the command, as text */
+	EXPECT_EQ(count(doc, "alert(1)"), 2);
+	EXPECT_TRUE(strstr(data, "\"title\":\"\\u003cb\\u003et\\u003c/b\\u003e\""));
+	EXPECT_TRUE(strstr(data, "\"host\":\"h\\\"o\\\\st\\u000a\""));
+	EXPECT_TRUE(strstr(data, "\"command\":\"jprof record -o '\\u003c/script\\u003e\\u003cscript"
+				 "\\u003ealert(1)\\u003c/script\\u003e' \\u003c!-- \\u2029 \\ufffd\\u0026\""));
+	EXPECT_TRUE(strstr(data, "\"events\":\"cpu\\u003c/SCRIPT \\u003e\""));
+	EXPECT_TRUE(strstr(data, "\"losses\":\"a\\u0001z\""));
+	free(doc);
+	free(data);
+	profile__free(p);
+}
+
+TEST(meta_enospc_surfaces)
+{
+	struct profile *p = test_profile();
+	struct out_meta meta = { .host = "h", .samples = 1 };
+	FILE *f = fopen("/dev/full", "w");
+
+	ASSERT_TRUE(p && f);
+	EXPECT_EQ(out_html_write_meta(p, &meta, f), -ENOSPC);
+	fclose(f);
+	profile__free(p);
+}

@@ -1,0 +1,207 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# html_browser.bats: the HTML flame graph in headless Chromium, driven with real mouse and keyboard
+# events (tests/e2e/html_driver.py): no console errors, search, zoom, reverse view, header, 100k
+# stacks. Screenshots and the driver's step logs stay in build/test-artifacts/html/.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+DRIVER=$BATS_TEST_DIRNAME/html_driver.py
+GEN=$BATS_TEST_DIRNAME/gen_folded.py
+
+setup_file() {
+	# beside the jprof under test (build/ unless make's OUT says otherwise)
+	export ART=${JPROF_TEST_ARTIFACTS:-$(dirname "$JPROF")/test-artifacts}/html
+	mkdir -p "$ART"
+}
+
+setup() {
+	[[ -x $JPROF ]] || missing "jprof not built at $JPROF (run make)"
+	command -v chromium >/dev/null || missing "chromium (Debian package chromium; scripts/install-deps.sh)"
+	command -v python3 >/dev/null || missing "python3"
+	OUT=$BATS_TEST_TMPDIR
+	JPID=
+}
+
+teardown() {
+	if [[ -n ${JPID:-} ]]; then
+		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
+	fi
+}
+
+# drive NAME HTML STEP...: runs the browser; its JSON lines go to $ART/NAME.jsonl
+drive() {
+	local name=$1 html=$2
+	shift 2
+	run python3 "$DRIVER" --html "$html" --out "$ART" "$@" 3>&-
+	printf '%s\n' "$output" >"$ART/$name.jsonl"
+	echo "$output"
+	LOG=$ART/$name.jsonl
+	[[ $status -eq 0 ]]
+}
+
+# step STEP EXPR: a Python expression over the step's line `d` (its state is `s`), printed as JSON
+# (strings bare)
+step() {
+	python3 - "$LOG" "$1" "$2" <<'PY'
+import json, sys
+log, want, expr = sys.argv[1:]
+for line in open(log):
+    d = json.loads(line)
+    if d.get("step") == want:
+        s = d.get("state", {})
+        v = eval(expr)
+        print(v if isinstance(v, str) else json.dumps(v))
+        sys.exit(0)
+sys.exit("no step %s in %s" % (want, log))
+PY
+}
+
+@test "html browser: loads clean; literal search highlights the frame; a click zooms; reverse shows the leaf as a root" {
+	cat >"$OUT/s.folded" <<-'EOF'
+	[process 1 java];Main.main_[0];Main.work_[j];Main.inl_[i] 30
+	[process 1 java];Main.main_[0];Main.work_[j] 10
+	[process 1 java];Main.main_[0];Other.run_[j];Main.inl_[i] 7
+	[process 1 java];Main.main_[0];</script><script>alert(1)</script>;<img src=x onerror=alert(2)>;write_[k] 5
+	[process 2 app];main;a.b(c)*d;write_[k] 3
+	EOF
+	run -0 "$JPROF" report "$OUT/s.folded" -o "$OUT/s.html"
+	drive synthetic "$OUT/s.html" load shot:synthetic-load search:Main.inl pixel:Main.inl \
+		shot:synthetic-search click:Main.work shot:synthetic-zoom reset hover:Main.work view:reverse \
+		shot:synthetic-reverse 'search:b(c' regex shot:synthetic-regex \
+		'search:Main\.(inl|work)' view:flame shot:synthetic-flame
+	# loaded at the top of the page, no scrolling of its own
+	[[ $(step load 's["scrollY"]') == 0 ]]
+	[[ $(step load 's["roots"]') == '["[process 1 java]", "[process 2 app]"]' ]]
+	# the literal search highlights exactly that frame, in the highlight colour, with its share
+	[[ $(step search:Main.inl 's["highlighted"]') == '["Main.inl"]' ]]
+	[[ $(step search:Main.inl 's["match"]') == "Matched: 67.27% of all (37 samples)" ]]
+	[[ $(step pixel:Main.inl 'd["rgb"]') == '[224, 60, 224]' ]]
+	# a real click zooms, and the search shows the zoomed view's share besides the whole's
+	[[ $(step click:Main.work 's["zoom"]') == Main.work ]]
+	[[ $(step click:Main.work 's["match"]') == "Matched: 75.00% of zoomed (30 samples)  ·  67.27% of all (37 samples)" ]]
+	# the reset button zooms out; a tooltip tells the frame's kind and weights
+	[[ $(step reset 's["zoom"]') == all ]]
+	[[ $(step hover:Main.work 's["tip"]') == "Main.work
+kind:   Java JIT
+weight: 40 samples (72.73% of total, 76.92% of parent)
+self:   10 samples (18.18%)" ]]
+	# reverse: the leaves are the roots, Main.inl merged from its two callers
+	[[ $(step view:reverse 's["roots"]') == '["Main.inl", "Main.work", "write"]' ]]
+	[[ $(step view:reverse 's["widestRoot"]') == Main.inl ]]
+	[[ $(step view:reverse 's["status"]') == *"Reverse (callee-first)"* ]]
+	# literal by default: "b(c" matches the name; as a regex it is invalid and says so
+	[[ $(step 'search:b(c' 's["highlighted"]') == '["a.b(c)*d"]' ]]
+	[[ $(step regex 's["match"]') == "invalid regex:"* ]]
+	[[ $(step regex 's["highlighted"]') == '[]' ]]
+	[[ $(step 'search:Main\.(inl|work)' 'sorted(s["highlighted"])') == '["Main.inl", "Main.work"]' ]]
+	[[ $(step view:flame 's["view"]') == flame ]]
+	# the markup in a frame name stayed text: no dialog, no error (drive fails on either)
+	[[ $(grep -c '"error"' "$LOG") == 0 ]]
+	[[ -s $ART/synthetic-reverse.png ]]
+}
+
+# a JavaHot recording with CPU and off-CPU: the header says what was recorded, weights show as
+# time, and the reverse view's widest root is the leaf with the most weight in the data
+real_recording() {
+	local home=$1 tag=$2
+	require_jdk "$home"
+	[[ -f $APPS/JavaHot.class ]] || missing "test apps not built (make apps)"
+	"$home/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q ready "$OUT/java.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q ready "$OUT/java.out"
+	sleep 1
+	run -0 "$JPROF" record -p "$JPID" -e cpu,offcpu -d 3 -o "$OUT/real.html"
+	drive "real-$tag" "$OUT/real.html" load shot:"real-$tag-load" search:JavaHot.spinA \
+		shot:"real-$tag-search" click:JavaHot.spinA shot:"real-$tag-zoom" hover:JavaHot.spinA \
+		view:reverse \
+		shot:"real-$tag-reverse"
+	local meta
+	meta=$(step load 's["meta"]')
+	[[ $meta == *"host$(hostname)"* ]]
+	[[ $meta == *"eventscpu,offcpu"* ]]
+	[[ $meta == *"rate99 Hz"* ]]
+	[[ $meta =~ duration3\.[0-9]+\ s ]]
+	[[ $meta =~ samples[1-9][0-9]* ]]
+	[[ $meta == *"command"*"record -p $JPID -e cpu,offcpu -d 3 -o $OUT/real.html"* ]]
+	[[ $(step load 'd["timing"]["total_ms"] > 0') == true ]]
+	# CPU + off-CPU weights are time: shown as ms or s, in the status, the search and the zoom
+	[[ $(step load 's["status"]') =~ Total:\ [0-9.]+\ (ms|s) ]]
+	[[ $(step search:JavaHot.spinA 's["highlighted"]') == *'"JavaHot.spinA"'* ]]
+	[[ $(step search:JavaHot.spinA 's["match"]') =~ of\ all\ \([0-9.]+\ (ms|s)\)$ ]]
+	[[ $(step click:JavaHot.spinA 's["zoom"]') == JavaHot.spinA ]]
+	[[ $(step click:JavaHot.spinA 's["match"]') == "Matched: 100.00% of zoomed"* ]]
+	[[ $(step hover:JavaHot.spinA 's["tip"]') =~ weight:\ [0-9.]+\ (ms|s)\ \( ]]
+	# the heaviest leaf, summed over every stack in the embedded data, is the widest reverse root
+	local leaf
+	leaf=$(python3 - "$OUT/real.html" <<-'PY'
+	import collections, json, re, sys
+	doc = open(sys.argv[1]).read()
+	d = json.loads(re.search(r'<script id="jp-data" type="application/json">(.*?)</script>', doc, re.S).group(1))
+	nodes, names = d["nodes"], d["names"]
+	n = len(nodes) // 4
+	self_w = [nodes[4 * i + 2] for i in range(n)]
+	stack = []  # [node, children still to come], preorder as html.c writes it
+	for i in range(n):
+	    while stack and stack[-1][1] == 0:
+	        stack.pop()
+	    if stack:
+	        stack[-1][1] -= 1
+	        self_w[stack[-1][0]] -= nodes[4 * i + 2]
+	    if nodes[4 * i + 3]:
+	        stack.append([i, nodes[4 * i + 3]])
+	leaf = collections.Counter()
+	for i in range(1, n):
+	    if self_w[i] > 0:
+	        leaf[(names[nodes[4 * i]], nodes[4 * i + 1])] += self_w[i]
+	print(leaf.most_common(1)[0][0][0])
+	PY
+	)
+	echo "heaviest leaf: $leaf"
+	[[ $(step view:reverse 's["widestRoot"]') == "$leaf" ]]
+	[[ $(step view:reverse 's["roots"]') == *"\"$leaf\""* ]]
+	# the spinning Java methods are leaves, so roots of the reverse view
+	[[ $(step view:reverse 's["roots"]') =~ \"JavaHot(\.|::)(countedLoop|tiny|busyB)\" ]]
+}
+
+@test "html browser: a real recording on JDK 17: header, time units, zoomed share, reverse root" {
+	[[ $EUID -eq 0 ]] || missing "root to record"
+	real_recording "$JDK17" jdk17
+}
+
+@test "html browser: a real recording on JDK 25: header, time units, zoomed share, reverse root" {
+	[[ $EUID -eq 0 ]] || missing "root to record"
+	real_recording "$JDK25" jdk25
+}
+
+@test "html browser: 100,000 distinct stacks load, search and reverse in time" {
+	python3 "$GEN" 100000 7 >"$OUT/big.folded"
+	[[ $(wc -l <"$OUT/big.folded") -eq 100000 ]]
+	run -0 "$JPROF" report "$OUT/big.folded" -o "$OUT/big.html"
+	drive big "$OUT/big.html" load shot:big-load search:Unsafe_Park shot:big-search \
+		view:reverse shot:big-reverse click:Unsafe_Park shot:big-reverse-zoom
+	[[ $(step load 's["nodes"] > 100000') == true ]]
+	[[ $(step load 's["scrollY"]') == 0 ]]
+	# generous bounds: two cores shared with four other builds; the numbers go to the log
+	step load '"load %d ms, painted %d ms, script %.0f ms (parse %.0f, first draw %.0f)" % (d["load_ms"], d["painted_ms"], d["timing"]["total_ms"], d["timing"]["parse_ms"], d["timing"]["draw_ms"])' |
+		tee "$ART/big-timing.txt"
+	step view:reverse '"reverse view built in %.0f ms, step %d ms" % (d["timing"]["reverse_ms"], d["ms"])' |
+		tee -a "$ART/big-timing.txt"
+	[[ $(step load 'd["painted_ms"] < 60000') == true ]]
+	[[ $(step view:reverse 'd["ms"] < 60000') == true ]]
+	[[ $(step search:Unsafe_Park 's["highlighted"]') == '["Unsafe_Park"]' ]]
+	# the widest reverse root is the leaf with the most weight in the folded input
+	local leaf
+	leaf=$(awk '{ w = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";"); s[f[n]] += w }
+		END { for (k in s) if (s[k] > m) { m = s[k]; b = k }; print b }' "$OUT/big.folded")
+	leaf=${leaf%_\[[jik0]\]}
+	echo "heaviest leaf: $leaf"
+	[[ $(step view:reverse 's["widestRoot"]') == "$leaf" ]]
+	[[ $(step click:Unsafe_Park 's["zoom"]') == Unsafe_Park ]]
+	[[ $(step click:Unsafe_Park 's["match"]') == "Matched: 100.00% of zoomed"* ]]
+}
