@@ -38,11 +38,17 @@ static int write_file(const struct model *m, const struct jfr_opts *o, const cha
 
 int main(int argc, char **argv)
 {
-	struct out_meta meta = {.title = "jprof: test model", .host = "testhost",
-				.command = "jfr_driver", .events = "cpu,offcpu,syscalls",
-				.freq_hz = 99, .samples = KNOWN_CPU_SAMPLES, .lost = 0};
+	struct out_meta meta = {.title = "jprof: test model",
+				.host = "testhost",
+				.command = "jfr_driver",
+				.events = "cpu,offcpu,syscalls",
+				.freq_hz = 99,
+				.samples = KNOWN_CPU_SAMPLES,
+				.lost = 0};
 	struct jfr_opts o = {.start_unix_ns = (__u64)time(NULL) * 1000000000ull,
-			     .duration_ns = 5000000000ull, .period_ns = 10101010, .meta = &meta};
+			     .duration_ns = 5000000000ull,
+			     .period_ns = 10101010,
+			     .meta = &meta};
 	struct model *m = model__new();
 	struct rusage ru;
 	int err;
@@ -66,10 +72,13 @@ int main(int argc, char **argv)
 		__u32 stacks = (__u32)strtoul(argv[4], NULL, 10);
 		struct model_counts c;
 		double t0, t1, t2;
+		long rss_model;
 
 		t0 = now_s();
 		err = stacks ? jfr_bench_model(m, samples, stacks) : -EINVAL;
 		t1 = now_s();
+		getrusage(RUSAGE_SELF, &ru);
+		rss_model = ru.ru_maxrss;
 		o.duration_ns = 60000000000ull;
 		meta.samples = samples;
 		if (!err)
@@ -86,10 +95,12 @@ int main(int argc, char **argv)
 			if (f)
 				fclose(f);
 			printf("jfr bench: %llu samples, %zu stacks, %zu functions: model %.3f s, "
-			       "write %.3f s, %.1f MB (%.1f bytes/sample), peak RSS %ld MB\n",
+			       "write %.3f s, %.1f MB (%.1f bytes/sample), peak RSS %ld MB (%ld MB "
+			       "more while "
+			       "writing)\n",
 			       (unsigned long long)samples, c.stacks, c.funcs, t1 - t0, t2 - t1,
 			       (double)size / 1e6, (double)size / (double)(samples ? samples : 1),
-			       ru.ru_maxrss / 1024);
+			       ru.ru_maxrss / 1024, (ru.ru_maxrss - rss_model) / 1024);
 		}
 	} else {
 		err = -EINVAL;

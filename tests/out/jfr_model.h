@@ -9,13 +9,13 @@
 #include "model/model.h"
 
 /* what jfr_known_model() holds, for the assertions */
-#define KNOWN_CPU_SAMPLES  100
-#define KNOWN_TOP_METHOD   "com.acme.Hot.spin" /* 60 of the samples, leaf of a JIT frame */
-#define KNOWN_TOP_SAMPLES  60
-#define KNOWN_OFFCPU_NS	   2500000000ull
-#define KNOWN_SYSCALLS	   7
-#define KNOWN_SYSCALL_NS   3000000ull
-#define KNOWN_THREADS	   3
+#define KNOWN_CPU_SAMPLES 100
+#define KNOWN_TOP_METHOD  "com.acme.Hot.spin" /* 60 of the samples, leaf of a JIT frame */
+#define KNOWN_TOP_SAMPLES 60
+#define KNOWN_OFFCPU_NS	  2500000000ull
+#define KNOWN_SYSCALLS	  7
+#define KNOWN_SYSCALL_NS  3000000ull
+#define KNOWN_THREADS	  3
 
 static inline jp_id known_loc(struct model *m, const char *name, const char *file, bool java,
 			      enum jp_frame_kind kind, __s32 line, __u64 addr)
@@ -33,12 +33,19 @@ static inline jp_id known_loc(struct model *m, const char *name, const char *fil
  */
 static inline int jfr_known_model(struct model *m)
 {
-	struct jp_labels main_l = {.pid = 100, .tid = 101, .comm = "java", .thread = "main",
-				   .container = ""};
-	struct jp_labels worker_l = {.pid = 100, .tid = 102, .comm = "java",
-				     .thread = "worker-1", .container = "c0ffee"};
-	struct jp_labels native_l = {.pid = 200, .tid = 200, .comm = "hotab", .thread = "",
-				     .container = "", .cgroup = 4242};
+	struct jp_labels main_l = {
+		.pid = 100, .tid = 101, .comm = "java", .thread = "main", .container = ""};
+	struct jp_labels worker_l = {.pid = 100,
+				     .tid = 102,
+				     .comm = "java",
+				     .thread = "worker-1",
+				     .container = "c0ffee"};
+	struct jp_labels native_l = {.pid = 200,
+				     .tid = 200,
+				     .comm = "hotab",
+				     .thread = "",
+				     .container = "",
+				     .cgroup = 4242};
 	jp_id main_ = known_loc(m, "com/acme/Hot.main", "Hot.java", true, JP_FK_INTERP, 5, 0);
 	jp_id s1[] = {known_loc(m, "com/acme/Hot.spin", "Hot.java", true, JP_FK_JIT, 12, 0), main_};
 	jp_id s2[] = {known_loc(m, "java/lang/Math.sqrt", "Math.java", true, JP_FK_INLINED, 0, 0),
@@ -49,13 +56,12 @@ static inline int jfr_known_model(struct model *m)
 		      known_loc(m, "__libc_write", "/usr/lib/x86_64-linux-gnu/libc.so.6", false,
 				JP_FK_NATIVE, 0, 0x7f0000001234ull),
 		      known_loc(m, "main", "/opt/app/hotab", false, JP_FK_NATIVE, 0, 0x401000)};
-	jp_id s4[] = {known_loc(m, "schedule", "[kernel]", false, JP_FK_KERNEL, 0,
-				0xffffffff81000100ull),
-		      known_loc(m, "JVM_MonitorWait", "/usr/lib/jvm/lib/server/libjvm.so", false,
-				JP_FK_JVM, 0, 0x7f0000100000ull),
-		      known_loc(m, "java/lang/Object.wait", "Object.java", true, JP_FK_INTERP, 0,
-				0),
-		      main_};
+	jp_id s4[] = {
+		known_loc(m, "schedule", "[kernel]", false, JP_FK_KERNEL, 0, 0xffffffff81000100ull),
+		known_loc(m, "JVM_MonitorWait", "/usr/lib/jvm/lib/server/libjvm.so", false,
+			  JP_FK_JVM, 0, 0x7f0000100000ull),
+		known_loc(m, "java/lang/Object.wait", "Object.java", true, JP_FK_INTERP, 0, 0),
+		main_};
 	jp_id st1 = model__stack(m, s1, 2), st2 = model__stack(m, s2, 3);
 	jp_id st3 = model__stack(m, s3, 3), st4 = model__stack(m, s4, 4);
 	jp_id lm = model__labels(m, &main_l), lw = model__labels(m, &worker_l);
@@ -85,8 +91,11 @@ static inline int jfr_bench_model(struct model *m, __u64 n_samples, __u32 n_stac
 	char name[64], comm[16];
 
 	for (int t = 0; t < 64; t++) {
-		struct jp_labels l = {.pid = 1000 + (__u32)t / 8, .tid = 2000 + (__u32)t,
-				      .comm = comm, .thread = name, .container = ""};
+		struct jp_labels l = {.pid = 1000 + (__u32)t / 8,
+				      .tid = 2000 + (__u32)t,
+				      .comm = comm,
+				      .thread = name,
+				      .container = ""};
 
 		snprintf(comm, sizeof(comm), "app%d", t / 8);
 		snprintf(name, sizeof(name), "worker-%d", t);

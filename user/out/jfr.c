@@ -7,6 +7,7 @@
  * the model, not to the number of samples; the output needs no seek (pipes work).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +20,8 @@
 #define JFR_TICKS_PER_SEC 1000000000ull
 #define JFR_START_TICKS	  1 /* ticks are ns since the recording's start, plus this */
 
-#define EV_METADATA 0
-#define EV_CHECKPOINT 1
+#define EV_METADATA	  0
+#define EV_CHECKPOINT	  1
 
 /* type ids in our metadata; 0 and 1 are the metadata and checkpoint event ids */
 enum {
@@ -120,6 +121,12 @@ static void jb_varint(struct jbuf *b, __u64 v)
 	unsigned char tmp[9];
 
 	jb_raw(b, tmp, varint_enc(tmp, v));
+}
+
+/* a Java long that is a count or a time: clamped, so that no reader sees it negative */
+static void jb_long(struct jbuf *b, __u64 v)
+{
+	jb_varint(b, v > (__u64)INT64_MAX ? (__u64)INT64_MAX : v);
 }
 
 /* a Java int: negative values travel as their 32-bit pattern */
@@ -276,14 +283,20 @@ struct cdesc {
 	int nf;
 };
 
-#define FIELDS(...)                                                                                \
-	.f = (const struct fdesc[]){__VA_ARGS__},                                                  \
+#define FIELDS(...)                               \
+	.f = (const struct fdesc[]){__VA_ARGS__}, \
 	.nf = sizeof((const struct fdesc[]){__VA_ARGS__}) / sizeof(struct fdesc)
 
 #define ANNOTATION "java.lang.annotation.Annotation"
 #define EVENT	   "jdk.jfr.Event"
-#define START_TIME {"startTime", T_LONG, F_TIMESTAMP, "Start Time", NULL}
-#define DURATION   {"duration", T_LONG, F_TIMESPAN, "Duration", "TICKS"}
+#define START_TIME                                                   \
+	{                                                            \
+		"startTime", T_LONG, F_TIMESTAMP, "Start Time", NULL \
+	}
+#define DURATION                                                    \
+	{                                                           \
+		"duration", T_LONG, F_TIMESPAN, "Duration", "TICKS" \
+	}
 
 /* the tables leave trailing members zero (no label, no unit, ...) */
 #pragma GCC diagnostic push
@@ -308,35 +321,28 @@ static const struct cdesc classes[] = {
 	 FIELDS({"parent", T_THREADGROUP, F_CP, "Parent"}, {"name", T_STRING, 0, "Name"})},
 	{T_CLASS, "java.lang.Class", .label = "Java Class",
 	 FIELDS({"classLoader", T_CLASSLOADER, F_CP, "Class Loader"},
-		{"name", T_SYMBOL, F_CP, "Name"},
-		{"package", T_PACKAGE, F_CP, "Package"},
-		{"modifiers", T_INT, 0, "Access Modifiers"},
-		{"hidden", T_BOOLEAN, 0, "Hidden"})},
+		{"name", T_SYMBOL, F_CP, "Name"}, {"package", T_PACKAGE, F_CP, "Package"},
+		{"modifiers", T_INT, 0, "Access Modifiers"}, {"hidden", T_BOOLEAN, 0, "Hidden"})},
 	{T_CLASSLOADER, "jdk.types.ClassLoader", .label = "Java Class Loader",
 	 FIELDS({"type", T_CLASS, F_CP, "Type"}, {"name", T_SYMBOL, F_CP, "Name"})},
 	{T_METHOD, "jdk.types.Method", .label = "Java Method",
-	 FIELDS({"type", T_CLASS, F_CP, "Type"},
-		{"name", T_SYMBOL, F_CP, "Name"},
+	 FIELDS({"type", T_CLASS, F_CP, "Type"}, {"name", T_SYMBOL, F_CP, "Name"},
 		{"descriptor", T_SYMBOL, F_CP, "Descriptor"},
-		{"modifiers", T_INT, 0, "Access Modifiers"},
-		{"hidden", T_BOOLEAN, 0, "Hidden"})},
+		{"modifiers", T_INT, 0, "Access Modifiers"}, {"hidden", T_BOOLEAN, 0, "Hidden"})},
 	{T_SYMBOL, "jdk.types.Symbol", .simple = 1, .label = "Symbol",
 	 FIELDS({"string", T_STRING, 0, "String"})},
 	{T_PACKAGE, "jdk.types.Package", .label = "Package",
-	 FIELDS({"name", T_SYMBOL, F_CP, "Name"},
-		{"module", T_MODULE, F_CP, "Module"},
+	 FIELDS({"name", T_SYMBOL, F_CP, "Name"}, {"module", T_MODULE, F_CP, "Module"},
 		{"exported", T_BOOLEAN, 0, "Exported"})},
 	{T_MODULE, "jdk.types.Module", .label = "Module",
-	 FIELDS({"name", T_SYMBOL, F_CP, "Name"},
-		{"version", T_SYMBOL, F_CP, "Version"},
+	 FIELDS({"name", T_SYMBOL, F_CP, "Name"}, {"version", T_SYMBOL, F_CP, "Version"},
 		{"location", T_SYMBOL, F_CP, "Location"},
 		{"classLoader", T_CLASSLOADER, F_CP, "Class Loader"})},
 	{T_STACKTRACE, "jdk.types.StackTrace", .label = "Stacktrace",
 	 FIELDS({"truncated", T_BOOLEAN, 0, "Truncated"},
 		{"frames", T_STACKFRAME, F_ARRAY, "Stack Frames"})},
 	{T_STACKFRAME, "jdk.types.StackFrame",
-	 FIELDS({"method", T_METHOD, F_CP, "Java Method"},
-		{"lineNumber", T_INT, 0, "Line Number"},
+	 FIELDS({"method", T_METHOD, F_CP, "Java Method"}, {"lineNumber", T_INT, 0, "Line Number"},
 		{"bytecodeIndex", T_INT, 0, "Bytecode Index"},
 		{"type", T_FRAMETYPE, F_CP, "Frame Type"})},
 	{T_FRAMETYPE, "jdk.types.FrameType", .simple = 1, .label = "Frame type",
@@ -346,43 +352,34 @@ static const struct cdesc classes[] = {
 	{T_EV_EXECUTION_SAMPLE, "jdk.ExecutionSample", EVENT, .label = "Method Profiling Sample",
 	 .desc = "Snapshot of a threads state (jprof: one on-CPU sample, Java and native frames)",
 	 .cat = {"Java Virtual Machine", "Profiling"},
-	 FIELDS(START_TIME,
-		{"sampledThread", T_THREAD, F_CP, "Thread"},
+	 FIELDS(START_TIME, {"sampledThread", T_THREAD, F_CP, "Thread"},
 		{"stackTrace", T_STACKTRACE, F_CP, "Stack Trace"},
 		{"state", T_THREADSTATE, F_CP, "Thread State"})},
 	{T_EV_OFFCPU, "jprof.OffCPU", EVENT, .label = "Off-CPU Time",
 	 .desc = "Time a thread was blocked in this stack during the recording, in total (jprof)",
 	 .cat = {"jprof", "Profiling"},
-	 FIELDS(START_TIME, DURATION,
-		{"eventThread", T_THREAD, F_CP, "Event Thread"},
+	 FIELDS(START_TIME, DURATION, {"eventThread", T_THREAD, F_CP, "Event Thread"},
 		{"stackTrace", T_STACKTRACE, F_CP, "Stack Trace"})},
 	{T_EV_SYSCALL, "jprof.Syscall", EVENT, .label = "Slow System Calls",
-	 .desc = "Slow system calls of a thread in this stack during the recording: their count and "
+	 .desc = "Slow system calls of a thread in this stack during the recording: their count "
+		 "and "
 		 "total time (jprof)",
 	 .cat = {"jprof", "Profiling"},
-	 FIELDS(START_TIME, DURATION,
-		{"eventThread", T_THREAD, F_CP, "Event Thread"},
-		{"stackTrace", T_STACKTRACE, F_CP, "Stack Trace"},
-		{"calls", T_LONG, 0, "Calls"})},
+	 FIELDS(START_TIME, DURATION, {"eventThread", T_THREAD, F_CP, "Event Thread"},
+		{"stackTrace", T_STACKTRACE, F_CP, "Stack Trace"}, {"calls", T_LONG, 0, "Calls"})},
 	{T_EV_THREADINFO, "jprof.ThreadInfo", EVENT, .label = "Thread Labels",
 	 .desc = "The process and container of a thread that has events in this recording (jprof)",
 	 .cat = {"jprof", "Threads"},
-	 FIELDS(START_TIME,
-		{"eventThread", T_THREAD, F_CP, "Event Thread"},
-		{"pid", T_INT, 0, "Process Id"},
-		{"processName", T_STRING, 0, "Process Name"},
-		{"container", T_STRING, 0, "Container"},
-		{"cgroupId", T_LONG, 0, "Cgroup Id"})},
+	 FIELDS(START_TIME, {"eventThread", T_THREAD, F_CP, "Event Thread"},
+		{"pid", T_INT, 0, "Process Id"}, {"processName", T_STRING, 0, "Process Name"},
+		{"container", T_STRING, 0, "Container"}, {"cgroupId", T_LONG, 0, "Cgroup Id"})},
 	{T_EV_RECORDING, "jprof.Recording", EVENT, .label = "jprof Recording",
 	 .desc = "What jprof recorded, and what it lost", .cat = {"jprof"},
-	 FIELDS(START_TIME, DURATION,
-		{"title", T_STRING, 0, "Title"},
-		{"host", T_STRING, 0, "Host"},
-		{"command", T_STRING, 0, "Command"},
+	 FIELDS(START_TIME, DURATION, {"title", T_STRING, 0, "Title"},
+		{"host", T_STRING, 0, "Host"}, {"command", T_STRING, 0, "Command"},
 		{"events", T_STRING, 0, "Events"},
 		{"samplingPeriod", T_LONG, F_TIMESPAN, "CPU Sampling Period", "NANOSECONDS"},
-		{"samples", T_LONG, 0, "Samples"},
-		{"lost", T_LONG, 0, "Samples Lost"},
+		{"samples", T_LONG, 0, "Samples"}, {"lost", T_LONG, 0, "Samples Lost"},
 		{"losses", T_STRING, 0, "Losses"})},
 };
 #pragma GCC diagnostic pop
@@ -531,15 +528,20 @@ struct jfr {
 	const struct model *m;
 	const struct jfr_opts *o;
 	struct model_counts c;
-	unsigned char *stack_used; /* [stacks + 1] */
+	unsigned char *stack_used;  /* [stacks + 1] */
 	unsigned char *labels_used; /* [labels + 1] */
 	unsigned char *func_kind;   /* [funcs + 2]: kind + 1 of its first frame, 0 unused */
 	struct jmethod *methods;    /* [funcs + 2]; funcs + 1 is "no function" */
 	struct strmap syms, classes, pkgs;
-	__u32 *class_pkg; /* package key of each class */
-	size_t class_pkg_cap;
-	struct jbuf ev; /* the event being encoded */
-	FILE *f;	/* NULL while only sizing the events */
+	struct {
+		__u32 name, pkg; /* symbol key of its name, package key (0 none) */
+	} * class_info;		 /* per class, by index */
+	size_t class_info_cap;
+	__u32 *pkg_name; /* symbol key of each package's name */
+	size_t pkg_name_cap;
+	size_t n_threads, n_stacks, n_methods; /* entries of those pools */
+	struct jbuf ev;			       /* the event being encoded */
+	FILE *f;			       /* NULL while only sizing the events */
 	__u64 ev_bytes;
 	__u64 total_samples, sample_k;
 	int err;
@@ -566,7 +568,7 @@ static void ev_end(struct jfr *x)
 		return;
 	k = varint_enc(sz, total);
 	if (fwrite(sz, 1, k, x->f) != k || fwrite(x->ev.p, 1, x->ev.n, x->f) != x->ev.n)
-		x->err = -EIO;
+		x->err = errno ? -errno : -EIO;
 }
 
 /* the k-th CPU sample's time: spread evenly over the recording */
@@ -612,7 +614,7 @@ static void events(struct jfr *x)
 		if (off) {
 			ev_begin(x, T_EV_OFFCPU);
 			jb_varint(&x->ev, JFR_START_TICKS);
-			jb_varint(&x->ev, off);
+			jb_long(&x->ev, off);
 			jb_varint(&x->ev, r->labels);
 			jb_varint(&x->ev, r->stack);
 			ev_end(x);
@@ -620,10 +622,10 @@ static void events(struct jfr *x)
 		if (calls || sc_ns) {
 			ev_begin(x, T_EV_SYSCALL);
 			jb_varint(&x->ev, JFR_START_TICKS);
-			jb_varint(&x->ev, sc_ns);
+			jb_long(&x->ev, sc_ns);
 			jb_varint(&x->ev, r->labels);
 			jb_varint(&x->ev, r->stack);
-			jb_varint(&x->ev, calls);
+			jb_long(&x->ev, calls);
 			ev_end(x);
 		}
 	}
@@ -638,20 +640,20 @@ static void events(struct jfr *x)
 		jb_int(&x->ev, (__s32)l->pid);
 		jb_str(&x->ev, nz(l->comm));
 		jb_str(&x->ev, nz(l->container));
-		jb_varint(&x->ev, l->cgroup);
+		jb_long(&x->ev, l->cgroup);
 		ev_end(x);
 	}
 	if (meta && !x->err) {
 		ev_begin(x, T_EV_RECORDING);
 		jb_varint(&x->ev, JFR_START_TICKS);
-		jb_varint(&x->ev, x->o->duration_ns);
+		jb_long(&x->ev, x->o->duration_ns);
 		jb_str(&x->ev, meta->title);
 		jb_str(&x->ev, meta->host);
 		jb_str(&x->ev, meta->command);
 		jb_str(&x->ev, meta->events);
-		jb_varint(&x->ev, x->o->period_ns);
-		jb_varint(&x->ev, meta->samples);
-		jb_varint(&x->ev, meta->lost);
+		jb_long(&x->ev, x->o->period_ns);
+		jb_long(&x->ev, meta->samples);
+		jb_long(&x->ev, meta->lost);
 		jb_str(&x->ev, meta->losses);
 		ev_end(x);
 	}
@@ -674,7 +676,43 @@ static __u32 sym(struct jfr *x, const char *s, size_t len)
 	return key_of(x, &x->syms, s, len);
 }
 
-/* class key of name[0..len); a Java class (internal form) also gets its package */
+/* room for entry i of an array that grows with a pool; 0 or -ENOMEM in x->err */
+static int grow(struct jfr *x, void **arr, size_t *cap, size_t i, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (i < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 256;
+	p = realloc(*arr, ncap * elem);
+	if (!p) {
+		x->err = -ENOMEM;
+		return x->err;
+	}
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* package key of name[0..len), its name interned as a symbol when new */
+static __u32 package_key(struct jfr *x, const char *name, size_t len)
+{
+	size_t before = x->pkgs.n;
+	__u32 k = key_of(x, &x->pkgs, name, len);
+
+	if (!k || x->pkgs.n == before)
+		return k;
+	if (grow(x, (void **)&x->pkg_name, &x->pkg_name_cap, k - 1, sizeof(*x->pkg_name)))
+		return 0;
+	x->pkg_name[k - 1] = sym(x, name, len);
+	return k;
+}
+
+/*
+ * class key of name[0..len); a new class gets its name as a symbol and, for a Java class
+ * (internal form), its package, so that every pool is complete before the first is written
+ */
 static __u32 class_key(struct jfr *x, const char *name, size_t len, bool java)
 {
 	size_t before = x->classes.n;
@@ -683,21 +721,13 @@ static __u32 class_key(struct jfr *x, const char *name, size_t len, bool java)
 
 	if (!k || x->classes.n == before)
 		return k;
-	if (x->classes.n > x->class_pkg_cap) {
-		size_t cap = x->class_pkg_cap ? x->class_pkg_cap * 2 : 256;
-		__u32 *p = realloc(x->class_pkg, cap * sizeof(*p));
-
-		if (!p) {
-			x->err = -ENOMEM;
-			return 0;
-		}
-		x->class_pkg = p;
-		x->class_pkg_cap = cap;
-	}
-	x->class_pkg[k - 1] = 0;
+	if (grow(x, (void **)&x->class_info, &x->class_info_cap, k - 1, sizeof(*x->class_info)))
+		return 0;
+	x->class_info[k - 1].name = sym(x, name, len);
+	x->class_info[k - 1].pkg = 0;
 	slash = java ? memrchr(name, '/', len) : NULL;
 	if (slash)
-		x->class_pkg[k - 1] = key_of(x, &x->pkgs, name, (size_t)(slash - name));
+		x->class_info[k - 1].pkg = package_key(x, name, (size_t)(slash - name));
 	return k;
 }
 
@@ -780,29 +810,24 @@ static void resolve_methods(struct jfr *x)
 			__u32 mk = method_key(x, loc ? loc->func : 0);
 
 			if (!x->func_kind[mk])
-				x->func_kind[mk] = (unsigned char)((loc ? loc->kind : JP_FK_NATIVE) + 1);
+				x->func_kind[mk] =
+					(unsigned char)((loc ? loc->kind : JP_FK_NATIVE) + 1);
 		}
 	}
-	for (jp_id id = 1; id <= x->c.funcs + 1 && !x->err; id++)
-		if (x->func_kind[id])
+	for (jp_id id = 1; id <= x->c.funcs + 1 && !x->err; id++) {
+		if (x->func_kind[id]) {
 			method_of(x, id);
-}
-
-/* one pool: type id, entry count, entries (already encoded in ent) */
-static void pool(struct jbuf *b, int *npools, int type, size_t count, struct jbuf *ent)
-{
-	if (ent->err && !b->err)
-		b->err = ent->err;
-	if (count) {
-		jb_varint(b, (__u64)type);
-		jb_varint(b, count);
-		jb_raw(b, ent->p, ent->n);
-		(*npools)++;
+			x->n_methods++;
+		}
 	}
-	ent->n = 0;
+	for (jp_id s = 1; s <= x->c.stacks; s++)
+		x->n_stacks += x->stack_used[s];
+	for (jp_id id = 1; id <= x->c.labels; id++)
+		x->n_threads += x->labels_used[id] && model__get_labels(x->m, id);
 }
 
-static int write_constant_pool(struct jfr *x, struct jbuf *out)
+/* the constant pool event's body: every pool's size is known before it is written */
+static int write_constant_pool(struct jfr *x, struct jbuf *b)
 {
 	static const char *const frame_types[] = {
 		[FT_INTERPRETED] = "Interpreted",
@@ -810,28 +835,42 @@ static int write_constant_pool(struct jfr *x, struct jbuf *out)
 		[FT_INLINED] = "Inlined",
 		[FT_NATIVE] = "Native",
 	};
-	struct jbuf pools = {0}, ent = {0}, body = {0};
-	int npools = 0, err;
-	size_t count = 0;
+	size_t counts[] = {x->n_threads, x->n_stacks, x->n_methods,	   x->classes.n,
+			   x->pkgs.n,	 x->syms.n,   1 /* frame types */, 1 /* thread states */};
+	int npools = 0;
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		npools += counts[i] > 0;
+	jb_varint(b, EV_CHECKPOINT);
+	jb_varint(b, JFR_START_TICKS);
+	jb_varint(b, 0); /* duration */
+	jb_varint(b, 0); /* delta to the next pool: none */
+	jb_u8(b, 0);	 /* checkpoint type: generic */
+	jb_varint(b, (__u64)npools);
 
 	/* threads: one per label set */
+	if (x->n_threads) {
+		jb_varint(b, T_THREAD);
+		jb_varint(b, x->n_threads);
+	}
 	for (jp_id id = 1; id <= x->c.labels; id++) {
 		const struct jp_labels *l = model__get_labels(x->m, id);
 		const char *thread = l ? nz(l->thread) : "";
 
 		if (!x->labels_used[id] || !l)
 			continue;
-		jb_varint(&ent, id);
-		jb_str(&ent, thread[0] ? thread : nz(l->comm));
-		jb_varint(&ent, l->tid);
-		jb_str(&ent, thread[0] ? thread : NULL);
-		jb_varint(&ent, 0); /* javaThreadId: not known */
-		jb_varint(&ent, 0); /* group: null */
-		count++;
+		jb_varint(b, id);
+		jb_str(b, thread[0] ? thread : nz(l->comm));
+		jb_varint(b, l->tid);
+		jb_str(b, thread[0] ? thread : NULL);
+		jb_varint(b, 0); /* javaThreadId: not known */
+		jb_varint(b, 0); /* group: null */
 	}
-	pool(&pools, &npools, T_THREAD, count, &ent);
 
-	count = 0;
+	if (x->n_stacks) {
+		jb_varint(b, T_STACKTRACE);
+		jb_varint(b, x->n_stacks);
+	}
 	for (jp_id s = 1; s <= x->c.stacks; s++) {
 		const jp_id *locs;
 		size_t n = 0;
@@ -839,90 +878,85 @@ static int write_constant_pool(struct jfr *x, struct jbuf *out)
 		if (!x->stack_used[s])
 			continue;
 		locs = model__get_stack(x->m, s, &n);
-		jb_varint(&ent, s);
-		jb_u8(&ent, 0); /* truncated */
-		jb_varint(&ent, locs ? n : 0);
+		jb_varint(b, s);
+		jb_u8(b, 0); /* truncated */
+		jb_varint(b, locs ? n : 0);
 		for (size_t i = 0; locs && i < n; i++) {
 			const struct jp_location *loc = model__get_location(x->m, locs[i]);
 			enum jp_frame_kind k = loc ? loc->kind : JP_FK_NATIVE;
 			bool java = k == JP_FK_JIT || k == JP_FK_INLINED || k == JP_FK_INTERP;
 
-			jb_varint(&ent, method_key(x, loc ? loc->func : 0));
-			jb_int(&ent, java && loc->line > 0 ? loc->line : -1);
-			jb_int(&ent, 0); /* bytecode index: not kept */
-			jb_varint(&ent, (__u64)frame_type(k));
+			jb_varint(b, method_key(x, loc ? loc->func : 0));
+			jb_int(b, java && loc->line > 0 ? loc->line : -1);
+			jb_int(b, 0); /* bytecode index: not kept */
+			jb_varint(b, (__u64)frame_type(k));
 		}
-		count++;
 	}
-	pool(&pools, &npools, T_STACKTRACE, count, &ent);
 
-	count = 0;
+	if (x->n_methods) {
+		jb_varint(b, T_METHOD);
+		jb_varint(b, x->n_methods);
+	}
 	for (jp_id id = 1; id <= x->c.funcs + 1; id++) {
 		if (!x->func_kind[id])
 			continue;
-		jb_varint(&ent, id);
-		jb_varint(&ent, x->methods[id].cls);
-		jb_varint(&ent, x->methods[id].name);
-		jb_varint(&ent, x->methods[id].desc);
-		jb_int(&ent, 0); /* modifiers */
-		jb_u8(&ent, 0);	 /* hidden */
-		count++;
+		jb_varint(b, id);
+		jb_varint(b, x->methods[id].cls);
+		jb_varint(b, x->methods[id].name);
+		jb_varint(b, x->methods[id].desc);
+		jb_int(b, 0); /* modifiers */
+		jb_u8(b, 0);  /* hidden */
 	}
-	pool(&pools, &npools, T_METHOD, count, &ent);
 
+	if (x->classes.n) {
+		jb_varint(b, T_CLASS);
+		jb_varint(b, x->classes.n);
+	}
 	for (size_t i = 0; i < x->classes.n; i++) {
-		jb_varint(&ent, i + 1);
-		jb_varint(&ent, 0); /* class loader: null */
-		jb_varint(&ent, sym(x, x->classes.strs[i], strlen(x->classes.strs[i])));
-		jb_varint(&ent, x->class_pkg[i]);
-		jb_int(&ent, 0); /* modifiers */
-		jb_u8(&ent, 0);	 /* hidden */
+		jb_varint(b, i + 1);
+		jb_varint(b, 0); /* class loader: null */
+		jb_varint(b, x->class_info[i].name);
+		jb_varint(b, x->class_info[i].pkg);
+		jb_int(b, 0); /* modifiers */
+		jb_u8(b, 0);  /* hidden */
 	}
-	pool(&pools, &npools, T_CLASS, x->classes.n, &ent);
 
+	if (x->pkgs.n) {
+		jb_varint(b, T_PACKAGE);
+		jb_varint(b, x->pkgs.n);
+	}
 	for (size_t i = 0; i < x->pkgs.n; i++) {
-		jb_varint(&ent, i + 1);
-		jb_varint(&ent, sym(x, x->pkgs.strs[i], strlen(x->pkgs.strs[i])));
-		jb_varint(&ent, 0); /* module: null */
-		jb_u8(&ent, 1);	    /* exported */
+		jb_varint(b, i + 1);
+		jb_varint(b, x->pkg_name[i]);
+		jb_varint(b, 0); /* module: null */
+		jb_u8(b, 1);	 /* exported */
 	}
-	pool(&pools, &npools, T_PACKAGE, x->pkgs.n, &ent);
 
-	/* last: the class and package entries above add their names */
+	if (x->syms.n) {
+		jb_varint(b, T_SYMBOL);
+		jb_varint(b, x->syms.n);
+	}
 	for (size_t i = 0; i < x->syms.n; i++) {
-		jb_varint(&ent, i + 1);
-		jb_str(&ent, x->syms.strs[i]);
+		jb_varint(b, i + 1);
+		jb_str(b, x->syms.strs[i]);
 	}
-	pool(&pools, &npools, T_SYMBOL, x->syms.n, &ent);
 
+	jb_varint(b, T_FRAMETYPE);
+	jb_varint(b, FT_NATIVE);
 	for (int i = FT_INTERPRETED; i <= FT_NATIVE; i++) {
-		jb_varint(&ent, (__u64)i);
-		jb_str(&ent, frame_types[i]);
+		jb_varint(b, (__u64)i);
+		jb_str(b, frame_types[i]);
 	}
-	pool(&pools, &npools, T_FRAMETYPE, FT_NATIVE, &ent);
 
-	jb_varint(&ent, STATE_RUNNABLE);
-	jb_str(&ent, "STATE_RUNNABLE");
-	pool(&pools, &npools, T_THREADSTATE, 1, &ent);
-
-	jb_varint(&body, EV_CHECKPOINT);
-	jb_varint(&body, JFR_START_TICKS);
-	jb_varint(&body, 0); /* duration */
-	jb_varint(&body, 0); /* delta to the next pool: none */
-	jb_u8(&body, 0);     /* checkpoint type: generic */
-	jb_varint(&body, (__u64)npools);
-	jb_raw(&body, pools.p, pools.n);
-	err = x->err ? x->err : pools.err ? pools.err : body.err;
-	if (!err)
-		jb_event(out, &body);
-	free(pools.p);
-	free(ent.p);
-	free(body.p);
-	return err ? err : out->err;
+	jb_varint(b, T_THREADSTATE);
+	jb_varint(b, 1);
+	jb_varint(b, STATE_RUNNABLE);
+	jb_str(b, "STATE_RUNNABLE");
+	return x->err ? x->err : b->err;
 }
 
-static void write_header(struct jbuf *b, const struct jfr_opts *o, __u64 chunk_size,
-			 __u64 cp_off, __u64 meta_off)
+static void write_header(struct jbuf *b, const struct jfr_opts *o, __u64 chunk_size, __u64 cp_off,
+			 __u64 meta_off)
 {
 	jb_raw(b, "FLR", 4); /* with its '\0' */
 	jb_be(b, JFR_MAJOR, 2);
@@ -942,6 +976,8 @@ int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f)
 {
 	struct jfr x = {.m = m, .o = o};
 	struct jbuf meta = {0}, cp = {0}, head = {0};
+	unsigned char cp_size[9];
+	size_t cp_size_len = 0;
 	int err;
 
 	if (!m || !o || !f)
@@ -966,15 +1002,17 @@ int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f)
 		err = write_constant_pool(&x, &cp);
 	if (err)
 		goto out_free;
-	write_header(&head, o, JFR_HEADER_SIZE + meta.n + cp.n + x.ev_bytes,
+	/* the constant pool's size prefix is written apart from it: no copy of the largest part */
+	cp_size_len = varint_enc(cp_size, event_size(cp.n));
+	write_header(&head, o, JFR_HEADER_SIZE + meta.n + cp_size_len + cp.n + x.ev_bytes,
 		     JFR_HEADER_SIZE + meta.n, JFR_HEADER_SIZE);
 	if (head.err) {
 		err = head.err;
 		goto out_free;
 	}
 	if (fwrite(head.p, 1, head.n, f) != head.n || fwrite(meta.p, 1, meta.n, f) != meta.n ||
-	    fwrite(cp.p, 1, cp.n, f) != cp.n) {
-		err = -EIO;
+	    fwrite(cp_size, 1, cp_size_len, f) != cp_size_len || fwrite(cp.p, 1, cp.n, f) != cp.n) {
+		err = errno ? -errno : -EIO;
 		goto out_free;
 	}
 	/* second pass: the same events, written */
@@ -993,7 +1031,8 @@ out_free:
 	free(x.labels_used);
 	free(x.func_kind);
 	free(x.methods);
-	free(x.class_pkg);
+	free(x.class_info);
+	free(x.pkg_name);
 	strmap_free(&x.syms);
 	strmap_free(&x.classes);
 	strmap_free(&x.pkgs);
