@@ -101,6 +101,10 @@ check_known() {
 	jfr_run "$jdk" print --events jprof.OffCPU "$OUT/known.jfr"
 	grep -q -F 'duration = PT2.5S' "$OUT/tool.out"
 	grep -q -F 'libjvm.so.JVM_MonitorWait()' "$OUT/tool.out"
+	# marker frames are left out: the kernel's schedule is the top frame
+	[[ $(awk '/stackTrace = \[/ { getline; sub(/^ +/, ""); print; exit }' "$OUT/tool.out") == \
+		"[kernel].schedule()" ]]
+	! grep -q -F 'off-cpu' "$OUT/tool.out"
 	jfr_run "$jdk" summary "$OUT/known.jfr"
 	[[ $(jfr_summary_count jprof.ThreadInfo) -eq $threads ]]
 	[[ $(jfr_summary_count jprof.OffCPU) -eq 1 ]]

@@ -56,14 +56,16 @@ static inline int jfr_known_model(struct model *m)
 		      known_loc(m, "__libc_write", "/usr/lib/x86_64-linux-gnu/libc.so.6", false,
 				JP_FK_NATIVE, 0, 0x7f0000001234ull),
 		      known_loc(m, "main", "/opt/app/hotab", false, JP_FK_NATIVE, 0, 0x401000)};
+	/* a marker frame leads, as record puts it on off-CPU stacks: no frame in JFR */
 	jp_id s4[] = {
+		known_loc(m, "[off-cpu]", "", false, JP_FK_ROOT, 0, 0),
 		known_loc(m, "schedule", "[kernel]", false, JP_FK_KERNEL, 0, 0xffffffff81000100ull),
 		known_loc(m, "JVM_MonitorWait", "/usr/lib/jvm/lib/server/libjvm.so", false,
 			  JP_FK_JVM, 0, 0x7f0000100000ull),
 		known_loc(m, "java/lang/Object.wait", "Object.java", true, JP_FK_INTERP, 0, 0),
 		main_};
 	jp_id st1 = model__stack(m, s1, 2), st2 = model__stack(m, s2, 3);
-	jp_id st3 = model__stack(m, s3, 3), st4 = model__stack(m, s4, 4);
+	jp_id st3 = model__stack(m, s3, 3), st4 = model__stack(m, s4, 5);
 	jp_id lm = model__labels(m, &main_l), lw = model__labels(m, &worker_l);
 	jp_id ln = model__labels(m, &native_l);
 	int err = 0;

@@ -238,6 +238,21 @@ static void symbol(struct jfile *j, __u64 key, char *buf, size_t size)
 	rd_str(&r, buf, size);
 }
 
+static bool has_symbol(struct jfile *j, const char *want)
+{
+	struct tclass *c = class_by_name(j, "jdk.types.Symbol");
+	char buf[256];
+
+	for (size_t i = 0; c && i < j->nent; i++) {
+		if (j->ent[i].type != c->id)
+			continue;
+		symbol(j, j->ent[i].key, buf, sizeof(buf));
+		if (!strcmp(buf, want))
+			return true;
+	}
+	return false;
+}
+
 /* "class.method" of the top frame of a stack trace */
 static void top_frame(struct jfile *j, __u64 stack, char *buf, size_t size)
 {
@@ -452,6 +467,15 @@ TEST(known_model_reads_back)
 	EXPECT_TRUE(find_entry(j, "jdk.types.StackTrace", 4) != NULL);
 	EXPECT_TRUE(find_entry(j, "java.lang.Thread", 3) != NULL);
 	EXPECT_TRUE(find_entry(j, "jdk.types.FrameType", 4) != NULL);
+	/* the off-CPU stack's marker frame is left out: its top frame is the kernel's */
+	{
+		char top[256];
+
+		top_frame(j, 4, top, sizeof(top));
+		EXPECT_STREQ(top, "[kernel].schedule");
+		EXPECT_TRUE(!has_symbol(j, "[off-cpu]"));
+		EXPECT_TRUE(has_symbol(j, "schedule"));
+	}
 	free(buf);
 
 	/* the same model twice gives the same bytes */

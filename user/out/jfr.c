@@ -795,6 +795,15 @@ static int frame_type(enum jp_frame_kind k)
 	}
 }
 
+/*
+ * Synthetic frames (process, thread, container, event markers) say what JFR says with the
+ * event's type and thread: they are left out of stack traces.
+ */
+static bool is_marker(const struct jp_location *loc)
+{
+	return loc && loc->kind == JP_FK_ROOT;
+}
+
 /* the methods, classes, packages and symbols the used stacks need */
 static void resolve_methods(struct jfr *x)
 {
@@ -809,6 +818,8 @@ static void resolve_methods(struct jfr *x)
 			const struct jp_location *loc = model__get_location(x->m, locs[i]);
 			__u32 mk = method_key(x, loc ? loc->func : 0);
 
+			if (is_marker(loc))
+				continue;
 			if (!x->func_kind[mk])
 				x->func_kind[mk] =
 					(unsigned char)((loc ? loc->kind : JP_FK_NATIVE) + 1);
@@ -873,18 +884,26 @@ static int write_constant_pool(struct jfr *x, struct jbuf *b)
 	}
 	for (jp_id s = 1; s <= x->c.stacks; s++) {
 		const jp_id *locs;
-		size_t n = 0;
+		size_t n = 0, frames;
 
 		if (!x->stack_used[s])
 			continue;
 		locs = model__get_stack(x->m, s, &n);
+		if (!locs)
+			n = 0;
+		frames = 0;
+		for (size_t i = 0; i < n; i++)
+			frames += !is_marker(model__get_location(x->m, locs[i]));
 		jb_varint(b, s);
 		jb_u8(b, 0); /* truncated */
-		jb_varint(b, locs ? n : 0);
-		for (size_t i = 0; locs && i < n; i++) {
+		jb_varint(b, frames);
+		for (size_t i = 0; i < n; i++) {
 			const struct jp_location *loc = model__get_location(x->m, locs[i]);
 			enum jp_frame_kind k = loc ? loc->kind : JP_FK_NATIVE;
 			bool java = k == JP_FK_JIT || k == JP_FK_INLINED || k == JP_FK_INTERP;
+
+			if (is_marker(loc))
+				continue;
 
 			jb_varint(b, method_key(x, loc ? loc->func : 0));
 			jb_int(b, java && loc->line > 0 ? loc->line : -1);

@@ -27,7 +27,8 @@ struct jfr_opts {
  * The model keeps no time per sample: samples are spread evenly over the duration in row
  * order, and the aggregated off-CPU and syscall events start at the recording's start.
  * Frames: Interpreted, JIT compiled, Inlined for Java; Native for native, JVM and kernel code,
- * whose pseudo class is the DSO's base name, "[kernel]" or "[jprof]" (markers). Methods keep
+ * whose pseudo class is the DSO's base name or "[kernel]". Marker frames (JP_FK_ROOT: process,
+ * thread, event) are left out: the event's type and thread carry them. Methods keep
  * their descriptor when the model's name has one, "()V" otherwise. Threads: osName is the
  * thread's name (the process name when it has none), osThreadId the tid; javaThreadId is 0
  * since the JVM's own thread id is not known. Returns 0 or -errno (write errors included).
