@@ -11,8 +11,40 @@ load helpers
 : "${JFR_DRIVER:=$REPO/build/tests/out/jfr_driver}"
 
 setup() {
-	[[ -x $JFR_DRIVER ]] || { missing "JFR driver not built at $JFR_DRIVER (make jfr-test)"; return; }
 	OUT=$BATS_TEST_TMPDIR
+	JPID=
+}
+
+teardown() {
+	if [[ -n ${JPID:-} ]]; then
+		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
+	fi
+}
+
+require_driver() {
+	[[ -x $JFR_DRIVER ]] || missing "JFR driver not built at $JFR_DRIVER (make jfr-test)"
+}
+
+# `jprof record -o x.jfr` needs the writer in the writer table (user/out/format.c)
+require_jfr_record() {
+	require_root_bpf
+	grep -q out_jfr_write "$REPO/user/out/format.c" ||
+		missing "jprof record does not write JFR yet: no out_jfr_write in user/out/format.c"
+}
+
+# start_hot JDK: the JavaHot workload on that JDK, ready to be profiled
+start_hot() {
+	local jdk=$1
+	require_jdk "$jdk"
+	[[ -f $APPS/JavaHot.class ]] || { missing "JavaHot not built in $APPS (make apps)"; return; }
+	"$jdk/bin/java" -cp "$APPS" JavaHot split 60 >"$OUT/java.out" 2>&1 3>&- &
+	JPID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q ready "$OUT/java.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q ready "$OUT/java.out"
+	sleep 1
 }
 
 # jfr_tool JDK ARGS...: the JDK's jfr tool; other engineers' tests may attach an agent to any
@@ -90,6 +122,7 @@ known() {
 
 check_known() {
 	local jdk=$1
+	require_driver
 	require_jdk "$jdk"
 	known
 	jfr_check_file "$jdk" "$OUT/known.jfr" "$cpu_samples" "$top_method()" "$top_samples"
@@ -126,6 +159,7 @@ check_known() {
 }
 
 @test "jfr: 1 million samples over 100,000 stacks are all read by JDK 17 and 25" {
+	require_driver
 	require_jdk "$JDK17"
 	require_jdk "$JDK25"
 	run -0 "$JFR_DRIVER" bench "$OUT/bench.jfr" 1000000 100000
@@ -133,5 +167,47 @@ check_known() {
 	for jdk in "$JDK17" "$JDK25"; do
 		jfr_run "$jdk" summary "$OUT/bench.jfr"
 		[[ $(jfr_summary_count jdk.ExecutionSample) -eq 1000000 ]]
+	done
+}
+
+# the top leaf of a folded file, without its kind suffix, and its weight
+folded_top() {
+	awk '{ n = split($1, f, ";"); leaf = f[n]; sub(/_\[[kji0]\]$/, "", leaf); s[leaf] += $NF }
+	     END { for (k in s) if (s[k] > best) { best = s[k]; top = k }; print best, top }' "$1"
+}
+
+@test "jfr: a real JVM recording as JFR: JDK 17 and 25 read jprof's sample count and the folded top" {
+	require_jfr_record
+	start_hot "$JDK25"
+	# the same profile twice: folded from record, JFR from that folded file through the model
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/r.folded"
+	echo "$output"
+	total=$(folded_total "$OUT/r.folded")
+	read -r top_n top < <(folded_top "$OUT/r.folded")
+	echo "folded: $total samples, top $top_n x $top"
+	((total > 50))
+	[[ $top == JavaHot.* ]]
+	run -0 "$JPROF" report "$OUT/r.folded" -o "$OUT/r.jfr"
+	for jdk in "$JDK17" "$JDK25"; do
+		jfr_check_file "$jdk" "$OUT/r.jfr" "$total" "$top()" "$top_n"
+	done
+	jfr_check_hot_methods "$JDK25" "$OUT/r.jfr" "$top()" "$top_n"
+
+	# straight from record, with every event: as many ExecutionSample as jprof counted CPU
+	# samples, and off-CPU and syscall events with Java and kernel frames
+	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -e cpu,offcpu,syscalls -o "$OUT/all.jfr"
+	echo "$output"
+	all=$(sed -nE 's/^jprof: ([0-9]+) samples .*/\1/p' <<<"$output")
+	off=$(sed -nE 's/^jprof: ([0-9]+) off-CPU intervals.*/\1/p' <<<"$output")
+	sc=$(sed -nE 's/^jprof: .* ([0-9]+) slow syscalls.*/\1/p' <<<"$output")
+	echo "jprof: $all events, $off off-CPU intervals, $sc slow syscalls"
+	for jdk in "$JDK17" "$JDK25"; do
+		jfr_run "$jdk" summary "$OUT/all.jfr"
+		cat "$OUT/tool.out"
+		[[ $(jfr_summary_count jdk.ExecutionSample) -eq $((all - off - sc)) ]]
+		(($(jfr_summary_count jprof.OffCPU) > 0))
+		jfr_run "$jdk" print --stack-depth 64 --events jprof.OffCPU,jdk.ExecutionSample "$OUT/all.jfr"
+		grep -q -F '[kernel].schedule()' "$OUT/tool.out"
+		grep -q -E '^ +JavaHot\.[A-Za-z]+\(\)' "$OUT/tool.out"
 	done
 }
