@@ -17,3 +17,4 @@ bench-jfr: $(JFR_DRIVER)
 	$(Q)$(JFR_DRIVER) bench $(OUT)/bench.jfr $${SAMPLES:-1000000} $${STACKS:-100000}
 
 check-e2e: $(JFR_DRIVER)
+bench: bench-jfr
