@@ -156,6 +156,13 @@ check_known() {
 @test "jfr: JDK 25 reads the known model, and jfr view hot-methods ranks its top method" {
 	check_known "$JDK25"
 	jfr_check_hot_methods "$JDK25" "$OUT/known.jfr" "$top_method()" "$top_samples"
+	jfr_run "$JDK25" metadata "$OUT/known.jfr"
+	grep -q 'class OffCPU' "$OUT/tool.out"
+	# the JDK parses every event and writes them again: the copy keeps all samples
+	jfr_run "$JDK25" scrub --exclude-events jprof.Recording "$OUT/known.jfr" "$OUT/scrubbed.jfr"
+	jfr_run "$JDK25" summary "$OUT/scrubbed.jfr"
+	[[ $(jfr_summary_count jdk.ExecutionSample) -eq $cpu_samples ]]
+	[[ $(jfr_summary_count jprof.Recording) -eq 0 ]]
 }
 
 @test "jfr: 1 million samples over 100,000 stacks are all read by JDK 17 and 25" {
