@@ -363,14 +363,23 @@ static int parse(struct jfile *j, const unsigned char *p, size_t n, struct count
 	rec = class_by_name(j, "jprof.Recording");
 	if (!exec || !off || !sc || !ti || !rec)
 		return -EBADMSG;
-	/* both come first in our layout: the events start after whichever ends last */
-	j->r.pos = end > meta_end ? end : meta_end;
+	/*
+	 * every event from the header on; the constant pool and metadata events where the
+	 * header says, the metadata last (JMC before 8.x stops reading there)
+	 */
+	j->r.pos = 68;
 	while (j->r.pos < n && !j->r.err) {
 		size_t start = j->r.pos;
 		__u64 sz = rd_varint(&j->r), type = rd_varint(&j->r);
 
 		if (!sz || sz > n - start)
 			return -EBADMSG;
+		if (type == 0 || type == 1) {
+			if (start != (type ? cp_off : meta_off) || (!type && meta_end != n))
+				return -EBADMSG;
+			j->r.pos = start + sz;
+			continue;
+		}
 		skip_value(j, type, 0);
 		if (j->r.err || j->r.pos != start + sz)
 			return -EBADMSG;

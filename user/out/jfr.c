@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * jfr.c: the model as a JDK Flight Recorder chunk. Layout: the 68-byte header, the metadata
- * event (our type descriptions as an element tree), the constant pool event, then the events.
+ * jfr.c: the model as a JDK Flight Recorder chunk. Layout: the 68-byte header, the constant
+ * pool event, the events, then the metadata event (our type descriptions as an element tree):
+ * last, because JMC before 8.x stops reading events at the metadata event.
  * Integers are LEB128 varints (header flag 1), strings UTF-8. The events are encoded twice, once
  * to learn their size for the header and once to write them, so memory stays proportional to
  * the model, not to the number of samples; the output needs no seek (pipes work).
@@ -1023,13 +1024,13 @@ int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f)
 		goto out_free;
 	/* the constant pool's size prefix is written apart from it: no copy of the largest part */
 	cp_size_len = varint_enc(cp_size, event_size(cp.n));
-	write_header(&head, o, JFR_HEADER_SIZE + meta.n + cp_size_len + cp.n + x.ev_bytes,
-		     JFR_HEADER_SIZE + meta.n, JFR_HEADER_SIZE);
+	write_header(&head, o, JFR_HEADER_SIZE + cp_size_len + cp.n + x.ev_bytes + meta.n,
+		     JFR_HEADER_SIZE, JFR_HEADER_SIZE + cp_size_len + cp.n + x.ev_bytes);
 	if (head.err) {
 		err = head.err;
 		goto out_free;
 	}
-	if (fwrite(head.p, 1, head.n, f) != head.n || fwrite(meta.p, 1, meta.n, f) != meta.n ||
+	if (fwrite(head.p, 1, head.n, f) != head.n ||
 	    fwrite(cp_size, 1, cp_size_len, f) != cp_size_len || fwrite(cp.p, 1, cp.n, f) != cp.n) {
 		err = errno ? -errno : -EIO;
 		goto out_free;
@@ -1039,6 +1040,9 @@ int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f)
 	x.ev_bytes = 0;
 	events(&x);
 	err = x.err;
+	/* the metadata last: older JMC reads events up to the metadata event */
+	if (!err && fwrite(meta.p, 1, meta.n, f) != meta.n)
+		err = errno ? -errno : -EIO;
 	if (!err && fflush(f))
 		err = -errno ? -errno : -EIO;
 out_free:
