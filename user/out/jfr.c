@@ -575,10 +575,12 @@ static void ev_end(struct jfr *x)
 /* the k-th CPU sample's time: spread evenly over the recording */
 static __u64 sample_ticks(const struct jfr *x, __u64 k)
 {
+	/* a duration past 2^62 ns (146 years) is not real: clamped, ticks stay a Java long */
+	__u64 d = x->o->duration_ns < (1ull << 62) ? x->o->duration_ns : 1ull << 62;
+
 	if (!x->total_samples)
 		return JFR_START_TICKS;
-	return JFR_START_TICKS +
-	       (__u64)((unsigned __int128)k * x->o->duration_ns / x->total_samples);
+	return JFR_START_TICKS + (__u64)((unsigned __int128)k * d / x->total_samples);
 }
 
 static const char *nz(const char *s)
