@@ -289,6 +289,7 @@ struct counts {
 	int exec, offcpu, syscall, threadinfo, recording, other;
 	int top; /* samples whose top frame is com/acme/Hot.spin */
 	__u64 offcpu_ns, syscalls;
+	__u64 tmin, tmax; /* ticks of the first and last sample */
 };
 
 /* parses the whole chunk; 0 or -EBADMSG, with what failed on stderr */
@@ -386,10 +387,13 @@ static int parse(struct jfile *j, const unsigned char *p, size_t n, struct count
 		if (type == exec->id) {
 			struct rd r = {.p = p, .n = n, .pos = start};
 			char top[256];
+			__u64 t;
 
 			rd_varint(&r);
 			rd_varint(&r);
-			rd_varint(&r); /* start */
+			t = rd_varint(&r); /* start */
+			ct->tmin = ct->exec ? (t < ct->tmin ? t : ct->tmin) : t;
+			ct->tmax = ct->exec ? (t > ct->tmax ? t : ct->tmax) : t;
 			if (!find_entry(j, "java.lang.Thread", rd_varint(&r)))
 				return -EBADMSG;
 			top_frame(j, rd_varint(&r), top, sizeof(top));
@@ -465,6 +469,9 @@ TEST(known_model_reads_back)
 	EXPECT_TRUE(j->elements > 100);
 	EXPECT_EQ(ct.exec, KNOWN_CPU_SAMPLES);
 	EXPECT_EQ(ct.top, KNOWN_TOP_SAMPLES);
+	/* samples spread over the recording: ticks are ns since its start, plus 1 */
+	EXPECT_TRUE(ct.tmin >= 1 && ct.tmin < 1 + o.duration_ns / 10);
+	EXPECT_TRUE(ct.tmax <= 1 + o.duration_ns && ct.tmax > 1 + o.duration_ns / 10 * 9);
 	EXPECT_EQ(ct.offcpu, 1);
 	EXPECT_EQ(ct.offcpu_ns, KNOWN_OFFCPU_NS);
 	EXPECT_EQ(ct.syscall, 1);

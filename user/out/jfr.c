@@ -544,7 +544,6 @@ struct jfr {
 	struct jbuf ev;			       /* the event being encoded */
 	FILE *f;			       /* NULL while only sizing the events */
 	__u64 ev_bytes;
-	__u64 total_samples, sample_k;
 	int err;
 };
 
@@ -572,15 +571,16 @@ static void ev_end(struct jfr *x)
 		x->err = errno ? -errno : -EIO;
 }
 
-/* the k-th CPU sample's time: spread evenly over the recording */
-static __u64 sample_ticks(const struct jfr *x, __u64 k)
+/*
+ * the time of sample k of a row's n: the model keeps no time per sample, so each row's samples
+ * are spread evenly over the recording (the middles of n equal slices)
+ */
+static __u64 sample_ticks(const struct jfr *x, __u64 k, __u64 n)
 {
 	/* a duration past 2^62 ns (146 years) is not real: clamped, ticks stay a Java long */
 	__u64 d = x->o->duration_ns < (1ull << 62) ? x->o->duration_ns : 1ull << 62;
 
-	if (!x->total_samples)
-		return JFR_START_TICKS;
-	return JFR_START_TICKS + (__u64)((unsigned __int128)k * d / x->total_samples);
+	return JFR_START_TICKS + (__u64)((unsigned __int128)(2 * k + 1) * d / (2 * n));
 }
 
 static const char *nz(const char *s)
@@ -593,7 +593,6 @@ static void events(struct jfr *x)
 {
 	const struct out_meta *meta = x->o->meta;
 
-	x->sample_k = 0;
 	for (size_t i = 0; i < model__rows(x->m) && !x->err; i++) {
 		const struct jp_sample_row *r = model__row(x->m, i);
 		__u64 n = r->values[JP_VAL_CPU_SAMPLES];
@@ -608,7 +607,7 @@ static void events(struct jfr *x)
 			x->labels_used[r->labels] = 1;
 		for (__u64 k = 0; k < n && !x->err; k++) {
 			ev_begin(x, T_EV_EXECUTION_SAMPLE);
-			jb_varint(&x->ev, sample_ticks(x, x->sample_k++));
+			jb_varint(&x->ev, sample_ticks(x, k, n));
 			jb_varint(&x->ev, r->labels);
 			jb_varint(&x->ev, r->stack);
 			jb_varint(&x->ev, STATE_RUNNABLE);
@@ -1005,7 +1004,6 @@ int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f)
 	if (!m || !o || !f)
 		return -EINVAL;
 	model__counts(m, &x.c);
-	x.total_samples = model__total(m, JP_VAL_CPU_SAMPLES);
 	x.stack_used = calloc(x.c.stacks + 1, 1);
 	x.labels_used = calloc(x.c.labels + 1, 1);
 	x.func_kind = calloc(x.c.funcs + 2, 1);

@@ -24,8 +24,8 @@ struct jfr_opts {
  *   JP_VAL_SYSCALL_*    one jprof.Syscall per row, duration = its time, calls = its count;
  *   labels              one jprof.ThreadInfo per thread (pid, process name, container, cgroup);
  *   meta (when given)   one jprof.Recording (host, command, events, period, samples, lost).
- * The model keeps no time per sample: samples are spread evenly over the duration in row
- * order, and the aggregated off-CPU and syscall events start at the recording's start.
+ * The model keeps no time per sample: each row's samples are spread evenly over the duration,
+ * and the aggregated off-CPU and syscall events start at the recording's start.
  * Frames: Interpreted, JIT compiled, Inlined for Java; Native for native, JVM and kernel code,
  * whose pseudo class is the DSO's base name or "[kernel]". Marker frames (JP_FK_ROOT: process,
  * thread, event) are left out: the event's type and thread carry them. Methods keep
