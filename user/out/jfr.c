@@ -599,17 +599,19 @@ static void events(struct jfr *x)
 		__u64 off = r->values[JP_VAL_OFFCPU_NS];
 		__u64 calls = r->values[JP_VAL_SYSCALL_CALLS], sc_ns = r->values[JP_VAL_SYSCALL_NS];
 
+		/* an id the tables do not hold (none do) is written as null, never dangling */
+		jp_id stack = r->stack <= x->c.stacks ? r->stack : 0;
+		jp_id labels = r->labels <= x->c.labels ? r->labels : 0;
+
 		if (!n && !off && !calls && !sc_ns)
 			continue;
-		if (r->stack <= x->c.stacks)
-			x->stack_used[r->stack] = 1;
-		if (r->labels <= x->c.labels)
-			x->labels_used[r->labels] = 1;
+		x->stack_used[stack] = 1;
+		x->labels_used[labels] = 1;
 		for (__u64 k = 0; k < n && !x->err; k++) {
 			ev_begin(x, T_EV_EXECUTION_SAMPLE);
 			jb_varint(&x->ev, sample_ticks(x, k, n));
-			jb_varint(&x->ev, r->labels);
-			jb_varint(&x->ev, r->stack);
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
 			jb_varint(&x->ev, STATE_RUNNABLE);
 			ev_end(x);
 		}
@@ -617,16 +619,16 @@ static void events(struct jfr *x)
 			ev_begin(x, T_EV_OFFCPU);
 			jb_varint(&x->ev, JFR_START_TICKS);
 			jb_long(&x->ev, off);
-			jb_varint(&x->ev, r->labels);
-			jb_varint(&x->ev, r->stack);
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
 			ev_end(x);
 		}
 		if (calls || sc_ns) {
 			ev_begin(x, T_EV_SYSCALL);
 			jb_varint(&x->ev, JFR_START_TICKS);
 			jb_long(&x->ev, sc_ns);
-			jb_varint(&x->ev, r->labels);
-			jb_varint(&x->ev, r->stack);
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
 			jb_long(&x->ev, calls);
 			ev_end(x);
 		}
