@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* jfr.h: writes the profile model as a JDK Flight Recorder file (.jfr), for `jfr` and JMC. */
+#ifndef JPROF_OUT_JFR_H
+#define JPROF_OUT_JFR_H
+
+#include <stdio.h>
+
+#include "../model/model.h"
+#include "out.h"
+
+struct jfr_opts {
+	__u64 start_unix_ns;	     /* wall-clock start of the recording (ns since the epoch) */
+	__u64 duration_ns;	     /* its length; 0 puts every event at the start */
+	__u64 period_ns;	     /* CPU sampling period, 0 when unknown or no CPU samples */
+	const struct out_meta *meta; /* what was recorded, NULL for none */
+};
+
+/*
+ * One finished chunk, version 2.1, with our own metadata (the JDK's type names and field
+ * layouts for the types its tools know) and one constant pool. Events, by model column:
+ *   JP_VAL_CPU_SAMPLES  n jdk.ExecutionSample per row (state STATE_RUNNABLE), since the JDK's
+ *                       readers count events and have no weight field for them;
+ *   JP_VAL_OFFCPU_NS    one jprof.OffCPU per row, duration = the row's blocked time;
+ *   JP_VAL_SYSCALL_*    one jprof.Syscall per row, duration = its time, calls = its count;
+ *   labels              one jprof.ThreadInfo per thread (pid, process name, container, cgroup);
+ *   meta (when given)   one jprof.Recording (host, command, events, period, samples, lost).
+ * The model keeps no time per sample: each row's samples are spread evenly over the duration,
+ * and the aggregated off-CPU and syscall events start at the recording's start.
+ * Frames: Interpreted, JIT compiled, Inlined for Java; Native for native, JVM and kernel code,
+ * whose pseudo class is the DSO's base name or "[kernel]". Marker frames (JP_FK_ROOT: process,
+ * thread, event) are left out: the event's type and thread carry them. Methods keep
+ * their descriptor when the model's name has one, "()V" otherwise. Threads: osName is the
+ * thread's name (the process name when it has none), osThreadId the tid; javaThreadId is 0
+ * since the JVM's own thread id is not known. Returns 0 or -errno (write errors included).
+ */
+int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f);
+
+#endif /* JPROF_OUT_JFR_H */
