@@ -79,8 +79,8 @@ void opts_usage(FILE *f)
 	      "  -o, --output FILE     write here (default stdout; several -o write one recording\n"
 	      "                        in several formats); format from the extension:\n"
 	      "                        .html/.htm HTML flame graph, .folded/.collapsed/.txt folded,\n"
-	      "                        .pb.gz/.pprof pprof, .speedscope.json speedscope\n"
-	      "  -f, --format FMT      folded | html | pprof | speedscope (overrides the\n"
+	      "                        .pb.gz/.pprof pprof, .jfr JFR, .speedscope.json speedscope\n"
+	      "  -f, --format FMT      folded | html | pprof | jfr | speedscope (overrides the\n"
 	      "                        extension); json: the syscall table as JSON\n"
 	      "  -e, --event EV[,EV]   cpu (default): on-CPU samples; offcpu: blocked time with\n"
 	      "                        the stack that blocked; syscalls: per-process syscall\n"
@@ -260,7 +260,7 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 		else if (fmt < 0)
 			return fail(err, errlen,
 				    "-o %s: unknown file extension; use .folded, .html, .pb.gz "
-				    "(pprof), .speedscope.json, or give -f",
+				    "(pprof), .jfr, .speedscope.json, or give -f",
 				    o->outputs[i]);
 		o->formats[i] = fmt;
 	}
@@ -341,7 +341,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			}
 			o->format = out_format_parse(optarg);
 			if (o->format < 0)
-				return fail(err, errlen, "-f: unknown format '%s' (folded, html, pprof, speedscope, json)", optarg);
+				return fail(err, errlen, "-f: unknown format '%s' (folded, html, pprof, jfr, speedscope, json)", optarg);
 			break;
 		case 'e':
 			r = parse_events(optarg, o, err, errlen);

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "out.h"
+#include "jfr.h"
 #include "pprof.h"
 
 static int write_folded(const struct profile *p, const struct out_meta *meta, FILE *f)
@@ -29,6 +30,18 @@ static int write_pprof(const struct model *m, const struct out_input *in, FILE *
 	return out_pprof_write(m, &o, f);
 }
 
+static int write_jfr(const struct model *m, const struct out_input *in, FILE *f)
+{
+	struct jfr_opts o = { .meta = in->meta };
+
+	if (in->meta) {
+		o.start_unix_ns = in->meta->start_unix_ns;
+		o.duration_ns = in->meta->duration_ns;
+		o.period_ns = in->meta->freq_hz ? 1000000000ull / in->meta->freq_hz : 0;
+	}
+	return out_jfr_write(m, &o, f);
+}
+
 static const struct writer {
 	const char *name;
 	const char *const *names; /* other names for -f */
@@ -47,6 +60,8 @@ static const struct writer {
 	[OUT_SPEEDSCOPE] = {"speedscope", (const char *const[]){NULL},
 			    (const char *const[]){".speedscope.json", NULL}, out_speedscope_write,
 			    NULL},
+	[OUT_JFR] = {"jfr", (const char *const[]){NULL}, (const char *const[]){".jfr", NULL}, NULL,
+		     write_jfr},
 };
 
 int out_format_parse(const char *name)

@@ -9,9 +9,9 @@
 #include "../model/view.h"
 
 /* the writer table (format.c): one entry per format; adding a format touches one file + it */
-enum out_format { OUT_FOLDED = 0, OUT_HTML, OUT_PPROF, OUT_SPEEDSCOPE, OUT_FORMAT_MAX };
+enum out_format { OUT_FOLDED = 0, OUT_HTML, OUT_PPROF, OUT_SPEEDSCOPE, OUT_JFR, OUT_FORMAT_MAX };
 
-/* "folded"/"collapsed"/"txt", "html", "pprof", "speedscope" -> OUT_*; -EINVAL otherwise */
+/* "folded"/"collapsed"/"txt", "html", "pprof", "speedscope", "jfr" -> OUT_*; -EINVAL otherwise */
 int out_format_parse(const char *name);
 const char *out_format_name(enum out_format fmt);
 /*
