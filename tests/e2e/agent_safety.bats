@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# agent_safety.bats: the agent never harms the JVM it lives in (issues 7 and 13): thread
+# churn sampled at 999 Hz never deadlocks it, a fault inside AsyncGetCallTrace is caught and
+# reported, and a /tmp without room makes the agent decline while the JVM runs on.
+# In CI (CI set) a missing prerequisite fails; outside CI a non-root run skips loudly.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup_file() {
+	require_root_bpf || return
+	[[ -f $JPROF_AGENT ]] || { missing "agent not built at $JPROF_AGENT (make)"; return; }
+	[[ -f $APPS/ThreadChurn.class ]] || { missing "ThreadChurn not built in $APPS (make apps)"; return; }
+	command -v unshare >/dev/null || missing "unshare (util-linux)"
+}
+
+setup() {
+	JPID=
+	JOUT=$BATS_TEST_TMPDIR/jvm.out
+	PROF=$BATS_TEST_TMPDIR/out.folded
+	JERR=$BATS_TEST_TMPDIR/jprof.err
+}
+
+teardown() {
+	if [[ -n $JPID ]]; then
+		pkill -KILL -P "$JPID" 2>/dev/null || true
+		kill -9 "$JPID" 2>/dev/null || true
+	fi
+	# the JVM's hs_err file, if it crashed, is evidence: show it
+	cat "$BATS_TEST_TMPDIR"/hs_err_pid*.log 2>/dev/null | head -40 || true
+}
+
+# churn JDK SECONDS LIMIT [JVM args...]: ThreadChurn in the background, killed after LIMIT s
+# (a hang must fail the test, never stall the suite)
+churn() {
+	local home=$1 secs=$2 limit=$3
+	shift 3
+	require_jdk "$home" || return
+	(cd "$BATS_TEST_TMPDIR" && exec timeout -s KILL "$limit" "$home/bin/java" "$@" -cp "$APPS" \
+		ThreadChurn "$secs" >"$JOUT" 2>&1 3>&-) &
+	JPID=$!
+}
+
+# wait_churn: the JVM ended by itself, its threads all computed right
+wait_churn() {
+	local rc=0
+	wait "$JPID" || rc=$?
+	JPID=
+	cat "$JOUT"
+	[[ $rc -ne 137 ]] || { echo "JVM hung: killed by the time limit"; return 1; }
+	[[ $rc -eq 0 ]] || { echo "JVM exited $rc"; return 1; }
+	grep -q '^threadchurn ok threads=[0-9]' "$JOUT"
+}
+
+# the java pid: the child of timeout ($JPID), once it has exec'ed java
+java_pid() {
+	local p
+	for ((i = 0; i < 100; i++)); do
+		p=$(pgrep -n -x -P "$JPID" java 2>/dev/null || true)
+		[[ -n $p ]] && { echo "$p"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# record PID SECONDS: jprof at 999 Hz (attaches the agent unless it is there)
+record() {
+	run timeout -s INT $(($2 + 60)) "$JPROF" record -p "$1" -F 999 -d "$2" -o "$PROF"
+	echo "$output" | tee "$JERR"
+	[[ $status -eq 0 ]]
+}
+
+stress() {
+	local home=$1 secs=$2 t0 pid
+	t0=$(date +%s)
+	churn "$home" "$secs" $((secs + 240))
+	pid=$(java_pid)
+	sleep 1
+	record "$pid" $((secs - 5))
+	wait_churn
+	echo "# $(basename "$home"): $(tail -1 "$JOUT"), $(($(date +%s) - t0)) s; $(grep -E '^jprof: JVM' "$JERR")" >&3
+	# jprof saw the app's own Java frames on its short-lived threads
+	[[ $(folded_sum ';ThreadChurn\.work_\[[ji0]\]' "$PROF") -gt 0 ]]
+	grep -Eq '^jprof: JVM [0-9]+ .*with complete Java stacks' "$JERR"
+}
+
+@test "agent safety: JDK 17, thousands of short-lived threads under 999 Hz, no deadlock" {
+	stress "$JDK17" 90
+}
+
+@test "agent safety: JDK 25, thousands of short-lived threads under 999 Hz, no deadlock" {
+	stress "$JDK25" 60
+}
+
+# fault JDK: every 7th walk faults inside the protected region (test-only agent option)
+fault() {
+	local home=$1 pid n
+	churn "$home" 8 120 -agentpath:"$JPROF_AGENT"=testfault=7
+	pid=$(java_pid)
+	sleep 1
+	record "$pid" 4
+	wait_churn
+	! grep -q 'jprof agent:' "$JOUT"
+	[[ ! -e $BATS_TEST_TMPDIR/hs_err_pid$pid.log ]]
+	n=$(grep -Eo '[0-9]+ stack walk faulted \(caught\)' "$JERR" | awk '{ print $1 }')
+	echo "# $(basename "$home"): ${n:-no} faults caught and reported" >&3
+	[[ ${n:-0} -gt 0 ]]
+	[[ $(folded_sum ';ThreadChurn\.work_\[[ji0]\]' "$PROF") -gt 0 ]]
+}
+
+@test "agent safety: JDK 17, a fault inside AsyncGetCallTrace is caught, counted and reported" {
+	fault "$JDK17"
+}
+
+@test "agent safety: JDK 25, a fault inside AsyncGetCallTrace is caught, counted and reported" {
+	fault "$JDK25"
+}
+
+# full_tmp JDK [JVM args...]: the JVM in its own mount namespace whose /tmp is a 640 KiB
+# tmpfs: the agent copy (~190 KiB) fits, the 1 MiB ring does not
+full_tmp() {
+	local home=$1 pid
+	shift
+	require_jdk "$home" || return
+	(cd "$BATS_TEST_TMPDIR" && exec timeout -s KILL 120 unshare --mount --propagation private -- \
+		bash -c 'mount -t tmpfs -o size=640k,mode=1777 jpt-agent-tmp /tmp && exec "$@"' full_tmp \
+		"$home/bin/java" "$@" -cp "$APPS" ThreadChurn 10 >"$JOUT" 2>&1 3>&-) &
+	JPID=$!
+	pid=$(java_pid)
+	sleep 2
+	record "$pid" 4
+	wait_churn
+	# one line from the agent, naming the reason; no crash
+	[[ $(grep -c 'jprof agent:' "$JOUT") -eq 1 ]]
+	grep -q 'jprof agent: .*No space left on device' "$JOUT"
+	[[ ! -e $BATS_TEST_TMPDIR/hs_err_pid$pid.log ]]
+	# jprof still profiled it, natively
+	grep -Eq "^jprof: JVM $pid " "$JERR"
+	grep -Eq '(libjvm\.so|start_thread|thread_native_entry)' "$PROF"
+}
+
+@test "agent safety: JDK 17, /tmp full at start (-agentpath): the agent declines, the JVM runs on" {
+	full_tmp "$JDK17" -agentpath:"$JPROF_AGENT"
+}
+
+@test "agent safety: JDK 25, /tmp full when jprof attaches: the agent declines, the JVM runs on" {
+	full_tmp "$JDK25"
+}
