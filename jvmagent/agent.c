@@ -139,7 +139,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 			err = -EINVAL;
 		}
 		if (err) {
-			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,testfault=N), not starting",
+			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
+				"testfault=N), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -337,7 +338,7 @@ static int go_live(JNIEnv *env, jthread current)
 	if (self && env)
 		(*env)->DeleteLocalRef(env, self);
 	if (err) {
-		jpa_log("no stack sampling: cannot find this JVM's thread key (%s), continuing without it",
+		jpa_log("no stack sampling: cannot find this JVM's thread key (%s), going on without",
 			strerror(-err));
 		return err;
 	}

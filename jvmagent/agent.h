@@ -66,7 +66,7 @@ void jpa_threads_start(JNIEnv *env, jthread thread);
 void jpa_threads_end(JNIEnv *env, jthread thread);
 /* adds every live thread (at VMInit or attach, after ThreadStart/End are enabled) */
 void jpa_threads_scan(jvmtiEnv *jvmti, JNIEnv *env);
-/* async-signal-safe: the calling thread's slot and JNIEnv, or NULL if it is not a known JavaThread */
+/* async-signal-safe: the caller's slot (and JNIEnv), NULL if not a known JavaThread */
 struct jpa_thread *jpa_thread_self(JNIEnv **ret_env);
 
 /* perfmap.c: /tmp/perf-<pid>.map */

@@ -213,11 +213,22 @@ static __u64 user_pc(const void *uc)
  * The walk, protected: a fault inside AsyncGetCallTrace lands in on_fault(), which finds
  * this thread's walk mark in its table slot and jumps back here. sigsetjmp does not save
  * the mask (that would be a syscall per walk): on_fault restores it itself.
+ *
+ * What the jump leaves behind in HotSpot: AGCT holds no lock and allocates nothing, but
+ * since JDK 21 (and 17.0.x backports) it marks the thread "in ASGCT" for the duration
+ * (ThreadInAsgct, an RAII guard the jump skips), so that thread's flag stays set. Its
+ * readers are nmethod::find_pc_desc, which then leaves the PcDesc cache alone (slower
+ * lookups on that one thread, nothing wrong), CodeCache::find_blob in 17u (returns NULL
+ * for a zombie instead of stopping the VM) and debug-only asserts. Its offset is not
+ * exported (gHotSpotVMStructs), so we leave it rather than guess where to write.
+ * A fault AGCT expects (SafeFetch probing a Method* of a torn frame, which HotSpot's
+ * handler would resume) also ends the walk here: that sample is reported as faulted
+ * rather than as AGCT's error code; the JVM is unaffected either way.
  */
 static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 					   struct jp_frame *frames, void *uc)
 {
-	struct jpa_call_trace t = { .env = env, .num_frames = 0, .frames = frames };
+	struct jpa_call_trace t = {.env = env, .num_frames = 0, .frames = frames};
 	sigjmp_buf jb;
 	volatile int test = 0;
 

@@ -135,7 +135,11 @@ static int add(uintptr_t jt)
 		}
 		if (free_slot == SLOTS)
 			return -ENOSPC;
-		table[free_slot].walk = NULL;
+		/*
+		 * walk is NULL already: it is set only for the length of a walk, by the
+		 * slot's own thread, and cleared before that thread could end; writing it
+		 * here could wipe the mark of a thread that took this slot just now.
+		 */
 		if (__atomic_compare_exchange_n(&table[free_slot].jt, &seen, jt, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			return 0;

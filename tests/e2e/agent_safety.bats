@@ -71,10 +71,16 @@ record() {
 	[[ $status -eq 0 ]]
 }
 
+# The agent is loaded at start and the attach mechanism is off: no other profiler on the
+# host (any `jprof record -a`, with whatever agent it carries) may inject its own agent
+# into this JVM and decide the outcome. Attach is covered by agent.bats and the full-/tmp
+# test; the handler is the same code either way.
+NOATTACH=-XX:+DisableAttachMechanism
+
 stress() {
 	local home=$1 secs=$2 t0 pid
 	t0=$(date +%s)
-	churn "$home" "$secs" $((secs + 240))
+	churn "$home" "$secs" $((secs + 240)) -agentpath:"$JPROF_AGENT" $NOATTACH
 	pid=$(java_pid)
 	sleep 1
 	record "$pid" $((secs - 5))
@@ -96,7 +102,7 @@ stress() {
 # fault JDK: every 7th walk faults inside the protected region (test-only agent option)
 fault() {
 	local home=$1 pid n
-	churn "$home" 8 120 -agentpath:"$JPROF_AGENT"=testfault=7
+	churn "$home" 8 120 -agentpath:"$JPROF_AGENT"=testfault=7 $NOATTACH
 	pid=$(java_pid)
 	sleep 1
 	record "$pid" 4
@@ -141,7 +147,7 @@ full_tmp() {
 }
 
 @test "agent safety: JDK 17, /tmp full at start (-agentpath): the agent declines, the JVM runs on" {
-	full_tmp "$JDK17" -agentpath:"$JPROF_AGENT"
+	full_tmp "$JDK17" -agentpath:"$JPROF_AGENT" $NOATTACH
 }
 
 @test "agent safety: JDK 25, /tmp full when jprof attaches: the agent declines, the JVM runs on" {
