@@ -338,7 +338,7 @@ static int go_live(JNIEnv *env, jthread current)
 	if (self && env)
 		(*env)->DeleteLocalRef(env, self);
 	if (err) {
-		jpa_log("no stack sampling: cannot find this JVM's thread key (%s), going on without",
+		jpa_log("no stack sampling: JVM thread key not found (%s), going on without it",
 			strerror(-err));
 		return err;
 	}
@@ -379,10 +379,13 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env)
 static int set_events(int live)
 {
 	static const jvmtiEvent events[] = {
-		JVMTI_EVENT_CLASS_LOAD,		   JVMTI_EVENT_CLASS_PREPARE,
+		JVMTI_EVENT_CLASS_LOAD,
+		JVMTI_EVENT_CLASS_PREPARE,
 		JVMTI_EVENT_COMPILED_METHOD_LOAD,
-		JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
-		JVMTI_EVENT_THREAD_START,	   JVMTI_EVENT_THREAD_END,
+		JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+		JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
+		JVMTI_EVENT_THREAD_START,
+		JVMTI_EVENT_THREAD_END,
 		JVMTI_EVENT_VM_DEATH,
 	};
 	jvmtiEventCallbacks cb;

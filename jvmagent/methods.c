@@ -10,9 +10,9 @@
 #include "agent.h"
 #include <jvmticmlr.h> /* after jvmti.h: it uses jint, jmethodID */
 
-static int dict_fd = -1;	/* open for the life of the process: never closed under a writer */
-static int dict_torn;		/* a short write tore the log: nothing more is appended */
-static __u64 dict_size; /* bytes written or promised, atomically */
+static int dict_fd = -1; /* open for the life of the process: never closed under a writer */
+static int dict_torn;	 /* a short write tore the log: nothing more is appended */
+static __u64 dict_size;	 /* bytes written or promised, atomically */
 static char dict_file[512];
 
 /* a growable record under construction; oom sticks */

@@ -17,12 +17,14 @@ setup_file() {
 
 setup() {
 	JPID=
+	RPID=
 	JOUT=$BATS_TEST_TMPDIR/jvm.out
 	PROF=$BATS_TEST_TMPDIR/out.folded
 	JERR=$BATS_TEST_TMPDIR/jprof.err
 }
 
 teardown() {
+	[[ -n ${RPID:-} ]] && kill -9 "$RPID" 2>/dev/null || true
 	if [[ -n $JPID ]]; then
 		pkill -KILL -P "$JPID" 2>/dev/null || true
 		kill -9 "$JPID" 2>/dev/null || true
@@ -77,14 +79,36 @@ record() {
 # test; the handler is the same code either way.
 NOATTACH=-XX:+DisableAttachMechanism
 
+# record_bg PID SECONDS: jprof in the background (the JVM's fate is checked first)
+record_bg() {
+	"$JPROF" record -p "$1" -F 999 -d "$2" -o "$PROF" 2>"$JERR" 3>&- &
+	RPID=$!
+}
+
+# wait_record LIMIT: jprof ends by itself within LIMIT s, successfully
+wait_record() {
+	local rc=0
+	for ((i = 0; i < $1 * 10; i++)); do
+		kill -0 "$RPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$RPID" 2>/dev/null && { kill -INT "$RPID"; echo "jprof still running after $1 s"; }
+	wait "$RPID" || rc=$?
+	RPID=
+	cat "$JERR"
+	[[ $rc -eq 0 ]] || { echo "jprof exited $rc"; return 1; }
+}
+
 stress() {
 	local home=$1 secs=$2 t0 pid
 	t0=$(date +%s)
 	churn "$home" "$secs" $((secs + 240)) -agentpath:"$JPROF_AGENT" $NOATTACH
 	pid=$(java_pid)
 	sleep 1
-	record "$pid" $((secs - 5))
+	record_bg "$pid" $((secs - 5))
+	# first the JVM: a hang is the failure this test is about
 	wait_churn
+	wait_record 120
 	echo "# $(basename "$home"): $(tail -1 "$JOUT"), $(($(date +%s) - t0)) s; $(grep -E '^jprof: JVM' "$JERR")" >&3
 	# jprof saw the app's own Java frames on its short-lived threads
 	[[ $(folded_sum ';ThreadChurn\.work_\[[ji0]\]' "$PROF") -gt 0 ]]
