@@ -453,6 +453,34 @@ static void jpa_recompile(void)
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
 }
 
+/*
+ * Another copy of this library (a different path: each jprof copies its own agent into
+ * the JVM's /tmp) already runs here if this process maps a live jprof-<pid>.ring. Our
+ * `started` flag is per copy; two agents would each install a handler and fight over
+ * the channel files.
+ */
+static int other_agent_runs(__u32 pid)
+{
+	char line[4096], want[64];
+	size_t wn, n;
+	int found = 0;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "/jprof-%u.ring", pid);
+	wn = strlen(want);
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		n = strcspn(line, "\n");
+		line[n] = '\0';
+		/* a "(deleted)" one belongs to an agent that gave the channel up */
+		found = n >= wn && !strcmp(line + n - wn, want);
+	}
+	fclose(f);
+	return found;
+}
+
 static int start(JavaVM *vm, const char *options, int attached)
 {
 	__u32 pid = (__u32)getpid();
@@ -460,6 +488,11 @@ static int start(JavaVM *vm, const char *options, int attached)
 
 	if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
 		return 0; /* attached twice: the first one keeps running */
+	if (other_agent_runs(pid)) {
+		/* like a second attach of the same copy: a no-op, the first one keeps running */
+		jpa_log("another jprof agent already runs in this JVM, not starting");
+		return 0;
+	}
 	err = parse_options(options, &opts);
 	if (!err && (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
 		jpa_log("no JVMTI 1.2 environment, not starting");

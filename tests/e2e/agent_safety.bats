@@ -25,42 +25,59 @@ setup() {
 
 teardown() {
 	[[ -n ${RPID:-} ]] && kill -9 "$RPID" 2>/dev/null || true
-	if [[ -n $JPID ]]; then
-		pkill -KILL -P "$JPID" 2>/dev/null || true
-		kill -9 "$JPID" 2>/dev/null || true
-	fi
+	[[ -n $JPID ]] && kill -9 "$JPID" 2>/dev/null || true
 	# the JVM's hs_err file, if it crashed, is evidence: show it
 	cat "$BATS_TEST_TMPDIR"/hs_err_pid*.log 2>/dev/null | head -40 || true
 }
 
-# churn JDK SECONDS LIMIT [JVM args...]: ThreadChurn in the background, killed after LIMIT s
-# (a hang must fail the test, never stall the suite)
+# churn JDK SECONDS LIMIT [JVM args...]: ThreadChurn in the background ($JPID is the java
+# process itself); wait_churn gives it LIMIT s (a hang must fail the test, never stall it)
 churn() {
 	local home=$1 secs=$2 limit=$3
 	shift 3
 	require_jdk "$home" || return
-	(cd "$BATS_TEST_TMPDIR" && exec timeout -s KILL "$limit" "$home/bin/java" "$@" -cp "$APPS" \
-		ThreadChurn "$secs" >"$JOUT" 2>&1 3>&-) &
+	(cd "$BATS_TEST_TMPDIR" && exec "$home/bin/java" "$@" -cp "$APPS" ThreadChurn "$secs" \
+		>"$JOUT" 2>&1 3>&-) &
 	JPID=$!
+	JDEADLINE=$(($(date +%s) + limit))
 }
 
-# wait_churn: the JVM ended by itself, its threads all computed right
+# hung_stacks PID: what a hung JVM's threads are doing, where it matters (signal handler,
+# malloc, locks): the evidence for the report
+hung_stacks() {
+	command -v gdb >/dev/null || { echo "(no gdb for the stacks)"; return 0; }
+	timeout 90 gdb -batch -p "$1" -ex 'set pagination off' -ex 'thread apply all bt 24' 2>&1 |
+		grep -E '^Thread |on_stack_request|on_fault|GetEnv|tls_get_addr|malloc|lll_lock|jprof' |
+		head -200 || true
+}
+
+# wait_churn: the JVM ended by itself in time, its threads all computed right
 wait_churn() {
 	local rc=0
+	while kill -0 "$JPID" 2>/dev/null && (($(date +%s) < JDEADLINE)); do
+		sleep 0.2
+	done
+	if kill -0 "$JPID" 2>/dev/null; then
+		echo "JVM hung: still running at its time limit; its stacks:"
+		hung_stacks "$JPID"
+		grep -E 'jprof|copy-' "/proc/$JPID/maps" | awk '{ print $6, $7 }' | sort -u
+		kill -9 "$JPID"
+		wait "$JPID" || true
+		JPID=
+		cat "$JOUT"
+		return 1
+	fi
 	wait "$JPID" || rc=$?
 	JPID=
 	cat "$JOUT"
-	[[ $rc -ne 137 ]] || { echo "JVM hung: killed by the time limit"; return 1; }
 	[[ $rc -eq 0 ]] || { echo "JVM exited $rc"; return 1; }
 	grep -q '^threadchurn ok threads=[0-9]' "$JOUT"
 }
 
-# the java pid: the child of timeout ($JPID), once it has exec'ed java
+# the java pid ($JPID), once it has exec'ed java (after cd, unshare, bash)
 java_pid() {
-	local p
 	for ((i = 0; i < 100; i++)); do
-		p=$(pgrep -n -x -P "$JPID" java 2>/dev/null || true)
-		[[ -n $p ]] && { echo "$p"; return 0; }
+		[[ $(cat "/proc/$JPID/comm" 2>/dev/null) == java ]] && { echo "$JPID"; return 0; }
 		sleep 0.1
 	done
 	return 1
@@ -153,10 +170,11 @@ full_tmp() {
 	local home=$1 pid
 	shift
 	require_jdk "$home" || return
-	(cd "$BATS_TEST_TMPDIR" && exec timeout -s KILL 120 unshare --mount --propagation private -- \
+	(cd "$BATS_TEST_TMPDIR" && exec unshare --mount --propagation private -- \
 		bash -c 'mount -t tmpfs -o size=640k,mode=1777 jpt-agent-tmp /tmp && exec "$@"' full_tmp \
 		"$home/bin/java" "$@" -cp "$APPS" ThreadChurn 10 >"$JOUT" 2>&1 3>&-) &
 	JPID=$!
+	JDEADLINE=$(($(date +%s) + 120))
 	pid=$(java_pid)
 	sleep 2
 	record "$pid" 4
@@ -176,4 +194,22 @@ full_tmp() {
 
 @test "agent safety: JDK 25, /tmp full when jprof attaches: the agent declines, the JVM runs on" {
 	full_tmp "$JDK25"
+}
+
+@test "agent safety: JDK 17, a second copy of the agent (another path) declines, the first keeps sampling" {
+	local pid
+	require_jdk "$JDK17" || return
+	cp "$JPROF_AGENT" "$BATS_TEST_TMPDIR/copy-a.so"
+	cp "$JPROF_AGENT" "$BATS_TEST_TMPDIR/copy-b.so"
+	churn "$JDK17" 10 120 -agentpath:"$BATS_TEST_TMPDIR/copy-a.so"
+	pid=$(java_pid)
+	sleep 2
+	run -0 timeout 30 "$JDK17/bin/jcmd" "$pid" JVMTI.agent_load "$BATS_TEST_TMPDIR/copy-b.so"
+	[[ $output == *"return code: 0"* ]]
+	record "$pid" 3
+	wait_churn
+	# copy b (and jprof's own copy, if it attached one: a path it does not know) stood back
+	grep -q 'jprof agent: another jprof agent already runs in this JVM' "$JOUT"
+	! grep 'jprof agent:' "$JOUT" | grep -v 'another jprof agent already runs in this JVM'
+	[[ $(folded_sum ';ThreadChurn\.work_\[[ji0]\]' "$PROF") -gt 0 ]]
 }
