@@ -167,7 +167,7 @@ fault() {
 # full_tmp JDK [JVM args...]: the JVM in its own mount namespace whose /tmp is a 640 KiB
 # tmpfs: the agent copy (~190 KiB) fits, the 1 MiB ring does not
 full_tmp() {
-	local home=$1 pid
+	local home=$1 pid rec=0
 	shift
 	require_jdk "$home" || return
 	(cd "$BATS_TEST_TMPDIR" && exec unshare --mount --propagation private -- \
@@ -177,8 +177,10 @@ full_tmp() {
 	JDEADLINE=$(($(date +%s) + 120))
 	pid=$(java_pid)
 	sleep 2
-	record "$pid" 4
+	# the JVM first: if it died, its own report (hs_err header) names the culprit
+	record "$pid" 4 || rec=$?
 	wait_churn
+	[[ ${rec:-0} -eq 0 ]]
 	# one line from the agent, naming the reason; no crash
 	[[ $(grep -c 'jprof agent:' "$JOUT") -eq 1 ]]
 	grep -q 'jprof agent: .*No space left on device' "$JOUT"
@@ -197,7 +199,7 @@ full_tmp() {
 }
 
 @test "agent safety: JDK 17, a second copy of the agent (another path) declines, the first keeps sampling" {
-	local pid
+	local pid rec=0
 	require_jdk "$JDK17" || return
 	cp "$JPROF_AGENT" "$BATS_TEST_TMPDIR/copy-a.so"
 	cp "$JPROF_AGENT" "$BATS_TEST_TMPDIR/copy-b.so"
@@ -206,8 +208,9 @@ full_tmp() {
 	sleep 2
 	run -0 timeout 30 "$JDK17/bin/jcmd" "$pid" JVMTI.agent_load "$BATS_TEST_TMPDIR/copy-b.so"
 	[[ $output == *"return code: 0"* ]]
-	record "$pid" 3
+	record "$pid" 3 || rec=$?
 	wait_churn
+	[[ ${rec:-0} -eq 0 ]]
 	# copy b (and jprof's own copy, if it attached one: a path it does not know) stood back
 	grep -q 'jprof agent: another jprof agent already runs in this JVM' "$JOUT"
 	! grep 'jprof agent:' "$JOUT" | grep -v 'another jprof agent already runs in this JVM'
