@@ -91,9 +91,10 @@ $(OUT)/jvmagent/%.o: jvmagent/%.c | $(OUT)/.deps-ok
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(AGENT_FLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
+# -z now: every symbol bound at load, none lazily (through the dynamic linker) in the handler
 $(OUT)/libjprofagent.so: $(AGENT_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete $^ -lpthread -ldl -o $@
+	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete -Wl,-z,now $^ -lpthread -ldl -o $@
 
 # tests ---------------------------------------------------------------------------
 TEST_SRCS := $(wildcard tests/unit/test_*.c)

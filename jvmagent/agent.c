@@ -5,7 +5,9 @@
  *
  * Options: comma-separated signo=N (real-time signal to answer on; default: first free
  * from SIGRTMIN+3), depth=N (frames per trace, 1..4096, default 2048), ring=KB (data
- * area, rounded up to a power of two, 64..65536), dir=PATH (instead of /tmp; tests only).
+ * area, rounded up to a power of two, 64..65536), dir=PATH (instead of /tmp; tests only),
+ * recompile (see jpa_recompile), testfault=N (TESTS ONLY: every Nth stack walk faults on
+ * purpose inside the protected region, to show the fault is caught and reported).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -28,6 +30,7 @@ struct jpa_opts {
 	__u32 depth;
 	__u32 ring_bytes;
 	int recompile; /* on attach: have all compiled code recompiled (see jpa_recompile) */
+	__u32 testfault; /* tests only: every Nth walk faults on purpose */
 	char dir[256];
 };
 
@@ -125,6 +128,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		} else if (!strncmp(s, "ring=", 5)) {
 			err = parse_u32(eq + 1, len - 5, JP_RING_DATA_MIN >> 10, JP_RING_DATA_MAX >> 10,
 					&kb);
+		} else if (!strncmp(s, "testfault=", 10)) {
+			err = parse_u32(eq + 1, len - 10, 1, 1000000000, &o->testfault);
 		} else if (!strncmp(s, "dir=", 4)) {
 			if (len - 4 == 0 || len - 4 >= sizeof(o->dir))
 				err = -ENAMETOOLONG;
@@ -134,7 +139,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 			err = -EINVAL;
 		}
 		if (err) {
-			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile), not starting",
+			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
+				"testfault=N), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -294,18 +300,30 @@ static void JNICALL on_dynamic_code(jvmtiEnv *j, const char *name, const void *a
 
 static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread thread)
 {
-	char *name = thread_name(thread, env);
+	char *name;
 
+	/* first: the handler can walk this thread from now on */
+	jpa_threads_start(env, thread);
+	name = thread_name(thread, env);
 	if (name)
 		jpa_dict_thread(gettid32(), name);
 	(*j)->Deallocate(j, (unsigned char *)name);
 }
 
+static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread thread)
+{
+	(void)j;
+	jpa_threads_end(env, thread);
+}
+
 /* the live phase: the rest of the setup, then the handler last (jmethodIDs exist by then) */
 static int go_live(JNIEnv *env, jthread current)
 {
+	jthread self = NULL;
 	int err;
 
+	if (!current && (*jvmti)->GetCurrentThread(jvmti, &self) == JVMTI_ERROR_NONE)
+		current = self;
 	if (current) {
 		char *name = thread_name(current, env);
 
@@ -315,7 +333,19 @@ static int go_live(JNIEnv *env, jthread current)
 	}
 	dump_loaded_classes(env);
 	name_running_threads(env);
-	err = jpa_stacks_start(jvm, opts.signo);
+	/* ThreadStart/End are on already: a thread is either in the scan or starts later */
+	err = jpa_threads_init(env, current);
+	if (self && env)
+		(*env)->DeleteLocalRef(env, self);
+	if (err) {
+		jpa_log("no stack sampling: JVM thread key not found (%s), going on without it",
+			strerror(-err));
+		return err;
+	}
+	jpa_threads_scan(jvmti, env);
+	err = jpa_stacks_test_faults(opts.testfault);
+	if (!err)
+		err = jpa_stacks_start(opts.signo);
 	if (err)
 		jpa_log("no stack sampling: %s (%s), continuing without it",
 			err == -ENOENT ? "AsyncGetCallTrace not found" : "signal setup failed",
@@ -349,10 +379,14 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env)
 static int set_events(int live)
 {
 	static const jvmtiEvent events[] = {
-		JVMTI_EVENT_CLASS_LOAD,		   JVMTI_EVENT_CLASS_PREPARE,
+		JVMTI_EVENT_CLASS_LOAD,
+		JVMTI_EVENT_CLASS_PREPARE,
 		JVMTI_EVENT_COMPILED_METHOD_LOAD,
-		JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
-		JVMTI_EVENT_THREAD_START,	   JVMTI_EVENT_VM_DEATH,
+		JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+		JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
+		JVMTI_EVENT_THREAD_START,
+		JVMTI_EVENT_THREAD_END,
+		JVMTI_EVENT_VM_DEATH,
 	};
 	jvmtiEventCallbacks cb;
 	jvmtiCapabilities caps;
@@ -371,6 +405,7 @@ static int set_events(int live)
 	cb.CompiledMethodUnload = on_compiled_method_unload;
 	cb.DynamicCodeGenerated = on_dynamic_code;
 	cb.ThreadStart = on_thread_start;
+	cb.ThreadEnd = on_thread_end;
 	cb.VMInit = on_vm_init;
 	cb.VMDeath = on_vm_death;
 	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE)
@@ -418,6 +453,34 @@ static void jpa_recompile(void)
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
 }
 
+/*
+ * Another copy of this library (a different path: each jprof copies its own agent into
+ * the JVM's /tmp) already runs here if this process maps a live jprof-<pid>.ring. Our
+ * `started` flag is per copy; two agents would each install a handler and fight over
+ * the channel files.
+ */
+static int other_agent_runs(__u32 pid)
+{
+	char line[4096], want[64];
+	size_t wn, n;
+	int found = 0;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "/jprof-%u.ring", pid);
+	wn = strlen(want);
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		n = strcspn(line, "\n");
+		line[n] = '\0';
+		/* a "(deleted)" one belongs to an agent that gave the channel up */
+		found = n >= wn && !strcmp(line + n - wn, want);
+	}
+	fclose(f);
+	return found;
+}
+
 static int start(JavaVM *vm, const char *options, int attached)
 {
 	__u32 pid = (__u32)getpid();
@@ -425,6 +488,11 @@ static int start(JavaVM *vm, const char *options, int attached)
 
 	if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
 		return 0; /* attached twice: the first one keeps running */
+	if (other_agent_runs(pid)) {
+		/* like a second attach of the same copy: a no-op, the first one keeps running */
+		jpa_log("another jprof agent already runs in this JVM, not starting");
+		return 0;
+	}
 	err = parse_options(options, &opts);
 	if (!err && (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
 		jpa_log("no JVMTI 1.2 environment, not starting");
@@ -443,6 +511,9 @@ static int start(JavaVM *vm, const char *options, int attached)
 	if (err) {
 		jpa_log("cannot create %s/jprof-%u.{ring,dict}: %s, not starting", opts.dir, pid,
 			strerror(-err));
+		/* nothing is hooked yet: a later attach (once there is room) may try again */
+		if (!jpa_ring_path()[0])
+			__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
 		return err;
 	}
 	/* the perf map is a bonus: without it BPF-only stacks lose JIT names */

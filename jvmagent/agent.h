@@ -6,6 +6,7 @@
 #include <jvmti.h>
 #include <linux/types.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ring.h"
 
@@ -26,11 +27,17 @@ enum jpa_counter {
 	JPA_DICT_BYTES,
 	JPA_DICT_DROPPED,
 	JPA_PERFMAP_DROPPED,
+	JPA_THREADS_FULL,
 };
 /* creates and maps dir/jprof-<pid>.ring; 0 or -errno */
 int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, __u32 flags);
-/* resolves AGCT, picks (or checks) the signal, installs the handler, publishes signo; 0 or -errno */
-int jpa_stacks_start(JavaVM *vm, int signo);
+/*
+ * resolves AGCT, installs the SIGSEGV/SIGBUS guard (chained to the JVM's), picks (or
+ * checks) the signal, installs the handler, publishes its address then signo; 0 or -errno
+ */
+int jpa_stacks_start(int signo);
+/* test only: every Nth walk faults on purpose inside the protected region; before start */
+int jpa_stacks_test_faults(__u32 every);
 /* tells jprof the agent is going away (signo 0); the handler stays installed, harmlessly */
 void jpa_stacks_stop(void);
 void jpa_ring_count(enum jpa_counter c, __u64 n);
@@ -46,6 +53,21 @@ void jpa_dict_code_load(jmethodID method, const void *addr, __u32 size, const vo
 void jpa_dict_code_unload(jmethodID method, const void *addr);
 void jpa_dict_stub(const char *name, const void *addr, __u32 size);
 void jpa_dict_thread(__u32 tid, const char *name);
+
+/* threads.c: the live Java threads, found from a signal handler without GetEnv */
+struct jpa_thread {
+	uintptr_t jt; /* JavaThread*; 0 empty, 1 removed */
+	void *walk;   /* sigjmp_buf * while this thread walks its stack, else NULL */
+};
+/* learns the JNIEnv offset and HotSpot's Thread* key from the calling thread; 0 or -errno */
+int jpa_threads_init(JNIEnv *env, jthread current);
+/* ThreadStart / ThreadEnd, on the thread itself */
+void jpa_threads_start(JNIEnv *env, jthread thread);
+void jpa_threads_end(JNIEnv *env, jthread thread);
+/* adds every live thread (at VMInit or attach, after ThreadStart/End are enabled) */
+void jpa_threads_scan(jvmtiEnv *jvmti, JNIEnv *env);
+/* async-signal-safe: the caller's slot (and JNIEnv), NULL if not a known JavaThread */
+struct jpa_thread *jpa_thread_self(JNIEnv **ret_env);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

@@ -10,8 +10,9 @@
 #include "agent.h"
 #include <jvmticmlr.h> /* after jvmti.h: it uses jint, jmethodID */
 
-static int dict_fd = -1;
-static __u64 dict_size; /* bytes written or promised, atomically */
+static int dict_fd = -1; /* open for the life of the process: never closed under a writer */
+static int dict_torn;	 /* a short write tore the log: nothing more is appended */
+static __u64 dict_size;	 /* bytes written or promised, atomically */
 static char dict_file[512];
 
 /* a growable record under construction; oom sticks */
@@ -83,7 +84,7 @@ static void rec_write(struct jpa_buf *b)
 
 	if (dict_fd < 0)
 		return;
-	if (b->oom || b->len > JP_DICT_REC_MAX) {
+	if (b->oom || b->len > JP_DICT_REC_MAX || __atomic_load_n(&dict_torn, __ATOMIC_ACQUIRE)) {
 		jpa_ring_count(JPA_DICT_DROPPED, 1);
 		return;
 	}
@@ -98,12 +99,14 @@ static void rec_write(struct jpa_buf *b)
 		n = write(dict_fd, b->p, b->len);
 	} while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)b->len) {
-		/* a short write leaves a torn record the reader stops at: stop writing */
+		/*
+		 * A short write leaves a torn record the reader stops at: stop writing. The fd
+		 * stays open for the life of the process: other JVMTI threads may be inside
+		 * write() on it right now, and a closed number may be reused by the JVM.
+		 */
 		jpa_ring_count(JPA_DICT_DROPPED, 1);
-		if (n > 0) {
-			close(dict_fd);
-			dict_fd = -1;
-		}
+		if (n > 0)
+			__atomic_store_n(&dict_torn, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	jpa_ring_count(JPA_DICT_BYTES, b->len);

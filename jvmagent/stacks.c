@@ -3,7 +3,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,9 +33,16 @@ static struct jp_ring_hdr *ring;
 static unsigned char *ring_data;
 static __u64 ring_mask;
 static __u32 ring_depth;
-static JavaVM *ring_vm;
 static jpa_agct_fn agct;
 static char ring_file[512];
+
+/* fault protection of the walk: the handlers we chain to, walks under way, the test hook */
+static struct sigaction prev_segv, prev_bus;
+static int faults_caught; /* our SIGSEGV/SIGBUS handlers are installed */
+static int walkers;	  /* walks under way in any thread: 0 lets a fault pass straight on */
+static __u32 test_fault_every;
+static __u64 test_walks;
+static void *test_guard; /* a PROT_NONE page the test hook walks into */
 
 #define TRACE_BYTES(n) ((__u32)sizeof(struct jp_trace_rec) + (__u32)(n) * (__u32)sizeof(struct jp_frame))
 #define CAS_TRIES      64
@@ -51,14 +61,18 @@ int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, 
 	if (err)
 		return err;
 	fd = jpa_create(ring_file, O_RDWR, 0600);
-	if (fd < 0)
+	if (fd < 0) {
+		ring_file[0] = '\0';
 		return fd;
-	map_size = (size_t)JP_RING_HDR_SIZE + data_size;
-	/* tmpfs pages come on first touch: an idle ring costs its header page only */
-	if (ftruncate(fd, (off_t)map_size)) {
-		err = -errno;
-		goto out_unlink;
 	}
+	map_size = (size_t)JP_RING_HDR_SIZE + data_size;
+	/*
+	 * Every page now: a sparse tmpfs page that cannot be had on first touch is a SIGBUS
+	 * inside the JVM (in a signal handler, even). No room means no agent, not a crash.
+	 */
+	err = -posix_fallocate(fd, 0, (off_t)map_size);
+	if (err)
+		goto out_unlink;
 	p = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		err = -errno;
@@ -103,6 +117,9 @@ void jpa_ring_count(enum jpa_counter c, __u64 n)
 		break;
 	case JPA_DICT_DROPPED:
 		v = &ring->dict_dropped;
+		break;
+	case JPA_THREADS_FULL:
+		v = &ring->threads_full;
 		break;
 	default:
 		v = &ring->perfmap_dropped;
@@ -193,34 +210,82 @@ static __u64 user_pc(const void *uc)
 }
 
 /*
+ * The walk, protected: a fault inside AsyncGetCallTrace lands in on_fault(), which finds
+ * this thread's walk mark in its table slot and jumps back here. sigsetjmp does not save
+ * the mask (that would be a syscall per walk): on_fault restores it itself.
+ *
+ * What the jump leaves behind in HotSpot: AGCT holds no lock and allocates nothing, but
+ * since JDK 21 (and 17.0.x backports) it marks the thread "in ASGCT" for the duration
+ * (ThreadInAsgct, an RAII guard the jump skips), so that thread's flag stays set. Its
+ * readers are nmethod::find_pc_desc, which then leaves the PcDesc cache alone (slower
+ * lookups on that one thread, nothing wrong), CodeCache::find_blob in 17u (returns NULL
+ * for a zombie instead of stopping the VM) and debug-only asserts. Its offset is not
+ * exported (gHotSpotVMStructs), so we leave it rather than guess where to write.
+ * A fault AGCT expects (SafeFetch probing a Method* of a torn frame, which HotSpot's
+ * handler would resume) also ends the walk here: that sample is reported as faulted
+ * rather than as AGCT's error code; the JVM is unaffected either way.
+ */
+static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
+					   struct jp_frame *frames, void *uc)
+{
+	struct jpa_call_trace t = {.env = env, .num_frames = 0, .frames = frames};
+	sigjmp_buf jb;
+	volatile int test = 0;
+
+	if (!faults_caught) {
+		agct(&t, (jint)ring_depth, uc);
+		return t.num_frames;
+	}
+	if (test_fault_every &&
+	    __atomic_add_fetch(&test_walks, 1, __ATOMIC_RELAXED) % test_fault_every == 0) {
+		/* test hook: AGCT writes its first frame into a PROT_NONE page */
+		t.frames = test_guard;
+		test = 1;
+	}
+	if (sigsetjmp(jb, 0)) {
+		/* on_fault cleared the mark and restored the signal mask */
+		__atomic_fetch_sub(&walkers, 1, __ATOMIC_RELEASE);
+		return JP_ERR_FAULT;
+	}
+	__atomic_fetch_add(&walkers, 1, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&self->walk, &jb, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	agct(&t, (jint)ring_depth, uc);
+	if (test)
+		(void)*(volatile char *)test_guard; /* AGCT wrote no frame: fault here instead */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&self->walk, NULL, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&walkers, 1, __ATOMIC_RELEASE);
+	return t.num_frames;
+}
+
+/*
  * The stack-request handler. Async-signal-safe: atomics, clock_gettime (vDSO), gettid,
- * GetEnv (reads a thread-local) and AGCT (built for exactly this), no malloc, no locks,
- * no stdio. Frames go straight into the reserved ring space: 2048 frames are 32 KiB,
- * too big for a small signal stack, and a per-thread buffer would need TLS that a
- * dlopen'ed library cannot touch safely here. errno is preserved.
+ * pthread_getspecific (a read of the thread descriptor), a probe of the fixed thread
+ * table and AGCT (built for exactly this); no GetEnv (its TLS access may malloc), no
+ * malloc, no locks, no stdio. Frames go straight into the reserved ring space: 2048
+ * frames are 32 KiB, too big for a small signal stack. errno is preserved.
  */
 static void on_stack_request(int signo, siginfo_t *si, void *uc)
 {
+	struct jpa_thread *self = NULL;
 	struct jp_trace_rec *r;
-	struct jpa_call_trace t;
 	struct timespec ts;
 	__u32 len, used;
 	JNIEnv *env = NULL;
 	int saved_errno = errno;
 	__u64 pos;
-	jint rc;
+	jint n;
 
 	(void)signo;
 	(void)si;
-	if (!agct || !ring_vm) {
+	if (!agct) {
 		count(&ring->busy);
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	rc = (*ring_vm)->GetEnv(ring_vm, (void **)&env, JNI_VERSION_1_6);
-	if (rc != JNI_OK || !env)
-		env = NULL;
-	len = env ? TRACE_BYTES(ring_depth) : TRACE_BYTES(0);
+	self = jpa_thread_self(&env);
+	len = self ? TRACE_BYTES(ring_depth) : TRACE_BYTES(0);
 	switch (reserve(len, &pos)) {
 	case 0:
 		break;
@@ -236,16 +301,15 @@ static void on_stack_request(int signo, siginfo_t *si, void *uc)
 	r->time_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 	r->pc = user_pc(uc);
 	r->tid = (__u32)syscall(SYS_gettid);
-	if (env) {
-		t.env = env;
-		t.num_frames = 0;
-		t.frames = (struct jp_frame *)(r + 1);
-		agct(&t, (jint)ring_depth, uc);
-		r->num_frames = t.num_frames;
-		if (t.num_frames > 0 && (__u32)t.num_frames > ring_depth)
-			r->num_frames = (__s32)ring_depth; /* never trust a count past our buffer */
-		if (r->num_frames <= 0 && r->num_frames > -JP_AGCT_CODES)
-			count(&ring->agct_err[-r->num_frames]);
+	if (self) {
+		n = walk(self, env, (struct jp_frame *)(r + 1), uc);
+		if (n > 0 && (__u32)n > ring_depth)
+			n = (jint)ring_depth; /* never trust a count past our buffer */
+		r->num_frames = n;
+		if (n == JP_ERR_FAULT)
+			count(&ring->faults);
+		else if (n <= 0 && n > -JP_AGCT_CODES)
+			count(&ring->agct_err[-n]);
 	} else {
 		r->num_frames = JP_ERR_NOT_JAVA_THREAD;
 		count(&ring->not_java_thread);
@@ -257,6 +321,84 @@ static void on_stack_request(int signo, siginfo_t *si, void *uc)
 	commit(pos);
 out:
 	errno = saved_errno;
+}
+
+/* a fault that is not ours goes to whoever handled it before us (HotSpot, normally) */
+static void chain(const struct sigaction *prev, int sig, siginfo_t *si, void *uc)
+{
+	if (prev->sa_flags & SA_SIGINFO) {
+		prev->sa_sigaction(sig, si, uc);
+	} else if (prev->sa_handler == SIG_DFL) {
+		/* the default action: a real fault repeats on return, a sent one is raised */
+		signal(sig, SIG_DFL);
+		if (si && si->si_code <= 0)
+			raise(sig);
+	} else if (prev->sa_handler != SIG_IGN) {
+		prev->sa_handler(sig);
+	}
+}
+
+/*
+ * SIGSEGV/SIGBUS, installed after HotSpot's. HotSpot takes these signals all the time
+ * (implicit null checks, safepoint polls, stack banging): with no walk under way anywhere
+ * this costs one load before it chains.
+ */
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	struct jpa_thread *self;
+	sigjmp_buf *jb;
+
+	if (__atomic_load_n(&walkers, __ATOMIC_ACQUIRE)) {
+		self = jpa_thread_self(NULL);
+		jb = self ? __atomic_load_n(&self->walk, __ATOMIC_RELAXED) : NULL;
+		if (jb) {
+			__atomic_store_n(&self->walk, NULL, __ATOMIC_RELAXED);
+			/* back to the mask of the walk: SIGSEGV/SIGBUS unblocked again */
+			if (uc)
+				pthread_sigmask(SIG_SETMASK, &((ucontext_t *)uc)->uc_sigmask, NULL);
+			siglongjmp(*jb, 1);
+		}
+	}
+	chain(sig == SIGBUS ? &prev_bus : &prev_segv, sig, si, uc);
+}
+
+static int catch_faults(void)
+{
+	struct sigaction sa;
+
+	if (sigaction(SIGSEGV, NULL, &prev_segv) || sigaction(SIGBUS, NULL, &prev_bus))
+		return -errno;
+	/* HotSpot's flags and mask, so its handler runs as it would without us */
+	sa = prev_segv;
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = (prev_segv.sa_flags | SA_SIGINFO) & ~(SA_RESETHAND | SA_NODEFER);
+	if (sigaction(SIGSEGV, &sa, NULL))
+		return -errno;
+	sa = prev_bus;
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = (prev_bus.sa_flags | SA_SIGINFO) & ~(SA_RESETHAND | SA_NODEFER);
+	if (sigaction(SIGBUS, &sa, NULL)) {
+		int err = -errno;
+
+		(void)sigaction(SIGSEGV, &prev_segv, NULL);
+		return err;
+	}
+	__atomic_store_n(&faults_caught, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int jpa_stacks_test_faults(__u32 every)
+{
+	void *p;
+
+	if (!every)
+		return 0;
+	p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	test_guard = p;
+	test_fault_every = every;
+	return 0;
 }
 
 static int signal_is_free(int sig)
@@ -282,9 +424,10 @@ static int pick_signal(void)
 	return -EBUSY;
 }
 
-int jpa_stacks_start(JavaVM *vm, int signo)
+int jpa_stacks_start(int signo)
 {
 	struct sigaction sa;
+	int err;
 
 	if (!ring)
 		return -EINVAL;
@@ -297,7 +440,6 @@ int jpa_stacks_start(JavaVM *vm, int signo)
 		if (!agct)
 			return -ENOENT;
 	}
-	ring_vm = vm;
 	if (signo) {
 		if (signo < SIGRTMIN || signo > SIGRTMAX)
 			return -EINVAL;
@@ -308,13 +450,21 @@ int jpa_stacks_start(JavaVM *vm, int signo)
 		if (signo < 0)
 			return signo;
 	}
+	/* without it a fault in a walk would kill the JVM: no protection, no sampling */
+	err = catch_faults();
+	if (err)
+		return err;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_stack_request;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(signo, &sa, NULL))
 		return -errno;
-	/* only now may jprof send it */
+	/*
+	 * Only now may jprof send it. The handler's address first: jprof signals a thread
+	 * only while the kernel's handler for signo is this one (not SIG_DFL after a reset).
+	 */
+	__atomic_store_n(&ring->handler, (__u64)(uintptr_t)on_stack_request, __ATOMIC_RELAXED);
 	__atomic_store_n(&ring->signo, signo, __ATOMIC_RELEASE);
 	return 0;
 }
