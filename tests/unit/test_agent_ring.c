@@ -431,3 +431,119 @@ TEST(wrong_owner_and_symlinks_refused)
 	EXPECT_TRUE(errno != 0);
 	fixture_fini(&f);
 }
+
+/*
+ * One class record with a 64 KiB signature, a 64 KiB source name and as many methods as
+ * fit in a record: the names are held once per class, not once per method (that was
+ * ~100k x 128 KiB = 13 GB before).
+ */
+TEST(class_strings_interned_once)
+{
+	struct fixture f;
+	struct jvm_agent_stats st;
+	struct jvm_agent *a;
+	unsigned char *buf;
+	const size_t sig = 65535, src = 65535, cap = JP_DICT_REC_MAX;
+	size_t len, n_methods = 0;
+	struct jp_dict_rec r = { 0, JP_DICT_CLASS, 0 };
+	__u16 v16;
+	__u32 v32;
+	int fd;
+
+	fixture_init(&f);
+	buf = malloc(cap);
+	len = sizeof(r) + 8 + sig + src;
+	buf[sizeof(r) + 8] = 'L';
+	memset(buf + sizeof(r) + 9, 'c', sig - 2);
+	buf[sizeof(r) + 8 + sig - 1] = ';';
+	memset(buf + sizeof(r) + 8 + sig, 's', src);
+	while (len + 17 <= cap) {
+		__u64 id = 0x10000 + n_methods;
+
+		memcpy(buf + len, &id, 8);
+		v16 = 1;
+		memcpy(buf + len + 8, &v16, 2);
+		v16 = 0;
+		memcpy(buf + len + 10, &v16, 2);
+		v32 = 0;
+		memcpy(buf + len + 12, &v32, 4);
+		buf[len + 16] = 'm';
+		len += 17;
+		n_methods++;
+	}
+	r.len = (__u32)len;
+	memcpy(buf, &r, sizeof(r));
+	v16 = (__u16)sig;
+	memcpy(buf + sizeof(r), &v16, 2);
+	v16 = (__u16)src;
+	memcpy(buf + sizeof(r) + 2, &v16, 2);
+	v32 = (__u32)n_methods;
+	memcpy(buf + sizeof(r) + 4, &v32, 4);
+	fd = open(f.dict, O_WRONLY | O_APPEND);
+	EXPECT_EQ(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	EXPECT_TRUE(jvm_agent__method_name(a, 0x10000, 0) != NULL);
+	EXPECT_TRUE(jvm_agent__method_name(a, 0x10000 + n_methods - 1, 0) != NULL);
+	jvm_agent__stats(a, &st);
+	EXPECT_EQ(st.malformed, 0);
+	EXPECT_EQ(st.over_budget, 0);
+	EXPECT_TRUE(n_methods > 400000);
+	/* methods, index, two 64 KiB strings, two names built: ~100 bytes per method */
+	EXPECT_TRUE(st.bytes < n_methods * 160 + 4 * 65536);
+	jvm_agent__free(a);
+	free(buf);
+	fixture_fini(&f);
+}
+
+/* a small budget: records past it are dropped and counted, what came before stays usable */
+TEST(dict_budget_counts_and_keeps_going)
+{
+	struct fixture f;
+	struct jvm_agent_stats st;
+	struct jvm_agent *a;
+	char name[32];
+
+	fixture_init(&f);
+	for (int c = 0; c < 40; c++) {
+		size_t at = d_begin(&f, JP_DICT_CLASS);
+
+		snprintf(name, sizeof(name), "LC%02d;", c);
+		d_u16(&f, (__u16)strlen(name));
+		d_u16(&f, 0);
+		d_u32(&f, 1);
+		d_put(&f, name, strlen(name));
+		d_method(&f, 0x100 + (__u64)c, "m", 8);
+		d_end(&f, at);
+	}
+	flush_dict(&f, f.dlen);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	jvm_agent__set_max_bytes(a, 19000); /* all of it needs ~20300 */
+	/* line lookups allocate nothing: they work with the budget spent */
+	EXPECT_EQ(jvm_agent__line(a, 0x100, 15), 101);
+	EXPECT_EQ(jvm_agent__line(a, 0x100 + 39, 15), -1);
+	jvm_agent__stats(a, &st);
+	EXPECT_TRUE(st.over_budget > 0);
+	EXPECT_EQ(st.malformed, 0);
+	EXPECT_TRUE(st.bytes <= 19000);
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+/* a FIFO where the ring should be is never opened (an open would block or be seen) */
+TEST(fifo_never_opened)
+{
+	struct fixture f;
+	char fifo[128];
+
+	fixture_init(&f);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.ring", f.dir);
+	EXPECT_EQ(mkfifo(fifo, 0600), 0);
+	errno = 0;
+	EXPECT_TRUE(!jvm_agent__open_files(fifo, f.dict, (unsigned int)-1));
+	EXPECT_EQ(errno, EBADFD);
+	unlink(fifo);
+	fixture_fini(&f);
+}
