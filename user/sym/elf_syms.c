@@ -17,13 +17,20 @@
  * Budgets for one file (an untrusted one: any user's process maps what it likes). libelf
  * reads a table into memory when asked for it, so a table is refused before that.
  */
-#define ELF_MAX_SYMS	   (4u << 20)
+#ifndef JP_FUZZ_BUDGETS
+#define ELF_MAX_SYMS	  (4u << 20)
+#define ELF_MAX_TABLE	  (128u << 20) /* one symbol table or string table */
+#define ELF_MAX_BYTES	  (256u << 20) /* all a file's symbols and names, as held */
+#define ELF_MAX_DEMANGLED (16u << 20)  /* demangled names kept */
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define ELF_MAX_SYMS	  4096u
+#define ELF_MAX_TABLE	  (64u << 10)
+#define ELF_MAX_BYTES	  (256u << 10)
+#define ELF_MAX_DEMANGLED (16u << 10)
+#endif
 #define ELF_MAX_SECTIONS   (1u << 16)
 #define ELF_MAX_PHDRS	   (1u << 16)
 #define ELF_MAX_LOADS	   64
-#define ELF_MAX_TABLE	   (128u << 20) /* one symbol table or string table */
-#define ELF_MAX_BYTES	   (256u << 20) /* all a file's symbols and names, as held */
-#define ELF_MAX_DEMANGLED  (16u << 20)	/* demangled names kept */
 #define DEMANGLE_MAX_INPUT 4096		/* longer names are shown as they are */
 /* MiniDebugInfo is a few hundred KiB in practice; refuse decompression bombs */
 #define DEBUGDATA_MAX_OUT  (64u << 20)

@@ -16,8 +16,13 @@
  * Bounds memory per map: entries held and bytes of names kept (stale names included).
  * HotSpot's code cache (240 MiB at most) holds far fewer blobs than this.
  */
+#ifndef JP_FUZZ_BUDGETS
 #define PERFMAP_MAX_ENTRIES (1u << 20)
 #define PERFMAP_MAX_NAMES   (64u << 20)
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define PERFMAP_MAX_ENTRIES 2048u
+#define PERFMAP_MAX_NAMES   (128u << 10)
+#endif
 #define PERFMAP_CHUNK	    (64 * 1024)
 
 struct pm_entry {
