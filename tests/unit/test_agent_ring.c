@@ -547,3 +547,25 @@ TEST(fifo_never_opened)
 	unlink(fifo);
 	fixture_fini(&f);
 }
+
+/* codes no agent writes (INT_MIN, INT_MAX-ish) pass as codes without UB (UBSan is fatal here) */
+TEST(extreme_codes)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	struct seen s = { 0 };
+
+	fixture_init(&f);
+	put_trace(&f, 1, 0, -2147483647 - 1, NULL, 1);
+	put_trace(&f, 2, 0, -12, NULL, 1);
+	flush_ring(&f);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 2);
+	EXPECT_EQ(s.n, 2);
+	EXPECT_EQ(s.t[0].num_frames, -2147483647 - 1);
+	EXPECT_STREQ(java_trace_err_str(s.t[0].num_frames), "unknown error");
+	EXPECT_STREQ(java_trace_err_str(s.t[1].num_frames), "unknown error");
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
