@@ -31,6 +31,12 @@
  */
 #define SYMS_MAX_ELF_BYTES     (1ull << 30)
 #define SYMS_MAX_PERFMAP_BYTES (512ull << 20)
+/*
+ * Versions (size, mtime) of one file (device, inode) whose symbols are kept: a user who
+ * rewrites a library in place between the starts of its processes makes every process
+ * load a new version, and the old ones stay in use by the processes that mapped them.
+ */
+#define SYMS_MAX_VERSIONS 4
 
 /* one file on disk, shared by every process that maps it */
 struct dso {
@@ -247,6 +253,20 @@ static int open_mapped_file(struct syms *s, __u32 pid, const struct jp_map *m, s
 	return fd;
 }
 
+/* versions of this file (device and inode) held with symbols */
+static unsigned int dso_versions(const struct syms *s, const struct dso *key)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < s->dsos.cap; i++) {
+		const struct dso *d = s->dsos.slots[i];
+
+		if (d && d->es && d->dev == key->dev && d->ino == key->ino)
+			n++;
+	}
+	return n;
+}
+
 static struct dso *get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 {
 	struct dso key = {}, *d;
@@ -270,9 +290,14 @@ static struct dso *get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 		goto out_close;
 	*d = key;
 	/* a file that is no ELF is remembered too, so it is not retried */
-	err = elf_syms__load_fd(fd, &d->es);
-	if (err)
-		d->es = NULL;
+	d->es = NULL;
+	if (dso_versions(s, &key) >= SYMS_MAX_VERSIONS) {
+		s->stats.elf_over_budget++;
+	} else {
+		err = elf_syms__load_fd(fd, &d->es);
+		if (err)
+			d->es = NULL;
+	}
 	if (d->es && elf_syms__over_budget(d->es))
 		s->stats.elf_over_budget++;
 	if (d->es && s->elf_bytes + elf_syms__bytes(d->es) > SYMS_MAX_ELF_BYTES) {
