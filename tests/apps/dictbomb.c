@@ -19,7 +19,7 @@
 
 int main(int argc, char **argv)
 {
-	struct jp_dict_rec r = { .type = JP_DICT_CLASS };
+	struct jp_dict_rec r = {.type = JP_DICT_CLASS};
 	unsigned char *buf;
 	size_t len, hdr = sizeof(r) + 8 + 2 * NAME_LEN;
 	__u32 n_methods, records;

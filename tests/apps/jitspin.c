@@ -11,7 +11,7 @@
 #include <time.h>
 
 /* x86-64: loop: dec rdi; jnz loop; ret */
-static const unsigned char code[] = { 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
+static const unsigned char code[] = {0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3};
 
 int main(int argc, char **argv)
 {

@@ -38,7 +38,7 @@ static void put_ring(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct jp_dict_hdr dh = { JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 1, 0 };
+	struct jp_dict_hdr dh = {JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 1, 0};
 	struct jvm_agent_stats st;
 	struct jvm_agent *a;
 	size_t i = 1;
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0 || write(fd, &dh, sizeof(dh)) != (ssize_t)sizeof(dh))
 		abort();
 	while (i + 3 <= size) {
-		struct jp_dict_rec r = { .type = data[i] % (JP_DICT_MAX + 1) };
+		struct jp_dict_rec r = {.type = data[i] % (JP_DICT_MAX + 1)};
 		size_t len = (size_t)data[i + 1] | (size_t)data[i + 2] << 8;
 
 		i += 3;
