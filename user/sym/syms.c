@@ -37,6 +37,8 @@
  * load a new version, and the old ones stay in use by the processes that mapped them.
  */
 #define SYMS_MAX_VERSIONS 4
+/* distinct mapping paths kept (a process may map 65k files with 4 KiB paths) */
+#define SYMS_MAX_PATH_BYTES (64u << 20)
 
 /* one file on disk, shared by every process that maps it */
 struct dso {
@@ -193,7 +195,11 @@ static const char *intern_path(struct syms *s, const char *path)
 	if (p)
 		return p;
 	p = strpool_add(&s->path_pool, path, strlen(path));
-	if (!p || pset_add(&s->paths, (void *)p, pset_str_hash, pset_str_eq))
+	if (!p) {
+		s->stats.paths_over_budget++; /* the frame keeps its name, loses its DSO */
+		return NULL;
+	}
+	if (pset_add(&s->paths, (void *)p, pset_str_hash, pset_str_eq))
 		return NULL;
 	return p;
 }
@@ -698,7 +704,7 @@ struct syms *syms__new(const char *kallsyms_path)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	strpool_init(&s->path_pool, 0);
+	strpool_init(&s->path_pool, SYMS_MAX_PATH_BYTES);
 	s->reload_interval_ns = RELOAD_INTERVAL_NS_DEFAULT;
 	s->ksyms = ksyms__load_file(kallsyms_path);
 	/* without /proc/kallsyms (no permission) user space still resolves */

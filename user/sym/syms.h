@@ -57,6 +57,7 @@ struct syms_stats {
 	__u64 perfmap_not_owned;   /* perf maps not owned by their process's user: ignored */
 	__u64 perfmap_dropped;	   /* perf map entries left out by the per-map budget */
 	__u64 perfmap_over_budget; /* perf map reads skipped: global budget spent */
+	__u64 paths_over_budget;   /* mapping paths not kept: path budget spent */
 	__u64 elf_bytes, perfmap_bytes; /* held now */
 };
 void syms__stats(const struct syms *s, struct syms_stats *ret);
