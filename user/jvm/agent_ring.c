@@ -38,6 +38,12 @@
 #define AGENTS_MAX_BYTES (1ull << 30)
 /* dictionary bytes parsed per refresh, so one huge dictionary never stalls the poll loop */
 #define DICT_REFRESH_MAX (32ull << 20)
+/*
+ * ...and bytes moved to keep the compiled-code table sorted: inserting in descending
+ * address order costs a memmove of the whole table per record, which a JVM's user could
+ * use to stall jprof. Past this a refresh stops; the rest waits for the next poll.
+ */
+#define DICT_REFRESH_MOVES (64ull << 20)
 #define DBUF_KEEP	 (1u << 20) /* a larger record buffer is freed after use */
 
 /* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
@@ -100,6 +106,7 @@ struct jvm_agent {
 	__u64 bytes;	   /* held for this JVM, against max_bytes and agents_bytes */
 	__u64 max_bytes;   /* AGENT_MAX_BYTES but in tests */
 	__u64 over_budget; /* dictionary records (or parts) dropped by a budget */
+	__u64 moved;	   /* bytes memmoved in the blob table during this refresh */
 	__u32 hdr_size, data_size, max_depth;
 	__u64 tail;
 	__u64 malformed;
@@ -717,6 +724,7 @@ static void blob_remove(struct jvm_agent *a, size_t i)
 		m->n_blobs--;
 	blob_free(a, &a->blobs[i]);
 	memmove(&a->blobs[i], &a->blobs[i + 1], (a->n_blobs - i - 1) * sizeof(a->blobs[0]));
+	a->moved += (a->n_blobs - i - 1) * sizeof(a->blobs[0]);
 	a->n_blobs--;
 }
 
@@ -733,6 +741,7 @@ static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
 	if (grow(a, (void **)&a->blobs, &a->cap_blobs, a->n_blobs, sizeof(*b)))
 		return -ENOMEM;
 	memmove(&a->blobs[i + 1], &a->blobs[i], (a->n_blobs - i) * sizeof(*b));
+	a->moved += (a->n_blobs - i) * sizeof(*b);
 	a->blobs[i] = *b;
 	a->n_blobs++;
 	m = b->method_id ? method_find(a, b->method_id) : NULL;
@@ -939,7 +948,12 @@ static void dict_refresh(struct jvm_agent *a)
 		a->dict_seen_size = 0;
 	}
 	/* each pass moves dict_off forward by >= 8 bytes or stops */
+	a->moved = 0;
 	while (a->dict_off + sizeof(struct jp_dict_rec) <= limit) {
+		if (a->moved > DICT_REFRESH_MOVES) {
+			a->dict_seen_size = 0; /* look again next time */
+			break;
+		}
 		struct jp_dict_rec r;
 		size_t body;
 
