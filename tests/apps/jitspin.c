@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * jitspin.c: a JIT in miniature: copies a loop into anonymous executable memory and runs it
- * for the seconds given, as JIT-compiled code runs. Prints "jit START SIZE" (hex, as a perf
+ * for the seconds given, as JIT-compiled code runs: ~1 ms slices with 2 ms sleeps between,
+ * so it is scheduled promptly even on a heavily loaded host. Prints "jit START SIZE" (hex, as a perf
  * map line wants them) so a test can write a perf map for it.
  */
 #include <stdio.h>
@@ -32,7 +33,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		fn(10000000);
+		struct timespec nap = { 0, 2 * 1000 * 1000 };
+
+		fn(1000000);
+		nanosleep(&nap, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
 	return 0;

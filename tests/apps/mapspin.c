@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * mapspin.c: maps a file executable (never touching it) and burns CPU in mapspin_burn, so a
- * profiler samples it and reads the file's symbols. "mapspin FILE SECONDS [CHILD_MS]": with
+ * mapspin.c: maps a file executable (never touching it) and runs mapspin_burn: 0.5 ms of CPU,
+ * then a 5 ms sleep, over and over, so a profiler sees it on and off CPU (even on a host so
+ * loaded that a pure spinner gets no CPU for seconds: sleepers are scheduled promptly on
+ * wakeup) and reads the file's symbols. "mapspin FILE SECONDS [CHILD_MS]": with
  * CHILD_MS, a new child does this every CHILD_MS (each one a new pid whose files are read
  * afresh). Prints "mapped" once the (first) mapping exists.
  */
@@ -24,13 +26,25 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+__attribute__((noinline)) void mapspin_nap(void)
+{
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
 __attribute__((noinline)) void mapspin_burn(double seconds)
 {
 	double end = now_s() + seconds;
 
-	while (now_s() < end)
-		for (int i = 0; i < 100000; i++)
-			sink += (unsigned long)i * 3;
+	while (now_s() < end) {
+		double slice = now_s() + 0.0005;
+
+		while (now_s() < slice)
+			for (int i = 0; i < 1000; i++)
+				sink += (unsigned long)i * 3;
+		mapspin_nap();
+	}
 }
 
 /* the mapping stays as long as the process: the file may shrink, we never touch it */
