@@ -83,7 +83,7 @@ jprof_rss() {
 	cp "$W/orig.so" "$W/lib.so"
 	chown "$U:$U" "$W/orig.so" "$W/lib.so"
 	# a new process (pid) maps it every 150 ms: each one makes jprof read it again
-	"${AS_USER[@]}" "$APPS/mapspin" "$W/lib.so" 9 150 >"$W/mapspin.out" 3>&- &
+	"${AS_USER[@]}" "$APPS/mapspin" "$W/lib.so" 30 150 >"$W/mapspin.out" 3>&- &
 	PIDS+=($!)
 	# ...while its owner empties and refills it (same inode, new size and mtime)
 	"${AS_USER[@]}" bash -c "while :; do : >'$W/lib.so'; sleep 0.01; cat '$W/orig.so' >'$W/lib.so'; sleep 0.02; done" 3>&- &
@@ -103,10 +103,11 @@ jprof_rss() {
 	chown "$U:$U" "$W/lib.so" "$W/fifo"
 	watch_opens "$W/fifo"
 	# in its own mount namespace the user maps the library, then puts the FIFO over its path
-	"${AS_USER[@]}" unshare -Urm bash -c "'$APPS/mapspin' '$W/lib.so' 8 >'$W/mapspin.out' & sleep 0.5;
+	"${AS_USER[@]}" unshare -Urm bash -c "'$APPS/mapspin' '$W/lib.so' 30 >'$W/mapspin.out' & echo \$! >'$W/mapspin.pid'; sleep 0.5;
 		mount --bind '$W/fifo' '$W/lib.so' && echo bound >'$W/bound'; wait" 3>&- &
 	PIDS+=($!)
 	wait_file "$W/bound" 10
+	PIDS+=($(cat "$W/mapspin.pid"))
 	jprof_rss -a -e cpu,offcpu -d 3 -o "$W/out.folded"
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	# its samples were read (the library is found through map_files instead)...
@@ -116,7 +117,7 @@ jprof_rss() {
 }
 
 @test "untrusted: a FIFO planted as a process's perf map is never opened by root" {
-	"${AS_USER[@]}" "$APPS/jitspin" 8 >"$W/jit.out" 3>&- &
+	"${AS_USER[@]}" "$APPS/jitspin" 30 >"$W/jit.out" 3>&- &
 	PIDS+=($!)
 	local jpid=$!
 	wait_file "$W/jit.out" 10
@@ -131,7 +132,7 @@ jprof_rss() {
 
 @test "untrusted: names planted in another user's perf map never reach its profile" {
 	# root's own JIT-like process...
-	"$APPS/jitspin" 12 >"$W/jit.out" 3>&- &
+	"$APPS/jitspin" 30 >"$W/jit.out" 3>&- &
 	PIDS+=($!)
 	local jpid=$! start size
 	wait_file "$W/jit.out" 10
@@ -156,9 +157,9 @@ jprof_rss() {
 	"$APPS/elfgen" "$W/same.so" 1000000 $((1024 * 1024 - 16))
 	"$APPS/elfgen" "$W/suffix.so" 1000000 $((1024 * 1024 - 16)) suffix
 	chown "$U:$U" "$W/same.so" "$W/suffix.so"
-	"${AS_USER[@]}" "$APPS/mapspin" "$W/same.so" 10 >"$W/m1.out" 3>&- &
+	"${AS_USER[@]}" "$APPS/mapspin" "$W/same.so" 30 >"$W/m1.out" 3>&- &
 	PIDS+=($!)
-	"${AS_USER[@]}" "$APPS/mapspin" "$W/suffix.so" 10 >"$W/m2.out" 3>&- &
+	"${AS_USER[@]}" "$APPS/mapspin" "$W/suffix.so" 30 >"$W/m2.out" 3>&- &
 	PIDS+=($!)
 	wait_file "$W/m1.out" 10
 	wait_file "$W/m2.out" 10
