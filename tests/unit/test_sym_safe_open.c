@@ -93,6 +93,19 @@ TEST(refusals)
 	exp.uid = getuid() + 1;
 	EXPECT_EQ(safe_open_at(AT_FDCWD, d.file, 0, &exp, NULL), -EPERM);
 	exp = SAFE_EXPECT_ANY;
+	exp.one_link = true;
+	wfd = safe_open_at(AT_FDCWD, d.file, 0, &exp, NULL);
+	EXPECT_TRUE(wfd >= 0);
+	close(wfd);
+	{
+		char hard[128];
+
+		snprintf(hard, sizeof(hard), "%s/hard", d.path);
+		EXPECT_EQ(link(d.file, hard), 0);
+		EXPECT_EQ(safe_open_at(AT_FDCWD, d.file, 0, &exp, NULL), -EMLINK);
+		unlink(hard);
+	}
+	exp = SAFE_EXPECT_ANY;
 	exp.max_size = 4;
 	EXPECT_EQ(safe_open_at(AT_FDCWD, d.file, 0, &exp, NULL), -EFBIG);
 	/* beneath: no way out of the directory */

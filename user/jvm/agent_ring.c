@@ -512,7 +512,7 @@ struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
 	 * agent's. Below its /tmp, with no symlink and no mount crossed, and nothing opened
 	 * before it is known to be a regular file of that owner (safe_open.h).
 	 */
-	exp = (struct safe_expect){ .uid = st.st_uid };
+	exp = (struct safe_expect){ .uid = st.st_uid, .one_link = true };
 	snprintf(path, sizeof(path), "jprof-%u.ring", nspid);
 	rfd = safe_open_proc_tmp(pid, path, SAFE_RDWR, &exp, NULL);
 	if (rfd < 0) {

@@ -215,6 +215,7 @@ static void count_refusal(struct syms *s, int err)
 	case -EBADFD: /* not a regular file (FIFO, device, directory) */
 	case -ESTALE: /* not the inode the mapping names: swapped */
 	case -EPERM:  /* wrong owner */
+	case -EMLINK: /* another hard link */
 		s->stats.unsafe_files++;
 		break;
 	default:
@@ -445,7 +446,7 @@ static int load_maps(struct syms *s, struct pid_state *ps)
  */
 static void load_perfmap(struct syms *s, struct pid_state *ps)
 {
-	struct safe_expect exp = {.uid = ps->uid};
+	struct safe_expect exp = {.uid = ps->uid, .one_link = true};
 	size_t before;
 	char name[64];
 	int fd, err;

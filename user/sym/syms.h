@@ -52,7 +52,7 @@ int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret);
 /* counters for the end-of-run report and benchmarks */
 struct syms_stats {
 	__u64 pids, dsos, dso_cache_hits, perfmap_reloads, unresolved;
-	__u64 unsafe_files;	   /* refused: symlink, mount crossed, not regular, swapped inode */
+	__u64 unsafe_files; /* refused: symlink, mount crossed, not regular, swapped inode, link */
 	__u64 elf_over_budget;	   /* ELF files or tables left out by a size budget */
 	__u64 perfmap_not_owned;   /* perf maps not owned by their process's user: ignored */
 	__u64 perfmap_dropped;	   /* perf map entries left out by the per-map budget */

@@ -23,6 +23,8 @@ int safe_check_fd(int fd, const struct safe_expect *exp, struct stat *ret_st)
 		return -ESTALE;
 	if (exp->uid != (uid_t)-1 && st.st_uid != exp->uid)
 		return -EPERM;
+	if (exp->one_link && st.st_nlink != 1)
+		return -EMLINK;
 	if (exp->max_size && (unsigned long long)st.st_size > exp->max_size)
 		return -EFBIG;
 	if (ret_st)

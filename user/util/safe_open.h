@@ -13,6 +13,8 @@ struct safe_expect {
 	ino_t ino;		     /* st_ino */
 	uid_t uid;		     /* owner; (uid_t)-1: any */
 	unsigned long long max_size; /* larger files are refused (-EFBIG) */
+	bool one_link; /* no other hard link (-EMLINK): not a link to a file of another
+					place (with fs.protected_hardlinks=0 anyone can link any file) */
 };
 
 #define SAFE_EXPECT_ANY ((struct safe_expect){.uid = (uid_t)-1})
@@ -30,7 +32,8 @@ struct safe_expect {
  * O_CLOEXEC (and O_NOATIME where allowed). Symlinks and magic links are never followed.
  * Returns the fd (stat in *ret_st when not NULL) or -errno: -ELOOP a symlink,
  * -EXDEV a mount crossed, -EBADFD not a regular file, -ESTALE not the expected inode,
- * -EPERM wrong owner, -EFBIG too large, -ENOSYS no openat2 (kernel < 5.6).
+ * -EPERM wrong owner, -EMLINK more than one link, -EFBIG too large, -ENOSYS no openat2
+ * (kernel < 5.6).
  */
 int safe_open_at(int dirfd, const char *path, unsigned int flags, const struct safe_expect *exp,
 		 struct stat *ret_st);
