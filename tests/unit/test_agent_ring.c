@@ -633,3 +633,40 @@ TEST(descending_code_loads_bounded_per_refresh)
 	free(buf);
 	fixture_fini(&f);
 }
+
+/* a ring left in /tmp by an earlier process with our pid is not ours: -ESTALE */
+TEST(stale_ring_of_a_reused_pid_refused)
+{
+	struct fixture f;
+	char ring[64], dict[64];
+	struct timespec ts;
+	struct jvm_agent *a;
+	int fd;
+
+	fixture_init(&f);
+	snprintf(ring, sizeof(ring), "/tmp/jprof-%d.ring", (int)getpid());
+	snprintf(dict, sizeof(dict), "/tmp/jprof-%d.dict", (int)getpid());
+	hdr(&f)->start_ns = 1; /* the agent started long before this process */
+	fd = open(ring, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ(write(fd, f.mem, JP_RING_HDR_SIZE + DATA_SIZE), JP_RING_HDR_SIZE + DATA_SIZE);
+	close(fd);
+	fd = open(dict, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ(write(fd, f.dbuf, f.dlen), (ssize_t)f.dlen);
+	close(fd);
+	errno = 0;
+	a = jvm_agent__open((__u32)getpid(), (__u32)getpid());
+	EXPECT_TRUE(!a);
+	EXPECT_EQ(errno, ESTALE);
+	/* the same files from an agent started now are this process's */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	hdr(&f)->start_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+	fd = open(ring, O_WRONLY);
+	EXPECT_EQ(pwrite(fd, f.mem, sizeof(struct jp_ring_hdr), 0), (ssize_t)sizeof(struct jp_ring_hdr));
+	close(fd);
+	a = jvm_agent__open((__u32)getpid(), (__u32)getpid());
+	EXPECT_TRUE(a);
+	jvm_agent__free(a);
+	unlink(ring);
+	unlink(dict);
+	fixture_fini(&f);
+}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jvm/agent_ring.h"
@@ -109,6 +110,7 @@ struct jvm_agent {
 	__u64 moved;	   /* bytes memmoved in the blob table during this refresh */
 	__u32 hdr_size, data_size, max_depth;
 	__u64 tail;
+	__u64 start_ns; /* the agent's start (CLOCK_MONOTONIC), from the ring header */
 	__u64 malformed;
 	unsigned char *rec;	 /* one trace record, copied out */
 	struct java_frame *frames;
@@ -415,6 +417,45 @@ static int check_file(int fd, unsigned int expected_uid, __u64 max_size, __u64 *
 	return 0;
 }
 
+/*
+ * When the process started, as CLOCK_MONOTONIC ns (the clock of the ring's start_ns), or 0.
+ * /proc/<pid>/stat counts boot time in clock ticks (truncated: never later than the real
+ * start); boot time includes suspends, which are subtracted at today's total (never less
+ * than then), so the result is never later than the process's real start.
+ */
+static __u64 proc_start_mono_ns(__u32 pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks;
+	struct timespec boot, mono;
+	__u64 start, suspended;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the name may hold anything: fields are counted after its last ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+				"%*d %*d %*d %llu", &ticks) != 1)
+		return 0;
+	/* monotonic first: the difference then over-states the suspended time, never under */
+	if (clock_gettime(CLOCK_MONOTONIC, &mono) || clock_gettime(CLOCK_BOOTTIME, &boot))
+		return 0;
+	start = (__u64)ticks * (1000000000ull / (__u64)hz);
+	suspended = ((__u64)boot.tv_sec * 1000000000ull + (__u64)boot.tv_nsec) -
+		    ((__u64)mono.tv_sec * 1000000000ull + (__u64)mono.tv_nsec);
+	return start > suspended ? start - suspended : 0;
+}
+
 static int read_ring_header(struct jvm_agent *a, __u64 file_size)
 {
 	struct jp_ring_hdr h;
@@ -433,10 +474,15 @@ static int read_ring_header(struct jvm_agent *a, __u64 file_size)
 	a->data_size = h.data_size;
 	a->max_depth = h.max_depth;
 	a->tail = h.tail;
+	a->start_ns = h.start_ns;
 	return 0;
 }
 
-static struct jvm_agent *agent_open_fds(int ring_fd, int dict_fd, unsigned int uid)
+/* a ring the agent created before this time is another (dead) process's: same pid, reused */
+#define STALE_SLACK_NS (50ull * 1000 * 1000)
+
+static struct jvm_agent *agent_open_fds(int ring_fd, int dict_fd, unsigned int uid,
+					__u64 proc_start_ns)
 {
 	struct jvm_agent *a;
 	__u64 size;
@@ -453,6 +499,9 @@ static struct jvm_agent *agent_open_fds(int ring_fd, int dict_fd, unsigned int u
 	err = check_file(ring_fd, uid, JP_RING_HDR_SIZE + (__u64)JP_RING_DATA_MAX, &size);
 	if (!err)
 		err = read_ring_header(a, size);
+	/* left in /tmp by an earlier process that had this pid (killed: no cleanup) */
+	if (!err && proc_start_ns && a->start_ns + STALE_SLACK_NS < proc_start_ns)
+		err = -ESTALE;
 	if (!err)
 		err = check_file(dict_fd, uid, JP_DICT_SIZE_MAX + JP_DICT_REC_MAX, &size);
 	if (err)
@@ -494,7 +543,7 @@ struct jvm_agent *jvm_agent__open_files(const char *ring_path, const char *dict_
 		errno = -dfd;
 		return NULL;
 	}
-	return agent_open_fds(rfd, dfd, expected_uid);
+	return agent_open_fds(rfd, dfd, expected_uid, 0);
 }
 
 struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
@@ -526,7 +575,7 @@ struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
 		errno = -dfd;
 		return NULL;
 	}
-	return agent_open_fds(rfd, dfd, st.st_uid);
+	return agent_open_fds(rfd, dfd, st.st_uid, proc_start_mono_ns(pid));
 }
 
 static void blob_free(struct jvm_agent *a, struct jm_blob *b)

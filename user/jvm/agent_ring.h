@@ -36,7 +36,8 @@ struct jvm_agent;
 /*
  * Opens the agent channel of a JVM: /proc/<pid>/root/tmp/jprof-<nspid>.* (no symlinks
  * followed, no mount crossed, nothing opened before it is known to be a regular file
- * owned by the JVM's uid, sizes bounded). NULL + errno (ENOENT: no agent). What its
+ * owned by the JVM's uid, sizes bounded). NULL + errno (ENOENT: no agent; ESTALE: the
+ * files were left by an earlier process with this pid, the agent started before it). What its
  * dictionary makes jprof hold is bounded per JVM and over all JVMs (stats: over_budget).
  */
 struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid);
