@@ -74,7 +74,8 @@ $(OUT)/fuzzlib/user/%.o: user/%.c | $(OUT)/.deps-ok
 	$(call msg,CC-FUZZ,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BASEFLAGS) -Wall -Wextra -Werror -Wno-unused-command-line-argument -O1 -g \
-		-fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+		-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+		-DJP_FUZZ_BUDGETS -c $< -o $@
 
 $(OUT)/jprof: $(USER_OBJS)
 	$(call msg,LINK,$@)
@@ -115,7 +116,7 @@ $(OUT)/tests/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) | $(OUT)/.deps-ok
 	$(call msg,FUZZ-CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BASEFLAGS) -Wall -Wextra -Werror -O1 -g -fsanitize=fuzzer,address,undefined \
-		$< $(FUZZ_LIB) $(LDLIBS) -o $@
+		-fno-sanitize-recover=all $< $(FUZZ_LIB) $(LDLIBS) -o $@
 
 # test workloads: frame pointers on, no inlining, so their functions are the stacks we assert
 $(OUT)/tests/apps/%: tests/apps/%.c | $(OUT)/.deps-ok
@@ -152,12 +153,14 @@ unit test: $(TEST_BINS)
 
 fuzz: $(FUZZ_BINS)
 	$(Q)set -e; for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(OUT)/fuzz-corpus/$$n; \
-		$$f -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 $(OUT)/fuzz-corpus/$$n tests/fuzz/corpus/$$n \
+		$$f -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 -max_len=$${FUZZ_MAX_LEN:-262144} \
+		-rss_limit_mb=$${FUZZ_RSS_MB:-1024} -malloc_limit_mb=$${FUZZ_RSS_MB:-1024} \
+		$(OUT)/fuzz-corpus/$$n tests/fuzz/corpus/$$n \
 		2>$(OUT)/fuzz-corpus/$$n.log || { tail -50 $(OUT)/fuzz-corpus/$$n.log; exit 1; }; \
 		echo "fuzz: $$n: $$(grep -c . $(OUT)/fuzz-corpus/$$n.log) log lines, no crash"; done
 
 fuzz-smoke:
-	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-10}
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-8}
 
 check-e2e: all apps
 	$(Q)set -o pipefail; JPROF=$(abspath $(OUT)/jprof) JPROF_AGENT=$(abspath $(OUT)/libjprofagent.so) \

@@ -4,7 +4,8 @@
 AGENT_TEST_BINS := $(OUT)/tests/agent/agent_driver $(OUT)/tests/agent/.java-stamp
 
 # linked against the plain (non-sanitized) reader object: it runs next to real JVMs
-$(OUT)/tests/agent/agent_driver: tests/agent/agent_driver.c $(OUT)/user/jvm/agent_ring.o | $(OUT)/.deps-ok
+$(OUT)/tests/agent/agent_driver: tests/agent/agent_driver.c $(OUT)/user/jvm/agent_ring.o \
+		$(OUT)/user/util/safe_open.o | $(OUT)/.deps-ok
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $^ -o $@

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -429,5 +430,243 @@ TEST(wrong_owner_and_symlinks_refused)
 	errno = 0;
 	EXPECT_TRUE(!jvm_agent__open(0x7ffffff0, 1));
 	EXPECT_TRUE(errno != 0);
+	fixture_fini(&f);
+}
+
+/*
+ * One class record with a 64 KiB signature, a 64 KiB source name and as many methods as
+ * fit in a record: the names are held once per class, not once per method (that was
+ * ~100k x 128 KiB = 13 GB before).
+ */
+TEST(class_strings_interned_once)
+{
+	struct fixture f;
+	struct jvm_agent_stats st;
+	struct jvm_agent *a;
+	unsigned char *buf;
+	const size_t sig = 65535, src = 65535, cap = JP_DICT_REC_MAX;
+	size_t len, n_methods = 0;
+	struct jp_dict_rec r = { 0, JP_DICT_CLASS, 0 };
+	__u16 v16;
+	__u32 v32;
+	int fd;
+
+	fixture_init(&f);
+	buf = malloc(cap);
+	len = sizeof(r) + 8 + sig + src;
+	buf[sizeof(r) + 8] = 'L';
+	memset(buf + sizeof(r) + 9, 'c', sig - 2);
+	buf[sizeof(r) + 8 + sig - 1] = ';';
+	memset(buf + sizeof(r) + 8 + sig, 's', src);
+	while (len + 17 <= cap) {
+		__u64 id = 0x10000 + n_methods;
+
+		memcpy(buf + len, &id, 8);
+		v16 = 1;
+		memcpy(buf + len + 8, &v16, 2);
+		v16 = 0;
+		memcpy(buf + len + 10, &v16, 2);
+		v32 = 0;
+		memcpy(buf + len + 12, &v32, 4);
+		buf[len + 16] = 'm';
+		len += 17;
+		n_methods++;
+	}
+	r.len = (__u32)len;
+	memcpy(buf, &r, sizeof(r));
+	v16 = (__u16)sig;
+	memcpy(buf + sizeof(r), &v16, 2);
+	v16 = (__u16)src;
+	memcpy(buf + sizeof(r) + 2, &v16, 2);
+	v32 = (__u32)n_methods;
+	memcpy(buf + sizeof(r) + 4, &v32, 4);
+	fd = open(f.dict, O_WRONLY | O_APPEND);
+	EXPECT_EQ(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	EXPECT_TRUE(jvm_agent__method_name(a, 0x10000, 0) != NULL);
+	EXPECT_TRUE(jvm_agent__method_name(a, 0x10000 + n_methods - 1, 0) != NULL);
+	jvm_agent__stats(a, &st);
+	EXPECT_EQ(st.malformed, 0);
+	EXPECT_EQ(st.over_budget, 0);
+	EXPECT_TRUE(n_methods > 400000);
+	/* methods, index, two 64 KiB strings, two names built: ~100 bytes per method */
+	EXPECT_TRUE(st.bytes < n_methods * 160 + 4 * 65536);
+	jvm_agent__free(a);
+	free(buf);
+	fixture_fini(&f);
+}
+
+/* a small budget: records past it are dropped and counted, what came before stays usable */
+TEST(dict_budget_counts_and_keeps_going)
+{
+	struct fixture f;
+	struct jvm_agent_stats st;
+	struct jvm_agent *a;
+	char name[32];
+
+	fixture_init(&f);
+	for (int c = 0; c < 40; c++) {
+		size_t at = d_begin(&f, JP_DICT_CLASS);
+
+		snprintf(name, sizeof(name), "LC%02d;", c);
+		d_u16(&f, (__u16)strlen(name));
+		d_u16(&f, 0);
+		d_u32(&f, 1);
+		d_put(&f, name, strlen(name));
+		d_method(&f, 0x100 + (__u64)c, "m", 8);
+		d_end(&f, at);
+	}
+	flush_dict(&f, f.dlen);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	jvm_agent__set_max_bytes(a, 19000); /* all of it needs ~20300 */
+	/* line lookups allocate nothing: they work with the budget spent */
+	EXPECT_EQ(jvm_agent__line(a, 0x100, 15), 101);
+	EXPECT_EQ(jvm_agent__line(a, 0x100 + 39, 15), -1);
+	jvm_agent__stats(a, &st);
+	EXPECT_TRUE(st.over_budget > 0);
+	EXPECT_EQ(st.malformed, 0);
+	EXPECT_TRUE(st.bytes <= 19000);
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+/* a FIFO where the ring should be is never opened (an open would block or be seen) */
+TEST(fifo_never_opened)
+{
+	struct fixture f;
+	char fifo[128];
+
+	fixture_init(&f);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.ring", f.dir);
+	EXPECT_EQ(mkfifo(fifo, 0600), 0);
+	errno = 0;
+	EXPECT_TRUE(!jvm_agent__open_files(fifo, f.dict, (unsigned int)-1));
+	EXPECT_EQ(errno, EBADFD);
+	unlink(fifo);
+	fixture_fini(&f);
+}
+
+/* codes no agent writes (INT_MIN, INT_MAX-ish) pass as codes without UB (UBSan is fatal here) */
+TEST(extreme_codes)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	struct seen s = { 0 };
+
+	fixture_init(&f);
+	put_trace(&f, 1, 0, -2147483647 - 1, NULL, 1);
+	put_trace(&f, 2, 0, -12, NULL, 1);
+	flush_ring(&f);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 2);
+	EXPECT_EQ(s.n, 2);
+	EXPECT_EQ(s.t[0].num_frames, -2147483647 - 1);
+	EXPECT_STREQ(java_trace_err_str(s.t[0].num_frames), "unknown error");
+	EXPECT_STREQ(java_trace_err_str(s.t[1].num_frames), "unknown error");
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Compiled code announced in descending address order: each record moves the whole
+ * sorted table (30k records: ~25 GB of memmove). One refresh stops after a bounded amount
+ * and the next ones go on, so no single poll stalls.
+ */
+TEST(descending_code_loads_bounded_per_refresh)
+{
+	const unsigned int n = 30000;
+	struct fixture f;
+	struct jvm_agent *a;
+	unsigned char *buf, *p;
+	double t0, worst = 0;
+	int fd, rounds = 0;
+
+	fixture_init(&f);
+	buf = malloc((size_t)n * 32);
+	p = buf;
+	for (unsigned int i = 0; i < n; i++) {
+		struct jp_dict_rec r = { 32, JP_DICT_CODE_LOAD, 0 };
+		__u64 addr = 0x7f0000000000ull + (__u64)(n - i) * 0x100, id = 0x1000;
+		__u32 size = 0x80, n_pcs = 0;
+
+		memcpy(p, &r, 8);
+		memcpy(p + 8, &addr, 8);
+		memcpy(p + 16, &size, 4);
+		memcpy(p + 20, &n_pcs, 4);
+		memcpy(p + 24, &id, 8);
+		p += 32;
+	}
+	fd = open(f.dict, O_WRONLY | O_APPEND);
+	EXPECT_EQ(write(fd, buf, (size_t)n * 32), (ssize_t)n * 32);
+	close(fd);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	/* each unknown lookup refreshes once; the whole dictionary needs several */
+	for (; rounds < 100; rounds++) {
+		struct jvm_agent_stats st;
+
+		t0 = cpu_s();
+		(void)jvm_agent__line(a, 0x999, 0);
+		if (cpu_s() - t0 > worst)
+			worst = cpu_s() - t0;
+		jvm_agent__stats(a, &st);
+		if (st.malformed)
+			break;
+		if (rounds > 2 && cpu_s() - t0 < 0.001)
+			break; /* nothing left to read */
+	}
+	EXPECT_TRUE(rounds > 3);
+	EXPECT_TRUE(worst < 1.0);
+	jvm_agent__free(a);
+	free(buf);
+	fixture_fini(&f);
+}
+
+/* a ring left in /tmp by an earlier process with our pid is not ours: -ESTALE */
+TEST(stale_ring_of_a_reused_pid_refused)
+{
+	struct fixture f;
+	char ring[64], dict[64];
+	struct timespec ts;
+	struct jvm_agent *a;
+	int fd;
+
+	fixture_init(&f);
+	snprintf(ring, sizeof(ring), "/tmp/jprof-%d.ring", (int)getpid());
+	snprintf(dict, sizeof(dict), "/tmp/jprof-%d.dict", (int)getpid());
+	hdr(&f)->start_ns = 1; /* the agent started long before this process */
+	fd = open(ring, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ(write(fd, f.mem, JP_RING_HDR_SIZE + DATA_SIZE), JP_RING_HDR_SIZE + DATA_SIZE);
+	close(fd);
+	fd = open(dict, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ(write(fd, f.dbuf, f.dlen), (ssize_t)f.dlen);
+	close(fd);
+	errno = 0;
+	a = jvm_agent__open((__u32)getpid(), (__u32)getpid());
+	EXPECT_TRUE(!a);
+	EXPECT_EQ(errno, ESTALE);
+	/* the same files from an agent started now are this process's */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	hdr(&f)->start_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+	fd = open(ring, O_WRONLY);
+	EXPECT_EQ(pwrite(fd, f.mem, sizeof(struct jp_ring_hdr), 0), (ssize_t)sizeof(struct jp_ring_hdr));
+	close(fd);
+	a = jvm_agent__open((__u32)getpid(), (__u32)getpid());
+	EXPECT_TRUE(a);
+	jvm_agent__free(a);
+	unlink(ring);
+	unlink(dict);
 	fixture_fini(&f);
 }

@@ -15,6 +15,9 @@
 #include "sym/syms.h"
 #include "sym_fixture.h"
 
+#define ELFGEN_NO_MAIN
+#include "../apps/elfgen.c" /* the e2e tests' hostile ELF writer */
+
 static struct elf_syms *load(const char *name)
 {
 	struct elf_syms *e = NULL;
@@ -318,4 +321,75 @@ TEST(live_perfmap_jit)
 	unlink(path);
 	munmap(code, 8192);
 	syms__free(s);
+}
+
+static struct elf_syms *load_path(const char *path, int *ret_err)
+{
+	struct elf_syms *e = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*ret_err = fd < 0 ? -errno : elf_syms__load_fd(fd, &e);
+	if (fd >= 0)
+		close(fd);
+	return *ret_err ? NULL : e;
+}
+
+/*
+ * 200k symbols that all name one 1 MiB string: held once (it was copied per symbol:
+ * 200 GB), and sorting them compares a bounded prefix only.
+ */
+TEST(huge_shared_name_held_once)
+{
+	char path[] = "/tmp/jprof-ut-elf-XXXXXX";
+	const unsigned long n = 200000, len = (1ul << 20) - 16;
+	struct elf_syms *e;
+	const char *name;
+	__u64 off;
+	int fd = mkstemp(path), err;
+
+	EXPECT_TRUE(fd >= 0);
+	close(fd);
+	for (int suffix = 0; suffix < 2; suffix++) {
+		EXPECT_EQ(elfgen_write(path, n, len, suffix), 0);
+		e = load_path(path, &err);
+		EXPECT_EQ(err, 0);
+		EXPECT_EQ(elf_syms__count(e), n);
+		EXPECT_TRUE(elf_syms__bytes(e) < n * sizeof(void *) * 6 + 2 * len);
+		EXPECT_EQ(elf_syms__over_budget(e), 0);
+		name = elf_syms__find(e, 0x10000 + 16 * 7 + 3, &off);
+		EXPECT_TRUE(name && strlen(name) == (suffix ? len - 7 : len));
+		EXPECT_EQ(off, 3);
+		elf_syms__free(e);
+	}
+	unlink(path);
+}
+
+/* a (sparse) file claiming 2^31 sections is refused before libelf sizes anything by it */
+TEST(absurd_section_count_refused)
+{
+	char path[] = "/tmp/jprof-ut-elf-XXXXXX";
+	Elf64_Ehdr eh = { 0 };
+	Elf64_Shdr s0 = { 0 };
+	int fd = mkstemp(path), err;
+
+	EXPECT_TRUE(fd >= 0);
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_DYN;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	eh.e_shentsize = sizeof(s0);
+	eh.e_shoff = 4096;
+	eh.e_shnum = 0; /* the count is in section 0 */
+	s0.sh_size = 1ull << 31;
+	EXPECT_EQ(pwrite(fd, &eh, sizeof(eh), 0), (ssize_t)sizeof(eh));
+	EXPECT_EQ(pwrite(fd, &s0, sizeof(s0), 4096), (ssize_t)sizeof(s0));
+	EXPECT_EQ(ftruncate(fd, 1ll << 37), 0); /* 128 GiB, sparse */
+	close(fd);
+	EXPECT_TRUE(!load_path(path, &err));
+	EXPECT_EQ(err, -E2BIG);
+	unlink(path);
 }

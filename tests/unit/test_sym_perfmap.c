@@ -130,7 +130,7 @@ TEST(perfmap_incremental_file)
 	EXPECT_EQ(symlink(path, link), 0);
 	EXPECT_EQ(perfmap__load_path(pm, link), -ELOOP);
 	/* so are non-regular files */
-	EXPECT_EQ(perfmap__load_path(pm, dir), -EINVAL);
+	EXPECT_EQ(perfmap__load_path(pm, dir), -EBADFD);
 	unlink(link);
 	unlink(path);
 	rmdir(dir);

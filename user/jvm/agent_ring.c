@@ -19,13 +19,36 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jvm/agent_ring.h"
 #include "ring.h"
+#include "util/safe_open.h"
 
 #define TRACE_REC_MAX (sizeof(struct jp_trace_rec) + JP_DEPTH_MAX * sizeof(struct jp_frame))
 #define INLINE_MAX    64 /* deepest inline chain we believe */
+
+/*
+ * What one JVM's dictionary may make us hold (methods, strings, line tables, compiled
+ * code with its inline tables, threads, indexes), and all JVMs together. A record that
+ * would go past is dropped and counted; what was read stays usable. A large real
+ * application (300k methods, 100k compiled blobs) needs well under a tenth of this.
+ */
+#define AGENT_MAX_BYTES	 (256ull << 20)
+#define AGENTS_MAX_BYTES (1ull << 30)
+/* dictionary bytes parsed per refresh, so one huge dictionary never stalls the poll loop */
+#define DICT_REFRESH_MAX (32ull << 20)
+/*
+ * ...and bytes moved to keep the compiled-code table sorted: inserting in descending
+ * address order costs a memmove of the whole table per record, which a JVM's user could
+ * use to stall jprof. Past this a refresh stops; the rest waits for the next poll.
+ */
+#define DICT_REFRESH_MOVES (64ull << 20)
+#define DBUF_KEEP	 (1u << 20) /* a larger record buffer is freed after use */
+
+/* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
+static __u64 agents_bytes;
 
 /* open-addressing map of (k1, k2) -> index, linear probing, grown at half load */
 struct kv_entry {
@@ -44,9 +67,9 @@ struct jm_line {
 
 struct jm_method {
 	__u64 id;
-	char *cls;  /* "pkg/Class" */
-	char *name; /* "method" */
-	char *src;
+	const char *cls; /* "pkg/Class", interned: once per class, not per method */
+	char *name;	 /* "method" */
+	const char *src; /* interned */
 	struct jm_line *lines;
 	__u32 n_lines;
 	__u32 n_blobs; /* live compiled blobs whose root is this method */
@@ -64,7 +87,7 @@ struct jm_blob {
 	int is_interp;	 /* the template interpreter */
 	struct jm_pc *pcs;
 	__u64 *chain;
-	__u32 n_pcs;
+	__u32 n_pcs, n_chain;
 };
 
 struct jm_thread {
@@ -72,10 +95,22 @@ struct jm_thread {
 	char *name;
 };
 
+/* an interned string: class signatures and source file names are shared by all methods */
+struct jm_str {
+	struct jm_str *next; /* all of them, for freeing */
+	size_t len;
+	char s[];
+};
+
 struct jvm_agent {
 	int ring_fd, dict_fd;
+	__u64 bytes;	   /* held for this JVM, against max_bytes and agents_bytes */
+	__u64 max_bytes;   /* AGENT_MAX_BYTES but in tests */
+	__u64 over_budget; /* dictionary records (or parts) dropped by a budget */
+	__u64 moved;	   /* bytes memmoved in the blob table during this refresh */
 	__u32 hdr_size, data_size, max_depth;
 	__u64 tail;
+	__u64 start_ns; /* the agent's start (CLOCK_MONOTONIC), from the ring header */
 	__u64 malformed;
 	unsigned char *rec;	 /* one trace record, copied out */
 	struct java_frame *frames;
@@ -94,7 +129,40 @@ struct jvm_agent {
 	struct jm_thread *threads;
 	size_t n_threads, cap_threads;
 	struct kv_map thread_idx;
+	struct jm_str *strs;
+	struct kv_map str_idx; /* (hash, len) -> index in str_tab */
+	struct jm_str **str_tab;
+	size_t n_strs, cap_strs;
 };
+
+/* budget -------------------------------------------------------------------- */
+
+/* 0, or -ENOSPC (counted) when n more bytes would pass this JVM's or the global budget */
+static int charge(struct jvm_agent *a, size_t n)
+{
+	__u64 total;
+
+	if (a->bytes + n > a->max_bytes) {
+		a->over_budget++;
+		return -ENOSPC;
+	}
+	total = __atomic_add_fetch(&agents_bytes, n, __ATOMIC_RELAXED);
+	if (total > AGENTS_MAX_BYTES) {
+		__atomic_sub_fetch(&agents_bytes, n, __ATOMIC_RELAXED);
+		a->over_budget++;
+		return -ENOSPC;
+	}
+	a->bytes += n;
+	return 0;
+}
+
+static void uncharge(struct jvm_agent *a, size_t n)
+{
+	if (n > a->bytes)
+		n = a->bytes;
+	a->bytes -= n;
+	__atomic_sub_fetch(&agents_bytes, n, __ATOMIC_RELAXED);
+}
 
 /* kv map ------------------------------------------------------------------- */
 
@@ -129,16 +197,20 @@ static int kv_get(const struct kv_map *m, __u64 k1, __u64 k2, __u32 *ret)
 	return 0;
 }
 
-static int kv_put(struct kv_map *m, __u64 k1, __u64 k2, __u32 val)
+static int kv_put(struct jvm_agent *a, struct kv_map *m, __u64 k1, __u64 k2, __u32 val)
 {
 	struct kv_entry *e;
 
 	if ((m->n + 1) * 2 > m->cap) {
 		struct kv_map g = { .cap = m->cap ? m->cap * 2 : 256 };
 
+		if (charge(a, (g.cap - m->cap) * sizeof(*g.e)))
+			return -ENOSPC;
 		g.e = calloc(g.cap, sizeof(*g.e));
-		if (!g.e)
+		if (!g.e) {
+			uncharge(a, (g.cap - m->cap) * sizeof(*g.e));
 			return -ENOMEM;
+		}
 		for (size_t i = 0; i < m->cap; i++) {
 			if (m->e[i].used) {
 				*kv_slot(&g, m->e[i].k1, m->e[i].k2) = m->e[i];
@@ -159,18 +231,20 @@ static int kv_put(struct kv_map *m, __u64 k1, __u64 k2, __u32 val)
 	return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
+static int grow(struct jvm_agent *a, void **p, size_t *cap, size_t n, size_t elem)
 {
 	size_t c = *cap ? *cap * 2 : 64;
 	void *q;
 
 	if (n < *cap)
 		return 0;
-	if (c > SIZE_MAX / elem)
-		return -ENOMEM;
+	if (c > SIZE_MAX / elem || charge(a, (c - *cap) * elem))
+		return -ENOSPC;
 	q = realloc(*p, c * elem);
-	if (!q)
+	if (!q) {
+		uncharge(a, (c - *cap) * elem);
 		return -ENOMEM;
+	}
 	*p = q;
 	*cap = c;
 	return 0;
@@ -220,8 +294,18 @@ static __u16 cur_u16(struct cur *c)
 	return v;
 }
 
-/* a NUL-terminated copy; control characters become '?' (names end up in text outputs) */
-static char *cur_str(struct cur *c, size_t n)
+static void copy_clean(char *dst, const unsigned char *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = src[i] < 0x20 || src[i] == 0x7f ? '?' : (char)src[i];
+	dst[n] = '\0';
+}
+
+/*
+ * A NUL-terminated copy, charged to a; control characters become '?' (names end up in
+ * text outputs). Free it with str_free().
+ */
+static char *cur_str(struct jvm_agent *a, struct cur *c, size_t n)
 {
 	char *s;
 
@@ -229,35 +313,147 @@ static char *cur_str(struct cur *c, size_t n)
 		c->bad = 1;
 		return NULL;
 	}
-	s = malloc(n + 1);
-	if (!s) {
+	if (charge(a, n + 1)) {
 		c->bad = 1;
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++)
-		s[i] = c->p[i] < 0x20 || c->p[i] == 0x7f ? '?' : (char)c->p[i];
-	s[n] = '\0';
+	s = malloc(n + 1);
+	if (!s) {
+		uncharge(a, n + 1);
+		c->bad = 1;
+		return NULL;
+	}
+	copy_clean(s, c->p, n);
 	c->p += n;
 	c->left -= n;
 	return s;
+}
+
+static void str_free(struct jvm_agent *a, char *s)
+{
+	if (!s)
+		return;
+	uncharge(a, strlen(s) + 1);
+	free(s);
+}
+
+static __u64 str_hash(const unsigned char *p, size_t n)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/*
+ * The interned copy of n bytes at the cursor (cleaned as cur_str does), made once per
+ * distinct string for the agent's lifetime. NULL (c->bad set) when out of budget.
+ */
+static const char *cur_istr(struct jvm_agent *a, struct cur *c, size_t n)
+{
+	__u64 h;
+	__u32 i;
+	struct jm_str *js;
+	char *tmp;
+
+	if (c->bad || c->left < n) {
+		c->bad = 1;
+		return NULL;
+	}
+	/* compare on the cleaned form: that is what is stored */
+	tmp = malloc(n + 1);
+	if (!tmp) {
+		c->bad = 1;
+		return NULL;
+	}
+	copy_clean(tmp, c->p, n);
+	h = str_hash((const unsigned char *)tmp, n);
+	if (!kv_get(&a->str_idx, h, n, &i) && i < a->n_strs && !memcmp(a->str_tab[i]->s, tmp, n)) {
+		free(tmp);
+		c->p += n;
+		c->left -= n;
+		return a->str_tab[i]->s;
+	}
+	js = NULL;
+	if (!grow(a, (void **)&a->str_tab, &a->cap_strs, a->n_strs, sizeof(*a->str_tab)) &&
+	    !charge(a, sizeof(*js) + n + 1)) {
+		js = malloc(sizeof(*js) + n + 1);
+		if (!js)
+			uncharge(a, sizeof(*js) + n + 1);
+	}
+	if (!js) {
+		free(tmp);
+		c->bad = 1;
+		return NULL;
+	}
+	memcpy(js->s, tmp, n + 1);
+	free(tmp);
+	js->len = n;
+	js->next = a->strs;
+	a->strs = js;
+	/* a hash collision keeps the older entry indexed; the new string is still valid */
+	if (kv_get(&a->str_idx, h, n, &i) && !kv_put(a, &a->str_idx, h, n, (__u32)a->n_strs))
+		a->str_tab[a->n_strs++] = js;
+	c->p += n;
+	c->left -= n;
+	return js->s;
 }
 
 /* opening ------------------------------------------------------------------ */
 
 static int check_file(int fd, unsigned int expected_uid, __u64 max_size, __u64 *ret_size)
 {
+	struct safe_expect exp = { .uid = (uid_t)expected_uid, .max_size = max_size };
 	struct stat st;
+	int err;
 
-	if (fstat(fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if (expected_uid != (unsigned int)-1 && st.st_uid != expected_uid)
-		return -EPERM;
-	if ((__u64)st.st_size > max_size)
-		return -EFBIG;
+	err = safe_check_fd(fd, &exp, &st);
+	if (err)
+		return err == -EBADFD ? -EINVAL : err;
 	*ret_size = (__u64)st.st_size;
 	return 0;
+}
+
+/*
+ * When the process started, as CLOCK_MONOTONIC ns (the clock of the ring's start_ns), or 0.
+ * /proc/<pid>/stat counts boot time in clock ticks (truncated: never later than the real
+ * start); boot time includes suspends, which are subtracted at today's total (never less
+ * than then), so the result is never later than the process's real start.
+ */
+static __u64 proc_start_mono_ns(__u32 pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks;
+	struct timespec boot, mono;
+	__u64 start, suspended;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the name may hold anything: fields are counted after its last ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+				"%*d %*d %*d %llu", &ticks) != 1)
+		return 0;
+	/* monotonic first: the difference then over-states the suspended time, never under */
+	if (clock_gettime(CLOCK_MONOTONIC, &mono) || clock_gettime(CLOCK_BOOTTIME, &boot))
+		return 0;
+	start = (__u64)ticks * (1000000000ull / (__u64)hz);
+	suspended = ((__u64)boot.tv_sec * 1000000000ull + (__u64)boot.tv_nsec) -
+		    ((__u64)mono.tv_sec * 1000000000ull + (__u64)mono.tv_nsec);
+	return start > suspended ? start - suspended : 0;
 }
 
 static int read_ring_header(struct jvm_agent *a, __u64 file_size)
@@ -278,10 +474,15 @@ static int read_ring_header(struct jvm_agent *a, __u64 file_size)
 	a->data_size = h.data_size;
 	a->max_depth = h.max_depth;
 	a->tail = h.tail;
+	a->start_ns = h.start_ns;
 	return 0;
 }
 
-static struct jvm_agent *agent_open_fds(int ring_fd, int dict_fd, unsigned int uid)
+/* a ring the agent created before this time is another (dead) process's: same pid, reused */
+#define STALE_SLACK_NS (50ull * 1000 * 1000)
+
+static struct jvm_agent *agent_open_fds(int ring_fd, int dict_fd, unsigned int uid,
+					__u64 proc_start_ns)
 {
 	struct jvm_agent *a;
 	__u64 size;
@@ -294,9 +495,13 @@ static struct jvm_agent *agent_open_fds(int ring_fd, int dict_fd, unsigned int u
 	}
 	a->ring_fd = ring_fd;
 	a->dict_fd = dict_fd;
+	a->max_bytes = AGENT_MAX_BYTES;
 	err = check_file(ring_fd, uid, JP_RING_HDR_SIZE + (__u64)JP_RING_DATA_MAX, &size);
 	if (!err)
 		err = read_ring_header(a, size);
+	/* left in /tmp by an earlier process that had this pid (killed: no cleanup) */
+	if (!err && proc_start_ns && a->start_ns + STALE_SLACK_NS < proc_start_ns)
+		err = -ESTALE;
 	if (!err)
 		err = check_file(dict_fd, uid, JP_DICT_SIZE_MAX + JP_DICT_REC_MAX, &size);
 	if (err)
@@ -324,90 +529,69 @@ out_close:
 struct jvm_agent *jvm_agent__open_files(const char *ring_path, const char *dict_path,
 					unsigned int expected_uid)
 {
-	int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
-	int rfd, dfd, err;
+	int rfd, dfd;
 
-	rfd = open(ring_path, flags);
-	if (rfd < 0)
+	/* no symlink anywhere, only a regular file opened; owner and sizes checked below */
+	rfd = safe_open_at(AT_FDCWD, ring_path, SAFE_RDWR, &SAFE_EXPECT_ANY, NULL);
+	if (rfd < 0) {
+		errno = -rfd;
 		return NULL;
-	dfd = open(dict_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	}
+	dfd = safe_open_at(AT_FDCWD, dict_path, 0, &SAFE_EXPECT_ANY, NULL);
 	if (dfd < 0) {
-		err = errno;
 		close(rfd);
-		errno = err;
+		errno = -dfd;
 		return NULL;
 	}
-	return agent_open_fds(rfd, dfd, expected_uid);
-}
-
-/*
- * Below /proc/<pid>/root with no symlink anywhere in "tmp/...": an absolute symlink
- * planted in the JVM's root would otherwise resolve in jprof's root. openat2 is 5.6+;
- * before that O_NOFOLLOW guards the last component only.
- */
-static int open_below(int dirfd, const char *path, int flags)
-{
-	struct open_how how = {
-		.flags = (__u64)(flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY),
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
-	};
-	int fd;
-
-	/* reading every 100 ms must not dirty the inode (atime) of a file on disk */
-	how.flags |= O_NOATIME;
-	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	if (fd < 0 && errno == EPERM) { /* O_NOATIME needs ownership or CAP_FOWNER */
-		how.flags &= ~(__u64)O_NOATIME;
-		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	}
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(dirfd, path, (int)how.flags);
-	return fd < 0 ? -errno : fd;
+	return agent_open_fds(rfd, dfd, expected_uid, 0);
 }
 
 struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
 {
+	struct safe_expect exp;
 	char path[64];
 	struct stat st;
-	int root, rfd, dfd, err;
+	int rfd, dfd;
 
 	snprintf(path, sizeof(path), "/proc/%u", pid);
 	if (stat(path, &st))
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/%u/root", pid);
-	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return NULL;
-	snprintf(path, sizeof(path), "tmp/jprof-%u.ring", nspid);
-	rfd = open_below(root, path, O_RDWR);
-	snprintf(path, sizeof(path), "tmp/jprof-%u.dict", nspid);
-	dfd = rfd < 0 ? rfd : open_below(root, path, O_RDONLY);
-	close(root);
-	if (rfd < 0 || dfd < 0) {
-		err = rfd < 0 ? rfd : dfd;
-		if (rfd >= 0)
-			close(rfd);
-		errno = -err;
+	/*
+	 * The JVM's owner: /proc/<pid> belongs to its euid. Files of anybody else are not its
+	 * agent's. Below its /tmp, with no symlink and no mount crossed, and nothing opened
+	 * before it is known to be a regular file of that owner (safe_open.h).
+	 */
+	exp = (struct safe_expect){ .uid = st.st_uid, .one_link = true };
+	snprintf(path, sizeof(path), "jprof-%u.ring", nspid);
+	rfd = safe_open_proc_tmp(pid, path, SAFE_RDWR, &exp, NULL);
+	if (rfd < 0) {
+		errno = -rfd;
 		return NULL;
 	}
-	/* the JVM's owner: /proc/<pid> belongs to its euid */
-	return agent_open_fds(rfd, dfd, st.st_uid);
+	snprintf(path, sizeof(path), "jprof-%u.dict", nspid);
+	dfd = safe_open_proc_tmp(pid, path, 0, &exp, NULL);
+	if (dfd < 0) {
+		close(rfd);
+		errno = -dfd;
+		return NULL;
+	}
+	return agent_open_fds(rfd, dfd, st.st_uid, proc_start_mono_ns(pid));
 }
 
-static void blob_free(struct jm_blob *b)
+static void blob_free(struct jvm_agent *a, struct jm_blob *b)
 {
+	uncharge(a, (size_t)b->n_pcs * sizeof(*b->pcs) + (size_t)b->n_chain * sizeof(*b->chain));
 	free(b->pcs);
 	free(b->chain);
 }
 
-static void method_clear(struct jm_method *m)
+static void method_clear(struct jvm_agent *a, struct jm_method *m)
 {
-	free(m->cls);
-	free(m->name);
-	free(m->src);
+	str_free(a, m->name);
+	uncharge(a, (size_t)m->n_lines * sizeof(*m->lines));
 	free(m->lines);
-	free(m->slash);
-	free(m->dotted);
+	str_free(a, m->slash);
+	str_free(a, m->dotted);
 }
 
 void jvm_agent__free(struct jvm_agent *a)
@@ -419,11 +603,19 @@ void jvm_agent__free(struct jvm_agent *a)
 	if (a->dict_fd >= 0)
 		close(a->dict_fd);
 	for (size_t i = 0; i < a->n_methods; i++)
-		method_clear(&a->methods[i]);
+		method_clear(a, &a->methods[i]);
 	for (size_t i = 0; i < a->n_blobs; i++)
-		blob_free(&a->blobs[i]);
+		blob_free(a, &a->blobs[i]);
 	for (size_t i = 0; i < a->n_threads; i++)
-		free(a->threads[i].name);
+		str_free(a, a->threads[i].name);
+	for (struct jm_str *js = a->strs, *next; js; js = next) {
+		next = js->next;
+		free(js);
+	}
+	free(a->str_tab);
+	free(a->str_idx.e);
+	/* what the arrays and indexes held */
+	uncharge(a, a->bytes);
 	free(a->methods);
 	free(a->method_idx.e);
 	free(a->blobs);
@@ -468,82 +660,93 @@ static struct jm_method *method_find(const struct jvm_agent *a, __u64 id)
 	return &a->methods[i];
 }
 
-/* "Lpkg/Class;" -> "pkg/Class" */
-static char *class_name(char *sig)
-{
-	size_t n;
-
-	if (!sig)
-		return NULL;
-	n = strlen(sig);
-	if (n >= 2 && sig[0] == 'L' && sig[n - 1] == ';') {
-		memmove(sig, sig + 1, n - 2);
-		sig[n - 2] = '\0';
-	}
-	return sig;
-}
-
 static int parse_method(struct jvm_agent *a, struct cur *c, const char *cls, const char *src)
 {
 	struct jm_method m = { 0 };
 	__u16 name_len, msig_len;
-	__u32 idx;
+	__u32 idx, n_lines;
 
 	m.id = cur_u64(c);
 	name_len = cur_u16(c);
 	msig_len = cur_u16(c);
-	m.n_lines = cur_u32(c);
-	m.name = cur_str(c, name_len);
+	n_lines = cur_u32(c);
+	m.name = cur_str(a, c, name_len);
 	if (!c->bad && msig_len > c->left)
 		c->bad = 1;
 	c->p += c->bad ? 0 : msig_len; /* signatures are not needed for names */
 	c->left -= c->bad ? 0 : msig_len;
-	if (!c->bad && (__u64)m.n_lines * sizeof(struct jm_line) > c->left)
+	if (!c->bad && (__u64)n_lines * sizeof(struct jm_line) > c->left)
 		c->bad = 1;
-	if (!c->bad && m.n_lines) {
-		m.lines = malloc(m.n_lines * sizeof(*m.lines));
-		if (!m.lines)
+	if (!c->bad && n_lines) {
+		if (charge(a, (size_t)n_lines * sizeof(*m.lines))) {
 			c->bad = 1;
+		} else {
+			m.lines = malloc((size_t)n_lines * sizeof(*m.lines));
+			if (!m.lines) {
+				uncharge(a, (size_t)n_lines * sizeof(*m.lines));
+				c->bad = 1;
+			} else {
+				m.n_lines = n_lines;
+			}
+		}
 		for (__u32 i = 0; !c->bad && i < m.n_lines; i++) {
 			m.lines[i].bci = (__s32)cur_u32(c);
 			m.lines[i].line = (__s32)cur_u32(c);
 		}
 	}
-	m.cls = cls ? strdup(cls) : NULL;
-	m.src = src ? strdup(src) : NULL;
+	m.cls = cls;
+	m.src = src;
 	if (c->bad || !m.name || !m.cls || !m.id)
 		goto out_bad;
 	if (!kv_get(&a->method_idx, m.id, 0, &idx) && idx < a->n_methods) {
 		/* seen before (classes are dumped again at start): the newest wins */
 		m.n_blobs = a->methods[idx].n_blobs;
-		method_clear(&a->methods[idx]);
+		method_clear(a, &a->methods[idx]);
 		a->methods[idx] = m;
 		return 0;
 	}
 	if (a->n_methods >= UINT32_MAX ||
-	    grow((void **)&a->methods, &a->cap_methods, a->n_methods, sizeof(m)) ||
-	    kv_put(&a->method_idx, m.id, 0, (__u32)a->n_methods))
+	    grow(a, (void **)&a->methods, &a->cap_methods, a->n_methods, sizeof(m)) ||
+	    kv_put(a, &a->method_idx, m.id, 0, (__u32)a->n_methods))
 		goto out_bad;
 	a->methods[a->n_methods++] = m;
 	return 0;
 out_bad:
-	method_clear(&m);
+	method_clear(a, &m);
 	return -EINVAL;
 }
 
+/* "Lpkg/Class;" is interned as "pkg/Class" */
+static const char *cur_class(struct jvm_agent *a, struct cur *c, size_t n)
+{
+	const char *cls;
+
+	if (c->bad || c->left < n || n < 2 || c->p[0] != 'L' || c->p[n - 1] != ';')
+		return cur_istr(a, c, n);
+	c->p++;
+	c->left--;
+	cls = cur_istr(a, c, n - 2);
+	c->p += c->bad ? 0 : 1;
+	c->left -= c->bad ? 0 : 1;
+	return cls;
+}
+
+/*
+ * The class signature and source file name are interned once for all its methods (and
+ * for the class's later records): a record with a 64 KiB name and many methods costs
+ * that name once, not once per method.
+ */
 static int parse_class(struct jvm_agent *a, struct cur *c)
 {
 	__u16 sig_len = cur_u16(c), src_len = cur_u16(c);
 	__u32 n = cur_u32(c);
-	char *cls = class_name(cur_str(c, sig_len));
-	char *src = cur_str(c, src_len);
+	const char *cls = cur_class(a, c, sig_len);
+	const char *src = cur_istr(a, c, src_len);
 	int err = c->bad ? -EINVAL : 0;
 
 	/* each method takes 16 bytes at least: n cannot exceed what is there */
 	for (__u32 i = 0; !err && i < n; i++)
 		err = parse_method(a, c, cls, src);
-	free(cls);
-	free(src);
 	return err;
 }
 
@@ -568,8 +771,9 @@ static void blob_remove(struct jvm_agent *a, size_t i)
 
 	if (m && m->n_blobs)
 		m->n_blobs--;
-	blob_free(&a->blobs[i]);
+	blob_free(a, &a->blobs[i]);
 	memmove(&a->blobs[i], &a->blobs[i + 1], (a->n_blobs - i - 1) * sizeof(a->blobs[0]));
+	a->moved += (a->n_blobs - i - 1) * sizeof(a->blobs[0]);
 	a->n_blobs--;
 }
 
@@ -583,9 +787,10 @@ static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
 		blob_remove(a, --i);
 	while (i < a->n_blobs && a->blobs[i].addr < b->end)
 		blob_remove(a, i);
-	if (grow((void **)&a->blobs, &a->cap_blobs, a->n_blobs, sizeof(*b)))
+	if (grow(a, (void **)&a->blobs, &a->cap_blobs, a->n_blobs, sizeof(*b)))
 		return -ENOMEM;
 	memmove(&a->blobs[i + 1], &a->blobs[i], (a->n_blobs - i) * sizeof(*b));
+	a->moved += (a->n_blobs - i) * sizeof(*b);
 	a->blobs[i] = *b;
 	a->n_blobs++;
 	m = b->method_id ? method_find(a, b->method_id) : NULL;
@@ -607,6 +812,7 @@ static int parse_code_load(struct jvm_agent *a, struct cur *c)
 {
 	struct jm_blob b = { 0 };
 	__u32 size, n_pcs, n_chain = 0;
+	size_t max_chain = 0;
 
 	b.addr = cur_u64(c);
 	size = cur_u32(c);
@@ -619,10 +825,17 @@ static int parse_code_load(struct jvm_agent *a, struct cur *c)
 	if ((__u64)n_pcs * 12 > c->left)
 		return -EINVAL;
 	if (n_pcs) {
+		/* room for the most frames the record can hold; trimmed to what it has below */
+		max_chain = c->left / 12 + 1;
+		if (charge(a, (size_t)n_pcs * sizeof(*b.pcs) + max_chain * sizeof(*b.chain)))
+			return -ENOSPC;
 		b.pcs = calloc(n_pcs, sizeof(*b.pcs));
-		b.chain = calloc(c->left / 12 + 1, sizeof(*b.chain));
+		b.chain = calloc(max_chain, sizeof(*b.chain));
+		b.n_pcs = n_pcs; /* what is charged, until the real counts are known */
+		b.n_chain = (__u32)max_chain;
 		if (!b.pcs || !b.chain)
 			goto out_bad;
+		b.n_pcs = 0;
 	}
 	for (__u32 i = 0; i < n_pcs && !c->bad; i++) {
 		__u64 pc = cur_u64(c);
@@ -639,17 +852,30 @@ static int parse_code_load(struct jvm_agent *a, struct cur *c)
 			b.chain[n_chain + j] = cur_u64(c);
 			(void)cur_u32(c); /* bci: AGCT reports its own */
 			/* the evidence for "inlined into its caller" used for deeper frames */
-			if (j > 0 && kv_put(&a->edges, b.chain[n_chain + j - 1], b.chain[n_chain + j], 1))
+			if (j > 0 &&
+			    kv_put(a, &a->edges, b.chain[n_chain + j - 1], b.chain[n_chain + j], 1))
 				c->bad = 1;
 		}
 		n_chain += n;
 		b.n_pcs++;
 	}
+	if (n_pcs) {
+		/* give back what the record did not use */
+		uncharge(a, (size_t)(n_pcs - b.n_pcs) * sizeof(*b.pcs) +
+				    (max_chain - n_chain) * sizeof(*b.chain));
+		b.n_chain = n_chain;
+		if (n_chain && n_chain < max_chain) {
+			__u64 *ch = realloc(b.chain, (size_t)n_chain * sizeof(*ch));
+
+			if (ch)
+				b.chain = ch;
+		}
+	}
 	if (c->bad || blob_insert(a, &b))
 		goto out_bad;
 	return 0;
 out_bad:
-	blob_free(&b);
+	blob_free(a, &b);
 	return -EINVAL;
 }
 
@@ -677,14 +903,14 @@ static int parse_stub(struct jvm_agent *a, struct cur *c)
 	size = cur_u32(c);
 	n = cur_u16(c);
 	(void)cur_u16(c);
-	name = cur_str(c, n);
+	name = cur_str(a, c, n);
 	if (c->bad || !size || b.addr + size < b.addr) {
-		free(name);
+		str_free(a, name);
 		return -EINVAL;
 	}
 	b.end = b.addr + size;
 	b.is_interp = !strcmp(name, "Interpreter");
-	free(name);
+	str_free(a, name);
 	return blob_insert(a, &b);
 }
 
@@ -695,22 +921,22 @@ static int parse_thread(struct jvm_agent *a, struct cur *c)
 	char *name;
 
 	(void)cur_u16(c);
-	name = cur_str(c, n);
+	name = cur_str(a, c, n);
 	if (c->bad || !name)
 		goto out_bad;
 	if (!kv_get(&a->thread_idx, tid, 0, &idx) && idx < a->n_threads) {
-		free(a->threads[idx].name); /* tids are reused: the newest name wins */
+		str_free(a, a->threads[idx].name); /* tids are reused: the newest name wins */
 		a->threads[idx].name = name;
 		return 0;
 	}
-	if (grow((void **)&a->threads, &a->cap_threads, a->n_threads, sizeof(a->threads[0])) ||
-	    kv_put(&a->thread_idx, tid, 0, (__u32)a->n_threads))
+	if (grow(a, (void **)&a->threads, &a->cap_threads, a->n_threads, sizeof(a->threads[0])) ||
+	    kv_put(a, &a->thread_idx, tid, 0, (__u32)a->n_threads))
 		goto out_bad;
 	a->threads[a->n_threads].tid = tid;
 	a->threads[a->n_threads++].name = name;
 	return 0;
 out_bad:
-	free(name);
+	str_free(a, name);
 	return -EINVAL;
 }
 
@@ -741,7 +967,8 @@ static int parse_dict_rec(struct jvm_agent *a, __u16 type, const unsigned char *
 static void dict_refresh(struct jvm_agent *a)
 {
 	struct stat st;
-	__u64 limit;
+	__u64 limit, ob;
+	int err;
 
 	if (a->dict_broken || fstat(a->dict_fd, &st) || (__u64)st.st_size == a->dict_seen_size)
 		return;
@@ -764,8 +991,18 @@ static void dict_refresh(struct jvm_agent *a)
 		}
 		a->dict_off = h.hdr_size;
 	}
+	/* bounded work per call: what is left is read on the next poll */
+	if (limit > a->dict_off + DICT_REFRESH_MAX) {
+		limit = a->dict_off + DICT_REFRESH_MAX;
+		a->dict_seen_size = 0;
+	}
 	/* each pass moves dict_off forward by >= 8 bytes or stops */
+	a->moved = 0;
 	while (a->dict_off + sizeof(struct jp_dict_rec) <= limit) {
+		if (a->moved > DICT_REFRESH_MOVES) {
+			a->dict_seen_size = 0; /* look again next time */
+			break;
+		}
 		struct jp_dict_rec r;
 		size_t body;
 
@@ -795,9 +1032,17 @@ static void dict_refresh(struct jvm_agent *a)
 			a->dict_seen_size = 0;
 			break;
 		}
-		if (parse_dict_rec(a, r.type, a->dbuf, body))
+		ob = a->over_budget;
+		err = parse_dict_rec(a, r.type, a->dbuf, body);
+		if (err && a->over_budget == ob) /* a budget's refusal is counted there */
 			a->malformed++;
 		a->dict_off += r.len;
+	}
+	/* one huge record must not pin its buffer for the rest of the run */
+	if (a->dbuf_cap > DBUF_KEEP) {
+		free(a->dbuf);
+		a->dbuf = NULL;
+		a->dbuf_cap = 0;
 	}
 }
 
@@ -1012,10 +1257,15 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 	slot = flags & JVM_NAME_DOTTED ? &m->dotted : &m->slash;
 	if (!*slot) {
 		size_t n = strlen(m->cls) + strlen(m->name) + 2;
-		char *s = malloc(n);
+		char *s;
 
-		if (!s)
+		if (charge(a, n))
 			return NULL;
+		s = malloc(n);
+		if (!s) {
+			uncharge(a, n);
+			return NULL;
+		}
 		snprintf(s, n, "%s.%s", m->cls, m->name);
 		for (char *p = s; (flags & JVM_NAME_DOTTED) && *p; p++) {
 			if (*p == '/')
@@ -1060,12 +1310,19 @@ const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
 	return i < a->n_threads ? a->threads[i].name : NULL;
 }
 
+void jvm_agent__set_max_bytes(struct jvm_agent *a, __u64 max_bytes)
+{
+	a->max_bytes = max_bytes;
+}
+
 void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 {
 	struct jp_ring_hdr h;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->malformed = a->malformed;
+	ret->over_budget = a->over_budget;
+	ret->bytes = a->bytes;
 	if (pread(a->ring_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return;
 	ret->traces = h.traces;

@@ -35,7 +35,10 @@ struct jvm_agent;
 
 /*
  * Opens the agent channel of a JVM: /proc/<pid>/root/tmp/jprof-<nspid>.* (no symlinks
- * followed, owner must be the JVM's uid, sizes bounded). NULL + errno (ENOENT: no agent).
+ * followed, no mount crossed, nothing opened before it is known to be a regular file
+ * owned by the JVM's uid, sizes bounded). NULL + errno (ENOENT: no agent; ESTALE: the
+ * files were left by an earlier process with this pid, the agent started before it). What its
+ * dictionary makes jprof hold is bounded per JVM and over all JVMs (stats: over_budget).
  */
 struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid);
 /* Same, from explicit files (tests, fuzzing). expected_uid (uid_t)-1 skips the owner check. */
@@ -74,8 +77,12 @@ struct jvm_agent_stats {
 	__u64 faults;	       /* stack walks that faulted and were abandoned */
 	__u64 threads_full;    /* threads the agent could not register (table full) */
 	__u64 malformed;       /* records jprof rejected */
+	__u64 over_budget;     /* dictionary entries dropped: this JVM's or the global budget */
+	__u64 bytes;	       /* held for this JVM's dictionary now */
 };
 void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret);
+/* this JVM's dictionary budget in bytes (default 256 MiB; smaller for tests) */
+void jvm_agent__set_max_bytes(struct jvm_agent *a, __u64 max_bytes);
 /* "no Java frame", "GC active", ... for a num_frames < 0 */
 const char *java_trace_err_str(int code);
 

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gelf.h>
 #include <lzma.h>
@@ -12,9 +13,25 @@
 #include "elf_syms.h"
 #include "strpool.h"
 
-#define ELF_MAX_SYMS	 (8u << 20)
-#define ELF_MAX_SECTIONS (1u << 16)
-#define ELF_MAX_LOADS	 64
+/*
+ * Budgets for one file (an untrusted one: any user's process maps what it likes). libelf
+ * reads a table into memory when asked for it, so a table is refused before that.
+ */
+#ifndef JP_FUZZ_BUDGETS
+#define ELF_MAX_SYMS	  (4u << 20)
+#define ELF_MAX_TABLE	  (128u << 20) /* one symbol table or string table */
+#define ELF_MAX_BYTES	  (256u << 20) /* all a file's symbols and names, as held */
+#define ELF_MAX_DEMANGLED (16u << 20)  /* demangled names kept */
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define ELF_MAX_SYMS	  4096u
+#define ELF_MAX_TABLE	  (64u << 10)
+#define ELF_MAX_BYTES	  (256u << 10)
+#define ELF_MAX_DEMANGLED (16u << 10)
+#endif
+#define ELF_MAX_SECTIONS   (1u << 16)
+#define ELF_MAX_PHDRS	   (1u << 16)
+#define ELF_MAX_LOADS	   64
+#define DEMANGLE_MAX_INPUT 4096		/* longer names are shown as they are */
 /* MiniDebugInfo is a few hundred KiB in practice; refuse decompression bombs */
 #define DEBUGDATA_MAX_OUT  (64u << 20)
 #define DEBUGDATA_MEMLIMIT (128u << 20)
@@ -25,9 +42,21 @@
 
 struct elf_sym {
 	__u64 addr, size;
-	const char *name; /* in pool; replaced by the demangled form on first find */
+	const char *name; /* in a string table copy; replaced by the demangled form on first find */
+	__u32 name_off;	  /* st_name: with table, a deterministic tie-break between aliases */
+	__u8 table;	  /* which string table copy */
 	__u8 rank;	  /* alias preference, lower wins */
 	__u8 demangled;	  /* 1 once name was looked at for demangling */
+};
+
+/*
+ * A symbol table's string table, copied once: every name points into it. Names are
+ * never copied per symbol, so symbols sharing one huge name cost that name once.
+ */
+struct elf_strtab {
+	struct elf_strtab *next;
+	size_t size;
+	char data[]; /* size bytes, the last one NUL */
 };
 
 struct elf_load {
@@ -39,11 +68,17 @@ struct elf_syms {
 	size_t n, cap;
 	struct elf_load loads[ELF_MAX_LOADS];
 	size_t nloads;
-	struct strpool pool;
+	struct elf_strtab *strtabs;
+	__u8 ntables;
+	size_t bytes;	     /* held: symbols and string tables, charged against ELF_MAX_BYTES */
+	struct strpool pool; /* demangled names */
+	__u32 over_budget;   /* tables or symbols left out by a budget */
 	char build_id[2 * 64 + 1];
 };
 
-static int add_sym(struct elf_syms *e, __u64 addr, __u64 size, const char *name, __u8 rank)
+/* -E2BIG: over a budget (counted; the symbols so far stay) */
+static int add_sym(struct elf_syms *e, __u64 addr, __u64 size, const char *name, __u32 name_off,
+		   __u8 rank)
 {
 	struct elf_sym *s;
 
@@ -51,17 +86,23 @@ static int add_sym(struct elf_syms *e, __u64 addr, __u64 size, const char *name,
 		return -E2BIG;
 	if (e->n == e->cap) {
 		size_t cap = e->cap ? e->cap * 2 : 256;
-		struct elf_sym *ns = reallocarray(e->syms, cap, sizeof(*ns));
+		struct elf_sym *ns;
 
+		if (cap > ELF_MAX_SYMS)
+			cap = ELF_MAX_SYMS;
+		if (e->bytes + (cap - e->cap) * sizeof(*ns) > ELF_MAX_BYTES)
+			return -E2BIG;
+		ns = reallocarray(e->syms, cap, sizeof(*ns));
 		if (!ns)
 			return -ENOMEM;
+		e->bytes += (cap - e->cap) * sizeof(*ns);
 		e->syms = ns;
 		e->cap = cap;
 	}
 	s = &e->syms[e->n];
-	s->name = strpool_add(&e->pool, name, strlen(name));
-	if (!s->name)
-		return -ENOMEM;
+	s->name = name;
+	s->name_off = name_off;
+	s->table = e->ntables;
 	s->addr = addr;
 	s->size = size;
 	s->rank = rank;
@@ -95,18 +136,57 @@ static __u8 sym_rank(const GElf_Sym *sym, const char *name)
 	return r;
 }
 
+/* the string table a symbol table links to, copied whole (within the budgets), or NULL */
+static const struct elf_strtab *copy_strtab(struct elf_syms *e, Elf *elf, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	struct elf_strtab *t;
+	Elf_Data *data;
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB || !sh.sh_size)
+		return NULL;
+	if (sh.sh_size > ELF_MAX_TABLE || e->bytes + sh.sh_size + 1 > ELF_MAX_BYTES ||
+	    e->ntables == UINT8_MAX) {
+		e->over_budget++;
+		return NULL;
+	}
+	/* with ELF_C_READ this is a pread into libelf's buffer: a truncated file fails here */
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || !data->d_size || data->d_size > sh.sh_size)
+		return NULL;
+	t = malloc(sizeof(*t) + data->d_size + 1);
+	if (!t)
+		return NULL;
+	memcpy(t->data, data->d_buf, data->d_size);
+	t->data[data->d_size] = '\0'; /* a name running off the end stops here */
+	t->size = data->d_size + 1;
+	t->next = e->strtabs;
+	e->strtabs = t;
+	e->ntables++;
+	e->bytes += sizeof(*t) + t->size;
+	return t;
+}
+
 static int read_symtab(struct elf_syms *e, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		       const bool *exec, size_t nsec)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	const struct elf_strtab *strs = NULL;
+	Elf_Data *data;
 	size_t i, count;
 
-	if (!data || !sh->sh_entsize || sh->sh_link >= nsec)
+	if (!sh->sh_entsize || sh->sh_link >= nsec || !sh->sh_size)
+		return 0;
+	if (sh->sh_size > ELF_MAX_TABLE) {
+		e->over_budget++;
+		return 0;
+	}
+	data = elf_getdata(scn, NULL);
+	if (!data)
 		return 0;
 	count = data->d_size / sh->sh_entsize;
 	for (i = 0; i < count; i++) {
 		GElf_Sym sym;
-		const char *name;
 		int type, err;
 		bool in_exec;
 
@@ -123,10 +203,20 @@ static int read_symtab(struct elf_syms *e, Elf *elf, Elf_Scn *scn, const GElf_Sh
 		} else {
 			continue;
 		}
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
+		if (!strs) {
+			/* only tables that name something are copied */
+			strs = copy_strtab(e, elf, sh->sh_link);
+			if (!strs)
+				return 0;
+		}
+		if (!sym.st_name || sym.st_name >= strs->size - 1)
 			continue;
-		err = add_sym(e, sym.st_value, sym.st_size, name, sym_rank(&sym, name));
+		err = add_sym(e, sym.st_value, sym.st_size, strs->data + sym.st_name, sym.st_name,
+			      sym_rank(&sym, strs->data + sym.st_name));
+		if (err == -E2BIG) {
+			e->over_budget++;
+			return 0;
+		}
 		if (err)
 			return err;
 	}
@@ -307,12 +397,22 @@ static int load_elf(struct elf_syms *e, Elf *elf, bool is_debugdata)
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct elf_sym *x = a, *y = b;
+	int c;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
-	return strcmp(x->name, y->name);
+	/*
+	 * Bounded: untrusted names may share kilobytes of prefix. Past that, the table and
+	 * offset order is as deterministic and costs nothing.
+	 */
+	c = strncmp(x->name, y->name, 256);
+	if (c)
+		return c;
+	if (x->table != y->table)
+		return x->table < y->table ? -1 : 1;
+	return x->name_off < y->name_off ? -1 : (x->name_off > y->name_off ? 1 : 0);
 }
 
 /* sort, then keep one name per address: the best-ranked alias */
@@ -343,7 +443,7 @@ static int load_common(Elf *elf, struct elf_syms **ret)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	strpool_init(&e->pool, 0);
+	strpool_init(&e->pool, ELF_MAX_DEMANGLED);
 	err = load_elf(e, elf, false);
 	if (err) {
 		elf_syms__free(e);
@@ -354,6 +454,62 @@ static int load_common(Elf *elf, struct elf_syms **ret)
 	return 0;
 }
 
+/*
+ * libelf sizes its section array from the header before we can look at it: a file that
+ * claims billions of sections (cheap, as a sparse file) would make it allocate and touch
+ * gigabytes. Check the counts first, with pread.
+ */
+static int precheck_fd(int fd)
+{
+	unsigned char ident[EI_NIDENT];
+	__u64 shnum, phnum, shoff;
+
+	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	if (ident[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr h;
+		Elf64_Shdr s0;
+
+		if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+			return -ENOEXEC;
+		shnum = h.e_shnum;
+		phnum = h.e_phnum;
+		shoff = h.e_shoff;
+		/* more than 0xff00 sections or 0xffff headers: the real counts are in section 0 */
+		if (shoff && (!shnum || phnum == PN_XNUM)) {
+			if (pread(fd, &s0, sizeof(s0), (off_t)shoff) != (ssize_t)sizeof(s0))
+				return -ENOEXEC;
+			if (!shnum)
+				shnum = s0.sh_size;
+			if (phnum == PN_XNUM)
+				phnum = s0.sh_info;
+		}
+	} else if (ident[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr h;
+		Elf32_Shdr s0;
+
+		if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+			return -ENOEXEC;
+		shnum = h.e_shnum;
+		phnum = h.e_phnum;
+		shoff = h.e_shoff;
+		if (shoff && (!shnum || phnum == PN_XNUM)) {
+			if (pread(fd, &s0, sizeof(s0), (off_t)shoff) != (ssize_t)sizeof(s0))
+				return -ENOEXEC;
+			if (!shnum)
+				shnum = s0.sh_size;
+			if (phnum == PN_XNUM)
+				phnum = s0.sh_info;
+		}
+	} else {
+		return -ENOEXEC;
+	}
+	if (shnum > ELF_MAX_SECTIONS || phnum > ELF_MAX_PHDRS)
+		return -E2BIG;
+	return 0;
+}
+
 int elf_syms__load_fd(int fd, struct elf_syms **ret)
 {
 	Elf *elf;
@@ -361,7 +517,15 @@ int elf_syms__load_fd(int fd, struct elf_syms **ret)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = precheck_fd(fd);
+	if (err)
+		return err;
+	/*
+	 * ELF_C_READ: libelf preads what it is asked for into its own buffers. Never
+	 * ELF_C_READ_MMAP: the file belongs to someone who may truncate it under the
+	 * mapping, and the next touch of a page past the end is a SIGBUS in root jprof.
+	 */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		return -ENOEXEC;
 	err = load_common(elf, ret);
@@ -395,8 +559,14 @@ int elf_syms__load_mem(const void *buf, size_t len, struct elf_syms **ret)
 
 void elf_syms__free(struct elf_syms *e)
 {
+	struct elf_strtab *t, *next;
+
 	if (!e)
 		return;
+	for (t = e->strtabs; t; t = next) {
+		next = t->next;
+		free(t);
+	}
 	free(e->syms);
 	strpool_free(&e->pool);
 	free(e);
@@ -429,6 +599,8 @@ static const char *sym_name(struct elf_syms *e, struct elf_sym *s)
 	if (s->demangled)
 		return s->name;
 	s->demangled = 1;
+	if (strnlen(s->name, DEMANGLE_MAX_INPUT) == DEMANGLE_MAX_INPUT)
+		return s->name;
 	dm = jp_demangle(s->name, false);
 	if (!dm)
 		return s->name;
@@ -481,6 +653,16 @@ found:
 size_t elf_syms__count(const struct elf_syms *e)
 {
 	return e ? e->n : 0;
+}
+
+size_t elf_syms__bytes(const struct elf_syms *e)
+{
+	return e ? sizeof(*e) + e->bytes + e->pool.total : 0;
+}
+
+unsigned int elf_syms__over_budget(const struct elf_syms *e)
+{
+	return e ? e->over_budget : 0;
 }
 
 const char *elf_syms__build_id(const struct elf_syms *e)

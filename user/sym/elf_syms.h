@@ -13,7 +13,9 @@ struct elf_syms;
  * memory (copied as needed): STT_FUNC/STT_GNU_IFUNC, and sized objects or
  * untyped symbols in executable sections, from .symtab, .dynsym and the xz
  * MiniDebugInfo in .gnu_debugdata. Also keeps the PT_LOAD headers and the
- * GNU build-id. 0 and *ret, or -errno (-ENOEXEC: not an ELF file).
+ * GNU build-id. 0 and *ret, or -errno (-ENOEXEC: not an ELF file; -E2BIG: more
+ * sections or program headers than any real file). From an fd the file is read with
+ * pread only, never mapped, and a table larger than a budget is left out (counted).
  */
 int elf_syms__load_fd(int fd, struct elf_syms **ret);
 int elf_syms__load_mem(const void *buf, size_t len, struct elf_syms **ret);
@@ -34,6 +36,10 @@ const char *elf_syms__find(struct elf_syms *e, __u64 vaddr, __u64 *ret_offset);
 
 /* symbols held; GNU build-id as lowercase hex ("" when absent) */
 size_t elf_syms__count(const struct elf_syms *e);
+/* bytes held (symbols, string tables, demangled names), for the caller's global budget */
+size_t elf_syms__bytes(const struct elf_syms *e);
+/* tables or symbols left out because a budget was reached (the rest is usable) */
+unsigned int elf_syms__over_budget(const struct elf_syms *e);
 const char *elf_syms__build_id(const struct elf_syms *e);
 
 #endif /* JPROF_SYM_ELF_SYMS_H */

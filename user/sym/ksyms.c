@@ -11,7 +11,11 @@
 #include "strpool.h"
 
 #define KSYMS_MAX_FILE (256u << 20)
+#ifndef JP_FUZZ_BUDGETS
 #define KSYMS_MAX_SYMS (16u << 20)
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define KSYMS_MAX_SYMS 4096u
+#endif
 /* the last symbol has no successor to bound it; kernel functions are far smaller */
 #define KSYMS_LAST_SPAN (1u << 20)
 

@@ -10,10 +10,19 @@
 #include "lines.h"
 #include "perfmap.h"
 #include "strpool.h"
+#include "util/safe_open.h"
 
-/* bounds memory per map: entries held and bytes of names kept (stale names included) */
-#define PERFMAP_MAX_ENTRIES (4u << 20)
-#define PERFMAP_MAX_NAMES   (256u << 20)
+/*
+ * Bounds memory per map: entries held and bytes of names kept (stale names included).
+ * HotSpot's code cache (240 MiB at most) holds far fewer blobs than this.
+ */
+#ifndef JP_FUZZ_BUDGETS
+#define PERFMAP_MAX_ENTRIES (1u << 20)
+#define PERFMAP_MAX_NAMES   (64u << 20)
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define PERFMAP_MAX_ENTRIES 2048u
+#define PERFMAP_MAX_NAMES   (128u << 10)
+#endif
 #define PERFMAP_CHUNK	    (64 * 1024)
 
 struct pm_entry {
@@ -37,6 +46,7 @@ struct perfmap {
 	struct lines_state st;
 	size_t bad_lines;
 	unsigned long last_bad_line;
+	size_t dropped; /* lines left out by a budget */
 	/* the file being followed */
 	dev_t dev;
 	ino_t ino;
@@ -93,8 +103,10 @@ static int parse_line(const char *line, size_t len, unsigned long lineno, void *
 		goto bad;
 	if (!size)
 		return 0; /* covers nothing */
-	if (pm->n + pm->nb >= PERFMAP_MAX_ENTRIES)
+	if (pm->n + pm->nb >= PERFMAP_MAX_ENTRIES) {
+		pm->dropped++;
 		return 0; /* full: keep what we have */
+	}
 	if (pm->nb == pm->bcap) {
 		size_t cap = pm->bcap ? pm->bcap * 2 : 256;
 		struct pm_item *nb = reallocarray(pm->batch, cap, sizeof(*nb));
@@ -106,8 +118,10 @@ static int parse_line(const char *line, size_t len, unsigned long lineno, void *
 	}
 	it = &pm->batch[pm->nb];
 	it->e.name = strpool_add(&pm->pool, name, len);
-	if (!it->e.name)
+	if (!it->e.name) {
+		pm->dropped++;
 		return 0; /* name budget spent: keep what we have */
+	}
 	it->e.start = start;
 	it->e.end = start + size;
 	it->e.sym_start = start;
@@ -396,9 +410,10 @@ int perfmap__load_path(struct perfmap *pm, const char *path)
 {
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	/* no symlink anywhere, and only a regular file is ever opened */
+	fd = safe_open_at(AT_FDCWD, path, 0, &SAFE_EXPECT_ANY, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = perfmap__load_fd(pm, fd);
 	close(fd);
 	return err;
@@ -420,6 +435,19 @@ const char *perfmap__find(const struct perfmap *pm, __u64 addr, __u64 *ret_offse
 size_t perfmap__count(const struct perfmap *pm)
 {
 	return pm ? pm->n : 0;
+}
+
+size_t perfmap__dropped(const struct perfmap *pm)
+{
+	return pm ? pm->dropped : 0;
+}
+
+size_t perfmap__bytes(const struct perfmap *pm)
+{
+	if (!pm)
+		return 0;
+	return sizeof(*pm) + pm->n * sizeof(*pm->e) + pm->bcap * sizeof(*pm->batch) +
+	       pm->pool.total;
 }
 
 size_t perfmap__bad_lines(const struct perfmap *pm)

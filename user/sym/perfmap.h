@@ -29,7 +29,7 @@ int perfmap__parse_stream(struct perfmap *pm, FILE *f);
 
 /*
  * (Re)reads the perf map at path incrementally: only what was appended since
- * the last call. path must be a regular file and not a symlink (O_NOFOLLOW);
+ * the last call. path must be a regular file reached without symlinks (safe_open.h);
  * a different file at path, or one that shrank, starts the map over (names
  * handed out before stay valid). Returns the number of entries added, or -errno.
  */
@@ -43,6 +43,10 @@ const char *perfmap__find(const struct perfmap *pm, __u64 addr, __u64 *ret_offse
 /* entries (disjoint ranges) held, malformed lines skipped, and the last one's line number */
 size_t perfmap__count(const struct perfmap *pm);
 size_t perfmap__bad_lines(const struct perfmap *pm);
+/* lines left out because the map's entry or name budget was spent */
+size_t perfmap__dropped(const struct perfmap *pm);
+/* bytes held (entries, names), for the caller's global budget */
+size_t perfmap__bytes(const struct perfmap *pm);
 unsigned long perfmap__last_bad_line(const struct perfmap *pm);
 
 /* true when a perf-map name is a JVM stub or the interpreter rather than a Java method */

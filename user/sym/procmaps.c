@@ -8,7 +8,11 @@
 #include "procmaps.h"
 
 /* vm.max_map_count defaults to 65530; allow generous headroom, not unbounded growth */
-#define PROCMAPS_MAX	  (1u << 20)
+#ifndef JP_FUZZ_BUDGETS
+#define PROCMAPS_MAX (1u << 20)
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define PROCMAPS_MAX 2048u
+#endif
 #define PROCMAPS_MAX_FILE (256u << 20)
 #define DELETED_SUFFIX	  " (deleted)"
 

@@ -10,6 +10,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,9 +21,24 @@
 #include "procmaps.h"
 #include "strpool.h"
 #include "syms.h"
+#include "util/safe_open.h"
 
 #define RELOAD_INTERVAL_NS_DEFAULT (100ull * 1000 * 1000)
 #define HASH_MIN_BUCKETS	   64
+/*
+ * Global budgets over all processes (each file and each perf map has its own, smaller
+ * one): past them a file gets no symbols and a perf map is not read further, counted.
+ */
+#define SYMS_MAX_ELF_BYTES     (1ull << 30)
+#define SYMS_MAX_PERFMAP_BYTES (512ull << 20)
+/*
+ * Versions (size, mtime) of one file (device, inode) whose symbols are kept: a user who
+ * rewrites a library in place between the starts of its processes makes every process
+ * load a new version, and the old ones stay in use by the processes that mapped them.
+ */
+#define SYMS_MAX_VERSIONS 4
+/* distinct mapping paths kept (a process may map 65k files with 4 KiB paths) */
+#define SYMS_MAX_PATH_BYTES (64u << 20)
 
 /* one file on disk, shared by every process that maps it */
 struct dso {
@@ -44,6 +60,7 @@ struct umap {
 
 struct pid_state {
 	__u32 pid, nspid;
+	uid_t uid;	   /* effective uid: the only owner its perf map may have */
 	struct umap *maps; /* sorted by start */
 	size_t n;
 	bool has_anon_exec; /* JIT code possible: look for a perf map */
@@ -70,6 +87,7 @@ struct syms {
 	struct elf_syms *vdso; /* our own vdso image, the same one the kernel gives everyone */
 	bool vdso_tried;
 	__u64 reload_interval_ns;
+	__u64 elf_bytes, pm_bytes; /* held, against the global budgets */
 	struct syms_stats stats;
 };
 
@@ -177,77 +195,83 @@ static const char *intern_path(struct syms *s, const char *path)
 	if (p)
 		return p;
 	p = strpool_add(&s->path_pool, path, strlen(path));
-	if (!p || pset_add(&s->paths, (void *)p, pset_str_hash, pset_str_eq))
+	if (!p) {
+		s->stats.paths_over_budget++; /* the frame keeps its name, loses its DSO */
+		return NULL;
+	}
+	if (pset_add(&s->paths, (void *)p, pset_str_hash, pset_str_eq))
 		return NULL;
 	return p;
 }
 
 /* files of other processes --------------------------------------------------- */
 
-/*
- * Opens path inside pid's root. With openat2 (5.6+) symlinks resolve inside
- * that root (as the process sees them), never via /proc magic links; with
- * no_symlinks none are followed at all. Older kernels: a plain open below
- * /proc/<pid>/root, with O_NOFOLLOW for the last component when no_symlinks.
- */
-static int open_in_root(__u32 pid, const char *path, bool no_symlinks)
+/* refusals by the safe-open checks, by kind, for the report */
+static void count_refusal(struct syms *s, int err)
 {
-	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS |
-			   (no_symlinks ? RESOLVE_NO_SYMLINKS : 0),
-	};
-	char buf[4096 + 64];
-	int root, fd, err;
-
-	(void)snprintf(buf, sizeof(buf), "/proc/%u/root", pid);
-	root = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return -errno;
-	fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-	err = errno;
-	close(root);
-	if (fd >= 0)
-		return fd;
-	if (err != ENOSYS)
-		return -err;
-	if (snprintf(buf, sizeof(buf), "/proc/%u/root%s", pid, path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	fd = open(buf, (int)how.flags | (no_symlinks ? O_NOFOLLOW : 0));
-	return fd < 0 ? -errno : fd;
-}
-
-/* a regular file, and the one the mapping names when its inode is known */
-static bool fd_is_mapped_file(int fd, const struct jp_map *m, struct stat *st)
-{
-	if (fstat(fd, st) || !S_ISREG(st->st_mode))
-		return false;
-	return !m->inode || (__u64)st->st_ino == m->inode;
-}
-
-/* the file behind a mapping: via its path in the process's root, else map_files (root only) */
-static int open_mapped_file(__u32 pid, const struct jp_map *m, struct stat *st)
-{
-	char buf[96];
-	int fd;
-
-	if (!m->deleted && m->path[0] == '/') {
-		fd = open_in_root(pid, m->path, false);
-		if (fd >= 0 && fd_is_mapped_file(fd, m, st))
-			return fd;
-		if (fd >= 0)
-			close(fd);
+	switch (err) {
+	case -ELOOP:  /* a symlink on the way */
+	case -EXDEV:  /* a mount crossed */
+	case -EBADFD: /* not a regular file (FIFO, device, directory) */
+	case -ESTALE: /* not the inode the mapping names: swapped */
+	case -EPERM:  /* wrong owner */
+	case -EMLINK: /* another hard link */
+		s->stats.unsafe_files++;
+		break;
+	default:
+		break;
 	}
+}
+
+/*
+ * The file behind a mapping. First its path inside the process's root, resolved with no
+ * symlink (the kernel's maps path has none) and accepted only if it is the regular file
+ * with the device and inode the mapping names; only then opened. Else (deleted, another
+ * mount namespace's device numbers, overlayfs) the kernel's own map_files link (root
+ * only), which names the mapped inode, checked the same way except for the device
+ * (btrfs and overlayfs report other device numbers through stat than through maps).
+ */
+static int open_mapped_file(struct syms *s, __u32 pid, const struct jp_map *m, struct stat *st)
+{
+	struct safe_expect exp = {
+		.dev = makedev(m->dev_major, m->dev_minor),
+		.ino = (ino_t)m->inode,
+		.uid = (uid_t)-1,
+	};
+	char buf[96];
+	int root, fd = -ENOENT;
+
+	if (!m->deleted && m->path[0] == '/' && m->inode) {
+		(void)snprintf(buf, sizeof(buf), "/proc/%u/root", pid);
+		root = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root >= 0) {
+			fd = safe_open_at(root, m->path, SAFE_IN_ROOT, &exp, st);
+			close(root);
+			count_refusal(s, fd);
+		}
+		if (fd >= 0)
+			return fd;
+	}
+	exp.dev = 0;
 	(void)snprintf(buf, sizeof(buf), "/proc/%u/map_files/%llx-%llx", pid,
 		       (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (!fd_is_mapped_file(fd, m, st)) {
-		close(fd);
-		return -ENOENT;
-	}
+	fd = safe_open_proc_link(buf, &exp, st);
+	count_refusal(s, fd);
 	return fd;
+}
+
+/* versions of this file (device and inode) held with symbols */
+static unsigned int dso_versions(const struct syms *s, const struct dso *key)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < s->dsos.cap; i++) {
+		const struct dso *d = s->dsos.slots[i];
+
+		if (d && d->es && d->dev == key->dev && d->ino == key->ino)
+			n++;
+	}
+	return n;
 }
 
 static struct dso *get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
@@ -256,7 +280,7 @@ static struct dso *get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 	struct stat st;
 	int fd, err;
 
-	fd = open_mapped_file(pid, m, &st);
+	fd = open_mapped_file(s, pid, m, &st);
 	if (fd < 0)
 		return NULL;
 	key.dev = st.st_dev;
@@ -273,10 +297,25 @@ static struct dso *get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 		goto out_close;
 	*d = key;
 	/* a file that is no ELF is remembered too, so it is not retried */
-	err = elf_syms__load_fd(fd, &d->es);
-	if (err)
+	d->es = NULL;
+	if (dso_versions(s, &key) >= SYMS_MAX_VERSIONS) {
+		s->stats.elf_over_budget++;
+	} else {
+		err = elf_syms__load_fd(fd, &d->es);
+		if (err)
+			d->es = NULL;
+	}
+	if (d->es && elf_syms__over_budget(d->es))
+		s->stats.elf_over_budget++;
+	if (d->es && s->elf_bytes + elf_syms__bytes(d->es) > SYMS_MAX_ELF_BYTES) {
+		/* remembered without symbols, so it is not read again */
+		s->stats.elf_over_budget++;
+		elf_syms__free(d->es);
 		d->es = NULL;
+	}
+	s->elf_bytes += elf_syms__bytes(d->es);
 	if (pset_add(&s->dsos, d, pset_dso_hash, pset_dso_eq)) {
+		s->elf_bytes -= elf_syms__bytes(d->es);
 		elf_syms__free(d->es);
 		free(d);
 		d = NULL;
@@ -316,20 +355,31 @@ static bool path_is_libjvm(const char *path)
 
 /* pids -------------------------------------------------------------------------- */
 
-static __u32 read_nspid(__u32 pid)
+/* pid in its own namespace and effective uid (unknown: pid, and an owner no file has) */
+static void read_status(struct pid_state *ps)
 {
 	char path[64], line[256];
-	__u32 nspid = pid;
+	__u32 nspid = ps->pid;
 	FILE *f;
 
-	(void)snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	ps->nspid = ps->pid;
+	ps->uid = (uid_t)-2;
+	(void)snprintf(path, sizeof(path), "/proc/%u/status", ps->pid);
 	f = fopen(path, "re");
 	if (!f)
-		return pid;
+		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *p, *end;
 		unsigned long v;
 
+		if (!strncmp(line, "Uid:", 4)) {
+			unsigned long r, e;
+
+			/* real, effective, saved, fs: files are created with the fsuid */
+			if (sscanf(line + 4, "%lu %lu", &r, &e) == 2 && e < UINT32_MAX)
+				ps->uid = (uid_t)e;
+			continue;
+		}
 		if (strncmp(line, "NSpid:", 6))
 			continue;
 		/* the last field is the pid in the innermost namespace */
@@ -345,7 +395,7 @@ static __u32 read_nspid(__u32 pid)
 		break;
 	}
 	fclose(f);
-	return nspid;
+	ps->nspid = nspid;
 }
 
 /* builds ps->maps from a fresh /proc/<pid>/maps; keeps the old one on failure */
@@ -389,23 +439,41 @@ static int load_maps(struct syms *s, struct pid_state *ps)
 	return 0;
 }
 
+/*
+ * Perf maps are written by the process itself (a JIT, or our agent inside a JVM) as its
+ * own user: one owned by anybody else is a plant, never read. Past the global budget a
+ * map is not read further.
+ */
 static void load_perfmap(struct syms *s, struct pid_state *ps)
 {
-	char path[64];
+	struct safe_expect exp = {.uid = ps->uid, .one_link = true};
+	size_t before;
+	char name[64];
 	int fd, err;
 
 	ps->pm_read_ns = mono_ns();
-	(void)snprintf(path, sizeof(path), "/tmp/perf-%u.map", ps->nspid);
-	/* written by an unprivileged process: no symlinks anywhere on the way */
-	fd = open_in_root(ps->pid, path, true);
+	if (s->pm_bytes >= SYMS_MAX_PERFMAP_BYTES) {
+		s->stats.perfmap_over_budget++;
+		return;
+	}
+	(void)snprintf(name, sizeof(name), "perf-%u.map", ps->nspid);
+	fd = safe_open_proc_tmp(ps->pid, name, 0, &exp, NULL);
+	if (fd == -EPERM)
+		s->stats.perfmap_not_owned++;
+	else
+		count_refusal(s, fd);
 	if (fd < 0)
 		return;
 	if (!ps->pm)
 		ps->pm = perfmap__new();
 	if (ps->pm) {
+		before = perfmap__bytes(ps->pm);
+		s->stats.perfmap_dropped -= perfmap__dropped(ps->pm);
 		err = perfmap__load_fd(ps->pm, fd);
 		if (err >= 0)
 			s->stats.perfmap_reloads++;
+		s->stats.perfmap_dropped += perfmap__dropped(ps->pm);
+		s->pm_bytes += perfmap__bytes(ps->pm) - before;
 	}
 	close(fd);
 }
@@ -463,7 +531,7 @@ int syms__add_pid(struct syms *s, __u32 pid)
 		pid_state_free(ps);
 		return err;
 	}
-	ps->nspid = read_nspid(pid);
+	read_status(ps);
 	if (ps->has_anon_exec)
 		load_perfmap(s, ps);
 	memmove(&s->pids[i + 1], &s->pids[i], (s->npids - i) * sizeof(*s->pids));
@@ -637,7 +705,7 @@ struct syms *syms__new(const char *kallsyms_path)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	strpool_init(&s->path_pool, 0);
+	strpool_init(&s->path_pool, SYMS_MAX_PATH_BYTES);
 	s->reload_interval_ns = RELOAD_INTERVAL_NS_DEFAULT;
 	s->ksyms = ksyms__load_file(kallsyms_path);
 	/* without /proc/kallsyms (no permission) user space still resolves */
@@ -686,4 +754,6 @@ void syms__set_reload_interval_ms(struct syms *s, __u32 ms)
 void syms__stats(const struct syms *s, struct syms_stats *ret)
 {
 	*ret = s->stats;
+	ret->elf_bytes = s->elf_bytes;
+	ret->perfmap_bytes = s->pm_bytes;
 }

@@ -10,10 +10,11 @@
 
 /* one resolved address; strings are owned by the syms object and live until syms__free() */
 struct jp_sym {
-	const char *name;	  /* symbol (demangled), or NULL when unknown */
-	const char *dso;	  /* path of the mapping ("[kernel]", module name, "[jit]"), or NULL */
-	__u64 offset;		  /* address - symbol start */
-	enum jp_frame_kind kind;  /* JP_FK_KERNEL, JP_FK_NATIVE, JP_FK_JVM (libjvm.so, JVM stubs) or JP_FK_JIT */
+	const char *name; /* symbol (demangled), or NULL when unknown */
+	const char *dso;  /* path of the mapping ("[kernel]", module name, "[jit]"), or NULL */
+	__u64 offset;	  /* address - symbol start */
+	enum jp_frame_kind
+		kind; /* JP_FK_KERNEL, JP_FK_NATIVE, JP_FK_JVM (libjvm.so, JVM stubs) or JP_FK_JIT */
 };
 
 struct syms;
@@ -51,6 +52,13 @@ int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret);
 /* counters for the end-of-run report and benchmarks */
 struct syms_stats {
 	__u64 pids, dsos, dso_cache_hits, perfmap_reloads, unresolved;
+	__u64 unsafe_files; /* refused: symlink, mount crossed, not regular, swapped inode, link */
+	__u64 elf_over_budget;	   /* ELF files or tables left out by a size budget */
+	__u64 perfmap_not_owned;   /* perf maps not owned by their process's user: ignored */
+	__u64 perfmap_dropped;	   /* perf map entries left out by the per-map budget */
+	__u64 perfmap_over_budget; /* perf map reads skipped: global budget spent */
+	__u64 paths_over_budget;   /* mapping paths not kept: path budget spent */
+	__u64 elf_bytes, perfmap_bytes; /* held now */
 };
 void syms__stats(const struct syms *s, struct syms_stats *ret);
 
