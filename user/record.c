@@ -577,6 +577,25 @@ static void setup_initial_jvms(struct rec *r)
 	free(list);
 }
 
+/* what the symbolizer refused or left out (untrusted files, budgets): one line, when any */
+static void syms_report(const struct rec *r)
+{
+	struct syms_stats ss;
+
+	syms__stats(r->syms, &ss);
+	if (!ss.unsafe_files && !ss.elf_over_budget && !ss.perfmap_not_owned &&
+	    !ss.perfmap_dropped && !ss.perfmap_over_budget && !ss.paths_over_budget)
+		return;
+	fprintf(stderr,
+		"jprof: symbols: %llu files refused as unsafe (link, mount, type, swapped), %llu "
+		"perf maps not owned by their process's user ignored, %llu ELF files and %llu "
+		"perf-map reads left out by memory budgets, %llu perf-map entries and %llu paths "
+		"dropped; their frames show as addresses\n",
+		(unsigned long long)ss.unsafe_files, (unsigned long long)ss.perfmap_not_owned,
+		(unsigned long long)ss.elf_over_budget, (unsigned long long)ss.perfmap_over_budget,
+		(unsigned long long)ss.perfmap_dropped, (unsigned long long)ss.paths_over_budget);
+}
+
 static void summary(struct rec *r, double secs, const char *where)
 {
 	__u64 st[JP_STAT_MAX];
@@ -615,6 +634,7 @@ static void summary(struct rec *r, double secs, const char *where)
 		what, secs,
 		(unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)js.processes,
 		r->jvms_total, r->jvms_java, where);
+	syms_report(r);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
 		 "(%llu busy, %llu failed), %llu unmatched traces",
 		 (unsigned long long)st[JP_STAT_SAMPLES], (unsigned long long)st[JP_STAT_KSTACK_ERR],
