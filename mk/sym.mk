@@ -8,7 +8,7 @@ SYM_FX_CFLAGS := -O1 -g -fno-inline -fno-optimize-sibling-calls -fno-omit-frame-
 CXX	   ?= c++
 
 SYM_FX_ELFS := $(SYM_FX)/fx_pie $(SYM_FX)/fx_nopie $(SYM_FX)/libfx.so $(SYM_FX)/fx_mini \
-	$(SYM_FX)/fx_cxx
+	$(SYM_FX)/fx_cxx $(SYM_FX)/fx_split
 SYM_FX_TEXT := $(patsubst $(SYM_FX_SRC)/%,$(SYM_FX)/%,$(wildcard $(SYM_FX_SRC)/*.txt \
 	$(SYM_FX_SRC)/*.map))
 SYM_FX_ALL  := $(SYM_FX_ELFS) $(SYM_FX_ELFS:=.nm) $(SYM_FX_TEXT)
@@ -46,9 +46,17 @@ $(SYM_FX)/fx_mini: $(SYM_FX)/fx_pie
 	$(Q)objcopy --add-section .gnu_debugdata=$@.symtab.xz $@.tmp $@
 	$(Q)rm -f $@.tmp $@.dbg $@.keep
 
+# a separate debug file as Debian's -dbg packages ship them: the stripped binary keeps .dynsym,
+# a build id and a .gnu_debuglink naming fx_split.debug, which holds the .symtab
+$(SYM_FX)/fx_split: $(SYM_FX)/fx_pie
+	$(call msg,FX-SPLIT,$@)
+	$(Q)objcopy --only-keep-debug $< $@.debug
+	$(Q)strip --strip-all -R .comment $< -o $@.tmp
+	$(Q)cd $(@D) && objcopy --add-gnu-debuglink=$(@F).debug $(@F).tmp $(@F) && rm -f $(@F).tmp
+
 # symbol addresses as the tests expect them (from the unstripped build for fx_mini)
 $(SYM_FX)/%.nm: $(SYM_FX)/%
-	$(Q)nm --defined-only $(if $(filter fx_mini,$*),$(SYM_FX)/fx_pie,$<) > $@
+	$(Q)nm --defined-only $(if $(filter fx_mini fx_split,$*),$(SYM_FX)/fx_pie,$<) > $@
 
 $(SYM_FX)/%.txt: $(SYM_FX_SRC)/%.txt
 	@mkdir -p $(@D)

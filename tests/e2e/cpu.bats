@@ -158,3 +158,19 @@ PY
 	echo "$output"
 	[[ $output == *"root"* && $output == *"CAP_BPF"* ]]
 }
+
+@test "cpu: native names from separate debug files (libc6-dbg): start_thread, no raw libc addresses" {
+	local bid
+	bid=$(readelf -n /lib/x86_64-linux-gnu/libc.so.6 | sed -n 's/.*Build ID: //p')
+	[[ -r /usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug ]] ||
+		missing "libc6-dbg (libc's separate debug file by build id)"
+	"$APPS/threaded" 4 >/dev/null 3>&- &
+	APP_PID=$!
+	sleep 0.3
+	run -0 "$JPROF" record -p "$APP_PID" -F 499 -d 2 -o "$OUT/t.folded"
+	echo "$output"
+	cat "$OUT/t.folded"
+	# start_thread is not a dynamic symbol: only the debug file names it
+	grep -Eq '^threaded;(.*;)?start_thread;worker;spin [0-9]+$' "$OUT/t.folded"
+	! grep -q 'libc\.so\.6+0x' "$OUT/t.folded"
+}

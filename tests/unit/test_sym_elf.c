@@ -86,6 +86,23 @@ TEST(elf_minidebuginfo)
 	elf_syms__free(e);
 }
 
+TEST(elf_split_debug_file)
+{
+	struct elf_syms *e = load("fx_split"), *d = load("fx_split.debug");
+
+	ASSERT_TRUE(e && d);
+	EXPECT_TRUE(!elf_syms__has_symtab(e));
+	EXPECT_STREQ(elf_syms__debuglink(e), "fx_split.debug");
+	EXPECT_TRUE(elf_syms__has_symtab(d));
+	/* the very build: the same build id; the static function only in the debug file */
+	EXPECT_TRUE(elf_syms__build_id(e)[0] != '\0');
+	EXPECT_STREQ(elf_syms__build_id(e), elf_syms__build_id(d));
+	EXPECT_TRUE(elf_syms__count(d) > elf_syms__count(e));
+	expect_vaddr(d, "fx_split", "jp_fx_local", 2);
+	elf_syms__free(e);
+	elf_syms__free(d);
+}
+
 TEST(elf_not_elf)
 {
 	struct elf_syms *e = NULL;

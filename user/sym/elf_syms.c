@@ -73,8 +73,26 @@ struct elf_syms {
 	size_t bytes;	     /* held: symbols and string tables, charged against ELF_MAX_BYTES */
 	struct strpool pool; /* demangled names */
 	__u32 over_budget;   /* tables or symbols left out by a budget */
+	bool has_symtab;     /* a full .symtab (or MiniDebugInfo), not only .dynsym */
 	char build_id[2 * 64 + 1];
+	char debuglink[256]; /* .gnu_debuglink's file name, "" when none */
 };
+
+/* .gnu_debuglink: a NUL-terminated file name, then padding and a CRC (not used: build ids are) */
+static void read_debuglink(struct elf_syms *e, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	const char *name;
+	size_t n;
+
+	if (!data || !data->d_buf || !data->d_size)
+		return;
+	name = data->d_buf;
+	n = strnlen(name, data->d_size);
+	if (n == data->d_size || n == 0 || n >= sizeof(e->debuglink) || memchr(name, '/', n))
+		return; /* unterminated, empty, too long, or a path: not a debuglink name */
+	memcpy(e->debuglink, name, n + 1);
+}
 
 /* -E2BIG: over a budget (counted; the symbols so far stay) */
 static int add_sym(struct elf_syms *e, __u64 addr, __u64 size, const char *name, __u32 name_off,
@@ -380,12 +398,16 @@ static int load_elf(struct elf_syms *e, Elf *elf, bool is_debugdata)
 			err = read_symtab(e, elf, scn, &sh, exec, nsec);
 			if (err)
 				break;
+			if (sh.sh_type == SHT_SYMTAB)
+				e->has_symtab = true;
 		} else if (sh.sh_type == SHT_NOTE && !is_debugdata && !e->build_id[0]) {
 			read_build_id(e, scn);
 		} else if (sh.sh_type == SHT_PROGBITS && !is_debugdata) {
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
 			if (name && !strcmp(name, ".gnu_debugdata"))
 				debugdata = scn;
+			else if (name && !strcmp(name, ".gnu_debuglink"))
+				read_debuglink(e, scn);
 		}
 	}
 	free(exec);
@@ -663,6 +685,16 @@ size_t elf_syms__bytes(const struct elf_syms *e)
 unsigned int elf_syms__over_budget(const struct elf_syms *e)
 {
 	return e ? e->over_budget : 0;
+}
+
+bool elf_syms__has_symtab(const struct elf_syms *e)
+{
+	return e && e->has_symtab;
+}
+
+const char *elf_syms__debuglink(const struct elf_syms *e)
+{
+	return e ? e->debuglink : "";
 }
 
 const char *elf_syms__build_id(const struct elf_syms *e)

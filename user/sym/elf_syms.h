@@ -4,6 +4,7 @@
 #define JPROF_SYM_ELF_SYMS_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct elf_syms;
@@ -41,5 +42,9 @@ size_t elf_syms__bytes(const struct elf_syms *e);
 /* tables or symbols left out because a budget was reached (the rest is usable) */
 unsigned int elf_syms__over_budget(const struct elf_syms *e);
 const char *elf_syms__build_id(const struct elf_syms *e);
+/* true when the file had a full .symtab (or MiniDebugInfo), not only the dynamic symbols */
+bool elf_syms__has_symtab(const struct elf_syms *e);
+/* the file name in .gnu_debuglink ("" when none): where a separate debug file may be */
+const char *elf_syms__debuglink(const struct elf_syms *e);
 
 #endif /* JPROF_SYM_ELF_SYMS_H */

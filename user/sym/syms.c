@@ -2,6 +2,7 @@
 /* syms.c: the symbolizer front: per-pid mapping snapshots over shared, cached ELF tables. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,7 +47,8 @@ struct dso {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
-	struct elf_syms *es; /* NULL when not a readable ELF file */
+	struct elf_syms *es;  /* NULL when not a readable ELF file */
+	struct elf_syms *dbg; /* its separate debug file's symbols (names only), or NULL */
 };
 
 /* one executable mapping of a process */
@@ -274,6 +276,67 @@ static unsigned int dso_versions(const struct syms *s, const struct dso *key)
 	return n;
 }
 
+/*
+ * The separate debug file of a library that has only dynamic symbols, as gdb and perf look
+ * for it, inside the process's own root: /usr/lib/debug/.build-id/xx/rest.debug, then the
+ * .gnu_debuglink name in /usr/lib/debug/DIR/, DIR/.debug/ and DIR/. Taken only when it is a
+ * regular file owned by root or by the library's owner, and carries the same build id.
+ * Its load addresses are not the library's (its sections are NOBITS), so only its names
+ * are used: addresses still go through the library's own program headers.
+ */
+static struct elf_syms *get_debug_file(struct syms *s, __u32 pid, const struct jp_map *m,
+				       const struct elf_syms *es, uid_t lib_uid)
+{
+	const char *bid = elf_syms__build_id(es), *link = elf_syms__debuglink(es);
+	char paths[4][PATH_MAX], buf[64];
+	struct elf_syms *dbg = NULL;
+	int root, n = 0;
+
+	if (bid[0] && strlen(bid) > 2)
+		n += snprintf(paths[n], PATH_MAX, "/usr/lib/debug/.build-id/%.2s/%s.debug", bid,
+			      bid + 2) < PATH_MAX;
+	if (link[0] && m->path[0] == '/') {
+		const char *slash = strrchr(m->path, '/');
+		int dlen = (int)(slash - m->path);
+
+		if (dlen < PATH_MAX - 300) { /* room for /usr/lib/debug, /.debug/ and the name */
+			n += snprintf(paths[n], PATH_MAX, "/usr/lib/debug%.*s/%s", dlen, m->path,
+				      link) < PATH_MAX;
+			n += snprintf(paths[n], PATH_MAX, "%.*s/.debug/%s", dlen, m->path, link) <
+			     PATH_MAX;
+			n += snprintf(paths[n], PATH_MAX, "%.*s/%s", dlen, m->path, link) < PATH_MAX;
+		}
+	}
+	if (!n)
+		return NULL;
+	snprintf(buf, sizeof(buf), "/proc/%u/root", pid);
+	root = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return NULL;
+	for (int i = 0; i < n && !dbg; i++) {
+		struct safe_expect exp = { .uid = (uid_t)-1, .max_size = 1ull << 30 };
+		struct stat st;
+		int fd = safe_open_at(root, paths[i], SAFE_IN_ROOT, &exp, &st);
+
+		if (fd < 0)
+			continue;
+		if ((st.st_uid == 0 || st.st_uid == lib_uid) && !elf_syms__load_fd(fd, &dbg)) {
+			/* the very build, and worth it: more names than the library itself has */
+			if ((bid[0] && strcmp(bid, elf_syms__build_id(dbg))) ||
+			    elf_syms__count(dbg) <= elf_syms__count(es) ||
+			    s->elf_bytes + elf_syms__bytes(dbg) > SYMS_MAX_ELF_BYTES) {
+				elf_syms__free(dbg);
+				dbg = NULL;
+			}
+		}
+		close(fd);
+	}
+	close(root);
+	if (dbg)
+		s->stats.debug_files++;
+	return dbg;
+}
+
 static struct dso *get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 {
 	struct dso key = {}, *d;
@@ -298,6 +361,7 @@ static struct dso *get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 	*d = key;
 	/* a file that is no ELF is remembered too, so it is not retried */
 	d->es = NULL;
+	d->dbg = NULL;
 	if (dso_versions(s, &key) >= SYMS_MAX_VERSIONS) {
 		s->stats.elf_over_budget++;
 	} else {
@@ -314,9 +378,13 @@ static struct dso *get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 		d->es = NULL;
 	}
 	s->elf_bytes += elf_syms__bytes(d->es);
+	if (d->es && !elf_syms__has_symtab(d->es))
+		d->dbg = get_debug_file(s, pid, m, d->es, st.st_uid);
+	s->elf_bytes += elf_syms__bytes(d->dbg);
 	if (pset_add(&s->dsos, d, pset_dso_hash, pset_dso_eq)) {
-		s->elf_bytes -= elf_syms__bytes(d->es);
+		s->elf_bytes -= elf_syms__bytes(d->es) + elf_syms__bytes(d->dbg);
 		elf_syms__free(d->es);
+		elf_syms__free(d->dbg);
 		free(d);
 		d = NULL;
 		goto out_close;
@@ -620,7 +688,7 @@ int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret)
 	struct jp_sym r = {.kind = JP_FK_NATIVE};
 	const struct umap *u;
 	struct pid_state *ps;
-	struct elf_syms *es;
+	struct elf_syms *es, *names = NULL;
 	bool found;
 	size_t i;
 	__u64 vaddr;
@@ -659,6 +727,7 @@ int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret)
 		break;
 	default:
 		es = u->dso ? u->dso->es : NULL;
+		names = u->dso ? u->dso->dbg : NULL;
 		break;
 	}
 	r.dso = u->path;
@@ -666,7 +735,10 @@ int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret)
 	/* unnamed: offset is the ELF virtual address (else the file offset), as perf prints it */
 	r.offset = addr - u->start + u->offset;
 	if (es && !elf_syms__file_to_vaddr(es, r.offset, &vaddr)) {
-		r.name = elf_syms__find(es, vaddr, &r.offset);
+		if (names)
+			r.name = elf_syms__find(names, vaddr, &r.offset);
+		if (!r.name)
+			r.name = elf_syms__find(es, vaddr, &r.offset);
 		if (!r.name)
 			r.offset = vaddr;
 	}
@@ -735,6 +807,7 @@ void syms__free(struct syms *s)
 
 		if (d) {
 			elf_syms__free(d->es);
+			elf_syms__free(d->dbg);
 			free(d);
 		}
 	}

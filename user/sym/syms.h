@@ -59,6 +59,7 @@ struct syms_stats {
 	__u64 perfmap_over_budget; /* perf map reads skipped: global budget spent */
 	__u64 paths_over_budget;   /* mapping paths not kept: path budget spent */
 	__u64 elf_bytes, perfmap_bytes; /* held now */
+	__u64 debug_files; /* separate debug files found (build id, .gnu_debuglink) */
 };
 void syms__stats(const struct syms *s, struct syms_stats *ret);
 
