@@ -333,12 +333,57 @@ static void push(struct join *j, size_t *n, const char *name, enum jp_frame_kind
 	push_loc(j, n, name, "", false, kind, 0, 0);
 }
 
+/*
+ * A JIT method named by a perf map, in the dictionary's form ("pkg/Class.method"), so one
+ * method has one name whichever source named it. The agent writes "pkg.Class::method", jcmd
+ * Compiler.perfmap "ret pkg.Class.method(args)". NULL when name is no such method.
+ */
+static const char *java_from_perfmap(struct join *j, const char *name)
+{
+	const char *sep = strstr(name, "::"), *start = name, *end, *paren, *sp, *meth;
+	size_t clen;
+	char *out;
+
+	paren = strchr(name, '(');
+	end = paren ? paren : name + strlen(name);
+	/* a return type before the name (jcmd): the last space before the parameters */
+	for (sp = end; sp > name && sp[-1] != ' '; sp--)
+		;
+	if (sp > name)
+		start = sp;
+	if (sep && sep >= start && sep < end) {
+		clen = (size_t)(sep - start);
+		meth = sep + 2;
+	} else {
+		const char *dot = NULL;
+
+		for (const char *p = start; p < end; p++)
+			if (*p == '.')
+				dot = p;
+		if (!dot)
+			return NULL;
+		clen = (size_t)(dot - start);
+		meth = dot + 1;
+	}
+	if (!clen || meth >= end)
+		return NULL;
+	out = (char *)pool_fmt(j, "%.*s.%.*s", (int)clen, start, (int)(end - meth), meth);
+	if (out < j->pool || out >= j->pool + sizeof(j->pool))
+		return NULL; /* the pool is full: pool_fmt gave a constant marker */
+	for (size_t i = 0; i < clen && out[i]; i++)
+		if (out[i] == '.')
+			out[i] = '/';
+	return out;
+}
+
 static void push_user(struct join *j, size_t *n, __u32 pid, __u64 addr, const struct jp_sym *sym)
 {
-	const char *dso = sym->dso ? sym->dso : "";
+	const char *dso = sym->dso ? sym->dso : "", *java;
 
 	(void)pid;
-	if (sym->name)
+	if (sym->name && sym->kind == JP_FK_JIT && (java = java_from_perfmap(j, sym->name)))
+		push_loc(j, n, java, "", true, JP_FK_JIT, addr, 0);
+	else if (sym->name)
 		push_loc(j, n, sym->name, dso, false, sym->kind, addr, 0);
 	else if (sym->dso)
 		push_loc(j, n,

@@ -231,6 +231,8 @@ complete_pct() {
 	rm -f "/tmp/perf-$JPID.map"
 	[[ $output == *"no jprof agent loaded (--no-attach)"* ]]
 	[[ $output == *"1 JVMs (0 with Java stacks)"* ]]
-	grep -Eq '^java;\[no Java stack: no agent\];.*JavaHot\.countedLoop\(int\)_\[j\] [0-9]+$' "$OUT/na.folded"
+	# jcmd's "long JavaHot.countedLoop(int)" gets the dictionary's name: one name per method
+	grep -Eq '^java;\[no Java stack: no agent\];.*JavaHot\.countedLoop_\[j\] [0-9]+$' "$OUT/na.folded"
+	! grep -q 'countedLoop(int)' "$OUT/na.folded"
 	! grep -q jprof-agent "/proc/$JPID/maps"
 }
