@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -314,6 +315,8 @@ int jpa_stacks_start(JavaVM *vm, int signo)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(signo, &sa, NULL))
 		return -errno;
+	/* jprof's BPF check compares the kernel's record of our handler with this */
+	__atomic_store_n(&ring->handler, (__u64)(uintptr_t)on_stack_request, __ATOMIC_RELAXED);
 	/* only now may jprof send it */
 	__atomic_store_n(&ring->signo, signo, __ATOMIC_RELEASE);
 	return 0;
