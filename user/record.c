@@ -75,6 +75,7 @@ struct rec {
 		bool in_bpf;
 	} agents[JP_MAX_JVMS];
 	size_t nagents;
+	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -212,9 +213,16 @@ static double proc_age_s(__u32 pid)
 /* BPF requests stacks of agents[i]'s JVM from now on; a failure is a warning */
 static void register_agent(struct rec *r, size_t i)
 {
-	int err = kernel_session__add_jvm(r->ks, r->agents[i].pid, r->agents[i].start_ticks,
-					  r->agents[i].signo, r->agents[i].handler);
+	int err;
 
+	if (r->agents[i].handler <= 1) {
+		pr_warn("JVM %u: its agent does not say which handler answers the signal (an older "
+			"libjprofagent?); profiling it without Java frames",
+			r->agents[i].pid);
+		return;
+	}
+	err = kernel_session__add_jvm(r->ks, r->agents[i].pid, r->agents[i].start_ticks,
+				      r->agents[i].signo, r->agents[i].handler);
 	r->agents[i].in_bpf = !err;
 	if (err)
 		pr_warn("JVM %u: cannot request Java stacks: %s", r->agents[i].pid, strerror(-err));
@@ -233,6 +241,7 @@ static void drop_withdrawn_agents(struct rec *r)
 			continue;
 		(void)kernel_session__del_jvm(r->ks, r->agents[i].pid);
 		r->agents[i].in_bpf = false;
+		r->withdrawn++;
 		pr_debug("JVM %u: the agent withdrew its signal", r->agents[i].pid);
 	}
 }
@@ -569,14 +578,14 @@ static void summary(struct rec *r, double secs, int write_err)
 		fprintf(stderr, "jprof: %llu off-CPU intervals (%llu lost), %llu slow syscalls\n",
 			(unsigned long long)st[JP_STAT_OFFCPU], (unsigned long long)st[JP_STAT_OFFCPU_LOST],
 			(unsigned long long)st[JP_STAT_SC_SLOW]);
-	if (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT])
+	if (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] || r->withdrawn)
 		fprintf(stderr,
 			"jprof: %llu stack requests not sent (the process's handler for the signal "
 			"was not, or was being changed from, the agent's: exec or signal reset); "
-			"JVMs unregistered: %llu at exec, %llu at exit\n",
+			"JVMs unregistered: %llu at exec, %llu at exit, %u withdrawn by the agent\n",
 			(unsigned long long)st[JP_STAT_NO_HANDLER],
 			(unsigned long long)st[JP_STAT_JVM_EXEC],
-			(unsigned long long)st[JP_STAT_JVM_EXIT]);
+			(unsigned long long)st[JP_STAT_JVM_EXIT], r->withdrawn);
 	if (r->o->events & (1u << JP_EV_CPU))
 		snprintf(what, sizeof(what), "%s, %u Hz, %llu idle not shown, ",
 			 kernel_session__cpu_event(r->ks), r->o->freq_hz,

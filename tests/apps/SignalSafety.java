@@ -2,11 +2,12 @@
 // SignalSafety: a JVM with the jprof agent that, mid-recording, stops handling the agent's
 // signal: it execs a non-Java program (same pid) or resets the signal to SIG_DFL.
 //
-//   java SignalSafety exec|reset cpu|sleep GO_FILE SECONDS [PROGRAM ARGS...]
+//   java SignalSafety exec|reset|withdraw cpu|sleep GO_FILE SECONDS [PROGRAM ARGS...]
 //
 // Prints "ready", works (cpu: spinning threads; sleep: threads in 1 ms sleeps) until
 // GO_FILE exists, then 1.5 s more with the agent answering. Then "reset": the signal goes
-// back to SIG_DFL and the same work runs SECONDS more, then "jvm survived"; "exec":
+// back to SIG_DFL and the same work runs SECONDS more, then "jvm survived"; "withdraw":
+// the same, but the ring header's signal goes to 0 as when the agent stops; "exec":
 // execv(PROGRAM, ARGS). A stray stack request kills the process ("Real-time signal").
 import java.io.File;
 
@@ -15,6 +16,8 @@ public class SignalSafety {
     static volatile boolean stop;
 
     static native int resetAgentSignal();
+
+    static native int withdrawSignal();
 
     static native int execProgram(String[] argv);
 
@@ -74,6 +77,17 @@ public class SignalSafety {
         }
         work(cpu, 1_500_000_000L);
 
+        if (mode.equals("withdraw")) {
+            int err = withdrawSignal();
+            System.out.println("withdrew " + err);
+            if (err != 0) {
+                System.exit(4);
+            }
+            work(cpu, after);
+            stop = true;
+            System.out.println("jvm survived");
+            return;
+        }
         if (mode.equals("reset")) {
             int sig = resetAgentSignal();
             System.out.println("reset signal " + sig);

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* libsigsafety.c: SignalSafety's natives: reset the agent's signal to SIG_DFL, or execv. */
+/* libsigsafety.c: SignalSafety's natives: reset the agent's signal, withdraw it, or execv. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jni.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "../../jvmagent/ring.h"
 
 /*
  * The real-time signal whose handler lives in the jprof agent's library (found by
@@ -35,6 +40,28 @@ JNIEXPORT jint JNICALL Java_SignalSafety_resetAgentSignal(JNIEnv *env, jclass cl
 		return sig;
 	}
 	return -1;
+}
+
+/*
+ * What the agent does when it stops answering (jpa_stacks_stop): the ring header's signal
+ * back to 0, the handler left installed. Returns 0 or -errno.
+ */
+JNIEXPORT jint JNICALL Java_SignalSafety_withdrawSignal(JNIEnv *env, jclass cls)
+{
+	char path[64];
+	__s32 zero = 0;
+	int fd, err = 0;
+
+	(void)env;
+	(void)cls;
+	snprintf(path, sizeof(path), "/tmp/jprof-%d.ring", (int)getpid());
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pwrite(fd, &zero, sizeof(zero), offsetof(struct jp_ring_hdr, signo)) != sizeof(zero))
+		err = -EIO;
+	close(fd);
+	return err;
 }
 
 /*

@@ -51,6 +51,7 @@ attack() {
 		"$home/bin/java" -agentpath:"$JPROF_AGENT" -Djava.library.path="$APPS" -cp "$APPS" \
 		SignalSafety "$mode" "$load" "$GODIR/go" 4 "${prog[@]}") >"$OUT/jvm.out" 2>&1 3>&- &
 	JPID=$!
+	JPID_SEEN=$JPID
 	for ((i = 0; i < 300; i++)); do
 		grep -q '^ready' "$OUT/jvm.out" 2>/dev/null && break
 		sleep 0.1
@@ -67,6 +68,10 @@ attack() {
 	done
 	sleep 2 # Java stacks answered by the agent before the attack
 	touch "$GODIR/go"
+	if [[ -n ${KILL_AFTER:-} ]]; then
+		sleep "$KILL_AFTER"
+		kill -9 "$JPID"
+	fi
 	JVM_RC=0
 	wait "$JPID" || JVM_RC=$?
 	JPID=
@@ -86,6 +91,7 @@ weight() { grep -E -- "$1" "$OUT/out.folded" | awk '{ s += $NF } END { printf "%
 not_sent() { sed -nE 's/^jprof: ([0-9]+) stack requests not sent.*/\1/p' "$OUT/jprof.out"; }
 unreg_exec() { sed -nE 's/.*JVMs unregistered: ([0-9]+) at exec.*/\1/p' "$OUT/jprof.out"; }
 unreg_exit() { sed -nE 's/.*JVMs unregistered: .*, ([0-9]+) at exit.*/\1/p' "$OUT/jprof.out"; }
+withdrawn() { sed -nE 's/.*JVMs unregistered: .*, ([0-9]+) withdrawn.*/\1/p' "$OUT/jprof.out"; }
 
 # the JVM answered stack requests before the attack: Java frames of SignalSafety
 check_java_before() {
@@ -108,9 +114,10 @@ check_reset_survived() {
 	grep -Eq '^reset signal [0-9]+' "$OUT/jvm.out"
 	grep -q '^jvm survived' "$OUT/jvm.out"
 	check_java_before
-	# samples after the reset found SIG_DFL and sent nothing; the JVM's exit unregistered it
+	# samples after the reset found SIG_DFL and sent nothing; at its end the JVM was
+	# unregistered: by the agent's withdrawal at VM death or, if that was missed, at exit
 	(($(not_sent) > 0))
-	(($(unreg_exit) >= 1))
+	(($(unreg_exit) + $(withdrawn) >= 1))
 }
 
 @test "jdk17, -a: a JVM that execs a busy C program mid-recording is not killed" {
@@ -141,4 +148,24 @@ check_reset_survived() {
 @test "jdk25, -a -e offcpu: a blocked JVM that execs a sleeping C program is not killed" {
 	attack "$JDK25" exec sleep -a -e offcpu
 	check_exec_survived target_sleep
+}
+
+@test "jdk17, -p: an agent that withdraws its signal gets no more stack requests" {
+	attack "$JDK17" withdraw cpu -p -v
+	[[ $JVM_RC -eq 0 && $JPROF_RC -eq 0 ]]
+	grep -q '^withdrew 0' "$OUT/jvm.out"
+	grep -q '^jvm survived' "$OUT/jvm.out"
+	check_java_before
+	grep -q "JVM $JPID_SEEN: the agent withdrew its signal" "$OUT/jprof.out"
+	(($(withdrawn) == 1))
+	# dropped from the map, not merely refused by the handler check
+	(($(not_sent) == 0))
+}
+
+@test "jdk25, -p: a JVM killed mid-recording is unregistered in the kernel at its exit" {
+	KILL_AFTER=3 attack "$JDK25" reset cpu -p
+	((JVM_RC == 137))
+	check_java_before
+	(($(unreg_exit) == 1))
+	(($(withdrawn) == 0))
 }
