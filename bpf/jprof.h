@@ -37,7 +37,8 @@
 #define JP_STAT_NO_HANDLER  14	/* no signal: the handler is not (or may stop being) the agent's */
 #define JP_STAT_JVM_EXEC    15	/* jvms entries dropped because the process exec'ed */
 #define JP_STAT_JVM_EXIT    16	/* jvms entries dropped because the process exited */
-#define JP_STAT_MAX	    17
+#define JP_STAT_SIG_QUEUED  17	/* no signal: the thread has one pending or is in the handler */
+#define JP_STAT_MAX	    18
 
 /*
  * One record per sample in the ring buffer, followed by kstack_len + ustack_len

@@ -157,13 +157,23 @@ static __always_inline __u64 task_sig_handler(struct task_struct *task, __u32 si
 static __always_inline struct jp_jvm *jvm_to_signal(struct task_struct *task, __u32 tgid)
 {
 	struct jp_jvm *jvm = jvm_of_task(task, tgid);
-	__u64 h;
+	__u64 h, bit;
 
 	if (!jvm)
 		return NULL;
 	h = task_sig_handler(task, jvm->signo);
 	if (h <= 1 /* SIG_DFL, SIG_IGN */ || h != jvm->handler) {
 		stat_inc(JP_STAT_NO_HANDLER);
+		return NULL;
+	}
+	/*
+	 * Never queue a second request behind one not yet delivered, nor while the thread
+	 * runs the handler (the signal is blocked there): it would be delivered later,
+	 * after our check, when the process may have reset the handler meanwhile.
+	 */
+	bit = 1ULL << ((jvm->signo - 1) & 63);
+	if ((BPF_CORE_READ(task, blocked.sig[0]) | BPF_CORE_READ(task, pending.signal.sig[0])) & bit) {
+		stat_inc(JP_STAT_SIG_QUEUED);
 		return NULL;
 	}
 	return jvm;

@@ -599,10 +599,11 @@ static void summary(struct rec *r, double secs, int write_err)
 		(unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)js.processes,
 		r->jvms_total, r->jvms_java, where);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
-		 "(%llu busy, %llu failed), %llu unmatched traces",
+		 "(%llu busy, %llu failed, %llu not sent: one still queued), %llu unmatched traces",
 		 (unsigned long long)st[JP_STAT_SAMPLES], (unsigned long long)st[JP_STAT_KSTACK_ERR],
 		 (unsigned long long)st[JP_STAT_USTACK_ERR], (unsigned long long)st[JP_STAT_SIG_SENT],
 		 (unsigned long long)st[JP_STAT_SIG_BUSY], (unsigned long long)st[JP_STAT_SIG_ERR],
+		 (unsigned long long)st[JP_STAT_SIG_QUEUED],
 		 (unsigned long long)js.unmatched_traces);
 }
 

@@ -20,6 +20,7 @@ setup_file() {
 }
 
 teardown_file() {
+	id -u "$TUSER" >/dev/null 2>&1 && rm -rf "/tmp/hsperfdata_$TUSER"
 	drop_test_user "$TUSER"
 }
 
@@ -37,6 +38,9 @@ teardown() {
 		{ kill -9 "$p" && wait "$p"; } 2>/dev/null || true
 	done
 	rm -rf "$GODIR"
+	# the agent's channel and perf map, left behind by an exec or a SIGKILL
+	find /tmp -maxdepth 1 -user "$TUSER" \( -name 'jprof-*.ring' -o -name 'jprof-*.dict' \
+		-o -name 'perf-*.map' \) -delete 2>/dev/null || true
 }
 
 # attack JDK MODE LOAD TARGET [jprof args...]: the JVM (MODE exec|reset, LOAD cpu|sleep) as
@@ -59,7 +63,10 @@ attack() {
 	grep -q '^ready' "$OUT/jvm.out" || { cat "$OUT/jvm.out"; return 1; }
 
 	[[ $target == -p ]] && targ=(-p "$JPID")
-	"$JPROF" record "${targ[@]}" -F 999 -d 12 "$@" -o "$OUT/out.folded" >"$OUT/jprof.out" 2>&1 3>&- &
+	# with -a jprof reads every process on a shared host: cap it, so that a runaway never
+	# brings the global OOM killer to other processes
+	(ulimit -v $((4 << 20)) && exec "$JPROF" record "${targ[@]}" -F 999 -d 12 "$@" \
+		-o "$OUT/out.folded") >"$OUT/jprof.out" 2>&1 3>&- &
 	RPID=$!
 	# with -a, agents go into every JVM on the host first: the clock starts after that
 	for ((i = 0; i < 600; i++)); do
@@ -68,8 +75,12 @@ attack() {
 	done
 	sleep 2 # Java stacks answered by the agent before the attack
 	touch "$GODIR/go"
+	# other recordings on a shared host send their own requests (a jprof without these
+	# checks kills the JVM just the same): name them if the test fails
+	sleep 1.5
+	pgrep -a -f 'jprof record' | grep -v "^$RPID " >"$OUT/others.txt" || true
 	if [[ -n ${KILL_AFTER:-} ]]; then
-		sleep "$KILL_AFTER"
+		sleep "$((KILL_AFTER - 1))"
 		kill -9 "$JPID"
 	fi
 	JVM_RC=0
@@ -82,6 +93,8 @@ attack() {
 	cat "$OUT/jvm.out"
 	echo "--- jprof (exit $JPROF_RC)"
 	cat "$OUT/jprof.out"
+	echo "--- other jprof recordings at the attack"
+	cat "$OUT/others.txt"
 }
 
 # sum of the counts of folded lines matching a regex, as an integer (folded_sum prints 1e+10)
