@@ -157,7 +157,7 @@ static __always_inline __u64 task_sig_handler(struct task_struct *task, __u32 si
 static __always_inline struct jp_jvm *jvm_to_signal(struct task_struct *task, __u32 tgid)
 {
 	struct jp_jvm *jvm = jvm_of_task(task, tgid);
-	__u64 h, bit;
+	__u64 h, bit, queued;
 
 	if (!jvm)
 		return NULL;
@@ -172,7 +172,8 @@ static __always_inline struct jp_jvm *jvm_to_signal(struct task_struct *task, __
 	 * after our check, when the process may have reset the handler meanwhile.
 	 */
 	bit = 1ULL << ((jvm->signo - 1) & 63);
-	if ((BPF_CORE_READ(task, blocked.sig[0]) | BPF_CORE_READ(task, pending.signal.sig[0])) & bit) {
+	queued = BPF_CORE_READ(task, blocked.sig[0]) | BPF_CORE_READ(task, pending.signal.sig[0]);
+	if (queued & bit) {
 		stat_inc(JP_STAT_SIG_QUEUED);
 		return NULL;
 	}

@@ -285,8 +285,10 @@ static int proc_start_ticks(__u32 pid, __u64 *ret)
 	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
 	if (!p || p[1] != ' ' || !p[2])
 		return -EIO;
+	/* after ") ": state is field 3; starttime is field 22 */
 	if (sscanf(p + 2,
-		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
+		   "%llu",
 		   &v) != 1)
 		return -EIO;
 	*ret = v;
