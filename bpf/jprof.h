@@ -34,7 +34,11 @@
 #define JP_STAT_SC_AGG_FULL 11	/* syscall aggregate or errno map full: call not counted */
 #define JP_STAT_SC_NOENTER  12	/* sys_exit without a recorded sys_enter (started mid-call) */
 #define JP_STAT_IDLE	    13	/* cpu samples of the idle task: counted, not recorded */
-#define JP_STAT_MAX	    14
+#define JP_STAT_NO_HANDLER  14	/* no signal: the handler is not (or may stop being) the agent's */
+#define JP_STAT_JVM_EXEC    15	/* jvms entries dropped because the process exec'ed */
+#define JP_STAT_JVM_EXIT    16	/* jvms entries dropped because the process exited */
+#define JP_STAT_SIG_QUEUED  17	/* no signal: the thread has one pending or is in the handler */
+#define JP_STAT_MAX	    18
 
 /*
  * One record per sample in the ring buffer, followed by kstack_len + ustack_len
@@ -60,9 +64,16 @@ struct jp_sample {
 	char pcomm[JP_COMM_LEN]; /* process (group leader) name */
 };
 
-/* value of the jvms map, keyed by tgid: where to send a stack request */
+/*
+ * value of the jvms map, keyed by tgid: where to send a stack request. The process is
+ * pinned by its group leader's start time: user space knows it in clock ticks
+ * (/proc/<pid>/stat field 22); the first BPF program that matches the ticks stores the
+ * exact start_boottime in start_ns, which every later match must equal.
+ */
 struct jp_jvm {
-	__u64 start_time; /* task->group_leader->start_time: guards against pid reuse */
+	__u64 start_ticks; /* USER_HZ (100) ticks since boot */
+	__u64 start_ns;	   /* task->group_leader->start_boottime; 0 until pinned by BPF */
+	__u64 handler;	   /* the agent's handler for signo: anything else installed, no signal */
 	__u32 signo;
 	__u32 pad;
 };

@@ -108,18 +108,99 @@ static __always_inline void capture_stacks(void *ctx, struct jp_scratch *r)
 
 /*
  * The jvms entry of tgid if task's process is the JVM registered there (the group
- * leader's start time matches, so a reused pid is not signalled), else NULL.
+ * leader's start time matches, so a reused pid is not signalled), else NULL. The first
+ * match on the clock ticks user space registered pins the exact start in nanoseconds.
  */
 static __always_inline struct jp_jvm *jvm_of_task(struct task_struct *task, __u32 tgid)
 {
 	struct jp_jvm *jvm = bpf_map_lookup_elem(&jvms, &tgid);
+	__u64 start;
 
 	if (!jvm || !jvm->signo)
 		return NULL;
+	start = BPF_CORE_READ(task, group_leader, start_boottime);
+	if (jvm->start_ns)
+		return start == jvm->start_ns ? jvm : NULL;
 	/* same clock-tick unit as /proc/<pid>/stat starttime (USER_HZ 100) */
-	if (BPF_CORE_READ(task, group_leader, start_boottime) / 10000000ULL != jvm->start_time)
+	if (start / 10000000ULL != jvm->start_ticks)
 		return NULL;
+	jvm->start_ns = start; /* racing CPUs store the same value */
 	return jvm;
+}
+
+/*
+ * The handler task's process has installed for signo right now (sa_handler and
+ * sa_sigaction share the slot): 0 is SIG_DFL, 1 SIG_IGN; 0 as well if unreadable.
+ * Threads share one sighand_struct, so this is the process's disposition.
+ */
+static __always_inline __u64 task_sig_handler(struct task_struct *task, __u32 signo)
+{
+	struct sighand_struct *sh = BPF_CORE_READ(task, sighand);
+	__u64 off, h = 0;
+
+	if (!sh || signo - 1 >= 64 /* _NSIG */)
+		return 0;
+	off = bpf_core_field_offset(struct sighand_struct, action) +
+	      (signo - 1) * bpf_core_type_size(struct k_sigaction) +
+	      bpf_core_field_offset(struct k_sigaction, sa.sa_handler);
+	if (bpf_probe_read_kernel(&h, sizeof(h), (void *)sh + off))
+		return 0;
+	return h;
+}
+
+/*
+ * The jvms entry to signal task with, or NULL. A registration says only that the agent
+ * was ready once: after an exec (same pid, same start time, handlers reset to
+ * SIG_DFL) or a reset of the signal, a real-time signal kills. So the handler installed
+ * now must be the one the agent published; a mismatch is counted and no signal sent.
+ */
+static __always_inline struct jp_jvm *jvm_to_signal(struct task_struct *task, __u32 tgid)
+{
+	struct jp_jvm *jvm = jvm_of_task(task, tgid);
+	__u64 h, bit, queued;
+
+	if (!jvm)
+		return NULL;
+	h = task_sig_handler(task, jvm->signo);
+	if (h <= 1 /* SIG_DFL, SIG_IGN */ || h != jvm->handler) {
+		stat_inc(JP_STAT_NO_HANDLER);
+		return NULL;
+	}
+	/*
+	 * Never queue a second request behind one not yet delivered, nor while the thread
+	 * runs the handler (the signal is blocked there): it would be delivered later,
+	 * after our check, when the process may have reset the handler meanwhile.
+	 */
+	bit = 1ULL << ((jvm->signo - 1) & 63);
+	queued = BPF_CORE_READ(task, blocked.sig[0]) | BPF_CORE_READ(task, pending.signal.sig[0]);
+	if (queued & bit) {
+		stat_inc(JP_STAT_SIG_QUEUED);
+		return NULL;
+	}
+	return jvm;
+}
+
+/* x86-64 calls that change the caller's signal dispositions */
+#define JP_NR_RT_SIGACTION 13
+#define JP_NR_EXECVE	   59
+#define JP_NR_EXECVEAT	   322
+
+/*
+ * true when the current thread, interrupted in the kernel, is inside a call that can
+ * change its handler between our check and the delivery of the signal (on its way back
+ * to user space): execve sets every caught signal to SIG_DFL, rt_sigaction may. Signals
+ * pending at that point would kill the new program. Interrupted in user mode, orig_ax
+ * is the interrupt's negative vector. Unknown counts as true.
+ */
+static __always_inline bool in_disposition_change(void)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	long nr;
+
+	if (!regs)
+		return true;
+	nr = regs->orig_ax;
+	return nr == JP_NR_RT_SIGACTION || nr == JP_NR_EXECVE || nr == JP_NR_EXECVEAT;
 }
 
 /* sends signo to the current thread, counts the outcome; returns the helper's result */
@@ -155,7 +236,11 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 		s->flags |= JP_SF_KERNEL_CTX;
 
 	if (want_signal) {
-		jvm = jvm_of_task((struct task_struct *)bpf_get_current_task(), tgid);
+		jvm = jvm_to_signal((struct task_struct *)bpf_get_current_task(), tgid);
+		if (jvm && in_disposition_change()) {
+			stat_inc(JP_STAT_NO_HANDLER);
+			jvm = NULL;
+		}
 		if (jvm) {
 			s->sig_err = signal_current_thread(jvm->signo);
 			s->flags |= JP_SF_SIGNALED;

@@ -68,13 +68,20 @@ struct rec {
 	size_t seen_cap, seen_n;
 	struct pidq q;
 	unsigned int jvms_total, jvms_java;
-	/* agents connected before the kernel session started: registered in BPF after it */
+	/*
+	 * JVMs whose agent answers stack requests. Registered in BPF once the kernel session
+	 * runs (agents connected before it wait here); dropped when the agent withdraws.
+	 */
 	struct {
-		__u32 pid;
-		__u64 start_ticks;
+		struct jvm_agent *a; /* owned by the join */
+		__u32 pid;	     /* 0: slot unused */
 		int signo;
-	} early[JP_MAX_JVMS];
-	size_t nearly;
+		__u64 start_ticks;
+		__u64 handler;
+		bool in_bpf;
+	} agents[JP_MAX_JVMS];
+	size_t nagents;
+	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -209,12 +216,49 @@ static double proc_age_s(__u32 pid)
 	return up - (double)start / sysconf(_SC_CLK_TCK);
 }
 
+/* BPF requests stacks of agents[i]'s JVM from now on; a failure is a warning */
+static void register_agent(struct rec *r, size_t i)
+{
+	int err;
+
+	if (r->agents[i].handler <= 1) {
+		pr_warn("JVM %u: its agent does not say which handler answers the signal (an older "
+			"libjprofagent?); profiling it without Java frames",
+			r->agents[i].pid);
+		return;
+	}
+	err = kernel_session__add_jvm(r->ks, r->agents[i].pid, r->agents[i].start_ticks,
+				      r->agents[i].signo, r->agents[i].handler);
+	r->agents[i].in_bpf = !err;
+	if (err)
+		pr_warn("JVM %u: cannot request Java stacks: %s", r->agents[i].pid, strerror(-err));
+	else
+		pr_debug("JVM %u: agent ready, signal %d", r->agents[i].pid, r->agents[i].signo);
+}
+
+/*
+ * An agent that stops answering (its ring header's signal back to 0, or another one)
+ * gets no more stack requests: one pread of 4 bytes per JVM and poll round.
+ */
+static void drop_withdrawn_agents(struct rec *r)
+{
+	for (size_t i = 0; i < r->nagents; i++) {
+		if (!r->agents[i].in_bpf || jvm_agent__signo(r->agents[i].a) == r->agents[i].signo)
+			continue;
+		(void)kernel_session__del_jvm(r->ks, r->agents[i].pid);
+		r->agents[i].in_bpf = false;
+		r->withdrawn++;
+		pr_debug("JVM %u: the agent withdrew its signal", r->agents[i].pid);
+	}
+}
+
 /* Opens the agent channel and tells BPF to request stacks. 0, or -errno. */
 static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 {
 	struct jvm_agent *a = NULL;
 	__u64 start, deadline = mono_ns() + CHANNEL_WAIT_MS * 1000000ull;
 	int signo = 0, err;
+	size_t i;
 
 	for (;;) {
 		if (!a)
@@ -240,19 +284,21 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 		jvm_agent__free(a);
 		return err;
 	}
-	if (!r->ks) {
-		if (r->nearly < JP_MAX_JVMS) {
-			r->early[r->nearly].pid = jvm->pid;
-			r->early[r->nearly].start_ticks = start;
-			r->early[r->nearly].signo = signo;
-			r->nearly++;
-		}
-		return 0;
-	}
-	err = kernel_session__add_jvm(r->ks, jvm->pid, start, signo);
-	if (err)
-		return err;
-	pr_debug("JVM %u: agent ready, signal %d", jvm->pid, signo);
+	/* a pid seen again is a new process: the join freed the old agent */
+	for (i = 0; i < r->nagents && r->agents[i].pid != jvm->pid; i++)
+		;
+	if (i == JP_MAX_JVMS)
+		return 0; /* BPF could not hold it either: profiled without Java frames */
+	r->agents[i].a = a;
+	r->agents[i].pid = jvm->pid;
+	r->agents[i].signo = signo;
+	r->agents[i].start_ticks = start;
+	r->agents[i].handler = jvm_agent__handler(a);
+	r->agents[i].in_bpf = false;
+	if (i == r->nagents)
+		r->nagents++;
+	if (r->ks)
+		register_agent(r, i);
 	return 0;
 }
 
@@ -618,6 +664,14 @@ static void summary(struct rec *r, double secs, const char *where)
 			r->o->events & (1u << JP_EV_OFFCPU) ?
 				" (their blocked time is in the off-CPU time, counted once there)" :
 				"");
+	if (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] || r->withdrawn)
+		fprintf(stderr,
+			"jprof: %llu stack requests not sent (the process's handler for the signal "
+			"was not, or was being changed from, the agent's: exec or signal reset); "
+			"JVMs unregistered: %llu at exec, %llu at exit, %u withdrawn by the agent\n",
+			(unsigned long long)st[JP_STAT_NO_HANDLER],
+			(unsigned long long)st[JP_STAT_JVM_EXEC],
+			(unsigned long long)st[JP_STAT_JVM_EXIT], r->withdrawn);
 	if (r->o->events & (1u << JP_EV_CPU))
 		snprintf(what, sizeof(what), "%s, %u Hz, %llu idle not shown, ",
 			 kernel_session__cpu_event(r->ks), r->o->freq_hz,
@@ -636,10 +690,11 @@ static void summary(struct rec *r, double secs, const char *where)
 		r->jvms_total, r->jvms_java, where);
 	syms_report(r);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
-		 "(%llu busy, %llu failed), %llu unmatched traces",
+		 "(%llu busy, %llu failed, %llu not sent: one still queued), %llu unmatched traces",
 		 (unsigned long long)st[JP_STAT_SAMPLES], (unsigned long long)st[JP_STAT_KSTACK_ERR],
 		 (unsigned long long)st[JP_STAT_USTACK_ERR], (unsigned long long)st[JP_STAT_SIG_SENT],
 		 (unsigned long long)st[JP_STAT_SIG_BUSY], (unsigned long long)st[JP_STAT_SIG_ERR],
+		 (unsigned long long)st[JP_STAT_SIG_QUEUED],
 		 (unsigned long long)js.unmatched_traces);
 }
 
@@ -851,13 +906,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	err = start_extra_events(&r);
 	if (err)
 		goto out_free; /* logged by the loader */
-	for (size_t i = 0; i < r.nearly; i++) {
-		err = kernel_session__add_jvm(r.ks, r.early[i].pid, r.early[i].start_ticks,
-					      r.early[i].signo);
-		if (err)
-			pr_warn("JVM %u: cannot request Java stacks: %s", r.early[i].pid,
-				strerror(-err));
-	}
+	for (size_t i = 0; i < r.nagents; i++)
+		register_agent(&r, i);
 
 	t0 = mono_ns();
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
@@ -877,6 +927,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			break;
 		}
 		handle_new_pids(&r);
+		drop_withdrawn_agents(&r);
 	}
 	if (exit_signal)
 		pr_info("%s: stopping and writing what was recorded", strsignal(exit_signal));

@@ -9,13 +9,14 @@
  * stdout: one "sample ..." line per ring-buffer record (unless -q), then the syscall
  * table (text or JSON), then "offcpu tid=T ns=N samples=S" per thread and
  * "stat NAME=V" lines. Without -p: every process. --jvm registers PID as a JVM
- * whose agent answers SIGNO.
+ * whose agent answers SIGNO (the handler address comes from its ring header).
  * --ready FILE is created once everything is attached.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "kernel/session.h"
 #include "kernel/syscalls.h"
 #include "out/sctable.h"
+#include "../../jvmagent/ring.h"
 
 #define MAX_TIDS 4096
 
@@ -82,6 +84,26 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 }
 
 /* /proc/<pid>/stat field 22, after the parenthesised comm */
+/* the agent's published handler address, from /tmp/jprof-<pid>.ring (no pid namespace here) */
+static int agent_handler(__u32 pid, __u64 *ret)
+{
+	char path[96];
+	__u64 h = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/root/tmp/jprof-%u.ring", pid, pid);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &h, sizeof(h), offsetof(struct jp_ring_hdr, handler)) != sizeof(h))
+		h = 0;
+	close(fd);
+	if (h <= 1)
+		return -ENOENT;
+	*ret = h;
+	return 0;
+}
+
 static int start_ticks(__u32 pid, __u64 *ret)
 {
 	char path[64], buf[1024], *p;
@@ -141,7 +163,7 @@ int main(int argc, char **argv)
 	struct sc_table *t = NULL;
 	static struct drv d;
 	const char *ready = NULL, *ev = "syscalls";
-	__u64 st[JP_STAT_MAX], ticks = 0, deadline;
+	__u64 st[JP_STAT_MAX], ticks = 0, handler = 0, deadline;
 	int c, err, json = 0, jvm_signo = 0, ret = EXIT_FAILURE;
 	double secs = 3;
 	__u32 pid = 0;
@@ -200,7 +222,9 @@ int main(int argc, char **argv)
 	if (jvm_signo) {
 		err = start_ticks(pid, &ticks);
 		if (!err)
-			err = kernel_session__add_jvm(ks, pid, ticks, jvm_signo);
+			err = agent_handler(pid, &handler);
+		if (!err)
+			err = kernel_session__add_jvm(ks, pid, ticks, jvm_signo, handler);
 		if (err) {
 			fprintf(stderr, "sc_driver: registering JVM %u: %s\n", pid, strerror(-err));
 			goto out;
@@ -251,7 +275,8 @@ int main(int argc, char **argv)
 		static const char *const names[JP_STAT_MAX] = {
 			"samples",  "rb_drops",	   "kstack_err", "ustack_err", "sig_sent",
 			"sig_busy", "sig_err",	   "filtered",	 "offcpu",     "offcpu_lost",
-			"sc_slow",  "sc_agg_full", "sc_noenter",
+			"sc_slow",  "sc_agg_full", "sc_noenter", "idle",	     "no_handler",
+			"jvm_exec", "jvm_exit",	   "sig_queued",
 		};
 		for (int i = 0; i < JP_STAT_MAX; i++)
 			if (json)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* session.c: loads cpu.bpf.c, opens one perf event per online CPU, polls the ring buffer. */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +17,11 @@
 #include "log.h"
 #include "kernel/session.h"
 #include "cpu.skel.h"
+#include "jvms.skel.h"
 
 struct kernel_session {
 	struct cpu_bpf *cpu;
+	struct jvms_bpf *jvms; /* exec and exit drop jvms entries */
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	int *pfds;
@@ -165,6 +169,27 @@ static int fill_pid_filter(struct kernel_session *s, const struct kernel_opts *o
 	return 0;
 }
 
+/*
+ * The exec and exit programs, before any JVM is registered. Without them the signal
+ * would still be safe (the BPF handler check), but entries of dead processes would stay.
+ */
+static int start_jvm_cleanup(struct kernel_session *s)
+{
+	int err;
+
+	s->jvms = jvms_bpf__open();
+	if (!s->jvms)
+		return -errno;
+	err = kernel_session__share_maps(s, s->jvms->obj);
+	if (!err)
+		err = jvms_bpf__load(s->jvms);
+	if (!err)
+		err = jvms_bpf__attach(s->jvms);
+	if (err)
+		pr_err("loading the exec/exit programs: %s", strerror(-err));
+	return err;
+}
+
 int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void *ctx,
 			  struct kernel_session **ret)
 {
@@ -202,6 +227,10 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 	if (err)
 		goto out_free;
 
+	err = start_jvm_cleanup(s);
+	if (err)
+		goto out_free;
+
 	s->rb = ring_buffer__new(bpf_map__fd(s->cpu->maps.events), on_record, s, NULL);
 	if (!s->rb) {
 		err = -errno;
@@ -236,13 +265,67 @@ int kernel_session__drain(struct kernel_session *s)
 	return ring_buffer__consume(s->rb);
 }
 
-int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ticks, int signo)
+/* field 22 of /proc/<pid>/stat: start time in clock ticks */
+static int proc_start_ticks(__u32 pid, __u64 *ret)
 {
-	struct jp_jvm v = { .start_time = start_ticks, .signo = (__u32)signo };
+	char path[64], buf[2048], *p;
+	unsigned long long v;
+	ssize_t n;
+	int fd;
 
-	if (bpf_map__update_elem(s->cpu->maps.jvms, &tgid, sizeof(tgid), &v, sizeof(v), BPF_ANY))
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+	if (!p || p[1] != ' ' || !p[2])
+		return -EIO;
+	/* after ") ": state is field 3; starttime is field 22 */
+	if (sscanf(p + 2,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
+		   "%llu",
+		   &v) != 1)
+		return -EIO;
+	*ret = v;
 	return 0;
+}
+
+/*
+ * A pidfd holds the process while it is registered: once it is open, the pid cannot
+ * name another process, so the start time read after it is that process's; if the
+ * process exits before the map update, the exit program ran too early to drop the
+ * entry, and the pidfd (readable once the process is gone) says so.
+ */
+int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ticks, int signo,
+			    __u64 handler)
+{
+	struct jp_jvm v = { .start_ticks = start_ticks, .signo = (__u32)signo, .handler = handler };
+	struct pollfd pfd = { .events = POLLIN };
+	__u64 now_ticks;
+	int err = 0;
+
+	if (signo < 1 || signo > 64 || handler <= 1 /* SIG_DFL, SIG_IGN */)
+		return -EINVAL;
+	pfd.fd = syscall(SYS_pidfd_open, tgid, 0);
+	if (pfd.fd < 0)
+		return -errno;
+	err = proc_start_ticks(tgid, &now_ticks);
+	if (!err && now_ticks != start_ticks)
+		err = -ESRCH; /* the pid is another process now */
+	if (!err && bpf_map__update_elem(s->cpu->maps.jvms, &tgid, sizeof(tgid), &v, sizeof(v),
+					 BPF_ANY))
+		err = -errno;
+	if (!err && poll(&pfd, 1, 0) != 0) {
+		(void)kernel_session__del_jvm(s, tgid);
+		err = -ESRCH;
+	}
+	close(pfd.fd);
+	return err;
 }
 
 int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid)
@@ -327,6 +410,7 @@ void kernel_session__free(struct kernel_session *s)
 	free(s->links);
 	free(s->pfds);
 	ring_buffer__free(s->rb);
+	jvms_bpf__destroy(s->jvms);
 	cpu_bpf__destroy(s->cpu);
 	free(s);
 }

@@ -36,8 +36,14 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 int kernel_session__poll(struct kernel_session *s, int timeout_ms);
 /* Delivers what is in the ring now without waiting. */
 int kernel_session__drain(struct kernel_session *s);
-/* Asks BPF to send signo to sampled threads of tgid (start_ticks: /proc/<pid>/stat field 22). */
-int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ticks, int signo);
+/*
+ * Asks BPF to send signo to sampled threads of tgid while the handler the process has
+ * installed for it is handler (the agent's). start_ticks (/proc/<pid>/stat field 22)
+ * pins the process. 0; -ESRCH if tgid is no longer that process; -EINVAL; -errno.
+ */
+int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ticks, int signo,
+			    __u64 handler);
+/* No more signals to tgid (the agent withdrew). 0 also when it was not registered. */
 int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid);
 /* Adds a pid to the -p filter while running. */
 int kernel_session__add_pid(struct kernel_session *s, __u32 tgid);

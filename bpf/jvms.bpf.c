@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* jvms.bpf.c: drops a process's jvms entry when it execs or exits, in the kernel. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "maps.bpf.h"
+
+/*
+ * Both tracepoints fire in the task itself (exec_binprm, do_exit), so the current
+ * task is the one to look at. raw_tp (4.17+) rather than tp_btf: the programs run
+ * once per exec or thread exit, and raw_tp needs no BTF for the tracepoint.
+ */
+
+/* the new program does not have the agent's handler: its registration is void */
+SEC("raw_tp/sched_process_exec")
+int jvms_exec(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	(void)ctx;
+	if (!bpf_map_delete_elem(&jvms, &tgid))
+		stat_inc(JP_STAT_JVM_EXEC);
+	return 0;
+}
+
+/*
+ * A thread exits; when it is the last of its process (signal->live already dropped to
+ * 0 in do_exit), the pid may be reused soon: forget it now.
+ */
+SEC("raw_tp/sched_process_exit")
+int jvms_exit(void *ctx)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	(void)ctx;
+	if (BPF_CORE_READ(task, signal, live.counter))
+		return 0;
+	if (!bpf_map_delete_elem(&jvms, &tgid))
+		stat_inc(JP_STAT_JVM_EXIT);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
