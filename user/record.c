@@ -69,6 +69,8 @@ struct rec {
 		int signo;
 	} early[JP_MAX_JVMS];
 	size_t nearly;
+	/* CLOCK_MONOTONIC: record_run's start, sampling's start, the first sample's time */
+	__u64 t_start_ns, sampling_ns, first_sample_ns;
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -137,6 +139,8 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	bool is_new;
 	long slot;
 
+	if (!r->first_sample_ns || s->time_ns < r->first_sample_ns)
+		r->first_sample_ns = s->time_ns;
 	slot = seen_get(r, s->pid, &is_new);
 	if (slot >= 0 && !is_new && r->pcomm[slot][0] &&
 	    memcmp(r->pcomm[slot], s->pcomm, JP_COMM_LEN)) {
@@ -538,6 +542,13 @@ static void summary(struct rec *r, double secs, int write_err)
 			 (unsigned long long)st[JP_STAT_IDLE]);
 	else
 		what[0] = '\0';
+	if (r->first_sample_ns > r->t_start_ns)
+		fprintf(stderr, "jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
+			(r->first_sample_ns - r->t_start_ns) / 1e6,
+			(r->sampling_ns - r->t_start_ns) / 1e6);
+	else
+		fprintf(stderr, "jprof: no sample (sampling from %.0f ms after start)\n",
+			(r->sampling_ns - r->t_start_ns) / 1e6);
 	fprintf(stderr,
 		"jprof: %llu samples (%s%.1f s), %llu lost (ring buffer full), "
 		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
@@ -571,7 +582,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.mark_offcpu = multi,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct rec r = { .o = o };
+	struct rec r = { .o = o, .t_start_ns = mono_ns() };
 	__u64 t0, deadline;
 	FILE *out = NULL;
 	int ret = JP_EXIT_FAILURE, err;
@@ -617,6 +628,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	err = kernel_session__start(&ko, on_sample, &r, &r.ks);
 	if (err)
 		goto out_free; /* the session logged why */
+	r.sampling_ns = mono_ns();
 	err = start_extra_events(&r);
 	if (err)
 		goto out_free; /* logged by the loader */
