@@ -67,7 +67,8 @@ struct attach_ctx {
 /* one attach in flight, as the parent (root) sees it */
 struct jvm_attach {
 	struct jvm_info jvm;
-	pid_t child; /* > 0 until reaped */
+	pid_t child;  /* > 0 until reaped */
+	pid_t parent; /* jprof, as the child sees it */
 	int chan;    /* parent end of the socket pair */
 	int pidfd;   /* the JVM, pinned: the only way SIGQUIT is sent */
 	long long start_ms, deadline_ms;
@@ -749,6 +750,8 @@ child_main(const struct jvm_attach *a, int chan, int agent_fd, const char *optio
 	c.err = err;
 	c.errlen = sizeof(err);
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* never outlive jprof */
+	if (getppid() != a->parent)
+		_exit(0);
 	snprintf(path, sizeof(path), "/proc/%u", a->jvm.pid);
 	proc_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -815,6 +818,11 @@ child_main(const struct jvm_attach *a, int chan, int agent_fd, const char *optio
 	ret = check_dropped(self_fd, a->jvm.uid, a->jvm.gid, err, sizeof(err));
 	if (ret)
 		goto out;
+	/* a change of credentials cleared the parent-death signal: set it again, then make sure
+	 * jprof did not die in between */
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != a->parent)
+		_exit(0);
 	snprintf(path, sizeof(path), "%d groups", ngroups);
 	send_msg(&c, MSG_INFO, 0, path);
 	ret = child_attach(&c, options);
@@ -920,6 +928,7 @@ int jvm_attach__start(const struct jvm_info *jvm, int agent_fd, const char *opti
 		finish(a, -errno, "socketpair: %s", strerror(errno));
 		goto out_free;
 	}
+	a->parent = getpid();
 	child = fork();
 	if (child < 0) {
 		finish(a, -errno, "fork: %s", strerror(errno));
