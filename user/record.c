@@ -571,7 +571,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	r.att = attacher__new(&ao);
 	if (!r.att) {
-		pr_err("cannot read the agent %s: %s", r.agent_path, strerror(errno));
+		pr_err("out of memory");
 		goto out_free;
 	}
 	/*

@@ -44,7 +44,7 @@ struct ent {
 struct attacher {
 	struct attacher_opts o;
 	char *agent_path, *options;
-	int agent_fd;
+	int agent_fd, agent_err; /* agent_err: why it could not be opened (JVMs stay native) */
 	struct ent *ents;
 	size_t n;
 	/* finished attaches whose helper was not reaped yet: reaped without waiting, later */
@@ -75,10 +75,8 @@ struct attacher *attacher__new(const struct attacher_opts *o)
 	if (!o->no_attach) {
 		/* root opens it; the helpers, once they are the JVM's user, only read this fd */
 		a->agent_fd = open(a->agent_path, O_RDONLY | O_CLOEXEC);
-		if (a->agent_fd < 0) {
-			err = -errno;
-			goto out_free;
-		}
+		if (a->agent_fd < 0)
+			a->agent_err = -errno;
 	}
 	return a;
 out_free:
@@ -145,7 +143,11 @@ int attacher__add(struct attacher *a, const struct jvm_info *jvm, __u64 now_ns)
 	else if (jvm->agent == JVM_AGENT_NO_ATTACH)
 		set_state(e, ENT_NATIVE, now_ns,
 			  "attach mechanism disabled (-XX:+DisableAttachMechanism)");
-	else
+	else if (a->agent_err) {
+		set_state(e, ENT_NATIVE, now_ns, NULL);
+		snprintf(e->why, sizeof(e->why), "cannot read the agent %.120s: %s", a->agent_path,
+			 strerror(-a->agent_err));
+	} else
 		set_state(e, ENT_QUEUED, now_ns, NULL);
 	e->connect_since_ns = now_ns;
 	return 1;

@@ -25,7 +25,10 @@ typedef int (*attacher_ready_fn)(void *ctx, const struct jvm_info *jvm, bool att
 
 struct attacher;
 
-/* Opens the agent library (as root, before any helper drops privileges). NULL + errno. */
+/*
+ * Opens the agent library (as root, before any helper drops privileges); when it cannot,
+ * JVMs are profiled natively and the report says why. NULL + errno (ENOMEM).
+ */
 struct attacher *attacher__new(const struct attacher_opts *o);
 void attacher__free(struct attacher *a); /* NULL-safe; kills and reaps running helpers */
 
