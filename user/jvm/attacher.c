@@ -51,6 +51,7 @@ struct attacher {
 	struct jvm_attach *zombies[MAX_HELPERS * 4];
 	size_t nzombies;
 	unsigned int helpers, tries_total;
+	__u64 now_ns; /* of the last poll */
 	__u64 jvms_dropped, tries_skipped;
 };
 
@@ -283,6 +284,7 @@ void attacher__poll(struct attacher *a, __u64 now_ns, attacher_ready_fn ready, v
 	struct ent *e;
 	size_t keep = 0;
 
+	a->now_ns = now_ns;
 	for (size_t i = 0; i < a->nzombies; i++) {
 		(void)jvm_attach__step(a->zombies[i]); /* reaps without waiting */
 		if (jvm_attach__reaped(a->zombies[i]))
@@ -317,8 +319,10 @@ bool attacher__busy(const struct attacher *a)
 {
 	if (a->helpers)
 		return true;
+	/* a channel that is not there after the fast window is only looked for once a second */
 	for (size_t i = 0; i < a->n; i++)
-		if (a->ents[i].st == ENT_CONNECTING)
+		if (a->ents[i].st == ENT_CONNECTING &&
+		    a->now_ns - a->ents[i].connect_since_ns < ms_ns(CHANNEL_FAST_MS))
 			return true;
 	return false;
 }
