@@ -26,11 +26,15 @@ for ((i = 0; i < n; i++)); do
 	for ((t = 0; t < 600; t++)); do [[ -s $work/ready.$i ]] && break; sleep 0.1; done
 	[[ -s $work/ready.$i ]] || { echo "JVM $i not ready" >&2; exit 1; }
 done
+# other profilers on the host may have loaded an agent already: say so, it changes the attach
+pre=0
+for p in "${pids[@]}"; do grep -q jprof-agent "/proc/$p/maps" && pre=$((pre + 1)); done
+echo "JVMs with a jprof agent before the recording: $pre of $n"
 targets=(-a)
 if ((n > 0)) && [[ ${TARGET:-} != all ]]; then
 	targets=(-p "$(IFS=,; echo "${pids[*]}")")
 fi
 "$jprof" record "${targets[@]}" -d "$secs" -o "$work/out.folded" 2>"$work/err" || { cat "$work/err"; exit 1; }
-grep -E 'first sample|no sample|samples \(|attach' "$work/err" | grep -v 'late: in code' || true
+grep -E 'first sample|no sample|samples \(|attach|Java stacks from|no Java stacks' "$work/err" | grep -v 'late: in code' || true
 busy=$(grep -F 'Busy' "$work/out.folded" | awk '{ s += $NF } END { print s + 0 }')
 echo "Busy.* samples: $busy"
