@@ -19,7 +19,7 @@
 #include "kernel/session.h"
 #include "kernel/syscalls.h"
 #include "jvm/agent_ring.h"
-#include "jvm/attach.h"
+#include "jvm/attacher.h"
 #include "jvm/discover.h"
 #include "out/out.h"
 #include "out/outfile.h"
@@ -30,10 +30,8 @@
 #include "sym/syms.h"
 
 #define POLL_MS		   100
-#define ATTACH_TIMEOUT_MS  5000
-#define CHANNEL_WAIT_MS	   2000
-#define JVM_MIN_AGE_S	   1   /* attach a JVM that started during the recording once it is this old */
-#define MAX_ATTACH_TRIES   3
+#define POLL_ATTACH_MS	   20 /* while attaches run: serve their helpers without delay */
+#define JVM_MIN_AGE_S	   1 /* attach a JVM that started during the recording once it is this old */
 #define NEW_PIDS_MAX	   4096
 #define REPORT_MAX_BYTES   (1u << 30) /* a saved recording jprof report reads */
 
@@ -61,13 +59,11 @@ struct rec {
 	struct model *model;
 	struct join *join;
 	char agent_path[4096];
-	/* every pid seen in a sample (open hash), its process name, and attach tries per pid */
+	/* every pid seen in a sample (open hash) and its process name */
 	__u32 *seen;
 	char (*pcomm)[JP_COMM_LEN];
-	__u8 *tries;
 	size_t seen_cap, seen_n;
 	struct pidq q;
-	unsigned int jvms_total, jvms_java;
 	/*
 	 * JVMs whose agent answers stack requests. Registered in BPF once the kernel session
 	 * runs (agents connected before it wait here); dropped when the agent withdraws.
@@ -82,6 +78,10 @@ struct rec {
 	} agents[JP_MAX_JVMS];
 	size_t nagents;
 	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
+	/* attaches run in helper processes, in the background: sampling never waits on them */
+	struct attacher *att;
+	/* CLOCK_MONOTONIC: record_run's start, sampling's start, the first sample's time */
+	__u64 t_start_ns, sampling_ns, first_sample_ns;
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -97,18 +97,14 @@ static int seen_grow(struct rec *r)
 {
 	size_t oc = r->seen_cap, nc = oc ? oc * 2 : 4096;
 	__u32 *os = r->seen;
-	__u8 *otr = r->tries;
 	char(*opc)[JP_COMM_LEN] = r->pcomm;
 
 	r->seen = calloc(nc, sizeof(*r->seen));
-	r->tries = calloc(nc, 1);
 	r->pcomm = calloc(nc, sizeof(*r->pcomm));
-	if (!r->seen || !r->tries || !r->pcomm) {
+	if (!r->seen || !r->pcomm) {
 		free(r->seen);
-		free(r->tries);
 		free(r->pcomm);
 		r->seen = os;
-		r->tries = otr;
 		r->pcomm = opc;
 		return -ENOMEM;
 	}
@@ -118,11 +114,9 @@ static int seen_grow(struct rec *r)
 			continue;
 		size_t s = seen_slot(r, os[i]);
 		r->seen[s] = os[i];
-		r->tries[s] = otr[i];
 		memcpy(r->pcomm[s], opc[i], JP_COMM_LEN);
 	}
 	free(os);
-	free(otr);
 	free(opc);
 	return 0;
 }
@@ -150,12 +144,13 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	bool is_new;
 	long slot;
 
+	if (!r->first_sample_ns || s->time_ns < r->first_sample_ns)
+		r->first_sample_ns = s->time_ns;
 	slot = seen_get(r, s->pid, &is_new);
 	if (slot >= 0 && !is_new && r->pcomm[slot][0] &&
 	    memcmp(r->pcomm[slot], s->pcomm, JP_COMM_LEN)) {
 		/* a new process name: it exec'ed, its old maps would lie */
 		syms__drop_pid(r->syms, s->pid);
-		r->tries[slot] = 0;
 		is_new = true;
 	}
 	if (slot >= 0 && !r->pcomm[slot][0])
@@ -252,30 +247,24 @@ static void drop_withdrawn_agents(struct rec *r)
 	}
 }
 
-/* Opens the agent channel and tells BPF to request stacks. 0, or -errno. */
+/*
+ * Opens the agent channel and tells BPF to request stacks. 0, -EAGAIN while the agent
+ * has not published its channel yet (the attacher asks again), or -errno. Never waits.
+ */
 static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 {
-	struct jvm_agent *a = NULL;
-	__u64 start, deadline = mono_ns() + CHANNEL_WAIT_MS * 1000000ull;
+	struct jvm_agent *a;
+	__u64 start;
 	int signo = 0, err;
 	size_t i;
 
-	for (;;) {
-		if (!a)
-			a = jvm_agent__open(jvm->pid, jvm->nspid);
-		if (a) {
-			signo = jvm_agent__signo(a);
-			if (signo > 0)
-				break;
-		}
-		if (mono_ns() > deadline || exiting)
-			break;
-		usleep(20 * 1000);
-	}
+	a = jvm_agent__open(jvm->pid, jvm->nspid);
+	if (a)
+		signo = jvm_agent__signo(a);
 	if (!a || signo <= 0) {
-		err = a ? -EAGAIN : -errno;
+		err = !a && errno != ENOENT ? -errno : -EAGAIN;
 		jvm_agent__free(a);
-		return err ? err : -ENOENT;
+		return err;
 	}
 	err = read_start_ticks(jvm->pid, &start);
 	if (!err)
@@ -302,65 +291,39 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 	return 0;
 }
 
-/* Attach + connect one JVM. Failure is a warning: the JVM is then profiled natively. */
-static void setup_jvm(struct rec *r, const struct jvm_info *jvm, bool last_try)
+/* the attacher found a JVM's agent loaded: connect it (0), not yet (-EAGAIN), or -errno */
+static int on_agent_ready(void *ctx, const struct jvm_info *jvm, bool attached_now)
 {
-	bool attached_now = false;
-	char err[512] = "";
-	int ret;
+	struct rec *r = ctx;
+	int err;
 
-	if (join__knows_jvm(r->join, jvm->pid))
-		return; /* set up already, with or without an agent */
-	if (jvm->agent == JVM_AGENT_NO_ATTACH && !r->o->no_attach) {
-		pr_warn("JVM %u (%s): attach mechanism disabled (-XX:+DisableAttachMechanism); "
-			"profiling it without Java frames",
-			jvm->pid, jvm->main);
-		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
-		r->jvms_total++;
-		return;
-	}
-	if (!r->o->no_attach && jvm->agent != JVM_AGENT_LOADED) {
-		ret = jvm_attach_agent(jvm, r->agent_path, r->o->recompile ? "recompile" : NULL,
-				       ATTACH_TIMEOUT_MS, err, sizeof(err));
-		attached_now = ret == 0;
-		if (ret < 0) {
-			if (!last_try) {
-				pr_debug("JVM %u: attach failed (%s), will retry", jvm->pid, err);
-				return;
-			}
-			pr_warn("JVM %u (%s): %s; profiling it without Java frames", jvm->pid,
-				jvm->main, err[0] ? err : strerror(-ret));
-			(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
-			r->jvms_total++;
-			return;
-		}
-	}
-	ret = connect_agent(r, jvm);
-	if (ret < 0) {
-		if (!last_try && !r->o->no_attach)
-			return;
-		if (r->o->no_attach)
-			pr_warn("JVM %u (%s): no jprof agent loaded (--no-attach); Java frames "
-				"come from its perf map only",
-				jvm->pid, jvm->main);
-		else
-			pr_warn("JVM %u (%s): agent loaded but its channel is not usable (%s); "
-				"profiling it without Java frames",
-				jvm->pid, jvm->main, strerror(-ret));
-		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
-		r->jvms_total++;
-		return;
-	}
+	err = connect_agent(r, jvm);
+	if (err)
+		return err;
 	if (attached_now && !r->o->recompile)
 		join__set_jvm_note(r->join, jvm->pid,
 				   "agent attached late: in code the JIT compiled before that, "
 				   "samples in inlined methods count for the method they were inlined "
 				   "into; --recompile fixes this");
-	r->jvms_total++;
-	r->jvms_java++;
+	return 0;
 }
 
-/* classify pids first seen in samples; attach the JVMs among them once they are up */
+/*
+ * A JVM to profile: its samples are marked "no agent" until its agent is connected; the
+ * attacher loads the agent in the background (queued here, started by attacher__poll).
+ */
+static void track_jvm(struct rec *r, const struct jvm_info *jvm)
+{
+	int err;
+
+	if (!join__knows_jvm(r->join, jvm->pid))
+		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
+	err = attacher__add(r->att, jvm, mono_ns());
+	if (err < 0)
+		pr_debug("JVM %u: not tracked: %s", jvm->pid, strerror(-err));
+}
+
+/* classify pids first seen in samples; track the JVMs among them once they are up */
 static void handle_new_pids(struct rec *r)
 {
 	struct jvm_info jvm;
@@ -368,11 +331,9 @@ static void handle_new_pids(struct rec *r)
 
 	for (size_t i = 0; i < r->q.n; i++) {
 		__u32 pid = r->q.pids[i];
-		bool is_new;
-		long slot = seen_get(r, pid, &is_new);
 		double age = proc_age_s(pid);
 
-		if (slot < 0 || pid == (__u32)getpid() || age < 0)
+		if (pid == (__u32)getpid() || age < 0)
 			continue;
 		/*
 		 * Classify once it is a second old: before that it may still be the shell
@@ -382,14 +343,8 @@ static void handle_new_pids(struct rec *r)
 			r->q.pids[keep++] = pid;
 			continue;
 		}
-		if (jvm_probe("/proc", pid, &jvm))
-			continue;
-		r->tries[slot]++;
-		setup_jvm(r, &jvm, r->tries[slot] >= MAX_ATTACH_TRIES);
-		if (!join__has_jvm(r->join, pid) && r->tries[slot] < MAX_ATTACH_TRIES &&
-		    !r->o->no_attach) {
-			r->q.pids[keep++] = pid; /* retried next round */
-		}
+		if (!jvm_probe("/proc", pid, &jvm))
+			track_jvm(r, &jvm);
 	}
 	r->q.n = keep;
 }
@@ -603,7 +558,7 @@ static void setup_initial_jvms(struct rec *r)
 		for (size_t i = 0; i < r->o->npids; i++) {
 			(void)seen_get(r, r->o->pids[i], &is_new); /* handled: not queued again */
 			if (jvm_probe("/proc", r->o->pids[i], &one) == 0)
-				setup_jvm(r, &one, true);
+				track_jvm(r, &one);
 			else
 				pr_debug("pid %u is not a JVM: native frames only", r->o->pids[i]);
 		}
@@ -617,7 +572,7 @@ static void setup_initial_jvms(struct rec *r)
 	for (int i = 0; i < n && !exiting; i++) {
 		if (list[i].pid == (__u32)getpid())
 			continue;
-		setup_jvm(r, &list[i], true);
+		track_jvm(r, &list[i]);
 		(void)seen_get(r, list[i].pid, &is_new); /* handled: not queued again */
 	}
 	free(list);
@@ -647,10 +602,15 @@ static void summary(struct rec *r, double secs, const char *where)
 	__u64 st[JP_STAT_MAX];
 	struct join_stats js;
 	char what[96];
+	unsigned int jvms = 0, jvms_java = 0;
 
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
 	join__report(r->join, stderr);
+	if (r->att) {
+		attacher__report(r->att, mono_ns(), stderr);
+		attacher__counts(r->att, &jvms, &jvms_java);
+	}
 	/* each event in its own unit */
 	if (r->o->events & (1u << JP_EV_OFFCPU))
 		fprintf(stderr, "jprof: off-CPU: %llu intervals, %.3f s blocked, %llu lost\n",
@@ -678,6 +638,13 @@ static void summary(struct rec *r, double secs, const char *where)
 			 (unsigned long long)st[JP_STAT_IDLE]);
 	else
 		what[0] = '\0';
+	if (r->first_sample_ns > r->t_start_ns)
+		fprintf(stderr, "jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
+			(r->first_sample_ns - r->t_start_ns) / 1e6,
+			(r->sampling_ns - r->t_start_ns) / 1e6);
+	else
+		fprintf(stderr, "jprof: no sample (sampling from %.0f ms after start)\n",
+			(r->sampling_ns - r->t_start_ns) / 1e6);
 	fprintf(stderr,
 		"jprof: %llu %ssamples (%s%.1f s), %llu lost (ring buffer full), "
 		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
@@ -687,7 +654,7 @@ static void summary(struct rec *r, double secs, const char *where)
 		r->o->events == 1u << JP_EV_CPU || !(r->o->events & (1u << JP_EV_CPU)) ? "" : "CPU ",
 		what, secs,
 		(unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)js.processes,
-		r->jvms_total, r->jvms_java, where);
+		jvms, jvms_java, where);
 	syms_report(r);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
 		 "(%llu busy, %llu failed, %llu not sent: one still queued), %llu unmatched traces",
@@ -858,7 +825,12 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.mark_offcpu = multi,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct rec r = { .o = o };
+	struct rec r = { .o = o, .t_start_ns = mono_ns() };
+	struct attacher_opts ao = {
+		.options = o->recompile ? "recompile" : NULL,
+		.no_attach = o->no_attach,
+		.start_ns = r.t_start_ns,
+	};
 	__u64 t0, deadline;
 	struct rec_out outs[JP_MAX_OUTPUTS];
 	size_t nouts = 0;
@@ -878,6 +850,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	if (open_outputs(o, outs, &nouts))
 		return JP_EXIT_OUTPUT;
 	find_agent(&r, self_dir);
+	ao.agent_path = r.agent_path;
 
 	sigemptyset(&sa.sa_mask); /* no SA_RESTART: poll must see EINTR */
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
@@ -898,23 +871,31 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		pr_err("out of memory");
 		goto out_free;
 	}
-	/* attach first, so no sample of a JVM is taken before its agent can answer */
-	setup_initial_jvms(&r);
+	r.att = attacher__new(&ao);
+	if (!r.att) {
+		pr_err("out of memory");
+		goto out_free;
+	}
+	/*
+	 * Sampling first: JVMs' samples carry native frames (marked) until their agent is
+	 * connected, and no JVM, however slow or hostile, delays the recording's start.
+	 */
 	err = kernel_session__start(&ko, on_sample, &r, &r.ks);
 	if (err)
 		goto out_free; /* the session logged why */
+	r.sampling_ns = mono_ns();
 	err = start_extra_events(&r);
 	if (err)
 		goto out_free; /* logged by the loader */
-	for (size_t i = 0; i < r.nagents; i++)
-		register_agent(&r, i);
+	setup_initial_jvms(&r);
+	attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
 
 	t0 = mono_ns();
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
 	pr_info("recording %s (%s)%s", o->npids ? "the given processes" : "all processes",
 		profile_title(o) + strlen("jprof: "), o->duration_s ? "" : "; Ctrl-C to stop");
 	while (!exiting && mono_ns() < deadline) {
-		err = kernel_session__poll(r.ks, POLL_MS);
+		err = kernel_session__poll(r.ks, attacher__busy(r.att) ? POLL_ATTACH_MS : POLL_MS);
 		if (err == -EINTR)
 			break;
 		if (err < 0) {
@@ -928,6 +909,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		}
 		handle_new_pids(&r);
 		drop_withdrawn_agents(&r);
+		attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
 	}
 	if (exit_signal)
 		pr_info("%s: stopping and writing what was recorded", strsignal(exit_signal));
@@ -943,6 +925,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	else if (ret != JP_EXIT_OUTPUT)
 		ret = JP_EXIT_OK;
 out_free:
+	attacher__free(r.att);
 	syscalls__free(r.sc);
 	offcpu__free(r.offcpu);
 	kernel_session__free(r.ks);
@@ -950,7 +933,6 @@ out_free:
 	syms__free(r.syms);
 	model__free(r.model);
 	free(r.seen);
-	free(r.tries);
 	free(r.pcomm);
 out_close:
 	abort_outputs(outs, nouts);

@@ -121,7 +121,7 @@ attach_ok() {
 	[[ $output == *attached* && $output != *"already loaded"* ]]
 	wait_file "$2" 5
 	grep -qx "attached pid=[0-9]*" "$2"
-	grep -q 'jprof-agent-[0-9a-f]*\.so' "/proc/$JPID/maps"
+	grep -q 'jprof-agent-[0-9a-f]*-[0-9]*\.so' "/proc/$JPID/maps"
 	jvm_unharmed
 }
 
@@ -130,9 +130,9 @@ attach_ok() {
 	[[ ! -e /tmp/.java_pid$JPID ]]
 	attach_ok "$WORK/marker.$N" "$WORK/marker.$N"
 	[[ $(grep -c . "$WORK/marker.$N") -eq 1 ]]
-	# the copy: root-owned, 0644, content-named, in the JVM's /tmp
+	# the copy: made by the helper as the JVM's user (root here), 0644, content- and uid-named
 	local copy
-	copy=$(grep -o '/tmp/jprof-agent-[0-9a-f]*\.so' "/proc/$JPID/maps" | head -1)
+	copy=$(grep -o '/tmp/jprof-agent-[0-9a-f]*-0\.so' "/proc/$JPID/maps" | head -1)
 	[[ $(stat -c '%u %a' "$copy") == "0 644" ]]
 	cmp "$copy" "$MARKER_AGENT"
 
@@ -188,6 +188,11 @@ attach_ok() {
 	attach_ok "$WORK/marker.$N" "$WORK/marker.$N"
 	[[ $(stat -c %u "/tmp/.java_pid$JPID") == 65534 ]]
 	[[ $(stat -c %u "$WORK/marker.$N") == 65534 ]]
+	# the agent copy was written by a helper that had become nobody, not by root
+	local copy
+	copy=$(grep -o '/tmp/jprof-agent-[0-9a-f]*-65534\.so' "/proc/$JPID/maps" | head -1)
+	[[ $(stat -c '%u %a' "$copy") == "65534 644" ]]
+	[[ $output == *"helper "*" runs as uid 65534 gid 65534 with 0 groups, CapEff 0"* ]]
 }
 
 @test "attach: JDK 25 JVM in a new pid + mount namespace with a private /tmp" {
@@ -245,6 +250,7 @@ attach_ok() {
 	kill -0 "$JPID"
 	# the late SIGQUIT finds no trigger file (we removed it): a thread dump, nothing worse
 	run -0 "$DRIVER" "$JPID" "$MARKER_AGENT" "$WORK/marker.$N"
+	echo "$output"
 	[[ $output == *attached* ]]
 }
 

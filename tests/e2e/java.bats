@@ -68,9 +68,17 @@ check_split() {
 	grep -Eq 'java/lang/Thread\.run(With)?_\[[0j]\];.*JavaHot\.spinA_\[[0j]\];JavaHot\.countedLoop_\[j\]' "$OUT/s.folded"
 }
 
-# complete Java stacks of the JVM's Java-thread samples, in percent, from the report line
+# complete Java stacks of the JVM's Java-thread samples once its agent was connected, in
+# percent, from the report line (sampling starts before the attach: the samples taken
+# before it are marked and counted as "no agent")
 complete_pct() {
-	sed -nE "s/.*JVM $JPID .* with complete Java stacks \(([0-9.]+)%\).*/\1/p" <<<"$REPORT"
+	local line java complete noagent
+	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT" | head -1)
+	java=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	complete=$(sed -nE 's/.* of which ([0-9]+) with complete Java stacks.*/\1/p' <<<"$line")
+	noagent=$(sed -nE 's/.*[ ,]([0-9]+) no agent.*/\1/p' <<<"$line")
+	awk -v j="${java:-0}" -v c="${complete:-0}" -v n="${noagent:-0}" \
+		'BEGIN { if (j - n > 0) printf "%.1f\n", 100 * c / (j - n); else print 0 }'
 }
 
 @test "jdk17, dynamic attach: per-method shares match per-thread CPU time" {

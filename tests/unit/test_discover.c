@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "jvm/discover.h"
@@ -214,4 +215,42 @@ TEST(discover_real_proc_does_not_crash)
 	for (int i = 0; i < n; i++)
 		EXPECT_TRUE(all[i].pid > 0 && all[i].nspid > 0);
 	free(all);
+}
+
+TEST(groups_line_parsed_bounded_and_strict)
+{
+	gid_t g[4];
+	static const char st[] =
+		"Name:\tjava\nUid:\t1000\t1000\t1000\t1000\nGroups:\t4 27 1000 \nX: 1\n";
+
+	EXPECT_EQ(jvm_parse_groups(st, sizeof(st) - 1, g, 4), 3);
+	EXPECT_EQ(g[0], 4);
+	EXPECT_EQ(g[1], 27);
+	EXPECT_EQ(g[2], 1000);
+	EXPECT_EQ(jvm_parse_groups(st, sizeof(st) - 1, g, 2), -E2BIG);
+	/* no groups at all: an empty list, not an error */
+	EXPECT_EQ(jvm_parse_groups("Groups:\t\nUid: 0\n", 17, g, 4), 0);
+	EXPECT_EQ(jvm_parse_groups("Groups:", 7, g, 4), 0);
+	EXPECT_EQ(jvm_parse_groups("Uid: 1\n", 7, g, 4), -ENOENT);
+	/* malformed: signs, letters, overflow, (gid_t)-1 */
+	EXPECT_EQ(jvm_parse_groups("Groups: -1\n", 11, g, 4), -EINVAL);
+	EXPECT_EQ(jvm_parse_groups("Groups: 12a\n", 12, g, 4), -EINVAL);
+	EXPECT_EQ(jvm_parse_groups("Groups: 99999999999\n", 20, g, 4), -EINVAL);
+	EXPECT_EQ(jvm_parse_groups("Groups: 4294967295\n", 19, g, 4), -EINVAL);
+	/* not NUL-terminated: stops at len */
+	EXPECT_EQ(jvm_parse_groups("Groups: 5 6", 11, g, 4), 2);
+	EXPECT_EQ(g[1], 6);
+	EXPECT_EQ(jvm_parse_groups("Groups: 5 6", 10, g, 4), 1);
+}
+
+TEST(groups_and_signal_state_of_this_process)
+{
+	gid_t g[1024];
+	int n = jvm_read_groups("/proc", (__u32)getpid(), g, 1024);
+
+	EXPECT_EQ(n, getgroups(1024, g));
+	/* the harness does not catch SIGQUIT; nonexistent pids are gone */
+	EXPECT_EQ(jvm_signal_caught("/proc", (__u32)getpid(), SIGQUIT), 0);
+	EXPECT_EQ(jvm_signal_caught("/proc", 2147483646u, SIGQUIT), -ESRCH);
+	EXPECT_EQ(jvm_read_groups("/proc", 2147483646u, g, 4), -ESRCH);
 }

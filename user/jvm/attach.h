@@ -3,18 +3,51 @@
 #ifndef JPROF_ATTACH_H
 #define JPROF_ATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "discover.h"
 
 /*
- * Loads agent_path (a file jprof can read) into the JVM with options (may be NULL).
- * Copies the library into the JVM's mount namespace (/proc/<pid>/root/tmp) under a
- * content-derived name, so it is readable by the target and never overwritten while
- * mapped. Talks the HotSpot attach protocol (.attach_pid + SIGQUIT when the
- * .java_pid socket is absent), as the target's uid/gid, bounded by timeout_ms.
- * Idempotent: returns 1 without attaching when the agent is already loaded,
- * 0 when loaded now, -errno on failure with a one-line reason in err.
+ * One attach, run by a child process that joins the JVM's mount namespace and root and
+ * drops to the JVM's uid, gid and groups with no capabilities (checked): it copies the
+ * library into the JVM's /tmp under a content- and uid-derived name, creates the
+ * .attach_pid trigger, connects /tmp/.java_pid<nspid> and talks the HotSpot protocol.
+ * Root (the caller) only opens the agent library, pins the JVM with a pidfd and sends the
+ * SIGQUIT the child asks for, after checking that the JVM catches it. Not thread-safe;
+ * the caller must be single-threaded (fork).
+ */
+struct jvm_attach;
+
+/*
+ * Starts an attach of the library behind agent_fd (opened by root, read-only; must stay
+ * open until jvm_attach__free) with options (may be NULL), bounded by timeout_ms. Returns
+ * 0 with *ret set (possibly finished already: not a JVM, agent loaded...), -errno without.
+ */
+int jvm_attach__start(const struct jvm_info *jvm, int agent_fd, const char *options, int timeout_ms,
+		      struct jvm_attach **ret);
+/* fd that becomes readable when jvm_attach__step has work; -1 once done */
+int jvm_attach__fd(const struct jvm_attach *a);
+/* Non-blocking: serves the child's requests, enforces the deadline. 1 when done, else 0. */
+int jvm_attach__step(struct jvm_attach *a);
+/*
+ * Once done: 1 when the agent was loaded already, 0 when loaded now, -errno on failure
+ * (-EINPROGRESS before) with a one-line reason in *ret_err (valid until free).
+ */
+int jvm_attach__result(const struct jvm_attach *a, const char **ret_err);
+/* true when the load command reached the JVM (it may load the agent even after a timeout) */
+bool jvm_attach__load_sent(const struct jvm_attach *a);
+/* where a running attach stands, for reports */
+const char *jvm_attach__progress(const struct jvm_attach *a);
+/* true when the child process is gone (reaped) */
+bool jvm_attach__reaped(const struct jvm_attach *a);
+/* Kills the child if it still runs, reaps it (waits at most ~100 ms); NULL-safe. */
+void jvm_attach__free(struct jvm_attach *a);
+
+/*
+ * Blocking: loads agent_path (a file jprof can read) into the JVM with options (may be
+ * NULL) as above, bounded by timeout_ms. Returns 1 without attaching when the agent is
+ * already loaded, 0 when loaded now, -errno on failure with a one-line reason in err.
  */
 int jvm_attach_agent(const struct jvm_info *jvm, const char *agent_path, const char *options,
 		     int timeout_ms, char *err, size_t errlen);

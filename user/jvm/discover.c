@@ -157,16 +157,121 @@ static int status_uint(const char *buf, const char *key, int n, unsigned long *r
 	return -ENOENT;
 }
 
-int jvm_signal_caught(const char *proc_root, __u32 pid, int sig)
+/* SigCgt bit of sig in a status buffer: 1, 0, or -EINVAL when absent or malformed */
+static int status_sig_caught(const char *buf, int sig)
 {
-	char path[PATH_MAX], *buf, *end;
 	unsigned long long mask;
 	const char *p;
-	ssize_t len;
-	int dfd, err;
+	char *end;
+
+	p = status_value(buf, "SigCgt");
+	if (!p || !isxdigit((unsigned char)*p))
+		return -EINVAL;
+	errno = 0;
+	mask = strtoull(p, &end, 16);
+	if (errno || (*end && *end != '\n'))
+		return -EINVAL;
+	return (mask >> (sig - 1)) & 1;
+}
+
+int jvm_signal_caught_fd(int status_fd, int sig)
+{
+	char *buf;
+	ssize_t len = 0, n;
+	int err;
 
 	if (sig < 1 || sig > 64)
 		return -EINVAL;
+	buf = malloc(STATUS_MAX);
+	if (!buf)
+		return -ENOMEM;
+	/* proc files are generated at each read from offset 0: this is the state now */
+	while (len < STATUS_MAX - 1) {
+		n = pread(status_fd, buf + len, STATUS_MAX - 1 - (size_t)len, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0)
+				len = -errno;
+			break;
+		}
+		len += n;
+	}
+	if (len < 0) {
+		err = len == -ESRCH || len == -ENOENT ? -ESRCH : (int)len;
+		goto out_free;
+	}
+	buf[len] = '\0';
+	err = status_sig_caught(buf, sig);
+out_free:
+	free(buf);
+	return err;
+}
+
+int jvm_signal_caught(const char *proc_root, __u32 pid, int sig)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	if (sig < 1 || sig > 64)
+		return -EINVAL;
+	if (snprintf(path, sizeof(path), "%s/%u/status", proc_root, pid) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	err = jvm_signal_caught_fd(fd, sig);
+	close(fd);
+	return err;
+}
+
+int jvm_parse_groups(const char *buf, size_t len, gid_t *groups, int max)
+{
+	const char *p = buf, *end = buf + len;
+	int n = 0;
+
+	/* "Groups:" then space-separated decimal gids up to the end of the line */
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+		if (!eol)
+			eol = end;
+		if ((size_t)(eol - p) >= 7 && !memcmp(p, "Groups:", 7)) {
+			p += 7;
+			while (p < eol) {
+				unsigned long long v = 0;
+				int digits = 0;
+
+				while (p < eol && (*p == ' ' || *p == '\t'))
+					p++;
+				if (p == eol)
+					break;
+				while (p < eol && *p >= '0' && *p <= '9') {
+					v = v * 10 + (unsigned long long)(*p - '0');
+					if (++digits > 10)
+						return -EINVAL;
+					p++;
+				}
+				if (!digits || (p < eol && *p != ' ' && *p != '\t') ||
+				    v >= 0xffffffffULL)
+					return -EINVAL;
+				if (n >= max)
+					return -E2BIG;
+				groups[n++] = (gid_t)v;
+			}
+			return n;
+		}
+		p = eol + 1;
+	}
+	return -ENOENT;
+}
+
+int jvm_read_groups(const char *proc_root, __u32 pid, gid_t *groups, int max)
+{
+	char path[PATH_MAX], *buf;
+	ssize_t len;
+	int dfd, err;
+
 	if (snprintf(path, sizeof(path), "%s/%u", proc_root, pid) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -179,20 +284,10 @@ int jvm_signal_caught(const char *proc_root, __u32 pid, int sig)
 	}
 	len = read_bounded(dfd, "status", buf, STATUS_MAX);
 	close(dfd);
-	if (len < 0) {
+	if (len < 0)
 		err = len == -ENOENT ? -ESRCH : (int)len;
-		goto out_free;
-	}
-	p = status_value(buf, "SigCgt");
-	err = -EINVAL;
-	if (!p || !isxdigit((unsigned char)*p))
-		goto out_free;
-	errno = 0;
-	mask = strtoull(p, &end, 16);
-	if (errno || (*end && *end != '\n'))
-		goto out_free;
-	err = (mask >> (sig - 1)) & 1;
-out_free:
+	else
+		err = jvm_parse_groups(buf, (size_t)len, groups, max);
 	free(buf);
 	return err;
 }

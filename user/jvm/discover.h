@@ -45,6 +45,14 @@ int jvm_open_in_root(int root_fd, const char *path, int flags, mode_t mode);
 
 /* 1 when the process catches signal sig (SigCgt in /proc/<pid>/status), 0 when not, -errno. */
 int jvm_signal_caught(const char *proc_root, __u32 pid, int sig);
+/* The same through an open /proc/<pid>/status (re-read from offset 0 at each call). */
+int jvm_signal_caught_fd(int status_fd, int sig);
+
+/*
+ * Supplementary groups of the process (the "Groups:" line of /proc/<pid>/status), at most
+ * max. Returns the count, -E2BIG when it has more, -ESRCH when gone, -errno.
+ */
+int jvm_read_groups(const char *proc_root, __u32 pid, gid_t *groups, int max);
 
 /*
  * Parsers behind jvm_probe(), exposed for tests and fuzzing; inputs are untrusted bytes.
@@ -57,5 +65,7 @@ int jvm_signal_caught(const char *proc_root, __u32 pid, int sig);
 void jvm_parse_cmdline(const char *buf, size_t len, char *main, size_t main_len,
 		       int *ret_no_attach);
 void jvm_parse_cgroup(const char *buf, size_t len, char *container, size_t container_len);
+/* jvm_parse_groups: a status buffer's "Groups:" line; count, -E2BIG, -ENOENT or -EINVAL. */
+int jvm_parse_groups(const char *buf, size_t len, gid_t *groups, int max);
 
 #endif /* JPROF_DISCOVER_H */

@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# attach_safety.bats: attaches run as the JVM's user in helpers, in the background: a JVM that
+# stalls the attach delays no one, and a user who swaps symlinks or mounts under the JVM's /tmp
+# never gets root to write a file outside that user's own.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+: "${ATTACH_TEST_DIR_ABS:=$(dirname "$JPROF")/tests/attach}"
+T=$ATTACH_TEST_DIR_ABS
+DRIVER=$T/attach_test
+MARKER_AGENT=$T/marker_agent.so
+TUSER=jpt-att-safety
+
+setup_file() {
+	[[ $EUID -eq 0 ]] || return 0
+	export WORK TUID TGID
+	WORK=$(mktemp -d /tmp/jprof-attsafe.XXXXXX)
+	chmod 0755 "$WORK"
+	TUID=$(make_test_user "$TUSER") || return 1
+	TGID=$(id -g "$TUSER")
+	# the JVMs' cwd: the user's own directory, where HotSpot looks for the trigger first
+	mkdir -m 0755 "$WORK/home" "$WORK/cp"
+	chown "$TUID:$TGID" "$WORK/home"
+	cp "$T"/*.class "$WORK/cp/" 2>/dev/null || true
+	chmod 0644 "$WORK/cp/"* 2>/dev/null || true
+}
+
+teardown_file() {
+	[[ $EUID -eq 0 ]] || return 0
+	drop_test_user "$TUSER"
+	rm -rf "$WORK"
+	# agent copies the helpers made as the test user, unless a process still maps one
+	local f
+	for f in /tmp/jprof-agent-*-"$TUID".so /tmp/jprof-agent-*-"$TUID".so.*.tmp \
+		/var/tmp/jprof-agent-*-"$TUID".so /var/tmp/jprof-agent-*-"$TUID".so.*.tmp; do
+		[[ -e $f ]] || continue
+		grep -qsF "$f" /proc/[0-9]*/maps || rm -f "$f"
+	done
+}
+
+setup() {
+	[[ $EUID -eq 0 ]] || { missing "attach safety tests need root"; return; }
+	require_root_bpf
+	[[ -x $DRIVER && -x $T/fake_jvm && -f $T/fakejdk/lib/server/libjvm.so && -f $WORK/cp/Busy.class ]] ||
+		{ missing "attach test programs not built in $T (make attach-test)"; return; }
+	command -v setpriv >/dev/null || { missing "setpriv (util-linux)"; return; }
+	require_jdk "$JDK17"
+	PIDS=()
+	N=$BATS_TEST_NUMBER
+	OUT=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	local p
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+		# what our JVMs and their agents leave in /tmp when killed
+		rm -f "/tmp/.java_pid$p" "/tmp/.attach_pid$p" "/tmp/jprof-$p.ring" "/tmp/jprof-$p.dict" \
+			"/tmp/perf-$p.map"
+	done
+}
+
+# as_user CMD...: runs CMD in the background as the test user, cwd its home; sets LASTPID
+as_user() {
+	(cd "$WORK/home" && exec setpriv --reuid="$TUID" --regid="$TGID" --init-groups "$@") \
+		>"$WORK/out.$N.${#PIDS[@]}" 2>&1 3>&- &
+	LASTPID=$!
+	PIDS+=("$LASTPID")
+}
+
+# start_busy [JDK_HOME]: a real JVM of the test user with two threads in Busy.spin; sets BUSY
+start_busy() {
+	local home=${1:-$JDK17} ready=$WORK/home/busy.$N.${#PIDS[@]}.ready
+	as_user "$home/bin/java" -cp "$WORK/cp" Busy 2 "$ready"
+	BUSY=$LASTPID
+	wait_file "$ready" 60 || { cat "$WORK/out.$N."*; return 1; }
+}
+
+# start_fake: a process of the test user that looks like a JVM, catches SIGQUIT, never answers
+start_fake() {
+	local ready=$WORK/home/fake.$N.${#PIDS[@]}.ready
+	as_user "$T/fake_jvm" "$T/fakejdk/lib/server/libjvm.so" "$ready"
+	FAKES+=("$LASTPID")
+	wait_file "$ready" 10
+	grep -q '/lib/server/libjvm.so' "/proc/$LASTPID/maps"
+}
+
+@test "attach safety: stalling fake JVMs delay no sample, a real JVM next to them gets Java frames" {
+	FAKES=()
+	start_fake
+	start_fake
+	start_fake
+	start_busy
+	run -0 "$DRIVER" --probe "${FAKES[0]}"
+	[[ $output == *"uid=$TUID "* ]] # discovery takes the fake for a JVM of the test user
+	# -p, not -a: only our processes, whatever else runs on the host meanwhile
+	local list
+	list=$(IFS=,; echo "${FAKES[*]},$BUSY")
+	run -0 "$JPROF" record -p "$list" -d 6 -o "$OUT/all.folded"
+	echo "$output"
+	# jprof's own measure: the first sample comes within 1 s of sampling's start, and sampling
+	# starts before any attach (what precedes it is loading BPF, the same with or without JVMs)
+	local line first from
+	line=$(grep -E '^jprof: first sample [0-9]+ ms after start \(sampling from [0-9]+ ms\)' <<<"$output")
+	first=$(sed -E 's/.*first sample ([0-9]+) ms.*/\1/' <<<"$line")
+	from=$(sed -E 's/.*sampling from ([0-9]+) ms.*/\1/' <<<"$line")
+	echo "first sample at $first ms, sampling from $from ms"
+	((first - from < 1000))
+	((from < 5000))
+	# the fakes were asked (SIGQUIT, sent only because they catch it) and never answered: each
+	# one is reported, still being retried, and not one of them held up the others
+	local f i
+	for f in "${FAKES[@]}"; do
+		[[ $output == *"JVM $f ("*"): no Java stacks by the end ("*"), still trying after "* ]]
+		kill -0 "$f"
+	done
+	for i in 0 1 2; do grep -q '^SIGQUIT' "$WORK/out.$N.$i"; done
+	# the real JVM, started alongside, was attached and its samples have Java frames
+	[[ $output == *"JVM $BUSY (Busy): Java stacks from "*"agent attached"* ]]
+	grep -Eq '^java;.*Busy\.spin' "$OUT/all.folded"
+	kill -0 "$BUSY"
+}
+
+@test "attach safety: the helper is the JVM's user with no capabilities; the copy is that user's (JDK 17, 25)" {
+	local home copy
+	for home in "$JDK17" "$JDK25"; do
+		[[ -x $home/bin/java ]] || { require_jdk "$home"; return; }
+		start_busy "$home"
+		run -0 "$JPROF" record -v -p "$BUSY" -d 2 -o "$OUT/p.folded"
+		echo "$output" | grep -v libbpf
+		[[ $output == *"helper "*" runs as uid $TUID gid $TGID with 1 groups, CapEff 0, in the JVM's mount namespace"* ]]
+		[[ $output == *"JVM $BUSY (Busy): Java stacks from "*"agent attached"* ]]
+		copy=$(grep -o "/tmp/jprof-agent-[0-9a-f]*-$TUID\\.so" "/proc/$BUSY/maps" | head -1)
+		[[ -n $copy ]]
+		[[ $(stat -c '%u %g %a' "$copy") == "$TUID $TGID 644" ]]
+		grep -Eq '^java;.*Busy\.spin' "$OUT/p.folded"
+	done
+}
+
+@test "attach safety: symlinks planted in the JVM's /tmp and cwd never make root write through them" {
+	local watched=$WORK/watched sum copy_name
+	printf 'root owns this\n' >"$watched"
+	chmod 0644 "$watched"
+	sum=$(stat -c '%s %Y %i %u' "$watched"; sha256sum <"$watched")
+	# the agent copy's name is content- and uid-derived: learn it from a first JVM of the user
+	start_busy
+	"$DRIVER" "$BUSY" "$JPROF_AGENT" >/dev/null
+	copy_name=$(grep -o "/tmp/jprof-agent-[0-9a-f]*-$TUID\\.so" "/proc/$BUSY/maps" | head -1)
+	[[ -n $copy_name ]]
+	kill -9 "$BUSY"
+	wait "$BUSY" 2>/dev/null || true
+	rm -f "$copy_name"
+	# the next JVM of the user; before the attach the user plants symlinks to the watched file
+	# under every name the attach creates or opens: agent copy, socket, trigger in cwd and /tmp
+	start_busy
+	local ns
+	ns=$(awk '/^NSpid:/ { print $NF }' "/proc/$BUSY/status")
+	setpriv --reuid="$TUID" --regid="$TGID" --init-groups sh -c '
+		ln -s "$1" "$2" && ln -s "$1" "/tmp/.java_pid$3" && ln -s "$1" "/tmp/.attach_pid$3" &&
+		ln -s "$1" "$4/.attach_pid$3"' sh "$watched" "$copy_name" "$ns" "$WORK/home"
+	[[ -L $copy_name && -L /tmp/.java_pid$ns && -L $WORK/home/.attach_pid$ns ]]
+	run -0 "$JPROF" record -p "$BUSY" -d 3 -o "$OUT/s.folded"
+	echo "$output"
+	[[ $(stat -c '%s %Y %i %u' "$watched"; sha256sum <"$watched") == "$sum" ]]
+	# attached cleanly all the same: HotSpot replaced its socket path, the copy got a new name
+	[[ $output == *"JVM $BUSY (Busy): Java stacks from "* ]]
+	grep -Eq '^java;.*Busy\.spin' "$OUT/s.folded"
+	rm -f "$copy_name" "$WORK/home/.attach_pid$ns"
+}
+
+@test "attach safety: a root-owned directory mounted over the JVM's /tmp gets no file from root" {
+	[[ $(sysctl -n user.max_user_namespaces 2>/dev/null || echo 0) -gt 0 ]] ||
+		{ missing "unprivileged user namespaces (user.max_user_namespaces)"; return; }
+	command -v unshare >/dev/null || { missing "unshare (util-linux)"; return; }
+	# a root-owned directory the user may read but not write; its listing must not change
+	local rootdir=$WORK/rootdir before
+	mkdir -m 0755 "$rootdir"
+	printf 'x\n' >"$rootdir/keep"
+	before=$(ls -la --time-style=+%s "$rootdir"; sha256sum "$rootdir/keep")
+	# the user, in its own user + mount namespace, binds that directory over /tmp, then runs a JVM
+	# (the mount hides $WORK below /tmp: class and ready file go through the cwd, which stays
+	# reachable as /proc/self/cwd while its path does not)
+	local ready=$WORK/home/mnt.$N.ready
+	cp "$WORK/cp/Busy.class" "$WORK/home/"
+	(cd "$WORK/home" && exec setpriv --reuid="$TUID" --regid="$TGID" --init-groups \
+		unshare --user --map-root-user --mount sh -c \
+		'mount --bind "$1" /tmp && shift && exec "$@"' sh "$rootdir" \
+		"$JDK17/bin/java" -XX:-UsePerfData -cp /proc/self/cwd Busy 2 "/proc/self/cwd/mnt.$N.ready") \
+		>"$WORK/mnt.$N.log" 2>&1 3>&- &
+	PIDS+=("$!")
+	local jpid="" i
+	for ((i = 0; i < 300; i++)); do
+		jpid=$(pgrep -u "$TUID" -f "Busy 2 /proc/self/cwd/mnt.$N.ready" | head -1 || true)
+		[[ -n $jpid && -s $ready ]] && break
+		sleep 0.1
+	done
+	[[ -n $jpid ]] || { cat "$WORK/mnt.$N.log"; return 1; }
+	PIDS+=("$jpid")
+	# the attack is in place: the JVM's /tmp is the root-owned directory
+	[[ $(stat -c %i "/proc/$jpid/root/tmp") == $(stat -c %i "$rootdir") ]]
+	run -0 "$JPROF" record -p "$jpid" -d 3 -o "$OUT/m.folded"
+	echo "$output"
+	[[ $(ls -la --time-style=+%s "$rootdir"; sha256sum "$rootdir/keep") == "$before" ]]
+	# attach fails cleanly (the JVM itself cannot create its socket there) and says why
+	[[ $output == *"JVM $jpid (Busy): "* ]]
+	kill -0 "$jpid"
+}
