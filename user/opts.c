@@ -21,6 +21,7 @@ enum {
 	OPT_RECOMPILE,
 	OPT_MIN_BLOCK,
 	OPT_SLOW,
+	OPT_NO_BOOST,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +41,7 @@ static const struct option long_opts[] = {
 	{ "recompile", no_argument, NULL, OPT_RECOMPILE },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "slow", required_argument, NULL, OPT_SLOW },
+	{ "no-boost", no_argument, NULL, OPT_NO_BOOST },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -79,6 +81,8 @@ void opts_usage(FILE *f)
 	      "      --agent PATH      the JVM agent library (default: beside jprof)\n"
 	      "      --recompile       on attach, have the JIT recompile code compiled before it,\n"
 	      "                        so inlined frames are exact there too (a short slowdown)\n"
+	      "      --no-boost        keep jprof's scheduling priority (default: nice -10, so a\n"
+	      "                        saturated host cannot make it fall behind)\n"
 	      "  -v, --verbose         debug messages, libbpf's included\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
@@ -294,6 +298,9 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case OPT_RECOMPILE:
 			o->recompile = true;
+			break;
+		case OPT_NO_BOOST:
+			o->no_boost = true;
 			break;
 		case OPT_MIN_BLOCK:
 			if (opts_parse_u32(optarg, 0, 1000000000, &o->min_block_us))
