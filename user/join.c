@@ -888,8 +888,10 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		thr_put(j, t);
 		return -ENOMEM;
 	}
-	memcpy(p->frames, kstack, s->kstack_len * sizeof(__u64));
-	memcpy(p->frames + s->kstack_len, ustack, s->ustack_len * sizeof(__u64));
+	if (s->kstack_len)
+		memcpy(p->frames, kstack, s->kstack_len * sizeof(__u64));
+	if (s->ustack_len)
+		memcpy(p->frames + s->kstack_len, ustack, s->ustack_len * sizeof(__u64));
 	p->s = *s;
 	p->jvm = e;
 	p->thr = t;
