@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PKGS=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev liblzma-dev pkg-config
-      bats openjdk-17-jdk-headless libclang-rt-14-dev procps util-linux python3)
+      bats openjdk-17-jdk-headless libclang-rt-14-dev procps util-linux python3 time)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -554,13 +554,16 @@ static void summary(struct rec *r, double secs, int write_err)
 }
 
 /*
- * On a saturated host a profiler at the default priority gets too little CPU to read
- * its rings in time (issue 13: 54,000+ lost samples, 13% complete Java stacks with 200
- * runnable threads on 2 CPUs). Nice -10 weighs about 9 default tasks in the fair
- * scheduler: enough to keep up, yet still fair. A real-time policy would keep up too,
- * but a busy real-time jprof (a JVM flooding its agent ring) could starve the host.
+ * On a saturated host a profiler at the default priority gets too little CPU, too late,
+ * to read its rings in time (issue 13: with 200 runnable threads on 2 CPUs it waited
+ * 32 s of 34 runnable, lost most Java stacks and overran -d by 14 s). Nice -15 weighs
+ * about 28 default tasks in the fair scheduler: it is picked soon after each wakeup,
+ * yet the scheduler stays fair. Measured on a 2-CPU host at load 200-340: nice -10 still
+ * let the agent's ring overflow (77% complete), -15 gave 99.8%. A real-time policy
+ * would keep up too, but a busy real-time jprof (say, a JVM flooding its agent ring)
+ * could starve the host; jprof's work per round is bounded and it sleeps in poll.
  */
-#define JPROF_NICE (-10)
+#define JPROF_NICE (-15)
 
 static void boost_priority(const struct jp_opts *o)
 {
