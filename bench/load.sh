@@ -12,7 +12,7 @@ if [[ -z ${LOAD_NICED:-} && $EUID -eq 0 ]]; then
 fi
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-JPROF=${1:-$REPO/build/jprof}
+JPROF=$(realpath "${1:-$REPO/build/jprof}")
 THREADS=${2:-200}
 SECS=${3:-20}
 shift $(($# < 3 ? $# : 3))
@@ -26,6 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
+cd "$TMP" # the JVM's attach files go here
 nice -n 15 "$JAVA" -cp "$REPO/build/tests/apps" ManyThreads "$THREADS" $((SECS * 10 + 60)) \
 	>"$TMP/java.out" 2>&1 &
 JPID=$!
