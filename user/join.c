@@ -17,7 +17,7 @@
 #include "jvm/agent_ring.h"
 #include "kernel/syscalls.h"
 
-#define JOIN_WAIT_NS	 (3000ull * 1000 * 1000) /* how long a sample waits for its trace */
+#define JOIN_WAIT_NS	 (3000ull * 1000 * 1000) /* how long a sample waits for its trace, and back */
 #define JOIN_MAX_FRAMES	 (JP_MAX_KSTACK + JP_MAX_USTACK + 4096 + 8)
 #define JOIN_NAME_POOL	 (256 * 1024)
 #define TIDMAP_RESCAN_NS (100ull * 1000 * 1000)
