@@ -925,6 +925,12 @@ static int keep_trace(struct join *j, struct jvm_ent *e, __u32 tid, const struct
 	struct thr *t = NULL;
 	struct ptr *p;
 
+	/* no thread has id 0: an agent that says so would only make us rescan the tid map */
+	if (!tr->tid) {
+		e->unmatched++;
+		j->st.unmatched_traces++;
+		return 0;
+	}
 	/* over this JVM's budget its oldest trace goes; over the total, this one */
 	if (cost > j->o.trace_budget_jvm || j->trace_bytes + cost > j->o.trace_budget) {
 		e->trace_drops++;
