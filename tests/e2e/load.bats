@@ -8,10 +8,12 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 THREADS=200
+# JDK 17 by default; LOAD_JDK=$JDK25 runs the same on JDK 25
+: "${LOAD_JDK:=$JDK17}"
 
 setup() {
 	require_root_bpf
-	require_jdk "$JDK17"
+	require_jdk "$LOAD_JDK"
 	[[ -x /usr/bin/time ]] || { missing "/usr/bin/time (Debian package time)"; return; }
 	[[ -f $APPS/ManyThreads.class ]] || { missing "$APPS/ManyThreads.class (make apps)"; return; }
 	[[ -f $JPROF_AGENT ]] || { missing "agent not built at $JPROF_AGENT"; return; }
@@ -36,7 +38,7 @@ now_ms() {
 
 # 200 spinning Java threads with the agent loaded at start, at the default priority
 start_load() {
-	nice -n 15 "$JDK17/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" ManyThreads "$THREADS" 600 \
+	nice -n 15 "$LOAD_JDK/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" ManyThreads "$THREADS" 600 \
 		>"$OUT/java.out" 2>&1 3>&- &
 	JPID=$!
 	for ((i = 0; i < 600; i++)); do
