@@ -34,7 +34,7 @@
 /* agent-ring records per JVM per join__poll: a round stays in the tens of ms */
 #define JOIN_TRACES_PER_ROUND 4096
 #define JOIN_POLL_ROUND_NS    (50ull * 1000 * 1000) /* no next JVM after this in one round */
-#define JOIN_FLUSH_NS	      (300ull * 1000 * 1000) /* reading the rings at the end */
+#define JOIN_FLUSH_NS	      (400ull * 1000 * 1000) /* reading the rings at the end */
 
 /* why a JVM sample has no Java stack */
 enum miss_reason {
@@ -157,6 +157,7 @@ struct join {
 	struct dl dirty; /* struct thr.dnode */
 	size_t pend_bytes, trace_bytes;
 	unsigned int round_left; /* agent records the current JVM may still deliver this round */
+	__u64 end_ns;		 /* when join__flush began: the recording's end */
 	/* per-sample scratch */
 	struct jp_frame frames[JOIN_MAX_FRAMES];
 	struct jp_frame rev[JOIN_MAX_FRAMES];
@@ -979,6 +980,9 @@ static int on_trace(void *ctx, const struct java_trace *tr)
 	if (p) {
 		err = finish(j, &p->s, p->frames, e, tr);
 		thr_put(j, pend_free(j, p));
+	} else if (j->end_ns && tr->time_ns > j->end_ns) {
+		/* answers a sample taken after the recording ended, which is not read */
+		err = 0;
 	} else {
 		err = keep_trace(j, e, tid, tr);
 	}
@@ -1142,12 +1146,29 @@ int join__poll(struct join *j, __u64 now_ns)
 
 int join__flush(struct join *j)
 {
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
 	__u64 t0 = mono_ns();
+	int err;
 
-	/* what the agents wrote up to now, within a bound: the deadline is kept */
-	do {
+	j->end_ns = t0;
+	/*
+	 * What the agents wrote up to now, then, while samples still wait, what they write
+	 * next: a thread sampled just before the end answers when it next runs, which on a
+	 * saturated host is a while. Within a bound: the deadline is kept.
+	 */
+	for (;;) {
 		j->now_ns = mono_ns();
-	} while (poll_agents(j) && j->now_ns - t0 < JOIN_FLUSH_NS);
+		if (j->now_ns - t0 >= JOIN_FLUSH_NS)
+			break;
+		if (!poll_agents(j)) {
+			err = pair_and_expire(j, false);
+			if (err)
+				return err;
+			if (!j->pend_bytes)
+				break;
+			nanosleep(&nap, NULL);
+		}
+	}
 	j->now_ns = mono_ns();
 	return pair_and_expire(j, true);
 }

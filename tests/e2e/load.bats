@@ -68,7 +68,7 @@ start_jprof() {
 # the report: every loss has its place, the profile holds what jprof says it counted,
 # and >= 95% of the JVM's Java-thread samples have complete Java stacks
 check_report() {
-	local samples pct
+	local samples pct deep
 	cat "$OUT/err"
 	grep -Eq '^jprof: [0-9]+ samples \(.*\), [0-9]+ lost \(ring buffer full\)' "$OUT/err"
 	samples=$(sed -nE 's/^jprof: ([0-9]+) samples \(.*/\1/p' "$OUT/err")
@@ -78,6 +78,9 @@ check_report() {
 	echo "# $THREADS threads: $(grep -E "^jprof: JVM $JPID \(" "$OUT/err" | cut -d: -f3-)" >&3
 	echo "# $(grep -E '^jprof: [0-9]+ samples' "$OUT/err" | cut -d, -f1-4)" >&3
 	[[ -n $pct ]] && awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
+	# and the stacks are the workload's: spin -> deep (x32) -> burn, mostly
+	deep=$(folded_sum ';ManyThreads\.spin_\[[ji0]\];ManyThreads\.deep_\[[ji0]\];' "$OUT/p.folded")
+	[[ $((deep * 100)) -ge $((samples * 80)) ]]
 }
 
 @test "load: 200 runnable threads at 999 Hz: -d kept, cheap, losses reported, complete stacks" {
