@@ -34,7 +34,7 @@
 /* agent-ring records per JVM per join__poll: a round stays in the tens of ms */
 #define JOIN_TRACES_PER_ROUND 4096
 #define JOIN_POLL_ROUND_NS    (50ull * 1000 * 1000) /* no next JVM after this in one round */
-#define JOIN_FLUSH_NS	      (400ull * 1000 * 1000) /* reading the rings at the end */
+#define JOIN_FLUSH_NS	      (250ull * 1000 * 1000) /* reading the rings at the end */
 
 /* why a JVM sample has no Java stack */
 enum miss_reason {
@@ -158,6 +158,7 @@ struct join {
 	size_t pend_bytes, trace_bytes;
 	unsigned int round_left; /* agent records the current JVM may still deliver this round */
 	__u64 end_ns;		 /* when join__flush began: the recording's end */
+	__u64 traces_read;	 /* agent records delivered, all JVMs */
 	/* per-sample scratch */
 	struct jp_frame frames[JOIN_MAX_FRAMES];
 	struct jp_frame rev[JOIN_MAX_FRAMES];
@@ -977,6 +978,7 @@ static int on_trace(void *ctx, const struct java_trace *tr)
 	struct pend *p = t ? pend_match(t, tr->time_ns) : NULL;
 	int err;
 
+	j->traces_read++;
 	if (p) {
 		err = finish(j, &p->s, p->frames, e, tr);
 		thr_put(j, pend_free(j, p));
@@ -1147,7 +1149,8 @@ int join__poll(struct join *j, __u64 now_ns)
 int join__flush(struct join *j)
 {
 	struct timespec nap = { 0, 20 * 1000 * 1000 };
-	__u64 t0 = mono_ns();
+	__u64 t0 = mono_ns(), seen;
+	bool napped = false;
 	int err;
 
 	j->end_ns = t0;
@@ -1160,13 +1163,16 @@ int join__flush(struct join *j)
 		j->now_ns = mono_ns();
 		if (j->now_ns - t0 >= JOIN_FLUSH_NS)
 			break;
+		seen = j->traces_read;
 		if (!poll_agents(j)) {
 			err = pair_and_expire(j, false);
 			if (err)
 				return err;
-			if (!j->pend_bytes)
+			/* done when nothing waits, or when a nap brought nothing */
+			if (!j->pend_bytes || (napped && j->traces_read == seen))
 				break;
 			nanosleep(&nap, NULL);
+			napped = true;
 		}
 	}
 	j->now_ns = mono_ns();

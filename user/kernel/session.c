@@ -41,7 +41,7 @@ struct kernel_session {
  */
 #define KS_ROUND_RECORDS 4096
 #define KS_ROUND_NS	 (20ull * 1000 * 1000)
-#define KS_DRAIN_NS	 (250ull * 1000 * 1000)
+#define KS_DRAIN_NS	 (150ull * 1000 * 1000)
 
 static int perf_open(struct perf_event_attr *attr, int cpu)
 {
