@@ -27,7 +27,8 @@ cleanup() {
 trap cleanup EXIT
 
 cd "$TMP" # the JVM's attach files go here
-nice -n 15 "$JAVA" -cp "$REPO/build/tests/apps" ManyThreads "$THREADS" $((SECS * 10 + 60)) \
+TO0=$((-$(nice))) # nice increment back to the default priority
+nice -n "$TO0" "$JAVA" -cp "$REPO/build/tests/apps" ManyThreads "$THREADS" $((SECS * 10 + 60)) \
 	>"$TMP/java.out" 2>&1 &
 JPID=$!
 for ((i = 0; i < 300; i++)); do
@@ -38,7 +39,7 @@ grep -q ready "$TMP/java.out" || { echo "the JVM did not start" >&2; exit 1; }
 sleep 2
 
 # jprof starts at the default priority, like from a shell
-/usr/bin/time -f '%U %S' -o "$TMP/time" timeout -s KILL 600 nice -n 15 "$JPROF" record -p "$JPID" -F 999 \
+/usr/bin/time -f '%U %S' -o "$TMP/time" timeout -s KILL 600 nice -n "$TO0" "$JPROF" record -p "$JPID" -F 999 \
 	-d "$SECS" -o "$TMP/out.folded" "$@" 2>"$TMP/err" &
 PP=$!
 # -d counts from the "recording" line (after the agent is attached)
