@@ -2,6 +2,7 @@
 /* join.c: kernel sample + Java trace -> one stack of typed frames -> profile. */
 #include <dirent.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +17,24 @@
 #include "jvm/agent_ring.h"
 #include "kernel/syscalls.h"
 
-#define JOIN_WAIT_NS	 (1500ull * 1000 * 1000) /* how long a sample waits for its trace */
+#define JOIN_WAIT_NS	 (3000ull * 1000 * 1000) /* how long a sample waits for its trace, and back */
 #define JOIN_MAX_FRAMES	 (JP_MAX_KSTACK + JP_MAX_USTACK + 4096 + 8)
 #define JOIN_NAME_POOL	 (256 * 1024)
 #define TIDMAP_RESCAN_NS (100ull * 1000 * 1000)
+
+/*
+ * Budgets (bytes). A pending sample costs ~100 bytes + 8 per frame: 32 MiB per JVM
+ * holds 1.5 s of 999 Hz on about 50 busy CPUs with 40-frame stacks. Traces wait only
+ * when their sample was lost or is late, so their budget is smaller.
+ */
+#define JOIN_PEND_BUDGET_JVM  (32ull << 20)
+#define JOIN_PEND_BUDGET      (96ull << 20)
+#define JOIN_TRACE_BUDGET_JVM (8ull << 20)
+#define JOIN_TRACE_BUDGET     (32ull << 20)
+/* agent-ring records per JVM per join__poll: a round stays in the tens of ms */
+#define JOIN_TRACES_PER_ROUND 4096
+#define JOIN_POLL_ROUND_NS    (50ull * 1000 * 1000) /* no next JVM after this in one round */
+#define JOIN_FLUSH_NS	      (250ull * 1000 * 1000) /* reading the rings at the end */
 
 /* why a JVM sample has no Java stack */
 enum miss_reason {
@@ -32,6 +47,7 @@ enum miss_reason {
 	MISS_NO_AGENT,	 /* JVM without an agent (attach failed or disabled) */
 	MISS_FAULT,	 /* the agent's walk faulted; caught in the JVM */
 	MISS_OTHER,	 /* a code the agent should not send */
+	MISS_BACKLOG,	 /* did not wait for its trace: the join's budget was full */
 	MISS_MAX
 };
 
@@ -40,8 +56,40 @@ static const char *const miss_names[MISS_MAX] = {
 	[MISS_SIG_ERR] = "signal failed", [MISS_NO_TRACE] = "no trace from the agent",
 	[MISS_NOT_SENT] = "agent not ready", [MISS_AGENT_BUSY] = "agent busy",
 	[MISS_NO_AGENT] = "no agent", [MISS_FAULT] = "stack walk faulted (caught)",
-	[MISS_OTHER] = "unknown agent code",
+	[MISS_OTHER] = "unknown agent code", [MISS_BACKLOG] = "join backlog full",
 };
+
+/* an intrusive circular list; an entry sits on two: its thread's and its JVM's */
+struct dl {
+	struct dl *prev, *next;
+};
+
+#define dl_entry(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
+
+static void dl_init(struct dl *h)
+{
+	h->prev = h->next = h;
+}
+
+static bool dl_empty(const struct dl *h)
+{
+	return h->next == h;
+}
+
+static void dl_add_tail(struct dl *h, struct dl *n)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static void dl_del(struct dl *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	dl_init(n);
+}
 
 struct tid_pair {
 	__u32 nstid, tid;
@@ -52,26 +100,49 @@ struct jvm_ent {
 	char comm[JP_COMM_LEN + 1];
 	struct jvm_agent *a; /* NULL: a JVM without agent */
 	char note[160];
-	struct tid_pair *tids;
+	struct tid_pair *tids;	  /* sorted by nstid */
+	struct tid_pair *by_host; /* the same, sorted by tid */
 	size_t ntids;
-	__u64 tids_scanned_ns;
+	__u64 tids_scanned_ns, unresolved_scan_ns;
+	/* waiting, oldest first: struct pend.jnode, struct ptr.jnode */
+	struct dl pend, traces;
+	struct dl unresolved; /* struct ptr.tnode of traces whose host tid is not known yet */
+	size_t pend_bytes, trace_bytes;
 	/* report */
 	__u64 samples, java_samples, complete, internal;
 	__u64 miss[MISS_MAX];
 	__u64 agct[12];
+	__u64 unmatched, trace_drops;
 };
 
-struct pending {
+/* one thread with something waiting; forgotten when nothing waits any more */
+struct thr {
+	struct thr *hnext; /* hash chain */
+	__u32 pid, tid;
+	struct dl pend;	  /* struct pend.tnode, in arrival (= time) order */
+	struct dl traces; /* struct ptr.tnode, in arrival order */
+	struct dl dnode;  /* on join.dirty: new samples may match waiting traces */
+};
+
+/* a sample waiting for its trace */
+struct pend {
+	struct dl tnode, jnode;
+	struct thr *thr;
 	struct jvm_ent *jvm;
+	size_t cost;
 	struct jp_sample s;
-	__u64 *frames; /* kstack then ustack */
+	__u64 frames[]; /* kstack then ustack */
 };
 
-struct ptrace {
+/* a trace waiting for its sample */
+struct ptr {
+	struct dl tnode, jnode;
+	struct thr *thr; /* NULL: on jvm.unresolved */
 	struct jvm_ent *jvm;
-	struct java_trace t;
-	struct java_frame *frames;
+	size_t cost;
 	__u64 seen_ns;
+	struct java_trace t;
+	struct java_frame frames[];
 };
 
 struct join {
@@ -79,11 +150,15 @@ struct join {
 	struct model *model;
 	struct join_opts o;
 	struct jvm_ent **jvms;
-	size_t njvms;
-	struct pending *pend;
-	size_t npend, cap_pend;
-	struct ptrace *ptr;
-	size_t nptr, cap_ptr;
+	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */
+	/* threads with something waiting: chained hash by (pid, tid) */
+	struct thr **thr_tab;
+	size_t thr_cap, thr_n;
+	struct dl dirty; /* struct thr.dnode */
+	size_t pend_bytes, trace_bytes;
+	unsigned int round_left; /* agent records the current JVM may still deliver this round */
+	__u64 end_ns;		 /* when join__flush began: the recording's end */
+	__u64 traces_read;	 /* agent records delivered, all JVMs */
 	/* per-sample scratch: the stack as model locations, leaf first */
 	jp_id locs[JOIN_MAX_FRAMES];
 	char pool[JOIN_NAME_POOL];
@@ -105,6 +180,17 @@ struct join *join__new(struct syms *syms, struct model *model, const struct join
 	j->syms = syms;
 	j->model = model;
 	j->o = *o;
+	if (!j->o.pend_budget_jvm)
+		j->o.pend_budget_jvm = JOIN_PEND_BUDGET_JVM;
+	if (!j->o.pend_budget)
+		j->o.pend_budget = JOIN_PEND_BUDGET;
+	if (!j->o.trace_budget_jvm)
+		j->o.trace_budget_jvm = JOIN_TRACE_BUDGET_JVM;
+	if (!j->o.trace_budget)
+		j->o.trace_budget = JOIN_TRACE_BUDGET;
+	if (!j->o.traces_per_round)
+		j->o.traces_per_round = JOIN_TRACES_PER_ROUND;
+	dl_init(&j->dirty);
 	return j;
 }
 
@@ -112,8 +198,21 @@ static void jvm_ent__free(struct jvm_ent *e)
 {
 	if (!e)
 		return;
+	while (!dl_empty(&e->pend)) {
+		struct dl *n = e->pend.next;
+
+		dl_del(n);
+		free(dl_entry(n, struct pend, jnode));
+	}
+	while (!dl_empty(&e->traces)) {
+		struct dl *n = e->traces.next;
+
+		dl_del(n);
+		free(dl_entry(n, struct ptr, jnode));
+	}
 	jvm_agent__free(e->a);
 	free(e->tids);
+	free(e->by_host);
 	free(e);
 }
 
@@ -124,12 +223,13 @@ void join__free(struct join *j)
 	for (size_t i = 0; i < j->njvms; i++)
 		jvm_ent__free(j->jvms[i]);
 	free(j->jvms);
-	for (size_t i = 0; i < j->npend; i++)
-		free(j->pend[i].frames);
-	free(j->pend);
-	for (size_t i = 0; i < j->nptr; i++)
-		free(j->ptr[i].frames);
-	free(j->ptr);
+	for (size_t i = 0; i < j->thr_cap; i++) {
+		for (struct thr *t = j->thr_tab[i], *next; t; t = next) {
+			next = t->hnext;
+			free(t);
+		}
+	}
+	free(j->thr_tab);
 	free(j->pidset);
 	free(j);
 }
@@ -183,6 +283,9 @@ int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, stru
 	e->pid = pid;
 	e->nspid = nspid;
 	e->a = a;
+	dl_init(&e->pend);
+	dl_init(&e->traces);
+	dl_init(&e->unresolved);
 	snprintf(e->comm, sizeof(e->comm), "%s", comm ? comm : "java");
 	j->jvms[j->njvms++] = e;
 	return 0;
@@ -190,6 +293,21 @@ int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, stru
 
 /* ---- pid namespaces: the agent reports thread ids of its own namespace ---- */
 
+static int by_nstid(const void *a, const void *b)
+{
+	const struct tid_pair *x = a, *y = b;
+
+	return x->nstid < y->nstid ? -1 : x->nstid > y->nstid;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct tid_pair *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* both directions by binary search: a JVM in a container may have thousands of threads */
 static void tidmap_rescan(struct jvm_ent *e, __u64 now)
 {
 	char path[64], line[256];
@@ -241,18 +359,28 @@ static void tidmap_rescan(struct jvm_ent *e, __u64 now)
 	}
 	closedir(d);
 	free(e->tids);
+	free(e->by_host);
 	e->tids = v;
 	e->ntids = n;
+	e->by_host = n ? malloc(n * sizeof(*v)) : NULL;
+	if (n)
+		qsort(v, n, sizeof(*v), by_nstid);
+	if (e->by_host) {
+		memcpy(e->by_host, v, n * sizeof(*v));
+		qsort(e->by_host, n, sizeof(*v), by_tid);
+	}
 }
 
 static __u32 host_tid(struct jvm_ent *e, __u32 nstid, __u64 now)
 {
+	struct tid_pair key = { .nstid = nstid }, *hit;
+
 	if (e->pid == e->nspid)
 		return nstid;
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < e->ntids; i++)
-			if (e->tids[i].nstid == nstid)
-				return e->tids[i].tid;
+		hit = e->ntids ? bsearch(&key, e->tids, e->ntids, sizeof(key), by_nstid) : NULL;
+		if (hit)
+			return hit->tid;
 		if (pass || now - e->tids_scanned_ns < TIDMAP_RESCAN_NS)
 			break;
 		tidmap_rescan(e, now);
@@ -262,12 +390,12 @@ static __u32 host_tid(struct jvm_ent *e, __u32 nstid, __u64 now)
 
 static __u32 ns_tid(struct jvm_ent *e, __u32 tid)
 {
+	struct tid_pair key = { .tid = tid }, *hit;
+
 	if (e->pid == e->nspid)
 		return tid;
-	for (size_t i = 0; i < e->ntids; i++)
-		if (e->tids[i].tid == tid)
-			return e->tids[i].nstid;
-	return 0;
+	hit = e->by_host ? bsearch(&key, e->by_host, e->ntids, sizeof(key), by_tid) : NULL;
+	return hit ? hit->nstid : 0;
 }
 
 /* ---- building stacks ---- */
@@ -640,6 +768,8 @@ static void pidset_add(struct join *j, __u32 pid)
 		j->pidset = ns;
 		j->pidset_cap = nc;
 	}
+	if (!j->pidset_cap)
+		return;
 	for (i = (pid * 2654435761u) & (j->pidset_cap - 1); j->pidset[i];
 	     i = (i + 1) & (j->pidset_cap - 1))
 		if (j->pidset[i] == pid)
@@ -649,12 +779,147 @@ static void pidset_add(struct join *j, __u32 pid)
 	j->st.processes = j->pidset_n;
 }
 
+/*
+ * Waiting samples and traces sit on two lists each: their thread's queue (matching
+ * looks only at the few entries of one tid) and their JVM's FIFO in arrival order
+ * (expiry and the budgets look only at the oldest). Samples of one thread come out of
+ * the one BPF ring in time order, so a thread's queue is sorted by time and the JVM's
+ * FIFO nearly so. Every step is O(1) amortised per sample and per trace.
+ */
+
+static size_t thr_hash(__u32 pid, __u32 tid, size_t cap)
+{
+	__u64 k = ((__u64)pid << 32 | tid) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(k >> 32) & (cap - 1);
+}
+
+static struct thr *thr_find(const struct join *j, __u32 pid, __u32 tid)
+{
+	if (!j->thr_cap)
+		return NULL;
+	for (struct thr *t = j->thr_tab[thr_hash(pid, tid, j->thr_cap)]; t; t = t->hnext)
+		if (t->pid == pid && t->tid == tid)
+			return t;
+	return NULL;
+}
+
+static int thr_grow(struct join *j)
+{
+	size_t nc = j->thr_cap ? j->thr_cap * 2 : 256;
+	struct thr **nt = calloc(nc, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; i < j->thr_cap; i++) {
+		for (struct thr *t = j->thr_tab[i], *next; t; t = next) {
+			size_t h = thr_hash(t->pid, t->tid, nc);
+
+			next = t->hnext;
+			t->hnext = nt[h];
+			nt[h] = t;
+		}
+	}
+	free(j->thr_tab);
+	j->thr_tab = nt;
+	j->thr_cap = nc;
+	return 0;
+}
+
+static struct thr *thr_get(struct join *j, __u32 pid, __u32 tid)
+{
+	struct thr *t = thr_find(j, pid, tid);
+	size_t h;
+
+	if (t)
+		return t;
+	/* a failed grow only makes the chains longer, unless there is no table yet */
+	if ((j->thr_n + 1) * 2 > j->thr_cap && thr_grow(j) && !j->thr_cap)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	dl_init(&t->pend);
+	dl_init(&t->traces);
+	dl_init(&t->dnode);
+	h = thr_hash(pid, tid, j->thr_cap);
+	t->hnext = j->thr_tab[h];
+	j->thr_tab[h] = t;
+	j->thr_n++;
+	return t;
+}
+
+/* forgets a thread once nothing of it waits: threads come and go */
+static void thr_put(struct join *j, struct thr *t)
+{
+	struct thr **pp;
+
+	if (!t || !dl_empty(&t->pend) || !dl_empty(&t->traces))
+		return;
+	for (pp = &j->thr_tab[thr_hash(t->pid, t->tid, j->thr_cap)]; *pp && *pp != t;
+	     pp = &(*pp)->hnext)
+		;
+	if (*pp)
+		*pp = t->hnext;
+	dl_del(&t->dnode);
+	j->thr_n--;
+	free(t);
+}
+
+static void mark_dirty(struct join *j, struct thr *t)
+{
+	if (dl_empty(&t->dnode))
+		dl_add_tail(&j->dirty, &t->dnode);
+}
+
+/* unlinks and frees a waiting sample; returns its thread for thr_put() when safe */
+static struct thr *pend_free(struct join *j, struct pend *p)
+{
+	struct thr *t = p->thr;
+
+	dl_del(&p->tnode);
+	dl_del(&p->jnode);
+	p->jvm->pend_bytes -= p->cost;
+	j->pend_bytes -= p->cost;
+	free(p);
+	return t;
+}
+
+static struct thr *ptr_free(struct join *j, struct ptr *p)
+{
+	struct thr *t = p->thr;
+
+	dl_del(&p->tnode);
+	dl_del(&p->jnode);
+	p->jvm->trace_bytes -= p->cost;
+	j->trace_bytes -= p->cost;
+	free(p);
+	return t;
+}
+
+/* a waiting sample goes into the profile without its Java stack */
+static int pend_give_up(struct join *j, struct pend *p, enum miss_reason r)
+{
+	int err;
+
+	j->st.jvm_samples++;
+	if (r == MISS_BACKLOG)
+		j->st.backlog++;
+	err = add_missing(j, &p->s, p->frames, p->frames + p->s.kstack_len, p->jvm, r, 0);
+	thr_put(j, pend_free(j, p));
+	return err;
+}
+
 int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		 const __u64 *ustack)
 {
 	struct jvm_ent *e = find_jvm(j, s->pid);
-	struct pending *p;
-	size_t nf;
+	size_t nf, cost;
+	struct pend *p;
+	struct thr *t;
+	int err;
 
 	if (s->pid)
 		pidset_add(j, s->pid);
@@ -673,183 +938,314 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		return add_missing(j, s, kstack, ustack, e,
 				   s->sig_err == -EBUSY ? MISS_SIG_BUSY : MISS_SIG_ERR, 0);
 	}
-	if (j->npend == j->cap_pend) {
-		size_t nc = j->cap_pend ? j->cap_pend * 2 : 256;
-		struct pending *np = realloc(j->pend, nc * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		j->pend = np;
-		j->cap_pend = nc;
-	}
 	nf = (size_t)s->kstack_len + s->ustack_len;
-	p = &j->pend[j->npend];
-	p->frames = malloc(nf ? nf * sizeof(__u64) : 1);
-	if (!p->frames)
+	cost = sizeof(*p) + nf * sizeof(__u64);
+	/* over this JVM's budget its oldest sample stops waiting; over the total, this one */
+	while (e->pend_bytes + cost > j->o.pend_budget_jvm && !dl_empty(&e->pend)) {
+		err = pend_give_up(j, dl_entry(e->pend.next, struct pend, jnode), MISS_BACKLOG);
+		if (err)
+			return err;
+	}
+	if (e->pend_bytes + cost > j->o.pend_budget_jvm || j->pend_bytes + cost > j->o.pend_budget) {
+		j->st.jvm_samples++;
+		j->st.backlog++;
+		return add_missing(j, s, kstack, ustack, e, MISS_BACKLOG, 0);
+	}
+	t = thr_get(j, s->pid, s->tid);
+	if (!t)
 		return -ENOMEM;
-	memcpy(p->frames, kstack, s->kstack_len * sizeof(__u64));
-	memcpy(p->frames + s->kstack_len, ustack, s->ustack_len * sizeof(__u64));
+	p = malloc(cost);
+	if (!p) {
+		thr_put(j, t);
+		return -ENOMEM;
+	}
+	if (s->kstack_len)
+		memcpy(p->frames, kstack, s->kstack_len * sizeof(__u64));
+	if (s->ustack_len)
+		memcpy(p->frames + s->kstack_len, ustack, s->ustack_len * sizeof(__u64));
 	p->s = *s;
 	p->jvm = e;
-	j->npend++;
+	p->thr = t;
+	p->cost = cost;
+	dl_add_tail(&t->pend, &p->tnode);
+	dl_add_tail(&e->pend, &p->jnode);
+	e->pend_bytes += cost;
+	j->pend_bytes += cost;
+	/* a trace that came before this sample was read is paired at the next join__poll */
+	if (!dl_empty(&t->traces))
+		mark_dirty(j, t);
 	return 0;
 }
 
-static void pend_remove(struct join *j, size_t i)
+/* the newest waiting sample of the thread not later than time: a walk from the newest */
+static struct pend *pend_match(struct thr *t, __u64 time)
 {
-	free(j->pend[i].frames);
-	memmove(&j->pend[i], &j->pend[i + 1], (j->npend - i - 1) * sizeof(j->pend[0]));
-	j->npend--;
-}
+	for (struct dl *n = t->pend.prev; n != &t->pend; n = n->prev) {
+		struct pend *p = dl_entry(n, struct pend, tnode);
 
-/* the newest waiting sample of (pid, tid) not later than t; -1 if none */
-static long pend_find(const struct join *j, __u32 pid, __u32 tid, __u64 t)
-{
-	for (size_t i = j->npend; i > 0; i--) {
-		const struct pending *p = &j->pend[i - 1];
-		if (p->s.pid == pid && p->s.tid == tid && p->s.time_ns <= t)
-			return (long)(i - 1);
+		if (p->s.time_ns <= time)
+			return p;
 	}
-	return -1;
+	return NULL;
 }
 
-static int try_match(struct join *j, struct jvm_ent *e, const struct java_trace *t)
+static int keep_trace(struct join *j, struct jvm_ent *e, __u32 tid, const struct java_trace *tr)
 {
-	__u32 tid = host_tid(e, t->tid, j->now_ns);
-	long i;
-	int err;
+	size_t nf = tr->num_frames > 0 ? (size_t)tr->num_frames : 0;
+	size_t cost = sizeof(struct ptr) + nf * sizeof(struct java_frame);
+	struct thr *t = NULL;
+	struct ptr *p;
 
-	if (!tid)
+	/* no thread has id 0: an agent that says so would only make us rescan the tid map */
+	if (!tr->tid) {
+		e->unmatched++;
+		j->st.unmatched_traces++;
 		return 0;
-	i = pend_find(j, e->pid, tid, t->time_ns);
-	if (i < 0)
+	}
+	/* over this JVM's budget its oldest trace goes; over the total, this one */
+	if (cost > j->o.trace_budget_jvm || j->trace_bytes + cost > j->o.trace_budget) {
+		e->trace_drops++;
+		j->st.trace_drops++;
 		return 0;
-	err = finish(j, &j->pend[i].s, j->pend[i].frames, e, t);
-	pend_remove(j, (size_t)i);
-	return err ? err : 1;
-}
-
-static int keep_trace(struct join *j, struct jvm_ent *e, const struct java_trace *t)
-{
-	struct ptrace *p;
-	size_t sz;
-
-	if (j->nptr == j->cap_ptr) {
-		size_t nc = j->cap_ptr ? j->cap_ptr * 2 : 64;
-		struct ptrace *np = realloc(j->ptr, nc * sizeof(*np));
-		if (!np)
+	}
+	while (e->trace_bytes + cost > j->o.trace_budget_jvm && !dl_empty(&e->traces)) {
+		thr_put(j, ptr_free(j, dl_entry(e->traces.next, struct ptr, jnode)));
+		e->trace_drops++;
+		j->st.trace_drops++;
+	}
+	if (tid) {
+		t = thr_get(j, e->pid, tid);
+		if (!t)
 			return -ENOMEM;
-		j->ptr = np;
-		j->cap_ptr = nc;
 	}
-	p = &j->ptr[j->nptr];
-	sz = t->num_frames > 0 ? (size_t)t->num_frames * sizeof(*t->frames) : 1;
-	p->frames = malloc(sz);
-	if (!p->frames)
+	p = malloc(cost);
+	if (!p) {
+		thr_put(j, t);
 		return -ENOMEM;
-	if (t->num_frames > 0)
-		memcpy(p->frames, t->frames, sz);
-	p->jvm = e;
-	p->t = *t;
+	}
+	if (nf)
+		memcpy(p->frames, tr->frames, nf * sizeof(struct java_frame));
+	p->t = *tr;
 	p->t.frames = p->frames;
+	p->jvm = e;
+	p->thr = t;
+	p->cost = cost;
 	p->seen_ns = j->now_ns;
-	j->nptr++;
+	dl_add_tail(t ? &t->traces : &e->unresolved, &p->tnode);
+	dl_add_tail(&e->traces, &p->jnode);
+	e->trace_bytes += cost;
+	j->trace_bytes += cost;
 	return 0;
 }
 
-static int on_trace(void *ctx, const struct java_trace *t)
+static int on_trace(void *ctx, const struct java_trace *tr)
 {
 	struct join *j = ctx;
-	int r = try_match(j, j->cur_jvm, t);
+	struct jvm_ent *e = j->cur_jvm;
+	__u32 tid = host_tid(e, tr->tid, j->now_ns);
+	struct thr *t = tid ? thr_find(j, e->pid, tid) : NULL;
+	struct pend *p = t ? pend_match(t, tr->time_ns) : NULL;
+	int err;
 
-	if (r < 0)
-		return r;
-	if (r == 0)
-		return keep_trace(j, j->cur_jvm, t);
-	return 0;
+	j->traces_read++;
+	if (p) {
+		err = finish(j, &p->s, p->frames, e, tr);
+		thr_put(j, pend_free(j, p));
+	} else if (j->end_ns && tr->time_ns > j->end_ns) {
+		/* answers a sample taken after the recording ended, which is not read */
+		err = 0;
+	} else {
+		err = keep_trace(j, e, tid, tr);
+	}
+	if (err)
+		return err;
+	/* the record is consumed; a negative return only ends this round's reading */
+	return --j->round_left ? 0 : -EAGAIN;
 }
 
-static int retry_traces(struct join *j, bool final)
+/* the waiting traces of a thread that got new samples, oldest first */
+static int retry_thread(struct join *j, struct thr *t)
 {
-	size_t i = 0;
-	int r;
+	struct dl *n = t->traces.next;
+	int err = 0;
 
-	while (i < j->nptr) {
-		struct ptrace *p = &j->ptr[i];
-		r = try_match(j, p->jvm, &p->t);
-		if (r < 0)
-			return r;
-		if (r == 0 && !final && j->now_ns - p->seen_ns < JOIN_WAIT_NS) {
-			i++;
+	while (n != &t->traces && !dl_empty(&t->pend)) {
+		struct ptr *tr = dl_entry(n, struct ptr, tnode);
+		struct pend *p = pend_match(t, tr->t.time_ns);
+
+		n = n->next;
+		if (!p)
 			continue;
-		}
-		if (r == 0)
-			j->st.unmatched_traces++;
-		free(p->frames);
-		memmove(p, p + 1, (j->nptr - i - 1) * sizeof(*p));
-		j->nptr--;
+		err = finish(j, &p->s, p->frames, tr->jvm, &tr->t);
+		/* the thread stays: thr_put() only after the walk */
+		pend_free(j, p);
+		ptr_free(j, tr);
+		if (err)
+			break;
+	}
+	thr_put(j, t);
+	return err;
+}
+
+/* traces of threads not in the tid map yet: tried again after each rescan of the map */
+static int retry_unresolved(struct join *j, struct jvm_ent *e)
+{
+	struct dl *n;
+
+	if (dl_empty(&e->unresolved))
+		return 0;
+	if (j->now_ns - e->tids_scanned_ns >= TIDMAP_RESCAN_NS)
+		tidmap_rescan(e, j->now_ns);
+	if (e->unresolved_scan_ns == e->tids_scanned_ns)
+		return 0;
+	e->unresolved_scan_ns = e->tids_scanned_ns;
+	for (n = e->unresolved.next; n != &e->unresolved;) {
+		struct ptr *tr = dl_entry(n, struct ptr, tnode);
+		__u32 tid = host_tid(e, tr->t.tid, j->now_ns);
+		struct thr *t;
+
+		n = n->next;
+		if (!tid)
+			continue;
+		t = thr_get(j, e->pid, tid);
+		if (!t)
+			return -ENOMEM;
+		dl_del(&tr->tnode);
+		dl_add_tail(&t->traces, &tr->tnode);
+		tr->thr = t;
+		mark_dirty(j, t);
 	}
 	return 0;
 }
 
-static int expire(struct join *j, bool all)
+static int retry_dirty(struct join *j)
 {
-	size_t i = 0;
 	int err;
 
-	while (i < j->npend) {
-		struct pending *p = &j->pend[i];
-		if (!all && p->s.time_ns + JOIN_WAIT_NS > j->now_ns) {
-			i++;
-			continue;
-		}
-		j->st.jvm_samples++;
-		err = add_missing(j, &p->s, p->frames, p->frames + p->s.kstack_len, p->jvm,
-				  MISS_NO_TRACE, 0);
-		pend_remove(j, i);
+	while (!dl_empty(&j->dirty)) {
+		struct thr *t = dl_entry(j->dirty.next, struct thr, dnode);
+
+		dl_del(&t->dnode);
+		err = retry_thread(j, t);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-static int poll_agents(struct join *j)
+/* what waited past the bound, oldest first; everything when all */
+static int expire(struct join *j, struct jvm_ent *e, bool all)
+{
+	int err;
+
+	while (!dl_empty(&e->traces)) {
+		struct ptr *tr = dl_entry(e->traces.next, struct ptr, jnode);
+
+		if (!all && j->now_ns - tr->seen_ns < JOIN_WAIT_NS)
+			break;
+		e->unmatched++;
+		j->st.unmatched_traces++;
+		thr_put(j, ptr_free(j, tr));
+	}
+	while (!dl_empty(&e->pend)) {
+		struct pend *p = dl_entry(e->pend.next, struct pend, jnode);
+
+		if (!all && p->s.time_ns + JOIN_WAIT_NS > j->now_ns)
+			break;
+		err = pend_give_up(j, p, MISS_NO_TRACE);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * One round over the agent rings: at most traces_per_round records of each JVM, and
+ * no next JVM once the round took JOIN_POLL_ROUND_NS; the JVM read first rotates so a
+ * busy one cannot starve the others. Returns true when a ring may hold more.
+ */
+static bool poll_agents(struct join *j)
+{
+	__u64 t0 = mono_ns();
+	bool more = false;
+	int err;
+
+	for (size_t k = 0; k < j->njvms; k++) {
+		struct jvm_ent *e = j->jvms[(j->rr + k) % j->njvms];
+
+		if (!e->a)
+			continue;
+		if (k && mono_ns() - t0 > JOIN_POLL_ROUND_NS) {
+			more = true;
+			break;
+		}
+		j->cur_jvm = e;
+		j->round_left = j->o.traces_per_round;
+		err = jvm_agent__poll(e->a, on_trace, j);
+		if (err == -EAGAIN && !j->round_left)
+			more = true;
+		else if (err < 0 && err != -EAGAIN)
+			pr_debug("JVM %u: reading the agent ring: %s", e->pid, strerror(-err));
+	}
+	if (j->njvms)
+		j->rr = (j->rr + 1) % j->njvms;
+	j->cur_jvm = NULL;
+	return more;
+}
+
+static int pair_and_expire(struct join *j, bool all)
 {
 	int err;
 
 	for (size_t i = 0; i < j->njvms; i++) {
-		if (!j->jvms[i]->a)
-			continue;
-		j->cur_jvm = j->jvms[i];
-		err = jvm_agent__poll(j->jvms[i]->a, on_trace, j);
-		if (err < 0 && err != -EAGAIN)
-			pr_debug("JVM %u: reading the agent ring: %s", j->jvms[i]->pid, strerror(-err));
+		err = retry_unresolved(j, j->jvms[i]);
+		if (err)
+			return err;
 	}
-	j->cur_jvm = NULL;
-	return 0;
+	err = retry_dirty(j);
+	for (size_t i = 0; i < j->njvms && !err; i++)
+		err = expire(j, j->jvms[i], all);
+	return err;
 }
 
 int join__poll(struct join *j, __u64 now_ns)
 {
-	int err;
-
 	j->now_ns = now_ns ? now_ns : mono_ns();
 	poll_agents(j);
-	err = retry_traces(j, false);
-	if (err)
-		return err;
-	return expire(j, false);
+	return pair_and_expire(j, false);
 }
 
 int join__flush(struct join *j)
 {
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	__u64 t0 = mono_ns(), seen;
+	bool napped = false;
 	int err;
 
+	j->end_ns = t0;
+	/*
+	 * What the agents wrote up to now, then, while samples still wait, what they write
+	 * next: a thread sampled just before the end answers when it next runs, which on a
+	 * saturated host is a while. Within a bound: the deadline is kept.
+	 */
+	for (;;) {
+		j->now_ns = mono_ns();
+		if (j->now_ns - t0 >= JOIN_FLUSH_NS)
+			break;
+		seen = j->traces_read;
+		if (!poll_agents(j)) {
+			err = pair_and_expire(j, false);
+			if (err)
+				return err;
+			/* done when nothing waits, or when a nap brought nothing */
+			if (!j->pend_bytes || (napped && j->traces_read == seen))
+				break;
+			nanosleep(&nap, NULL);
+			napped = true;
+		}
+	}
 	j->now_ns = mono_ns();
-	poll_agents(j);
-	err = retry_traces(j, true);
-	if (err)
-		return err;
-	return expire(j, true);
+	return pair_and_expire(j, true);
 }
 
 void join__stats(const struct join *j, struct join_stats *ret)
@@ -857,11 +1253,41 @@ void join__stats(const struct join *j, struct join_stats *ret)
 	*ret = j->st;
 }
 
+/* appends ", N what" to a report clause when n is not zero */
+static size_t cat_count(char *buf, size_t size, size_t w, __u64 n, const char *what)
+{
+	if (n && w < size)
+		w += snprintf(buf + w, size - w, "%s%llu %s", w ? ", " : "", (unsigned long long)n,
+			      what);
+	return w;
+}
+
+/* what the agent itself dropped or refused, and what the join let go: only non-zero */
+static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
+{
+	struct jvm_agent_stats as = { 0 };
+	char a[256] = "", jn[128] = "";
+	size_t w = 0;
+
+	if (e->a) {
+		jvm_agent__stats(e->a, &as);
+		w = cat_count(a, sizeof(a), w, as.ring_full, "ring full");
+		w = cat_count(a, sizeof(a), w, as.busy, "busy");
+		w = cat_count(a, sizeof(a), w, as.faults, "faults");
+		w = cat_count(a, sizeof(a), w, as.threads_full, "thread table full");
+		w = cat_count(a, sizeof(a), w, as.not_java_thread, "not a Java thread");
+		w = cat_count(a, sizeof(a), w, as.malformed, "malformed");
+	}
+	w = cat_count(jn, sizeof(jn), 0, e->unmatched, "traces without sample");
+	cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
+	snprintf(buf, size, "%s%s%s%s", a[0] ? "; agent: " : "", a, jn[0] ? "; join: " : "", jn);
+}
+
 void join__report(const struct join *j, FILE *f)
 {
 	for (size_t i = 0; i < j->njvms; i++) {
 		const struct jvm_ent *e = j->jvms[i];
-		char why[1024];
+		char why[1024], loss[512];
 		size_t w = 0;
 
 		why[0] = '\0';
@@ -879,13 +1305,14 @@ void join__report(const struct join *j, FILE *f)
 				w += snprintf(why + w, w < sizeof(why) ? sizeof(why) - w : 0, "%s%llu %s",
 					      w ? ", " : "", (unsigned long long)e->miss[r], miss_names[r]);
 		}
+		report_losses(e, loss, sizeof(loss));
 		fprintf(f,
 			"jprof: JVM %u (%s): %llu samples, %llu in Java threads of which %llu with "
-			"complete Java stacks (%.1f%%), %llu in JVM-internal threads%s%s\n",
+			"complete Java stacks (%.1f%%), %llu in JVM-internal threads%s%s%s\n",
 			e->pid, e->comm, (unsigned long long)e->samples,
 			(unsigned long long)e->java_samples, (unsigned long long)e->complete,
 			e->java_samples ? 100.0 * e->complete / e->java_samples : 0.0,
-			(unsigned long long)e->internal, why[0] ? "; missing: " : "", why);
+			(unsigned long long)e->internal, why[0] ? "; missing: " : "", why, loss);
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
 	}

@@ -19,6 +19,12 @@ struct jvm_agent;
 struct join_opts {
 	__u64 cpu_period_ns; /* the CPU time one cpu sample stands for */
 	bool mark_offcpu;    /* leaf frame "[off-cpu]" on blocked time (several events in one graph) */
+	/* budgets in bytes (0: the defaults in join.c); what exceeds them is counted */
+	size_t pend_budget_jvm;	 /* samples waiting for their trace, per JVM */
+	size_t pend_budget;	 /* ... in all JVMs */
+	size_t trace_budget_jvm; /* traces waiting for their sample, per JVM */
+	size_t trace_budget;	 /* ... in all JVMs */
+	unsigned int traces_per_round; /* agent records per JVM per join__poll (0: default) */
 };
 
 struct join;
@@ -43,10 +49,14 @@ bool join__has_jvm(const struct join *j, __u32 pid);
 int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		 const __u64 *ustack);
 
-/* Reads every agent ring, pairs traces with waiting samples, and adds samples that
- * waited longer than the bound (now_ns: CLOCK_MONOTONIC) without one. */
+/*
+ * Reads the agent rings (a bounded number of records per JVM per call: call it again
+ * for the rest), pairs traces with waiting samples, and adds samples that waited
+ * longer than the bound (now_ns: CLOCK_MONOTONIC, 0: now) without one.
+ */
 int join__poll(struct join *j, __u64 now_ns);
-/* End of run: pairs what can be paired and adds everything still waiting. */
+/* End of run: reads the agent rings for at most a few hundred ms, pairs what can be
+ * paired and adds everything still waiting. */
 int join__flush(struct join *j);
 
 struct join_stats {
@@ -54,11 +64,14 @@ struct join_stats {
 	__u64 jvm_samples;	/* of them, samples of JVM processes with an agent */
 	__u64 java_complete;	/* JVM samples with a complete Java stack */
 	__u64 unmatched_traces; /* traces whose sample never came (ring drop) */
+	__u64 trace_drops;	/* traces dropped over the join's budget */
+	__u64 backlog;		/* samples added without waiting for their trace: budget */
 	__u64 processes;	/* distinct pids seen */
 	__u64 model_full;	/* frames the model could not store (out of memory) */
 };
 void join__stats(const struct join *j, struct join_stats *ret);
-/* one line per JVM: samples, complete Java stacks, and each reason one was missing */
+/* one line per JVM: samples, complete Java stacks, each reason one was missing, and
+ * the agent's and the join's non-zero loss counters */
 void join__report(const struct join *j, FILE *f);
 
 #endif /* JPROF_JOIN_H */

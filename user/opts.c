@@ -29,6 +29,7 @@ enum {
 	OPT_REVERSE,
 	OPT_MIN_PERCENT,
 	OPT_TOP,
+	OPT_NO_BOOST,
 };
 
 static const struct option long_opts[] = {
@@ -56,6 +57,7 @@ static const struct option long_opts[] = {
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "no-boost", no_argument, NULL, OPT_NO_BOOST },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -109,6 +111,8 @@ void opts_usage(FILE *f)
 	      "      --top N           the N hottest functions by self and total, as a table\n"
 	      "      --per-pid, --per-thread, --dotted, --lines  as for record\n"
 	      "\n"
+	      "      --no-boost        keep jprof's scheduling priority (default: nice -15, so a\n"
+	      "                        saturated host cannot make it fall behind)\n"
 	      "  -v, --verbose         debug messages, libbpf's included\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
@@ -369,6 +373,9 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case OPT_RECOMPILE:
 			o->recompile = true;
+			break;
+		case OPT_NO_BOOST:
+			o->no_boost = true;
 			break;
 		case OPT_MIN_BLOCK:
 			if (opts_parse_u32(optarg, 0, 1000000000, &o->min_block_us))

@@ -3,16 +3,26 @@
  * test_join.c: the join without BPF or a JVM: native samples of this very process,
  * kernel frames from a fixture kallsyms, roots, event leaves, and JVM samples whose
  * Java stack is missing (they keep their natives under a marker and are counted).
+ * Samples meet traces from an agent ring written here: many threads, many waiting,
+ * the matching rule, bounded rounds and the budgets.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* the agent's ABI names its frame like the profile's: renamed here, for the fake agent */
+#define jp_frame jp_ring_frame
+#include "ring.h"
+#undef jp_frame
+
 #include "capture.h"
 #include "harness.h"
 #include "join.h"
+#include "jvm/agent_ring.h"
 #include "profile.h"
 #include "model/model.h"
 #include "model/view.h"
@@ -232,6 +242,301 @@ TEST(signal_failures_are_reasons_not_silence)
 	EXPECT_STREQ(out, "testproc;[no Java stack: no agent];join_leaf 2\n");
 	free(out);
 	teardown(&f);
+}
+
+/* ---- a fake agent: ring and dictionary files as a JVM's agent writes them ---- */
+
+#define FA_DATA	  JP_RING_DATA_MIN
+#define FA_METHOD 0x1000ull
+
+struct fake_agent {
+	char dir[64], ring[96], dict[96];
+	unsigned char *mem; /* header + data */
+	__u64 sent;	    /* traces written */
+};
+
+/* writes the ring file except the tail, which is the reader's */
+static void fa_flush(struct fake_agent *a)
+{
+	size_t t = offsetof(struct jp_ring_hdr, tail), end = JP_RING_HDR_SIZE + FA_DATA;
+	int fd = open(a->ring, O_WRONLY | O_CREAT, 0600);
+
+	(void)!pwrite(fd, a->mem, t, 0);
+	(void)!pwrite(fd, a->mem + t + 8, end - t - 8, (off_t)(t + 8));
+	close(fd);
+}
+
+/* one class "Lpkg/Work;" with one method "run", then the reader */
+static struct jvm_agent *fa_open(struct fake_agent *a)
+{
+	struct jp_dict_hdr dh = { JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 42, 0 };
+	unsigned char d[256];
+	size_t n = 0, at;
+	struct jp_ring_hdr *h;
+	int fd;
+
+#define PUT(p, len) (memcpy(d + n, (p), (len)), n += (len))
+#define PUTV(v)	    do { __typeof__(v) x_ = (v); PUT(&x_, sizeof(x_)); } while (0)
+	memset(a, 0, sizeof(*a));
+	snprintf(a->dir, sizeof(a->dir), "/tmp/jprof-utj-XXXXXX");
+	if (!mkdtemp(a->dir))
+		return NULL;
+	snprintf(a->ring, sizeof(a->ring), "%s/r.ring", a->dir);
+	snprintf(a->dict, sizeof(a->dict), "%s/r.dict", a->dir);
+	PUT(&dh, sizeof(dh));
+	at = n;
+	PUTV(((struct jp_dict_rec){ 0, JP_DICT_CLASS, 0 }));
+	PUTV((__u16)10);
+	PUTV((__u16)9);
+	PUTV((__u32)1);
+	PUT("Lpkg/Work;", 10);
+	PUT("Work.java", 9);
+	PUTV((__u64)FA_METHOD);
+	PUTV((__u16)3);
+	PUTV((__u16)3);
+	PUTV((__u32)0);
+	PUT("run", 3);
+	PUT("()V", 3);
+	*(__u32 *)(d + at) = (__u32)(n - at);
+#undef PUT
+#undef PUTV
+	fd = open(a->dict, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	(void)!write(fd, d, n);
+	close(fd);
+	a->mem = calloc(1, JP_RING_HDR_SIZE + FA_DATA);
+	if (!a->mem)
+		return NULL;
+	h = (struct jp_ring_hdr *)a->mem;
+	h->magic = JP_RING_MAGIC;
+	h->version = JP_RING_VERSION;
+	h->hdr_size = JP_RING_HDR_SIZE;
+	h->data_size = FA_DATA;
+	h->pid = 42;
+	h->signo = 37;
+	h->max_depth = 64;
+	fd = open(a->ring, O_WRONLY | O_CREAT, 0600);
+	(void)!pwrite(fd, a->mem, JP_RING_HDR_SIZE + FA_DATA, 0);
+	close(fd);
+	return jvm_agent__open_files(a->ring, a->dict, (unsigned int)-1);
+}
+
+static void fa_close(struct fake_agent *a)
+{
+	unlink(a->ring);
+	unlink(a->dict);
+	rmdir(a->dir);
+	free(a->mem);
+}
+
+/* appends a committed trace of one frame (pkg/Work.run), or none when n <= 0 */
+static void fa_trace(struct fake_agent *a, __u32 tid, __u64 time_ns, int n)
+{
+	struct jp_ring_hdr *h = (struct jp_ring_hdr *)a->mem;
+	__u32 len = sizeof(struct jp_trace_rec) + (n > 0 ? sizeof(struct jp_ring_frame) : 0);
+	struct jp_ring_frame fr = { .bci = 7, .method_id = FA_METHOD };
+	__u64 pos = h->head, room = FA_DATA - pos % FA_DATA;
+	struct jp_trace_rec *r;
+
+	if (room < len) { /* records never cross the end: pad to it */
+		struct jp_rec_hdr *p = (struct jp_rec_hdr *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
+
+		p->len = (__u32)room;
+		p->type = JP_REC_PAD;
+		p->seq = pos;
+		pos += room;
+	}
+	r = (struct jp_trace_rec *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
+	memset(r, 0, sizeof(*r));
+	r->h.len = len;
+	r->h.type = JP_REC_TRACE;
+	r->h.seq = pos;
+	r->time_ns = time_ns;
+	r->tid = tid;
+	r->num_frames = n > 0 ? 1 : n;
+	if (n > 0)
+		memcpy(r + 1, &fr, sizeof(fr));
+	h->head = pos + len;
+	a->sent++;
+}
+
+/* a signalled JVM sample of thread tid at t, native stack: this binary */
+static struct jp_sample jsample(__u32 tid, __u64 t)
+{
+	struct jp_sample s = sample(JP_EV_CPU, 0, 1);
+
+	s.tid = tid;
+	s.time_ns = t;
+	s.flags = JP_SF_SIGNALED;
+	return s;
+}
+
+static char *report(struct fixture *f)
+{
+	char *rep = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&rep, &len);
+
+	if (!m)
+		return NULL;
+	join__report(f->join, m);
+	fclose(m);
+	return rep;
+}
+
+#define SEC 1000000000ull
+
+TEST(many_threads_many_waiting_all_paired)
+{
+	enum { THREADS = 400, ROUNDS = 6 };
+	struct join_opts o = { 0 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 base = 100 * SEC;
+	char *rep;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	ASSERT_TRUE(join__has_jvm(f.join, (__u32)getpid()));
+	for (int r = 0; r < ROUNDS; r++) {
+		__u64 t = base + (__u64)r * 10000000;
+
+		/* every thread sampled, then the traces in the opposite thread order */
+		for (__u32 i = 0; i < THREADS; i++) {
+			s = jsample(10000 + i, t + i);
+			EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+		}
+		for (__u32 i = THREADS; i-- > 0;)
+			fa_trace(&fa, 10000 + i, t + i + 50, 1);
+		fa_flush(&fa);
+		EXPECT_EQ(join__poll(f.join, t + 1000000), 0);
+	}
+	EXPECT_EQ(join__flush(f.join), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, THREADS * ROUNDS);
+	EXPECT_EQ(st.java_complete, THREADS * ROUNDS);
+	EXPECT_EQ(st.unmatched_traces, 0);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "complete Java stacks (100.0%)") != NULL);
+	free(rep);
+	teardown(&f);
+	fa_close(&fa);
+}
+
+TEST(trace_goes_to_newest_sample_not_later)
+{
+	struct join_opts o = { 0 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 b = 100 * SEC;
+	char *rep;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	/* a trace read before its sample waits for it */
+	fa_trace(&fa, 7, b + 250, 1);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, b + 300), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.java_complete, 0);
+	/* samples at 100, 200, 300: the trace at 250 belongs to 200 */
+	for (int i = 1; i <= 3; i++) {
+		s = jsample(7, b + (__u64)i * 100);
+		EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	}
+	EXPECT_EQ(join__poll(f.join, b + 400), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.java_complete, 1);
+	/* the trace at 310 takes 300; 100 waits out the bound and has no trace */
+	fa_trace(&fa, 7, b + 310, 1);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, b + 500), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.java_complete, 2);
+	EXPECT_EQ(st.jvm_samples, 2);
+	EXPECT_EQ(join__poll(f.join, b + 10 * SEC), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 3);
+	EXPECT_EQ(st.java_complete, 2);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "missing: 1 no trace from the agent") != NULL);
+	free(rep);
+	teardown(&f);
+	fa_close(&fa);
+}
+
+TEST(agent_rounds_are_bounded)
+{
+	struct join_opts o = { .traces_per_round = 100 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 b = 100 * SEC;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	for (__u32 i = 0; i < 250; i++) {
+		s = jsample(20000 + i, b + i);
+		EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+		fa_trace(&fa, 20000 + i, b + i + 1, 1);
+	}
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, b + 1000), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.java_complete, 100);
+	EXPECT_EQ(join__poll(f.join, b + 2000), 0);
+	EXPECT_EQ(join__poll(f.join, b + 3000), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.java_complete, 250);
+	teardown(&f);
+	fa_close(&fa);
+}
+
+TEST(budgets_count_what_falls_out)
+{
+	/* room for about 10 waiting samples and 10 waiting traces */
+	struct join_opts o = { .pend_budget_jvm = 10 * 200, .trace_budget_jvm = 10 * 120 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 b = 100 * SEC;
+	char *rep;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	/* samples whose traces never come: the oldest stop waiting, natives kept, counted */
+	for (__u32 i = 0; i < 100; i++) {
+		s = jsample(30000 + i, b + i);
+		EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	}
+	join__stats(f.join, &st);
+	EXPECT_TRUE(st.backlog >= 85 && st.backlog <= 95);
+	EXPECT_EQ(st.jvm_samples, st.backlog);
+	/* a flood of traces without samples: bounded, every one counted */
+	for (__u32 r = 0; r < 4; r++) {
+		for (__u32 i = 0; i < 500; i++)
+			fa_trace(&fa, 40000 + r * 500 + i, b + 1000 + i, 1);
+		fa_flush(&fa);
+		EXPECT_EQ(join__poll(f.join, b + 2000), 0);
+	}
+	EXPECT_EQ(join__flush(f.join), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.trace_drops + st.unmatched_traces, 2000);
+	EXPECT_TRUE(st.unmatched_traces <= 12);
+	EXPECT_EQ(st.jvm_samples, 100);
+	EXPECT_EQ(st.java_complete, 0);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "join backlog full") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "traces over budget") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "traces without sample") != NULL);
+	free(rep);
+	teardown(&f);
+	fa_close(&fa);
 }
 
 __attribute__((destructor)) static void cleanup(void)

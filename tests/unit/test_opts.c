@@ -25,6 +25,9 @@ TEST(defaults)
 	EXPECT_EQ(o.format, OUT_FOLDED);
 	EXPECT_EQ(o.events, 1u << JP_EV_CPU);
 	EXPECT_TRUE(o.output == NULL);
+	EXPECT_TRUE(!o.no_boost);
+	EXPECT_EQ(PARSE("record", "--no-boost"), 0);
+	EXPECT_TRUE(o.no_boost);
 }
 
 TEST(pids_and_flags)

@@ -2,6 +2,7 @@
 /* session.c: loads cpu.bpf.c, opens one perf event per online CPU, polls the ring buffer. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "log.h"
 #include "kernel/session.h"
 #include "cpu.skel.h"
@@ -30,7 +32,20 @@ struct kernel_session {
 	const char *cpu_event;
 	kernel_sample_fn fn;
 	void *ctx;
+	/* the current consume round: records left, and when it must end */
+	unsigned int round_left;
+	__u64 round_ns, round_end_ns; /* end 0: set by the round's first record */
+	bool round_over;
 };
+
+/*
+ * One consume round takes at most this many records or this long: libbpf's consume
+ * loop keeps going while the producer does, so without a bound a saturated host
+ * keeps jprof inside it past its deadline and its signals.
+ */
+#define KS_ROUND_RECORDS 4096
+#define KS_ROUND_NS	 (20ull * 1000 * 1000)
+#define KS_DRAIN_NS	 (150ull * 1000 * 1000)
 
 static int perf_open(struct perf_event_attr *attr, int cpu)
 {
@@ -42,11 +57,23 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct kernel_session *s = ctx;
 	const struct jp_sample *smp = data;
 	const __u64 *frames = (const __u64 *)(smp + 1);
+	int err = 0;
 
-	if (size < sizeof(*smp) ||
-	    size < sizeof(*smp) + ((size_t)smp->kstack_len + smp->ustack_len) * sizeof(__u64))
-		return 0; /* cannot happen with our programs; never trust a length anyway */
-	return s->fn(s->ctx, smp, frames, frames + smp->kstack_len);
+	if (size >= sizeof(*smp) &&
+	    size >= sizeof(*smp) + ((size_t)smp->kstack_len + smp->ustack_len) * sizeof(__u64))
+		err = s->fn(s->ctx, smp, frames, frames + smp->kstack_len);
+	/* else: cannot happen with our programs; never trust a length anyway */
+	if (err)
+		return err;
+	/* the round's time starts with its first record, not before poll's wait */
+	if (!s->round_end_ns)
+		s->round_end_ns = mono_ns() + s->round_ns;
+	/* libbpf has moved past this record already: a negative return ends the round */
+	if (!--s->round_left || (!(s->round_left % 64) && mono_ns() > s->round_end_ns)) {
+		s->round_over = true;
+		return -ECANCELED;
+	}
+	return 0;
 }
 
 /* marks online[c] for each CPU in /sys/devices/system/cpu/online ("0-3,5") */
@@ -249,20 +276,44 @@ out_free:
 	return err;
 }
 
+static void round_start(struct kernel_session *s, unsigned int records, __u64 ns)
+{
+	s->round_left = records;
+	s->round_ns = ns;
+	s->round_end_ns = 0;
+	s->round_over = false;
+}
+
+/* records consumed in this round, or a real error (not our own end of round) */
+static int round_result(struct kernel_session *s, int err)
+{
+	if (err == -ECANCELED && s->round_over)
+		return 0;
+	return err;
+}
+
 int kernel_session__poll(struct kernel_session *s, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms), m;
+	int err;
 
-	if (n < 0)
-		return n;
+	round_start(s, KS_ROUND_RECORDS, KS_ROUND_NS);
+	err = round_result(s, ring_buffer__poll(s->rb, timeout_ms));
 	/* the programs wake us only when the ring fills up: take what is there anyway */
-	m = ring_buffer__consume(s->rb);
-	return m < 0 ? m : n + m;
+	if (err >= 0 && !s->round_over)
+		err = round_result(s, ring_buffer__consume(s->rb));
+	return err < 0 ? err : (int)(KS_ROUND_RECORDS - s->round_left);
 }
 
 int kernel_session__drain(struct kernel_session *s)
 {
-	return ring_buffer__consume(s->rb);
+	unsigned int n = 0;
+	int err;
+
+	/* the rest of the ring, within a time bound: the producer may never pause */
+	round_start(s, ~0u, KS_DRAIN_NS);
+	err = round_result(s, ring_buffer__consume(s->rb));
+	n = ~0u - s->round_left;
+	return err < 0 ? err : (int)(n > INT_MAX ? INT_MAX : n);
 }
 
 /* field 22 of /proc/<pid>/stat: start time in clock ticks */
