@@ -45,6 +45,7 @@ enum miss_reason {
 	MISS_NOT_SENT,	 /* agent not ready when sampled */
 	MISS_AGENT_BUSY, /* handler re-entered */
 	MISS_NO_AGENT,	 /* JVM without an agent (attach failed or disabled) */
+	MISS_PENDING,	 /* the agent is being attached: samples before it is connected */
 	MISS_FAULT,	 /* the agent's walk faulted; caught in the JVM */
 	MISS_OTHER,	 /* a code the agent should not send */
 	MISS_BACKLOG,	 /* did not wait for its trace: the join's budget was full */
@@ -55,7 +56,7 @@ static const char *const miss_names[MISS_MAX] = {
 	[MISS_AGCT] = "AGCT", [MISS_SIG_BUSY] = "signal busy (-EBUSY)",
 	[MISS_SIG_ERR] = "signal failed", [MISS_NO_TRACE] = "no trace from the agent",
 	[MISS_NOT_SENT] = "agent not ready", [MISS_AGENT_BUSY] = "agent busy",
-	[MISS_NO_AGENT] = "no agent", [MISS_FAULT] = "stack walk faulted (caught)",
+	[MISS_NO_AGENT] = "no agent", [MISS_PENDING] = "agent not yet attached", [MISS_FAULT] = "stack walk faulted (caught)",
 	[MISS_OTHER] = "unknown agent code", [MISS_BACKLOG] = "join backlog full",
 };
 
@@ -99,6 +100,7 @@ struct jvm_ent {
 	__u32 pid, nspid;
 	char comm[JP_COMM_LEN + 1];
 	struct jvm_agent *a; /* NULL: a JVM without agent */
+	bool pending;	     /* no agent yet, but one is being attached */
 	char note[160];
 	struct tid_pair *tids;	  /* sorted by nstid */
 	struct tid_pair *by_host; /* the same, sorted by tid */
@@ -248,6 +250,14 @@ void join__set_jvm_note(struct join *j, __u32 pid, const char *note)
 
 	if (e)
 		snprintf(e->note, sizeof(e->note), "%s", note);
+}
+
+void join__set_jvm_pending(struct join *j, __u32 pid, bool pending)
+{
+	struct jvm_ent *e = find_jvm(j, pid);
+
+	if (e)
+		e->pending = pending;
 }
 
 bool join__knows_jvm(const struct join *j, __u32 pid)
@@ -927,7 +937,8 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		return add_native(j, s, kstack, ustack, NULL, NULL);
 	if (!e->a) {
 		j->st.jvm_samples++;
-		return add_missing(j, s, kstack, ustack, e, MISS_NO_AGENT, 0);
+		return add_missing(j, s, kstack, ustack, e, e->pending ? MISS_PENDING : MISS_NO_AGENT,
+				   0);
 	}
 	if (!(s->flags & JP_SF_SIGNALED)) {
 		j->st.jvm_samples++;

@@ -40,6 +40,11 @@ void join__free(struct join *j); /* NULL-safe; frees the agents it owns */
 int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a);
 /* A line of context for the JVM's end-of-run report (copied); e.g. why frames may be off. */
 void join__set_jvm_note(struct join *j, __u32 pid, const char *note);
+/*
+ * Whether an agent is being attached to a JVM that has none yet: its samples are then
+ * marked "[no Java stack: agent not yet attached]" rather than "no agent".
+ */
+void join__set_jvm_pending(struct join *j, __u32 pid, bool pending);
 /* true when pid was handed to the join, with or without an agent channel */
 bool join__knows_jvm(const struct join *j, __u32 pid);
 /* true when pid has an agent channel in the join */

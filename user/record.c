@@ -310,8 +310,9 @@ static int on_agent_ready(void *ctx, const struct jvm_info *jvm, bool attached_n
 }
 
 /*
- * A JVM to profile: its samples are marked "no agent" until its agent is connected; the
- * attacher loads the agent in the background (queued here, started by attacher__poll).
+ * A JVM to profile: its samples are marked "agent not yet attached" until its agent is
+ * connected; the attacher loads the agent in the background (queued here, started by
+ * attacher__poll). JVMs that cannot be attached say "no agent".
  */
 static void track_jvm(struct rec *r, const struct jvm_info *jvm)
 {
@@ -322,6 +323,8 @@ static void track_jvm(struct rec *r, const struct jvm_info *jvm)
 	err = attacher__add(r->att, jvm, mono_ns());
 	if (err < 0)
 		pr_debug("JVM %u: not tracked: %s", jvm->pid, strerror(-err));
+	join__set_jvm_pending(r->join, jvm->pid,
+			      err >= 0 && !r->o->no_attach && jvm->agent != JVM_AGENT_NO_ATTACH);
 }
 
 /* classify pids first seen in samples; track the JVMs among them once they are up */

@@ -70,13 +70,13 @@ check_split() {
 
 # complete Java stacks of the JVM's Java-thread samples once its agent was connected, in
 # percent, from the report line (sampling starts before the attach: the samples taken
-# before it are marked and counted as "no agent")
+# before it are marked and counted as "agent not yet attached")
 complete_pct() {
 	local line java complete noagent
 	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT" | head -1)
 	java=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
 	complete=$(sed -nE 's/.* of which ([0-9]+) with complete Java stacks.*/\1/p' <<<"$line")
-	noagent=$(sed -nE 's/.*[ ,]([0-9]+) no agent.*/\1/p' <<<"$line")
+	noagent=$(sed -nE 's/.*[ ,]([0-9]+) agent not yet attached.*/\1/p' <<<"$line")
 	awk -v j="${java:-0}" -v c="${complete:-0}" -v n="${noagent:-0}" \
 		'BEGIN { if (j - n > 0) printf "%.1f\n", 100 * c / (j - n); else print 0 }'
 }

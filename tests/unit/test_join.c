@@ -222,6 +222,35 @@ TEST(jvm_without_agent_is_marked_and_counted)
 	teardown(&f);
 }
 
+TEST(jvm_being_attached_is_marked_pending)
+{
+	struct join_opts o = { 0 };
+	struct fixture f;
+	struct jp_sample s = sample(JP_EV_CPU, 0, 1);
+	char *out, *rep = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__add_jvm(f.join, s.pid, s.pid, "java", NULL), 0);
+	join__set_jvm_pending(f.join, s.pid, true);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	join__set_jvm_pending(f.join, s.pid, false); /* given up: no agent from now on */
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	out = folded(&f);
+	EXPECT_STREQ(out, "testproc;[no Java stack: agent not yet attached];join_leaf 1\n"
+			  "testproc;[no Java stack: no agent];join_leaf 1\n");
+	m = open_memstream(&rep, &len);
+	ASSERT_TRUE(m != NULL);
+	join__report(f.join, m);
+	fclose(m);
+	EXPECT_TRUE(strstr(rep, "1 no agent") != NULL);
+	EXPECT_TRUE(strstr(rep, "1 agent not yet attached") != NULL);
+	free(rep);
+	free(out);
+	teardown(&f);
+}
+
 TEST(signal_failures_are_reasons_not_silence)
 {
 	struct join_opts o = { 0 };
