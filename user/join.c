@@ -1288,6 +1288,7 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 		w = cat_count(a, sizeof(a), w, as.threads_full, "thread table full");
 		w = cat_count(a, sizeof(a), w, as.not_java_thread, "not a Java thread");
 		w = cat_count(a, sizeof(a), w, as.malformed, "malformed");
+		w = cat_count(a, sizeof(a), w, as.over_budget, "dictionary entries over budget");
 	}
 	w = cat_count(jn, sizeof(jn), 0, e->unmatched, "traces without sample");
 	cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
