@@ -3,8 +3,9 @@
  * fuzz_proc_status.c: a fake /proc/<pid> (maps, status, cgroup, cmdline, environ and the
  * JDK's release file under root/) -> jvm_probe, the way discovery reads a process, plus
  * the status readers the attach uses (SigCgt, Groups) and the exposed parsers on the raw bytes.
- * Input: u8 sig, then six sections, each u16 length + bytes: maps, status, cgroup, cmdline,
- * environ, release (a JVM's libjvm.so under /j/lib/server/ finds release at root/j/).
+ * Input: u8 sig, then six sections, each u16 length, u8 repeat (the file holds the bytes
+ * 1 + repeat times, up to 512 KiB) + bytes: maps, status, cgroup, cmdline, environ, release
+ * (the last takes the rest; a JVM's libjvm.so under /j/lib/server/ finds release at root/j/).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,8 @@
 
 #include "jvm/discover.h"
 
-#define PID 4242
+#define PID	 4242
+#define FILE_MAX (512 * 1024)
 
 static const char *const names[] = {"maps",    "status",  "cgroup",
 				    "cmdline", "environ", "root/j/release"};
@@ -26,7 +28,8 @@ static const char *const names[] = {"maps",    "status",  "cgroup",
 
 static char proc_root[64], pid_dir[96];
 
-static void put(const char *name, const uint8_t *p, size_t n)
+/* the bytes reps times over: small inputs reach the readers' size caps (128 KiB cmdline) */
+static void put(const char *name, const uint8_t *p, size_t n, size_t reps)
 {
 	char path[160];
 	int fd;
@@ -35,8 +38,9 @@ static void put(const char *name, const uint8_t *p, size_t n)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		abort();
-	if (n && write(fd, p, n) != (ssize_t)n)
-		abort();
+	for (size_t r = 0; r < reps && n && (r + 1) * n <= FILE_MAX; r++)
+		if (write(fd, p, n) != (ssize_t)n)
+			abort();
 	close(fd);
 }
 
@@ -103,21 +107,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	for (size_t i = 0; i < NSECT; i++) {
-		size_t n = size >= 2 ? (size_t)(data[0] | data[1] << 8) : 0;
+		size_t n = size >= 3 ? (size_t)(data[0] | data[1] << 8) : 0;
+		size_t reps = size >= 3 ? 1 + (size_t)data[2] : 1;
 
-		data += size >= 2 ? 2 : size;
-		size -= size >= 2 ? 2 : size;
+		data += size >= 3 ? 3 : size;
+		size -= size >= 3 ? 3 : size;
 		if (n > size || i == NSECT - 1)
 			n = size;
 		sect[i] = data;
 		len[i] = n;
-		put(names[i], data, n);
+		put(names[i], data, n, reps);
 		data += n;
 		size -= n;
 	}
 
 	memset(&info, 0x55, sizeof(info));
 	ret = jvm_probe(proc_root, PID, &info);
+	if (getenv("FUZZ_PROC_VERBOSE")) /* to see what a corpus file reaches */
+		fprintf(stderr,
+			"probe %d: nspid %u uid %u main \"%.40s\" container \"%s\" version \"%s\" "
+			"agent %d\n",
+			ret, ret ? 0 : info.nspid, ret ? 0 : (unsigned int)info.uid,
+			ret ? "" : info.main, ret ? "" : info.container, ret ? "" : info.version,
+			ret ? -1 : (int)info.agent);
 	if (ret == 0) {
 		if (info.pid != PID || !info.nspid || info.uid == (uid_t)-1 ||
 		    info.gid == (gid_t)-1)
