@@ -93,6 +93,17 @@ TEST(interning_and_rows)
 	model__free(m);
 }
 
+/* a sample whose walks both failed has an empty stack: interned once, before any other */
+TEST(empty_stack_interned_once)
+{
+	struct model *m = model__new();
+	jp_id a = model__stack(m, NULL, 0), b = model__stack(m, NULL, 0);
+
+	EXPECT_TRUE(a != 0);
+	EXPECT_EQ(a, b);
+	model__free(m);
+}
+
 TEST(many_stacks_grow_the_tables)
 {
 	struct model *m = model__new();

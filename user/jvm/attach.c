@@ -461,6 +461,44 @@ static int io_wait(struct attach_ctx *c, int fd, short events)
 	return n ? 0 : -ETIMEDOUT;
 }
 
+/*
+ * The reply, read until the JVM closes the socket or the deadline: the first reply_cap - 1
+ * bytes are kept (NUL-terminated), the rest is read and dropped so the JVM is never stuck.
+ */
+static int read_reply(struct attach_ctx *c, int sock, char *reply, size_t reply_cap,
+		      size_t *ret_len)
+{
+	size_t len = 0;
+	ssize_t n;
+	int err;
+
+	if (reply_cap < 2)
+		return -EINVAL;
+	for (;;) {
+		char discard[512];
+		int full = len >= reply_cap - 1;
+
+		err = io_wait(c, sock, POLLIN);
+		if (err)
+			return err;
+		if (full)
+			n = recv(sock, discard, sizeof(discard), 0);
+		else
+			n = recv(sock, reply + len, reply_cap - 1 - len, 0);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		if (!full)
+			len += (size_t)n;
+	}
+	reply[len] = '\0';
+	*ret_len = len;
+	return 0;
+}
+
 /* protocol 1: "1\0load\0<path>\0true\0<options>\0", reply read until the JVM closes */
 static int send_load(struct attach_ctx *c, int sock, const char *path, const char *options,
 		     char *reply, size_t reply_cap, size_t *ret_len)
@@ -489,34 +527,14 @@ static int send_load(struct attach_ctx *c, int sock, const char *path, const cha
 			return -errno;
 		off += (size_t)n;
 	}
-	len = 0;
-	for (;;) {
-		char discard[512];
-		int full = len >= reply_cap - 1;
-
-		err = io_wait(c, sock, POLLIN);
-		if (err)
-			return err;
-		if (full)
-			n = recv(sock, discard, sizeof(discard), 0);
-		else
-			n = recv(sock, reply + len, reply_cap - 1 - len, 0);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		if (!full)
-			len += (size_t)n;
-	}
-	reply[len] = '\0';
-	*ret_len = len;
-	return 0;
+	return read_reply(c, sock, reply, reply_cap, ret_len);
 }
 
-/* the JVM's text on one line, bytes a terminal might act on replaced */
-static void flatten(char *s)
+/*
+ * The JVM's text on one line, bytes a terminal might act on replaced: returns where the
+ * text starts, after leading newlines and spaces (which stay in the buffer).
+ */
+static char *flatten(char *s)
 {
 	size_t n;
 
@@ -528,6 +546,7 @@ static void flatten(char *s)
 	n = strlen(s);
 	while (n && s[n - 1] == ' ')
 		s[--n] = '\0';
+	return s;
 }
 
 static int parse_int(const char *s, int *ret)
@@ -558,12 +577,12 @@ static int parse_reply(struct attach_ctx *c, char *reply, size_t len)
 	else
 		rest = reply + len;
 	if (parse_int(reply, &status)) {
-		flatten(reply);
+		reply = flatten(reply);
 		set_err(c, "unexpected reply from the JVM: \"%.80s\"", reply);
 		return -EPROTO;
 	}
 	if (status) {
-		flatten(rest);
+		rest = flatten(rest);
 		err = (strstr(rest, "not enabled") || strstr(rest, "not allowed") ||
 		       strstr(rest, "ermission"))
 			      ? -EPERM
@@ -576,19 +595,36 @@ static int parse_reply(struct attach_ctx *c, char *reply, size_t len)
 	}
 	/* JDK 25 answers a failed dlopen() with status 0 and "<path> was not loaded.\n<dlerror>" */
 	if (parse_int(!strncmp(rest, "return code: ", 13) ? rest + 13 : rest, &rc)) {
-		flatten(rest);
+		rest = flatten(rest);
 		set_err(c, "agent load failed: %.200s", *rest ? rest : "no return code");
 		return -EINVAL;
 	}
 	msg = strchr(rest, '\n');
 	msg = msg ? msg + 1 : rest + strlen(rest);
 	if (rc) {
-		flatten(msg);
+		msg = flatten(msg);
 		set_err(c, "agent load failed: Agent_OnAttach returned %d%s%.160s", rc,
 			*msg ? ": " : "", msg);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int jvm_attach_read_reply(int sock, int timeout_ms, char *reply, size_t cap, size_t *ret_len)
+{
+	struct attach_ctx c = {.deadline_ms = now_ms() + (timeout_ms > 0 ? timeout_ms : 0),
+			       .timeout_ms = timeout_ms};
+
+	return read_reply(&c, sock, reply, cap, ret_len);
+}
+
+int jvm_attach_parse_reply(char *reply, size_t len, char *err, size_t errlen)
+{
+	struct attach_ctx c = {.err = err, .errlen = errlen};
+
+	if (errlen)
+		err[0] = '\0';
+	return parse_reply(&c, reply, len);
 }
 
 static void log_reply(__u32 pid, const char *reply, size_t len)

@@ -52,4 +52,16 @@ void jvm_attach__free(struct jvm_attach *a);
 int jvm_attach_agent(const struct jvm_info *jvm, const char *agent_path, const char *options,
 		     int timeout_ms, char *err, size_t errlen);
 
+/*
+ * The two halves of reading the JVM's answer to the load command, exposed for tests and
+ * fuzzing: the bytes come from the JVM, untrusted.
+ * jvm_attach_read_reply: reads sock until the peer closes it, at most timeout_ms; keeps the
+ * first cap - 1 bytes NUL-terminated in reply (cap >= 2) and reads and drops the rest.
+ * 0 with *ret_len, -ETIMEDOUT when the reply does not end in time, -EINVAL, -errno.
+ * jvm_attach_parse_reply: reply[0..len), with reply[len] == '\0' (modified in place):
+ * 0 when the agent loaded, else -EPROTO, -EPERM or -EINVAL with a one-line reason in err.
+ */
+int jvm_attach_read_reply(int sock, int timeout_ms, char *reply, size_t cap, size_t *ret_len);
+int jvm_attach_parse_reply(char *reply, size_t len, char *err, size_t errlen);
+
 #endif /* JPROF_ATTACH_H */

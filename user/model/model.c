@@ -325,8 +325,9 @@ static bool stack_eq(const void *ctx, const void *a, const void *b, size_t size)
 
 	(void)b;
 	(void)size;
+	/* an empty stack (both walks failed) has no storage: stack_locs may still be NULL */
 	return r->n == m->probe_n &&
-	       !memcmp(m->stack_locs + r->off, m->probe_locs, r->n * sizeof(jp_id));
+	       (!r->n || !memcmp(m->stack_locs + r->off, m->probe_locs, r->n * sizeof(jp_id)));
 }
 
 jp_id model__stack(struct model *m, const jp_id *locs, size_t n)

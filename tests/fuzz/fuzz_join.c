@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * fuzz_join.c: arbitrary kernel samples and agent trace streams through the real join:
+ * join__sample, traces from a real agent ring file (jvm_agent__open_files, join__add_jvm),
+ * join__poll and join__flush, with budgets small enough to be reached. Every sample fed
+ * must be in the profile at the end (join stats), none lost, nothing leaked.
+ * Input: u8 budgets[4], u8 per_round, u8 flags (high nibble: ring depth; low 0xf: flush with
+ * samples still waiting, which naps), then ops until the bytes run out:
+ *   0: sample  u8 who, u8 tid, u8 kind, u8 flags, u8 klen, u8 ulen, s8 sig_err, u16 dt,
+ *              then klen + ulen u64 frames (as far as the bytes go)
+ *   1: trace   u8 jvm, u8 tid, s8 num_frames, u16 dt, then frames {s32 bci, u64 method}
+ *   2: poll    u16 dt (ms)
+ *   3: garbage u8 jvm, u8 len, len bytes written raw at the ring's head (committed or not)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* the agent's ABI names its frame like the profile's: renamed here, for the fake agent */
+#define jp_frame jp_ring_frame
+#include "ring.h"
+#undef jp_frame
+
+#include "join.h"
+#include "jvm/agent_ring.h"
+#include "model/model.h"
+#include "sym/syms.h"
+
+#define DATA_SIZE JP_RING_DATA_MIN
+#define NJVMS	  3
+/* beyond PID_MAX_LIMIT: no such process, so symbols and tid maps fail fast, never read a real one */
+#define PID_BASE 4300000u
+
+struct ring {
+	char path[96], dict[96];
+	unsigned char *mem; /* header + data, as the agent would have them */
+	int fd;
+};
+
+static char dir[64], kallsyms[96];
+static struct ring rings[NJVMS];
+
+struct in {
+	const uint8_t *p;
+	size_t n;
+};
+
+static uint64_t take(struct in *in, size_t bytes)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < bytes; i++) {
+		v |= (uint64_t)(in->n ? *in->p : 0) << (8 * i);
+		if (in->n) {
+			in->p++;
+			in->n--;
+		}
+	}
+	return v;
+}
+
+static void cleanup(void)
+{
+	for (int i = 0; i < NJVMS; i++) {
+		unlink(rings[i].path);
+		unlink(rings[i].dict);
+	}
+	unlink(kallsyms);
+	rmdir(dir);
+}
+
+static void setup_once(void)
+{
+	FILE *k;
+
+	snprintf(dir, sizeof(dir), "/tmp/fuzz-join-%d", (int)getpid());
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		abort();
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", dir);
+	k = fopen(kallsyms, "w");
+	if (!k)
+		abort();
+	fputs("ffffffff81000000 T _stext\nffffffff81003000 T bpf_trace_run4\n"
+	      "ffffffff81004000 T __bpf_trace_sched_switch\nffffffff81005000 T schedule\n"
+	      "ffffffff81006000 T _etext\n",
+	      k);
+	fclose(k);
+	for (int i = 0; i < NJVMS; i++) {
+		snprintf(rings[i].path, sizeof(rings[i].path), "%s/jprof-%d.ring", dir, i);
+		snprintf(rings[i].dict, sizeof(rings[i].dict), "%s/jprof-%d.dict", dir, i);
+		rings[i].mem = malloc(JP_RING_HDR_SIZE + DATA_SIZE);
+		if (!rings[i].mem)
+			abort();
+	}
+	atexit(cleanup);
+}
+
+static struct jvm_agent *ring_open(struct ring *r, unsigned int max_depth)
+{
+	struct jp_dict_hdr dh = {JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 1, 0};
+	struct jp_ring_hdr *h = (struct jp_ring_hdr *)r->mem;
+	int fd;
+
+	memset(r->mem, 0, JP_RING_HDR_SIZE + DATA_SIZE);
+	h->magic = JP_RING_MAGIC;
+	h->version = JP_RING_VERSION;
+	h->hdr_size = JP_RING_HDR_SIZE;
+	h->data_size = DATA_SIZE;
+	h->pid = 1;
+	h->signo = 37;
+	h->max_depth = max_depth;
+	r->fd = open(r->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open(r->dict, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (r->fd < 0 || fd < 0)
+		abort();
+	if (write(fd, &dh, sizeof(dh)) != sizeof(dh) ||
+	    pwrite(r->fd, r->mem, JP_RING_HDR_SIZE + DATA_SIZE, 0) != JP_RING_HDR_SIZE + DATA_SIZE)
+		abort();
+	close(fd);
+	return jvm_agent__open_files(r->path, r->dict, (unsigned int)-1);
+}
+
+/* a record the way the agent commits one: bytes first, then head; no room, no record */
+static void ring_put(struct ring *r, const void *rec, __u32 len)
+{
+	struct jp_ring_hdr *h = (struct jp_ring_hdr *)r->mem;
+	__u64 pos = h->head, tail = 0, room = DATA_SIZE - pos % DATA_SIZE;
+
+	if (pread(r->fd, &tail, sizeof(tail), offsetof(struct jp_ring_hdr, tail)) != sizeof(tail))
+		abort();
+	if (room < len) {
+		struct jp_rec_hdr pad = {.seq = pos, .len = (__u32)room, .type = JP_REC_PAD};
+
+		if (pos + room + len - tail > DATA_SIZE)
+			return;
+		if (pwrite(r->fd, &pad, sizeof(pad), JP_RING_HDR_SIZE + pos % DATA_SIZE) !=
+		    sizeof(pad))
+			abort();
+		pos += room;
+	}
+	if (pos + len - tail > DATA_SIZE)
+		return;
+	if (pwrite(r->fd, rec, len, JP_RING_HDR_SIZE + pos % DATA_SIZE) != (ssize_t)len)
+		abort();
+	h->head = pos + len;
+	if (pwrite(r->fd, &h->head, sizeof(h->head), offsetof(struct jp_ring_hdr, head)) !=
+	    sizeof(h->head))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static __u64 frames[2 * 256];
+	static unsigned char rec[sizeof(struct jp_trace_rec) + 256 * sizeof(struct jp_ring_frame)];
+	struct in in = {data, size};
+	struct join_opts o = {.cpu_period_ns = 1000000, .mark_offcpu = true};
+	struct join_stats st;
+	struct syms *syms;
+	struct model *model;
+	struct join *j;
+	__u64 now = 1000ull * 1000000000, fed = 0;
+	unsigned int max_depth;
+	uint8_t flags;
+	int err = 0;
+
+	if (!dir[0])
+		setup_once();
+	/* budgets from a few hundred bytes (a sample or two) to a few KiB */
+	o.pend_budget_jvm = 64 + take(&in, 1) * 32;
+	o.pend_budget = 64 + take(&in, 1) * 64;
+	o.trace_budget_jvm = 64 + take(&in, 1) * 32;
+	o.trace_budget = 64 + take(&in, 1) * 64;
+	o.traces_per_round = 1 + (unsigned int)take(&in, 1) % 16;
+	flags = (uint8_t)take(&in, 1);
+	max_depth = 1 + (flags >> 4) * 16;
+	syms = syms__new(kallsyms);
+	model = model__new();
+	j = syms && model ? join__new(syms, model, &o) : NULL;
+	if (!j)
+		abort();
+	/* JVM 0: same pid namespace; JVM 1: its own (tids mapped through /proc); JVM 2: no agent */
+	for (int i = 0; i < NJVMS; i++) {
+		struct jvm_agent *a = i < 2 ? ring_open(&rings[i], max_depth) : NULL;
+
+		if (i < 2 && !a)
+			abort();
+		if (join__add_jvm(j, PID_BASE + i, i == 1 ? 7 : PID_BASE + i, "java", a))
+			abort();
+	}
+	while (in.n && !err) {
+		switch (take(&in, 1) % 4) {
+		case 0: {
+			struct jp_sample s = {0};
+			uint8_t who = (uint8_t)take(&in, 1);
+
+			s.pid = who % 5 == 4 ? 0 : PID_BASE + who % 5; /* 3: not a JVM, 4: pid 0 */
+			s.tid = (__u32)take(&in, 1) % 8;
+			s.kind = (__u32)take(&in, 1) % 4;
+			s.flags = (__u32)take(&in, 1) & 3;
+			s.kstack_len = (__u32)take(&in, 1);
+			s.ustack_len = (__u32)take(&in, 1);
+			s.sig_err = (__s8)take(&in, 1);
+			s.syscall_nr = s.kind == JP_EV_SYSCALL ? (__s32)(s.sig_err & 0x1ff) : -1;
+			s.sig_err = s.sig_err < -100 ? s.sig_err : 0;
+			now += take(&in, 2) * 1000;
+			s.time_ns = now;
+			s.weight = 1000;
+			memcpy(s.comm, who & 0x80 ? "C2 CompilerThre" : "worker", 7);
+			for (__u32 i = 0; i < s.kstack_len + s.ustack_len; i++)
+				frames[i] = take(&in, 8);
+			err = join__sample(j, &s, frames, frames + s.kstack_len);
+			fed++;
+			break;
+		}
+		case 1: {
+			struct jp_trace_rec *t = (struct jp_trace_rec *)rec;
+			struct ring *r = &rings[take(&in, 1) % 2];
+			int nf;
+
+			memset(t, 0, sizeof(*t));
+			t->tid = (__u32)take(&in, 1) % 8;
+			t->num_frames = (__s8)take(&in, 1);
+			now += take(&in, 2) * 1000;
+			/* the answer follows the signal: mostly just after the sample */
+			t->time_ns = now - (t->tid & 1) * 2000;
+			nf = t->num_frames > 0 ? t->num_frames : 0;
+			if ((unsigned int)nf > max_depth)
+				nf = t->num_frames = (__s32)max_depth;
+			for (int i = 0; i < nf; i++) {
+				struct jp_ring_frame *f = (struct jp_ring_frame *)(t + 1) + i;
+
+				f->bci = (__s32)take(&in, 4);
+				f->pad = 0;
+				f->method_id = take(&in, 8);
+			}
+			t->h.len = (__u32)(sizeof(*t) + (size_t)nf * sizeof(struct jp_ring_frame));
+			t->h.type = JP_REC_TRACE;
+			/* where ring_put puts it: after a pad when it would cross the end */
+			t->h.seq = ((struct jp_ring_hdr *)r->mem)->head;
+			if (DATA_SIZE - t->h.seq % DATA_SIZE < t->h.len)
+				t->h.seq += DATA_SIZE - t->h.seq % DATA_SIZE;
+			ring_put(r, t, t->h.len);
+			break;
+		}
+		case 2:
+			now += take(&in, 2) * 1000000;
+			err = join__poll(j, now);
+			break;
+		case 3: {
+			struct ring *r = &rings[take(&in, 1) % 2];
+			__u32 len = (__u32)take(&in, 1);
+			unsigned char raw[256];
+
+			for (__u32 i = 0; i < len; i++)
+				raw[i] = (unsigned char)take(&in, 1);
+			if (len)
+				ring_put(r, raw, len);
+			break;
+		}
+		}
+	}
+	/* everything still waiting gives up before the flush (no nap), unless the input says not */
+	if (!err && (flags & 0x0f) != 0x0f)
+		err = join__poll(j, now + 10ull * 1000000000);
+	if (!err)
+		err = join__flush(j);
+	join__stats(j, &st);
+	if (getenv("FUZZ_JOIN_VERBOSE")) /* to see what a corpus file reaches */
+		fprintf(stderr,
+			"fed %llu samples %llu jvm %llu complete %llu backlog %llu unmatched %llu "
+			"trace_drops %llu err %d\n",
+			(unsigned long long)fed, (unsigned long long)st.samples,
+			(unsigned long long)st.jvm_samples, (unsigned long long)st.java_complete,
+			(unsigned long long)st.backlog, (unsigned long long)st.unmatched_traces,
+			(unsigned long long)st.trace_drops, err);
+	/* no allocation fails here: every sample fed is in the profile, and counted as such */
+	if (err || st.samples != fed || st.jvm_samples > st.samples ||
+	    st.java_complete > st.jvm_samples || st.backlog > st.jvm_samples)
+		abort();
+	{
+		FILE *dev = fopen("/dev/null", "w");
+
+		if (dev) {
+			join__report(j, dev);
+			fclose(dev);
+		}
+	}
+	join__free(j);
+	model__free(model);
+	syms__free(syms);
+	for (int i = 0; i < 2; i++)
+		close(rings[i].fd);
+	return 0;
+}
