@@ -82,6 +82,12 @@ struct jp_jvm {
 #define JP_SC_HIST_BUCKETS 64 /* bucket b: latency in [2^b, 2^(b+1)) ns; bucket 0 also holds 0 */
 
 /* key of sc_stats; tid is 0 unless per-thread aggregation was asked for */
+/*
+ * Set in jp_sc_key.nr and jp_sc_errno_key.nr: a call jprof caused in the thread (the
+ * stack-request handler's gettid and rt_sigreturn, a call its signal interrupted).
+ */
+#define JP_SC_NR_JPROF 0x40000000
+
 struct jp_sc_key {
 	__u32 tgid;
 	__u32 tid;
