@@ -18,6 +18,7 @@
 /* jp_sample.flags */
 #define JP_SF_SIGNALED	 1u	/* a stack request signal was sent to the thread */
 #define JP_SF_KERNEL_CTX 2u	/* sampled while in kernel mode */
+#define JP_SF_OPEN	 4u	/* off-CPU: still blocked when the recording ended (user space) */
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */

@@ -56,6 +56,7 @@ struct rec {
 	struct syms *syms;
 	struct kernel_session *ks;
 	struct offcpu *offcpu;
+	int offcpu_open; /* intervals still open at the end (offcpu__flush_open) */
 	struct syscalls *sc;
 	struct model *model;
 	struct join *join;
@@ -604,6 +605,7 @@ static void summary(struct rec *r, double secs, const char *where)
 	struct join_stats js;
 	char what[96];
 	unsigned int jvms = 0, jvms_java = 0;
+	int open = r->offcpu_open > 0 ? r->offcpu_open : 0;
 
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
@@ -614,8 +616,10 @@ static void summary(struct rec *r, double secs, const char *where)
 	}
 	/* each event in its own unit */
 	if (r->o->events & (1u << JP_EV_OFFCPU))
-		fprintf(stderr, "jprof: off-CPU: %llu intervals, %.3f s blocked, %llu lost\n",
-			(unsigned long long)st[JP_STAT_OFFCPU],
+		fprintf(stderr,
+			"jprof: off-CPU: %llu intervals (%d still open at the end), %.3f s blocked, "
+			"%llu lost\n",
+			(unsigned long long)st[JP_STAT_OFFCPU] + (__u64)open, open,
 			model__total(r->model, JP_VAL_OFFCPU_NS) / 1e9,
 			(unsigned long long)st[JP_STAT_OFFCPU_LOST]);
 	if (r->o->events & (1u << JP_EV_SYSCALL))
@@ -944,6 +948,13 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	if (exit_signal)
 		pr_info("%s: stopping and writing what was recorded", strsignal(exit_signal));
+	/* threads still blocked now: their blocked time up to the end, with their stacks */
+	if (r.offcpu) {
+		r.offcpu_open = offcpu__flush_open(r.offcpu, t0, mono_ns(), on_sample, &r);
+		if (r.offcpu_open < 0)
+			pr_warn("off-CPU: the intervals still open at the end: %s",
+				strerror(-r.offcpu_open));
+	}
 	(void)kernel_session__drain(r.ks);
 	(void)join__flush(r.join);
 

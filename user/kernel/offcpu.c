@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "log.h"
@@ -82,6 +83,52 @@ int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct
 out_free:
 	offcpu__free(oc);
 	return err;
+}
+
+/* offcpu_start's value: bpf/maps.bpf.h's struct jp_scratch */
+struct open_rec {
+	struct jp_sample s;
+	__u64 frames[JP_MAX_KSTACK + JP_MAX_USTACK];
+};
+
+int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_sample_fn fn,
+		       void *ctx)
+{
+	struct bpf_map *m = oc->skel->maps.offcpu_start;
+	__u32 key, next, *prev = NULL;
+	struct open_rec *r;
+	int fd, n = 0, err = 0;
+
+	if (bpf_map__value_size(m) != sizeof(*r))
+		return -EINVAL;
+	/* frozen: no interval opens or closes while it is read */
+	offcpu_bpf__detach(oc->skel);
+	r = malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	fd = bpf_map__fd(m);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, r))
+			continue;
+		/* 0: closed (emitted at its switch-in); after end_ns: not in the recording */
+		if (!r->s.time_ns || r->s.time_ns > end_ns)
+			continue;
+		if (r->s.kstack_len > JP_MAX_KSTACK || r->s.ustack_len > JP_MAX_USTACK ||
+		    r->s.kstack_len + r->s.ustack_len > JP_MAX_KSTACK + JP_MAX_USTACK)
+			continue;
+		r->s.weight = end_ns - (r->s.time_ns > start_ns ? r->s.time_ns : start_ns);
+		r->s.time_ns = end_ns;
+		r->s.flags = JP_SF_OPEN;
+		r->s.sig_err = 0;
+		err = fn(ctx, &r->s, r->frames, r->frames + r->s.kstack_len);
+		if (err)
+			break;
+		n++;
+	}
+	free(r);
+	return err ? err : n;
 }
 
 void offcpu__free(struct offcpu *oc)

@@ -25,6 +25,16 @@ struct offcpu;
  * ks must outlive the returned object.
  */
 int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct offcpu **ret);
+/*
+ * The end of the recording at end_ns (CLOCK_MONOTONIC): detaches the programs, then
+ * every interval still open (a thread switched out at or before end_ns and not back
+ * in) becomes a sample to fn, weighted from max(its switch-out, start_ns) to end_ns,
+ * time_ns end_ns, flagged JP_SF_OPEN, with the stacks it blocked in; never signalled
+ * (that would wake it), so a JVM thread's has no Java frames. Returns how many were
+ * given to fn, or -errno (fn's error included).
+ */
+int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_sample_fn fn,
+		       void *ctx);
 /* NULL-safe: detaches and unloads */
 void offcpu__free(struct offcpu *oc);
 
