@@ -35,6 +35,16 @@ int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct
  */
 int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_sample_fn fn,
 		       void *ctx);
+/*
+ * Before offcpu__flush_open(), while the programs run: the threads of pid blocked since
+ * before the recording (sleeping now, S or D, and no switch-out seen: no entry) become
+ * JP_SF_OPEN samples weighted end_ns - start_ns. BPF never saw them block, so their
+ * stack is what /proc/PID/task/TID/syscall gives without waking them: the blocked
+ * syscall and the user PC, one frame. At most max_threads threads are looked at.
+ * Returns how many were given to fn, or -errno (fn's error included).
+ */
+int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 end_ns,
+			  unsigned int max_threads, kernel_sample_fn fn, void *ctx);
 /* NULL-safe: detaches and unloads */
 void offcpu__free(struct offcpu *oc);
 
