@@ -198,6 +198,7 @@ int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 en
 	char path[64], comm[JP_COMM_LEN + 1];
 	unsigned int seen = 0;
 	struct dirent *de;
+	__u32 key;
 	int n = 0, err = 0;
 	__u64 pc;
 	DIR *d;
@@ -225,7 +226,8 @@ int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 en
 		 */
 		if (!thread_sleeps(pid, (__u32)tid))
 			continue;
-		if (!bpf_map_lookup_elem(fd, &(__u32){ (__u32)tid }, r))
+		key = (__u32)tid;
+		if (!bpf_map_lookup_elem(fd, &key, r))
 			continue;
 		memset(&r->s, 0, sizeof(r->s));
 		if (blocked_at(pid, (__u32)tid, &r->s, &pc))
