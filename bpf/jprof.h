@@ -18,6 +18,7 @@
 /* jp_sample.flags */
 #define JP_SF_SIGNALED	 1u	/* a stack request signal was sent to the thread */
 #define JP_SF_KERNEL_CTX 2u	/* sampled while in kernel mode */
+#define JP_SF_OPEN	 4u	/* off-CPU: still blocked when the recording ended (user space) */
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -82,6 +83,12 @@ struct jp_jvm {
 #define JP_SC_HIST_BUCKETS 64 /* bucket b: latency in [2^b, 2^(b+1)) ns; bucket 0 also holds 0 */
 
 /* key of sc_stats; tid is 0 unless per-thread aggregation was asked for */
+/*
+ * Set in jp_sc_key.nr and jp_sc_errno_key.nr: a call jprof caused in the thread (the
+ * stack-request handler's gettid and rt_sigreturn, a call its signal interrupted).
+ */
+#define JP_SC_NR_JPROF 0x40000000
+
 struct jp_sc_key {
 	__u32 tgid;
 	__u32 tid;

@@ -8,13 +8,32 @@
 #include "maps.bpf.h"
 
 #define MAX_ERRNO 4095
+#define EINTR	  4
+/* kernel-internal: a signal interrupted the call; signal delivery restarts it or fails it */
+#define ERESTARTSYS	      512
+#define ERESTART_RESTARTBLOCK 516
+
+/* the calls jprof's stack request makes in a JVM thread, and the restart of an interrupted one */
+#if defined(__TARGET_ARCH_x86)
+#define NR_RT_SIGRETURN	   15
+#define NR_GETTID	   186
+#define NR_RESTART_SYSCALL 219
+#elif defined(__TARGET_ARCH_arm64)
+#define NR_RT_SIGRETURN	   139
+#define NR_GETTID	   178
+#define NR_RESTART_SYSCALL 128
+#else
+#error "syscall numbers of this architecture"
+#endif
 
 const volatile __u8 per_thread = 0;
 const volatile __u64 slow_ns = 0; /* 0: no slow-call samples */
 
 struct sc_enter_val {
 	__u64 ts; /* 0: no call in flight */
-	__s64 nr;
+	__s64 nr; /* with JP_SC_NR_JPROF when jprof caused the call */
+	/* the call jprof's signal interrupted with ERESTART_RESTARTBLOCK; -1: none */
+	__s64 restart_nr;
 };
 
 /* tid -> the call in flight; LRU: threads that exit inside exit_group never reach sys_exit */
@@ -79,6 +98,46 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r;
 }
 
+/*
+ * The thread runs the stack-request handler of its JVM's agent: the agent's signal is
+ * blocked (the kernel blocks it while its handler runs: no SA_NODEFER) and the handler
+ * is the agent's. Both are kernel state, cheap to read. Only rt_sigreturn and gettid
+ * are checked (the only calls the handler makes), so other calls cost nothing.
+ */
+static __always_inline bool in_agent_handler(__u32 tgid)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct jp_jvm *jvm = jvm_of_task(task, tgid);
+	__u64 bit;
+
+	if (!jvm)
+		return false;
+	bit = 1ULL << ((jvm->signo - 1) & 63);
+	if (!(BPF_CORE_READ(task, blocked.sig[0]) & bit))
+		return false;
+	return task_sig_handler(task, jvm->signo) == jvm->handler;
+}
+
+/*
+ * The call failed because jprof's stack request is about to be delivered: the agent's
+ * signal is pending for the thread and no other unblocked signal is (another one
+ * could be what interrupted it).
+ */
+static __always_inline bool interrupted_by_agent(__u32 tgid)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct jp_jvm *jvm = jvm_of_task(task, tgid);
+	__u64 bit, pending;
+
+	if (!jvm)
+		return false;
+	bit = 1ULL << ((jvm->signo - 1) & 63);
+	pending = BPF_CORE_READ(task, pending.signal.sig[0]) |
+		  BPF_CORE_READ(task, signal, shared_pending.signal.sig[0]);
+	pending &= ~BPF_CORE_READ(task, blocked.sig[0]);
+	return pending == bit;
+}
+
 static __always_inline int on_enter(long nr)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -89,7 +148,17 @@ static __always_inline int on_enter(long nr)
 		return 0;
 	init.ts = bpf_ktime_get_ns();
 	init.nr = nr;
+	init.restart_nr = -1;
 	e = bpf_map_lookup_elem(&sc_enter, &tid);
+	if ((nr == NR_RT_SIGRETURN || nr == NR_GETTID) && in_agent_handler(id >> 32)) {
+		init.nr |= JP_SC_NR_JPROF;
+		/* the handler runs between the interrupted call and its restart */
+		if (e)
+			init.restart_nr = e->restart_nr;
+	}
+	/* the rest of a call jprof interrupted counts as that call, as without jprof */
+	else if (nr == NR_RESTART_SYSCALL && e && e->restart_nr >= 0)
+		init.nr = e->restart_nr;
 	if (e)
 		*e = init;
 	else
@@ -182,6 +251,17 @@ static __always_inline int on_exit(void *ctx, long ret)
 	k.tgid = id >> 32;
 	k.tid = per_thread ? tid : 0;
 	k.nr = (__s32)e->nr;
+	/*
+	 * Interrupted by jprof's signal: this attempt is jprof's; the kernel restarts the
+	 * call after the handler (SA_RESTART), as restart_syscall for RESTARTBLOCK.
+	 */
+	if (!(k.nr & JP_SC_NR_JPROF) &&
+	    (ret == -EINTR || (ret <= -ERESTARTSYS && ret >= -ERESTART_RESTARTBLOCK)) &&
+	    interrupted_by_agent(id >> 32)) {
+		if (ret == -ERESTART_RESTARTBLOCK)
+			e->restart_nr = k.nr;
+		k.nr |= JP_SC_NR_JPROF;
+	}
 
 	v = bpf_map_lookup_elem(&sc_stats, &k);
 	if (!v) {
@@ -204,11 +284,12 @@ static __always_inline int on_exit(void *ctx, long ret)
 	/* not atomic: two CPUs finishing the same (process, call) at once may keep the lower */
 	if (lat > v->max_ns)
 		v->max_ns = lat;
-	if (ret < 0 && ret >= -MAX_ERRNO) {
+	/* rt_sigreturn "returns" the interrupted code's restored ax: never an error of its own */
+	if (ret < 0 && ret >= -MAX_ERRNO && (k.nr & ~JP_SC_NR_JPROF) != NR_RT_SIGRETURN) {
 		__sync_fetch_and_add(&v->errors, 1);
 		count_errno(&k, (__s32)-ret);
 	}
-	if (slow_ns && lat >= slow_ns)
+	if (slow_ns && lat >= slow_ns && !(k.nr & JP_SC_NR_JPROF))
 		emit_slow(ctx, id, k.nr, lat, now);
 	return 0;
 }

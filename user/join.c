@@ -49,6 +49,7 @@ enum miss_reason {
 	MISS_FAULT,	 /* the agent's walk faulted; caught in the JVM */
 	MISS_OTHER,	 /* a code the agent should not send */
 	MISS_BACKLOG,	 /* did not wait for its trace: the join's budget was full */
+	MISS_OPEN,	 /* off-CPU, still blocked at the end: never signalled (it would wake) */
 	MISS_MAX
 };
 
@@ -58,6 +59,7 @@ static const char *const miss_names[MISS_MAX] = {
 	[MISS_NOT_SENT] = "agent not ready", [MISS_AGENT_BUSY] = "agent busy",
 	[MISS_NO_AGENT] = "no agent", [MISS_PENDING] = "agent not yet attached", [MISS_FAULT] = "stack walk faulted (caught)",
 	[MISS_OTHER] = "unknown agent code", [MISS_BACKLOG] = "join backlog full",
+	[MISS_OPEN] = "still blocked at the end (never signalled)",
 };
 
 /* an intrusive circular list; an entry sits on two: its thread's and its JVM's */
@@ -939,6 +941,10 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		j->st.jvm_samples++;
 		return add_missing(j, s, kstack, ustack, e, e->pending ? MISS_PENDING : MISS_NO_AGENT,
 				   0);
+	}
+	if (s->flags & JP_SF_OPEN) {
+		j->st.jvm_samples++;
+		return add_missing(j, s, kstack, ustack, e, MISS_OPEN, 0);
 	}
 	if (!(s->flags & JP_SF_SIGNALED)) {
 		j->st.jvm_samples++;

@@ -34,6 +34,7 @@
 #define POLL_ATTACH_MS	   20 /* while attaches run: serve their helpers without delay */
 #define JVM_MIN_AGE_S	   1 /* attach a JVM that started during the recording once it is this old */
 #define NEW_PIDS_MAX	   4096
+#define OFFCPU_BLOCKED_MAX 65536 /* threads blocked since before the recording, reported */
 #define REPORT_MAX_BYTES   (1u << 30) /* a saved recording jprof report reads */
 
 static volatile sig_atomic_t exiting;
@@ -56,6 +57,7 @@ struct rec {
 	struct syms *syms;
 	struct kernel_session *ks;
 	struct offcpu *offcpu;
+	int offcpu_open; /* intervals still open at the end (offcpu__flush_open) */
 	struct syscalls *sc;
 	struct model *model;
 	struct join *join;
@@ -464,6 +466,32 @@ static const char *profile_title(const struct jp_opts *o)
 }
 
 /* the off-CPU and syscall programs, on top of the session's maps */
+/*
+ * The threads of the profiled processes (-p, else those seen) blocked since before the
+ * recording: their blocked time, the whole recording. How many, or -errno.
+ */
+static int flush_blocked(struct rec *r, __u64 start, __u64 end)
+{
+	size_t n = r->o->npids ? r->o->npids : r->seen_cap;
+	unsigned int budget = OFFCPU_BLOCKED_MAX;
+	int total = 0, k;
+
+	for (size_t i = 0; i < n && budget; i++) {
+		__u32 pid = r->o->npids ? r->o->pids[i] : r->seen[i];
+
+		if (!pid)
+			continue;
+		k = offcpu__flush_blocked(r->offcpu, pid, start, end, budget, on_sample, r);
+		if (k == -ENOENT)
+			continue; /* exited */
+		if (k < 0)
+			return k;
+		total += k;
+		budget = (unsigned int)k < budget ? budget - (unsigned int)k : 0;
+	}
+	return total;
+}
+
 static int start_extra_events(struct rec *r)
 {
 	const struct jp_opts *o = r->o;
@@ -607,6 +635,7 @@ static void summary(struct rec *r, double secs, const char *where)
 	struct join_stats js;
 	char what[96];
 	unsigned int jvms = 0, jvms_java = 0;
+	int open = r->offcpu_open > 0 ? r->offcpu_open : 0;
 
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
@@ -617,9 +646,11 @@ static void summary(struct rec *r, double secs, const char *where)
 	}
 	/* each event in its own unit */
 	if (r->o->events & (1u << JP_EV_OFFCPU))
-		fprintf(stderr, "jprof: off-CPU: %llu intervals, %.3f s blocked, %llu lost\n",
-			(unsigned long long)st[JP_STAT_OFFCPU],
-			model__total(r->model, JP_VAL_OFFCPU_NS) / 1e9,
+		fprintf(stderr,
+			"jprof: off-CPU: %llu intervals, %.3f s blocked, %d still open at the end, "
+			"%llu lost\n",
+			(unsigned long long)st[JP_STAT_OFFCPU] + (__u64)open,
+			model__total(r->model, JP_VAL_OFFCPU_NS) / 1e9, open,
 			(unsigned long long)st[JP_STAT_OFFCPU_LOST]);
 	if (r->o->events & (1u << JP_EV_SYSCALL))
 		fprintf(stderr, "jprof: slow syscalls: %llu calls, %.3f s%s\n",
@@ -947,6 +978,18 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	if (exit_signal)
 		pr_info("%s: stopping and writing what was recorded", strsignal(exit_signal));
+	/* threads still blocked now: their blocked time up to the end, with their stacks */
+	if (r.offcpu) {
+		__u64 end = mono_ns();
+		int n;
+
+		r.offcpu_open = flush_blocked(&r, t0, end);
+		n = offcpu__flush_open(r.offcpu, t0, end, on_sample, &r);
+		r.offcpu_open = n < 0 ? n : r.offcpu_open + n;
+		if (r.offcpu_open < 0)
+			pr_warn("off-CPU: the intervals still open at the end: %s",
+				strerror(-r.offcpu_open));
+	}
 	(void)kernel_session__drain(r.ks);
 	(void)join__flush(r.join);
 

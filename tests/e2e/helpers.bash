@@ -33,7 +33,7 @@ require_jdk() {
 # sum of the counts of folded lines matching an extended regex
 folded_sum() {
 	local re=$1 file=$2
-	grep -E -- "$re" "$file" | awk '{ s += $NF } END { print s + 0 }'
+	grep -E -- "$re" "$file" | awk '{ s += $NF } END { printf "%.0f\n", s }'
 }
 
 folded_total() {

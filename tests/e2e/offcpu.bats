@@ -168,3 +168,64 @@ median_ms() {
 			exit (got < truth * 0.9 || got > truth * 1.1) }'
 	done
 }
+
+@test "jprof record -e offcpu: a sleep still open at the end counts up to the end, under do_sleep" {
+	require_root_bpf
+	"$APPS/sc_sleeper" 1 60000 3>&- &
+	APP_PID=$!
+	sleep 0.5 # sc_sleeper blocks SIGUSR1 first
+	"$JPROF" record -e offcpu -p "$APP_PID" -d 4 --min-block 1000 -o "$OUT/open.folded" \
+		>"$OUT/out" 2>&1 3>&- &
+	TOOL_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'recording' "$OUT/out" && break
+		sleep 0.05
+	done
+	kill -USR1 "$APP_PID" # the 60 s sleep begins right after the recording's start
+	wait "$TOOL_PID"
+	TOOL_PID=
+	cat "$OUT/out" "$OUT/open.folded"
+	grep -Eq '^jprof: off-CPU: [0-9]+ intervals, [0-9.]+ s blocked, 1 still open at the end' \
+		"$OUT/out"
+	ns=$(folded_sum ';do_sleep;' "$OUT/open.folded")
+	echo "blocked under do_sleep: $ns ns of a 4 s recording"
+	# the whole recording but the moments before the release (5%)
+	((ns >= 3800000000 && ns <= 4100000000))
+}
+
+# blocked_whole JDK: a JVM's threads blocked since before the recording (the launcher's
+# thread in pthread_join, "main" in Thread.sleep) are blocked for the whole recording
+blocked_whole() {
+	require_root_bpf
+	require_jdk "$1"
+	[[ -r $APPS/OffcpuApp.class ]] || missing "OffcpuApp.class not built in $APPS (make apps)"
+	[[ -r $JPROF_AGENT ]] || missing "agent not built at $JPROF_AGENT (make)"
+	"$1/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" OffcpuApp 8 50 >"$OUT/app" 2>&1 3>&- &
+	APP_PID=$!
+	sleep 1.5
+	run -0 "$JPROF" record -e offcpu -p "$APP_PID" -d 3 --min-block 1000 --per-thread \
+		-o "$OUT/java.folded"
+	echo "$output"
+	local pid=$APP_PID
+	wait "$APP_PID"
+	APP_PID=
+	grep -q '^done' "$OUT/app"
+	[[ $output =~ [0-9]+\ still\ blocked\ at\ the\ end ]]
+	local secs launcher main
+	secs=$(sed -nE 's/.* samples \((.*, )?([0-9.]+) s\), .*/\2/p' <<<"$output" | tail -1)
+	launcher=$(folded_sum "^java \\[[0-9]+\\];java \\[$pid\\];" "$OUT/java.folded")
+	main=$(folded_sum '^java \[[0-9]+\];main \[[0-9]+\];' "$OUT/java.folded")
+	grep -E "^java \[[0-9]+\];(java|main) " "$OUT/java.folded" | cut -c1-200
+	echo "recording $secs s; blocked: launcher (pthread_join) $launcher ns, main $main ns"
+	for ns in "$launcher" "$main"; do
+		awk -v ns="$ns" -v secs="$secs" 'BEGIN { exit (ns < secs * 0.95e9 || ns > secs * 1.05e9) }'
+	done
+}
+
+@test "jdk17 -e offcpu: the launcher thread in join and main in sleep are blocked the whole recording" {
+	blocked_whole "$JDK17"
+}
+
+@test "jdk25 -e offcpu: the launcher thread in join and main in sleep are blocked the whole recording" {
+	blocked_whole "$JDK25"
+}

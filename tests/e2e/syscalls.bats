@@ -110,3 +110,64 @@ row() {
 	# weights are nanoseconds: three calls of >= 50 ms
 	(( $(folded_sum 'nanosleep [0-9]+$' "$OUT/slow.folded") >= 150000000 ))
 }
+
+# jprof_own JDK: JavaScExact under `-e cpu,syscalls -F 999 --per-thread`: the stack requests'
+# rt_sigreturn and gettid are on the "caused by jprof" list, not among the JVM's own calls,
+# and the workload's own pwrite64 count stays exact
+jprof_own() {
+	require_root_bpf
+	require_jdk "$1"
+	command -v jq >/dev/null || missing "jq"
+	[[ -r $APPS/JavaScExact.class ]] || missing "JavaScExact.class not built in $APPS (make apps)"
+	[[ -r $JPROF_AGENT ]] || missing "agent not built at $JPROF_AGENT (make)"
+	"$1/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" JavaScExact 2000 "$OUT/go" \
+		>"$OUT/app" 2>&1 3>&- &
+	APP_PID=$!
+	sleep 1
+	"$JPROF" record -e cpu,syscalls -F 999 -p "$APP_PID" -d 8 --per-thread -f json \
+		-o "$OUT/cpu.folded" >"$OUT/out" 2>"$OUT/err" 3>&- &
+	TOOL_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'recording' "$OUT/err" && break
+		sleep 0.1
+	done
+	touch "$OUT/go"
+	wait "$APP_PID"
+	APP_PID=
+	wait "$TOOL_PID"
+	TOOL_PID=
+	cat "$OUT/app" "$OUT/err"
+	grep -q '^done 2000 ' "$OUT/app"
+	jq . "$OUT/out" >/dev/null
+	local q='[.processes[] | .syscalls[] | select(.name == $n) | .calls] | add // 0'
+	local qj='[.processes[] | .caused_by_jprof[] | select(.name == $n) | .calls] | add // 0'
+	local pw own jp ownt jpt gt
+	pw=$(jq --arg n pwrite64 "$q" "$OUT/out")
+	own=$(jq --arg n rt_sigreturn "$q" "$OUT/out")
+	jp=$(jq --arg n rt_sigreturn "$qj" "$OUT/out")
+	echo "pwrite64 $pw; rt_sigreturn: own $own, caused by jprof $jp"
+	[[ $pw == 2000 ]]
+	# ~2 s of 999 Hz sampling of the busy thread: its requests are jprof's, whatever the load
+	((jp >= 300))
+	# the JVM's own signals (a safepoint poll's SIGSEGV) are rare next to 999 Hz
+	((own * 50 <= jp))
+	# the busy thread itself: no rt_sigreturn of its own, gettid only from the JVM's setup
+	local t='.processes[] | select(any(.syscalls[]; .name == "pwrite64"))'
+	ownt=$(jq "[$t | .syscalls[] | select(.name == \"rt_sigreturn\") | .calls] | add // 0" "$OUT/out")
+	gt=$(jq "[$t | .syscalls[] | select(.name == \"gettid\") | .calls] | add // 0" "$OUT/out")
+	jpt=$(jq "[$t | .caused_by_jprof[] | select(.name == \"gettid\") | .calls] | add // 0" "$OUT/out")
+	echo "busy thread: own rt_sigreturn $ownt, own gettid $gt, jprof's gettid $jpt"
+	[[ $ownt == 0 ]]
+	((gt <= 10 && jpt >= 300))
+	# rt_sigreturn returns the interrupted code's register: never counted as an error
+	[[ $(jq '[.processes[] | (.syscalls[], .caused_by_jprof[]) |
+		select(.name == "rt_sigreturn") | .errors] | add // 0' "$OUT/out") == 0 ]]
+}
+
+@test "jdk17 -e cpu,syscalls at 999 Hz: jprof's rt_sigreturn and gettid apart, exact pwrite64 count" {
+	jprof_own "$JDK17"
+}
+
+@test "jdk25 -e cpu,syscalls at 999 Hz: jprof's rt_sigreturn and gettid apart, exact pwrite64 count" {
+	jprof_own "$JDK25"
+}

@@ -175,3 +175,31 @@ TEST(write_errors_propagate)
 	}
 	sc_table_free(t);
 }
+
+TEST(jprof_rows_are_apart_and_out_of_the_totals)
+{
+	struct sc_table *t = sc_table_new();
+	struct sc_row *r;
+	char *out = NULL;
+
+	ASSERT_TRUE(t);
+	r = sc_table_row(t, 300, 0, "java", 18, "pwrite64");
+	r->calls = 2000;
+	r->total_ns = 4000000;
+	r = sc_table_row(t, 300, 0, "java", 15 | JP_SC_NR_JPROF, "rt_sigreturn");
+	r->calls = 1700;
+	r->total_ns = 9000000; /* more than pwrite64: jprof's rows still come after */
+	sc_table_finish(t);
+	EXPECT_EQ(t->procs[0].calls, 2000);
+	EXPECT_EQ(t->procs[0].total_ns, 4000000);
+	ASSERT_TRUE(capture(sctable_write_text, t, &out) == 0);
+	EXPECT_TRUE(strstr(out, "pwrite64") < strstr(out, "caused by jprof"));
+	EXPECT_TRUE(strstr(out, "caused by jprof") < strstr(out, "rt_sigreturn"));
+	free(out);
+	out = NULL;
+	ASSERT_TRUE(capture(sctable_write_json, t, &out) == 0);
+	EXPECT_TRUE(strstr(out, "\"syscalls\":[\n {\"nr\":18,\"name\":\"pwrite64\""));
+	EXPECT_TRUE(strstr(out, "\"caused_by_jprof\":[\n {\"nr\":15,\"name\":\"rt_sigreturn\""));
+	free(out);
+	sc_table_free(t);
+}

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* offcpu.c: loader of offcpu.bpf.c (sched_switch, raw_syscalls) onto the session's shared maps. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "log.h"
@@ -82,6 +87,175 @@ int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct
 out_free:
 	offcpu__free(oc);
 	return err;
+}
+
+/* offcpu_start's value: bpf/maps.bpf.h's struct jp_scratch */
+struct open_rec {
+	struct jp_sample s;
+	__u64 frames[JP_MAX_KSTACK + JP_MAX_USTACK];
+};
+
+int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_sample_fn fn,
+		       void *ctx)
+{
+	struct bpf_map *m = oc->skel->maps.offcpu_start;
+	__u32 key, next, *prev = NULL;
+	struct open_rec *r;
+	int fd, n = 0, err = 0;
+
+	if (bpf_map__value_size(m) != sizeof(*r))
+		return -EINVAL;
+	/* frozen: no interval opens or closes while it is read */
+	offcpu_bpf__detach(oc->skel);
+	r = malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	fd = bpf_map__fd(m);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, r))
+			continue;
+		/* 0: closed (emitted at its switch-in); after end_ns: not in the recording */
+		if (!r->s.time_ns || r->s.time_ns > end_ns)
+			continue;
+		if (r->s.kstack_len > JP_MAX_KSTACK || r->s.ustack_len > JP_MAX_USTACK ||
+		    r->s.kstack_len + r->s.ustack_len > JP_MAX_KSTACK + JP_MAX_USTACK)
+			continue;
+		r->s.weight = end_ns - (r->s.time_ns > start_ns ? r->s.time_ns : start_ns);
+		r->s.time_ns = end_ns;
+		r->s.flags = JP_SF_OPEN;
+		r->s.sig_err = 0;
+		err = fn(ctx, &r->s, r->frames, r->frames + r->s.kstack_len);
+		if (err)
+			break;
+		n++;
+	}
+	free(r);
+	return err ? err : n;
+}
+
+/* path's first bytes, NUL-terminated, without a trailing newline; length or -errno */
+static int read_small(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return (int)n;
+}
+
+/* the thread sleeps (S, D); its state follows the last ')' of stat (comm may hold any) */
+static bool thread_sleeps(__u32 pid, __u32 tid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+/*
+ * The blocked syscall and user PC from /proc/PID/task/TID/syscall ("nr args... sp pc",
+ * or "-1 sp pc" outside a syscall; "running" when it runs): the kernel reads them from
+ * the sleeping thread's saved registers, without waking it. 0 or -errno.
+ */
+static int blocked_at(__u32 pid, __u32 tid, struct jp_sample *s, __u64 *pc)
+{
+	char path[64], buf[256], *last;
+	unsigned long long v;
+	long long nr;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/syscall", pid, tid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return -EIO;
+	if (sscanf(buf, "%lld", &nr) != 1)
+		return -EIO; /* "running" */
+	last = strrchr(buf, ' ');
+	if (!last || sscanf(last + 1, "0x%llx", &v) != 1)
+		return -EIO;
+	s->syscall_nr = nr >= 0 && nr < 4096 ? (__s32)nr : -1;
+	*pc = v;
+	return 0;
+}
+
+int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 end_ns,
+			  unsigned int max_threads, kernel_sample_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(oc->skel->maps.offcpu_start);
+	struct open_rec *r;
+	char path[64], comm[JP_COMM_LEN + 1];
+	unsigned int seen = 0;
+	struct dirent *de;
+	__u32 key;
+	int n = 0, err = 0;
+	__u64 pc;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		closedir(d);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d)) && seen < max_threads) {
+		char *end;
+		unsigned long tid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !tid || tid > UINT32_MAX)
+			continue;
+		seen++;
+		/*
+		 * Sleeping now, and (looked up after) no entry: it has not blocked since the
+		 * programs were attached, so it has slept since before. An entry: BPF saw it
+		 * block, offcpu__flush_open() has it.
+		 */
+		if (!thread_sleeps(pid, (__u32)tid))
+			continue;
+		key = (__u32)tid;
+		if (!bpf_map_lookup_elem(fd, &key, r))
+			continue;
+		memset(&r->s, 0, sizeof(r->s));
+		if (blocked_at(pid, (__u32)tid, &r->s, &pc))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%lu/comm", pid, tid);
+		if (read_small(path, comm, sizeof(comm)) < 0)
+			comm[0] = '\0';
+		memcpy(r->s.comm, comm, sizeof(r->s.comm));
+		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+		if (read_small(path, comm, sizeof(comm)) < 0)
+			comm[0] = '\0';
+		memcpy(r->s.pcomm, comm, sizeof(r->s.pcomm));
+		r->s.time_ns = end_ns;
+		r->s.weight = end_ns - start_ns;
+		r->s.pid = pid;
+		r->s.tid = (__u32)tid;
+		r->s.kind = JP_EV_OFFCPU;
+		r->s.flags = JP_SF_OPEN;
+		r->s.ustack_len = 1;
+		r->frames[0] = pc;
+		err = fn(ctx, &r->s, r->frames, r->frames);
+		if (err)
+			break;
+		n++;
+	}
+	closedir(d);
+	free(r);
+	return err ? err : n;
 }
 
 void offcpu__free(struct offcpu *oc)

@@ -25,6 +25,26 @@ struct offcpu;
  * ks must outlive the returned object.
  */
 int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct offcpu **ret);
+/*
+ * The end of the recording at end_ns (CLOCK_MONOTONIC): detaches the programs, then
+ * every interval still open (a thread switched out at or before end_ns and not back
+ * in) becomes a sample to fn, weighted from max(its switch-out, start_ns) to end_ns,
+ * time_ns end_ns, flagged JP_SF_OPEN, with the stacks it blocked in; never signalled
+ * (that would wake it), so a JVM thread's has no Java frames. Returns how many were
+ * given to fn, or -errno (fn's error included).
+ */
+int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_sample_fn fn,
+		       void *ctx);
+/*
+ * Before offcpu__flush_open(), while the programs run: the threads of pid blocked since
+ * before the recording (sleeping now, S or D, and no switch-out seen: no entry) become
+ * JP_SF_OPEN samples weighted end_ns - start_ns. BPF never saw them block, so their
+ * stack is what /proc/PID/task/TID/syscall gives without waking them: the blocked
+ * syscall and the user PC, one frame. At most max_threads threads are looked at.
+ * Returns how many were given to fn, or -errno (fn's error included).
+ */
+int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 end_ns,
+			  unsigned int max_threads, kernel_sample_fn fn, void *ctx);
 /* NULL-safe: detaches and unloads */
 void offcpu__free(struct offcpu *oc);
 

@@ -96,7 +96,8 @@ static int read_stats(struct syscalls *s, struct sc_table *t)
 			continue; /* deleted meanwhile: cannot happen, nothing deletes */
 		memcpy(comm, k.tid ? v.comm : v.pcomm, JP_COMM_LEN);
 		comm[JP_COMM_LEN] = '\0';
-		r = sc_table_row(t, k.tgid, k.tid, comm, k.nr, syscall_name(k.nr));
+		r = sc_table_row(t, k.tgid, k.tid, comm, k.nr,
+				 syscall_name(k.nr & ~JP_SC_NR_JPROF));
 		if (!r)
 			return -ENOMEM;
 		r->calls += v.count;
@@ -125,7 +126,8 @@ static int read_errnos(struct syscalls *s, struct sc_table *t)
 		if (bpf_map_lookup_elem(fd, &k, &count))
 			continue;
 		/* the row exists unless sc_stats was full: then it is created here */
-		r = sc_table_row(t, k.tgid, k.tid, "?", k.nr, syscall_name(k.nr));
+		r = sc_table_row(t, k.tgid, k.tid, "?", k.nr,
+				 syscall_name(k.nr & ~JP_SC_NR_JPROF));
 		if (!r)
 			return -ENOMEM;
 		err = sc_row_add_errno(r, k.err, count);

@@ -2,6 +2,7 @@
 /* sctable.c: the syscall summary table, its percentiles and its text and JSON writers. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,9 +138,12 @@ void sc_table_finish(struct sc_table *t)
 		for (size_t j = 0; j < p->nrows; j++) {
 			struct sc_row *r = &p->rows[j];
 
+			if (r->nr & JP_SC_NR_JPROF)
+				goto sort_errnos;
 			p->calls += r->calls;
 			p->errors += r->errors;
 			p->total_ns += r->total_ns;
+sort_errnos:
 			if (r->nerrnos > 1)
 				qsort(r->errnos, r->nerrnos, sizeof(*r->errnos), cmp_errno);
 		}
@@ -236,10 +240,36 @@ static double us(__u64 ns)
 	return (double)ns / 1e3;
 }
 
+/* p's rows that jprof caused (jprof), or the others; jprof's under a heading of their own */
+static void write_rows(struct w *w, const struct sc_proc *p, bool jprof)
+{
+	bool head = false;
+	char eb[16];
+
+	for (size_t j = 0; j < p->nrows; j++) {
+		const struct sc_row *r = &p->rows[j];
+
+		if (!(r->nr & JP_SC_NR_JPROF) != !jprof)
+			continue;
+		if (jprof && !head) {
+			wr(w, "   caused by jprof (its stack requests; not in the process's "
+			      "totals):\n");
+			head = true;
+		}
+		wr(w, "   %-20s %10llu %8llu %11.3f %10.3f %10.3f %10.3f %10.3f %11.3f\n", r->name,
+		   (unsigned long long)r->calls, (unsigned long long)r->errors,
+		   (double)r->total_ns / 1e6, r->calls ? us(r->total_ns) / (double)r->calls : 0.0,
+		   us(r->p50_ns), us(r->p90_ns), us(r->p99_ns), us(r->max_ns));
+		for (size_t k = 0; k < r->nerrnos; k++)
+			wr(w, "   %-20s %10s %8llu  %s\n", "", "",
+			   (unsigned long long)r->errnos[k].count,
+			   sc_errno_name(r->errnos[k].err, eb, sizeof(eb)));
+	}
+}
+
 int sctable_write_text(const struct sc_table *t, FILE *f)
 {
 	struct w w = {.f = f};
-	char eb[16];
 
 	wr(&w, "# syscalls: times in µs unless marked; p50/p90/p99 are interpolated within "
 	       "log2 latency buckets, max is exact\n");
@@ -259,19 +289,8 @@ int sctable_write_text(const struct sc_table *t, FILE *f)
 		wr(&w, "   %-20s %10s %8s %11s %10s %10s %10s %10s %11s\n", "--------------------",
 		   "----------", "--------", "-----------", "----------", "----------",
 		   "----------", "----------", "-----------");
-		for (size_t j = 0; j < p->nrows; j++) {
-			const struct sc_row *r = &p->rows[j];
-
-			wr(&w, "   %-20s %10llu %8llu %11.3f %10.3f %10.3f %10.3f %10.3f %11.3f\n",
-			   r->name, (unsigned long long)r->calls, (unsigned long long)r->errors,
-			   (double)r->total_ns / 1e6,
-			   r->calls ? us(r->total_ns) / (double)r->calls : 0.0, us(r->p50_ns),
-			   us(r->p90_ns), us(r->p99_ns), us(r->max_ns));
-			for (size_t k = 0; k < r->nerrnos; k++)
-				wr(&w, "   %-20s %10s %8llu  %s\n", "", "",
-				   (unsigned long long)r->errnos[k].count,
-				   sc_errno_name(r->errnos[k].err, eb, sizeof(eb)));
-		}
+		write_rows(&w, p, false);
+		write_rows(&w, p, true);
 	}
 	return wr_end(&w);
 }
@@ -293,10 +312,42 @@ static void wr_json_str(struct w *w, const char *s, size_t max)
 	wr(w, "\"");
 }
 
+/* p's rows that jprof caused (jprof), or the others, as JSON array elements */
+static void json_rows(struct w *w, const struct sc_proc *p, bool jprof)
+{
+	bool first = true;
+	char eb[16];
+
+	for (size_t j = 0; j < p->nrows; j++) {
+		const struct sc_row *r = &p->rows[j];
+
+		if (!(r->nr & JP_SC_NR_JPROF) != !jprof)
+			continue;
+		wr(w, "%s\n {\"nr\":%d,\"name\":", first ? "" : ",", r->nr & ~JP_SC_NR_JPROF);
+		first = false;
+		wr_json_str(w, r->name, sizeof(r->name));
+		wr(w,
+		   ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"avg_ns\":%llu,"
+		   "\"p50_ns\":%llu,\"p90_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,"
+		   "\"errnos\":{",
+		   (unsigned long long)r->calls, (unsigned long long)r->errors,
+		   (unsigned long long)r->total_ns,
+		   (unsigned long long)(r->calls ? r->total_ns / r->calls : 0),
+		   (unsigned long long)r->p50_ns, (unsigned long long)r->p90_ns,
+		   (unsigned long long)r->p99_ns, (unsigned long long)r->max_ns);
+		for (size_t k = 0; k < r->nerrnos; k++) {
+			wr(w, "%s", k ? "," : "");
+			wr_json_str(w, sc_errno_name(r->errnos[k].err, eb, sizeof(eb)), SIZE_MAX);
+			wr(w, ":%llu", (unsigned long long)r->errnos[k].count);
+		}
+		wr(w, "}}");
+	}
+}
+
+/* "syscalls": the process's own calls; "caused_by_jprof": those of jprof's stack requests */
 int sctable_write_json(const struct sc_table *t, FILE *f)
 {
 	struct w w = {.f = f};
-	char eb[16];
 
 	wr(&w, "{\"unit\":\"ns\",\"percentiles\":\"interpolated within log2 buckets\","
 	       "\"processes\":[");
@@ -308,28 +359,9 @@ int sctable_write_json(const struct sc_table *t, FILE *f)
 		wr(&w, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"syscalls\":[",
 		   (unsigned long long)p->calls, (unsigned long long)p->errors,
 		   (unsigned long long)p->total_ns);
-		for (size_t j = 0; j < p->nrows; j++) {
-			const struct sc_row *r = &p->rows[j];
-
-			wr(&w, "%s\n {\"nr\":%d,\"name\":", j ? "," : "", r->nr);
-			wr_json_str(&w, r->name, sizeof(r->name));
-			wr(&w,
-			   ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"avg_ns\":%llu,"
-			   "\"p50_ns\":%llu,\"p90_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,"
-			   "\"errnos\":{",
-			   (unsigned long long)r->calls, (unsigned long long)r->errors,
-			   (unsigned long long)r->total_ns,
-			   (unsigned long long)(r->calls ? r->total_ns / r->calls : 0),
-			   (unsigned long long)r->p50_ns, (unsigned long long)r->p90_ns,
-			   (unsigned long long)r->p99_ns, (unsigned long long)r->max_ns);
-			for (size_t k = 0; k < r->nerrnos; k++) {
-				wr(&w, "%s", k ? "," : "");
-				wr_json_str(&w, sc_errno_name(r->errnos[k].err, eb, sizeof(eb)),
-					    SIZE_MAX);
-				wr(&w, ":%llu", (unsigned long long)r->errnos[k].count);
-			}
-			wr(&w, "}}");
-		}
+		json_rows(&w, p, false);
+		wr(&w, "],\"caused_by_jprof\":[");
+		json_rows(&w, p, true);
 		wr(&w, "]}");
 	}
 	wr(&w, "]}\n");

@@ -18,7 +18,7 @@ struct sc_errno_count {
 
 /* one system call of one process (or thread) */
 struct sc_row {
-	int nr;
+	int nr; /* with JP_SC_NR_JPROF: caused by jprof, not in the process's sums */
 	char name[SC_NAME_LEN];
 	__u64 calls, errors, total_ns, max_ns;
 	__u64 p50_ns, p90_ns, p99_ns;  /* interpolated within log2 buckets */
@@ -30,7 +30,7 @@ struct sc_proc {
 	__u32 pid;
 	__u32 tid; /* 0: the whole process */
 	char comm[JP_COMM_LEN];
-	__u64 calls, errors, total_ns; /* sums of the rows (sc_table_finish) */
+	__u64 calls, errors, total_ns; /* sums of the rows (sc_table_finish), not jprof's */
 	struct sc_row *rows;
 	size_t nrows;
 };
