@@ -170,9 +170,17 @@ full_tmp() {
 	local home=$1 pid rec=0
 	shift
 	require_jdk "$home" || return
+	# The build dir may itself live under /tmp (a CI clone there): the JVM sees it bound on
+	# /mnt of its private mount namespace, so the tmpfs over /tmp hides nothing it needs.
+	local build apps
+	build=$(dirname "$JPROF_AGENT")
+	[[ $APPS == "$build"/* ]] || { missing "APPS under the agent's build dir ($APPS, $build)"; return; }
+	apps=/mnt/${APPS#"$build"/}
 	(cd "$BATS_TEST_TMPDIR" && exec unshare --mount --propagation private -- \
-		bash -c 'mount -t tmpfs -o size=640k,mode=1777 jpt-agent-tmp /tmp && exec "$@"' full_tmp \
-		"$home/bin/java" "$@" -cp "$APPS" ThreadChurn 10 >"$JOUT" 2>&1 3>&-) &
+		bash -c 'mount --bind "$1" /mnt && shift &&
+			 mount -t tmpfs -o size=640k,mode=1777 jpt-agent-tmp /tmp && exec "$@"' \
+		full_tmp "$build" "$home/bin/java" "${@//"$build"//mnt}" -cp "$apps" ThreadChurn 10 \
+		>"$JOUT" 2>&1 3>&-) &
 	JPID=$!
 	JDEADLINE=$(($(date +%s) + 120))
 	pid=$(java_pid)
