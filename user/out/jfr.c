@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "jfr.h"
+#include "../util/bytebuf.h"
+#include "../util/strindex.h"
 
 #define JFR_HEADER_SIZE	  68
 #define JFR_MAJOR	  2
@@ -58,41 +60,6 @@ enum {
 enum { FT_INTERPRETED = 1, FT_JIT, FT_INLINED, FT_NATIVE };
 #define STATE_RUNNABLE 1
 
-/* ---- a growable byte buffer; the first error sticks ---- */
-
-struct jbuf {
-	unsigned char *p;
-	size_t n, cap;
-	int err;
-};
-
-static void jb_raw(struct jbuf *b, const void *d, size_t n)
-{
-	if (b->err)
-		return;
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		unsigned char *p;
-
-		while (cap < b->n + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, d, n);
-	b->n += n;
-}
-
-static void jb_u8(struct jbuf *b, unsigned char v)
-{
-	jb_raw(b, &v, 1);
-}
-
 /* JFR's varint: 7 bits a byte, little end first, at most 9 bytes (the 9th carries 8 bits) */
 static size_t varint_enc(unsigned char *o, __u64 v)
 {
@@ -117,51 +84,51 @@ static size_t varint_len(__u64 v)
 	return varint_enc(tmp, v);
 }
 
-static void jb_varint(struct jbuf *b, __u64 v)
+static void jb_varint(struct bytebuf *b, __u64 v)
 {
 	unsigned char tmp[9];
 
-	jb_raw(b, tmp, varint_enc(tmp, v));
+	bytebuf_add(b, tmp, varint_enc(tmp, v));
 }
 
 /* a Java long that is a count or a time: clamped, so that no reader sees it negative */
-static void jb_long(struct jbuf *b, __u64 v)
+static void jb_long(struct bytebuf *b, __u64 v)
 {
 	jb_varint(b, v > (__u64)INT64_MAX ? (__u64)INT64_MAX : v);
 }
 
 /* a Java int: negative values travel as their 32-bit pattern */
-static void jb_int(struct jbuf *b, __s32 v)
+static void jb_int(struct bytebuf *b, __s32 v)
 {
 	jb_varint(b, (__u32)v);
 }
 
-static void jb_be(struct jbuf *b, __u64 v, int bytes)
+static void jb_be(struct bytebuf *b, __u64 v, int bytes)
 {
 	unsigned char tmp[8];
 
 	for (int i = 0; i < bytes; i++)
 		tmp[i] = (unsigned char)(v >> (8 * (bytes - 1 - i)));
-	jb_raw(b, tmp, (size_t)bytes);
+	bytebuf_add(b, tmp, (size_t)bytes);
 }
 
 /* string encodings: 0 null, 1 empty, 3 UTF-8 bytes with their length */
-static void jb_str(struct jbuf *b, const char *s)
+static void jb_str(struct bytebuf *b, const char *s)
 {
 	size_t n;
 
 	if (!s) {
-		jb_u8(b, 0);
+		bytebuf_u8(b, 0);
 		return;
 	}
 	n = strlen(s);
 	if (!n) {
-		jb_u8(b, 1);
+		bytebuf_u8(b, 1);
 		return;
 	}
-	jb_u8(b, 3);
+	bytebuf_u8(b, 3);
 	jb_varint(b, n);
-	jb_raw(b, s, n);
+	bytebuf_add(b, s, n);
 }
 
 /* the size of an event counts its own varint */
@@ -175,87 +142,12 @@ static size_t event_size(size_t body)
 }
 
 /* appends body as one event (size prefix + body) */
-static void jb_event(struct jbuf *dst, const struct jbuf *body)
+static void jb_event(struct bytebuf *dst, const struct bytebuf *body)
 {
 	if (body->err && !dst->err)
 		dst->err = body->err;
 	jb_varint(dst, event_size(body->n));
-	jb_raw(dst, body->p, body->n);
-}
-
-/* ---- strings to small integer keys, by content ---- */
-
-struct strmap {
-	char **strs;
-	size_t n, cap;
-	__u32 *slots; /* index + 1, 0 empty */
-	size_t nslots;
-};
-
-static __u64 hash_mem(const char *s, size_t len)
-{
-	__u64 h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static int strmap_grow(struct strmap *t)
-{
-	size_t ns = t->nslots ? t->nslots * 2 : 256;
-	__u32 *slots = calloc(ns, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = hash_mem(t->strs[i], strlen(t->strs[i])) & (ns - 1);
-
-		while (slots[j])
-			j = (j + 1) & (ns - 1);
-		slots[j] = (__u32)(i + 1);
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = ns;
-	return 0;
-}
-
-/* index of s[0..len) (added when new), -ENOMEM */
-static long strmap_get(struct strmap *t, const char *s, size_t len)
-{
-	size_t j;
-
-	if ((t->n + 1) * 2 > t->nslots && strmap_grow(t))
-		return -ENOMEM;
-	for (j = hash_mem(s, len) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		const char *c = t->strs[t->slots[j] - 1];
-
-		if (!strncmp(c, s, len) && !c[len])
-			return t->slots[j] - 1;
-	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		char **p = realloc(t->strs, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		t->strs = p;
-		t->cap = cap;
-	}
-	t->strs[t->n] = strndup(s, len);
-	if (!t->strs[t->n])
-		return -ENOMEM;
-	t->slots[j] = (__u32)(t->n + 1);
-	return (long)t->n++;
-}
-
-static void strmap_free(struct strmap *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->strs[i]);
-	free(t->strs);
-	free(t->slots);
+	bytebuf_add(dst, body->p, body->n);
 }
 
 /* ---- the metadata: our types as the element tree of the JDK's MetadataReader ---- */
@@ -386,14 +278,14 @@ static const struct cdesc classes[] = {
 #pragma GCC diagnostic pop
 
 struct meta_enc {
-	struct strmap strs;
-	struct jbuf tree;
+	struct strindex strs;
+	struct bytebuf tree;
 	int err;
 };
 
 static void m_str(struct meta_enc *e, const char *s)
 {
-	long i = strmap_get(&e->strs, s, strlen(s));
+	long i = strindex_get(&e->strs, s, strlen(s));
 
 	if (i < 0) {
 		e->err = (int)i;
@@ -482,10 +374,10 @@ static void m_class(struct meta_enc *e, const struct cdesc *c)
 }
 
 /* the metadata event, appended to out */
-static int write_metadata(struct jbuf *out, __u64 start_ticks)
+static int write_metadata(struct bytebuf *out, __u64 start_ticks)
 {
 	struct meta_enc e = {0};
-	struct jbuf body = {0};
+	struct bytebuf body = {0};
 	int n = (int)(sizeof(classes) / sizeof(classes[0])), err;
 
 	m_str(&e, "root");
@@ -509,13 +401,13 @@ static int write_metadata(struct jbuf *out, __u64 start_ticks)
 	jb_varint(&body, e.strs.n);
 	for (size_t i = 0; i < e.strs.n; i++)
 		jb_str(&body, e.strs.strs[i]);
-	jb_raw(&body, e.tree.p, e.tree.n);
+	bytebuf_add(&body, e.tree.p, e.tree.n);
 	err = e.err ? e.err : e.tree.err ? e.tree.err : body.err;
 	if (!err)
 		jb_event(out, &body);
-	free(body.p);
-	free(e.tree.p);
-	strmap_free(&e.strs);
+	bytebuf_free(&body);
+	bytebuf_free(&e.tree);
+	strindex_free(&e.strs);
 	return err ? err : out->err;
 }
 
@@ -533,7 +425,7 @@ struct jfr {
 	unsigned char *labels_used; /* [labels + 1] */
 	unsigned char *func_kind;   /* [funcs + 2]: kind + 1 of its first frame, 0 unused */
 	struct jmethod *methods;    /* [funcs + 2]; funcs + 1 is "no function" */
-	struct strmap syms, classes, pkgs;
+	struct strindex syms, classes, pkgs;
 	struct {
 		__u32 name, pkg; /* symbol key of its name, package key (0 none) */
 	} * class_info;		 /* per class, by index */
@@ -541,7 +433,7 @@ struct jfr {
 	__u32 *pkg_name; /* symbol key of each package's name */
 	size_t pkg_name_cap;
 	size_t n_threads, n_stacks, n_methods; /* entries of those pools */
-	struct jbuf ev;			       /* the event being encoded */
+	struct bytebuf ev;			       /* the event being encoded */
 	FILE *f;			       /* NULL while only sizing the events */
 	__u64 ev_bytes;
 	int err;
@@ -664,9 +556,9 @@ static void events(struct jfr *x)
 }
 
 /* key (index + 1) of s[0..len) in a pool map; 0 and x->err on failure */
-static __u32 key_of(struct jfr *x, struct strmap *t, const char *s, size_t len)
+static __u32 key_of(struct jfr *x, struct strindex *t, const char *s, size_t len)
 {
-	long i = strmap_get(t, s, len);
+	long i = strindex_get(t, s, len);
 
 	if (i < 0) {
 		x->err = (int)i;
@@ -842,7 +734,7 @@ static void resolve_methods(struct jfr *x)
 }
 
 /* the constant pool event's body: every pool's size is known before it is written */
-static int write_constant_pool(struct jfr *x, struct jbuf *b)
+static int write_constant_pool(struct jfr *x, struct bytebuf *b)
 {
 	static const char *const frame_types[] = {
 		[FT_INTERPRETED] = "Interpreted",
@@ -860,7 +752,7 @@ static int write_constant_pool(struct jfr *x, struct jbuf *b)
 	jb_varint(b, JFR_START_TICKS);
 	jb_varint(b, 0); /* duration */
 	jb_varint(b, 0); /* delta to the next pool: none */
-	jb_u8(b, 0);	 /* checkpoint type: generic */
+	bytebuf_u8(b, 0);	 /* checkpoint type: generic */
 	jb_varint(b, (__u64)npools);
 
 	/* threads: one per label set */
@@ -899,7 +791,7 @@ static int write_constant_pool(struct jfr *x, struct jbuf *b)
 		for (size_t i = 0; i < n; i++)
 			frames += !is_marker(model__get_location(x->m, locs[i]));
 		jb_varint(b, s);
-		jb_u8(b, 0); /* truncated */
+		bytebuf_u8(b, 0); /* truncated */
 		jb_varint(b, frames);
 		for (size_t i = 0; i < n; i++) {
 			const struct jp_location *loc = model__get_location(x->m, locs[i]);
@@ -928,7 +820,7 @@ static int write_constant_pool(struct jfr *x, struct jbuf *b)
 		jb_varint(b, x->methods[id].name);
 		jb_varint(b, x->methods[id].desc);
 		jb_int(b, 0); /* modifiers */
-		jb_u8(b, 0);  /* hidden */
+		bytebuf_u8(b, 0);  /* hidden */
 	}
 
 	if (x->classes.n) {
@@ -941,7 +833,7 @@ static int write_constant_pool(struct jfr *x, struct jbuf *b)
 		jb_varint(b, x->class_info[i].name);
 		jb_varint(b, x->class_info[i].pkg);
 		jb_int(b, 0); /* modifiers */
-		jb_u8(b, 0);  /* hidden */
+		bytebuf_u8(b, 0);  /* hidden */
 	}
 
 	if (x->pkgs.n) {
@@ -952,7 +844,7 @@ static int write_constant_pool(struct jfr *x, struct jbuf *b)
 		jb_varint(b, i + 1);
 		jb_varint(b, x->pkg_name[i]);
 		jb_varint(b, 0); /* module: null */
-		jb_u8(b, 1);	 /* exported */
+		bytebuf_u8(b, 1);	 /* exported */
 	}
 
 	if (x->syms.n) {
@@ -978,10 +870,10 @@ static int write_constant_pool(struct jfr *x, struct jbuf *b)
 	return x->err ? x->err : b->err;
 }
 
-static void write_header(struct jbuf *b, const struct jfr_opts *o, __u64 chunk_size, __u64 cp_off,
+static void write_header(struct bytebuf *b, const struct jfr_opts *o, __u64 chunk_size, __u64 cp_off,
 			 __u64 meta_off)
 {
-	jb_raw(b, "FLR", 4); /* with its '\0' */
+	bytebuf_add(b, "FLR", 4); /* with its '\0' */
 	jb_be(b, JFR_MAJOR, 2);
 	jb_be(b, JFR_MINOR, 2);
 	jb_be(b, chunk_size, 8);
@@ -992,13 +884,13 @@ static void write_header(struct jbuf *b, const struct jfr_opts *o, __u64 chunk_s
 	jb_be(b, JFR_START_TICKS, 8);
 	jb_be(b, JFR_TICKS_PER_SEC, 8);
 	jb_be(b, 0, 3); /* file state 0: finished */
-	jb_u8(b, JFR_FLAGS);
+	bytebuf_u8(b, JFR_FLAGS);
 }
 
 int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f)
 {
 	struct jfr x = {.m = m, .o = o};
-	struct jbuf meta = {0}, cp = {0}, head = {0};
+	struct bytebuf meta = {0}, cp = {0}, head = {0};
 	unsigned char cp_size[9];
 	size_t cp_size_len = 0;
 	int err;
@@ -1048,18 +940,18 @@ int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f)
 	if (!err && fflush(f))
 		err = -errno ? -errno : -EIO;
 out_free:
-	free(head.p);
-	free(meta.p);
-	free(cp.p);
-	free(x.ev.p);
+	bytebuf_free(&head);
+	bytebuf_free(&meta);
+	bytebuf_free(&cp);
+	bytebuf_free(&x.ev);
 	free(x.stack_used);
 	free(x.labels_used);
 	free(x.func_kind);
 	free(x.methods);
 	free(x.class_info);
 	free(x.pkg_name);
-	strmap_free(&x.syms);
-	strmap_free(&x.classes);
-	strmap_free(&x.pkgs);
+	strindex_free(&x.syms);
+	strindex_free(&x.classes);
+	strindex_free(&x.pkgs);
 	return err;
 }

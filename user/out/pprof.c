@@ -10,6 +10,8 @@
 #include <zlib.h>
 
 #include "pprof.h"
+#include "../util/bytebuf.h"
+#include "../util/strindex.h"
 
 /* profile.proto field numbers */
 enum {
@@ -55,43 +57,7 @@ enum {
 #define WT_VARINT 0
 #define WT_LEN	  2
 
-struct pb {
-	unsigned char *p;
-	size_t n, cap;
-	int err;
-};
-
-static void pb_reserve(struct pb *b, size_t more)
-{
-	size_t cap;
-	unsigned char *p;
-
-	if (b->err || b->n + more <= b->cap)
-		return;
-	cap = b->cap ? b->cap : 256;
-	while (cap < b->n + more)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p) {
-		b->err = -ENOMEM;
-		return;
-	}
-	b->p = p;
-	b->cap = cap;
-}
-
-static void pb_raw(struct pb *b, const void *d, size_t n)
-{
-	if (!n)
-		return; /* an empty nested message: d may be NULL */
-	pb_reserve(b, n);
-	if (b->err)
-		return;
-	memcpy(b->p + b->n, d, n);
-	b->n += n;
-}
-
-static void pb_varint(struct pb *b, __u64 v)
+static void pb_varint(struct bytebuf *b, __u64 v)
 {
 	unsigned char tmp[10];
 	size_t n = 0;
@@ -100,16 +66,16 @@ static void pb_varint(struct pb *b, __u64 v)
 		tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	pb_raw(b, tmp, n);
+	bytebuf_add(b, tmp, n);
 }
 
-static void pb_key(struct pb *b, int field, int wt)
+static void pb_key(struct bytebuf *b, int field, int wt)
 {
 	pb_varint(b, (__u64)field << 3 | (__u64)wt);
 }
 
 /* proto3: a zero scalar is not written */
-static void pb_u64(struct pb *b, int field, __u64 v)
+static void pb_u64(struct bytebuf *b, int field, __u64 v)
 {
 	if (!v)
 		return;
@@ -117,15 +83,15 @@ static void pb_u64(struct pb *b, int field, __u64 v)
 	pb_varint(b, v);
 }
 
-static void pb_bytes(struct pb *b, int field, const void *d, size_t n)
+static void pb_bytes(struct bytebuf *b, int field, const void *d, size_t n)
 {
 	pb_key(b, field, WT_LEN);
 	pb_varint(b, n);
-	pb_raw(b, d, n);
+	bytebuf_add(b, d, n);
 }
 
 /* appends sub as a nested message and empties sub for reuse */
-static void pb_msg(struct pb *b, int field, struct pb *sub)
+static void pb_msg(struct bytebuf *b, int field, struct bytebuf *sub)
 {
 	if (sub->err)
 		b->err = sub->err;
@@ -133,78 +99,6 @@ static void pb_msg(struct pb *b, int field, struct pb *sub)
 	sub->n = 0;
 }
 
-/* the string table: index by content */
-struct strtab {
-	char **strs;
-	size_t n, cap;
-	__u32 *slots; /* index + 1, 0 empty */
-	size_t nslots;
-};
-
-static __u64 str_hash(const char *s)
-{
-	__u64 h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-static int strtab_grow(struct strtab *t)
-{
-	size_t ns = t->nslots ? t->nslots * 2 : 1024;
-	__u32 *slots = calloc(ns, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = str_hash(t->strs[i]) & (ns - 1);
-
-		while (slots[j])
-			j = (j + 1) & (ns - 1);
-		slots[j] = (__u32)(i + 1);
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = ns;
-	return 0;
-}
-
-/* index of s (added when new); -1 when out of memory */
-static long strtab_get(struct strtab *t, const char *s)
-{
-	size_t j;
-
-	if (!s)
-		s = "";
-	if ((t->n + 1) * 2 > t->nslots && strtab_grow(t))
-		return -1;
-	for (j = str_hash(s) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
-		if (!strcmp(t->strs[t->slots[j] - 1], s))
-			return t->slots[j] - 1;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		char **p = realloc(t->strs, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		t->strs = p;
-		t->cap = cap;
-	}
-	t->strs[t->n] = strdup(s);
-	if (!t->strs[t->n])
-		return -1;
-	t->slots[j] = (__u32)(t->n + 1);
-	return (long)t->n++;
-}
-
-static void strtab_free(struct strtab *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->strs[i]);
-	free(t->strs);
-	free(t->slots);
-}
 
 static const char *kind_name(enum jp_frame_kind k)
 {
@@ -224,14 +118,18 @@ static const char *kind_name(enum jp_frame_kind k)
 struct enc {
 	const struct model *m;
 	const struct pprof_opts *o;
-	struct strtab st;
-	struct pb out, sub, sub2;
+	struct strindex st;
+	struct bytebuf out, sub, sub2;
 	int err;
 };
 
 static __u64 S(struct enc *e, const char *s)
 {
-	long i = strtab_get(&e->st, s);
+	long i;
+
+	if (!s)
+		s = "";
+	i = strindex_get(&e->st, s, strlen(s));
 
 	if (i < 0) {
 		e->err = -ENOMEM;
@@ -437,9 +335,9 @@ int out_pprof_write(const struct model *m, const struct pprof_opts *o, FILE *f)
 	err = e.err ? e.err : e.out.err ? e.out.err : e.sub.err ? e.sub.err : e.sub2.err;
 	if (!err)
 		err = gzip_write(e.out.p, e.out.n, f);
-	free(e.out.p);
-	free(e.sub.p);
-	free(e.sub2.p);
-	strtab_free(&e.st);
+	bytebuf_free(&e.out);
+	bytebuf_free(&e.sub);
+	bytebuf_free(&e.sub2);
+	strindex_free(&e.st);
 	return err;
 }
