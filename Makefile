@@ -154,6 +154,7 @@ unit test: $(TEST_BINS)
 fuzz: $(FUZZ_BINS)
 	$(Q)set -e; for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(OUT)/fuzz-corpus/$$n; \
 		$$f -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 -max_len=$${FUZZ_MAX_LEN:-262144} \
+		-artifact_prefix=$(OUT)/fuzz-corpus/$$n- \
 		-rss_limit_mb=$${FUZZ_RSS_MB:-1024} -malloc_limit_mb=$${FUZZ_RSS_MB:-1024} \
 		$(OUT)/fuzz-corpus/$$n tests/fuzz/corpus/$$n \
 		2>$(OUT)/fuzz-corpus/$$n.log || { tail -50 $(OUT)/fuzz-corpus/$$n.log; exit 1; }; \

@@ -431,7 +431,8 @@ const jp_id *model__get_stack(const struct model *m, jp_id id, size_t *n)
 		return NULL;
 	r = table_at(&m->stacks, id);
 	*n = r->n;
-	return m->stack_locs + r->off;
+	/* an empty stack may come before any location was stored (stack_locs still NULL) */
+	return r->n ? m->stack_locs + r->off : NULL;
 }
 
 static size_t count(const struct table *t)
