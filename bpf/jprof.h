@@ -117,6 +117,7 @@ struct jp_sc_val {
 	__u64 hist[JP_SC_HIST_BUCKETS];
 	char comm[JP_COMM_LEN];	 /* thread name at the first call */
 	char pcomm[JP_COMM_LEN]; /* process name at the first call */
+	__u64 cgroup_id;	 /* cgroup v2 id at the first call (--per-container) */
 };
 
 /* key of sc_errnos (value: __u64 count) */

@@ -277,6 +277,7 @@ static __always_inline int on_exit(void *ctx, long ret)
 
 		bpf_get_current_comm(v->comm, sizeof(v->comm));
 		BPF_CORE_READ_STR_INTO(&v->pcomm, task, group_leader, comm);
+		v->cgroup_id = bpf_get_current_cgroup_id();
 	}
 	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->total_ns, lat);

@@ -506,6 +506,12 @@ static int write_syscall_table(struct rec *r)
 		pr_err("reading the syscall statistics: %s", strerror(-err));
 		return err;
 	}
+	if (r->o->per_container) {
+		for (size_t i = 0; i < t->nprocs; i++)
+			snprintf(t->procs[i].container, sizeof(t->procs[i].container), "%s",
+				 cgroup_names__get(r->cgnames, t->procs[i].cgroup_id));
+		sc_table_group(t);
+	}
 	err = r->o->json ? sctable_write_json(t, stdout) : sctable_write_text(t, stdout);
 	if (!err && fflush(stdout))
 		err = -errno;

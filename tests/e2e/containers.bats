@@ -149,6 +149,32 @@ only_pid() {
 	! grep -Ev "^\[container $a\];" "$OUT/r.folded"
 }
 
+# the pids of the processes under a group heading of the syscall table
+sc_group_pids() {
+	awk -v g="$1" '$0 == g { on = 1; next } /^\[/ { on = 0 }
+		on && /^ [^ ].* \([0-9]+\), [0-9]+ calls/ { sub(/.*\(/, ""); sub(/\).*/, ""); print }'
+}
+
+@test "containers: --per-container groups the syscall table (text and JSON)" {
+	local a=${ID_A:0:12} b=${ID_B:0:12}
+	run -0 --separate-stderr "$JPROF" record -a --per-container -e syscalls --slow 0 -d 3
+	echo "$output"
+	[[ $(sc_group_pids "[container $a]" <<<"$output") == "$PID_A" ]]
+	[[ $(sc_group_pids "[container $b]" <<<"$output") == "$PID_B" ]]
+	sc_group_pids "[host]" <<<"$output" | grep -qx "$PID_H"
+	! sc_group_pids "[host]" <<<"$output" | grep -Eqx "$PID_A|$PID_B"
+	# the host comes last
+	[[ $(grep -E '^\[' <<<"$output" | tail -1) == "[host]" ]]
+	run -0 --separate-stderr "$JPROF" record -a --per-container -e syscalls --slow 0 -f json -d 2
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = {p["pid"]: p["container"] for p in d["processes"] if p["tid"] == 0}
+assert c[int(sys.argv[2])] == sys.argv[3] and c[int(sys.argv[4])] == sys.argv[5], c
+assert c[int(sys.argv[6])] == "", c
+' "" "$PID_A" "$a" "$PID_B" "$b" "$PID_H" <<<"$output"
+}
+
 @test "containers: list shows each JVM's container; list --containers the containers with their JVMs" {
 	run -0 "$JPROF" list
 	echo "$output"
