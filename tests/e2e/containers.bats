@@ -115,10 +115,10 @@ only_pid() {
 	only_pid "$PID_B" "$OUT/b2.folded"
 }
 
-@test "containers: --per-container groups two containers and the host in folded, HTML and pprof" {
+@test "containers: --per-container groups two containers and the host in folded, HTML, pprof and JFR" {
 	command -v go >/dev/null || { missing "go (Debian golang-go) for go tool pprof"; return; }
 	run -0 "$JPROF" record -a --per-container --per-pid -d 6 -o "$OUT/all.folded" \
-		-o "$OUT/all.html" -o "$OUT/all.pb.gz"
+		-o "$OUT/all.html" -o "$OUT/all.pb.gz" -o "$OUT/all.jfr"
 	echo "$output"
 	local a=${ID_A:0:12} b=${ID_B:0:12}
 	# each JVM under its own group, with Java frames, and nowhere else
@@ -143,6 +143,19 @@ only_pid() {
 	[[ $output == *"$PID_A"* && $output != *"$PID_B"* && $output != *"$PID_H"* ]]
 	run -0 go tool pprof -tags -tagfocus="container=$b" "$OUT/all.pb.gz"
 	[[ $output == *"$PID_B"* && $output != *"$PID_A"* && $output != *"$PID_H"* ]]
+	# JFR: jprof.ThreadInfo carries each thread's pid and container
+	run -0 "$JDK17/bin/jfr" print --events jprof.ThreadInfo "$OUT/all.jfr"
+	python3 -c '
+import re, sys
+want = {int(sys.argv[1]): sys.argv[2], int(sys.argv[3]): sys.argv[4], int(sys.argv[5]): ""}
+seen = {}
+for ev in sys.stdin.read().split("jprof.ThreadInfo")[1:]:
+    pid = int(re.search(r"pid = (\d+)", ev).group(1))
+    cont = re.search(r"container = \"([^\"]*)\"", ev)
+    if pid in want:
+        seen[pid] = cont.group(1) if cont else ""
+assert seen == want, (seen, want)
+' "$PID_A" "$a" "$PID_B" "$b" "$PID_H" <<<"$output"
 	# report regroups a saved recording and filters by container
 	run -0 "$JPROF" report "$OUT/all.pb.gz" --container "$a" --per-container --per-pid -o "$OUT/r.folded"
 	only_pid "$PID_A" <(sed "s/^\[container $a\];//" "$OUT/r.folded")
