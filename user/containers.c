@@ -40,10 +40,6 @@ static int resolve_cgroup(const struct jp_opts *o, struct ct_filter *f)
 	int err;
 
 	err = cgroup_stat(f->mount, o->cgroup, &id, &level);
-	if (err == -EXDEV) {
-		pr_err("--cgroup %s: not below the cgroup v2 mount %s", o->cgroup, f->mount);
-		return JP_EXIT_USAGE;
-	}
 	if (err == -EINVAL) {
 		pr_err("--cgroup %s: '.' and '..' are not allowed", o->cgroup);
 		return JP_EXIT_USAGE;
@@ -53,10 +49,12 @@ static int resolve_cgroup(const struct jp_opts *o, struct ct_filter *f)
 		       strerror(-err));
 		return JP_EXIT_NO_TARGET;
 	}
-	if (o->cgroup[0] == '/')
+	if (!strncmp(o->cgroup, f->mount, strlen(f->mount)) &&
+	    (!o->cgroup[strlen(f->mount)] || o->cgroup[strlen(f->mount)] == '/'))
 		snprintf(abs, sizeof(abs), "%s", o->cgroup);
 	else
-		snprintf(abs, sizeof(abs), "%s/%s", f->mount, o->cgroup);
+		snprintf(abs, sizeof(abs), "%s%s%s", f->mount, o->cgroup[0] == '/' ? "" : "/",
+			 o->cgroup);
 	/* trailing slashes would make the path prefix check miss */
 	for (size_t l = strlen(abs); l > 1 && abs[l - 1] == '/'; l--)
 		abs[l - 1] = '\0';

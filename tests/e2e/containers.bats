@@ -113,6 +113,9 @@ only_pid() {
 	(($(folded_sum ';CtWork\.burn' "$OUT/b.folded") > 0))
 	run -0 "$JPROF" record --cgroup "$CG_B" --per-pid -d 2 -e cpu,offcpu --no-attach -o "$OUT/b2.folded"
 	only_pid "$PID_B" "$OUT/b2.folded"
+	# as /proc/PID/cgroup shows it
+	run -0 "$JPROF" record --cgroup "/docker-$ID_B.scope" --per-pid -d 2 --no-attach -o "$OUT/b2.folded"
+	only_pid "$PID_B" "$OUT/b2.folded"
 }
 
 @test "containers: --per-container groups two containers and the host in folded, HTML, pprof and JFR" {

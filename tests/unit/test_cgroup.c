@@ -153,7 +153,11 @@ TEST(walk_and_find_container)
 	snprintf(path, sizeof(path), "%s/kubepods.slice/", root);
 	EXPECT_EQ(cgroup_stat(root, path, &id, &level), 0);
 	EXPECT_EQ(level, 1u);
-	EXPECT_EQ(cgroup_stat(root, "/etc", &id, &level), -EXDEV);
+	EXPECT_EQ(cgroup_stat(root, "/etc", &id, &level), -ENOENT); /* /proc/<pid>/cgroup style */
+	EXPECT_EQ(cgroup_stat(root, "/system.slice", &id, &level), 0);
+	EXPECT_EQ(level, 1u);
+	EXPECT_EQ(cgroup_stat(root, "/", &id, &level), 0);
+	EXPECT_EQ(level, 0u);
 	EXPECT_EQ(cgroup_stat(root, "system.slice/../..", &id, &level), -EINVAL);
 	EXPECT_EQ(cgroup_stat(root, "nope", &id, &level), -ENOENT);
 

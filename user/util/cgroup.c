@@ -219,14 +219,14 @@ int cgroup_stat(const char *mount, const char *path, __u64 *ret_id, __u32 *ret_l
 	__u64 id;
 	int err;
 
-	/* an absolute path must lie below the mount; anything else is relative to it */
-	if (path[0] == '/') {
-		while (ml > 1 && mount[ml - 1] == '/')
-			ml--;
-		if (strncmp(path, mount, ml) || (path[ml] && path[ml] != '/'))
-			return -EXDEV;
+	/*
+	 * A path below the mount is taken as it is; any other is relative to the mount, so
+	 * the paths /proc/<pid>/cgroup shows ("/system.slice/x.scope", "/") work too.
+	 */
+	while (ml > 1 && mount[ml - 1] == '/')
+		ml--;
+	if (ml > 1 && !strncmp(path, mount, ml) && (!path[ml] || path[ml] == '/'))
 		rel = path + ml;
-	}
 	for (const char *p = rel; *p;) {
 		const char *e;
 

@@ -44,7 +44,10 @@ int cgroup_dir_container(const char *name, char *full, size_t full_len, char *la
  */
 void cgroup_path_label(const char *path, char *label, size_t len);
 
-/* The id and depth of the cgroup directory path below mount. 0 or -errno. */
+/*
+ * The id and depth of the cgroup directory path: below mount when it starts with it, else
+ * relative to mount (as /proc/<pid>/cgroup shows paths). 0, -EINVAL for "." or "..", -errno.
+ */
 int cgroup_stat(const char *mount, const char *path, __u64 *ret_id, __u32 *ret_level);
 
 /*
