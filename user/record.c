@@ -661,6 +661,12 @@ static void summary(struct rec *r, double secs, const char *where)
 			 (unsigned long long)st[JP_STAT_IDLE]);
 	else
 		what[0] = '\0';
+	if ((r->o->npids || r->ctf) && (r->o->events & (1u << JP_EV_CPU)))
+		fprintf(stderr,
+			"jprof: %llu CPU samples of other processes left out in the kernel (%s)\n",
+			(unsigned long long)st[JP_STAT_FILTERED],
+			r->ctf ? (r->o->npids ? "-p, --cgroup/--container" : "--cgroup/--container") :
+				 "-p");
 	if (r->first_sample_ns > r->t_start_ns)
 		fprintf(stderr, "jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
 			(r->first_sample_ns - r->t_start_ns) / 1e6,

@@ -104,6 +104,9 @@ only_pid() {
 	# the agent was attached into its pid+mount namespace, as its user
 	(($(folded_sum ';CtWork\.burn' "$OUT/a.folded") > 0))
 	[[ $output == *"cgroup filter: $CG_A (id "* ]]
+	# the host's loop and JVM were sampled and dropped in the kernel, and counted
+	[[ $output =~ jprof:\ ([0-9]+)\ CPU\ samples\ of\ other\ processes\ left\ out\ in\ the\ kernel\ \(--cgroup/--container\) ]]
+	((BASH_REMATCH[1] > 0))
 }
 
 @test "containers: --container <prefix> profiles only the docker one with Java frames (JDK 25); absolute --cgroup too" {
