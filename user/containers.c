@@ -75,7 +75,8 @@ static int resolve_container(const struct jp_opts *o, struct ct_filter *f)
 	n = cgroup_find_container(f->mount, o->container, &v, matches, sizeof(matches));
 	if (n == -ENOENT) {
 		pr_err("--container %s: no such container (no cgroup named after this id or pod "
-		       "uid under %s)", o->container, f->mount);
+		       "uid under %s)",
+		       o->container, f->mount);
 		return JP_EXIT_NO_TARGET;
 	}
 	if (n == -EEXIST) {
@@ -120,7 +121,8 @@ int ct_filter_resolve(const struct jp_opts *o, struct ct_filter **ret)
 	}
 	err = cgroup_find_mount("/proc/self/mountinfo", f->mount, sizeof(f->mount));
 	if (err) {
-		pr_err("%s needs cgroup v2, which is not mounted%s: mount it, e.g. `mount -t cgroup2 "
+		pr_err("%s needs cgroup v2, which is not mounted%s: mount it, e.g. `mount -t "
+		       "cgroup2 "
 		       "none /sys/fs/cgroup/unified`",
 		       o->cgroup ? "--cgroup" : "--container",
 		       err == -ENOENT ? "" : " (or /proc/self/mountinfo is unreadable)");
@@ -209,8 +211,9 @@ int containers_list_run(const struct jp_opts *o)
 		for (int k = 0; k < nj; k++)
 			if (!strncmp(jvms[k].cgroup, rel, pl) &&
 			    (jvms[k].cgroup[pl] == '\0' || jvms[k].cgroup[pl] == '/'))
-				printf("    JVM pid %u (nspid %u, user %s, Java %s) %s\n", jvms[k].pid,
-				       jvms[k].nspid, jvms[k].user, jvms[k].version, jvms[k].main);
+				printf("    JVM pid %u (nspid %u, user %s, Java %s) %s\n",
+				       jvms[k].pid, jvms[k].nspid, jvms[k].user, jvms[k].version,
+				       jvms[k].main);
 	}
 	if (!n)
 		printf("(no container cgroups under %s)\n", mount);

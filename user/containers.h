@@ -11,11 +11,11 @@
 #include "opts.h"
 
 struct ct_filter {
-	char mount[4096];		 /* the cgroup2 mount */
-	size_t n;			 /* filter entries */
-	__u64 ids[JP_MAX_CGROUPS];	 /* cgroup ids */
-	__u32 levels[JP_MAX_CGROUPS];	 /* their depths (mount = 0) */
-	char *paths[JP_MAX_CGROUPS];	 /* their paths relative to the mount, "/a/b" (malloc'ed) */
+	char mount[4096];	      /* the cgroup2 mount */
+	size_t n;		      /* filter entries */
+	__u64 ids[JP_MAX_CGROUPS];    /* cgroup ids */
+	__u32 levels[JP_MAX_CGROUPS]; /* their depths (mount = 0) */
+	char *paths[JP_MAX_CGROUPS];  /* their paths relative to the mount, "/a/b" (malloc'ed) */
 };
 
 /*

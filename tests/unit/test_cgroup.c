@@ -17,11 +17,11 @@
 
 TEST(mountinfo_finds_cgroup2)
 {
-	static const char mi[] =
-		"24 30 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"
-		"31 24 0:26 / /sys/fs/cgroup ro - tmpfs tmpfs ro,mode=755\n"
-		"40 31 0:38 /sub /elsewhere rw - cgroup2 cgroup2 rw\n"
-		"41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw,relatime shared:9 - cgroup2 cgroup2 rw\n";
+	static const char mi[] = "24 30 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"
+				 "31 24 0:26 / /sys/fs/cgroup ro - tmpfs tmpfs ro,mode=755\n"
+				 "40 31 0:38 /sub /elsewhere rw - cgroup2 cgroup2 rw\n"
+				 "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw,relatime shared:9 - "
+				 "cgroup2 cgroup2 rw\n";
 	char out[64] = "x";
 
 	EXPECT_EQ(cgroup_parse_mountinfo(mi, sizeof(mi) - 1, out, sizeof(out)), 0);
@@ -57,8 +57,10 @@ TEST(dir_names_of_engines)
 	EXPECT_STREQ(label, "");
 	EXPECT_EQ(dir("docker-" HEX64 "0.scope", full, label), 0);
 	EXPECT_EQ(dir("docker-" HEX64 ".service", full, label), 0);
-	EXPECT_EQ(dir("docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope",
-		      full, label), 0);
+	EXPECT_EQ(
+		dir("docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope",
+		    full, label),
+		0);
 	EXPECT_EQ(dir("kubepods-burstable.slice", full, label), 0);
 	EXPECT_EQ(dir("xpod" UID, full, label), 0);
 	EXPECT_EQ(dir("pod" UID "x", full, label), 0);
@@ -113,9 +115,13 @@ TEST(walk_and_find_container)
 		"/kubepods.slice",
 		"/kubepods.slice/kubepods-pod" UID_ ".slice",
 		"/kubepods.slice/kubepods-pod" UID_
-		".slice/cri-containerd-fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210.scope",
+		".slice/"
+		"cri-containerd-fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210."
+		"scope",
 		"/kubepods.slice/kubepods-pod" UID_
-		".slice/cri-containerd-fedcba9876543210fedcba9876543210fedcba9876543210fedcba98765432ff.scope",
+		".slice/"
+		"cri-containerd-fedcba9876543210fedcba9876543210fedcba9876543210fedcba98765432ff."
+		"scope",
 	};
 	__u64 id;
 	__u32 level;

@@ -45,9 +45,10 @@ int cgroup_parse_mountinfo(const char *buf, size_t len, char *ret, size_t retlen
 			continue;
 		/* the kernel escapes space, tab, newline and backslash as \ooo */
 		for (const char *p = mnt; *p && o + 1 < retlen; o++) {
-			if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-			    p[3] >= '0' && p[3] <= '7') {
-				ret[o] = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+			if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' &&
+			    p[2] <= '7' && p[3] >= '0' && p[3] <= '7') {
+				ret[o] =
+					(char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
 				p += 4;
 			} else {
 				ret[o] = *p++;
@@ -101,7 +102,7 @@ static size_t hex_run(const char *s)
 /* s starts with a pod uid (8-4-4-4-12 hex, '-' or '_' between): copied with '-' */
 static bool pod_uid(const char *s, char *out)
 {
-	static const int groups[] = { 8, 4, 4, 4, 12 };
+	static const int groups[] = {8, 4, 4, 4, 12};
 	size_t o = 0;
 
 	for (int g = 0; g < 5; g++) {
@@ -124,8 +125,8 @@ static bool pod_uid(const char *s, char *out)
 int cgroup_dir_container(const char *name, char *full, size_t full_len, char *label,
 			 size_t label_len)
 {
-	static const char *const prefixes[] = { "docker-", "cri-containerd-", "crio-", "libpod-",
-						"" };
+	static const char *const prefixes[] = {"docker-", "cri-containerd-", "crio-", "libpod-",
+					       ""};
 	char uid[POD_UID_LEN + 1];
 	const char *p;
 
@@ -298,7 +299,8 @@ static int walk_dir(struct walk *w, int dfd, size_t plen, __u32 level)
 		err = w->fn(&w->d, w->ctx);
 		if (err || level + 1 >= WALK_MAX_DEPTH)
 			continue;
-		cfd = openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		cfd = openat(dirfd(dir), de->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0)
 			continue;
 		err = walk_dir(w, cfd, plen + 1 + nl, level + 1);
@@ -363,7 +365,7 @@ static int collect_one(const struct cgroup_dir *d, void *vctx)
 
 int cgroup_walk(const char *mount, cgroup_pick_fn fn, void *ctx, struct cgroup_dir **ret)
 {
-	struct collect c = { .pick = fn, .ctx = ctx };
+	struct collect c = {.pick = fn, .ctx = ctx};
 	int err = walk_tree(mount, collect_one, &c);
 
 	if (err) {
@@ -381,8 +383,8 @@ static bool prefix_pick(const struct cgroup_dir *d, void *ctx)
 	return d->id_full[0] && !strncmp(d->id_full, prefix, strlen(prefix));
 }
 
-int cgroup_find_container(const char *mount, const char *prefix, struct cgroup_dir **ret,
-			  char *err, size_t errlen)
+int cgroup_find_container(const char *mount, const char *prefix, struct cgroup_dir **ret, char *err,
+			  size_t errlen)
 {
 	char want[80];
 	struct cgroup_dir *v = NULL;
@@ -415,7 +417,8 @@ int cgroup_find_container(const char *mount, const char *prefix, struct cgroup_d
 		if (dup)
 			continue;
 		if (nids++ < 8 && o < errlen)
-			o += (size_t)snprintf(err + o, errlen - o, "%s%s", o ? " " : "", v[i].id_full);
+			o += (size_t)snprintf(err + o, errlen - o, "%s%s", o ? " " : "",
+					      v[i].id_full);
 	}
 	if (nids > 1) {
 		free(v);
@@ -502,7 +505,7 @@ void cgroup_names__free(struct cgroup_names *c)
 
 static const struct name_ent *names_find(const struct cgroup_names *c, __u64 id)
 {
-	struct name_ent key = { .id = id };
+	struct name_ent key = {.id = id};
 
 	return c->n ? bsearch(&key, c->v, c->n, sizeof(*c->v), ent_cmp) : NULL;
 }

@@ -64,8 +64,8 @@ int cgroup_walk(const char *mount, cgroup_pick_fn fn, void *ctx, struct cgroup_d
  * Returns the count; -ENOENT with none; -EEXIST when several ids match (their full ids,
  * up to 8, space-separated in err). *ret is malloc'ed.
  */
-int cgroup_find_container(const char *mount, const char *prefix, struct cgroup_dir **ret,
-			  char *err, size_t errlen);
+int cgroup_find_container(const char *mount, const char *prefix, struct cgroup_dir **ret, char *err,
+			  size_t errlen);
 
 /* id -> container label, learned by walking the tree; misses walk again at most once a second */
 struct cgroup_names;
