@@ -15,18 +15,20 @@ hex64() {
 	od -An -N32 -tx1 /dev/urandom | tr -d ' \n'
 }
 
-# start_ct CGDIR JDK USER: a "container"; prints the host pid of its JVM
+# start_ct CGDIR JDK USER [JVM options]: a "container"; prints the host pid of its JVM
 start_ct() {
 	local cg=$1 home=$2 user=$3 uid gid u jp i=0
+	shift 3
 	uid=$(id -u "$user") gid=$(id -g "$user")
 	# into the cgroup first, then new namespaces: everything below inherits the cgroup
 	(
 		echo "$BASHPID" >"$cg/cgroup.procs" || exit 1
 		exec unshare --pid --fork --mount --mount-proc sh -c \
 			'cd "$1" && mount -t tmpfs tmpfs /tmp && cp CtWork.class /tmp/ && cd /tmp &&
-			 exec setpriv --reuid="$2" --regid="$3" --clear-groups "$4/bin/java" \
-				-cp /tmp CtWork "$5" /tmp/ready' \
-			sh "$APPS" "$uid" "$gid" "$home" "$CT_SECS"
+			 u=$2 g=$3 h=$4 s=$5 && shift 5 &&
+			 exec setpriv --reuid="$u" --regid="$g" --clear-groups "$h/bin/java" "$@" \
+				-cp /tmp CtWork "$s" /tmp/ready' \
+			sh "$APPS" "$uid" "$gid" "$home" "$CT_SECS" "$@"
 	) >"$WORK/$user.log" 2>&1 3>&- &
 	u=$!
 	echo "$u" >>"$WORK/pids"
@@ -230,4 +232,20 @@ assert c[int(sys.argv[6])] == "", c
 	run -1 unshare --mount sh -c "umount '$CGMNT' && exec '$JPROF' record --cgroup / -d 1 -o /dev/null"
 	echo "$output"
 	[[ $output == *"--cgroup needs cgroup v2, which is not mounted: mount it, e.g. \`mount -t cgroup2"* ]]
+}
+
+@test "containers: a container whose JVM refuses attach is profiled natively, with a line saying why" {
+	local id cg pid
+	id=$(hex64)
+	cg=$CGMNT/docker-$id.scope
+	echo "$cg" >>"$WORK/cgroups.extra"
+	mkdir "$cg"
+	pid=$(start_ct "$cg" "$JDK17" jpt-ct1 -XX:+DisableAttachMechanism)
+	run -0 "$JPROF" record --container "${id:0:16}" --per-pid -d 3 -o "$OUT/n.folded"
+	echo "$output"
+	only_pid "$pid" "$OUT/n.folded"
+	grep -Eq "^java \[$pid\];\[no Java stack: [^]]*\];" "$OUT/n.folded"
+	! grep -q 'CtWork\.burn' "$OUT/n.folded"
+	[[ $output == *"JVM $pid (CtWork): "*"attach mechanism disabled (-XX:+DisableAttachMechanism)"* ]]
+	while read -r p; do kill -9 "$p" 2>/dev/null || true; done <"$cg/cgroup.procs"
 }
