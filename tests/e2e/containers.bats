@@ -165,7 +165,7 @@ for ev in sys.stdin.read().split("jprof.ThreadInfo")[1:]:
 assert seen == want, (seen, want)
 ' "$PID_A" "$a" "$PID_B" "$b" "$PID_H" <<<"$output"
 	# report regroups a saved recording and filters by container
-	run -0 "$JPROF" report "$OUT/all.pb.gz" --container "$a" --per-container --per-pid -o "$OUT/r.folded"
+	run -0 "$JPROF" report "$OUT/all.pb.gz" --container "$ID_A" --per-container --per-pid -o "$OUT/r.folded"
 	only_pid "$PID_A" <(sed "s/^\[container $a\];//" "$OUT/r.folded")
 	! grep -Ev "^\[container $a\];" "$OUT/r.folded"
 }
