@@ -13,7 +13,7 @@ J=$REPO/build/jprof
 APPS=$REPO/build/tests/apps
 JDK=${JDK:-/usr/lib/jvm/java-17-openjdk-amd64}
 F=${F:-499}
-MNT=$(awk '$9 == "cgroup2" && $4 == "/" { print $5; exit }' /proc/self/mountinfo)
+MNT=$(awk '$4 == "/" { for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
 [[ $EUID -eq 0 && -x $J && -f $APPS/CtWork.class && -n $MNT ]] ||
 	{ echo "needs root, make, make apps and a cgroup2 mount" >&2; exit 1; }
 TMP=$(mktemp -d)

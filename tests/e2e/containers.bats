@@ -51,7 +51,7 @@ setup_file() {
 		{ missing "unshare and setpriv (util-linux)"; return; }
 	[[ -x $JDK17/bin/java && -x $JDK25/bin/java ]] || { missing "JDK 17 and 25 ($JDK17, $JDK25)"; return; }
 	export CGMNT WORK ID_A ID_B CG_A CG_B PID_A PID_B PID_H PID_N
-	CGMNT=$(awk '$9 == "cgroup2" && $4 == "/" { print $5; exit }' /proc/self/mountinfo)
+	CGMNT=$(awk '$4 == "/" { for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
 	[[ -n $CGMNT ]] || { missing "a cgroup2 mount (mount -t cgroup2 none /sys/fs/cgroup/unified)"; return; }
 	WORK=$(mktemp -d /tmp/jprof-ct.XXXXXX)
 	: >"$WORK/pids"
@@ -100,7 +100,7 @@ only_pid() {
 }
 
 @test "containers: --cgroup (relative) profiles only the containerd one, Java frames across namespaces (JDK 17)" {
-	run -0 "$JPROF" record --cgroup "cri-containerd-$ID_A.scope" --per-pid -d 6 -o "$OUT/a.folded"
+	run -0 "$JPROF" record --cgroup "cri-containerd-$ID_A.scope" --per-pid -d 8 -o "$OUT/a.folded"
 	echo "$output"
 	only_pid "$PID_A" "$OUT/a.folded"
 	# the agent was attached into its pid+mount namespace, as its user
@@ -112,7 +112,7 @@ only_pid() {
 }
 
 @test "containers: --container <prefix> profiles only the docker one with Java frames (JDK 25); absolute --cgroup too" {
-	run -0 "$JPROF" record --container "${ID_B:0:10}" --per-pid -d 6 -o "$OUT/b.folded"
+	run -0 "$JPROF" record --container "${ID_B:0:10}" --per-pid -d 8 -o "$OUT/b.folded"
 	echo "$output"
 	only_pid "$PID_B" "$OUT/b.folded"
 	(($(folded_sum ';CtWork\.burn' "$OUT/b.folded") > 0))
@@ -125,7 +125,7 @@ only_pid() {
 
 @test "containers: --per-container groups two containers and the host in folded, HTML, pprof and JFR" {
 	command -v go >/dev/null || { missing "go (Debian golang-go) for go tool pprof"; return; }
-	run -0 "$JPROF" record -a --per-container --per-pid -d 6 -o "$OUT/all.folded" \
+	run -0 "$JPROF" record -a --per-container --per-pid -d 8 -o "$OUT/all.folded" \
 		-o "$OUT/all.html" -o "$OUT/all.pb.gz" -o "$OUT/all.jfr"
 	echo "$output"
 	local a=${ID_A:0:12} b=${ID_B:0:12}
