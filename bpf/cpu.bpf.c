@@ -18,7 +18,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		stat_inc(JP_STAT_IDLE);
 		return 0;
 	}
-	if (!pid_wanted(tgid)) {
+	if (!task_wanted(tgid)) {
 		stat_inc(JP_STAT_FILTERED);
 		return 0;
 	}

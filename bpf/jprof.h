@@ -8,6 +8,8 @@
 #define JP_MAX_USTACK	 127	/* = default kernel.perf_event_max_stack */
 #define JP_MAX_PIDS	 1024	/* -p targets */
 #define JP_MAX_JVMS	 1024	/* JVMs with an agent */
+#define JP_MAX_CGROUPS	 256	/* --cgroup/--container filter entries */
+#define JP_CGROUP_LEVELS 8	/* distinct depths among those entries */
 #define JP_RINGBUF_BYTES (8u << 20)
 
 /* jp_sample.kind */
@@ -28,7 +30,7 @@
 #define JP_STAT_SIG_SENT    4	/* stack request signals sent */
 #define JP_STAT_SIG_BUSY    5	/* bpf_send_signal_thread returned -EBUSY */
 #define JP_STAT_SIG_ERR	    6	/* other bpf_send_signal_thread errors */
-#define JP_STAT_FILTERED    7	/* samples not matching the pid filter */
+#define JP_STAT_FILTERED    7	/* samples not matching the pid or cgroup filter */
 #define JP_STAT_OFFCPU	    8	/* off-CPU samples emitted */
 #define JP_STAT_OFFCPU_LOST 9	/* off-CPU start records that could not be stored */
 #define JP_STAT_SC_SLOW	    10	/* slow-syscall samples emitted */
@@ -79,6 +81,17 @@ struct jp_jvm {
 	__u32 pad;
 };
 
+/*
+ * value of the one-entry cgroup_cfg map: the depths (root = 0) of the --cgroup/--container
+ * targets; a task is wanted when its ancestor at one of them is in the cgroups map.
+ * nlevels 0: no cgroup filter.
+ */
+struct jp_cgroup_cfg {
+	__u32 nlevels;
+	__u32 levels[JP_CGROUP_LEVELS];
+	__u32 pad;
+};
+
 /* syscall aggregation (syscalls.bpf.c), read by user/kernel/syscalls.c at the end */
 #define JP_SC_HIST_BUCKETS 64 /* bucket b: latency in [2^b, 2^(b+1)) ns; bucket 0 also holds 0 */
 
@@ -104,6 +117,7 @@ struct jp_sc_val {
 	__u64 hist[JP_SC_HIST_BUCKETS];
 	char comm[JP_COMM_LEN];	 /* thread name at the first call */
 	char pcomm[JP_COMM_LEN]; /* process name at the first call */
+	__u64 cgroup_id;	 /* cgroup v2 id at the first call (--per-container) */
 };
 
 /* key of sc_errnos (value: __u64 count) */

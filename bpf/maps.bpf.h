@@ -26,6 +26,25 @@ struct {
 	__type(value, __u8);
 } pids SEC(".maps");
 
+/* --cgroup/--container targets: cgroup v2 id -> 1, matched at the depths in cgroup_cfg */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JP_MAX_CGROUPS);
+	__type(key, __u64);
+	__type(value, __u8);
+} cgroups SEC(".maps");
+
+/*
+ * In a map, not rodata, so every skeleton shares it (kernel_session__share_maps) and
+ * no loader has to know about the filter. An array lookup is inlined by the verifier.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jp_cgroup_cfg);
+} cgroup_cfg SEC(".maps");
+
 /* JVMs whose agent answers stack requests: tgid -> signal */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -73,6 +92,41 @@ static __always_inline bool pid_wanted(__u32 tgid)
 	if (!filter_pids)
 		return true;
 	return bpf_map_lookup_elem(&pids, &tgid) != NULL;
+}
+
+/*
+ * true when the current task is in one of the target cgroups or below it. The ancestor
+ * id at a target's depth is one helper call (cgroup->ancestors[level]), so the cost is
+ * one call and one hash lookup per distinct depth, whatever the number of targets;
+ * descendants created during the recording are included. Only the current task: the
+ * helper has no task argument (off-CPU filters at switch-out, where prev is current).
+ */
+static __always_inline bool cgroup_wanted(void)
+{
+	struct jp_cgroup_cfg *cfg;
+	__u32 zero = 0;
+	__u64 id;
+
+	cfg = bpf_map_lookup_elem(&cgroup_cfg, &zero);
+	if (!cfg || !cfg->nlevels)
+		return true;
+	for (__u32 i = 0; i < JP_CGROUP_LEVELS; i++) {
+		if (i >= cfg->nlevels)
+			break;
+		id = bpf_get_current_ancestor_cgroup_id(cfg->levels[i]);
+		if (id && bpf_map_lookup_elem(&cgroups, &id))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The one filter every program applies to the current task of process tgid: -p pids
+ * and --cgroup/--container cgroups (both, when both are given).
+ */
+static __always_inline bool task_wanted(__u32 tgid)
+{
+	return pid_wanted(tgid) && cgroup_wanted();
 }
 
 /*

@@ -89,7 +89,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 		return;
 	if (!include_kthreads && (BPF_CORE_READ(prev, flags) & PF_KTHREAD))
 		return;
-	if (!pid_wanted(tgid))
+	if (!task_wanted(tgid))
 		return;
 	r = bpf_map_lookup_elem(&offcpu_start, &tid);
 	if (!r) {

@@ -144,7 +144,7 @@ static __always_inline int on_enter(long nr)
 	struct sc_enter_val *e, init;
 	__u32 tid = (__u32)id;
 
-	if (!pid_wanted(id >> 32))
+	if (!task_wanted(id >> 32))
 		return 0;
 	init.ts = bpf_ktime_get_ns();
 	init.nr = nr;
@@ -238,7 +238,7 @@ static __always_inline int on_exit(void *ctx, long ret)
 	struct jp_sc_val *v;
 	__u32 tid = (__u32)id;
 
-	if (!pid_wanted(id >> 32))
+	if (!task_wanted(id >> 32))
 		return 0;
 	e = bpf_map_lookup_elem(&sc_enter, &tid);
 	if (!e || !e->ts) {
@@ -277,6 +277,7 @@ static __always_inline int on_exit(void *ctx, long ret)
 
 		bpf_get_current_comm(v->comm, sizeof(v->comm));
 		BPF_CORE_READ_STR_INTO(&v->pcomm, task, group_leader, comm);
+		v->cgroup_id = bpf_get_current_cgroup_id();
 	}
 	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->total_ns, lat);

@@ -16,6 +16,7 @@
 #include "sym/syms.h"
 #include "jvm/agent_ring.h"
 #include "kernel/syscalls.h"
+#include "util/cgroup.h"
 
 #define JOIN_WAIT_NS	 (3000ull * 1000 * 1000) /* how long a sample waits for its trace, and back */
 #define JOIN_MAX_FRAMES	 (JP_MAX_KSTACK + JP_MAX_USTACK + 4096 + 8)
@@ -606,7 +607,7 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 {
 	char comm[JP_COMM_LEN + 1], pcomm[JP_COMM_LEN + 1];
 	struct jp_labels l = { .pid = s->pid, .tid = s->tid, .cgroup = s->cgroup_id,
-			       .container = "" };
+			       .container = cgroup_names__get(j->o.cgroups, s->cgroup_id) };
 	jp_id stack, labels;
 	int err;
 

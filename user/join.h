@@ -15,6 +15,7 @@
 struct syms;
 struct model;
 struct jvm_agent;
+struct cgroup_names;
 
 struct join_opts {
 	__u64 cpu_period_ns; /* the CPU time one cpu sample stands for */
@@ -25,6 +26,7 @@ struct join_opts {
 	size_t trace_budget_jvm; /* traces waiting for their sample, per JVM */
 	size_t trace_budget;	 /* ... in all JVMs */
 	unsigned int traces_per_round; /* agent records per JVM per join__poll (0: default) */
+	struct cgroup_names *cgroups;	/* names the container label by cgroup id; NULL: "" (borrowed) */
 };
 
 struct join;

@@ -30,6 +30,9 @@ enum {
 	OPT_MIN_PERCENT,
 	OPT_TOP,
 	OPT_NO_BOOST,
+	OPT_CGROUP,
+	OPT_PER_CONTAINER,
+	OPT_CONTAINERS,
 };
 
 static const struct option long_opts[] = {
@@ -58,6 +61,9 @@ static const struct option long_opts[] = {
 	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "no-boost", no_argument, NULL, OPT_NO_BOOST },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "per-container", no_argument, NULL, OPT_PER_CONTAINER },
+	{ "containers", no_argument, NULL, OPT_CONTAINERS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -67,7 +73,7 @@ static const struct option long_opts[] = {
 void opts_usage(FILE *f)
 {
 	fputs("Usage: jprof record [-a | -p PID[,PID...]] [-F HZ] [-d SECONDS] [-o FILE] [OPTIONS]\n"
-	      "       jprof list\n"
+	      "       jprof list [--containers]\n"
 	      "       jprof report INPUT [-o FILE] [-f FORMAT] [FILTERS] [--top N]\n"
 	      "\n"
 	      "System-wide profiler: Java (JIT, inlined, interpreted), native and kernel frames\n"
@@ -76,6 +82,10 @@ void opts_usage(FILE *f)
 	      "record options:\n"
 	      "  -a, --all             every process on every CPU (default without -p)\n"
 	      "  -p, --pid PID[,...]   only these processes (JVMs among them get Java frames)\n"
+	      "      --cgroup PATH     only this cgroup v2 directory and below (absolute, or\n"
+	      "                        relative to the cgroup2 mount); filtered in the kernel\n"
+	      "      --container ID    only this container: full id or unique prefix (docker,\n"
+	      "                        containerd, CRI-O, podman), or a pod uid: its containers\n"
 	      "  -F, --freq HZ         samples per second per CPU (1-10000, default 99)\n"
 	      "  -d, --duration SEC    stop after SEC seconds (default: at Ctrl-C or SIGTERM)\n"
 	      "  -o, --output FILE     write here (default stdout; several -o write one recording\n"
@@ -93,6 +103,7 @@ void opts_usage(FILE *f)
 	      "                        (default 10000; 0: none)\n"
 	      "      --per-pid         root frames per process: \"comm [pid]\"\n"
 	      "      --per-thread      and per thread: \"name [tid]\" below the process\n"
+	      "      --per-container   root frames per container: \"[container ID]\", \"[host]\"\n"
 	      "      --no-attach       do not load the agent into JVMs; use what is there\n"
 	      "      --dotted          Java names as java.lang.String.hashCode\n"
 	      "      --lines           Java frames with source line numbers\n"
@@ -109,7 +120,10 @@ void opts_usage(FILE *f)
 	      "      --reverse         callers of the leaves: stacks leaf first\n"
 	      "      --min-percent P   leave out frames under P% of the total\n"
 	      "      --top N           the N hottest functions by self and total, as a table\n"
-	      "      --per-pid, --per-thread, --dotted, --lines  as for record\n"
+	      "      --per-pid, --per-thread, --per-container, --dotted, --lines  as for record\n"
+	      "\n"
+	      "list options:\n"
+	      "      --containers      the containers on this host, with their JVMs\n"
 	      "\n"
 	      "      --no-boost        keep jprof's scheduling priority (default: nice -15, so a\n"
 	      "                        saturated host cannot make it fall behind)\n"
@@ -123,6 +137,8 @@ void opts_usage(FILE *f)
 	      "  jprof record -a -d 30 -o host.html      # whole host, 30 s, HTML flame graph\n"
 	      "  jprof record -p 1234 -F 999 -o app.folded\n"
 	      "  jprof list                              # JVMs on this host and their agent state\n"
+	      "  jprof record --container 3f2a -d 30 -o c.html   # one container, from the host\n"
+	      "  jprof record -a --per-container -o all.pb.gz    # every container, grouped\n"
 	      "  jprof record -a -d 60 -o host.pb.gz     # save everything; look later:\n"
 	      "  jprof report host.pb.gz --pid 1234 --top 20\n"
 	      "  jprof report host.pb.gz --include 'Parser' -o parser.html\n",
@@ -242,11 +258,19 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 			return fail(err, errlen, "report takes no -a or -d");
 	}
 	if (o->cmd != JP_CMD_REPORT &&
-	    (o->ntids || o->comm || o->container || o->include || o->exclude || o->reverse ||
+	    (o->ntids || o->comm || o->include || o->exclude || o->reverse ||
 	     o->min_percent > 0 || o->top))
 		return fail(err, errlen,
-			    "--tid, --comm, --container, --include, --exclude, --reverse, "
+			    "--tid, --comm, --include, --exclude, --reverse, "
 			    "--min-percent and --top are report options");
+	if (o->cmd != JP_CMD_REPORT && o->cmd != JP_CMD_RECORD && o->container)
+		return fail(err, errlen, "--container is a record or report option");
+	if (o->cmd != JP_CMD_RECORD && o->cgroup)
+		return fail(err, errlen, "--cgroup is a record option (report: --container)");
+	if (o->cmd != JP_CMD_LIST && o->list_containers)
+		return fail(err, errlen, "--containers is a list option");
+	if (o->cmd == JP_CMD_LIST && o->per_container)
+		return fail(err, errlen, "--per-container is a record or report option");
 	if (o->cmd == JP_CMD_LIST) {
 		if (o->input || o->npids || o->all || o->output)
 			return fail(err, errlen, "list takes no arguments");
@@ -377,6 +401,17 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 		case OPT_NO_BOOST:
 			o->no_boost = true;
 			break;
+		case OPT_CGROUP:
+			if (!*optarg)
+				return fail(err, errlen, "--cgroup: empty path");
+			o->cgroup = optarg;
+			break;
+		case OPT_PER_CONTAINER:
+			o->per_container = true;
+			break;
+		case OPT_CONTAINERS:
+			o->list_containers = true;
+			break;
 		case OPT_MIN_BLOCK:
 			if (opts_parse_u32(optarg, 0, 1000000000, &o->min_block_us))
 				return fail(err, errlen, "--min-block: '%s' is not a number of microseconds",
@@ -396,6 +431,8 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			o->comm = optarg;
 			break;
 		case OPT_CONTAINER:
+			if (!*optarg)
+				return fail(err, errlen, "--container: empty id");
 			o->container = optarg;
 			break;
 		case OPT_INCLUDE:

@@ -49,6 +49,10 @@ struct jp_opts {
 	bool reverse;
 	double min_percent;
 	unsigned int top; /* --top N: the N hottest functions as a table on stdout */
+	/* record: --cgroup PATH (cgroup v2 dir, absolute or below the mount); --container above */
+	const char *cgroup;
+	bool per_container;  /* --per-container: root frames "[container ID]" / "[host]" */
+	bool list_containers; /* list --containers */
 };
 
 /*

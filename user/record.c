@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "clock.h"
+#include "containers.h"
 #include "join.h"
 #include "record.h"
 #include "kernel/offcpu.h"
@@ -24,6 +25,7 @@
 #include "jvm/discover.h"
 #include "out/out.h"
 #include "out/outfile.h"
+#include "util/cgroup.h"
 #include "util/procfs.h"
 #include "model/model.h"
 #include "model/view.h"
@@ -86,6 +88,8 @@ struct rec {
 	struct attacher *att;
 	/* CLOCK_MONOTONIC: record_run's start, sampling's start, the first sample's time */
 	__u64 t_start_ns, sampling_ns, first_sample_ns;
+	struct ct_filter *ctf;	       /* --cgroup/--container, NULL: none */
+	struct cgroup_names *cgnames; /* cgroup id -> container label, NULL without cgroup v2 */
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -502,6 +506,12 @@ static int write_syscall_table(struct rec *r)
 		pr_err("reading the syscall statistics: %s", strerror(-err));
 		return err;
 	}
+	if (r->o->per_container) {
+		for (size_t i = 0; i < t->nprocs; i++)
+			snprintf(t->procs[i].container, sizeof(t->procs[i].container), "%s",
+				 cgroup_names__get(r->cgnames, t->procs[i].cgroup_id));
+		sc_table_group(t);
+	}
 	err = r->o->json ? sctable_write_json(t, stdout) : sctable_write_text(t, stdout);
 	if (!err && fflush(stdout))
 		err = -errno;
@@ -563,7 +573,8 @@ static void setup_initial_jvms(struct rec *r)
 	if (r->o->npids) {
 		for (size_t i = 0; i < r->o->npids; i++) {
 			(void)seen_get(r, r->o->pids[i], &is_new); /* handled: not queued again */
-			if (jvm_probe("/proc", r->o->pids[i], &one) == 0)
+			if (jvm_probe("/proc", r->o->pids[i], &one) == 0 &&
+			    ct_filter_has_path(r->ctf, one.cgroup))
 				track_jvm(r, &one);
 			else
 				pr_debug("pid %u is not a JVM: native frames only", r->o->pids[i]);
@@ -577,6 +588,9 @@ static void setup_initial_jvms(struct rec *r)
 	}
 	for (int i = 0; i < n && !exiting; i++) {
 		if (list[i].pid == (__u32)getpid())
+			continue;
+		/* outside --cgroup/--container: never sampled, so never attached */
+		if (!ct_filter_has_path(r->ctf, list[i].cgroup))
 			continue;
 		track_jvm(r, &list[i]);
 		(void)seen_get(r, list[i].pid, &is_new); /* handled: not queued again */
@@ -647,6 +661,12 @@ static void summary(struct rec *r, double secs, const char *where)
 			 (unsigned long long)st[JP_STAT_IDLE]);
 	else
 		what[0] = '\0';
+	if ((r->o->npids || r->ctf) && (r->o->events & (1u << JP_EV_CPU)))
+		fprintf(stderr,
+			"jprof: %llu CPU samples of other processes left out in the kernel (%s)\n",
+			(unsigned long long)st[JP_STAT_FILTERED],
+			r->ctf ? (r->o->npids ? "-p, --cgroup/--container" : "--cgroup/--container") :
+				 "-p");
 	if (r->first_sample_ns > r->t_start_ns)
 		fprintf(stderr, "jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
 			(r->first_sample_ns - r->t_start_ns) / 1e6,
@@ -695,6 +715,7 @@ static void record_view(const struct jp_opts *o, int format, struct model_view *
 		v->values |= 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_CPU_NS;
 	v->per_pid = o->per_pid;
 	v->per_thread = o->per_thread;
+	v->per_container = o->per_container;
 	v->dotted = o->dotted;
 	v->lines = o->lines;
 }
@@ -878,16 +899,27 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	ret = check_targets(o);
 	if (ret)
 		return ret;
+	ret = ct_filter_resolve(o, &r.ctf);
+	if (ret)
+		return ret;
 	ret = JP_EXIT_FAILURE;
+	if (r.ctf) {
+		ko.cgroup_ids = r.ctf->ids;
+		ko.cgroup_levels = r.ctf->levels;
+		ko.ncgroups = r.ctf->n;
+	}
 	if (!has_bpf_privileges()) {
 		pr_err("recording needs root (or CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE and "
 		       "CAP_SYS_ADMIN); run it with sudo");
+		ct_filter_free(r.ctf);
 		return JP_EXIT_FAILURE;
 	}
 	boost_priority(o);
 
-	if (open_outputs(o, outs, &nouts))
+	if (open_outputs(o, outs, &nouts)) {
+		ct_filter_free(r.ctf);
 		return JP_EXIT_OUTPUT;
+	}
 	find_agent(&r, self_dir);
 	ao.agent_path = r.agent_path;
 
@@ -904,6 +936,14 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	if (!r.model || !r.syms) {
 		pr_err("out of memory or no /proc/kallsyms: %s", strerror(errno));
 		goto out_free;
+	}
+	{
+		char mount[4096];
+
+		/* container labels of samples: without cgroup v2 every sample is the host's */
+		if (!cgroup_find_mount("/proc/self/mountinfo", mount, sizeof(mount)))
+			r.cgnames = cgroup_names__new(mount);
+		jo.cgroups = r.cgnames;
 	}
 	r.join = join__new(r.syms, r.model, &jo);
 	if (!r.join) {
@@ -931,8 +971,12 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 
 	t0 = mono_ns();
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
-	pr_info("recording %s (%s)%s", o->npids ? "the given processes" : "all processes",
-		profile_title(o) + strlen("jprof: "), o->duration_s ? "" : "; Ctrl-C to stop");
+	pr_info("recording %s%s (%s)%s", o->npids ? "the given processes" : "all processes",
+		r.ctf ? " in the given cgroups" : "", profile_title(o) + strlen("jprof: "),
+		o->duration_s ? "" : "; Ctrl-C to stop");
+	for (size_t i = 0; r.ctf && i < r.ctf->n; i++)
+		pr_info("cgroup filter: %s%s (id %llu)", r.ctf->mount, r.ctf->paths[i],
+			(unsigned long long)r.ctf->ids[i]);
 	while (!exiting && mono_ns() < deadline) {
 		err = kernel_session__poll(r.ks, attacher__busy(r.att) ? POLL_ATTACH_MS : POLL_MS);
 		if (err == -EINTR)
@@ -987,6 +1031,8 @@ out_free:
 	free(r.pcomm);
 out_close:
 	abort_outputs(outs, nouts);
+	cgroup_names__free(r.cgnames);
+	ct_filter_free(r.ctf);
 	return ret;
 }
 
@@ -996,7 +1042,8 @@ int list_run(const struct jp_opts *o)
 	static const char *const state[] = { "none", "loaded", "attach-disabled" };
 	int n;
 
-	(void)o;
+	if (o->list_containers)
+		return containers_list_run(o);
 	n = jvm_discover("/proc", &list);
 	if (n < 0) {
 		pr_err("reading /proc: %s", strerror(-n));
@@ -1120,6 +1167,7 @@ static void report_view(const struct jp_opts *o, const struct model *m, struct m
 				v->values |= 1u << c;
 	v->per_pid = o->per_pid;
 	v->per_thread = o->per_thread;
+	v->per_container = o->per_container;
 	v->dotted = o->dotted;
 	v->lines = o->lines;
 	v->reverse = o->reverse;

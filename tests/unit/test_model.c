@@ -350,3 +350,46 @@ TEST(filter_top_and_reverse)
 	profile__free(p);
 	model__free(m);
 }
+
+/* --container: a prefix of the short label, or a longer id starting with it; --per-container roots */
+TEST(container_filter_and_view)
+{
+	struct model *m = model__new(), *sel;
+	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
+			       .container = "0123456789ab" },
+			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "" };
+	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES, .per_container = true,
+				.per_pid = true };
+	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a), lb = model__labels(m, &b);
+	static const char *const match[] = {
+		"0123", "0123456789ab",
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" };
+	static const char *const nomatch[] = { "1", "0123456789ac", "1123456789ab0123" };
+	struct model_filter fl;
+	struct profile *p;
+	char *out;
+	int err;
+
+	EXPECT_EQ(model__add(m, s, la, JP_VAL_CPU_SAMPLES, 3), 0);
+	EXPECT_EQ(model__add(m, s, lb, JP_VAL_CPU_SAMPLES, 1), 0);
+	for (size_t i = 0; i < 3; i++) {
+		fl = (struct model_filter){ .container = match[i] };
+		sel = model__new();
+		EXPECT_EQ(model__filter(m, &fl, sel), 0);
+		EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 3);
+		model__free(sel);
+		fl = (struct model_filter){ .container = nomatch[i] };
+		sel = model__new();
+		EXPECT_EQ(model__filter(m, &fl, sel), 0);
+		EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 0);
+		model__free(sel);
+	}
+	p = profile__new("t", "samples");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	out = capture(out_folded_write, p, &err);
+	EXPECT_TRUE(strncmp(out, "[container 0123456789ab];java [10];", 35) == 0);
+	EXPECT_TRUE(strstr(out, "\n[host];sh [20];") != NULL);
+	free(out);
+	profile__free(p);
+	model__free(m);
+}

@@ -112,3 +112,24 @@ TEST(output_extension)
 	EXPECT_EQ(PARSE("record", "-o", "x.bogus", "-f", "html"), 0); /* -f decides */
 	EXPECT_EQ(o.format, OUT_HTML);
 }
+
+TEST(containers)
+{
+	EXPECT_EQ(PARSE("record", "--cgroup", "/system.slice/x.scope", "--per-container"), 0);
+	EXPECT_STREQ(o.cgroup, "/system.slice/x.scope");
+	EXPECT_TRUE(o.per_container);
+	EXPECT_TRUE(o.all);
+	EXPECT_EQ(PARSE("record", "--container", "3f2a", "-p", "7"), 0);
+	EXPECT_STREQ(o.container, "3f2a");
+	EXPECT_EQ(o.npids, 1);
+	EXPECT_EQ(PARSE("record", "--container", ""), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--cgroup", ""), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "in.pb.gz", "--cgroup", "/x"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "in.pb.gz", "--container", "ab", "--per-container"), 0);
+	EXPECT_TRUE(o.per_container);
+	EXPECT_EQ(PARSE("list", "--containers"), 0);
+	EXPECT_TRUE(o.list_containers);
+	EXPECT_EQ(PARSE("record", "--containers"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("list", "--container", "ab"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("list", "--per-container"), JP_EXIT_USAGE);
+}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "discover.h"
+#include "util/cgroup.h"
 #include "log.h"
 
 /* size limits for files other users' processes control (or whose size they control) */
@@ -629,6 +630,29 @@ void jvm_parse_cgroup(const char *buf, size_t len, char *container, size_t conta
 		copy_clean(container, container_len, id, CONTAINER_SHORT);
 }
 
+void jvm_parse_cgroup_v2(const char *buf, size_t len, char *path, size_t path_len)
+{
+	const char *line, *end = buf + len, *eol;
+	size_t l;
+
+	if (path_len)
+		path[0] = '\0';
+	for (line = buf; line < end; line = eol + 1) {
+		eol = memchr(line, '\n', (size_t)(end - line));
+		if (!eol)
+			eol = end;
+		if ((size_t)(eol - line) < 4 || strncmp(line, "0::/", 4))
+			continue;
+		l = (size_t)(eol - line) - 3;
+		/* a path cut short would name another cgroup: none rather than a wrong one */
+		if (l >= path_len || memchr(line + 3, '\0', l))
+			return;
+		memcpy(path, line + 3, l);
+		path[l] = '\0';
+		return;
+	}
+}
+
 static void user_name(uid_t uid, char *name, size_t name_len)
 {
 	struct passwd pw, *res = NULL;
@@ -721,8 +745,16 @@ int jvm_probe(const char *proc_root, __u32 pid, struct jvm_info *ret)
 	if (!status_uint(buf, "NSpid", -1, &val) && val && val <= UINT32_MAX)
 		info.nspid = (__u32)val;
 	len = read_bounded(dfd, "cgroup", buf, CGROUP_MAX);
-	if (len > 0)
+	if (len > 0) {
+		char label[CGROUP_NAME_LEN];
+
 		jvm_parse_cgroup(buf, (size_t)len, info.container, sizeof(info.container));
+		jvm_parse_cgroup_v2(buf, (size_t)len, info.cgroup, sizeof(info.cgroup));
+		/* the name samples of this cgroup get (a pod's too), when v2 names one */
+		cgroup_path_label(info.cgroup, label, sizeof(label));
+		if (label[0])
+			snprintf(info.container, sizeof(info.container), "%s", label);
+	}
 	read_cmdline_env(dfd, &info);
 	read_version(dfd, info.java_home, info.version, sizeof(info.version));
 	user_name(info.uid, info.user, sizeof(info.user));

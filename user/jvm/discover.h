@@ -23,6 +23,7 @@ struct jvm_info {
 	char container[80];  /* container / cgroup id when not in the root cgroup's tree, "" otherwise */
 	char java_home[256]; /* directory that holds lib/server/libjvm.so, as seen by the JVM */
 	enum jvm_agent_state agent;
+	char cgroup[256];    /* cgroup v2 path ("0::" line of /proc/<pid>/cgroup), "" if none/too long */
 };
 
 /*
@@ -65,6 +66,8 @@ int jvm_read_groups(const char *proc_root, __u32 pid, gid_t *groups, int max);
 void jvm_parse_cmdline(const char *buf, size_t len, char *main, size_t main_len,
 		       int *ret_no_attach);
 void jvm_parse_cgroup(const char *buf, size_t len, char *container, size_t container_len);
+/* jvm_parse_cgroup_v2: the path of the "0::" line into path, "" when none or too long. */
+void jvm_parse_cgroup_v2(const char *buf, size_t len, char *path, size_t path_len);
 /* jvm_parse_groups: a status buffer's "Groups:" line; count, -E2BIG, -ENOENT or -EINVAL. */
 int jvm_parse_groups(const char *buf, size_t len, gid_t *groups, int max);
 

@@ -197,6 +197,35 @@ static int fill_pid_filter(struct kernel_session *s, const struct kernel_opts *o
 	return 0;
 }
 
+/* the cgroup filter: ids in cgroups, their distinct depths in cgroup_cfg (set last: it arms it) */
+static int fill_cgroup_filter(struct kernel_session *s, const struct kernel_opts *o)
+{
+	struct jp_cgroup_cfg cfg = {};
+	__u32 zero = 0, j;
+	__u8 one = 1;
+
+	if (!o->ncgroups)
+		return 0;
+	if (o->ncgroups > JP_MAX_CGROUPS)
+		return -E2BIG;
+	for (size_t i = 0; i < o->ncgroups; i++) {
+		if (bpf_map__update_elem(s->cpu->maps.cgroups, &o->cgroup_ids[i], sizeof(__u64), &one,
+					 sizeof(one), BPF_ANY))
+			return -errno;
+		for (j = 0; j < cfg.nlevels && cfg.levels[j] != o->cgroup_levels[i]; j++)
+			;
+		if (j < cfg.nlevels)
+			continue;
+		if (cfg.nlevels == JP_CGROUP_LEVELS)
+			return -E2BIG;
+		cfg.levels[cfg.nlevels++] = o->cgroup_levels[i];
+	}
+	if (bpf_map__update_elem(s->cpu->maps.cgroup_cfg, &zero, sizeof(zero), &cfg, sizeof(cfg),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 /*
  * The exec and exit programs, before any JVM is registered. Without them the signal
  * would still be safe (the BPF handler check), but entries of dead processes would stay.
@@ -254,6 +283,11 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 	err = fill_pid_filter(s, o);
 	if (err)
 		goto out_free;
+	err = fill_cgroup_filter(s, o);
+	if (err) {
+		pr_err("setting the cgroup filter: %s", strerror(-err));
+		goto out_free;
+	}
 
 	err = start_jvm_cleanup(s);
 	if (err)
@@ -400,7 +434,8 @@ __u64 kernel_session__period_ns(const struct kernel_session *s)
 
 int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object *obj)
 {
-	static const char *const names[] = { "events", "pids", "jvms", "stats" };
+	static const char *const names[] = { "events", "pids", "cgroups", "cgroup_cfg", "jvms",
+					       "stats" };
 	struct bpf_map *m;
 	int err;
 

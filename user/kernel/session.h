@@ -18,6 +18,10 @@ struct kernel_opts {
 	unsigned int freq_hz;	/* cpu sampling frequency */
 	const __u32 *pids;	/* -p targets; NULL/0: every process */
 	size_t npids;
+	/* --cgroup/--container targets (cgroup v2 ids and their depths, root = 0), with descendants */
+	const __u64 *cgroup_ids;
+	const __u32 *cgroup_levels;
+	size_t ncgroups;	/* 0: every cgroup; at most JP_MAX_CGROUPS */
 };
 
 /* one ring-buffer record; kstack then ustack, leaf first; valid during the callback */
@@ -55,7 +59,7 @@ const char *kernel_session__cpu_event(const struct kernel_session *s);
 __u64 kernel_session__period_ns(const struct kernel_session *s);
 /*
  * For loaders of further programs (offcpu.c, syscalls.c): before loading obj, makes
- * its maps named events, pids, jvms and stats use this session's. 0 or -errno.
+ * its maps named events, pids, cgroups, cgroup_cfg, jvms and stats use this session's. 0 or -errno.
  */
 struct bpf_object;
 int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object *obj);

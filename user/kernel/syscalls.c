@@ -87,6 +87,7 @@ static int read_stats(struct syscalls *s, struct sc_table *t)
 	struct jp_sc_key k, next, *prev = NULL;
 	struct jp_sc_val v;
 	struct sc_row *r;
+	struct sc_proc *p;
 	char comm[JP_COMM_LEN + 1];
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -100,6 +101,9 @@ static int read_stats(struct syscalls *s, struct sc_table *t)
 				 syscall_name(k.nr & ~JP_SC_NR_JPROF));
 		if (!r)
 			return -ENOMEM;
+		p = sc_table_proc(t, k.tgid, k.tid);
+		if (p && !p->cgroup_id)
+			p->cgroup_id = v.cgroup_id;
 		r->calls += v.count;
 		r->errors += v.errors;
 		r->total_ns += v.total_ns;

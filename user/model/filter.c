@@ -52,14 +52,28 @@ static bool stack_has(const struct model *m, const jp_id *locs, size_t n, const 
 	return false;
 }
 
+/*
+ * The label is the container's short id (12 hex) or a pod's name: it matches the name, a
+ * prefix of it, or a longer id that starts with it (a full 64-hex id given by the user).
+ */
+static bool container_matches(const char *want, const char *label)
+{
+	size_t wl = strlen(want), ll = strlen(label);
+
+	if (!ll)
+		return false;
+	if (wl <= ll)
+		return !strncmp(want, label, wl);
+	return ll == 12 && !strncmp(want, label, ll);
+}
+
 static bool labels_pass(const struct jp_labels *l, const struct model_filter *f)
 {
 	if (!in_list(f->pids, f->npids, l->pid) || !in_list(f->tids, f->ntids, l->tid))
 		return false;
 	if (f->comm && strcmp(f->comm, l->comm))
 		return false;
-	if (f->container && strcmp(f->container, l->container) &&
-	    strncmp(f->container, l->container, strlen(f->container)))
+	if (f->container && !container_matches(f->container, l->container))
 		return false;
 	return true;
 }

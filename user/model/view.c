@@ -17,7 +17,7 @@ struct view_ctx {
 	struct profile *dst;
 	char **names; /* by location id, rendered on first use */
 	size_t nnames;
-	char proc[VIEW_ROOT_LEN], thread[VIEW_ROOT_LEN];
+	char proc[VIEW_ROOT_LEN], thread[VIEW_ROOT_LEN], container[VIEW_ROOT_LEN];
 	struct jp_frame frames[VIEW_MAX_FRAMES];
 };
 
@@ -68,6 +68,14 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 	if (!w)
 		return 0;
 	if (l && (l->comm[0] || l->pid)) { /* a folded file's model has its roots in the stacks */
+		if (c->v->per_container) {
+			if (l->container[0])
+				snprintf(c->container, sizeof(c->container), "[container %s]",
+					 l->container);
+			else
+				snprintf(c->container, sizeof(c->container), "[host]");
+			c->frames[k++] = (struct jp_frame){c->container, JP_FK_ROOT};
+		}
 		if (c->v->per_pid)
 			snprintf(c->proc, sizeof(c->proc), "%s [%u]", l->comm, l->pid);
 		else

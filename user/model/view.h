@@ -21,6 +21,7 @@ struct model_view {
 	bool lines;	 /* Class.method:42 */
 	bool reverse;	 /* callers of the leaves: each stack leaf first (below any root frames) */
 	double min_percent; /* leave out frames, and all above them, under this % of the total */
+	bool per_container; /* root frame "[container ID]" or "[host]" above the process */
 };
 
 /* Adds the model's rows to dst (an empty or compatible trie). 0 or -ENOMEM. */

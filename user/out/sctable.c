@@ -41,6 +41,14 @@ static void *grow(void *arr, size_t n, size_t sz)
 	return na;
 }
 
+struct sc_proc *sc_table_proc(struct sc_table *t, __u32 pid, __u32 tid)
+{
+	for (size_t i = t->nprocs; i > 0; i--)
+		if (t->procs[i - 1].pid == pid && t->procs[i - 1].tid == tid)
+			return &t->procs[i - 1];
+	return NULL;
+}
+
 struct sc_row *sc_table_row(struct sc_table *t, __u32 pid, __u32 tid, const char *comm, int nr,
 			    const char *name)
 {
@@ -127,6 +135,23 @@ static int cmp_errno(const void *a, const void *b)
 	int c = cmp_u64_desc(x->count, y->count);
 
 	return c ? c : (x->err > y->err) - (x->err < y->err);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct sc_proc *x = a, *y = b;
+	int c;
+
+	if (!x->container[0] != !y->container[0])
+		return x->container[0] ? -1 : 1; /* the host last */
+	c = strcmp(x->container, y->container);
+	return c ? c : cmp_proc(a, b);
+}
+
+void sc_table_group(struct sc_table *t)
+{
+	qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_group);
+	t->per_container = true;
 }
 
 void sc_table_finish(struct sc_table *t)
@@ -276,6 +301,12 @@ int sctable_write_text(const struct sc_table *t, FILE *f)
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct sc_proc *p = &t->procs[i];
 
+		if (t->per_container && (!i || strcmp(p->container, t->procs[i - 1].container))) {
+			if (p->container[0])
+				wr(&w, "\n[container %s]\n", p->container);
+			else
+				wr(&w, "\n[host]\n");
+		}
 		if (p->tid)
 			wr(&w, "\n %s (%u/%u), %llu calls, %llu errors, %.3f ms\n\n", p->comm,
 			   p->pid, p->tid, (unsigned long long)p->calls,
@@ -356,6 +387,10 @@ int sctable_write_json(const struct sc_table *t, FILE *f)
 
 		wr(&w, "%s\n{\"pid\":%u,\"tid\":%u,\"comm\":", i ? "," : "", p->pid, p->tid);
 		wr_json_str(&w, p->comm, sizeof(p->comm));
+		if (t->per_container) {
+			wr(&w, ",\"container\":");
+			wr_json_str(&w, p->container, sizeof(p->container));
+		}
 		wr(&w, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"syscalls\":[",
 		   (unsigned long long)p->calls, (unsigned long long)p->errors,
 		   (unsigned long long)p->total_ns);

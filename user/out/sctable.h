@@ -4,6 +4,7 @@
 #define JPROF_SCTABLE_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,12 +34,15 @@ struct sc_proc {
 	__u64 calls, errors, total_ns; /* sums of the rows (sc_table_finish), not jprof's */
 	struct sc_row *rows;
 	size_t nrows;
+	__u64 cgroup_id;		/* cgroup v2 id at the process's first call, 0 unknown */
+	char container[48];		/* its container label, "" for the host (sc_table_group) */
 };
 
 /* plain data: filled by syscalls__read() (or a test), read by the writers */
 struct sc_table {
 	struct sc_proc *procs;
 	size_t nprocs;
+	bool per_container; /* grouped by container (sc_table_group): writers print the groups */
 };
 
 /* an empty table, or NULL with errno set */
@@ -53,6 +57,13 @@ struct sc_row *sc_table_row(struct sc_table *t, __u32 pid, __u32 tid, const char
 			    const char *name);
 /* adds count calls that failed with err to r. 0 or -ENOMEM */
 int sc_row_add_errno(struct sc_row *r, int err, __u64 count);
+/* the proc of (pid, tid), NULL when it has no row */
+struct sc_proc *sc_table_proc(struct sc_table *t, __u32 pid, __u32 tid);
+/*
+ * Groups the processes by their container label (set by the caller in each
+ * sc_proc.container): containers by name, the host last, each group in its finished order.
+ */
+void sc_table_group(struct sc_table *t);
 /* sums per process and sorts processes and calls by total time (then pid, nr), errnos by count */
 void sc_table_finish(struct sc_table *t);
 

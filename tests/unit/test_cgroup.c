@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_cgroup.c: cgroup2 mount, container and pod names in cgroup paths, the tree walk. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "util/cgroup.h"
+#include "jvm/discover.h"
+
+#define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define UID   "1b2c3d4e-aaaa-bbbb-cccc-0123456789ab"
+#define UID_  "1b2c3d4e_aaaa_bbbb_cccc_0123456789ab"
+
+TEST(mountinfo_finds_cgroup2)
+{
+	static const char mi[] = "24 30 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"
+				 "31 24 0:26 / /sys/fs/cgroup ro - tmpfs tmpfs ro,mode=755\n"
+				 "40 31 0:38 /sub /elsewhere rw - cgroup2 cgroup2 rw\n"
+				 "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw,relatime shared:9 - "
+				 "cgroup2 cgroup2 rw\n";
+	char out[64] = "x";
+
+	EXPECT_EQ(cgroup_parse_mountinfo(mi, sizeof(mi) - 1, out, sizeof(out)), 0);
+	EXPECT_STREQ(out, "/sys/fs/cgroup/uni fied");
+	EXPECT_EQ(cgroup_parse_mountinfo(mi, 100, out, sizeof(out)), -ENOENT);
+	EXPECT_EQ(cgroup_parse_mountinfo("garbage - cgroup2", 17, out, sizeof(out)), -ENOENT);
+	EXPECT_EQ(cgroup_parse_mountinfo("", 0, out, sizeof(out)), -ENOENT);
+}
+
+static int dir(const char *name, char *full, char *label)
+{
+	return cgroup_dir_container(name, full, 72, label, CGROUP_NAME_LEN);
+}
+
+TEST(dir_names_of_engines)
+{
+	char full[72], label[CGROUP_NAME_LEN];
+
+	EXPECT_EQ(dir("docker-" HEX64 ".scope", full, label), 1);
+	EXPECT_STREQ(full, HEX64);
+	EXPECT_STREQ(label, "0123456789ab");
+	EXPECT_EQ(dir("cri-containerd-" HEX64 ".scope", full, label), 1);
+	EXPECT_EQ(dir("crio-" HEX64 ".scope", full, label), 1);
+	EXPECT_EQ(dir("libpod-" HEX64 ".scope", full, label), 1);
+	EXPECT_EQ(dir(HEX64, full, label), 1); /* cgroupfs driver: /docker/<id> */
+	EXPECT_EQ(dir("kubepods-burstable-pod" UID_ ".slice", full, label), 2);
+	EXPECT_STREQ(full, UID);
+	EXPECT_STREQ(label, "pod" UID);
+	EXPECT_EQ(dir("pod" UID, full, label), 2);
+	/* not containers */
+	EXPECT_EQ(dir("crio-conmon-" HEX64 ".scope", full, label), 0);
+	EXPECT_STREQ(full, "");
+	EXPECT_STREQ(label, "");
+	EXPECT_EQ(dir("docker-" HEX64 "0.scope", full, label), 0);
+	EXPECT_EQ(dir("docker-" HEX64 ".service", full, label), 0);
+	EXPECT_EQ(
+		dir("docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope",
+		    full, label),
+		0);
+	EXPECT_EQ(dir("kubepods-burstable.slice", full, label), 0);
+	EXPECT_EQ(dir("xpod" UID, full, label), 0);
+	EXPECT_EQ(dir("pod" UID "x", full, label), 0);
+	EXPECT_EQ(dir("session-1.scope", full, label), 0);
+	EXPECT_EQ(dir("", full, label), 0);
+}
+
+TEST(path_label_innermost)
+{
+	char l[CGROUP_NAME_LEN];
+
+	cgroup_path_label("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+			  ".slice/cri-containerd-" HEX64 ".scope",
+			  l, sizeof(l));
+	EXPECT_STREQ(l, "0123456789ab");
+	cgroup_path_label("/kubepods.slice/kubepods-pod" UID_ ".slice", l, sizeof(l));
+	EXPECT_STREQ(l, "pod" UID);
+	cgroup_path_label("/system.slice/docker-" HEX64 ".scope/init", l, sizeof(l));
+	EXPECT_STREQ(l, "0123456789ab");
+	cgroup_path_label("/user.slice/user-0.slice/session-1.scope", l, sizeof(l));
+	EXPECT_STREQ(l, "");
+	cgroup_path_label("", l, sizeof(l));
+	EXPECT_STREQ(l, "");
+	cgroup_path_label("////", l, sizeof(l));
+	EXPECT_STREQ(l, "");
+}
+
+TEST(proc_cgroup_v2_line)
+{
+	static const char both[] = "12:memory:/docker/x\n0::/system.slice/a.scope\n";
+	char p[32] = "x";
+
+	jvm_parse_cgroup_v2(both, sizeof(both) - 1, p, sizeof(p));
+	EXPECT_STREQ(p, "/system.slice/a.scope");
+	jvm_parse_cgroup_v2("0::/a/very/long/path/that/does/not/fit/here", 43, p, sizeof(p));
+	EXPECT_STREQ(p, ""); /* never a truncated, other cgroup */
+	jvm_parse_cgroup_v2("1:name=systemd:/x\n", 18, p, sizeof(p));
+	EXPECT_STREQ(p, "");
+	jvm_parse_cgroup_v2("0::/a\0b", 7, p, sizeof(p));
+	EXPECT_STREQ(p, "");
+}
+
+/* plain directories stand in for the cgroup tree: the walk, levels and prefix matching */
+TEST(walk_and_find_container)
+{
+	char root[] = "/tmp/jprof-test-cgroup.XXXXXX", path[512], err[256];
+	struct cgroup_dir *v = NULL;
+	const char *dirs[] = {
+		"/system.slice",
+		"/system.slice/docker-" HEX64 ".scope",
+		"/system.slice/docker-" HEX64 ".scope/init",
+		"/kubepods.slice",
+		"/kubepods.slice/kubepods-pod" UID_ ".slice",
+		"/kubepods.slice/kubepods-pod" UID_
+		".slice/"
+		"cri-containerd-fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210."
+		"scope",
+		"/kubepods.slice/kubepods-pod" UID_
+		".slice/"
+		"cri-containerd-fedcba9876543210fedcba9876543210fedcba9876543210fedcba98765432ff."
+		"scope",
+	};
+	__u64 id;
+	__u32 level;
+	int n;
+
+	EXPECT_TRUE(mkdtemp(root) != NULL);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", root, dirs[i]);
+		EXPECT_EQ(mkdir(path, 0755), 0);
+	}
+	n = cgroup_find_container(root, "0123", &v, err, sizeof(err));
+	EXPECT_EQ(n, 1);
+	if (n == 1) {
+		EXPECT_EQ(v[0].level, 2u);
+		EXPECT_STREQ(v[0].name, "0123456789ab");
+	}
+	free(v);
+	v = NULL;
+	/* the pod selects its directory (its containers are below it) */
+	n = cgroup_find_container(root, "pod1b2c3d4e_aaaa", &v, err, sizeof(err));
+	EXPECT_EQ(n, 1);
+	if (n == 1)
+		EXPECT_EQ(v[0].level, 2u);
+	free(v);
+	v = NULL;
+	EXPECT_EQ(cgroup_find_container(root, "fedcba", &v, err, sizeof(err)), -EEXIST);
+	EXPECT_TRUE(strstr(err, "fedcba98765432ff") != NULL);
+	EXPECT_TRUE(strstr(err, "fedcba9876543210 ") != NULL ||
+		    strstr(err, "9876543210fedcba9876543210 ") != NULL);
+	EXPECT_EQ(cgroup_find_container(root, "abcdef99", &v, err, sizeof(err)), -ENOENT);
+	EXPECT_EQ(cgroup_find_container(root, "pod", &v, err, sizeof(err)), -EINVAL);
+
+	EXPECT_EQ(cgroup_stat(root, "system.slice/docker-" HEX64 ".scope", &id, &level), 0);
+	EXPECT_EQ(level, 2u);
+	snprintf(path, sizeof(path), "%s/kubepods.slice/", root);
+	EXPECT_EQ(cgroup_stat(root, path, &id, &level), 0);
+	EXPECT_EQ(level, 1u);
+	EXPECT_EQ(cgroup_stat(root, "/etc", &id, &level), -ENOENT); /* /proc/<pid>/cgroup style */
+	EXPECT_EQ(cgroup_stat(root, "/system.slice", &id, &level), 0);
+	EXPECT_EQ(level, 1u);
+	EXPECT_EQ(cgroup_stat(root, "/", &id, &level), 0);
+	EXPECT_EQ(level, 0u);
+	EXPECT_EQ(cgroup_stat(root, "system.slice/../..", &id, &level), -EINVAL);
+	EXPECT_EQ(cgroup_stat(root, "nope", &id, &level), -ENOENT);
+
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i > 0; i--) {
+		snprintf(path, sizeof(path), "%s%s", root, dirs[i - 1]);
+		rmdir(path);
+	}
+	rmdir(root);
+}
