@@ -22,6 +22,7 @@
 #include "jvm/agent_ring.h"
 #include "jvm/attacher.h"
 #include "jvm/discover.h"
+#include "jvm/pauses.h"
 #include "out/out.h"
 #include "out/outfile.h"
 #include "util/procfs.h"
@@ -33,6 +34,7 @@
 
 #define POLL_MS		   100
 #define POLL_ATTACH_MS	   20 /* while attaches run: serve their helpers without delay */
+#define POLL_YOUNG_MS	   50 /* while young processes wait to be classified */
 #define JVM_MIN_AGE_S	   1 /* attach a JVM that started during the recording once it is this old */
 #define NEW_PIDS_MAX	   4096
 #define OFFCPU_BLOCKED_MAX 65536 /* threads blocked since before the recording, reported */
@@ -84,6 +86,8 @@ struct rec {
 	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
 	/* attaches run in helper processes, in the background: sampling never waits on them */
 	struct attacher *att;
+	/* GC and safepoint pauses of every tracked JVM, from its hsperfdata file */
+	struct pauses *pauses;
 	/* CLOCK_MONOTONIC: record_run's start, sampling's start, the first sample's time */
 	__u64 t_start_ns, sampling_ns, first_sample_ns;
 };
@@ -290,10 +294,13 @@ static int on_agent_ready(void *ctx, const struct jvm_info *jvm, bool attached_n
  * connected; the attacher loads the agent in the background (queued here, started by
  * attacher__poll). JVMs that cannot be attached say "no agent".
  */
-static void track_jvm(struct rec *r, const struct jvm_info *jvm)
+static void track_jvm(struct rec *r, const struct jvm_info *jvm, bool started_during)
 {
 	int err;
 
+	err = pauses__add(r->pauses, jvm, started_during);
+	if (err < 0)
+		pr_debug("JVM %u: pauses not watched: %s", jvm->pid, strerror(-err));
 	if (!join__knows_jvm(r->join, jvm->pid))
 		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
 	err = attacher__add(r->att, jvm, mono_ns());
@@ -303,28 +310,39 @@ static void track_jvm(struct rec *r, const struct jvm_info *jvm)
 			      err >= 0 && !r->o->no_attach && jvm->agent != JVM_AGENT_NO_ATTACH);
 }
 
-/* classify pids first seen in samples; track the JVMs among them once they are up */
+/*
+ * Classify pids first seen in samples; track the JVMs among them as soon as they are
+ * JVMs. A young process is looked at in every poll round: it is a JVM once it maps
+ * libjvm.so *and* its hsperfdata file exists, which HotSpot creates in its first
+ * milliseconds, before its signal handlers and attach listener (the attacher still
+ * checks that SIGQUIT is caught before it signals). Before that it may be the shell
+ * that execs java, or a launcher that has not loaded libjvm.so yet. At a second old
+ * a JVM is tracked even without the file (-XX:-UsePerfData).
+ */
 static void handle_new_pids(struct rec *r)
 {
+	double since_start = (mono_ns() - r->t_start_ns) / 1e9;
 	struct jvm_info jvm;
 	size_t keep = 0;
 
 	for (size_t i = 0; i < r->q.n; i++) {
 		__u32 pid = r->q.pids[i];
 		double age = proc_age_s(pid);
+		bool during;
 
 		if (pid == (__u32)getpid() || age < 0)
 			continue;
-		/*
-		 * Classify once it is a second old: before that it may still be the shell
-		 * that execs java, or a launcher that has not mapped libjvm.so yet.
-		 */
-		if (age < JVM_MIN_AGE_S) {
+		during = age < since_start;
+		if (jvm_probe("/proc", pid, &jvm)) {
+			if (age < JVM_MIN_AGE_S)
+				r->q.pids[keep++] = pid;
+			continue;
+		}
+		if (age < JVM_MIN_AGE_S && !pauses__probe(r->pauses, &jvm, during)) {
 			r->q.pids[keep++] = pid;
 			continue;
 		}
-		if (!jvm_probe("/proc", pid, &jvm))
-			track_jvm(r, &jvm);
+		track_jvm(r, &jvm, during);
 	}
 	r->q.n = keep;
 }
@@ -491,6 +509,32 @@ static int start_extra_events(struct rec *r)
 	return 0;
 }
 
+/* the syscall table's JSON object with "jvm_pauses" (pauses__report_json) added at its end */
+static int write_json_with_pauses(struct rec *r, const struct sc_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int err;
+
+	if (!m)
+		return -errno;
+	err = sctable_write_json(t, m);
+	if (fclose(m) && !err)
+		err = -ENOMEM;
+	/* the table ends with "}\n": continue the object there */
+	if (!err && (len < 2 || buf[len - 2] != '}'))
+		err = -EINVAL;
+	if (!err) {
+		fwrite(buf, 1, len - 2, stdout);
+		fputs(",\"jvm_pauses\":", stdout);
+		pauses__report_json(r->pauses, stdout);
+		fputs("}\n", stdout);
+	}
+	free(buf);
+	return err;
+}
+
 /* the syscall table, on stdout */
 static int write_syscall_table(struct rec *r)
 {
@@ -502,7 +546,7 @@ static int write_syscall_table(struct rec *r)
 		pr_err("reading the syscall statistics: %s", strerror(-err));
 		return err;
 	}
-	err = r->o->json ? sctable_write_json(t, stdout) : sctable_write_text(t, stdout);
+	err = r->o->json ? write_json_with_pauses(r, t) : sctable_write_text(t, stdout);
 	if (!err && fflush(stdout))
 		err = -errno;
 	sc_table_free(t);
@@ -564,7 +608,7 @@ static void setup_initial_jvms(struct rec *r)
 		for (size_t i = 0; i < r->o->npids; i++) {
 			(void)seen_get(r, r->o->pids[i], &is_new); /* handled: not queued again */
 			if (jvm_probe("/proc", r->o->pids[i], &one) == 0)
-				track_jvm(r, &one);
+				track_jvm(r, &one, false);
 			else
 				pr_debug("pid %u is not a JVM: native frames only", r->o->pids[i]);
 		}
@@ -578,7 +622,7 @@ static void setup_initial_jvms(struct rec *r)
 	for (int i = 0; i < n && !exiting; i++) {
 		if (list[i].pid == (__u32)getpid())
 			continue;
-		track_jvm(r, &list[i]);
+		track_jvm(r, &list[i], false);
 		(void)seen_get(r, list[i].pid, &is_new); /* handled: not queued again */
 	}
 	free(list);
@@ -614,6 +658,8 @@ static void summary(struct rec *r, double secs, const char *where)
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
 	join__report(r->join, stderr);
+	if (r->pauses)
+		pauses__report(r->pauses, stderr);
 	if (r->att) {
 		attacher__report(r->att, mono_ns(), stderr);
 		attacher__counts(r->att, &jvms, &jvms_java);
@@ -911,7 +957,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		goto out_free;
 	}
 	r.att = attacher__new(&ao);
-	if (!r.att) {
+	r.pauses = pauses__new();
+	if (!r.att || !r.pauses) {
 		pr_err("out of memory");
 		goto out_free;
 	}
@@ -934,7 +981,10 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	pr_info("recording %s (%s)%s", o->npids ? "the given processes" : "all processes",
 		profile_title(o) + strlen("jprof: "), o->duration_s ? "" : "; Ctrl-C to stop");
 	while (!exiting && mono_ns() < deadline) {
-		err = kernel_session__poll(r.ks, attacher__busy(r.att) ? POLL_ATTACH_MS : POLL_MS);
+		/* young processes are looked at every round: short ones to catch them early */
+		err = kernel_session__poll(r.ks, attacher__busy(r.att) ? POLL_ATTACH_MS
+					   : r.q.n		   ? POLL_YOUNG_MS
+								   : POLL_MS);
 		if (err == -EINTR)
 			break;
 		if (err < 0) {
@@ -949,7 +999,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		handle_new_pids(&r);
 		drop_withdrawn_agents(&r);
 		attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
+		pauses__poll(r.pauses, mono_ns(), false);
 	}
+	pauses__poll(r.pauses, mono_ns(), true);
 	if (exit_signal)
 		pr_info("%s: stopping and writing what was recorded", strsignal(exit_signal));
 	/* threads still blocked now: their blocked time up to the end, with their stacks */
@@ -977,6 +1029,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		ret = JP_EXIT_OK;
 out_free:
 	attacher__free(r.att);
+	pauses__free(r.pauses);
 	syscalls__free(r.sc);
 	offcpu__free(r.offcpu);
 	kernel_session__free(r.ks);
