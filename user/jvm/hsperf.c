@@ -294,6 +294,24 @@ static int scan_tmp(int tmp, __u32 nspid, uid_t uid)
 	return fd;
 }
 
+struct hsperf *hsperf__open_fd(int fd, bool from_zero)
+{
+	struct hsperf *h = calloc(1, sizeof(*h));
+
+	if (h)
+		h->buf = malloc(HSPERF_FILE_MAX);
+	if (!h || !h->buf) {
+		free(h);
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	h->fd = fd;
+	h->from_zero = from_zero;
+	(void)snprintf(h->kinds[HSPERF_COLLECTORS].name, HSPERF_STR_LEN, "safepoints");
+	return h;
+}
+
 struct hsperf *hsperf__open(__u32 pid, __u32 nspid, uid_t uid, const char *user, bool from_zero)
 {
 	char dir[HSPERF_STR_LEN + 16];
@@ -314,20 +332,9 @@ struct hsperf *hsperf__open(__u32 pid, __u32 nspid, uid_t uid, const char *user,
 		errno = -fd;
 		return NULL;
 	}
-	h = calloc(1, sizeof(*h));
+	h = hsperf__open_fd(fd, from_zero);
 	if (h)
-		h->buf = malloc(HSPERF_FILE_MAX);
-	if (!h || !h->buf) {
-		if (h)
-			free(h);
-		close(fd);
-		errno = ENOMEM;
-		return NULL;
-	}
-	h->fd = fd;
-	h->from_zero = from_zero;
-	h->start_mono_ns = proc_start_mono_ns(pid);
-	(void)snprintf(h->kinds[HSPERF_COLLECTORS].name, HSPERF_STR_LEN, "safepoints");
+		h->start_mono_ns = proc_start_mono_ns(pid);
 	return h;
 }
 
@@ -376,7 +383,7 @@ static const char *intern_cause(struct hsperf *h, const char *cause)
 			return h->causes[i];
 	if (h->ncauses == CAUSES_MAX)
 		return "other";
-	memcpy(h->causes[h->ncauses], cause, HSPERF_STR_LEN);
+	(void)snprintf(h->causes[h->ncauses], HSPERF_STR_LEN, "%s", cause);
 	return h->causes[h->ncauses++];
 }
 
@@ -408,7 +415,7 @@ static void collector_delta(struct hsperf *h, unsigned int c, const struct hsper
 			    const struct hsperf_collector *cur, const char *cause)
 {
 	struct kind *k = &h->kinds[c];
-	__u64 done = cur->invocations, dn, dt;
+	__u64 done = cur->invocations, old_done = old->invocations, dn, dt;
 
 	if (!cur->present)
 		return;
@@ -419,9 +426,11 @@ static void collector_delta(struct hsperf *h, unsigned int c, const struct hsper
 	/* a pause in progress is counted when it ends (its exit time then moves) */
 	if (cur->last_entry > cur->last_exit && done)
 		done--;
-	if (done < old->invocations || cur->time_ticks < old->time_ticks)
+	if (old->last_entry > old->last_exit && old_done)
+		old_done--;
+	if (done < old_done || cur->time_ticks < old->time_ticks)
 		return; /* went backwards: not a counter we trust; the next read is the base */
-	dn = done - old->invocations;
+	dn = done - old_done;
 	dt = cur->time_ticks - old->time_ticks;
 	if (!dn)
 		return;

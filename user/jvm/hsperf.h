@@ -63,6 +63,8 @@ struct hsperf;
  * those after the first read). NULL + errno: ENOENT no file (yet), EPERM not the JVM's.
  */
 struct hsperf *hsperf__open(__u32 pid, __u32 nspid, uid_t uid, const char *user, bool from_zero);
+/* the same over an fd already open (taken over, also on failure): for tests */
+struct hsperf *hsperf__open_fd(int fd, bool from_zero);
 void hsperf__free(struct hsperf *h); /* NULL-safe */
 
 /*
