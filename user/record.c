@@ -22,6 +22,7 @@
 #include "jvm/agent_ring.h"
 #include "jvm/attacher.h"
 #include "jvm/discover.h"
+#include "jvm/hswatch.h"
 #include "jvm/pauses.h"
 #include "out/out.h"
 #include "out/outfile.h"
@@ -68,6 +69,7 @@ struct rec {
 	/* every pid seen in a sample (open hash) and its process name */
 	__u32 *seen;
 	char (*pcomm)[JP_COMM_LEN];
+	__u64 *pcount; /* samples per pid, for JVMs that exit before they could be tracked */
 	size_t seen_cap, seen_n;
 	struct pidq q;
 	/*
@@ -88,6 +90,14 @@ struct rec {
 	struct attacher *att;
 	/* GC and safepoint pauses of every tracked JVM, from its hsperfdata file */
 	struct pauses *pauses;
+	/* new JVMs announced by their hsperfdata file; those gone before they were looked at */
+	struct hswatch *watch;
+	struct {
+		__u32 pid;
+		__u64 seen_ns;
+	} gone[64];
+	size_t ngone;
+	__u64 gone_more;
 	/* CLOCK_MONOTONIC: record_run's start, sampling's start, the first sample's time */
 	__u64 t_start_ns, sampling_ns, first_sample_ns;
 };
@@ -106,14 +116,18 @@ static int seen_grow(struct rec *r)
 	size_t oc = r->seen_cap, nc = oc ? oc * 2 : 4096;
 	__u32 *os = r->seen;
 	char(*opc)[JP_COMM_LEN] = r->pcomm;
+	__u64 *ocount = r->pcount;
 
 	r->seen = calloc(nc, sizeof(*r->seen));
 	r->pcomm = calloc(nc, sizeof(*r->pcomm));
-	if (!r->seen || !r->pcomm) {
+	r->pcount = calloc(nc, sizeof(*r->pcount));
+	if (!r->seen || !r->pcomm || !r->pcount) {
 		free(r->seen);
 		free(r->pcomm);
+		free(r->pcount);
 		r->seen = os;
 		r->pcomm = opc;
+		r->pcount = ocount;
 		return -ENOMEM;
 	}
 	r->seen_cap = nc;
@@ -123,9 +137,11 @@ static int seen_grow(struct rec *r)
 		size_t s = seen_slot(r, os[i]);
 		r->seen[s] = os[i];
 		memcpy(r->pcomm[s], opc[i], JP_COMM_LEN);
+		r->pcount[s] = ocount[i];
 	}
 	free(os);
 	free(opc);
+	free(ocount);
 	return 0;
 }
 
@@ -163,6 +179,8 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	}
 	if (slot >= 0 && !r->pcomm[slot][0])
 		memcpy(r->pcomm[slot], s->pcomm, JP_COMM_LEN);
+	if (slot >= 0)
+		r->pcount[slot]++;
 	if (is_new) {
 		/* read maps and ELF symbols now, while the process still exists */
 		(void)syms__add_pid(r->syms, s->pid);
@@ -345,6 +363,72 @@ static void handle_new_pids(struct rec *r)
 		track_jvm(r, &jvm, during);
 	}
 	r->q.n = keep;
+}
+
+/* samples read of pid so far */
+static __u64 pid_samples(const struct rec *r, __u32 pid)
+{
+	size_t i;
+
+	if (!r->seen_cap)
+		return 0;
+	i = (pid * 2654435761u) & (r->seen_cap - 1);
+	while (r->seen[i] && r->seen[i] != pid)
+		i = (i + 1) & (r->seen_cap - 1);
+	return r->seen[i] ? r->pcount[i] : 0;
+}
+
+/*
+ * JVMs that just created their hsperfdata file: looked at at once, before the samples
+ * of this round are joined, so their samples count in their per-JVM line from here on.
+ * One already gone is listed at the end with the samples read of it.
+ */
+static void handle_new_jvm_files(struct rec *r)
+{
+	__u32 pids[64];
+	struct jvm_info jvm;
+	int n;
+
+	if (!r->watch)
+		return;
+	n = hswatch__read(r->watch, pids, sizeof(pids) / sizeof(pids[0]));
+	for (int i = 0; i < n; i++) {
+		bool is_new;
+		int err;
+
+		if (pids[i] == (__u32)getpid() || join__knows_jvm(r->join, pids[i]))
+			continue;
+		(void)seen_get(r, pids[i], &is_new);
+		err = jvm_probe("/proc", pids[i], &jvm);
+		if (!err) {
+			track_jvm(r, &jvm, true);
+			continue;
+		}
+		/* a file of another pid namespace that shares /tmp names no process of ours */
+		if (err != -ESRCH || !pid_samples(r, pids[i]))
+			continue;
+		if (r->ngone < sizeof(r->gone) / sizeof(r->gone[0])) {
+			r->gone[r->ngone].pid = pids[i];
+			r->gone[r->ngone++].seen_ns = mono_ns();
+		} else {
+			r->gone_more++;
+		}
+	}
+}
+
+static void gone_report(const struct rec *r)
+{
+	for (size_t i = 0; i < r->ngone; i++)
+		fprintf(stderr,
+			"jprof: JVM %u (%s): %llu samples, none with Java stacks: exited before "
+			"attach (its hsperfdata file seen %.2f s after start, the process gone "
+			"before it could be looked at)\n",
+			r->gone[i].pid, "java",
+			(unsigned long long)pid_samples(r, r->gone[i].pid),
+			(r->gone[i].seen_ns - r->t_start_ns) / 1e9);
+	if (r->gone_more)
+		fprintf(stderr, "jprof: %llu more JVMs exited before attach\n",
+			(unsigned long long)r->gone_more);
 }
 
 static bool only_syscalls(const struct jp_opts *o)
@@ -658,6 +742,7 @@ static void summary(struct rec *r, double secs, const char *where)
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
 	join__report(r->join, stderr);
+	gone_report(r);
 	if (r->pauses)
 		pauses__report(r->pauses, stderr);
 	if (r->att) {
@@ -958,6 +1043,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	r.att = attacher__new(&ao);
 	r.pauses = pauses__new();
+	/* without inotify, new JVMs are still found through their samples */
+	if (!o->npids && !(r.watch = hswatch__new()))
+		pr_debug("not watching /tmp/hsperfdata_*: %s", strerror(errno));
 	if (!r.att || !r.pauses) {
 		pr_err("out of memory");
 		goto out_free;
@@ -981,6 +1069,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	pr_info("recording %s (%s)%s", o->npids ? "the given processes" : "all processes",
 		profile_title(o) + strlen("jprof: "), o->duration_s ? "" : "; Ctrl-C to stop");
 	while (!exiting && mono_ns() < deadline) {
+		handle_new_jvm_files(&r);
 		/* young processes are looked at every round: short ones to catch them early */
 		err = kernel_session__poll(r.ks, attacher__busy(r.att) ? POLL_ATTACH_MS
 					   : r.q.n		   ? POLL_YOUNG_MS
@@ -1030,6 +1119,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 out_free:
 	attacher__free(r.att);
 	pauses__free(r.pauses);
+	hswatch__free(r.watch);
 	syscalls__free(r.sc);
 	offcpu__free(r.offcpu);
 	kernel_session__free(r.ks);
@@ -1038,6 +1128,7 @@ out_free:
 	model__free(r.model);
 	free(r.seen);
 	free(r.pcomm);
+	free(r.pcount);
 out_close:
 	abort_outputs(outs, nouts);
 	return ret;
