@@ -178,6 +178,12 @@ static void retire(struct attacher *a, struct ent *e)
 	a->helpers--;
 }
 
+/* the process exited (and was reaped) */
+static bool is_gone(const struct ent *e)
+{
+	return kill((pid_t)e->jvm.pid, 0) && errno == ESRCH;
+}
+
 /* a helper finished: what next for its JVM */
 static void on_done(struct attacher *a, struct ent *e, __u64 now_ns)
 {
@@ -190,7 +196,8 @@ static void on_done(struct attacher *a, struct ent *e, __u64 now_ns)
 		e->connect_since_ns = now_ns;
 		e->next_ns = now_ns;
 		set_state(e, ENT_CONNECTING, now_ns, NULL);
-	} else if (ret == -ESRCH) {
+	} else if (ret == -ESRCH || is_gone(e)) {
+		/* a JVM that exits while the agent loads refuses it: it exited, say so */
 		set_state(e, ENT_GONE, now_ns, "exited");
 	} else if (is_final(ret)) {
 		set_state(e, ENT_NATIVE, now_ns, why[0] ? why : strerror(-ret));
@@ -246,11 +253,6 @@ static struct ent *next_due(struct attacher *a, __u64 now_ns)
 	return best;
 }
 
-static bool is_gone(const struct ent *e)
-{
-	return kill((pid_t)e->jvm.pid, 0) && errno == ESRCH;
-}
-
 static void connect_step(struct ent *e, __u64 now_ns, attacher_ready_fn ready, void *ctx)
 {
 	char why[sizeof(e->why)];
@@ -295,8 +297,13 @@ void attacher__poll(struct attacher *a, __u64 now_ns, attacher_ready_fn ready, v
 	a->nzombies = keep;
 	for (size_t i = 0; i < a->n; i++) {
 		e = &a->ents[i];
-		if (e->st == ENT_RUNNING && jvm_attach__step(e->run))
+		if (e->st == ENT_RUNNING && jvm_attach__step(e->run)) {
 			on_done(a, e, now_ns);
+		} else if (e->st == ENT_RUNNING && is_gone(e)) {
+			/* a short-lived JVM: its helper would wait for a socket that never comes */
+			set_state(e, ENT_GONE, now_ns, "exited");
+			retire(a, e);
+		}
 		else if (e->st == ENT_CONNECTING)
 			connect_step(e, now_ns, ready, ctx);
 		else if (e->st == ENT_RETRY && e->next_ns <= now_ns && is_gone(e))
