@@ -450,6 +450,7 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns)
 	struct hsperf_snap cur, zero;
 	const struct hsperf_snap *old;
 	struct kind *sp = &h->kinds[HSPERF_COLLECTORS];
+	__u64 ngc = 0;
 	ssize_t len;
 	int err;
 
@@ -479,10 +480,19 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns)
 	}
 	memset(&zero, 0, sizeof(zero));
 	old = h->have_prev ? &h->prev : &zero;
+	/*
+	 * sun.gc.lastCause is the cause of the JVM's last GC, of any collector: it names a
+	 * pause only when that pause was the one GC since the last read
+	 */
+	for (unsigned int c = 0; c < cur.ncollectors; c++)
+		ngc += cur.coll[c].invocations > old->coll[c].invocations
+			       ? cur.coll[c].invocations - old->coll[c].invocations
+			       : 0;
 	for (unsigned int c = 0; c < cur.ncollectors; c++)
 		collector_delta(h, c, &old->coll[c], &cur.coll[c],
-				cur.cause[0] && strcmp(cur.cause, "No GC") ? cur.cause
-									   : cur.last_cause);
+				ngc != 1				     ? "unknown"
+				: cur.cause[0] && strcmp(cur.cause, "No GC") ? cur.cause
+									     : cur.last_cause);
 	if (cur.has_safepoints && cur.safepoints > old->safepoints &&
 	    cur.safepoint_ticks >= old->safepoint_ticks) {
 		__u64 dn = cur.safepoints - old->safepoints;
