@@ -910,14 +910,53 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
  * Writes every output from the one model; says what was written in where. Each failure is
  * one line naming the file and what was not saved. Returns 0 or the first -errno.
  */
+/* GC pauses of all JVMs, for writers that show them (JFR); times from t0 */
+struct gc_list {
+	struct out_gc_pause *p;
+	size_t n, cap;
+	__u64 t0;
+};
+
+#define GC_PAUSES_OUT_MAX (1u << 20)
+
+static void add_gc_pause(void *ctx, __u32 pid, __u64 start_mono_ns,
+			 const struct hsperf_gc_event *ev)
+{
+	struct gc_list *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 256;
+		struct out_gc_pause *np;
+
+		if (nc > GC_PAUSES_OUT_MAX || !(np = realloc(l->p, nc * sizeof(*np))))
+			return; /* JFR then holds the first ones; the report's table has all */
+		l->p = np;
+		l->cap = nc;
+	}
+	l->p[l->n++] = (struct out_gc_pause){
+		.start_ns = start_mono_ns > l->t0 ? start_mono_ns - l->t0 : 0,
+		.duration_ns = ev->duration_ns,
+		.pid = pid,
+		.gc_id = ev->gc_id,
+		.name = ev->collector,
+		.cause = ev->cause,
+	};
+}
+
 static int write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n, char *where,
 			 size_t wlen)
 {
+	struct gc_list gcs = {.t0 = t0};
 	struct out_meta meta;
 	size_t w = 0;
 	int first = 0;
 
 	record_meta(r, t0, &meta);
+	if (r->pauses) {
+		pauses__for_each_gc(r->pauses, add_gc_pause, &gcs);
+		meta.gc_pauses = gcs.p;
+		meta.n_gc_pauses = gcs.n;
+	}
 	where[0] = '\0';
 	if (!n)
 		snprintf(where, wlen, "syscall table on stdout%s",
@@ -948,6 +987,7 @@ static int write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n
 			      err ? "nothing written to" : "wrote", name,
 			      err ? strerror(-err) : out_format_name(outs[i].format));
 	}
+	free(gcs.p);
 	return first;
 }
 
