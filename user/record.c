@@ -37,6 +37,7 @@
 #define POLL_ATTACH_MS	   20 /* while attaches run: serve their helpers without delay */
 #define POLL_YOUNG_MS	   50 /* while young processes wait to be classified */
 #define JVM_MIN_AGE_S	   1 /* attach a JVM that started during the recording once it is this old */
+#define JVM_START_MAX_S	   5 /* ...or, when its hsperfdata says it is still starting, this old */
 #define NEW_PIDS_MAX	   4096
 #define OFFCPU_BLOCKED_MAX 65536 /* threads blocked since before the recording, reported */
 #define REPORT_MAX_BYTES   (1u << 30) /* a saved recording jprof report reads */
@@ -95,6 +96,7 @@ struct rec {
 	struct {
 		__u32 pid;
 		__u64 seen_ns;
+		bool looked_at; /* known as a JVM, gone while it was still starting */
 	} gone[64];
 	size_t ngone;
 	__u64 gone_more;
@@ -328,14 +330,50 @@ static void track_jvm(struct rec *r, const struct jvm_info *jvm, bool started_du
 			      err >= 0 && !r->o->no_attach && jvm->agent != JVM_AGENT_NO_ATTACH);
 }
 
+/* a JVM that exited before it was attached (or even looked at): listed at the end */
+static void add_gone(struct rec *r, __u32 pid, bool looked_at)
+{
+	if (r->ngone == sizeof(r->gone) / sizeof(r->gone[0])) {
+		r->gone_more++;
+		return;
+	}
+	r->gone[r->ngone].pid = pid;
+	r->gone[r->ngone].looked_at = looked_at;
+	r->gone[r->ngone++].seen_ns = mono_ns();
+}
+
 /*
- * Classify pids first seen in samples; track the JVMs among them as soon as they are
- * JVMs. A young process is looked at in every poll round: it is a JVM once it maps
- * libjvm.so *and* its hsperfdata file exists, which HotSpot creates in its first
- * milliseconds, before its signal handlers and attach listener (the attacher still
- * checks that SIGQUIT is caught before it signals). Before that it may be the shell
- * that execs java, or a launcher that has not loaded libjvm.so yet. At a second old
- * a JVM is tracked even without the file (-XX:-UsePerfData).
+ * A JVM seen before it can be attached: the join counts and marks its samples ("agent
+ * not yet attached") and its pauses are watched; track_jvm() attaches it later.
+ */
+static void note_jvm(struct rec *r, const struct jvm_info *jvm, bool started_during)
+{
+	if (!join__knows_jvm(r->join, jvm->pid)) {
+		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
+		join__set_jvm_pending(r->join, jvm->pid,
+				      !r->o->no_attach && jvm->agent != JVM_AGENT_NO_ATTACH);
+	}
+	(void)pauses__add(r->pauses, jvm, started_during);
+}
+
+static void queue_pid(struct rec *r, __u32 pid)
+{
+	for (size_t i = 0; i < r->q.n; i++)
+		if (r->q.pids[i] == pid)
+			return;
+	if (r->q.n < NEW_PIDS_MAX)
+		r->q.pids[r->q.n++] = pid;
+}
+
+/*
+ * Classify pids first seen in samples (or announced by their hsperfdata file). A young
+ * process is looked at in every poll round: it is a JVM once it maps libjvm.so, and is
+ * counted as one from then on (note_jvm). It is attached once its hsperfdata file says
+ * JNI_CreateJavaVM returned (sun.rt.createVmEndTime): earlier, JDK 25 refuses agents
+ * ("only permitted in the live phase") and the agent fails on JDK 17, for good. Before
+ * libjvm.so it may be the shell that execs java, or a launcher that has not loaded it.
+ * Without a file (-XX:-UsePerfData) a JVM is attached at a second old, as before; one
+ * still starting at JVM_START_MAX_S is attached anyway.
  */
 static void handle_new_pids(struct rec *r)
 {
@@ -347,20 +385,28 @@ static void handle_new_pids(struct rec *r)
 		__u32 pid = r->q.pids[i];
 		double age = proc_age_s(pid);
 		bool during;
+		int ready;
 
-		if (pid == (__u32)getpid() || age < 0)
+		if (pid == (__u32)getpid())
 			continue;
+		if (age < 0) {
+			if (join__knows_jvm(r->join, pid))
+				add_gone(r, pid, true);
+			continue;
+		}
 		during = age < since_start;
 		if (jvm_probe("/proc", pid, &jvm)) {
 			if (age < JVM_MIN_AGE_S)
 				r->q.pids[keep++] = pid;
 			continue;
 		}
-		if (age < JVM_MIN_AGE_S && !pauses__probe(r->pauses, &jvm, during)) {
-			r->q.pids[keep++] = pid;
+		ready = pauses__probe(r->pauses, &jvm, during, mono_ns());
+		if (ready == 1 || (ready < 0 && age >= JVM_MIN_AGE_S) || age >= JVM_START_MAX_S) {
+			track_jvm(r, &jvm, during);
 			continue;
 		}
-		track_jvm(r, &jvm, during);
+		note_jvm(r, &jvm, during);
+		r->q.pids[keep++] = pid;
 	}
 	r->q.n = keep;
 }
@@ -401,18 +447,15 @@ static void handle_new_jvm_files(struct rec *r)
 		(void)seen_get(r, pids[i], &is_new);
 		err = jvm_probe("/proc", pids[i], &jvm);
 		if (!err) {
-			track_jvm(r, &jvm, true);
+			/* counted from now on; handle_new_pids attaches it once it is initialised */
+			note_jvm(r, &jvm, true);
+			queue_pid(r, pids[i]);
 			continue;
 		}
 		/* a file of another pid namespace that shares /tmp names no process of ours */
 		if (err != -ESRCH || !pid_samples(r, pids[i]))
 			continue;
-		if (r->ngone < sizeof(r->gone) / sizeof(r->gone[0])) {
-			r->gone[r->ngone].pid = pids[i];
-			r->gone[r->ngone++].seen_ns = mono_ns();
-		} else {
-			r->gone_more++;
-		}
+		add_gone(r, pids[i], false);
 	}
 }
 
@@ -420,11 +463,12 @@ static void gone_report(const struct rec *r)
 {
 	for (size_t i = 0; i < r->ngone; i++)
 		fprintf(stderr,
-			"jprof: JVM %u (%s): %llu samples, none with Java stacks: exited before "
-			"attach (its hsperfdata file seen %.2f s after start, the process gone "
-			"before it could be looked at)\n",
-			r->gone[i].pid, "java",
-			(unsigned long long)pid_samples(r, r->gone[i].pid),
+			"jprof: JVM %u: %llu samples, none with Java stacks: exited before attach "
+			"(%s, %.2f s after start)\n",
+			r->gone[i].pid, (unsigned long long)pid_samples(r, r->gone[i].pid),
+			r->gone[i].looked_at ? "gone while it was still starting"
+					     : "gone before it could be looked at, its hsperfdata "
+					       "file seen",
 			(r->gone[i].seen_ns - r->t_start_ns) / 1e9);
 	if (r->gone_more)
 		fprintf(stderr, "jprof: %llu more JVMs exited before attach\n",

@@ -96,6 +96,8 @@ static void store(struct hsperf_snap *s, const char *name, char type, __u64 v, c
 		s->freq_hz = v;
 	} else if (!strcmp(name, "sun.os.hrt.ticks")) {
 		s->hrt_ticks = v;
+	} else if (!strcmp(name, "sun.rt.createVmEndTime")) {
+		s->vm_created = v != 0;
 	} else if (!strcmp(name, "sun.rt.safepoints")) {
 		s->safepoints = v;
 		s->has_safepoints = true;
@@ -197,7 +199,7 @@ struct kind {
 struct hsperf {
 	int fd;
 	unsigned char *buf;
-	bool have_prev, from_zero;
+	bool have_prev, from_zero, vm_created;
 	struct hsperf_snap prev;
 	__u64 freq_hz;
 	__u64 t0_mono_ns;    /* the JVM's tick 0 on CLOCK_MONOTONIC; 0 unknown */
@@ -464,6 +466,7 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns)
 		return err;
 	}
 	h->ctr.bad_entries += cur.bad_entries;
+	h->vm_created = cur.vm_created;
 	if (cur.freq_hz && !h->freq_hz)
 		h->freq_hz = cur.freq_hz;
 	if (h->freq_hz && cur.hrt_ticks) {
@@ -549,6 +552,11 @@ const struct hsperf_gc_event *hsperf__gc_events(const struct hsperf *h, size_t *
 {
 	*ret_n = h->nevents;
 	return h->events;
+}
+
+bool hsperf__vm_created(const struct hsperf *h)
+{
+	return h->vm_created;
 }
 
 __u64 hsperf__clock_origin_ns(const struct hsperf *h)

@@ -28,6 +28,7 @@ struct hsperf_snap {
 	struct hsperf_collector coll[HSPERF_COLLECTORS];
 	__u64 safepoints, safepoint_ticks, safepoint_sync_ticks;
 	bool has_safepoints;
+	bool vm_created; /* sun.rt.createVmEndTime set: JNI_CreateJavaVM returned, JVMTI is live */
 	char cause[HSPERF_STR_LEN], last_cause[HSPERF_STR_LEN];
 	__u64 hrt_ticks;   /* sun.os.hrt.ticks: the tick clock, sampled every 50 ms by the JVM */
 	__u32 entries;	   /* entries parsed */
@@ -74,6 +75,9 @@ void hsperf__free(struct hsperf *h); /* NULL-safe */
  * now_ns: CLOCK_MONOTONIC of the read, to place pause times.
  */
 int hsperf__poll(struct hsperf *h, __u64 now_ns);
+
+/* the last read saw sun.rt.createVmEndTime set: the JVM is initialised (agents may load) */
+bool hsperf__vm_created(const struct hsperf *h);
 
 /* kinds: collectors, then safepoints last; returns how many (at most HSPERF_COLLECTORS + 1) */
 unsigned int hsperf__stats(const struct hsperf *h, struct hsperf_kind_stats *ret, unsigned int max);

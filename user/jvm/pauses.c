@@ -95,16 +95,22 @@ int pauses__add(struct pauses *p, const struct jvm_info *jvm, bool started_durin
 	return ret;
 }
 
-int pauses__probe(struct pauses *p, const struct jvm_info *jvm, bool started_during)
+int pauses__probe(struct pauses *p, const struct jvm_info *jvm, bool started_during, __u64 now_ns)
 {
 	struct watched *w;
 	int ret;
 
 	w = insert(p, jvm, started_during, &ret);
 	if (!w)
-		return 0;
+		return ret;
 	try_open(w);
-	return w->h != NULL;
+	if (!w->h)
+		return -ENOENT;
+	ret = hsperf__poll(w->h, now_ns);
+	if (ret)
+		return ret;
+	w->next_ns = now_ns + READ_EVERY_NS;
+	return hsperf__vm_created(w->h);
 }
 
 void pauses__poll(struct pauses *p, __u64 now_ns, bool final)

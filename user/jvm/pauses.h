@@ -23,10 +23,12 @@ void pauses__free(struct pauses *p); /* NULL-safe */
 int pauses__add(struct pauses *p, const struct jvm_info *jvm, bool started_during);
 
 /*
- * 1 when the JVM's hsperfdata file can be opened now (it is one: the file exists from
- * the JVM's first milliseconds on), 0 when not. Opens it for pauses__add's later use.
+ * Looks at the JVM's hsperfdata file now (opens it the first time, for pauses__add's
+ * later use, and reads it): 1 when the JVM is initialised (sun.rt.createVmEndTime set:
+ * an agent can be loaded), 0 when the file says it is still starting, -ENOENT when there
+ * is no file (yet, or -XX:-UsePerfData), -errno.
  */
-int pauses__probe(struct pauses *p, const struct jvm_info *jvm, bool started_during);
+int pauses__probe(struct pauses *p, const struct jvm_info *jvm, bool started_during, __u64 now_ns);
 
 /*
  * Reads due files (each JVM every 100 ms; files not found yet are looked for every
