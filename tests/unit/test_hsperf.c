@@ -301,3 +301,39 @@ TEST(pauses_before_the_first_read_do_not_count_for_an_old_jvm)
 	EXPECT_EQ(st[1].count, 1ull);
 	hsperf__free(h);
 }
+
+TEST(cause_goes_to_the_collector_that_ended_last)
+{
+	char path[] = "/tmp/test_hsperf.XXXXXX";
+	const struct hsperf_gc_event *ev;
+	struct hsperf *h;
+	struct pd d;
+	size_t n = 0;
+	int fd = mkstemp(path);
+
+	EXPECT_TRUE(fd >= 0);
+	unlink(path);
+	h = hsperf__open_fd(fd, true);
+	/* a young pause (10..20) then a full one (30..50) between two reads */
+	pd_jvm(&d, 0, 1, 10, 10, 20, 0, 0);
+	pd_str(&d, "sun.gc.collector.1.name", "full");
+	pd_long(&d, "sun.gc.collector.1.invocations", 1);
+	pd_long(&d, "sun.gc.collector.1.time", 20);
+	pd_long(&d, "sun.gc.collector.1.lastEntryTime", 30);
+	pd_long(&d, "sun.gc.collector.1.lastExitTime", 50);
+	rewrite(fd, &d);
+	EXPECT_EQ(hsperf__poll(h, 1), 0);
+	/* another young one, read while a GC with another cause runs */
+	pd_jvm(&d, 0, 2, 20, 60, 70, 0, 0);
+	pd_str(&d, "sun.gc.cause", "Allocation Failure");
+	rewrite(fd, &d);
+	EXPECT_EQ(hsperf__poll(h, 2), 0);
+	ev = hsperf__gc_events(h, &n);
+	EXPECT_EQ(n, 3u);
+	EXPECT_STREQ(ev[0].collector, "G1 young collection pauses");
+	EXPECT_STREQ(ev[0].cause, "unknown");
+	EXPECT_STREQ(ev[1].collector, "full");
+	EXPECT_STREQ(ev[1].cause, "System.gc()");
+	EXPECT_STREQ(ev[2].cause, "unknown");
+	hsperf__free(h);
+}

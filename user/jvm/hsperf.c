@@ -452,7 +452,9 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns)
 	struct hsperf_snap cur, zero;
 	const struct hsperf_snap *old;
 	struct kind *sp = &h->kinds[HSPERF_COLLECTORS];
-	__u64 ngc = 0;
+	__u64 latest_exit = 0;
+	int latest = -1;
+	bool in_gc;
 	ssize_t len;
 	int err;
 
@@ -484,18 +486,21 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns)
 	memset(&zero, 0, sizeof(zero));
 	old = h->have_prev ? &h->prev : &zero;
 	/*
-	 * sun.gc.lastCause is the cause of the JVM's last GC, of any collector: it names a
-	 * pause only when that pause was the one GC since the last read
+	 * sun.gc.lastCause is the cause of the JVM's last GC, of any collector: it names the
+	 * pause of the collector that ended last (the latest exit time), if that pause is
+	 * the one seen now; the others' causes are not known (HotSpot's GCCauseSetter:
+	 * lastCause = cause, cause = the new one at a GC's start; back at its end)
 	 */
 	for (unsigned int c = 0; c < cur.ncollectors; c++)
-		ngc += cur.coll[c].invocations > old->coll[c].invocations
-			       ? cur.coll[c].invocations - old->coll[c].invocations
-			       : 0;
+		if (cur.coll[c].last_exit > latest_exit) {
+			latest_exit = cur.coll[c].last_exit;
+			latest = (int)c;
+		}
+	/* while a GC runs, sun.gc.cause is its cause and lastCause is not a finished GC's */
+	in_gc = cur.cause[0] && strcmp(cur.cause, "No GC");
 	for (unsigned int c = 0; c < cur.ncollectors; c++)
 		collector_delta(h, c, &old->coll[c], &cur.coll[c],
-				ngc != 1				     ? "unknown"
-				: cur.cause[0] && strcmp(cur.cause, "No GC") ? cur.cause
-									     : cur.last_cause);
+				(int)c == latest && !in_gc ? cur.last_cause : "unknown");
 	if (cur.has_safepoints && cur.safepoints > old->safepoints &&
 	    cur.safepoint_ticks >= old->safepoint_ticks) {
 		__u64 dn = cur.safepoints - old->safepoints;
