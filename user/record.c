@@ -463,7 +463,7 @@ static void gone_report(const struct rec *r)
 {
 	for (size_t i = 0; i < r->ngone; i++)
 		fprintf(stderr,
-			"jprof: JVM %u: %llu samples, none with Java stacks: exited before attach "
+			"jprof: JVM %u: %llu samples in all, none with Java stacks: exited before attach "
 			"(%s, %.2f s after start)\n",
 			r->gone[i].pid, (unsigned long long)pid_samples(r, r->gone[i].pid),
 			r->gone[i].looked_at ? "gone while it was still starting"
