@@ -396,7 +396,10 @@ static void handle_new_pids(struct rec *r)
 		}
 		during = age < since_start;
 		if (jvm_probe("/proc", pid, &jvm)) {
-			if (age < JVM_MIN_AGE_S)
+			/* a JVM known as one that no longer maps libjvm.so is exiting (a zombie) */
+			if (join__knows_jvm(r->join, pid))
+				add_gone(r, pid, true);
+			else if (age < JVM_MIN_AGE_S)
 				r->q.pids[keep++] = pid;
 			continue;
 		}
@@ -452,8 +455,12 @@ static void handle_new_jvm_files(struct rec *r)
 			queue_pid(r, pids[i]);
 			continue;
 		}
-		/* a file of another pid namespace that shares /tmp names no process of ours */
-		if (err != -ESRCH || !pid_samples(r, pids[i]))
+		/*
+		 * Gone already: listed, with the samples read of it (maybe none). A file of
+		 * another pid namespace sharing this /tmp could name a pid that does not exist
+		 * here; one that does exist is no JVM (-ENOEXEC) and is not listed.
+		 */
+		if (err != -ESRCH)
 			continue;
 		add_gone(r, pids[i], false);
 	}
