@@ -585,7 +585,12 @@ void hsperf__report(const struct hsperf *h, __u32 pid, const char *main, FILE *f
 	unsigned int n = hsperf__stats(h, st, HSPERF_COLLECTORS + 1);
 	char tot[32], p50[32], p99[32], max[32];
 
-	if (!h->ctr.reads)
+	__u64 any = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		any += st[i].count;
+	/* a host-wide recording sees many JVMs: those without pauses take no room */
+	if (!h->ctr.reads || !any)
 		return;
 	fprintf(f, "jprof: JVM %u (%s) pauses (hsperfdata, %llu reads):\n", pid, main,
 		(unsigned long long)h->ctr.reads);

@@ -108,7 +108,7 @@ struct hsperf_counters {
 void hsperf__counters(const struct hsperf *h, struct hsperf_counters *ret);
 
 /*
- * The pause table of one JVM (text; nothing when there were no pauses and no reads),
+ * The pause table of one JVM (text; nothing when no pause was counted),
  * and the same as one JSON object (always written, "pid" and "kinds").
  */
 void hsperf__report(const struct hsperf *h, __u32 pid, const char *main, FILE *f);
