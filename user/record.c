@@ -73,6 +73,8 @@ struct rec {
 	__u64 *pcount; /* samples per pid, for JVMs that exit before they could be tracked */
 	size_t seen_cap, seen_n;
 	struct pidq q;
+	bool q_fast;	  /* a queued process is looked at every round: poll faster */
+	ino_t mnt_ns_ino; /* jprof's mount namespace */
 	/*
 	 * JVMs whose agent answers stack requests. Registered in BPF once the kernel session
 	 * runs (agents connected before it wait here); dropped when the agent withdraws.
@@ -375,12 +377,28 @@ static void queue_pid(struct rec *r, __u32 pid)
  * Without a file (-XX:-UsePerfData) a JVM is attached at a second old, as before; one
  * still starting at JVM_START_MAX_S is attached anyway.
  */
+/* pid lives in jprof's mount namespace (so its /tmp is the one hswatch watches) */
+static bool same_mnt_ns(struct rec *r, __u32 pid)
+{
+	char path[64];
+	struct stat st;
+
+	if (!r->mnt_ns_ino) {
+		if (stat("/proc/self/ns/mnt", &st))
+			return false;
+		r->mnt_ns_ino = st.st_ino;
+	}
+	(void)snprintf(path, sizeof(path), "/proc/%u/ns/mnt", pid);
+	return !stat(path, &st) && st.st_ino == r->mnt_ns_ino;
+}
+
 static void handle_new_pids(struct rec *r)
 {
 	double since_start = (mono_ns() - r->t_start_ns) / 1e9;
 	struct jvm_info jvm;
 	size_t keep = 0;
 
+	r->q_fast = false;
 	for (size_t i = 0; i < r->q.n; i++) {
 		__u32 pid = r->q.pids[i];
 		double age = proc_age_s(pid);
@@ -395,12 +413,22 @@ static void handle_new_pids(struct rec *r)
 			continue;
 		}
 		during = age < since_start;
+		/*
+		 * A young process of our mount namespace that is not known as a JVM is looked
+		 * at once it is a second old: were it a JVM, its hsperfdata file would have
+		 * announced it (a busy build starts hundreds of processes a second)
+		 */
+		if (age < JVM_MIN_AGE_S && r->watch && !join__knows_jvm(r->join, pid) &&
+		    same_mnt_ns(r, pid)) {
+			r->q.pids[keep++] = pid;
+			continue;
+		}
 		if (jvm_probe("/proc", pid, &jvm)) {
 			/* a JVM known as one that no longer maps libjvm.so is exiting (a zombie) */
 			if (join__knows_jvm(r->join, pid))
 				add_gone(r, pid, true);
 			else if (age < JVM_MIN_AGE_S)
-				r->q.pids[keep++] = pid;
+				r->q.pids[keep++] = pid, r->q_fast = true;
 			continue;
 		}
 		ready = pauses__probe(r->pauses, &jvm, during, mono_ns());
@@ -410,6 +438,7 @@ static void handle_new_pids(struct rec *r)
 		}
 		note_jvm(r, &jvm, during);
 		r->q.pids[keep++] = pid;
+		r->q_fast = true;
 	}
 	r->q.n = keep;
 }
@@ -470,8 +499,8 @@ static void gone_report(const struct rec *r)
 {
 	for (size_t i = 0; i < r->ngone; i++)
 		fprintf(stderr,
-			"jprof: JVM %u: %llu samples in all, none with Java stacks: exited before attach "
-			"(%s, %.2f s after start)\n",
+			"jprof: JVM %u: %llu samples in all, none with Java stacks: exited before "
+			"attach (%s, %.2f s after start)\n",
 			r->gone[i].pid, (unsigned long long)pid_samples(r, r->gone[i].pid),
 			r->gone[i].looked_at ? "gone while it was still starting"
 					     : "gone before it could be looked at, its hsperfdata "
@@ -1163,7 +1192,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		handle_new_jvm_files(&r);
 		/* young processes are looked at every round: short ones to catch them early */
 		err = kernel_session__poll(r.ks, attacher__busy(r.att) ? POLL_ATTACH_MS
-					   : r.q.n		   ? POLL_YOUNG_MS
+					   : r.q_fast		   ? POLL_YOUNG_MS
 								   : POLL_MS);
 		if (err == -EINTR)
 			break;
