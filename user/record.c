@@ -443,6 +443,34 @@ static void handle_new_pids(struct rec *r)
 	r->q.n = keep;
 }
 
+/* the process has exited (a zombie) or is exiting (no memory mapped any more) */
+static bool proc_exiting(__u32 pid)
+{
+	char path[64], buf[128], *p;
+	ssize_t n;
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the state follows the name, which may hold ')' */
+	if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+		return true;
+	(void)snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, 1);
+	close(fd);
+	return n == 0;
+}
+
 /* samples read of pid so far */
 static __u64 pid_samples(const struct rec *r, __u32 pid)
 {
@@ -485,11 +513,12 @@ static void handle_new_jvm_files(struct rec *r)
 			continue;
 		}
 		/*
-		 * Gone already: listed, with the samples read of it (maybe none). A file of
+		 * Gone already (or a zombie, or exiting: its memory is released, no maps
+		 * left): listed, with the samples read of it (maybe none). A file of
 		 * another pid namespace sharing this /tmp could name a pid that does not exist
 		 * here; one that does exist is no JVM (-ENOEXEC) and is not listed.
 		 */
-		if (err != -ESRCH)
+		if (err != -ESRCH && !(err == -ENOEXEC && proc_exiting(pids[i])))
 			continue;
 		add_gone(r, pids[i], false);
 	}
