@@ -23,6 +23,8 @@
 #include "jvm/agent_ring.h"
 #include "jvm/attacher.h"
 #include "jvm/discover.h"
+#include "jvm/hswatch.h"
+#include "jvm/pauses.h"
 #include "out/out.h"
 #include "out/outfile.h"
 #include "util/cgroup.h"
@@ -35,7 +37,9 @@
 
 #define POLL_MS		   100
 #define POLL_ATTACH_MS	   20 /* while attaches run: serve their helpers without delay */
+#define POLL_YOUNG_MS	   50 /* while young processes wait to be classified */
 #define JVM_MIN_AGE_S	   1 /* attach a JVM that started during the recording once it is this old */
+#define JVM_START_MAX_S	   5 /* ...or, when its hsperfdata says it is still starting, this old */
 #define NEW_PIDS_MAX	   4096
 #define OFFCPU_BLOCKED_MAX 65536 /* threads blocked since before the recording, reported */
 #define REPORT_MAX_BYTES   (1u << 30) /* a saved recording jprof report reads */
@@ -68,8 +72,11 @@ struct rec {
 	/* every pid seen in a sample (open hash) and its process name */
 	__u32 *seen;
 	char (*pcomm)[JP_COMM_LEN];
+	__u64 *pcount; /* samples per pid, for JVMs that exit before they could be tracked */
 	size_t seen_cap, seen_n;
 	struct pidq q;
+	bool q_fast;	  /* a queued process is looked at every round: poll faster */
+	ino_t mnt_ns_ino; /* jprof's mount namespace */
 	/*
 	 * JVMs whose agent answers stack requests. Registered in BPF once the kernel session
 	 * runs (agents connected before it wait here); dropped when the agent withdraws.
@@ -86,6 +93,17 @@ struct rec {
 	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
 	/* attaches run in helper processes, in the background: sampling never waits on them */
 	struct attacher *att;
+	/* GC and safepoint pauses of every tracked JVM, from its hsperfdata file */
+	struct pauses *pauses;
+	/* new JVMs announced by their hsperfdata file; those gone before they were looked at */
+	struct hswatch *watch;
+	struct {
+		__u32 pid;
+		__u64 seen_ns;
+		bool looked_at; /* known as a JVM, gone while it was still starting */
+	} gone[64];
+	size_t ngone;
+	__u64 gone_more;
 	/* CLOCK_MONOTONIC: record_run's start, sampling's start, the first sample's time */
 	__u64 t_start_ns, sampling_ns, first_sample_ns;
 	struct ct_filter *ctf;	       /* --cgroup/--container, NULL: none */
@@ -106,14 +124,18 @@ static int seen_grow(struct rec *r)
 	size_t oc = r->seen_cap, nc = oc ? oc * 2 : 4096;
 	__u32 *os = r->seen;
 	char(*opc)[JP_COMM_LEN] = r->pcomm;
+	__u64 *ocount = r->pcount;
 
 	r->seen = calloc(nc, sizeof(*r->seen));
 	r->pcomm = calloc(nc, sizeof(*r->pcomm));
-	if (!r->seen || !r->pcomm) {
+	r->pcount = calloc(nc, sizeof(*r->pcount));
+	if (!r->seen || !r->pcomm || !r->pcount) {
 		free(r->seen);
 		free(r->pcomm);
+		free(r->pcount);
 		r->seen = os;
 		r->pcomm = opc;
+		r->pcount = ocount;
 		return -ENOMEM;
 	}
 	r->seen_cap = nc;
@@ -123,9 +145,11 @@ static int seen_grow(struct rec *r)
 		size_t s = seen_slot(r, os[i]);
 		r->seen[s] = os[i];
 		memcpy(r->pcomm[s], opc[i], JP_COMM_LEN);
+		r->pcount[s] = ocount[i];
 	}
 	free(os);
 	free(opc);
+	free(ocount);
 	return 0;
 }
 
@@ -163,6 +187,8 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	}
 	if (slot >= 0 && !r->pcomm[slot][0])
 		memcpy(r->pcomm[slot], s->pcomm, JP_COMM_LEN);
+	if (slot >= 0)
+		r->pcount[slot]++;
 	if (is_new) {
 		/* read maps and ELF symbols now, while the process still exists */
 		(void)syms__add_pid(r->syms, s->pid);
@@ -294,10 +320,13 @@ static int on_agent_ready(void *ctx, const struct jvm_info *jvm, bool attached_n
  * connected; the attacher loads the agent in the background (queued here, started by
  * attacher__poll). JVMs that cannot be attached say "no agent".
  */
-static void track_jvm(struct rec *r, const struct jvm_info *jvm)
+static void track_jvm(struct rec *r, const struct jvm_info *jvm, bool started_during)
 {
 	int err;
 
+	err = pauses__add(r->pauses, jvm, started_during);
+	if (err < 0)
+		pr_debug("JVM %u: pauses not watched: %s", jvm->pid, strerror(-err));
 	if (!join__knows_jvm(r->join, jvm->pid))
 		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
 	err = attacher__add(r->att, jvm, mono_ns());
@@ -307,30 +336,215 @@ static void track_jvm(struct rec *r, const struct jvm_info *jvm)
 			      err >= 0 && !r->o->no_attach && jvm->agent != JVM_AGENT_NO_ATTACH);
 }
 
-/* classify pids first seen in samples; track the JVMs among them once they are up */
+/* a JVM that exited before it was attached (or even looked at): listed at the end */
+static void add_gone(struct rec *r, __u32 pid, bool looked_at)
+{
+	if (r->ngone == sizeof(r->gone) / sizeof(r->gone[0])) {
+		r->gone_more++;
+		return;
+	}
+	r->gone[r->ngone].pid = pid;
+	r->gone[r->ngone].looked_at = looked_at;
+	r->gone[r->ngone++].seen_ns = mono_ns();
+}
+
+/*
+ * A JVM seen before it can be attached: the join counts and marks its samples ("agent
+ * not yet attached") and its pauses are watched; track_jvm() attaches it later.
+ */
+static void note_jvm(struct rec *r, const struct jvm_info *jvm, bool started_during)
+{
+	if (!join__knows_jvm(r->join, jvm->pid)) {
+		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
+		join__set_jvm_pending(r->join, jvm->pid,
+				      !r->o->no_attach && jvm->agent != JVM_AGENT_NO_ATTACH);
+	}
+	(void)pauses__add(r->pauses, jvm, started_during);
+}
+
+static void queue_pid(struct rec *r, __u32 pid)
+{
+	for (size_t i = 0; i < r->q.n; i++)
+		if (r->q.pids[i] == pid)
+			return;
+	if (r->q.n < NEW_PIDS_MAX)
+		r->q.pids[r->q.n++] = pid;
+}
+
+/*
+ * Classify pids first seen in samples (or announced by their hsperfdata file). A young
+ * process is looked at in every poll round: it is a JVM once it maps libjvm.so, and is
+ * counted as one from then on (note_jvm). It is attached once its hsperfdata file says
+ * JNI_CreateJavaVM returned (sun.rt.createVmEndTime): earlier, JDK 25 refuses agents
+ * ("only permitted in the live phase") and the agent fails on JDK 17, for good. Before
+ * libjvm.so it may be the shell that execs java, or a launcher that has not loaded it.
+ * Without a file (-XX:-UsePerfData) a JVM is attached at a second old, as before; one
+ * still starting at JVM_START_MAX_S is attached anyway.
+ */
+/* pid lives in jprof's mount namespace (so its /tmp is the one hswatch watches) */
+static bool same_mnt_ns(struct rec *r, __u32 pid)
+{
+	char path[64];
+	struct stat st;
+
+	if (!r->mnt_ns_ino) {
+		if (stat("/proc/self/ns/mnt", &st))
+			return false;
+		r->mnt_ns_ino = st.st_ino;
+	}
+	(void)snprintf(path, sizeof(path), "/proc/%u/ns/mnt", pid);
+	return !stat(path, &st) && st.st_ino == r->mnt_ns_ino;
+}
+
 static void handle_new_pids(struct rec *r)
 {
+	double since_start = (mono_ns() - r->t_start_ns) / 1e9;
 	struct jvm_info jvm;
 	size_t keep = 0;
 
+	r->q_fast = false;
 	for (size_t i = 0; i < r->q.n; i++) {
 		__u32 pid = r->q.pids[i];
 		double age = proc_age_s(pid);
+		bool during;
+		int ready;
 
-		if (pid == (__u32)getpid() || age < 0)
+		if (pid == (__u32)getpid())
 			continue;
+		if (age < 0) {
+			if (join__knows_jvm(r->join, pid))
+				add_gone(r, pid, true);
+			continue;
+		}
+		during = age < since_start;
 		/*
-		 * Classify once it is a second old: before that it may still be the shell
-		 * that execs java, or a launcher that has not mapped libjvm.so yet.
+		 * A young process of our mount namespace that is not known as a JVM is looked
+		 * at once it is a second old: were it a JVM, its hsperfdata file would have
+		 * announced it (a busy build starts hundreds of processes a second)
 		 */
-		if (age < JVM_MIN_AGE_S) {
+		if (age < JVM_MIN_AGE_S && r->watch && !join__knows_jvm(r->join, pid) &&
+		    same_mnt_ns(r, pid)) {
 			r->q.pids[keep++] = pid;
 			continue;
 		}
-		if (!jvm_probe("/proc", pid, &jvm))
-			track_jvm(r, &jvm);
+		if (jvm_probe("/proc", pid, &jvm)) {
+			/* a JVM known as one that no longer maps libjvm.so is exiting (a zombie) */
+			if (join__knows_jvm(r->join, pid))
+				add_gone(r, pid, true);
+			else if (age < JVM_MIN_AGE_S)
+				r->q.pids[keep++] = pid, r->q_fast = true;
+			continue;
+		}
+		ready = pauses__probe(r->pauses, &jvm, during, mono_ns());
+		if (ready == 1 || (ready < 0 && age >= JVM_MIN_AGE_S) || age >= JVM_START_MAX_S) {
+			track_jvm(r, &jvm, during);
+			continue;
+		}
+		note_jvm(r, &jvm, during);
+		r->q.pids[keep++] = pid;
+		r->q_fast = true;
 	}
 	r->q.n = keep;
+}
+
+/* the process has exited (a zombie) or is exiting (no memory mapped any more) */
+static bool proc_exiting(__u32 pid)
+{
+	char path[64], buf[128], *p;
+	ssize_t n;
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the state follows the name, which may hold ')' */
+	if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+		return true;
+	(void)snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, 1);
+	close(fd);
+	return n == 0;
+}
+
+/* samples read of pid so far */
+static __u64 pid_samples(const struct rec *r, __u32 pid)
+{
+	size_t i;
+
+	if (!r->seen_cap)
+		return 0;
+	i = (pid * 2654435761u) & (r->seen_cap - 1);
+	while (r->seen[i] && r->seen[i] != pid)
+		i = (i + 1) & (r->seen_cap - 1);
+	return r->seen[i] ? r->pcount[i] : 0;
+}
+
+/*
+ * JVMs that just created their hsperfdata file: looked at at once, before the samples
+ * of this round are joined, so their samples count in their per-JVM line from here on.
+ * One already gone is listed at the end with the samples read of it.
+ */
+static void handle_new_jvm_files(struct rec *r)
+{
+	__u32 pids[64];
+	struct jvm_info jvm;
+	int n;
+
+	if (!r->watch)
+		return;
+	n = hswatch__read(r->watch, pids, sizeof(pids) / sizeof(pids[0]));
+	for (int i = 0; i < n; i++) {
+		bool is_new;
+		int err;
+
+		if (pids[i] == (__u32)getpid() || join__knows_jvm(r->join, pids[i]))
+			continue;
+		(void)seen_get(r, pids[i], &is_new);
+		err = jvm_probe("/proc", pids[i], &jvm);
+		/* outside --cgroup/--container: never sampled, so neither noted nor attached */
+		if (r->ctf && (err || !ct_filter_has_path(r->ctf, jvm.cgroup)))
+			continue;
+		if (!err) {
+			/* counted from now on; handle_new_pids attaches it once it is initialised */
+			note_jvm(r, &jvm, true);
+			queue_pid(r, pids[i]);
+			continue;
+		}
+		/*
+		 * Gone already (or a zombie, or exiting: its memory is released, no maps
+		 * left): listed, with the samples read of it (maybe none). A file of
+		 * another pid namespace sharing this /tmp could name a pid that does not exist
+		 * here; one that does exist is no JVM (-ENOEXEC) and is not listed.
+		 */
+		if (err != -ESRCH && !(err == -ENOEXEC && proc_exiting(pids[i])))
+			continue;
+		add_gone(r, pids[i], false);
+	}
+}
+
+static void gone_report(const struct rec *r)
+{
+	for (size_t i = 0; i < r->ngone; i++)
+		fprintf(stderr,
+			"jprof: JVM %u: %llu samples in all, none with Java stacks: exited before "
+			"attach (%s, %.2f s after start)\n",
+			r->gone[i].pid, (unsigned long long)pid_samples(r, r->gone[i].pid),
+			r->gone[i].looked_at ? "gone while it was still starting"
+					     : "gone before it could be looked at, its hsperfdata "
+					       "file seen",
+			(r->gone[i].seen_ns - r->t_start_ns) / 1e9);
+	if (r->gone_more)
+		fprintf(stderr, "jprof: %llu more JVMs exited before attach\n",
+			(unsigned long long)r->gone_more);
 }
 
 static bool only_syscalls(const struct jp_opts *o)
@@ -495,6 +709,32 @@ static int start_extra_events(struct rec *r)
 	return 0;
 }
 
+/* the syscall table's JSON object with "jvm_pauses" (pauses__report_json) added at its end */
+static int write_json_with_pauses(struct rec *r, const struct sc_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int err;
+
+	if (!m)
+		return -errno;
+	err = sctable_write_json(t, m);
+	if (fclose(m) && !err)
+		err = -ENOMEM;
+	/* the table ends with "}\n": continue the object there */
+	if (!err && (len < 2 || buf[len - 2] != '}'))
+		err = -EINVAL;
+	if (!err) {
+		fwrite(buf, 1, len - 2, stdout);
+		fputs(",\"jvm_pauses\":", stdout);
+		pauses__report_json(r->pauses, stdout);
+		fputs("}\n", stdout);
+	}
+	free(buf);
+	return err;
+}
+
 /* the syscall table, on stdout */
 static int write_syscall_table(struct rec *r)
 {
@@ -512,7 +752,7 @@ static int write_syscall_table(struct rec *r)
 				 cgroup_names__get(r->cgnames, t->procs[i].cgroup_id));
 		sc_table_group(t);
 	}
-	err = r->o->json ? sctable_write_json(t, stdout) : sctable_write_text(t, stdout);
+	err = r->o->json ? write_json_with_pauses(r, t) : sctable_write_text(t, stdout);
 	if (!err && fflush(stdout))
 		err = -errno;
 	sc_table_free(t);
@@ -575,7 +815,7 @@ static void setup_initial_jvms(struct rec *r)
 			(void)seen_get(r, r->o->pids[i], &is_new); /* handled: not queued again */
 			if (jvm_probe("/proc", r->o->pids[i], &one) == 0 &&
 			    ct_filter_has_path(r->ctf, one.cgroup))
-				track_jvm(r, &one);
+				track_jvm(r, &one, false);
 			else
 				pr_debug("pid %u is not a JVM: native frames only", r->o->pids[i]);
 		}
@@ -592,7 +832,7 @@ static void setup_initial_jvms(struct rec *r)
 		/* outside --cgroup/--container: never sampled, so never attached */
 		if (!ct_filter_has_path(r->ctf, list[i].cgroup))
 			continue;
-		track_jvm(r, &list[i]);
+		track_jvm(r, &list[i], false);
 		(void)seen_get(r, list[i].pid, &is_new); /* handled: not queued again */
 	}
 	free(list);
@@ -628,6 +868,9 @@ static void summary(struct rec *r, double secs, const char *where)
 	kernel_session__stats(r->ks, st);
 	join__stats(r->join, &js);
 	join__report(r->join, stderr);
+	gone_report(r);
+	if (r->pauses)
+		pauses__report(r->pauses, stderr);
 	if (r->att) {
 		attacher__report(r->att, mono_ns(), stderr);
 		attacher__counts(r->att, &jvms, &jvms_java);
@@ -800,14 +1043,53 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
  * Writes every output from the one model; says what was written in where. Each failure is
  * one line naming the file and what was not saved. Returns 0 or the first -errno.
  */
+/* GC pauses of all JVMs, for writers that show them (JFR); times from t0 */
+struct gc_list {
+	struct out_gc_pause *p;
+	size_t n, cap;
+	__u64 t0;
+};
+
+#define GC_PAUSES_OUT_MAX (1u << 20)
+
+static void add_gc_pause(void *ctx, __u32 pid, __u64 start_mono_ns,
+			 const struct hsperf_gc_event *ev)
+{
+	struct gc_list *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 256;
+		struct out_gc_pause *np;
+
+		if (nc > GC_PAUSES_OUT_MAX || !(np = realloc(l->p, nc * sizeof(*np))))
+			return; /* JFR then holds the first ones; the report's table has all */
+		l->p = np;
+		l->cap = nc;
+	}
+	l->p[l->n++] = (struct out_gc_pause){
+		.start_ns = start_mono_ns > l->t0 ? start_mono_ns - l->t0 : 0,
+		.duration_ns = ev->duration_ns,
+		.pid = pid,
+		.gc_id = ev->gc_id,
+		.name = ev->collector,
+		.cause = ev->cause,
+	};
+}
+
 static int write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n, char *where,
 			 size_t wlen)
 {
+	struct gc_list gcs = {.t0 = t0};
 	struct out_meta meta;
 	size_t w = 0;
 	int first = 0;
 
 	record_meta(r, t0, &meta);
+	if (r->pauses) {
+		pauses__for_each_gc(r->pauses, add_gc_pause, &gcs);
+		meta.gc_pauses = gcs.p;
+		meta.n_gc_pauses = gcs.n;
+	}
 	where[0] = '\0';
 	if (!n)
 		snprintf(where, wlen, "syscall table on stdout%s",
@@ -838,6 +1120,7 @@ static int write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n
 			      err ? "nothing written to" : "wrote", name,
 			      err ? strerror(-err) : out_format_name(outs[i].format));
 	}
+	free(gcs.p);
 	return first;
 }
 
@@ -951,7 +1234,11 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		goto out_free;
 	}
 	r.att = attacher__new(&ao);
-	if (!r.att) {
+	r.pauses = pauses__new();
+	/* without inotify, new JVMs are still found through their samples */
+	if (!o->npids && !(r.watch = hswatch__new()))
+		pr_debug("not watching /tmp/hsperfdata_*: %s", strerror(errno));
+	if (!r.att || !r.pauses) {
 		pr_err("out of memory");
 		goto out_free;
 	}
@@ -978,7 +1265,11 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		pr_info("cgroup filter: %s%s (id %llu)", r.ctf->mount, r.ctf->paths[i],
 			(unsigned long long)r.ctf->ids[i]);
 	while (!exiting && mono_ns() < deadline) {
-		err = kernel_session__poll(r.ks, attacher__busy(r.att) ? POLL_ATTACH_MS : POLL_MS);
+		handle_new_jvm_files(&r);
+		/* young processes are looked at every round: short ones to catch them early */
+		err = kernel_session__poll(r.ks, attacher__busy(r.att) ? POLL_ATTACH_MS
+					   : r.q_fast		   ? POLL_YOUNG_MS
+								   : POLL_MS);
 		if (err == -EINTR)
 			break;
 		if (err < 0) {
@@ -993,7 +1284,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		handle_new_pids(&r);
 		drop_withdrawn_agents(&r);
 		attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
+		pauses__poll(r.pauses, mono_ns(), false);
 	}
+	pauses__poll(r.pauses, mono_ns(), true);
 	if (exit_signal)
 		pr_info("%s: stopping and writing what was recorded", strsignal(exit_signal));
 	/* threads still blocked now: their blocked time up to the end, with their stacks */
@@ -1021,6 +1314,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		ret = JP_EXIT_OK;
 out_free:
 	attacher__free(r.att);
+	pauses__free(r.pauses);
+	hswatch__free(r.watch);
 	syscalls__free(r.sc);
 	offcpu__free(r.offcpu);
 	kernel_session__free(r.ks);
@@ -1029,6 +1324,7 @@ out_free:
 	model__free(r.model);
 	free(r.seen);
 	free(r.pcomm);
+	free(r.pcount);
 out_close:
 	abort_outputs(outs, nouts);
 	cgroup_names__free(r.cgnames);

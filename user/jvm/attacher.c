@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -178,6 +179,29 @@ static void retire(struct attacher *a, struct ent *e)
 	a->helpers--;
 }
 
+/* the process exited: reaped, or a zombie (its parent has not waited for it yet) */
+static bool is_gone(const struct ent *e)
+{
+	char path[64], buf[128], *p;
+	ssize_t n;
+	int fd;
+
+	if (kill((pid_t)e->jvm.pid, 0) && errno == ESRCH)
+		return true;
+	(void)snprintf(path, sizeof(path), "/proc/%u/stat", e->jvm.pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the state follows the last ')' (comm may hold one) */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 /* a helper finished: what next for its JVM */
 static void on_done(struct attacher *a, struct ent *e, __u64 now_ns)
 {
@@ -190,7 +214,8 @@ static void on_done(struct attacher *a, struct ent *e, __u64 now_ns)
 		e->connect_since_ns = now_ns;
 		e->next_ns = now_ns;
 		set_state(e, ENT_CONNECTING, now_ns, NULL);
-	} else if (ret == -ESRCH) {
+	} else if (ret == -ESRCH || is_gone(e)) {
+		/* a JVM that exits while the agent loads refuses it: it exited, say so */
 		set_state(e, ENT_GONE, now_ns, "exited");
 	} else if (is_final(ret)) {
 		set_state(e, ENT_NATIVE, now_ns, why[0] ? why : strerror(-ret));
@@ -246,11 +271,6 @@ static struct ent *next_due(struct attacher *a, __u64 now_ns)
 	return best;
 }
 
-static bool is_gone(const struct ent *e)
-{
-	return kill((pid_t)e->jvm.pid, 0) && errno == ESRCH;
-}
-
 static void connect_step(struct ent *e, __u64 now_ns, attacher_ready_fn ready, void *ctx)
 {
 	char why[sizeof(e->why)];
@@ -295,9 +315,13 @@ void attacher__poll(struct attacher *a, __u64 now_ns, attacher_ready_fn ready, v
 	a->nzombies = keep;
 	for (size_t i = 0; i < a->n; i++) {
 		e = &a->ents[i];
-		if (e->st == ENT_RUNNING && jvm_attach__step(e->run))
+		if (e->st == ENT_RUNNING && jvm_attach__step(e->run)) {
 			on_done(a, e, now_ns);
-		else if (e->st == ENT_CONNECTING)
+		} else if (e->st == ENT_RUNNING && is_gone(e)) {
+			/* a short-lived JVM: its helper would wait for a socket that never comes */
+			set_state(e, ENT_GONE, now_ns, "exited");
+			retire(a, e);
+		} else if (e->st == ENT_CONNECTING)
 			connect_step(e, now_ns, ready, ctx);
 		else if (e->st == ENT_RETRY && e->next_ns <= now_ns && is_gone(e))
 			set_state(e, ENT_GONE, now_ns, "exited");

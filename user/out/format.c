@@ -38,6 +38,8 @@ static int write_jfr(const struct model *m, const struct out_input *in, FILE *f)
 		o.start_unix_ns = in->meta->start_unix_ns;
 		o.duration_ns = in->meta->duration_ns;
 		o.period_ns = in->meta->freq_hz ? 1000000000ull / in->meta->freq_hz : 0;
+		o.gc_pauses = in->meta->gc_pauses;
+		o.n_gc_pauses = in->meta->n_gc_pauses;
 	}
 	return out_jfr_write(m, &o, f);
 }

@@ -54,6 +54,7 @@ enum {
 	T_EV_SYSCALL,
 	T_EV_THREADINFO,
 	T_EV_RECORDING,
+	T_EV_GC,
 };
 
 /* keys of the jdk.types.FrameType pool */
@@ -274,6 +275,15 @@ static const struct cdesc classes[] = {
 		{"samplingPeriod", T_LONG, F_TIMESPAN, "CPU Sampling Period", "NANOSECONDS"},
 		{"samples", T_LONG, 0, "Samples"}, {"lost", T_LONG, 0, "Samples Lost"},
 		{"losses", T_STRING, 0, "Losses"})},
+	/* the JDK's fields (GCName and GCCause as plain strings), plus the JVM's pid */
+	{T_EV_GC, "jdk.GarbageCollection", EVENT, .label = "Garbage Collection",
+	 .desc = "A stop-the-world GC pause of a JVM, from its hsperfdata counters (jprof)",
+	 .cat = {"Java Virtual Machine", "GC"},
+	 FIELDS(START_TIME, DURATION, {"gcId", T_INT, 0, "GC Identifier"},
+		{"name", T_STRING, 0, "Name"}, {"cause", T_STRING, 0, "When"},
+		{"sumOfPauses", T_LONG, F_TIMESPAN, "Sum of Pauses", "TICKS"},
+		{"longestPause", T_LONG, F_TIMESPAN, "Longest Pause", "TICKS"},
+		{"pid", T_INT, 0, "Process Id"})},
 };
 #pragma GCC diagnostic pop
 
@@ -480,6 +490,27 @@ static const char *nz(const char *s)
 	return s ? s : "";
 }
 
+/* one jdk.GarbageCollection per pause: each is one pause, so sum and longest are its length */
+static void gc_events(struct jfr *x)
+{
+	for (size_t i = 0; i < x->o->n_gc_pauses && !x->err; i++) {
+		const struct out_gc_pause *p = &x->o->gc_pauses[i];
+		__u64 d = p->duration_ns < (1ull << 62) ? p->duration_ns : 1ull << 62;
+		__u64 t = p->start_ns < (1ull << 62) ? p->start_ns : 1ull << 62;
+
+		ev_begin(x, T_EV_GC);
+		jb_varint(&x->ev, JFR_START_TICKS + t);
+		jb_long(&x->ev, d);
+		jb_int(&x->ev, (__s32)p->gc_id);
+		jb_str(&x->ev, nz(p->name));
+		jb_str(&x->ev, nz(p->cause));
+		jb_long(&x->ev, d);
+		jb_long(&x->ev, d);
+		jb_int(&x->ev, (__s32)p->pid);
+		ev_end(x);
+	}
+}
+
 /* every event; marks the stacks and threads they use */
 static void events(struct jfr *x)
 {
@@ -553,6 +584,7 @@ static void events(struct jfr *x)
 		jb_str(&x->ev, meta->losses);
 		ev_end(x);
 	}
+	gc_events(x);
 }
 
 /* key (index + 1) of s[0..len) in a pool map; 0 and x->err on failure */

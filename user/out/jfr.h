@@ -13,6 +13,9 @@ struct jfr_opts {
 	__u64 duration_ns;	     /* its length; 0 puts every event at the start */
 	__u64 period_ns;	     /* CPU sampling period, 0 when unknown or no CPU samples */
 	const struct out_meta *meta; /* what was recorded, NULL for none */
+	/* one jdk.GarbageCollection each (may be NULL) */
+	const struct out_gc_pause *gc_pauses;
+	size_t n_gc_pauses;
 };
 
 /*
@@ -23,7 +26,9 @@ struct jfr_opts {
  *   JP_VAL_OFFCPU_NS    one jprof.OffCPU per row, duration = the row's blocked time;
  *   JP_VAL_SYSCALL_*    one jprof.Syscall per row, duration = its time, calls = its count;
  *   labels              one jprof.ThreadInfo per thread (pid, process name, container, cgroup);
- *   meta (when given)   one jprof.Recording (host, command, events, period, samples, lost).
+ *   meta (when given)   one jprof.Recording (host, command, events, period, samples, lost);
+ *   gc_pauses           one jdk.GarbageCollection each (gcId, name, cause, sumOfPauses and
+ *                       longestPause: the pause itself, and the JVM's pid), at its own time.
  * The model keeps no time per sample: each row's samples are spread evenly over the duration,
  * and the aggregated off-CPU and syscall events start at the recording's start.
  * Frames: Interpreted, JIT compiled, Inlined for Java; Native for native, JVM and kernel code,

@@ -28,6 +28,16 @@ int out_format_from_path(const char *path);
 int out_folded_write(const struct profile *p, FILE *f);
 
 /* what was recorded, for the writers that show it (HTML header, JFR, pprof comments) */
+/* one stop-the-world GC pause of a JVM, as its hsperfdata counters showed it */
+struct out_gc_pause {
+	__u64 start_ns;	   /* since the recording's start (0 if before it) */
+	__u64 duration_ns;
+	__u32 pid;
+	__u32 gc_id;	   /* unique per JVM */
+	const char *name;  /* the collector's name ("G1 full collection pauses") */
+	const char *cause; /* "System.gc()", "G1 Evacuation Pause", "unknown" */
+};
+
 struct out_meta {
 	const char *title;   /* "jprof: CPU + off-CPU" */
 	const char *unit;    /* unit of the weights: "samples", "ns", "bytes" */
@@ -40,6 +50,9 @@ struct out_meta {
 	__u64 samples;	     /* samples recorded */
 	__u64 lost;	     /* samples lost (ring buffer full, dropped, ...) */
 	const char *losses;  /* one line detailing the losses, NULL none */
+	/* GC pauses of the recorded JVMs (from their hsperfdata files), for writers that show them */
+	const struct out_gc_pause *gc_pauses;
+	size_t n_gc_pauses;
 };
 
 /* Self-contained interactive HTML flame graph (no network). Returns 0 or -errno. */

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsperf.c: HotSpot's hsperfdata (PerfData v2) reader and the GC/safepoint pauses derived from it. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+
+#include <time.h>
+
+#include "hsperf.h"
+#include "util/procfs.h"
+#include "util/safe_open.h"
+
+/*
+ * The format (HotSpot perfMemory.hpp, perfData.hpp; jdk.internal.perf readers):
+ * prologue (32 bytes): u32 magic 0xcafec0c0 (always big-endian), u8 byte order (0 big,
+ * 1 little: of every other field), u8 major (2), u8 minor, u8 accessible, s32 used,
+ * s32 overflow, s64 mod time, s32 entry offset, s32 entry count.
+ * entry (20-byte header): s32 entry length, s32 name offset, s32 vector length (0: a
+ * scalar), u8 type ('J' jlong, 'B' byte vector: strings), u8 flags, u8 units,
+ * u8 variability, s32 data offset; offsets count from the entry's start.
+ */
+#define PROLOGUE_LEN   32
+#define ENTRY_HDR_LEN  20
+#define PERFDATA_MAGIC 0xcafec0c0u
+#define ENTRIES_MAX    65536 /* HotSpot has about 600 */
+#define NAME_MAX_LEN   256   /* longer names are none we read */
+#define EVENTS_MAX     65536 /* observed pauses kept per JVM for percentiles and JFR */
+#define CAUSES_MAX     32    /* distinct cause strings interned per JVM */
+#define DIR_SCAN_NAMES 4096
+#define DIR_SCAN_TRIES 64
+
+static __u32 rd32(const unsigned char *p, bool big)
+{
+	return big ? (__u32)p[0] << 24 | (__u32)p[1] << 16 | (__u32)p[2] << 8 | p[3]
+		   : (__u32)p[3] << 24 | (__u32)p[2] << 16 | (__u32)p[1] << 8 | p[0];
+}
+
+static __u64 rd64(const unsigned char *p, bool big)
+{
+	return big ? (__u64)rd32(p, true) << 32 | rd32(p + 4, true)
+		   : (__u64)rd32(p + 4, false) << 32 | rd32(p, false);
+}
+
+/* a counter's value; negative (corrupt) values read as 0 */
+static __u64 as_count(__u64 v)
+{
+	return (__s64)v < 0 ? 0 : v;
+}
+
+/* "sun.gc.collector.<N>.<field>": N and field, or -1 */
+static int collector_field(const char *name, const char **field)
+{
+	static const char pre[] = "sun.gc.collector.";
+	const char *p = name + sizeof(pre) - 1;
+
+	if (strncmp(name, pre, sizeof(pre) - 1) || p[0] < '0' || p[0] > '9' || p[1] != '.')
+		return -1;
+	*field = p + 2;
+	return p[0] - '0';
+}
+
+static void store(struct hsperf_snap *s, const char *name, char type, __u64 v, const char *str,
+		  size_t slen)
+{
+	char *dst = NULL;
+	const char *field;
+	int c;
+
+	if (type == 'B') {
+		if (!strcmp(name, "sun.gc.cause"))
+			dst = s->cause;
+		else if (!strcmp(name, "sun.gc.lastCause"))
+			dst = s->last_cause;
+		else if ((c = collector_field(name, &field)) >= 0 && c < HSPERF_COLLECTORS &&
+			 !strcmp(field, "name"))
+			dst = s->coll[c].name;
+		if (dst) {
+			size_t n = strnlen(str, slen < HSPERF_STR_LEN ? slen : HSPERF_STR_LEN - 1);
+
+			/* keep it printable: it goes into reports and JSON */
+			for (size_t i = 0; i < n; i++)
+				dst[i] = str[i] >= 0x20 && str[i] < 0x7f ? str[i] : '?';
+			dst[n] = 0;
+		}
+		return;
+	}
+	v = as_count(v);
+	if (!strcmp(name, "sun.os.hrt.frequency")) {
+		s->freq_hz = v;
+	} else if (!strcmp(name, "sun.os.hrt.ticks")) {
+		s->hrt_ticks = v;
+	} else if (!strcmp(name, "sun.rt.createVmEndTime")) {
+		s->vm_created = v != 0;
+	} else if (!strcmp(name, "sun.rt.safepoints")) {
+		s->safepoints = v;
+		s->has_safepoints = true;
+	} else if (!strcmp(name, "sun.rt.safepointTime")) {
+		s->safepoint_ticks = v;
+	} else if (!strcmp(name, "sun.rt.safepointSyncTime")) {
+		s->safepoint_sync_ticks = v;
+	} else if ((c = collector_field(name, &field)) >= 0 && c < HSPERF_COLLECTORS) {
+		struct hsperf_collector *k = &s->coll[c];
+
+		if (!strcmp(field, "invocations"))
+			k->invocations = v, k->present = true;
+		else if (!strcmp(field, "time"))
+			k->time_ticks = v;
+		else if (!strcmp(field, "lastEntryTime"))
+			k->last_entry = v;
+		else if (!strcmp(field, "lastExitTime"))
+			k->last_exit = v;
+		else
+			return;
+		if ((unsigned int)c + 1 > s->ncollectors)
+			s->ncollectors = (unsigned int)c + 1;
+	}
+}
+
+int hsperf_parse(const void *buf, size_t len, struct hsperf_snap *ret)
+{
+	const unsigned char *b = buf;
+	struct hsperf_snap s;
+	__u32 off, n;
+	bool big;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!buf || len < PROLOGUE_LEN)
+		return -ENODATA;
+	if (rd32(b, true) != PERFDATA_MAGIC || b[4] > 1 || b[5] != 2)
+		return -EINVAL;
+	big = b[4] == 0;
+	memset(&s, 0, sizeof(s));
+	off = rd32(b + 24, big);
+	n = rd32(b + 28, big);
+	if (n > ENTRIES_MAX)
+		n = ENTRIES_MAX;
+	for (__u32 i = 0; i < n; i++) {
+		const unsigned char *e = b + off;
+		__u32 elen, noff, vlen, doff, dlen;
+		char name[NAME_MAX_LEN];
+		size_t nlen;
+
+		/* the walk needs a sane header and length; without one it cannot go on */
+		if (off < PROLOGUE_LEN || off > len || len - off < ENTRY_HDR_LEN) {
+			s.bad_entries++;
+			break;
+		}
+		elen = rd32(e, big);
+		if (elen < ENTRY_HDR_LEN || elen > len - off) {
+			s.bad_entries++;
+			break;
+		}
+		noff = rd32(e + 4, big);
+		vlen = rd32(e + 8, big);
+		doff = rd32(e + 16, big);
+		off += elen;
+		if (noff < ENTRY_HDR_LEN || noff >= elen || doff < ENTRY_HDR_LEN || doff > elen) {
+			s.bad_entries++;
+			continue;
+		}
+		nlen = strnlen((const char *)e + noff, elen - noff);
+		if (nlen == elen - noff || nlen >= sizeof(name)) {
+			s.bad_entries++;
+			continue;
+		}
+		memcpy(name, e + noff, nlen + 1);
+		dlen = e[12] == 'J' ? (vlen ? 0 : 8) : e[12] == 'B' ? vlen : 0;
+		if (!dlen || dlen > elen - doff) {
+			/* other types (vectors of longs...) are valid PerfData we do not read */
+			if (e[12] == 'J' || e[12] == 'B')
+				s.bad_entries += dlen > elen - doff;
+			s.entries++;
+			continue;
+		}
+		s.entries++;
+		store(&s, name, (char)e[12], e[12] == 'J' ? rd64(e + doff, big) : 0,
+		      (const char *)e + doff, dlen);
+	}
+	*ret = s;
+	return 0;
+}
+
+/* ---- one JVM's file and its pauses ---- */
+
+struct kind {
+	char name[HSPERF_STR_LEN];
+	__u64 count, total_ticks, observed;
+	__u64 *durs; /* observed durations, ticks */
+	size_t ndurs, cap;
+};
+
+struct hsperf {
+	int fd;
+	unsigned char *buf;
+	bool have_prev, from_zero, vm_created;
+	struct hsperf_snap prev;
+	__u64 freq_hz;
+	__u64 t0_mono_ns;    /* the JVM's tick 0 on CLOCK_MONOTONIC; 0 unknown */
+	__u64 start_mono_ns; /* the process's start (10 ms ticks), when the JVM has no hrt.ticks */
+	struct kind kinds[HSPERF_COLLECTORS + 1]; /* collectors, then safepoints */
+	struct hsperf_gc_event *events;
+	size_t nevents, cap_events;
+	char causes[CAUSES_MAX][HSPERF_STR_LEN];
+	unsigned int ncauses;
+	struct hsperf_counters ctr;
+};
+
+static __u64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* the process's start on CLOCK_MONOTONIC (/proc start time is CLOCK_BOOTTIME in ticks) */
+static __u64 proc_start_mono_ns(__u32 pid)
+{
+	__u64 ticks, boot, mono, start;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz <= 0 || proc_start_ticks(pid, &ticks))
+		return 0;
+	mono = clock_ns(CLOCK_MONOTONIC);
+	boot = clock_ns(CLOCK_BOOTTIME);
+	start = ticks / (__u64)hz * 1000000000ull + ticks % (__u64)hz * (1000000000ull / (__u64)hz);
+	/* time spent suspended is in BOOTTIME only */
+	if (boot < mono || start < boot - mono)
+		return 0;
+	return start - (boot - mono);
+}
+
+static int try_open(int tmp, const char *dir, __u32 nspid, uid_t uid)
+{
+	struct safe_expect exp = {.uid = uid, .max_size = 256ull << 20, .one_link = true};
+	char path[320];
+
+	if (strchr(dir, '/') ||
+	    snprintf(path, sizeof(path), "%s/%u", dir, nspid) >= (int)sizeof(path))
+		return -EINVAL;
+	return safe_open_at(tmp, path, SAFE_BENEATH | SAFE_SAME_MOUNT, &exp, NULL);
+}
+
+/* the JVM's /tmp, resolved in its root; -errno */
+static int open_tmp(__u32 pid)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	char path[64];
+	int root, tmp;
+
+	(void)snprintf(path, sizeof(path), "/proc/%u/root", pid);
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	tmp = (int)syscall(SYS_openat2, root, "tmp", &how, sizeof(how));
+	if (tmp < 0)
+		tmp = -errno;
+	close(root);
+	return tmp;
+}
+
+/* the hsperfdata_* directories of tmp, bounded: a hostile /tmp may hold millions of names */
+static int scan_tmp(int tmp, __u32 nspid, uid_t uid)
+{
+	int dfd = dup(tmp), fd = -ENOENT, seen = 0, tries = 0;
+	struct dirent *d;
+	DIR *dir;
+
+	if (dfd < 0)
+		return -errno;
+	dir = fdopendir(dfd);
+	if (!dir) {
+		close(dfd);
+		return -errno;
+	}
+	while (fd < 0 && seen++ < DIR_SCAN_NAMES && tries < DIR_SCAN_TRIES && (d = readdir(dir))) {
+		if (strncmp(d->d_name, "hsperfdata_", 11))
+			continue;
+		tries++;
+		fd = try_open(tmp, d->d_name, nspid, uid);
+		if (fd == -EPERM) /* another user's file with this pid's name: keep looking */
+			fd = -ENOENT;
+	}
+	closedir(dir);
+	return fd;
+}
+
+struct hsperf *hsperf__open_fd(int fd, bool from_zero)
+{
+	struct hsperf *h = calloc(1, sizeof(*h));
+
+	if (h)
+		h->buf = malloc(HSPERF_FILE_MAX);
+	if (!h || !h->buf) {
+		free(h);
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	h->fd = fd;
+	h->from_zero = from_zero;
+	(void)snprintf(h->kinds[HSPERF_COLLECTORS].name, HSPERF_STR_LEN, "safepoints");
+	return h;
+}
+
+struct hsperf *hsperf__open(__u32 pid, __u32 nspid, uid_t uid, const char *user, bool from_zero)
+{
+	char dir[HSPERF_STR_LEN + 16];
+	struct hsperf *h;
+	int tmp, fd = -ENOENT;
+
+	tmp = open_tmp(pid);
+	if (tmp < 0) {
+		errno = -tmp;
+		return NULL;
+	}
+	if (user && user[0] && snprintf(dir, sizeof(dir), "hsperfdata_%s", user) < (int)sizeof(dir))
+		fd = try_open(tmp, dir, nspid, uid);
+	if (fd == -ENOENT)
+		fd = scan_tmp(tmp, nspid, uid);
+	close(tmp);
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	h = hsperf__open_fd(fd, from_zero);
+	if (h)
+		h->start_mono_ns = proc_start_mono_ns(pid);
+	return h;
+}
+
+void hsperf__free(struct hsperf *h)
+{
+	if (!h)
+		return;
+	if (h->fd >= 0)
+		close(h->fd);
+	for (size_t i = 0; i <= HSPERF_COLLECTORS; i++)
+		free(h->kinds[i].durs);
+	free(h->events);
+	free(h->buf);
+	free(h);
+}
+
+static __u64 ticks_ns(const struct hsperf *h, __u64 t)
+{
+	/* frequency 1e9 on Linux: nanoseconds; split to avoid overflow otherwise */
+	if (!h->freq_hz)
+		return t;
+	return t / h->freq_hz * 1000000000ull + t % h->freq_hz * 1000000000ull / h->freq_hz;
+}
+
+static void add_dur(struct hsperf *h, struct kind *k, __u64 ticks)
+{
+	k->observed++;
+	if (k->ndurs == k->cap) {
+		size_t nc = k->cap ? k->cap * 2 : 64;
+		__u64 *nd;
+
+		if (nc > EVENTS_MAX || !(nd = realloc(k->durs, nc * sizeof(*nd)))) {
+			h->ctr.events_dropped++;
+			return;
+		}
+		k->durs = nd;
+		k->cap = nc;
+	}
+	k->durs[k->ndurs++] = ticks;
+}
+
+static const char *intern_cause(struct hsperf *h, const char *cause)
+{
+	for (unsigned int i = 0; i < h->ncauses; i++)
+		if (!strcmp(h->causes[i], cause))
+			return h->causes[i];
+	if (h->ncauses == CAUSES_MAX)
+		return "other";
+	(void)snprintf(h->causes[h->ncauses], HSPERF_STR_LEN, "%s", cause);
+	return h->causes[h->ncauses++];
+}
+
+static void add_event(struct hsperf *h, unsigned int c, const struct hsperf_collector *k,
+		      const char *cause)
+{
+	struct hsperf_gc_event *ev;
+
+	if (h->nevents == h->cap_events) {
+		size_t nc = h->cap_events ? h->cap_events * 2 : 64;
+
+		if (nc > EVENTS_MAX || !(ev = realloc(h->events, nc * sizeof(*ev)))) {
+			h->ctr.events_dropped++;
+			return;
+		}
+		h->events = ev;
+		h->cap_events = nc;
+	}
+	ev = &h->events[h->nevents++];
+	ev->start_rel_ns = ticks_ns(h, k->last_entry);
+	ev->duration_ns = ticks_ns(h, k->last_exit - k->last_entry);
+	ev->collector = h->kinds[c].name;
+	ev->cause = intern_cause(h, cause[0] ? cause : "unknown");
+	ev->gc_id = (__u32)(k->invocations * HSPERF_COLLECTORS + c);
+}
+
+/* one collector's change between two reads */
+static void collector_delta(struct hsperf *h, unsigned int c, const struct hsperf_collector *old,
+			    const struct hsperf_collector *cur, const char *cause)
+{
+	struct kind *k = &h->kinds[c];
+	__u64 done = cur->invocations, old_done = old->invocations, dn, dt;
+
+	if (!cur->present)
+		return;
+	if (cur->name[0])
+		memcpy(k->name, cur->name, HSPERF_STR_LEN);
+	else if (!k->name[0])
+		(void)snprintf(k->name, HSPERF_STR_LEN, "collector %u", c);
+	/* a pause in progress is counted when it ends (its exit time then moves) */
+	if (cur->last_entry > cur->last_exit && done)
+		done--;
+	if (old->last_entry > old->last_exit && old_done)
+		old_done--;
+	if (done < old_done || cur->time_ticks < old->time_ticks)
+		return; /* went backwards: not a counter we trust; the next read is the base */
+	dn = done - old_done;
+	dt = cur->time_ticks - old->time_ticks;
+	if (!dn)
+		return;
+	k->count += dn;
+	k->total_ticks += dt;
+	if (cur->last_exit != old->last_exit && cur->last_exit >= cur->last_entry) {
+		add_dur(h, k, cur->last_exit - cur->last_entry);
+		add_event(h, c, cur, cause);
+		h->ctr.gc_missed += dn - 1;
+	} else {
+		h->ctr.gc_missed += dn;
+	}
+}
+
+int hsperf__poll(struct hsperf *h, __u64 now_ns)
+{
+	struct hsperf_snap cur, zero;
+	const struct hsperf_snap *old;
+	struct kind *sp = &h->kinds[HSPERF_COLLECTORS];
+	__u64 latest_exit = 0;
+	int latest = -1;
+	bool in_gc;
+	ssize_t len;
+	int err;
+
+	len = pread(h->fd, h->buf, HSPERF_FILE_MAX, 0);
+	if (len < 0)
+		return -errno;
+	h->ctr.reads++;
+	err = hsperf_parse(h->buf, (size_t)len, &cur);
+	if (err) {
+		h->ctr.bad_reads++;
+		return err;
+	}
+	h->ctr.bad_entries += cur.bad_entries;
+	h->vm_created = cur.vm_created;
+	if (cur.freq_hz && !h->freq_hz)
+		h->freq_hz = cur.freq_hz;
+	if (h->freq_hz && cur.hrt_ticks) {
+		/* the JVM samples its tick clock every 50 ms: the tightest bound is the best */
+		__u64 t = ticks_ns(h, cur.hrt_ticks);
+
+		if (t < now_ns && (!h->t0_mono_ns || now_ns - t < h->t0_mono_ns))
+			h->t0_mono_ns = now_ns - t;
+	}
+	if (!h->have_prev && !h->from_zero) {
+		h->prev = cur;
+		h->have_prev = true;
+		return 0;
+	}
+	memset(&zero, 0, sizeof(zero));
+	old = h->have_prev ? &h->prev : &zero;
+	/*
+	 * sun.gc.lastCause is the cause of the JVM's last GC, of any collector: it names the
+	 * pause of the collector that ended last (the latest exit time), if that pause is
+	 * the one seen now; the others' causes are not known (HotSpot's GCCauseSetter:
+	 * lastCause = cause, cause = the new one at a GC's start; back at its end)
+	 */
+	for (unsigned int c = 0; c < cur.ncollectors; c++)
+		if (cur.coll[c].last_exit > latest_exit) {
+			latest_exit = cur.coll[c].last_exit;
+			latest = (int)c;
+		}
+	/* while a GC runs, sun.gc.cause is its cause and lastCause is not a finished GC's */
+	in_gc = cur.cause[0] && strcmp(cur.cause, "No GC");
+	for (unsigned int c = 0; c < cur.ncollectors; c++)
+		collector_delta(h, c, &old->coll[c], &cur.coll[c],
+				(int)c == latest && !in_gc ? cur.last_cause : "unknown");
+	if (cur.has_safepoints && cur.safepoints > old->safepoints &&
+	    cur.safepoint_ticks >= old->safepoint_ticks) {
+		__u64 dn = cur.safepoints - old->safepoints;
+		__u64 dt = cur.safepoint_ticks - old->safepoint_ticks;
+
+		sp->count += dn;
+		sp->total_ticks += dt;
+		/* one safepoint between two reads: its duration is exact */
+		if (dn == 1)
+			add_dur(h, sp, dt);
+		else
+			h->ctr.sp_merged += dn;
+	}
+	h->prev = cur;
+	h->have_prev = true;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+unsigned int hsperf__stats(const struct hsperf *h, struct hsperf_kind_stats *ret, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i <= HSPERF_COLLECTORS && n < max; i++) {
+		const struct kind *k = &h->kinds[i];
+		struct hsperf_kind_stats *s = &ret[n];
+
+		if (i < HSPERF_COLLECTORS && !k->name[0])
+			continue;
+		memset(s, 0, sizeof(*s));
+		s->name = k->name;
+		s->count = k->count;
+		s->total_ns = ticks_ns(h, k->total_ticks);
+		s->observed = k->observed;
+		if (k->ndurs) {
+			/* sorting in place is fine: the array only feeds these numbers */
+			qsort(k->durs, k->ndurs, sizeof(*k->durs), cmp_u64);
+			s->p50_ns = ticks_ns(h, k->durs[(k->ndurs - 1) / 2]);
+			s->p99_ns = ticks_ns(h, k->durs[(k->ndurs * 99 + 99) / 100 - 1]);
+			s->max_ns = ticks_ns(h, k->durs[k->ndurs - 1]);
+		}
+		n++;
+	}
+	return n;
+}
+
+const struct hsperf_gc_event *hsperf__gc_events(const struct hsperf *h, size_t *ret_n)
+{
+	*ret_n = h->nevents;
+	return h->events;
+}
+
+bool hsperf__vm_created(const struct hsperf *h)
+{
+	return h->vm_created;
+}
+
+__u64 hsperf__clock_origin_ns(const struct hsperf *h)
+{
+	return h->t0_mono_ns ? h->t0_mono_ns : h->start_mono_ns;
+}
+
+void hsperf__counters(const struct hsperf *h, struct hsperf_counters *ret)
+{
+	*ret = h->ctr;
+}
+
+static void fmt_ms(char *buf, size_t len, __u64 ns)
+{
+	(void)snprintf(buf, len, "%.3f", ns / 1e6);
+}
+
+void hsperf__report(const struct hsperf *h, __u32 pid, const char *main, FILE *f)
+{
+	struct hsperf_kind_stats st[HSPERF_COLLECTORS + 1];
+	unsigned int n = hsperf__stats(h, st, HSPERF_COLLECTORS + 1);
+	char tot[32], p50[32], p99[32], max[32];
+
+	__u64 any = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		any += st[i].count;
+	/* a host-wide recording sees many JVMs: those without pauses take no room */
+	if (!h->ctr.reads || !any)
+		return;
+	fprintf(f, "jprof: JVM %u (%s) pauses (hsperfdata, %llu reads):\n", pid, main,
+		(unsigned long long)h->ctr.reads);
+	fprintf(f, "  %-32s %8s %12s %10s %10s %10s %9s\n", "kind", "count", "total_ms", "p50_ms",
+		"p99_ms", "max_ms", "observed");
+	for (unsigned int i = 0; i < n; i++) {
+		fmt_ms(tot, sizeof(tot), st[i].total_ns);
+		fmt_ms(p50, sizeof(p50), st[i].p50_ns);
+		fmt_ms(p99, sizeof(p99), st[i].p99_ns);
+		fmt_ms(max, sizeof(max), st[i].max_ns);
+		fprintf(f, "  %-32s %8llu %12s %10s %10s %10s %9llu\n", st[i].name,
+			(unsigned long long)st[i].count, tot, p50, p99, max,
+			(unsigned long long)st[i].observed);
+	}
+	if (h->ctr.gc_missed || h->ctr.sp_merged || h->ctr.events_dropped || h->ctr.bad_reads ||
+	    h->ctr.bad_entries)
+		fprintf(f,
+			"  (%llu GC pauses and %llu safepoints between two reads: in count and "
+			"total, not in p50/p99/max; %llu events over budget, %llu unreadable "
+			"reads, %llu malformed entries)\n",
+			(unsigned long long)h->ctr.gc_missed, (unsigned long long)h->ctr.sp_merged,
+			(unsigned long long)h->ctr.events_dropped,
+			(unsigned long long)h->ctr.bad_reads,
+			(unsigned long long)h->ctr.bad_entries);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void hsperf__report_json(const struct hsperf *h, __u32 pid, const char *main, FILE *f)
+{
+	struct hsperf_kind_stats st[HSPERF_COLLECTORS + 1];
+	unsigned int n = hsperf__stats(h, st, HSPERF_COLLECTORS + 1);
+
+	fprintf(f, "{\"pid\":%u,\"main\":", pid);
+	json_str(f, main ? main : "");
+	fprintf(f,
+		",\"reads\":%llu,\"gc_missed\":%llu,\"safepoints_merged\":%llu,"
+		"\"events_dropped\":%llu,\"bad_reads\":%llu,\"bad_entries\":%llu,\"kinds\":[",
+		(unsigned long long)h->ctr.reads, (unsigned long long)h->ctr.gc_missed,
+		(unsigned long long)h->ctr.sp_merged, (unsigned long long)h->ctr.events_dropped,
+		(unsigned long long)h->ctr.bad_reads, (unsigned long long)h->ctr.bad_entries);
+	for (unsigned int i = 0; i < n; i++) {
+		fprintf(f, "%s{\"name\":", i ? "," : "");
+		json_str(f, st[i].name);
+		fprintf(f,
+			",\"count\":%llu,\"total_ns\":%llu,\"observed\":%llu,\"p50_ns\":%llu,"
+			"\"p99_ns\":%llu,\"max_ns\":%llu}",
+			(unsigned long long)st[i].count, (unsigned long long)st[i].total_ns,
+			(unsigned long long)st[i].observed, (unsigned long long)st[i].p50_ns,
+			(unsigned long long)st[i].p99_ns, (unsigned long long)st[i].max_ns);
+	}
+	fputs("]}", f);
+}
