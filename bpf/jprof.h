@@ -19,6 +19,8 @@
 #define JP_SF_SIGNALED	 1u	/* a stack request signal was sent to the thread */
 #define JP_SF_KERNEL_CTX 2u	/* sampled while in kernel mode */
 #define JP_SF_OPEN	 4u	/* off-CPU: still blocked when the recording ended (user space) */
+#define JP_SF_CPU_TAIL	 8u	/* cpu: the thread's CPU time since its last sample, at its exit */
+#define JP_SF_RUNNABLE	 16u	/* off-CPU (-e wall): preempted, waiting for a CPU, not blocked */
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -39,7 +41,10 @@
 #define JP_STAT_JVM_EXEC    15	/* jvms entries dropped because the process exec'ed */
 #define JP_STAT_JVM_EXIT    16	/* jvms entries dropped because the process exited */
 #define JP_STAT_SIG_QUEUED  17	/* no signal: the thread has one pending or is in the handler */
-#define JP_STAT_MAX	    18
+#define JP_STAT_CPU_NOPREV  18	/* cpu: first sample of a thread with no earlier runtime: weighs one period */
+#define JP_STAT_CPU_NEW	    19	/* cpu: first sample of a thread started during the recording */
+#define JP_STAT_CPU_TAIL    20	/* cpu: exit records carrying CPU time after a thread's last sample */
+#define JP_STAT_MAX	    21
 
 /*
  * One record per sample in the ring buffer, followed by kstack_len + ustack_len
@@ -47,7 +52,7 @@
  */
 struct jp_sample {
 	__u64 time_ns;	 /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
-	__u64 weight;	 /* 1 per sample (cpu), nanoseconds (offcpu, syscall) */
+	__u64 weight;	 /* nanoseconds: CPU time since the thread's last sample (cpu), blocked (offcpu), call (syscall) */
 	__u64 cgroup_id; /* cgroup v2 id */
 	__u32 pid;	 /* tgid, init namespace */
 	__u32 tid;
@@ -77,6 +82,16 @@ struct jp_jvm {
 	__u64 handler;	   /* the agent's handler for signo: anything else installed, no signal */
 	__u32 signo;
 	__u32 pad;
+};
+
+/*
+ * value of cpu_prev, keyed by tid: the thread's se.sum_exec_runtime at its last sample
+ * (or when user space seeded it at the start). start_ns pins the thread
+ * (task->start_time, CLOCK_MONOTONIC); 0 from user space: pinned by the first sample.
+ */
+struct jp_cpu_prev {
+	__u64 runtime_ns;
+	__u64 start_ns;
 };
 
 /* syscall aggregation (syscalls.bpf.c), read by user/kernel/syscalls.c at the end */

@@ -13,6 +13,13 @@
 
 const volatile __u64 min_block_ns = 1;
 const volatile __u8 include_kthreads = 0;
+/* -e wall: also the time a preempted thread waits for a CPU (JP_SF_RUNNABLE) */
+const volatile __u8 record_runnable = 0;
+/*
+ * -e wall: the recording's start (CLOCK_MONOTONIC), set by user space once everything is
+ * attached: intervals count from here, like the CPU time. 0: no clipping.
+ */
+__u64 window_start_ns = 0;
 
 /*
  * tid -> the thread's last switch-out: a ready jp_sample (identity, time, syscall)
@@ -79,7 +86,8 @@ static __always_inline __s32 blocked_syscall(struct task_struct *prev, bool btf)
 }
 
 /* prev is current here: record its identity, time, syscall and both stacks */
-static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now, bool btf)
+static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now, bool btf,
+				       __u32 flags)
 {
 	__u32 tid = BPF_CORE_READ(prev, pid);
 	__u32 tgid = BPF_CORE_READ(prev, tgid);
@@ -106,7 +114,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	r->s.pid = tgid;
 	r->s.tid = tid;
 	r->s.kind = JP_EV_OFFCPU;
-	r->s.flags = 0;
+	r->s.flags = flags;
 	r->s.sig_err = 0;
 	r->s.cpu = bpf_get_smp_processor_id();
 	r->s.syscall_nr = blocked_syscall(prev, btf);
@@ -144,9 +152,11 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	r = bpf_map_lookup_elem(&offcpu_start, &tid);
 	if (!r || !r->s.time_ns)
 		return;
-	delta = now - r->s.time_ns;
+	delta = now - (r->s.time_ns > window_start_ns ? r->s.time_ns : window_start_ns);
+	if (now <= window_start_ns)
+		delta = 0;
 	r->s.time_ns = 0;
-	if (delta < min_block_ns)
+	if (!delta || delta < min_block_ns)
 		return;
 	r->s.weight = delta;
 	r->s.cpu = bpf_get_smp_processor_id();
@@ -172,11 +182,11 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 	__u32 state;
 
 	/* a preempted task stays runnable even with a sleeping state set */
-	if (!preempt) {
-		state = task_state(prev);
-		if (state != TASK_RUNNING && !(state & TASK_DEAD))
-			switch_out(ctx, prev, now, btf);
-	}
+	state = preempt ? TASK_RUNNING : task_state(prev);
+	if (state != TASK_RUNNING && !(state & TASK_DEAD))
+		switch_out(ctx, prev, now, btf, 0);
+	else if (state == TASK_RUNNING && record_runnable)
+		switch_out(ctx, prev, now, btf, JP_SF_RUNNABLE);
 	switch_in(next, now);
 	return 0;
 }

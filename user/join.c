@@ -550,6 +550,10 @@ static void push_event_leaf(struct join *j, size_t *n, const struct jp_sample *s
 {
 	if (s->kind == JP_EV_SYSCALL && s->syscall_nr >= 0)
 		push(j, n, pool_fmt(j, "%s", syscall_name(s->syscall_nr)), JP_FK_ROOT);
+	else if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
+		push(j, n, "[cpu after the last sample]", JP_FK_ROOT);
+	else if (s->kind == JP_EV_OFFCPU && (s->flags & JP_SF_RUNNABLE))
+		push(j, n, "[runnable]", JP_FK_ROOT);
 	else if (s->kind == JP_EV_OFFCPU && j->o.mark_offcpu)
 		push(j, n, "[off-cpu]", JP_FK_ROOT);
 }
@@ -598,8 +602,10 @@ static void push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct
 }
 
 /*
- * The sample's labels, its stack (marker at the root end), and its values: one CPU sample
- * stands for the sampling period; blocked and syscall time weigh their nanoseconds.
+ * The sample's labels, its stack (marker at the root end), and its values: a CPU sample
+ * weighs the CPU time its thread ran since its previous sample (BPF reads the scheduler's
+ * runtime); blocked and syscall time weigh their nanoseconds. A thread's CPU time after
+ * its last sample comes at its exit, without stacks, and counts no sample.
  */
 static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,
 		  const char *marker)
@@ -629,9 +635,10 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 		return -ENOMEM;
 	switch (s->kind) {
 	case JP_EV_CPU:
-		err = model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, 1);
-		if (!err)
-			err = model__add(j->model, stack, labels, JP_VAL_CPU_NS, j->o.cpu_period_ns);
+		err = s->flags & JP_SF_CPU_TAIL ? 0 :
+						  model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, 1);
+		if (!err && s->weight)
+			err = model__add(j->model, stack, labels, JP_VAL_CPU_NS, s->weight);
 		break;
 	case JP_EV_OFFCPU:
 		err = model__add(j->model, stack, labels, JP_VAL_OFFCPU_NS, s->weight);
@@ -937,6 +944,9 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		pidset_add(j, s->pid);
 	if (!e)
 		return add_native(j, s, kstack, ustack, NULL, NULL);
+	/* a thread's exit: its last CPU time, no stacks, nothing to ask the agent */
+	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
+		return add_native(j, s, kstack, ustack, e, NULL);
 	if (!e->a) {
 		j->st.jvm_samples++;
 		return add_missing(j, s, kstack, ustack, e, e->pending ? MISS_PENDING : MISS_NO_AGENT,

@@ -30,6 +30,7 @@ enum {
 	OPT_MIN_PERCENT,
 	OPT_TOP,
 	OPT_NO_BOOST,
+	OPT_CPU_TIME,
 };
 
 static const struct option long_opts[] = {
@@ -58,6 +59,7 @@ static const struct option long_opts[] = {
 	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "no-boost", no_argument, NULL, OPT_NO_BOOST },
+	{ "cpu-time", no_argument, NULL, OPT_CPU_TIME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -87,7 +89,11 @@ void opts_usage(FILE *f)
 	      "  -e, --event EV[,EV]   cpu (default): on-CPU samples; offcpu: blocked time with\n"
 	      "                        the stack that blocked; syscalls: per-process syscall\n"
 	      "                        table (stdout) and stacks of slow calls. Together they\n"
-	      "                        share one time unit (ns)\n"
+	      "                        share one time unit (ns); wall: cpu + offcpu + time\n"
+	      "                        waiting for a CPU, every block kept (--min-block 0),\n"
+	      "                        per thread: each thread's time adds up to the duration\n"
+	      "      --cpu-time        CPU samples weigh the CPU time their thread ran since\n"
+	      "                        its previous sample (ns; default: 1 per sample)\n"
 	      "      --min-block USEC  offcpu: shortest blocked interval kept (default 100)\n"
 	      "      --slow USEC       syscalls: stacks of calls at least this slow\n"
 	      "                        (default 10000; 0: none)\n"
@@ -215,8 +221,12 @@ static int parse_events(const char *arg, struct jp_opts *o, char *err, size_t er
 			o->events |= 1u << JP_EV_OFFCPU;
 		else if (!strcmp(tok, "syscalls"))
 			o->events |= 1u << JP_EV_SYSCALL;
-		else
-			return fail(err, errlen, "-e: unknown event '%s' (cpu, offcpu, syscalls)", tok);
+		else if (!strcmp(tok, "wall")) {
+			o->events |= 1u << JP_EV_CPU | 1u << JP_EV_OFFCPU;
+			o->wall = true;
+		} else
+			return fail(err, errlen, "-e: unknown event '%s' (cpu, offcpu, syscalls, wall)",
+				    tok);
 	}
 	if (!o->events)
 		return fail(err, errlen, "-e: no event given");
@@ -230,6 +240,12 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 			return fail(err, errlen, "-a and -p exclude each other");
 		if (!o->npids)
 			o->all = true;
+		/* the wall view: every blocked interval, and each thread's own time line */
+		if (o->wall) {
+			if (!o->min_block_set)
+				o->min_block_us = 0;
+			o->per_thread = o->per_pid = true;
+		}
 		if (o->input)
 			return fail(err, errlen, "record takes no positional argument ('%s')", o->input);
 		if (o->json && !(o->events & (1u << JP_EV_SYSCALL)))
@@ -377,7 +393,11 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 		case OPT_NO_BOOST:
 			o->no_boost = true;
 			break;
+		case OPT_CPU_TIME:
+			o->cpu_time = true;
+			break;
 		case OPT_MIN_BLOCK:
+			o->min_block_set = true;
 			if (opts_parse_u32(optarg, 0, 1000000000, &o->min_block_us))
 				return fail(err, errlen, "--min-block: '%s' is not a number of microseconds",
 					    optarg);

@@ -49,6 +49,9 @@ struct jp_opts {
 	bool reverse;
 	double min_percent;
 	unsigned int top; /* --top N: the N hottest functions as a table on stdout */
+	bool cpu_time;	  /* --cpu-time: CPU samples weigh their CPU time (ns), not 1 */
+	bool wall;	  /* -e wall: cpu + offcpu + runnable time, every block, per thread */
+	bool min_block_set; /* --min-block was given (wall keeps every block otherwise) */
 };
 
 /*

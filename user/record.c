@@ -472,7 +472,8 @@ static int start_extra_events(struct rec *r)
 	int err;
 
 	if (o->events & (1u << JP_EV_OFFCPU)) {
-		struct offcpu_opts oo = { .min_block_ns = (__u64)o->min_block_us * 1000 };
+		struct offcpu_opts oo = { .min_block_ns = (__u64)o->min_block_us * 1000,
+					  .runnable = o->wall };
 
 		err = offcpu__start(r->ks, &oo, &r->offcpu);
 		if (err)
@@ -682,7 +683,7 @@ static void record_view(const struct jp_opts *o, int format, struct model_view *
 {
 	memset(v, 0, sizeof(*v));
 	if (o->events == 1u << JP_EV_CPU)
-		v->values = 1u << JP_VAL_CPU_SAMPLES;
+		v->values = o->cpu_time ? 1u << JP_VAL_CPU_NS : 1u << JP_VAL_CPU_SAMPLES;
 	else
 		v->values = (o->events & (1u << JP_EV_CPU) ? 1u << JP_VAL_CPU_NS : 0) |
 			    (o->events & (1u << JP_EV_OFFCPU) ? 1u << JP_VAL_OFFCPU_NS : 0) |
@@ -856,6 +857,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.freq_hz = o->freq_hz,
 		.pids = o->pids,
 		.npids = o->npids,
+		.defer_cpu = o->wall,
 	};
 	bool multi = (o->events & (o->events - 1)) != 0;
 	struct join_opts jo = {
@@ -930,6 +932,14 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
 
 	t0 = mono_ns();
+	if (o->wall) {
+		/* one window for all of a thread's time: CPU, blocked and runnable */
+		offcpu__set_window(r.offcpu, t0);
+		err = kernel_session__start_cpu(r.ks);
+		if (err)
+			goto out_free;
+		r.sampling_ns = mono_ns();
+	}
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
 	pr_info("recording %s (%s)%s", o->npids ? "the given processes" : "all processes",
 		profile_title(o) + strlen("jprof: "), o->duration_s ? "" : "; Ctrl-C to stop");
@@ -1109,8 +1119,9 @@ static void report_view(const struct jp_opts *o, const struct model *m, struct m
 
 	memset(v, 0, sizeof(*v));
 	if (!other)
-		v->values = model__total(m, JP_VAL_CPU_SAMPLES) ? 1u << JP_VAL_CPU_SAMPLES
-								: 1u << JP_VAL_CPU_NS;
+		v->values = model__total(m, JP_VAL_CPU_SAMPLES) && !o->cpu_time ?
+				    1u << JP_VAL_CPU_SAMPLES :
+				    1u << JP_VAL_CPU_NS;
 	else
 		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS |
 			    (model__total(m, JP_VAL_OFFCPU_NS) ? 0 : 1u << JP_VAL_SYSCALL_NS);
