@@ -11,6 +11,11 @@
 const volatile __u64 period_ns = 10101010;
 /* CLOCK_MONOTONIC when user space seeded cpu_prev: threads started later ran only since */
 const volatile __u64 seed_ns = 0;
+/*
+ * -e wall: the recording's start; samples then weigh the on-CPU time offcpu.bpf.c measured
+ * between switches (wall_cpu) instead of the scheduler's runtime. 0: not -e wall.
+ */
+__u64 wall_start_ns = 0;
 
 /*
  * tid -> the thread's runtime at its last sample. Seeded by user space with every
@@ -61,6 +66,35 @@ static __always_inline __u64 cpu_weight(struct task_struct *task, __u32 tid)
 	return w;
 }
 
+/*
+ * -e wall: the current thread's on-CPU time since its previous sample, by the switch
+ * timestamps. No entry: it has been on the CPU since before the window (or its entry was
+ * evicted, counted as JP_STAT_CPU_NOPREV).
+ */
+static __always_inline __u64 wall_weight(__u32 tid, __u64 now, bool exiting)
+{
+	struct jp_wall_cpu *w = bpf_map_lookup_elem(&wall_cpu, &tid);
+	struct jp_wall_cpu v = { .since_ns = now };
+	__u64 start, weight;
+
+	if (!w) {
+		stat_inc(JP_STAT_CPU_NOPREV);
+		if (!exiting)
+			(void)bpf_map_update_elem(&wall_cpu, &tid, &v, BPF_ANY);
+		return now > wall_start_ns ? now - wall_start_ns : 0;
+	}
+	start = w->since_ns > wall_start_ns ? w->since_ns : wall_start_ns;
+	weight = w->acc_ns + (w->since_ns && now > start ? now - start : 0);
+	if (exiting) {
+		bpf_map_delete_elem(&wall_cpu, &tid);
+		return weight;
+	}
+	w->acc_ns = 0;
+	if (w->since_ns)
+		w->since_ns = now;
+	return weight;
+}
+
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -80,7 +114,10 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	sc = begin_sample(JP_EV_CPU, 0);
 	if (!sc)
 		return 0;
-	sc->s.weight = cpu_weight((struct task_struct *)bpf_get_current_task(), (__u32)id);
+	if (wall_start_ns)
+		sc->s.weight = wall_weight((__u32)id, sc->s.time_ns, false);
+	else
+		sc->s.weight = cpu_weight((struct task_struct *)bpf_get_current_task(), (__u32)id);
 	return emit_sample(ctx, sc, tgid, true);
 }
 
@@ -101,6 +138,10 @@ int BPF_PROG(cpu_exit, struct task_struct *p)
 
 	if (!tgid || !pid_wanted(tgid))
 		return 0;
+	if (wall_start_ns) {
+		w = wall_weight(tid, bpf_ktime_get_ns(), true);
+		goto emit;
+	}
 	rt = BPF_CORE_READ(task, se.sum_exec_runtime);
 	prev = bpf_map_lookup_elem(&cpu_prev, &tid);
 	if (prev && prev->start_ns && prev->start_ns != BPF_CORE_READ(task, start_time))
@@ -113,6 +154,7 @@ int BPF_PROG(cpu_exit, struct task_struct *p)
 		w = 0; /* ran before the recording and lost its entry: unknown */
 	if (prev)
 		bpf_map_delete_elem(&cpu_prev, &tid);
+emit:
 	if (!w)
 		return 0;
 	sc = begin_sample(JP_EV_CPU, w);

@@ -94,6 +94,15 @@ struct jp_cpu_prev {
 	__u64 start_ns;
 };
 
+/*
+ * value of wall_cpu, keyed by tid (-e wall): on-CPU time measured by the switch
+ * timestamps, the clock of the off-CPU intervals, so a thread's parts tile its time.
+ */
+struct jp_wall_cpu {
+	__u64 since_ns; /* on CPU since (switch-in or last sample); 0: off CPU */
+	__u64 acc_ns;	/* on-CPU time not yet given to a sample */
+};
+
 /* syscall aggregation (syscalls.bpf.c), read by user/kernel/syscalls.c at the end */
 #define JP_SC_HIST_BUCKETS 64 /* bucket b: latency in [2^b, 2^(b+1)) ns; bucket 0 also holds 0 */
 

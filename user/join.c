@@ -149,6 +149,19 @@ struct ptr {
 	struct java_frame frames[];
 };
 
+/*
+ * A thread's last CPU sample as committed: where its CPU time after that sample goes when
+ * it exits (JP_SF_CPU_TAIL). Direct-mapped by (pid, tid); a collision forgets the older.
+ */
+#define JOIN_LAST_SLOTS 4096
+/* jp_sample.flags inside the join only: the sample's CPU time was carried (last_cpu) */
+#define JOIN_SF_CARRIED 0x80000000u
+struct last_cpu {
+	__u32 pid, tid;
+	jp_id stack, labels;
+	__u64 carry_ns; /* CPU time of later samples without a Java stack, for the next one */
+};
+
 struct join {
 	struct syms *syms;
 	struct model *model;
@@ -163,6 +176,7 @@ struct join {
 	unsigned int round_left; /* agent records the current JVM may still deliver this round */
 	__u64 end_ns;		 /* when join__flush began: the recording's end */
 	__u64 traces_read;	 /* agent records delivered, all JVMs */
+	struct last_cpu last[JOIN_LAST_SLOTS];
 	/* per-sample scratch: the stack as model locations, leaf first */
 	jp_id locs[JOIN_MAX_FRAMES];
 	char pool[JOIN_NAME_POOL];
@@ -601,6 +615,32 @@ static void push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct
 		push_loc(j, n, name, "", true, f->kind, 0, line > 0 ? line : 0);
 }
 
+static struct last_cpu *last_cpu_slot(struct join *j, __u32 pid, __u32 tid)
+{
+	return &j->last[(pid * 2654435761u ^ tid * 40503u) % JOIN_LAST_SLOTS];
+}
+
+/* the slot's carried CPU time to its thread's last stack; 0 or -ENOMEM */
+static int last_cpu_settle(struct join *j, struct last_cpu *l)
+{
+	__u64 c = l->carry_ns;
+
+	l->carry_ns = 0;
+	return c ? model__add(j->model, l->stack, l->labels, JP_VAL_CPU_NS, c) : 0;
+}
+
+static void last_cpu_set(struct join *j, const struct jp_sample *s, jp_id stack, jp_id labels)
+{
+	struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+
+	if (l->pid != s->pid || l->tid != s->tid)
+		(void)last_cpu_settle(j, l); /* another thread's: its own last stack */
+	l->pid = s->pid;
+	l->tid = s->tid;
+	l->stack = stack;
+	l->labels = labels;
+}
+
 /*
  * The sample's labels, its stack (marker at the root end), and its values: a CPU sample
  * weighs the CPU time its thread ran since its previous sample (BPF reads the scheduler's
@@ -614,6 +654,7 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 	struct jp_labels l = { .pid = s->pid, .tid = s->tid, .cgroup = s->cgroup_id,
 			       .container = "" };
 	jp_id stack, labels;
+	__u64 w;
 	int err;
 
 	memcpy(comm, s->comm, JP_COMM_LEN);
@@ -635,10 +676,18 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 		return -ENOMEM;
 	switch (s->kind) {
 	case JP_EV_CPU:
+		w = s->weight;
+		if (!(s->flags & (JP_SF_CPU_TAIL | JOIN_SF_CARRIED))) {
+			struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+
+			last_cpu_set(j, s, stack, labels);
+			w += l->carry_ns; /* the thread's samples without a Java stack since */
+			l->carry_ns = 0;
+		}
 		err = s->flags & JP_SF_CPU_TAIL ? 0 :
 						  model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, 1);
-		if (!err && s->weight)
-			err = model__add(j->model, stack, labels, JP_VAL_CPU_NS, s->weight);
+		if (!err && w)
+			err = model__add(j->model, stack, labels, JP_VAL_CPU_NS, w);
 		break;
 	case JP_EV_OFFCPU:
 		err = model__add(j->model, stack, labels, JP_VAL_OFFCPU_NS, s->weight);
@@ -709,6 +758,25 @@ static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *k
 	e->miss[r]++;
 	if (r == MISS_AGCT && code <= 0 && -code < 12)
 		e->agct[-code]++;
+	/*
+	 * A CPU sample the agent was not asked about (its signal could not be sent: busy, or
+	 * the thread still in the handler) passes its CPU time on to its thread's next sample,
+	 * which has a Java stack; it still counts as a sample. Only for a thread with an
+	 * earlier CPU sample, whose last stack takes the time if no other sample comes.
+	 */
+	if (s->kind == JP_EV_CPU && !(s->flags & JP_SF_CPU_TAIL) && e->a &&
+	    (r == MISS_NOT_SENT || r == MISS_SIG_BUSY || r == MISS_SIG_ERR)) {
+		struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+
+		if (l->pid == s->pid && l->tid == s->tid && l->stack) {
+			struct jp_sample c = *s;
+
+			l->carry_ns += s->weight;
+			c.weight = 0;
+			c.flags |= JOIN_SF_CARRIED;
+			return add_native(j, &c, kstack, ustack, e, miss_marker(j, r, code));
+		}
+	}
 	return add_native(j, s, kstack, ustack, e, miss_marker(j, r, code));
 }
 
@@ -931,6 +999,33 @@ static int pend_give_up(struct join *j, struct pend *p, enum miss_reason r)
 	return err;
 }
 
+/*
+ * A thread exited: its CPU time after its last sample goes to that sample's stack, as each
+ * sample's own weight is the CPU time before it. The sample may still wait for its Java
+ * trace (then it takes the time), or be committed (the last_cpu slot); without either the
+ * time stays on the thread under "[cpu after the last sample]".
+ */
+static int add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_ent *e)
+{
+	struct thr *t = thr_find(j, s->pid, s->tid);
+	struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+	struct pend *p;
+
+	if (t && !dl_empty(&t->pend)) {
+		p = dl_entry(t->pend.prev, struct pend, tnode);
+		if (p->s.kind == JP_EV_CPU) {
+			p->s.weight += s->weight;
+			return 0;
+		}
+	}
+	if (l->pid == s->pid && l->tid == s->tid && l->stack) {
+		l->carry_ns += s->weight;
+		l->pid = 0; /* the thread is gone */
+		return last_cpu_settle(j, l);
+	}
+	return add_native(j, s, NULL, NULL, e, NULL);
+}
+
 int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		 const __u64 *ustack)
 {
@@ -942,11 +1037,10 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 
 	if (s->pid)
 		pidset_add(j, s->pid);
+	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
+		return add_cpu_tail(j, s, e);
 	if (!e)
 		return add_native(j, s, kstack, ustack, NULL, NULL);
-	/* a thread's exit: its last CPU time, no stacks, nothing to ask the agent */
-	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
-		return add_native(j, s, kstack, ustack, e, NULL);
 	if (!e->a) {
 		j->st.jvm_samples++;
 		return add_missing(j, s, kstack, ustack, e, e->pending ? MISS_PENDING : MISS_NO_AGENT,
@@ -1272,7 +1366,11 @@ int join__flush(struct join *j)
 		}
 	}
 	j->now_ns = mono_ns();
-	return pair_and_expire(j, true);
+	err = pair_and_expire(j, true);
+	/* CPU time carried past the last sample with a Java stack: to that stack */
+	for (size_t i = 0; i < JOIN_LAST_SLOTS && !err; i++)
+		err = last_cpu_settle(j, &j->last[i]);
+	return err;
 }
 
 void join__stats(const struct join *j, struct join_stats *ret)

@@ -634,6 +634,15 @@ static void summary(struct rec *r, double secs, const char *where)
 			r->o->events & (1u << JP_EV_OFFCPU) ?
 				" (their blocked time is in the off-CPU time, counted once there)" :
 				"");
+	if (r->o->events & (1u << JP_EV_CPU))
+		fprintf(stderr,
+			"jprof: CPU time: %.3f s on CPU (%s), %llu thread exits carried their time "
+			"after the last sample, %llu threads new in the recording, %llu samples "
+			"weighed one period (thread's earlier runtime unknown)\n",
+			model__total(r->model, JP_VAL_CPU_NS) / 1e9,
+			r->o->wall ? "switch timestamps" : "scheduler runtime",
+			(unsigned long long)st[JP_STAT_CPU_TAIL], (unsigned long long)st[JP_STAT_CPU_NEW],
+			(unsigned long long)st[JP_STAT_CPU_NOPREV]);
 	if (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] || r->withdrawn)
 		fprintf(stderr,
 			"jprof: %llu stack requests not sent (the process's handler for the signal "
@@ -857,7 +866,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.freq_hz = o->freq_hz,
 		.pids = o->pids,
 		.npids = o->npids,
-		.defer_cpu = o->wall,
+		.wall = o->wall,
 	};
 	bool multi = (o->events & (o->events - 1)) != 0;
 	struct join_opts jo = {
@@ -935,7 +944,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	if (o->wall) {
 		/* one window for all of a thread's time: CPU, blocked and runnable */
 		offcpu__set_window(r.offcpu, t0);
-		err = kernel_session__start_cpu(r.ks);
+		err = kernel_session__start_cpu(r.ks, t0);
 		if (err)
 			goto out_free;
 		r.sampling_ns = mono_ns();

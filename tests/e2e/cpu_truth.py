@@ -10,6 +10,7 @@ import sys
 def main():
     folded, truth_file = sys.argv[1], sys.argv[2]
     max_thread_pp, max_method_pp, max_total_pct = map(float, sys.argv[3:6])
+
     truth = {}  # tid -> (function, ns)
     for line in open(truth_file):
         f = line.split()
@@ -33,6 +34,9 @@ def main():
     t_all = sum(v[1] for v in truth.values())
     m_all = sum(per_tid.values())
     bad = 0
+    if not m_all:
+        print("no CPU time of these threads in %s" % folded)
+        bad = 1
     for tid, (fn, ns) in sorted(truth.items()):
         got = per_tid.get(tid, 0)
         ts, ms = 100.0 * ns / t_all, 100.0 * got / m_all if m_all else 0

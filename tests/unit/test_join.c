@@ -169,7 +169,7 @@ TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 	struct fixture f;
 	struct jp_sample sc = sample(JP_EV_SYSCALL, 0, 1), off = sample(JP_EV_OFFCPU, 3, 1),
 			 cpu = sample(JP_EV_CPU, 0, 1), tail = sample(JP_EV_CPU, 0, 0),
-			 run = sample(JP_EV_OFFCPU, 0, 1);
+			 run = sample(JP_EV_OFFCPU, 0, 1), tail2 = sample(JP_EV_CPU, 0, 0);
 	/* an off-CPU stack taken inside the tracepoint program: its glue is dropped */
 	const __u64 okstack[] = { 0xffffffff81003010ull, 0xffffffff81002010ull,
 				  0xffffffff81001010ull };
@@ -182,9 +182,15 @@ TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 	off.weight = 7000000;
 	/* a CPU sample weighs the CPU time BPF measured, not the period */
 	cpu.weight = 3999999;
-	/* the CPU time after a thread's last sample, at its exit: no stack, no sample count */
+	/*
+	 * The CPU time after a thread's last sample, at its exit: to that sample's stack, no
+	 * sample count; a thread never sampled keeps it under a marker.
+	 */
 	tail.weight = 1234;
 	tail.flags = JP_SF_CPU_TAIL;
+	tail.tid += 1;
+	tail2.weight = 1;
+	tail2.flags = JP_SF_CPU_TAIL;
 	/* -e wall: time spent preempted, waiting for a CPU */
 	run.weight = 55;
 	run.flags = JP_SF_RUNNABLE;
@@ -192,12 +198,13 @@ TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 	EXPECT_EQ(join__sample(f.join, &off, okstack, ustack), 0);
 	EXPECT_EQ(join__sample(f.join, &cpu, NULL, ustack), 0);
 	EXPECT_EQ(join__sample(f.join, &tail, NULL, NULL), 0);
+	EXPECT_EQ(join__sample(f.join, &tail2, NULL, NULL), 0);
 	EXPECT_EQ(join__sample(f.join, &run, NULL, ustack), 0);
 	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_SAMPLES), 1);
-	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), 3999999 + 1234);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), 3999999 + 1234 + 1);
 	out = folded(&f);
 	EXPECT_STREQ(out, "testproc;[cpu after the last sample] 1234\n"
-			  "testproc;join_leaf 3999999\n"
+			  "testproc;join_leaf 4000000\n"
 			  "testproc;join_leaf;[runnable] 55\n"
 			  "testproc;join_leaf;do_syscall_64_[k];schedule_[k];[off-cpu] 7000000\n"
 			  "testproc;join_leaf;write 5000000\n");

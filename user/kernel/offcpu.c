@@ -58,7 +58,7 @@ int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct
 	oc->skel->rodata->filter_pids = kernel_session__filters_pids(ks);
 	oc->skel->rodata->min_block_ns = o->min_block_ns;
 	oc->skel->rodata->include_kthreads = o->include_kthreads;
-	oc->skel->rodata->record_runnable = o->runnable;
+	oc->skel->rodata->wall = o->runnable;
 	err = bpf_map__set_max_entries(oc->skel->maps.offcpu_start, n);
 	if (!err)
 		err = bpf_map__set_max_entries(oc->skel->maps.offcpu_sys, n);

@@ -330,6 +330,13 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 	s->cpu->rodata->period_ns = o->freq_hz ? 1000000000ull / o->freq_hz : 0;
 	/* before the seeding: a thread started after it is new, whether seeded or not */
 	s->cpu->rodata->seed_ns = mono_ns();
+	/* LRU maps are preallocated: no room for what this recording does not do */
+	if (!o->wall)
+		err = bpf_map__set_max_entries(s->cpu->maps.wall_cpu, 1);
+	else
+		err = bpf_map__set_max_entries(s->cpu->maps.cpu_prev, 1);
+	if (err)
+		goto out_free;
 	if (!(o->events & KS_EV_CPU)) {
 		bpf_program__set_autoload(s->cpu->progs.on_cpu_sample, false);
 		bpf_program__set_autoload(s->cpu->progs.cpu_exit, false);
@@ -367,8 +374,8 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 	if (o->npids)
 		memcpy(s->cpu_pids, o->pids, o->npids * sizeof(*o->pids));
 	s->cpu_npids = o->npids;
-	if ((o->events & KS_EV_CPU) && !o->defer_cpu) {
-		err = kernel_session__start_cpu(s);
+	if ((o->events & KS_EV_CPU) && !o->wall) {
+		err = kernel_session__start_cpu(s, 0);
 		if (err)
 			goto out_free;
 	}
@@ -379,13 +386,15 @@ out_free:
 	return err;
 }
 
-int kernel_session__start_cpu(struct kernel_session *s)
+int kernel_session__start_cpu(struct kernel_session *s, __u64 wall_start_ns)
 {
 	int err;
 
 	if (s->links || !bpf_program__autoload(s->cpu->progs.on_cpu_sample))
 		return -EINVAL; /* started already, or not loaded */
-	seed_cpu_prev(s);
+	s->cpu->bss->wall_start_ns = wall_start_ns;
+	if (!wall_start_ns)
+		seed_cpu_prev(s);
 	s->cpu->links.cpu_exit = bpf_program__attach(s->cpu->progs.cpu_exit);
 	if (!s->cpu->links.cpu_exit) {
 		err = -errno;
@@ -518,7 +527,7 @@ __u64 kernel_session__period_ns(const struct kernel_session *s)
 
 int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object *obj)
 {
-	static const char *const names[] = { "events", "pids", "jvms", "stats" };
+	static const char *const names[] = { "events", "pids", "jvms", "stats", "wall_cpu" };
 	struct bpf_map *m;
 	int err;
 

@@ -18,7 +18,7 @@ struct kernel_opts {
 	unsigned int freq_hz;	/* cpu sampling frequency */
 	const __u32 *pids;	/* -p targets; NULL/0: every process */
 	size_t npids;
-	bool defer_cpu;		/* load the cpu sampler, start it with kernel_session__start_cpu() */
+	bool wall;		/* -e wall: the cpu sampler waits for kernel_session__start_cpu() */
 };
 
 /* one ring-buffer record; kstack then ustack, leaf first; valid during the callback */
@@ -34,10 +34,11 @@ struct kernel_session;
 int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void *ctx,
 			  struct kernel_session **ret);
 /*
- * With defer_cpu: reads every profiled thread's CPU time so far, then starts the cpu
- * sampler; CPU time counts from here. 0 or -errno, logged.
+ * With o->wall: reads every profiled thread's CPU time so far, then starts the cpu
+ * sampler; CPU time counts from here. wall_start_ns (-e wall, with offcpu's programs
+ * attached): samples weigh the on-CPU time between switches from then on. 0 or -errno.
  */
-int kernel_session__start_cpu(struct kernel_session *s);
+int kernel_session__start_cpu(struct kernel_session *s, __u64 wall_start_ns);
 /* Waits up to timeout_ms for records and delivers them. Returns records or -errno (-EINTR). */
 int kernel_session__poll(struct kernel_session *s, int timeout_ms);
 /* Delivers what is in the ring now without waiting. */
