@@ -86,6 +86,8 @@ struct rec {
 	struct attacher *att;
 	/* CLOCK_MONOTONIC: record_run's start, sampling's start, the first sample's time */
 	__u64 t_start_ns, sampling_ns, first_sample_ns;
+	__u64 window_ns;   /* -e wall: from the window's start to the end of the recording */
+	__u64 wall_end_ns; /* -e wall: the end; samples after it are clipped to it */
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -145,9 +147,26 @@ static long seen_get(struct rec *r, __u32 pid, bool *is_new)
 static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack)
 {
 	struct rec *r = ctx;
+	struct jp_sample clipped;
 	bool is_new;
 	long slot;
 
+	/*
+	 * -e wall: the recording ends at end_ns for every part of a thread's time. Samples
+	 * read after it (the sampler runs until the final drain; an interval may close
+	 * between the end and the detach) keep only their time up to it: their weight is
+	 * wall time that ends at time_ns.
+	 */
+	if (r->wall_end_ns && s->time_ns > r->wall_end_ns) {
+		__u64 over = s->time_ns - r->wall_end_ns;
+
+		if (s->weight <= over)
+			return 0;
+		clipped = *s;
+		clipped.weight -= over;
+		clipped.time_ns = r->wall_end_ns;
+		s = &clipped;
+	}
 	if (!r->first_sample_ns || s->time_ns < r->first_sample_ns)
 		r->first_sample_ns = s->time_ns;
 	slot = seen_get(r, s->pid, &is_new);
@@ -643,6 +662,11 @@ static void summary(struct rec *r, double secs, const char *where)
 			r->o->wall ? "switch timestamps" : "scheduler runtime",
 			(unsigned long long)st[JP_STAT_CPU_TAIL], (unsigned long long)st[JP_STAT_CPU_NEW],
 			(unsigned long long)st[JP_STAT_CPU_NOPREV]);
+	if (r->o->wall)
+		fprintf(stderr,
+			"jprof: wall: %.6f s recorded; per thread, on-CPU + runnable + blocked time "
+			"add up to it for threads that lived through it\n",
+			r->window_ns / 1e9);
 	if (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] || r->withdrawn)
 		fprintf(stderr,
 			"jprof: %llu stack requests not sent (the process's handler for the signal "
@@ -976,6 +1000,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		__u64 end = mono_ns();
 		int n;
 
+		r.window_ns = end - t0;
+		if (o->wall)
+			r.wall_end_ns = end;
 		r.offcpu_open = flush_blocked(&r, t0, end);
 		n = offcpu__flush_open(r.offcpu, t0, end, on_sample, &r);
 		r.offcpu_open = n < 0 ? n : r.offcpu_open + n;
