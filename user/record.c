@@ -710,7 +710,7 @@ static void summary(struct rec *r, double secs, const char *where)
 
 /*
  * What the flame graph weighs: CPU samples alone count samples; several events share one
- * unit, nanoseconds (a CPU sample stands for its period).
+ * unit, nanoseconds (a CPU sample weighs its thread's CPU time since its previous one).
  */
 static void record_view(const struct jp_opts *o, int format, struct model_view *v)
 {
