@@ -66,19 +66,25 @@ static __always_inline __u64 cpu_weight(struct task_struct *task, __u32 tid)
 	return w;
 }
 
+#define PF_KTHREAD 0x00200000
+
 /*
  * -e wall: the current thread's on-CPU time since its previous sample, by the switch
- * timestamps. No entry: it has been on the CPU since before the window (or its entry was
- * evicted, counted as JP_STAT_CPU_NOPREV).
+ * timestamps. No entry: it has not left the CPU since offcpu.bpf.c was attached, so it
+ * has been on it since before the window. Kernel threads are not followed by the switch
+ * program (unless asked there): their samples weigh one period.
  */
-static __always_inline __u64 wall_weight(__u32 tid, __u64 now, bool exiting)
+static __always_inline __u64 wall_weight(struct task_struct *task, __u32 tid, __u64 now,
+					 bool exiting)
 {
-	struct jp_wall_cpu *w = bpf_map_lookup_elem(&wall_cpu, &tid);
+	struct jp_wall_cpu *w;
 	struct jp_wall_cpu v = { .since_ns = now };
 	__u64 start, weight;
 
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		return exiting ? 0 : period_ns;
+	w = bpf_map_lookup_elem(&wall_cpu, &tid);
 	if (!w) {
-		stat_inc(JP_STAT_CPU_NOPREV);
 		if (!exiting)
 			(void)bpf_map_update_elem(&wall_cpu, &tid, &v, BPF_ANY);
 		return now > wall_start_ns ? now - wall_start_ns : 0;
@@ -115,7 +121,8 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	if (!sc)
 		return 0;
 	if (wall_start_ns)
-		sc->s.weight = wall_weight((__u32)id, sc->s.time_ns, false);
+		sc->s.weight = wall_weight((struct task_struct *)bpf_get_current_task(), (__u32)id,
+					   sc->s.time_ns, false);
 	else
 		sc->s.weight = cpu_weight((struct task_struct *)bpf_get_current_task(), (__u32)id);
 	return emit_sample(ctx, sc, tgid, true);
@@ -139,7 +146,7 @@ int BPF_PROG(cpu_exit, struct task_struct *p)
 	if (!tgid || !pid_wanted(tgid))
 		return 0;
 	if (wall_start_ns) {
-		w = wall_weight(tid, bpf_ktime_get_ns(), true);
+		w = wall_weight(task, tid, bpf_ktime_get_ns(), true);
 		goto emit;
 	}
 	rt = BPF_CORE_READ(task, se.sum_exec_runtime);
