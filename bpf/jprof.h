@@ -19,8 +19,8 @@
 #define JP_SF_SIGNALED	 1u	/* a stack request signal was sent to the thread */
 #define JP_SF_KERNEL_CTX 2u	/* sampled while in kernel mode */
 #define JP_SF_OPEN	 4u	/* off-CPU: still blocked when the recording ended (user space) */
-#define JP_SF_CPU_TAIL	 8u	/* cpu: the thread's CPU time since its last sample, at its exit */
-#define JP_SF_RUNNABLE	 16u	/* off-CPU (-e wall): preempted, waiting for a CPU, not blocked */
+#define JP_SF_CPU_TAIL	 8u	/* cpu: at a thread's exit, its CPU time since its last sample */
+#define JP_SF_RUNNABLE	 16u	/* off-CPU (-e wall): preempted: waiting for a CPU */
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -41,9 +41,9 @@
 #define JP_STAT_JVM_EXEC    15	/* jvms entries dropped because the process exec'ed */
 #define JP_STAT_JVM_EXIT    16	/* jvms entries dropped because the process exited */
 #define JP_STAT_SIG_QUEUED  17	/* no signal: the thread has one pending or is in the handler */
-#define JP_STAT_CPU_NOPREV  18	/* cpu: first sample of a thread with no earlier runtime: weighs one period */
-#define JP_STAT_CPU_NEW	    19	/* cpu: first sample of a thread started during the recording */
-#define JP_STAT_CPU_TAIL    20	/* cpu: exit records carrying CPU time after a thread's last sample */
+#define JP_STAT_CPU_NOPREV  18	/* cpu: thread's earlier runtime unknown: the sample weighs a period */
+#define JP_STAT_CPU_NEW	    19	/* cpu: first sample of a thread started since the start */
+#define JP_STAT_CPU_TAIL    20	/* cpu: thread exits with CPU time after their last sample */
 #define JP_STAT_MAX	    21
 
 /*
@@ -52,7 +52,7 @@
  */
 struct jp_sample {
 	__u64 time_ns;	 /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
-	__u64 weight;	 /* nanoseconds: CPU time since the thread's last sample (cpu), blocked (offcpu), call (syscall) */
+	__u64 weight;	 /* ns: CPU time since the thread's last sample (cpu), blocked, call */
 	__u64 cgroup_id; /* cgroup v2 id */
 	__u32 pid;	 /* tgid, init namespace */
 	__u32 tid;

@@ -684,8 +684,9 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 			w += l->carry_ns; /* the thread's samples without a Java stack since */
 			l->carry_ns = 0;
 		}
-		err = s->flags & JP_SF_CPU_TAIL ? 0 :
-						  model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, 1);
+		err = 0;
+		if (!(s->flags & JP_SF_CPU_TAIL))
+			err = model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, 1);
 		if (!err && w)
 			err = model__add(j->model, stack, labels, JP_VAL_CPU_NS, w);
 		break;
