@@ -154,6 +154,8 @@ struct ptr {
  * it exits (JP_SF_CPU_TAIL). Direct-mapped by (pid, tid); a collision forgets the older.
  */
 #define JOIN_LAST_SLOTS 4096
+/* the most CPU time one sample stands for, in sampling periods (see commit) */
+#define JOIN_CPU_MAX_PERIODS 2
 /* jp_sample.flags inside the join only: the sample's CPU time was carried (last_cpu) */
 #define JOIN_SF_CARRIED 0x80000000u
 struct last_cpu {
@@ -683,6 +685,17 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 			last_cpu_set(j, s, stack, labels);
 			w += l->carry_ns; /* the thread's samples without a Java stack since */
 			l->carry_ns = 0;
+			/*
+			 * A thread's CPU time between two samples averages one period; the
+			 * rare long gap is unknown code, so one sample stands for at most
+			 * JOIN_CPU_MAX_PERIODS and passes the rest on to the thread's next
+			 * samples (or its last stack at the end): one sample outside the hot
+			 * method does not take 30 ms of it. Totals do not change.
+			 */
+			if (j->o.cpu_period_ns && w > JOIN_CPU_MAX_PERIODS * j->o.cpu_period_ns) {
+				l->carry_ns = w - JOIN_CPU_MAX_PERIODS * j->o.cpu_period_ns;
+				w -= l->carry_ns;
+			}
 		}
 		err = 0;
 		if (!(s->flags & JP_SF_CPU_TAIL))

@@ -35,17 +35,26 @@ public class DutyCycle {
 					sink += i * 31L;
 		}
 
-		// one method per thread, so each thread's CPU has its own frame
-		static void busyFull(long ns) {
+		// one method per thread, so each thread's CPU has its own frame; the sleep is part
+		// of it (Thread.sleep's own bookkeeping is CPU time of the thread, too)
+		static void busyFull(long ns, long rest) throws InterruptedException {
 			spin(ns);
+			pause(rest);
 		}
 
-		static void busyHalf(long ns) {
+		static void busyHalf(long ns, long rest) throws InterruptedException {
 			spin(ns);
+			pause(rest);
 		}
 
-		static void busyQuarter(long ns) {
+		static void busyQuarter(long ns, long rest) throws InterruptedException {
 			spin(ns);
+			pause(rest);
+		}
+
+		static void pause(long ns) throws InterruptedException {
+			if (ns > 0)
+				Thread.sleep(ns / 1_000_000L, (int) (ns % 1_000_000L));
 		}
 
 		@Override
@@ -61,14 +70,11 @@ public class DutyCycle {
 				while (System.nanoTime() < end) {
 					long busy = slot * duty / 100;
 					if (duty == 100)
-						busyFull(busy);
+						busyFull(busy, slot - busy);
 					else if (duty == 50)
-						busyHalf(busy);
+						busyHalf(busy, slot - busy);
 					else
-						busyQuarter(busy);
-					long rest = slot - busy;
-					if (rest > 0)
-						Thread.sleep(rest / 1_000_000L, (int) (rest % 1_000_000L));
+						busyQuarter(busy, slot - busy);
 				}
 				cpuNs = MX.getCurrentThreadCpuTime() - c0;
 			} catch (Exception e) {

@@ -212,6 +212,34 @@ TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 	teardown(&f);
 }
 
+TEST(cpu_sample_stands_for_at_most_two_periods)
+{
+	struct join_opts o = { .cpu_period_ns = 1000 };
+	struct fixture f;
+	struct jp_sample a = sample(JP_EV_CPU, 0, 1), b = sample(JP_EV_CPU, 0, 1),
+			 tail = sample(JP_EV_CPU, 0, 0);
+	const __u64 other[] = { 0x402000 };
+	char *out;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	f.view.values = 1u << JP_VAL_CPU_NS;
+	a.weight = 5000; /* a long gap: 2 periods here, 3 passed on */
+	b.weight = 500;
+	tail.weight = 7;
+	tail.flags = JP_SF_CPU_TAIL;
+	EXPECT_EQ(join__sample(f.join, &a, NULL, ustack), 0);
+	EXPECT_EQ(join__sample(f.join, &b, NULL, other), 0);
+	EXPECT_EQ(join__sample(f.join, &tail, NULL, NULL), 0);
+	EXPECT_EQ(join__flush(f.join), 0);
+	/* 2000 | 2000 (500 + 1500 of 3000 carried) | 1500 carried + 7 at exit: the last stack */
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), 5000 + 500 + 7);
+	out = folded(&f);
+	EXPECT_STREQ(out, "testproc;[unknown] 3507\n"
+			  "testproc;join_leaf 2000\n");
+	free(out);
+	teardown(&f);
+}
+
 TEST(jvm_without_agent_is_marked_and_counted)
 {
 	struct join_opts o = { 0 };
