@@ -21,6 +21,8 @@
 #define JP_SF_SIGNALED	 1u	/* a stack request signal was sent to the thread */
 #define JP_SF_KERNEL_CTX 2u	/* sampled while in kernel mode */
 #define JP_SF_OPEN	 4u	/* off-CPU: still blocked when the recording ended (user space) */
+#define JP_SF_CPU_TAIL	 8u	/* cpu: at a thread's exit, its CPU time since its last sample */
+#define JP_SF_RUNNABLE	 16u	/* off-CPU (-e wall): preempted: waiting for a CPU */
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -41,7 +43,10 @@
 #define JP_STAT_JVM_EXEC    15	/* jvms entries dropped because the process exec'ed */
 #define JP_STAT_JVM_EXIT    16	/* jvms entries dropped because the process exited */
 #define JP_STAT_SIG_QUEUED  17	/* no signal: the thread has one pending or is in the handler */
-#define JP_STAT_MAX	    18
+#define JP_STAT_CPU_NOPREV  18	/* cpu: thread's earlier runtime unknown: the sample weighs a period */
+#define JP_STAT_CPU_NEW	    19	/* cpu: first sample of a thread started since the start */
+#define JP_STAT_CPU_TAIL    20	/* cpu: thread exits with CPU time after their last sample */
+#define JP_STAT_MAX	    21
 
 /*
  * One record per sample in the ring buffer, followed by kstack_len + ustack_len
@@ -49,7 +54,7 @@
  */
 struct jp_sample {
 	__u64 time_ns;	 /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
-	__u64 weight;	 /* 1 per sample (cpu), nanoseconds (offcpu, syscall) */
+	__u64 weight;	 /* ns: CPU time since the thread's last sample (cpu), blocked, call */
 	__u64 cgroup_id; /* cgroup v2 id */
 	__u32 pid;	 /* tgid, init namespace */
 	__u32 tid;
@@ -90,6 +95,25 @@ struct jp_cgroup_cfg {
 	__u32 nlevels;
 	__u32 levels[JP_CGROUP_LEVELS];
 	__u32 pad;
+};
+
+/*
+ * value of cpu_prev, keyed by tid: the thread's se.sum_exec_runtime at its last sample
+ * (or when user space seeded it at the start). start_ns pins the thread
+ * (task->start_time, CLOCK_MONOTONIC); 0 from user space: pinned by the first sample.
+ */
+struct jp_cpu_prev {
+	__u64 runtime_ns;
+	__u64 start_ns;
+};
+
+/*
+ * value of wall_cpu, keyed by tid (-e wall): on-CPU time measured by the switch
+ * timestamps, the clock of the off-CPU intervals, so a thread's parts tile its time.
+ */
+struct jp_wall_cpu {
+	__u64 since_ns; /* on CPU since (switch-in or last sample); 0: off CPU */
+	__u64 acc_ns;	/* on-CPU time not yet given to a sample */
 };
 
 /* syscall aggregation (syscalls.bpf.c), read by user/kernel/syscalls.c at the end */

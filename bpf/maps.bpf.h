@@ -67,6 +67,14 @@ struct {
 	__type(value, struct jp_scratch);
 } scratch SEC(".maps");
 
+/* -e wall: tid -> on-CPU time by the switch timestamps (offcpu.bpf.c adds, cpu.bpf.c takes) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct jp_wall_cpu);
+} wall_cpu SEC(".maps");
+
 const volatile __u8 filter_pids = 0;
 
 static __always_inline void stat_inc(__u32 idx)

@@ -13,6 +13,67 @@
 
 const volatile __u64 min_block_ns = 1;
 const volatile __u8 include_kthreads = 0;
+/*
+ * -e wall: also the time a preempted thread waits for a CPU (JP_SF_RUNNABLE), and the
+ * on-CPU time between switches (wall_cpu), which the cpu sampler hands to its samples.
+ */
+const volatile __u8 wall = 0;
+/*
+ * -e wall: the recording's start (CLOCK_MONOTONIC), set by user space once everything is
+ * attached: intervals count from here, like the CPU time. 0: not started yet.
+ */
+__u64 window_start_ns = 0;
+
+/* from start on CPU to now, clipped to the window */
+static __always_inline __u64 wall_span(__u64 start, __u64 now)
+{
+	__u64 w = window_start_ns;
+
+	if (!w || now <= w)
+		return 0;
+	if (start < w)
+		start = w;
+	return now > start ? now - start : 0;
+}
+
+/*
+ * -e wall, thread tid leaves the CPU: its on-CPU time since it came on. No entry: it
+ * came on before the programs were attached, so it ran since before the window.
+ */
+static __always_inline void wall_off(__u32 tid, __u64 now)
+{
+	struct jp_wall_cpu *w = bpf_map_lookup_elem(&wall_cpu, &tid);
+	struct jp_wall_cpu v = { 0 };
+
+	if (w) {
+		if (w->since_ns)
+			w->acc_ns += wall_span(w->since_ns, now);
+		w->since_ns = 0;
+		return;
+	}
+	v.acc_ns = wall_span(0, now);
+	(void)bpf_map_update_elem(&wall_cpu, &tid, &v, BPF_ANY);
+}
+
+/* the threads whose time -e wall tiles: those off-CPU reports */
+static __always_inline bool wall_wanted(struct task_struct *t)
+{
+	if (!include_kthreads && (BPF_CORE_READ(t, flags) & PF_KTHREAD))
+		return false;
+	return pid_wanted(BPF_CORE_READ(t, tgid));
+}
+
+/* -e wall, thread tid comes on the CPU */
+static __always_inline void wall_on(__u32 tid, __u64 now)
+{
+	struct jp_wall_cpu *w = bpf_map_lookup_elem(&wall_cpu, &tid);
+	struct jp_wall_cpu v = { .since_ns = now };
+
+	if (w)
+		w->since_ns = now;
+	else
+		(void)bpf_map_update_elem(&wall_cpu, &tid, &v, BPF_ANY);
+}
 
 /*
  * tid -> the thread's last switch-out: a ready jp_sample (identity, time, syscall)
@@ -79,7 +140,8 @@ static __always_inline __s32 blocked_syscall(struct task_struct *prev, bool btf)
 }
 
 /* prev is current here: record its identity, time, syscall and both stacks */
-static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now, bool btf)
+static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now, bool btf,
+				       __u32 flags)
 {
 	__u32 tid = BPF_CORE_READ(prev, pid);
 	__u32 tgid = BPF_CORE_READ(prev, tgid);
@@ -106,7 +168,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	r->s.pid = tgid;
 	r->s.tid = tid;
 	r->s.kind = JP_EV_OFFCPU;
-	r->s.flags = 0;
+	r->s.flags = flags;
 	r->s.sig_err = 0;
 	r->s.cpu = bpf_get_smp_processor_id();
 	r->s.syscall_nr = blocked_syscall(prev, btf);
@@ -144,9 +206,11 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	r = bpf_map_lookup_elem(&offcpu_start, &tid);
 	if (!r || !r->s.time_ns)
 		return;
-	delta = now - r->s.time_ns;
+	delta = now - (r->s.time_ns > window_start_ns ? r->s.time_ns : window_start_ns);
+	if (now <= window_start_ns)
+		delta = 0;
 	r->s.time_ns = 0;
-	if (delta < min_block_ns)
+	if (!delta || delta < min_block_ns)
 		return;
 	r->s.weight = delta;
 	r->s.cpu = bpf_get_smp_processor_id();
@@ -172,10 +236,18 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 	__u32 state;
 
 	/* a preempted task stays runnable even with a sleeping state set */
-	if (!preempt) {
-		state = task_state(prev);
-		if (state != TASK_RUNNING && !(state & TASK_DEAD))
-			switch_out(ctx, prev, now, btf);
+	state = preempt ? TASK_RUNNING : task_state(prev);
+	if (state != TASK_RUNNING && !(state & TASK_DEAD))
+		switch_out(ctx, prev, now, btf, 0);
+	else if (state == TASK_RUNNING && wall)
+		switch_out(ctx, prev, now, btf, JP_SF_RUNNABLE);
+	if (wall) {
+		__u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid);
+
+		if (ptid && wall_wanted(prev))
+			wall_off(ptid, now);
+		if (ntid && wall_wanted(next))
+			wall_on(ntid, now);
 	}
 	switch_in(next, now);
 	return 0;

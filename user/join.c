@@ -150,6 +150,21 @@ struct ptr {
 	struct java_frame frames[];
 };
 
+/*
+ * A thread's last CPU sample as committed: where its CPU time after that sample goes when
+ * it exits (JP_SF_CPU_TAIL). Direct-mapped by (pid, tid); a collision forgets the older.
+ */
+#define JOIN_LAST_SLOTS 4096
+/* the most CPU time one sample stands for, in sampling periods (see commit) */
+#define JOIN_CPU_MAX_PERIODS 2
+/* jp_sample.flags inside the join only: the sample's CPU time was carried (last_cpu) */
+#define JOIN_SF_CARRIED 0x80000000u
+struct last_cpu {
+	__u32 pid, tid;
+	jp_id stack, labels;
+	__u64 carry_ns; /* CPU time of later samples without a Java stack, for the next one */
+};
+
 struct join {
 	struct syms *syms;
 	struct model *model;
@@ -164,6 +179,7 @@ struct join {
 	unsigned int round_left; /* agent records the current JVM may still deliver this round */
 	__u64 end_ns;		 /* when join__flush began: the recording's end */
 	__u64 traces_read;	 /* agent records delivered, all JVMs */
+	struct last_cpu last[JOIN_LAST_SLOTS];
 	/* per-sample scratch: the stack as model locations, leaf first */
 	jp_id locs[JOIN_MAX_FRAMES];
 	char pool[JOIN_NAME_POOL];
@@ -551,6 +567,10 @@ static void push_event_leaf(struct join *j, size_t *n, const struct jp_sample *s
 {
 	if (s->kind == JP_EV_SYSCALL && s->syscall_nr >= 0)
 		push(j, n, pool_fmt(j, "%s", syscall_name(s->syscall_nr)), JP_FK_ROOT);
+	else if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
+		push(j, n, "[cpu after the last sample]", JP_FK_ROOT);
+	else if (s->kind == JP_EV_OFFCPU && (s->flags & JP_SF_RUNNABLE))
+		push(j, n, "[runnable]", JP_FK_ROOT);
 	else if (s->kind == JP_EV_OFFCPU && j->o.mark_offcpu)
 		push(j, n, "[off-cpu]", JP_FK_ROOT);
 }
@@ -598,9 +618,37 @@ static void push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct
 		push_loc(j, n, name, "", true, f->kind, 0, line > 0 ? line : 0);
 }
 
+static struct last_cpu *last_cpu_slot(struct join *j, __u32 pid, __u32 tid)
+{
+	return &j->last[(pid * 2654435761u ^ tid * 40503u) % JOIN_LAST_SLOTS];
+}
+
+/* the slot's carried CPU time to its thread's last stack; 0 or -ENOMEM */
+static int last_cpu_settle(struct join *j, struct last_cpu *l)
+{
+	__u64 c = l->carry_ns;
+
+	l->carry_ns = 0;
+	return c ? model__add(j->model, l->stack, l->labels, JP_VAL_CPU_NS, c) : 0;
+}
+
+static void last_cpu_set(struct join *j, const struct jp_sample *s, jp_id stack, jp_id labels)
+{
+	struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+
+	if (l->pid != s->pid || l->tid != s->tid)
+		(void)last_cpu_settle(j, l); /* another thread's: its own last stack */
+	l->pid = s->pid;
+	l->tid = s->tid;
+	l->stack = stack;
+	l->labels = labels;
+}
+
 /*
- * The sample's labels, its stack (marker at the root end), and its values: one CPU sample
- * stands for the sampling period; blocked and syscall time weigh their nanoseconds.
+ * The sample's labels, its stack (marker at the root end), and its values: a CPU sample
+ * weighs the CPU time its thread ran since its previous sample (BPF reads the scheduler's
+ * runtime); blocked and syscall time weigh their nanoseconds. A thread's CPU time after
+ * its last sample comes at its exit, without stacks, and counts no sample.
  */
 static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,
 		  const char *marker)
@@ -609,6 +657,7 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 	struct jp_labels l = { .pid = s->pid, .tid = s->tid, .cgroup = s->cgroup_id,
 			       .container = cgroup_names__get(j->o.cgroups, s->cgroup_id) };
 	jp_id stack, labels;
+	__u64 w;
 	int err;
 
 	memcpy(comm, s->comm, JP_COMM_LEN);
@@ -630,9 +679,30 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 		return -ENOMEM;
 	switch (s->kind) {
 	case JP_EV_CPU:
-		err = model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, 1);
-		if (!err)
-			err = model__add(j->model, stack, labels, JP_VAL_CPU_NS, j->o.cpu_period_ns);
+		w = s->weight;
+		if (!(s->flags & (JP_SF_CPU_TAIL | JOIN_SF_CARRIED))) {
+			struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+
+			last_cpu_set(j, s, stack, labels);
+			w += l->carry_ns; /* the thread's samples without a Java stack since */
+			l->carry_ns = 0;
+			/*
+			 * A thread's CPU time between two samples averages one period; the
+			 * rare long gap is unknown code, so one sample stands for at most
+			 * JOIN_CPU_MAX_PERIODS and passes the rest on to the thread's next
+			 * samples (or its last stack at the end): one sample outside the hot
+			 * method does not take 30 ms of it. Totals do not change.
+			 */
+			if (j->o.cpu_period_ns && w > JOIN_CPU_MAX_PERIODS * j->o.cpu_period_ns) {
+				l->carry_ns = w - JOIN_CPU_MAX_PERIODS * j->o.cpu_period_ns;
+				w -= l->carry_ns;
+			}
+		}
+		err = 0;
+		if (!(s->flags & JP_SF_CPU_TAIL))
+			err = model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, 1);
+		if (!err && w)
+			err = model__add(j->model, stack, labels, JP_VAL_CPU_NS, w);
 		break;
 	case JP_EV_OFFCPU:
 		err = model__add(j->model, stack, labels, JP_VAL_OFFCPU_NS, s->weight);
@@ -703,6 +773,25 @@ static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *k
 	e->miss[r]++;
 	if (r == MISS_AGCT && code <= 0 && -code < 12)
 		e->agct[-code]++;
+	/*
+	 * A CPU sample the agent was not asked about (its signal could not be sent: busy, or
+	 * the thread still in the handler) passes its CPU time on to its thread's next sample,
+	 * which has a Java stack; it still counts as a sample. Only for a thread with an
+	 * earlier CPU sample, whose last stack takes the time if no other sample comes.
+	 */
+	if (s->kind == JP_EV_CPU && !(s->flags & JP_SF_CPU_TAIL) && e->a &&
+	    (r == MISS_NOT_SENT || r == MISS_SIG_BUSY || r == MISS_SIG_ERR)) {
+		struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+
+		if (l->pid == s->pid && l->tid == s->tid && l->stack) {
+			struct jp_sample c = *s;
+
+			l->carry_ns += s->weight;
+			c.weight = 0;
+			c.flags |= JOIN_SF_CARRIED;
+			return add_native(j, &c, kstack, ustack, e, miss_marker(j, r, code));
+		}
+	}
 	return add_native(j, s, kstack, ustack, e, miss_marker(j, r, code));
 }
 
@@ -925,6 +1014,33 @@ static int pend_give_up(struct join *j, struct pend *p, enum miss_reason r)
 	return err;
 }
 
+/*
+ * A thread exited: its CPU time after its last sample goes to that sample's stack, as each
+ * sample's own weight is the CPU time before it. The sample may still wait for its Java
+ * trace (then it takes the time), or be committed (the last_cpu slot); without either the
+ * time stays on the thread under "[cpu after the last sample]".
+ */
+static int add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_ent *e)
+{
+	struct thr *t = thr_find(j, s->pid, s->tid);
+	struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+	struct pend *p;
+
+	if (t && !dl_empty(&t->pend)) {
+		p = dl_entry(t->pend.prev, struct pend, tnode);
+		if (p->s.kind == JP_EV_CPU) {
+			p->s.weight += s->weight;
+			return 0;
+		}
+	}
+	if (l->pid == s->pid && l->tid == s->tid && l->stack) {
+		l->carry_ns += s->weight;
+		l->pid = 0; /* the thread is gone */
+		return last_cpu_settle(j, l);
+	}
+	return add_native(j, s, NULL, NULL, e, NULL);
+}
+
 int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		 const __u64 *ustack)
 {
@@ -936,6 +1052,8 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 
 	if (s->pid)
 		pidset_add(j, s->pid);
+	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
+		return add_cpu_tail(j, s, e);
 	if (!e)
 		return add_native(j, s, kstack, ustack, NULL, NULL);
 	if (!e->a) {
@@ -1263,7 +1381,11 @@ int join__flush(struct join *j)
 		}
 	}
 	j->now_ns = mono_ns();
-	return pair_and_expire(j, true);
+	err = pair_and_expire(j, true);
+	/* CPU time carried past the last sample with a Java stack: to that stack */
+	for (size_t i = 0; i < JOIN_LAST_SLOTS && !err; i++)
+		err = last_cpu_settle(j, &j->last[i]);
+	return err;
 }
 
 void join__stats(const struct join *j, struct join_stats *ret)

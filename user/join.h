@@ -18,7 +18,7 @@ struct jvm_agent;
 struct cgroup_names;
 
 struct join_opts {
-	__u64 cpu_period_ns; /* the CPU time one cpu sample stands for */
+	__u64 cpu_period_ns; /* sampling period; one CPU sample stands for at most 2 (ns) */
 	bool mark_offcpu;    /* leaf frame "[off-cpu]" on blocked time (several events in one graph) */
 	/* budgets in bytes (0: the defaults in join.c); what exceeds them is counted */
 	size_t pend_budget_jvm;	 /* samples waiting for their trace, per JVM */

@@ -33,6 +33,7 @@ enum {
 	OPT_CGROUP,
 	OPT_PER_CONTAINER,
 	OPT_CONTAINERS,
+	OPT_CPU_TIME,
 };
 
 static const struct option long_opts[] = {
@@ -64,6 +65,7 @@ static const struct option long_opts[] = {
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "per-container", no_argument, NULL, OPT_PER_CONTAINER },
 	{ "containers", no_argument, NULL, OPT_CONTAINERS },
+	{ "cpu-time", no_argument, NULL, OPT_CPU_TIME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -97,7 +99,11 @@ void opts_usage(FILE *f)
 	      "  -e, --event EV[,EV]   cpu (default): on-CPU samples; offcpu: blocked time with\n"
 	      "                        the stack that blocked; syscalls: per-process syscall\n"
 	      "                        table (stdout) and stacks of slow calls. Together they\n"
-	      "                        share one time unit (ns)\n"
+	      "                        share one time unit (ns); wall: cpu + offcpu + time\n"
+	      "                        waiting for a CPU, every block kept (--min-block 0),\n"
+	      "                        per thread: each thread's time adds up to the duration\n"
+	      "      --cpu-time        CPU samples weigh the CPU time their thread ran since\n"
+	      "                        its previous sample (ns; default: 1 per sample)\n"
 	      "      --min-block USEC  offcpu: shortest blocked interval kept (default 100)\n"
 	      "      --slow USEC       syscalls: stacks of calls at least this slow\n"
 	      "                        (default 10000; 0: none)\n"
@@ -231,8 +237,12 @@ static int parse_events(const char *arg, struct jp_opts *o, char *err, size_t er
 			o->events |= 1u << JP_EV_OFFCPU;
 		else if (!strcmp(tok, "syscalls"))
 			o->events |= 1u << JP_EV_SYSCALL;
-		else
-			return fail(err, errlen, "-e: unknown event '%s' (cpu, offcpu, syscalls)", tok);
+		else if (!strcmp(tok, "wall")) {
+			o->events |= 1u << JP_EV_CPU | 1u << JP_EV_OFFCPU;
+			o->wall = true;
+		} else
+			return fail(err, errlen, "-e: unknown event '%s' (cpu, offcpu, syscalls, wall)",
+				    tok);
 	}
 	if (!o->events)
 		return fail(err, errlen, "-e: no event given");
@@ -246,6 +256,12 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 			return fail(err, errlen, "-a and -p exclude each other");
 		if (!o->npids)
 			o->all = true;
+		/* the wall view: every blocked interval, and each thread's own time line */
+		if (o->wall) {
+			if (!o->min_block_set)
+				o->min_block_us = 0;
+			o->per_thread = o->per_pid = true;
+		}
 		if (o->input)
 			return fail(err, errlen, "record takes no positional argument ('%s')", o->input);
 		if (o->json && !(o->events & (1u << JP_EV_SYSCALL)))
@@ -412,7 +428,11 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 		case OPT_CONTAINERS:
 			o->list_containers = true;
 			break;
+		case OPT_CPU_TIME:
+			o->cpu_time = true;
+			break;
 		case OPT_MIN_BLOCK:
+			o->min_block_set = true;
 			if (opts_parse_u32(optarg, 0, 1000000000, &o->min_block_us))
 				return fail(err, errlen, "--min-block: '%s' is not a number of microseconds",
 					    optarg);

@@ -53,6 +53,9 @@ struct jp_opts {
 	const char *cgroup;
 	bool per_container;  /* --per-container: root frames "[container ID]" / "[host]" */
 	bool list_containers; /* list --containers */
+	bool cpu_time;	  /* --cpu-time: CPU samples weigh their CPU time (ns), not 1 */
+	bool wall;	  /* -e wall: cpu + offcpu + runnable time, every block, per thread */
+	bool min_block_set; /* --min-block was given (wall keeps every block otherwise) */
 };
 
 /*

@@ -108,6 +108,8 @@ struct rec {
 	__u64 t_start_ns, sampling_ns, first_sample_ns;
 	struct ct_filter *ctf;	       /* --cgroup/--container, NULL: none */
 	struct cgroup_names *cgnames; /* cgroup id -> container label, NULL without cgroup v2 */
+	__u64 window_ns;   /* -e wall: from the window's start to the end of the recording */
+	__u64 wall_end_ns; /* -e wall: the end; samples after it are clipped to it */
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -173,9 +175,26 @@ static long seen_get(struct rec *r, __u32 pid, bool *is_new)
 static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack)
 {
 	struct rec *r = ctx;
+	struct jp_sample clipped;
 	bool is_new;
 	long slot;
 
+	/*
+	 * -e wall: the recording ends at end_ns for every part of a thread's time. Samples
+	 * read after it (the sampler runs until the final drain; an interval may close
+	 * between the end and the detach) keep only their time up to it: their weight is
+	 * wall time that ends at time_ns.
+	 */
+	if (r->wall_end_ns && s->time_ns > r->wall_end_ns) {
+		__u64 over = s->time_ns - r->wall_end_ns;
+
+		if (s->weight <= over)
+			return 0;
+		clipped = *s;
+		clipped.weight -= over;
+		clipped.time_ns = r->wall_end_ns;
+		s = &clipped;
+	}
 	if (!r->first_sample_ns || s->time_ns < r->first_sample_ns)
 		r->first_sample_ns = s->time_ns;
 	slot = seen_get(r, s->pid, &is_new);
@@ -690,7 +709,8 @@ static int start_extra_events(struct rec *r)
 	int err;
 
 	if (o->events & (1u << JP_EV_OFFCPU)) {
-		struct offcpu_opts oo = { .min_block_ns = (__u64)o->min_block_us * 1000 };
+		struct offcpu_opts oo = { .min_block_ns = (__u64)o->min_block_us * 1000,
+					  .runnable = o->wall };
 
 		err = offcpu__start(r->ks, &oo, &r->offcpu);
 		if (err)
@@ -890,6 +910,20 @@ static void summary(struct rec *r, double secs, const char *where)
 			r->o->events & (1u << JP_EV_OFFCPU) ?
 				" (their blocked time is in the off-CPU time, counted once there)" :
 				"");
+	if (r->o->events & (1u << JP_EV_CPU))
+		fprintf(stderr,
+			"jprof: CPU time: %.3f s on CPU (%s), %llu thread exits carried their time "
+			"after the last sample, %llu threads new in the recording, %llu samples "
+			"weighed one period (thread's earlier runtime unknown)\n",
+			model__total(r->model, JP_VAL_CPU_NS) / 1e9,
+			r->o->wall ? "switch timestamps" : "scheduler runtime",
+			(unsigned long long)st[JP_STAT_CPU_TAIL], (unsigned long long)st[JP_STAT_CPU_NEW],
+			(unsigned long long)st[JP_STAT_CPU_NOPREV]);
+	if (r->o->wall)
+		fprintf(stderr,
+			"jprof: wall: %.6f s recorded; per thread, on-CPU + runnable + blocked time "
+			"add up to it for threads that lived through it\n",
+			r->window_ns / 1e9);
 	if (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] || r->withdrawn)
 		fprintf(stderr,
 			"jprof: %llu stack requests not sent (the process's handler for the signal "
@@ -939,13 +973,13 @@ static void summary(struct rec *r, double secs, const char *where)
 
 /*
  * What the flame graph weighs: CPU samples alone count samples; several events share one
- * unit, nanoseconds (a CPU sample stands for its period).
+ * unit, nanoseconds (a CPU sample weighs its thread's CPU time since its previous one).
  */
 static void record_view(const struct jp_opts *o, int format, struct model_view *v)
 {
 	memset(v, 0, sizeof(*v));
 	if (o->events == 1u << JP_EV_CPU)
-		v->values = 1u << JP_VAL_CPU_SAMPLES;
+		v->values = o->cpu_time ? 1u << JP_VAL_CPU_NS : 1u << JP_VAL_CPU_SAMPLES;
 	else
 		v->values = (o->events & (1u << JP_EV_CPU) ? 1u << JP_VAL_CPU_NS : 0) |
 			    (o->events & (1u << JP_EV_OFFCPU) ? 1u << JP_VAL_OFFCPU_NS : 0) |
@@ -1160,6 +1194,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.freq_hz = o->freq_hz,
 		.pids = o->pids,
 		.npids = o->npids,
+		.wall = o->wall,
 	};
 	bool multi = (o->events & (o->events - 1)) != 0;
 	struct join_opts jo = {
@@ -1257,6 +1292,14 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
 
 	t0 = mono_ns();
+	if (o->wall) {
+		/* one window for all of a thread's time: CPU, blocked and runnable */
+		offcpu__set_window(r.offcpu, t0);
+		err = kernel_session__start_cpu(r.ks, t0);
+		if (err)
+			goto out_free;
+		r.sampling_ns = mono_ns();
+	}
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
 	pr_info("recording %s%s (%s)%s", o->npids ? "the given processes" : "all processes",
 		r.ctf ? " in the given cgroups" : "", profile_title(o) + strlen("jprof: "),
@@ -1294,6 +1337,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		__u64 end = mono_ns();
 		int n;
 
+		r.window_ns = end - t0;
+		if (o->wall)
+			r.wall_end_ns = end;
 		r.offcpu_open = flush_blocked(&r, t0, end);
 		n = offcpu__flush_open(r.offcpu, t0, end, on_sample, &r);
 		r.offcpu_open = n < 0 ? n : r.offcpu_open + n;
@@ -1452,8 +1498,9 @@ static void report_view(const struct jp_opts *o, const struct model *m, struct m
 
 	memset(v, 0, sizeof(*v));
 	if (!other)
-		v->values = model__total(m, JP_VAL_CPU_SAMPLES) ? 1u << JP_VAL_CPU_SAMPLES
-								: 1u << JP_VAL_CPU_NS;
+		v->values = model__total(m, JP_VAL_CPU_SAMPLES) && !o->cpu_time ?
+				    1u << JP_VAL_CPU_SAMPLES :
+				    1u << JP_VAL_CPU_NS;
 	else
 		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS |
 			    (model__total(m, JP_VAL_OFFCPU_NS) ? 0 : 1u << JP_VAL_SYSCALL_NS);

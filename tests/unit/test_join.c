@@ -168,7 +168,8 @@ TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 	struct join_opts o = { .mark_offcpu = true, .cpu_period_ns = 10101010 };
 	struct fixture f;
 	struct jp_sample sc = sample(JP_EV_SYSCALL, 0, 1), off = sample(JP_EV_OFFCPU, 3, 1),
-			 cpu = sample(JP_EV_CPU, 0, 1);
+			 cpu = sample(JP_EV_CPU, 0, 1), tail = sample(JP_EV_CPU, 0, 0),
+			 run = sample(JP_EV_OFFCPU, 0, 1), tail2 = sample(JP_EV_CPU, 0, 0);
 	/* an off-CPU stack taken inside the tracepoint program: its glue is dropped */
 	const __u64 okstack[] = { 0xffffffff81003010ull, 0xffffffff81002010ull,
 				  0xffffffff81001010ull };
@@ -179,13 +180,62 @@ TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 	sc.syscall_nr = 1; /* write */
 	sc.weight = 5000000;
 	off.weight = 7000000;
+	/* a CPU sample weighs the CPU time BPF measured, not the period */
+	cpu.weight = 3999999;
+	/*
+	 * The CPU time after a thread's last sample, at its exit: to that sample's stack, no
+	 * sample count; a thread never sampled keeps it under a marker.
+	 */
+	tail.weight = 1234;
+	tail.flags = JP_SF_CPU_TAIL;
+	tail.tid += 1;
+	tail2.weight = 1;
+	tail2.flags = JP_SF_CPU_TAIL;
+	/* -e wall: time spent preempted, waiting for a CPU */
+	run.weight = 55;
+	run.flags = JP_SF_RUNNABLE;
 	EXPECT_EQ(join__sample(f.join, &sc, NULL, ustack), 0);
 	EXPECT_EQ(join__sample(f.join, &off, okstack, ustack), 0);
 	EXPECT_EQ(join__sample(f.join, &cpu, NULL, ustack), 0);
+	EXPECT_EQ(join__sample(f.join, &tail, NULL, NULL), 0);
+	EXPECT_EQ(join__sample(f.join, &tail2, NULL, NULL), 0);
+	EXPECT_EQ(join__sample(f.join, &run, NULL, ustack), 0);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_SAMPLES), 1);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), 3999999 + 1234 + 1);
 	out = folded(&f);
-	EXPECT_STREQ(out, "testproc;join_leaf 10101010\n"
+	EXPECT_STREQ(out, "testproc;[cpu after the last sample] 1234\n"
+			  "testproc;join_leaf 4000000\n"
+			  "testproc;join_leaf;[runnable] 55\n"
 			  "testproc;join_leaf;do_syscall_64_[k];schedule_[k];[off-cpu] 7000000\n"
 			  "testproc;join_leaf;write 5000000\n");
+	free(out);
+	teardown(&f);
+}
+
+TEST(cpu_sample_stands_for_at_most_two_periods)
+{
+	struct join_opts o = { .cpu_period_ns = 1000 };
+	struct fixture f;
+	struct jp_sample a = sample(JP_EV_CPU, 0, 1), b = sample(JP_EV_CPU, 0, 1),
+			 tail = sample(JP_EV_CPU, 0, 0);
+	const __u64 other[] = { 0x402000 };
+	char *out;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	f.view.values = 1u << JP_VAL_CPU_NS;
+	a.weight = 5000; /* a long gap: 2 periods here, 3 passed on */
+	b.weight = 500;
+	tail.weight = 7;
+	tail.flags = JP_SF_CPU_TAIL;
+	EXPECT_EQ(join__sample(f.join, &a, NULL, ustack), 0);
+	EXPECT_EQ(join__sample(f.join, &b, NULL, other), 0);
+	EXPECT_EQ(join__sample(f.join, &tail, NULL, NULL), 0);
+	EXPECT_EQ(join__flush(f.join), 0);
+	/* 2000 | 2000 (500 + 1500 of 3000 carried) | 1500 carried + 7 at exit: the last stack */
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), 5000 + 500 + 7);
+	out = folded(&f);
+	EXPECT_STREQ(out, "testproc;[unknown] 3507\n"
+			  "testproc;join_leaf 2000\n");
 	free(out);
 	teardown(&f);
 }

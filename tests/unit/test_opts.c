@@ -133,3 +133,20 @@ TEST(containers)
 	EXPECT_EQ(PARSE("list", "--container", "ab"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("list", "--per-container"), JP_EXIT_USAGE);
 }
+
+TEST(wall_and_cpu_time)
+{
+	EXPECT_EQ(PARSE("record", "-e", "wall"), 0);
+	EXPECT_EQ(o.events, 1u << JP_EV_CPU | 1u << JP_EV_OFFCPU);
+	EXPECT_TRUE(o.wall && o.per_thread && o.per_pid);
+	EXPECT_EQ(o.min_block_us, 0); /* every block, unless asked otherwise */
+	EXPECT_EQ(PARSE("record", "-e", "wall", "--min-block", "50"), 0);
+	EXPECT_EQ(o.min_block_us, 50);
+	EXPECT_EQ(PARSE("record", "-e", "offcpu"), 0);
+	EXPECT_TRUE(!o.wall && !o.per_thread);
+	EXPECT_EQ(o.min_block_us, 100);
+	EXPECT_TRUE(!o.cpu_time);
+	EXPECT_EQ(PARSE("record", "--cpu-time"), 0);
+	EXPECT_TRUE(o.cpu_time);
+	EXPECT_EQ(PARSE("record", "-e", "walls"), JP_EXIT_USAGE);
+}

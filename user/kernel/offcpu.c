@@ -58,6 +58,7 @@ int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct
 	oc->skel->rodata->filter_pids = kernel_session__filters_pids(ks);
 	oc->skel->rodata->min_block_ns = o->min_block_ns;
 	oc->skel->rodata->include_kthreads = o->include_kthreads;
+	oc->skel->rodata->wall = o->runnable;
 	err = bpf_map__set_max_entries(oc->skel->maps.offcpu_start, n);
 	if (!err)
 		err = bpf_map__set_max_entries(oc->skel->maps.offcpu_sys, n);
@@ -95,6 +96,12 @@ struct open_rec {
 	__u64 frames[JP_MAX_KSTACK + JP_MAX_USTACK];
 };
 
+void offcpu__set_window(struct offcpu *oc, __u64 start_ns)
+{
+	if (oc)
+		oc->skel->bss->window_start_ns = start_ns;
+}
+
 int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_sample_fn fn,
 		       void *ctx)
 {
@@ -124,7 +131,7 @@ int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_s
 			continue;
 		r->s.weight = end_ns - (r->s.time_ns > start_ns ? r->s.time_ns : start_ns);
 		r->s.time_ns = end_ns;
-		r->s.flags = JP_SF_OPEN;
+		r->s.flags = JP_SF_OPEN | (r->s.flags & JP_SF_RUNNABLE);
 		r->s.sig_err = 0;
 		err = fn(ctx, &r->s, r->frames, r->frames + r->s.kstack_len);
 		if (err)

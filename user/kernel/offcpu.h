@@ -13,6 +13,7 @@ struct offcpu_opts {
 	unsigned int max_threads; /* threads tracked at once (LRU); 0: 16384 */
 	bool include_kthreads;	  /* also kernel threads (they have no user stack) */
 	bool wakers;		  /* --wakers: not implemented yet, -EOPNOTSUPP */
+	bool runnable;		  /* also preempted intervals (waiting for a CPU), JP_SF_RUNNABLE */
 };
 
 struct offcpu;
@@ -25,6 +26,8 @@ struct offcpu;
  * ks must outlive the returned object.
  */
 int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct offcpu **ret);
+/* Intervals count from start_ns (CLOCK_MONOTONIC) on: the part before is left out. */
+void offcpu__set_window(struct offcpu *oc, __u64 start_ns);
 /*
  * The end of the recording at end_ns (CLOCK_MONOTONIC): detaches the programs, then
  * every interval still open (a thread switched out at or before end_ns and not back

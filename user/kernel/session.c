@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* session.c: loads cpu.bpf.c, opens one perf event per online CPU, polls the ring buffer. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,8 @@ struct kernel_session {
 	const char *cpu_event;
 	kernel_sample_fn fn;
 	void *ctx;
+	__u32 *cpu_pids; /* -p targets, whose threads' CPU time is read at the start */
+	size_t cpu_npids;
 	/* the current consume round: records left, and when it must end */
 	unsigned int round_left;
 	__u64 round_ns, round_end_ns; /* end 0: set by the round's first record */
@@ -226,6 +230,91 @@ static int fill_cgroup_filter(struct kernel_session *s, const struct kernel_opts
 	return 0;
 }
 
+/* field 1 of /proc/<pid>/task/<tid>/schedstat: the thread's se.sum_exec_runtime (ns) */
+static int read_thread_runtime(int taskfd, __u32 tid, __u64 *ret)
+{
+	char path[32], buf[128];
+	unsigned long long rt;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%u/schedstat", tid);
+	fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu ", &rt) != 1)
+		return -EIO;
+	*ret = rt;
+	return 0;
+}
+
+/* seeds cpu_prev with the runtime of every thread of pid; stops at *left entries */
+static void seed_process(struct kernel_session *s, const char *pid, unsigned int *left)
+{
+	char path[300];
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* exited */
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	while (*left && (d = readdir(dir))) {
+		struct jp_cpu_prev v = { 0 };
+		char *end;
+		unsigned long tid = strtoul(d->d_name, &end, 10);
+		__u32 key = (__u32)tid;
+
+		if (*end || !tid || tid > UINT32_MAX || read_thread_runtime(fd, key, &v.runtime_ns))
+			continue;
+		/* start_ns 0: the thread's first sample pins it */
+		if (!bpf_map__update_elem(s->cpu->maps.cpu_prev, &key, sizeof(key), &v, sizeof(v),
+					  BPF_NOEXIST))
+			(*left)--;
+	}
+	closedir(dir);
+}
+
+/*
+ * Every profiled thread's runtime now, before the sampler starts, so its first sample
+ * weighs the CPU time it ran since the start of the recording. Threads started after
+ * seed_ns need no entry. At most half the map: the rest is for threads to come.
+ */
+static void seed_cpu_prev(struct kernel_session *s)
+{
+	unsigned int left = bpf_map__max_entries(s->cpu->maps.cpu_prev) / 2;
+	char pid[16];
+	struct dirent *d;
+	DIR *dir;
+
+	if (s->cpu_npids) {
+		for (size_t i = 0; i < s->cpu_npids; i++) {
+			snprintf(pid, sizeof(pid), "%u", s->cpu_pids[i]);
+			seed_process(s, pid, &left);
+		}
+		return;
+	}
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while (left && (d = readdir(dir))) {
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			seed_process(s, d->d_name, &left);
+	}
+	closedir(dir);
+}
+
 /*
  * The exec and exit programs, before any JVM is registered. Without them the signal
  * would still be safe (the BPF handler check), but entries of dead processes would stay.
@@ -267,8 +356,20 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 		goto out_free;
 	}
 	s->cpu->rodata->filter_pids = o->npids > 0;
-	if (!(o->events & KS_EV_CPU))
+	s->cpu->rodata->period_ns = o->freq_hz ? 1000000000ull / o->freq_hz : 0;
+	/* before the seeding: a thread started after it is new, whether seeded or not */
+	s->cpu->rodata->seed_ns = mono_ns();
+	/* LRU maps are preallocated: no room for what this recording does not do */
+	if (!o->wall)
+		err = bpf_map__set_max_entries(s->cpu->maps.wall_cpu, 1);
+	else
+		err = bpf_map__set_max_entries(s->cpu->maps.cpu_prev, 1);
+	if (err)
+		goto out_free;
+	if (!(o->events & KS_EV_CPU)) {
 		bpf_program__set_autoload(s->cpu->progs.on_cpu_sample, false);
+		bpf_program__set_autoload(s->cpu->progs.cpu_exit, false);
+	}
 
 	err = cpu_bpf__load(s->cpu);
 	if (err) {
@@ -299,8 +400,16 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 		pr_err("creating the ring buffer reader: %s", strerror(-err));
 		goto out_free;
 	}
-	if (o->events & KS_EV_CPU) {
-		err = attach_cpu_events(s);
+	s->cpu_pids = o->npids ? malloc(o->npids * sizeof(*o->pids)) : NULL;
+	if (o->npids && !s->cpu_pids) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	if (o->npids)
+		memcpy(s->cpu_pids, o->pids, o->npids * sizeof(*o->pids));
+	s->cpu_npids = o->npids;
+	if ((o->events & KS_EV_CPU) && !o->wall) {
+		err = kernel_session__start_cpu(s, 0);
 		if (err)
 			goto out_free;
 	}
@@ -309,6 +418,24 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 out_free:
 	kernel_session__free(s);
 	return err;
+}
+
+int kernel_session__start_cpu(struct kernel_session *s, __u64 wall_start_ns)
+{
+	int err;
+
+	if (s->links || !bpf_program__autoload(s->cpu->progs.on_cpu_sample))
+		return -EINVAL; /* started already, or not loaded */
+	s->cpu->bss->wall_start_ns = wall_start_ns;
+	if (!wall_start_ns)
+		seed_cpu_prev(s);
+	s->cpu->links.cpu_exit = bpf_program__attach(s->cpu->progs.cpu_exit);
+	if (!s->cpu->links.cpu_exit) {
+		err = -errno;
+		pr_err("attaching the thread-exit program: %s", strerror(-err));
+		return err;
+	}
+	return attach_cpu_events(s);
 }
 
 static void round_start(struct kernel_session *s, unsigned int records, __u64 ns)
@@ -434,8 +561,9 @@ __u64 kernel_session__period_ns(const struct kernel_session *s)
 
 int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object *obj)
 {
-	static const char *const names[] = { "events", "pids", "cgroups", "cgroup_cfg", "jvms",
-					       "stats" };
+	static const char *const names[] = {
+		"events", "pids", "cgroups", "cgroup_cfg", "jvms", "stats", "wall_cpu",
+	};
 	struct bpf_map *m;
 	int err;
 
@@ -467,6 +595,7 @@ void kernel_session__free(struct kernel_session *s)
 	}
 	free(s->links);
 	free(s->pfds);
+	free(s->cpu_pids);
 	ring_buffer__free(s->rb);
 	jvms_bpf__destroy(s->jvms);
 	cpu_bpf__destroy(s->cpu);

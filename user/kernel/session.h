@@ -22,6 +22,7 @@ struct kernel_opts {
 	const __u64 *cgroup_ids;
 	const __u32 *cgroup_levels;
 	size_t ncgroups;	/* 0: every cgroup; at most JP_MAX_CGROUPS */
+	bool wall;		/* -e wall: the cpu sampler waits for kernel_session__start_cpu() */
 };
 
 /* one ring-buffer record; kstack then ustack, leaf first; valid during the callback */
@@ -36,6 +37,12 @@ struct kernel_session;
  */
 int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void *ctx,
 			  struct kernel_session **ret);
+/*
+ * With o->wall: reads every profiled thread's CPU time so far, then starts the cpu
+ * sampler; CPU time counts from here. wall_start_ns (-e wall, with offcpu's programs
+ * attached): samples weigh the on-CPU time between switches from then on. 0 or -errno.
+ */
+int kernel_session__start_cpu(struct kernel_session *s, __u64 wall_start_ns);
 /* Waits up to timeout_ms for records and delivers them. Returns records or -errno (-EINTR). */
 int kernel_session__poll(struct kernel_session *s, int timeout_ms);
 /* Delivers what is in the ring now without waiting. */

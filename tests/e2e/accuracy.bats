@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# accuracy.bats: exact CPU time per thread. Ground-truth programs (C and Java) run three
+# threads at 100/50/25% duty cycle and print each thread's own CPU time; jprof at 99 Hz
+# with --cpu-time must match per-thread shares within 0.1 pp, per-method shares within
+# 0.3 pp and per-thread totals within 2%. Shares and totals, never wall time: the shared
+# 2-core machine decides how much CPU the threads get, not the test.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+WORK_S=20 # seconds of work after the trigger: 1,400-3,500 samples, so one sample taken
+# outside the busy method (it stands for up to 2 periods of CPU) stays under 0.15 pp
+
+setup() {
+	require_root_bpf
+	OUT=$BATS_TEST_TMPDIR
+	APID=
+	JPROF_PID=
+}
+
+teardown() {
+	local p
+	for p in ${JPROF_PID:-} ${APID:-}; do
+		{ kill -9 "$p" && wait "$p"; } 2>/dev/null || true
+	done
+}
+
+# wait_sampling PID: until jprof holds its perf events (the sampler is attached)
+wait_sampling() {
+	for ((i = 0; i < 200; i++)); do
+		ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'perf_event' && return 0
+		sleep 0.1
+	done
+	echo "jprof never attached its perf events" >&2
+	return 1
+}
+
+# measure OUTPUT: jprof records $APID from before the trigger until after the program
+# exited, then the folded profile is compared with the program's own figures, the
+# "tid function cpu_ns" lines of its OUTPUT file
+measure() {
+	local output_file=$1
+	"$JPROF" record -p "$APID" -F 99 -d $((WORK_S + 6)) --cpu-time --per-thread \
+		-o "$OUT/cpu.folded" 2>"$OUT/jprof.err" 3>&- &
+	JPROF_PID=$!
+	wait_sampling "$JPROF_PID"
+	sleep 0.3
+	touch "$OUT/go"
+	wait "$APID"
+	APID=
+	wait "$JPROF_PID"
+	JPROF_PID=
+	cat "$OUT/jprof.err"
+	grep -E '^[0-9]+ busy' "$output_file" >"$OUT/truth.txt"
+	cat "$OUT/truth.txt"
+	grep -q ' samples' "$OUT/jprof.err"
+	run "$BATS_TEST_DIRNAME/cpu_truth.py" "$OUT/cpu.folded" "$OUT/truth.txt" 0.1 0.3 2
+	echo "$output"
+	[[ $status -eq 0 ]]
+}
+
+@test "accuracy (C): per-thread CPU share < 0.1 pp, per function < 0.3 pp, totals within 2%" {
+	[[ -x $APPS/duty ]] || missing "duty not built in $APPS (make apps)"
+	"$APPS/duty" "$OUT/go" "$WORK_S" >"$OUT/duty.out" 3>&- &
+	APID=$!
+	measure "$OUT/duty.out"
+	# the CPU time after each thread's last sample came at its exit (3 workers + main)
+	grep -Eq 'CPU time: [0-9.]+ s on CPU \(scheduler runtime\), ([4-9]|[1-9][0-9]+) thread exits' \
+		"$OUT/jprof.err"
+}
+
+java_duty() {
+	local home=$1
+	require_jdk "$home"
+	[[ -r $APPS/DutyCycle.class ]] || missing "DutyCycle.class not built in $APPS (make apps)"
+	[[ -r $JPROF_AGENT ]] || missing "agent not built at $JPROF_AGENT (make)"
+	"$home/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" DutyCycle "$OUT/go" "$WORK_S" \
+		>"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	APID=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q ready "$OUT/java.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q ready "$OUT/java.out"
+	measure "$OUT/java.out"
+	grep -q done "$OUT/java.out"
+}
+
+@test "accuracy (Java, JDK 17): per-thread and per-method CPU shares against ThreadMXBean" {
+	java_duty "$JDK17"
+}
+
+@test "accuracy (Java, JDK 25): per-thread and per-method CPU shares against ThreadMXBean" {
+	java_duty "$JDK25"
+}
