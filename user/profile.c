@@ -348,6 +348,44 @@ const struct profile_node *profile__root(const struct profile *p)
 	return &p->root;
 }
 
+int profile__walk(const struct profile *p, profile_walk_fn fn, void *ctx)
+{
+	const struct profile_node **path = NULL, *n = profile_node__child(&p->root);
+	size_t depth = 0, cap = 0;
+	int ret = 0;
+
+	while (n) {
+		if (depth == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			const struct profile_node **np = realloc(path, nc * sizeof(*np));
+
+			if (!np) {
+				ret = -ENOMEM;
+				break;
+			}
+			path = np;
+			cap = nc;
+		}
+		path[depth++] = n;
+		ret = fn(ctx, path, depth);
+		if (ret < 0)
+			break;
+		if (ret == 0 && profile_node__child(n)) {
+			n = profile_node__child(n);
+			continue;
+		}
+		ret = 0;
+		/* the next sibling of the node or of its nearest ancestor that has one */
+		while (depth && !profile_node__next(path[depth - 1]))
+			depth--;
+		if (!depth)
+			break;
+		n = profile_node__next(path[--depth]);
+	}
+	free(path);
+	return ret;
+}
+
 const struct profile_node *profile_node__child(const struct profile_node *n)
 {
 	return n->nkids ? n->kids[0] : NULL;

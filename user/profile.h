@@ -42,6 +42,15 @@ const struct profile_node *profile_node__parent(const struct profile_node *n);
 size_t profile_node__child_count(const struct profile_node *n);
 
 /*
+ * Depth first over every node below the root, parents before children, in child order.
+ * fn gets the node's path from the root: path[0] is a child of the root, path[depth - 1]
+ * the node. It returns 0 to go on, 1 to skip the node's children, < 0 to stop (returned).
+ * 0, -ENOMEM, or fn's stop value.
+ */
+typedef int (*profile_walk_fn)(void *ctx, const struct profile_node *const *path, size_t depth);
+int profile__walk(const struct profile *p, profile_walk_fn fn, void *ctx);
+
+/*
  * Adds every stack of src to dst (dst != src, else -EINVAL). Returns 0 or -ENOMEM; on failure
  * dst's weights are unchanged (it may hold new zero-weight nodes).
  */

@@ -24,6 +24,7 @@
 #include "jvm/discover.h"
 #include "out/out.h"
 #include "out/outfile.h"
+#include "util/procfs.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "model/filter.h"
@@ -169,33 +170,6 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	return join__sample(r->join, s, kstack, ustack);
 }
 
-static int read_start_ticks(__u32 pid, __u64 *ret)
-{
-	char path[64], buf[2048], *p;
-	unsigned long long v;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	if (!p)
-		return -EIO;
-	/* after ") ": state is field 3; starttime is field 22 */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-		   &v) != 1)
-		return -EIO;
-	*ret = v;
-	return 0;
-}
-
 /* seconds since pid started, or -1 when it is gone (or unreadable) */
 static double proc_age_s(__u32 pid)
 {
@@ -203,7 +177,7 @@ static double proc_age_s(__u32 pid)
 	double up;
 	FILE *f;
 
-	if (read_start_ticks(pid, &start))
+	if (proc_start_ticks(pid, &start))
 		return -1;
 	f = fopen("/proc/uptime", "re");
 	if (!f)
@@ -269,7 +243,7 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 		jvm_agent__free(a);
 		return err;
 	}
-	err = read_start_ticks(jvm->pid, &start);
+	err = proc_start_ticks(jvm->pid, &start);
 	if (!err)
 		err = join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", a);
 	if (err) {

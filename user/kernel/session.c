@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "log.h"
 #include "kernel/session.h"
+#include "util/procfs.h"
 #include "cpu.skel.h"
 #include "jvms.skel.h"
 
@@ -316,35 +317,6 @@ int kernel_session__drain(struct kernel_session *s)
 	return err < 0 ? err : (int)(n > INT_MAX ? INT_MAX : n);
 }
 
-/* field 22 of /proc/<pid>/stat: start time in clock ticks */
-static int proc_start_ticks(__u32 pid, __u64 *ret)
-{
-	char path[64], buf[2048], *p;
-	unsigned long long v;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	if (!p || p[1] != ' ' || !p[2])
-		return -EIO;
-	/* after ") ": state is field 3; starttime is field 22 */
-	if (sscanf(p + 2,
-		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
-		   "%llu",
-		   &v) != 1)
-		return -EIO;
-	*ret = v;
-	return 0;
-}
 
 /*
  * A pidfd holds the process while it is registered: once it is open, the pid cannot

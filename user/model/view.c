@@ -90,54 +90,42 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 	return profile__add(c->dst, c->frames, k, w);
 }
 
-/* adds to dst the paths of src whose every node weighs at least min (the rest is left out) */
+struct prune_ctx {
+	struct profile *dst;
+	__u64 min;
+	struct jp_frame *frames;
+	size_t cap;
+};
+
+/* keeps a node (and its self weight) only while it and all above it weigh at least min */
+static int prune_node(void *vctx, const struct profile_node *const *path, size_t depth)
+{
+	struct prune_ctx *c = vctx;
+	const struct profile_node *n = path[depth - 1];
+
+	if (profile_node__total(n) < c->min)
+		return 1; /* left out, with everything above it */
+	if (depth > c->cap) {
+		size_t nc = depth * 2;
+		struct jp_frame *nf = realloc(c->frames, nc * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		c->frames = nf;
+		c->cap = nc;
+	}
+	c->frames[depth - 1].name = profile_node__name(n);
+	c->frames[depth - 1].kind = profile_node__kind(n);
+	return profile_node__self(n) ? profile__add(c->dst, c->frames, depth, profile_node__self(n)) :
+				       0;
+}
+
 static int prune_into(const struct profile *src, __u64 min, struct profile *dst)
 {
-	const struct profile_node **path = NULL, *n;
-	struct jp_frame *frames = NULL;
-	size_t depth = 0, cap = 0;
-	int err = 0;
+	struct prune_ctx c = { .dst = dst, .min = min };
+	int err = profile__walk(src, prune_node, &c);
 
-	for (n = profile_node__child(profile__root(src)); n && !err;) {
-		bool keep = profile_node__total(n) >= min;
-
-		if (keep) {
-			if (depth == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				const struct profile_node **np = realloc(path, nc * sizeof(*np));
-				struct jp_frame *nf = np ? realloc(frames, nc * sizeof(*nf)) : NULL;
-
-				if (np)
-					path = np;
-				if (!np || !nf) {
-					err = -ENOMEM;
-					break;
-				}
-				frames = nf;
-				cap = nc;
-			}
-			path[depth] = n;
-			frames[depth].name = profile_node__name(n);
-			frames[depth].kind = profile_node__kind(n);
-			depth++;
-			if (profile_node__self(n))
-				err = profile__add(dst, frames, depth, profile_node__self(n));
-			if (profile_node__child(n)) {
-				n = profile_node__child(n);
-				continue;
-			}
-		} else if (profile_node__next(n)) {
-			n = profile_node__next(n);
-			continue;
-		}
-		while (depth && !profile_node__next(path[depth - 1]))
-			depth--;
-		if (!depth)
-			break;
-		n = profile_node__next(path[--depth]);
-	}
-	free(path);
-	free(frames);
+	free(c.frames);
 	return err;
 }
 
@@ -189,60 +177,52 @@ static bool kind_is_java(enum jp_frame_kind k)
 	return k == JP_FK_JIT || k == JP_FK_INLINED || k == JP_FK_INTERP;
 }
 
+struct from_ctx {
+	struct model *m;
+	jp_id labels, *locs;
+	size_t cap;
+	enum jp_value v;
+};
+
+/* every node with self weight: a row of its path, leaf first */
+static int from_node(void *vctx, const struct profile_node *const *path, size_t depth)
+{
+	struct from_ctx *c = vctx;
+	const struct profile_node *n = path[depth - 1];
+
+	if (!profile_node__self(n))
+		return 0;
+	if (depth > c->cap) {
+		size_t nc = depth * 2;
+		jp_id *nl = realloc(c->locs, nc * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		c->locs = nl;
+		c->cap = nc;
+	}
+	for (size_t i = 0; i < depth; i++) {
+		const struct profile_node *f = path[depth - 1 - i];
+		enum jp_frame_kind k = profile_node__kind(f);
+		struct jp_location loc = {
+			.func = model__func(c->m, profile_node__name(f), "", kind_is_java(k)),
+			.kind = k,
+		};
+
+		c->locs[i] = loc.func ? model__location(c->m, &loc) : 0;
+		if (!c->locs[i])
+			return -ENOMEM;
+	}
+	return model__add(c->m, model__stack(c->m, c->locs, depth), c->labels, c->v,
+			  profile_node__self(n));
+}
+
 int model__from_profile(struct model *m, const struct profile *p, enum jp_value v)
 {
-	struct jp_labels none = {.comm = "", .thread = "", .container = ""};
-	const struct profile_node **path = NULL, *n;
-	jp_id *locs = NULL, labels = model__labels(m, &none);
-	size_t depth = 0, cap = 0;
-	int err = labels ? 0 : -ENOMEM;
+	struct jp_labels none = { .comm = "", .thread = "", .container = "" };
+	struct from_ctx c = { .m = m, .labels = model__labels(m, &none), .v = v };
+	int err = c.labels ? profile__walk(p, from_node, &c) : -ENOMEM;
 
-	for (n = profile_node__child(profile__root(p)); n && !err;) {
-		if (depth == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			const struct profile_node **np = realloc(path, nc * sizeof(*np));
-			jp_id *nl = np ? realloc(locs, nc * sizeof(*nl)) : NULL;
-
-			if (np)
-				path = np;
-			if (!np || !nl) {
-				err = -ENOMEM;
-				break;
-			}
-			locs = nl;
-			cap = nc;
-		}
-		path[depth++] = n;
-		if (profile_node__self(n)) {
-			/* the model's stacks are leaf first */
-			for (size_t i = 0; i < depth && !err; i++) {
-				enum jp_frame_kind k = profile_node__kind(path[depth - 1 - i]);
-				struct jp_location loc = {
-					.func = model__func(m,
-							    profile_node__name(path[depth - 1 - i]),
-							    "", kind_is_java(k)),
-					.kind = k,
-				};
-
-				locs[i] = loc.func ? model__location(m, &loc) : 0;
-				if (!locs[i])
-					err = -ENOMEM;
-			}
-			if (!err)
-				err = model__add(m, model__stack(m, locs, depth), labels, v,
-						 profile_node__self(n));
-		}
-		if (profile_node__child(n)) {
-			n = profile_node__child(n);
-			continue;
-		}
-		while (depth && !profile_node__next(path[depth - 1]))
-			depth--;
-		if (!depth)
-			break;
-		n = profile_node__next(path[--depth]);
-	}
-	free(path);
-	free(locs);
+	free(c.locs);
 	return err;
 }

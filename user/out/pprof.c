@@ -82,6 +82,8 @@ static void pb_reserve(struct pb *b, size_t more)
 
 static void pb_raw(struct pb *b, const void *d, size_t n)
 {
+	if (!n)
+		return; /* an empty nested message: d may be NULL */
 	pb_reserve(b, n);
 	if (b->err)
 		return;

@@ -120,56 +120,39 @@ static const char *unit_of(const char *unit)
 	return !strcmp(unit, "bytes") ? "bytes" : "none";
 }
 
+struct samples_ctx {
+	struct frame_map *fm;
+	FILE *f, *wf;
+	size_t n;
+};
+
 /* one sample per trie node with self weight: its path from the root, root first */
+static int sample_node(void *vctx, const struct profile_node *const *path, size_t depth)
+{
+	struct samples_ctx *c = vctx;
+	const struct profile_node *n = path[depth - 1];
+
+	if (!profile_node__self(n))
+		return 0;
+	fprintf(c->f, "%s[", c->n ? "," : "");
+	fprintf(c->wf, "%s%" PRIu64, c->n ? "," : "", (uint64_t)profile_node__self(n));
+	for (size_t i = 0; i < depth; i++) {
+		long idx = fm_get(c->fm, profile_node__name(path[i]), profile_node__kind(path[i]));
+
+		if (idx < 0)
+			return (int)idx;
+		fprintf(c->f, "%s%ld", i ? "," : "", idx);
+	}
+	fputc(']', c->f);
+	c->n++;
+	return 0;
+}
+
 static int write_samples(const struct profile *p, struct frame_map *fm, FILE *f, FILE *wf)
 {
-	const struct profile_node **path = NULL;
-	size_t depth = 0, cap = 0, nsamples = 0;
-	const struct profile_node *n = profile_node__child(profile__root(p));
+	struct samples_ctx c = { .fm = fm, .f = f, .wf = wf };
 
-	while (n) {
-		if (depth == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			const struct profile_node **np = realloc(path, nc * sizeof(*np));
-
-			if (!np) {
-				free(path);
-				return -ENOMEM;
-			}
-			path = np;
-			cap = nc;
-		}
-		path[depth++] = n;
-		if (profile_node__self(n)) {
-			fprintf(f, "%s[", nsamples ? "," : "");
-			fprintf(wf, "%s%" PRIu64, nsamples ? "," : "",
-				(uint64_t)profile_node__self(n));
-			for (size_t i = 0; i < depth; i++) {
-				long idx = fm_get(fm, profile_node__name(path[i]),
-						  profile_node__kind(path[i]));
-
-				if (idx < 0) {
-					free(path);
-					return (int)idx;
-				}
-				fprintf(f, "%s%ld", i ? "," : "", idx);
-			}
-			fputc(']', f);
-			nsamples++;
-		}
-		/* depth-first: first child, else the next sibling of the nearest ancestor */
-		if (profile_node__child(n)) {
-			n = profile_node__child(n);
-			continue;
-		}
-		while (depth && !profile_node__next(path[depth - 1]))
-			depth--;
-		if (!depth)
-			break;
-		n = profile_node__next(path[--depth]);
-	}
-	free(path);
-	return 0;
+	return profile__walk(p, sample_node, &c);
 }
 
 int out_speedscope_write(const struct profile *p, const struct out_meta *meta, FILE *f)
