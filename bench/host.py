@@ -117,12 +117,30 @@ def part_first(a, jprof, tmp):
     return res
 
 
+def prog_ids_of(pid):
+    """ids of the BPF programs process PID holds an fd of (/proc/PID/fdinfo: prog_id)"""
+    ids = set()
+    d = f"/proc/{pid}/fdinfo"
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                m = re.search(r"^prog_id:\s*(\d+)", f.read(), re.M)
+        except OSError:
+            continue
+        if m:
+            ids.add(int(m.group(1)))
+    return ids
+
+
 def jprof_progs(pid):
+    # bpftool's "pids" needs its BPF pid iterator, which Debian's build lacks: match the ids
+    # of the programs jprof holds instead (another jprof may run beside it)
+    mine = prog_ids_of(pid)
     out = subprocess.run(["bpftool", "prog", "show", "--json"], check=True,
                          stdout=subprocess.PIPE, text=True).stdout
     progs = []
     for p in json.loads(out):
-        if any(o.get("pid") == pid for o in p.get("pids", [])):
+        if p.get("id") in mine:
             progs.append({"name": p.get("name", "?"), "type": p.get("type", "?"),
                           "run_cnt": p.get("run_cnt", 0), "run_time_ns": p.get("run_time_ns", 0)})
     return progs
