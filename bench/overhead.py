@@ -26,6 +26,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 children = []  # every process started here: killed on any exit
+PID_ONLY = False  # jprof -p WORKLOAD instead of -a (leaves a shared host's other JVMs alone)
 
 
 def kill_children():
@@ -68,11 +69,12 @@ def finish_workload(p, key="elapsed_ms"):
     sys.exit(f"workload printed no {key}: {out!r}")
 
 
-def start_jprof(jprof, freq, tmp):
+def start_jprof(jprof, freq, tmp, pid):
     err = open(os.path.join(tmp, f"jprof-{freq}.err"), "w+")
     t0 = time.monotonic()
-    p = spawn([jprof, "record", "-a", "-F", str(freq), "-o",
-                          os.path.join(tmp, f"out-{freq}.folded")], stderr=err)
+    scope = ["-p", str(pid)] if PID_ONLY else ["-a"]
+    p = spawn([jprof, "record"] + scope + ["-F", str(freq), "-o",
+                                           os.path.join(tmp, f"out-{freq}.folded")], stderr=err)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         err.seek(0)
@@ -118,7 +120,8 @@ def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
     w = start_workload(cmd)
     if config.startswith("perf"):  # the kernel's own sampler, as a reference
         freq = int(config.split("@")[1])
-        pf = spawn(["perf", "record", "-a", "-g", "-F", str(freq), "-o",
+        scope = ["-p", str(w.pid)] if PID_ONLY else ["-a"]
+        pf = spawn(["perf", "record"] + scope + ["-g", "-F", str(freq), "-o",
                                os.path.join(tmp, "perf.data")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)
@@ -128,7 +131,7 @@ def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
         return ms, extra
     if config.startswith("jprof"):
         freq = int(config.split("@")[1])
-        jp, t0, err = start_jprof(jprof, freq, tmp)
+        jp, t0, err = start_jprof(jprof, freq, tmp, w.pid)
         time.sleep(1.0)  # attach done; let the JVM settle
         ready = (time.monotonic(), proc_cpu_s(jp.pid))
         ms = finish_workload(w, key)
@@ -183,7 +186,11 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0,
                     help="multiplies each workload's fixed amount of work (quick runs: < 1)")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--pid-only", action="store_true",
+                    help="jprof -p WORKLOAD, not -a (a host shared with other JVMs)")
     a = ap.parse_args()
+    global PID_ONLY
+    PID_ONLY = a.pid_only
     jprof = os.path.join(a.build, "jprof")
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)

@@ -117,7 +117,7 @@ def part_overhead(a, tmp):
     js = os.path.join(tmp, "overhead.json")
     run_logged([sys.executable, os.path.join(REPO, "bench/overhead.py"), "--build", a.build,
                 "--runs", str(a.runs), "--scale", str(0.15 if a.quick else 1.0), "--java",
-                a.java, "--json", js], 3600)
+                a.java, "--json", js] + (["--pid-only"] if a.pid_only else []), 3600)
     with open(js) as f:
         res = json.load(f)
     for k, cfgs in (("c", ["jprof@99", "jprof@999", "perf@999"]),
@@ -188,9 +188,13 @@ def part_load(a, tmp):
         res.update(cpu_s=float(m.group(1)), wall_s=float(m.group(2)),
                    past_d_s=float(m.group(3)))
     res.update(host.jprof_summary(out))
+    m = re.search(r"(\d+) in Java threads of which (\d+) with complete Java stacks", out)
+    if m:
+        res.update(java_thread_samples=int(m.group(1)), complete_java_stacks=int(m.group(2)))
     say(f"load 1 JVM x 200 threads, -F 999 -d {secs}: jprof CPU {res.get('cpu_s')} s, "
         f"{res.get('past_d_s')} s past -d, JVMs with Java stacks "
-        f"{res.get('jvms_with_java')}/{res.get('jvms')}")
+        f"{res.get('jvms_with_java')}/{res.get('jvms')}, complete Java stacks "
+        f"{res.get('complete_java_stacks')} of {res.get('java_thread_samples')} samples")
     return res
 
 
@@ -441,6 +445,10 @@ def main():
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--only", default=",".join(PARTS), help="comma-separated parts")
     ap.add_argument("--quick", action="store_true", default=bool(os.environ.get("BENCH_QUICK")))
+    ap.add_argument("--pid-only", action="store_true",
+                    default=bool(os.environ.get("BENCH_PID_ONLY")),
+                    help="overhead and h2: jprof/perf -p WORKLOAD, not -a (a host where "
+                    "others' JVMs run)")
     ap.add_argument("--java", default=os.path.join(os.environ.get(
         "JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64"), "bin", "java"))
     a = ap.parse_args()
@@ -449,6 +457,7 @@ def main():
     a.build = os.path.abspath(a.build)
     a.jprof = os.path.join(a.build, "jprof")
     a.runs = 2 if a.quick else 5
+    overhead.PID_ONLY = a.pid_only
     for f in (a.jprof, os.path.join(a.build, "tests", "apps", "ManyThreads.class")):
         if not os.path.exists(f):
             sys.exit(f"suite.py: {f} missing (make all apps sc-driver)")
@@ -457,7 +466,8 @@ def main():
     os.makedirs(os.path.join(a.build, "bench"), exist_ok=True)
     stamp = datetime.datetime.now(datetime.timezone.utc)
     base = os.path.join(a.build, "bench", "results-" + stamp.strftime("%Y-%m-%dT%H%M%SZ"))
-    results = {"started": stamp.isoformat(), "quick": a.quick, "java": a.java,
+    results = {"started": stamp.isoformat(), "quick": a.quick, "pid_only": a.pid_only,
+               "java": a.java,
                "commit": subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"],
                                         stdout=subprocess.PIPE, text=True).stdout.strip(),
                "host": {"nproc": os.cpu_count(), "loadavg_start": os.getloadavg()},
