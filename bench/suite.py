@@ -150,7 +150,7 @@ def part_h2(a, tmp):
 def part_host(a, tmp):
     js = os.path.join(tmp, "host.json")
     run_logged([sys.executable, os.path.join(REPO, "bench/host.py"), "--build", a.build,
-                "--runs", str(a.runs), "--secs", str(3 if a.quick else 10), "--java", a.java,
+                "--runs", str(a.runs), "--secs", str(3 if a.quick else 6), "--java", a.java,
                 "--json", js], 3600)
     with open(js) as f:
         res = json.load(f)
