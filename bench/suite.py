@@ -452,6 +452,9 @@ def main():
     ap.add_argument("--java", default=os.path.join(os.environ.get(
         "JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64"), "bin", "java"))
     a = ap.parse_args()
+    for name in a.only.split(","):
+        if name not in PARTS:
+            sys.exit(f"suite.py: unknown part {name} (parts: {', '.join(PARTS)})")
     if os.geteuid() != 0:
         sys.exit("suite.py: needs root")
     a.build = os.path.abspath(a.build)
@@ -477,8 +480,6 @@ def main():
         f"{os.getloadavg()[0]:.2f} at start")
     try:
         for name in a.only.split(","):
-            if name not in PARTS:
-                sys.exit(f"suite.py: unknown part {name} (parts: {', '.join(PARTS)})")
             print(f"\n== {name} ==", flush=True)
             t0 = time.monotonic()
             with tempfile.TemporaryDirectory(prefix=f"jprof-bench-{name}-") as tmp:
