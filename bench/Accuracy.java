@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// Accuracy.java: ground truth for the profiler's accuracy: three threads at 100/50/25% duty measure their own CPU.
+// Accuracy.java: accuracy ground truth: threads at 100/50/25% duty measure their own CPU.
 //
 // Usage: java Accuracy SECS. Prints "ready", waits for a line on stdin (the profiler is up),
 // runs SECS seconds, then prints one line per thread and per (thread, method):

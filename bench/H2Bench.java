@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// H2Bench.java: a real application's throughput: JDBC inserts and queries on Debian's H2 database (libh2-java).
+// H2Bench.java: a real application's throughput: JDBC transactions on H2 (Debian libh2-java).
 //
 // Usage: java -cp h2.jar:DIR H2Bench THREADS SECS. Creates an in-memory H2 database with an
 // index, warms up for 3 s, prints "ready", waits for a line on stdin (the profiler is up),

@@ -105,9 +105,10 @@ def ratio_line(name, res, configs, better):
     parts = []
     for c in configs:
         if c in res and c != "baseline":
-            r = res[c]["median_ratio"]
-            parts.append(f"{c} x{r:.3f}")
-    say(f"{name}: " + ", ".join(parts) + f" (median ratio to the same round's baseline; "
+            r, rs = res[c]["median_ratio"], res[c]["ratios"]
+            # the spread says how much a loaded host's drift leaves of the median
+            parts.append(f"{c} x{r:.3f} [{min(rs):.2f}..{max(rs):.2f}]")
+    say(f"{name}: " + ", ".join(parts) + f" (median [min..max] ratio to the same round's baseline; "
         f"{better}; {res['rounds']} rounds)")
 
 
@@ -372,7 +373,8 @@ def part_join(a, tmp):
             binp = os.path.join(tmp, f"join_bench_{tag}")
             model = os.path.exists(os.path.join(tree, "user", "model", "model.h"))
             subprocess.check_call(
-                ["cc"] + (["-DJP_BENCH_MODEL"] if model else []) + [ "-std=gnu11", "-D_GNU_SOURCE", "-O2", "-g", "-fno-omit-frame-pointer",
+                ["cc"] + (["-DJP_BENCH_MODEL"] if model else []) +
+                ["-std=gnu11", "-D_GNU_SOURCE", "-O2", "-g", "-fno-omit-frame-pointer",
                  "-Wall", "-Wextra", "-Werror", "-I" + os.path.join(tree, "user"),
                  "-I" + os.path.join(outdir, "bpf"), "-I" + os.path.join(tree, "bpf"),
                  "-I" + os.path.join(tree, "jvmagent"), os.path.join(REPO, "bench/join_bench.c")]
