@@ -180,9 +180,9 @@ check: all apps
 run: all
 	./$(OUT)/jprof record -a -d $${SECONDS_TO_RECORD:-10} -o $(OUT)/profile.html
 
+# bench/suite.py: every benchmark, JSON in $(OUT)/bench/; BENCH_QUICK=1 for a short check run
 bench: all apps sc-driver
-	$(Q)python3 bench/overhead.py --build $(OUT)
-	$(Q)OUT=$(OUT) bash bench/syscalls.sh
+	$(Q)python3 bench/suite.py --build $(OUT)
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux/$(ARCH)/vmlinux.h

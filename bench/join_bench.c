@@ -4,7 +4,8 @@
  * THREADS threads are sampled round after round; their Java traces come from an agent
  * ring written here LAG rounds late (jprof behind on a saturated host), so THREADS*LAG
  * samples wait at any time. Prints ns per sample (sample + its trace, paired and added
- * to the profile). bench/join_bench.sh builds it against this tree's join and main's.
+ * to the profile). bench/suite.py builds it against this tree (-DJP_BENCH_MODEL) and the
+ * last one before the model redesign.
  *   join_bench [THREADS] [ROUNDS] [LAG]
  */
 #include <fcntl.h>
@@ -22,7 +23,18 @@
 #undef jp_frame
 
 #include "join.h"
+/* built against this tree (the model) and against the tree before the model redesign */
+#ifdef JP_BENCH_MODEL
+#include "model/model.h"
+#define SINK		     struct model
+#define sink_new()	     model__new()
+#define sink_free(m)	     model__free(m)
+#else
 #include "profile.h"
+#define SINK		     struct profile
+#define sink_new()	     profile__new("bench", "samples")
+#define sink_free(p)	     profile__free(p)
+#endif
 #include "jvm/agent_ring.h"
 #include "sym/syms.h"
 
@@ -147,7 +159,7 @@ int main(int argc, char **argv)
 	struct join_opts o = { 0 };
 	__u64 base = 1000ull * 1000000000ull, t0, el = 0, n = 0;
 	struct syms *syms = syms__new("/dev/null");
-	struct profile *prof = profile__new("bench", "samples");
+	SINK *prof = sink_new();
 	struct join *j = syms && prof ? join__new(syms, prof, &o) : NULL;
 	struct jvm_agent *a = agent_open();
 	struct join_stats st;
@@ -189,7 +201,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.java_complete, (unsigned long long)n);
 	join__free(j);
 	syms__free(syms);
-	profile__free(prof);
+	sink_free(prof);
 	unlink(ring_path);
 	unlink(dict_path);
 	rmdir(dir);

@@ -21,7 +21,11 @@ TMP=$(mktemp -d)
 JPID=
 
 cleanup() {
-	[[ -n $JPID ]] && kill -9 "$JPID" 2>/dev/null && wait "$JPID" 2>/dev/null
+	# the JVM's status (killed) must not become the script's
+	if [[ -n $JPID ]]; then
+		kill -9 "$JPID" 2>/dev/null || true
+		wait "$JPID" 2>/dev/null || true
+	fi
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

@@ -13,6 +13,8 @@ one core) split into start-up (until it reports that it records) and steady stat
 (the rest), and its peak RSS.
 """
 import argparse
+import atexit
+import json
 import os
 import shutil
 import signal
@@ -23,10 +25,31 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+children = []  # every process started here: killed on any exit
+PID_ONLY = False  # jprof -p WORKLOAD instead of -a (leaves a shared host's other JVMs alone)
+
+
+def kill_children():
+    for p in children:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    children.clear()
+
+
+def on_signal(signum, _frame):
+    kill_children()
+    sys.exit(128 + signum)
+
+
+def spawn(cmd, **kw):
+    p = subprocess.Popen(cmd, **kw)
+    children.append(p)
+    return p
 
 
 def start_workload(cmd):
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    p = spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     for line in p.stdout:  # the JVM may log first (JFR does)
         if line.strip() == "ready":
             return p
@@ -34,22 +57,24 @@ def start_workload(cmd):
     sys.exit(f"workload did not start: {cmd}")
 
 
-def finish_workload(p):
+def finish_workload(p, key="elapsed_ms"):
+    """lets the workload run; returns the figure it prints as KEY=VALUE"""
     p.stdin.write("\n")
     p.stdin.flush()
     out = p.stdout.read()
     p.wait()
     for tok in out.split():
-        if tok.startswith("elapsed_ms="):
+        if tok.startswith(key + "="):
             return float(tok.split("=")[1])
-    sys.exit(f"workload printed no elapsed time: {out!r}")
+    sys.exit(f"workload printed no {key}: {out!r}")
 
 
-def start_jprof(jprof, freq, tmp):
+def start_jprof(jprof, freq, tmp, pid):
     err = open(os.path.join(tmp, f"jprof-{freq}.err"), "w+")
     t0 = time.monotonic()
-    p = subprocess.Popen([jprof, "record", "-a", "-F", str(freq), "-o",
-                          os.path.join(tmp, f"out-{freq}.folded")], stderr=err)
+    scope = ["-p", str(pid)] if PID_ONLY else ["-a"]
+    p = spawn([jprof, "record"] + scope + ["-F", str(freq), "-o",
+                                           os.path.join(tmp, f"out-{freq}.folded")], stderr=err)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         err.seek(0)
@@ -86,7 +111,7 @@ def stop_jprof(p, t0, err, ready):
             "summary": text.strip().splitlines()[-1] if text.strip() else ""}
 
 
-def run_config(workload_cmd, config, jprof, tmp):
+def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
     extra = {}
     cmd = list(workload_cmd)
     if config == "jfr":
@@ -95,39 +120,41 @@ def run_config(workload_cmd, config, jprof, tmp):
     w = start_workload(cmd)
     if config.startswith("perf"):  # the kernel's own sampler, as a reference
         freq = int(config.split("@")[1])
-        pf = subprocess.Popen(["perf", "record", "-a", "-g", "-F", str(freq), "-o",
+        scope = ["-p", str(w.pid)] if PID_ONLY else ["-a"]
+        pf = spawn(["perf", "record"] + scope + ["-g", "-F", str(freq), "-o",
                                os.path.join(tmp, "perf.data")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)
-        ms = finish_workload(w)
+        ms = finish_workload(w, key)
         pf.send_signal(signal.SIGINT)
         pf.wait()
         return ms, extra
     if config.startswith("jprof"):
         freq = int(config.split("@")[1])
-        jp, t0, err = start_jprof(jprof, freq, tmp)
+        jp, t0, err = start_jprof(jprof, freq, tmp, w.pid)
         time.sleep(1.0)  # attach done; let the JVM settle
         ready = (time.monotonic(), proc_cpu_s(jp.pid))
-        ms = finish_workload(w)
+        ms = finish_workload(w, key)
         extra = stop_jprof(jp, t0, err, ready)
     else:
-        ms = finish_workload(w)
+        ms = finish_workload(w, key)
     return ms, extra
 
 
-def bench(name, workload_cmd, configs, runs, jprof, tmp):
+def bench(name, workload_cmd, configs, runs, jprof, tmp, key="elapsed_ms"):
+    """KEY: the workload's figure; elapsed_ms (lower is better) or a throughput"""
     res = {c: [] for c in configs}
     extras = {c: [] for c in configs}
     for r in range(runs):
         order = configs if r % 2 == 0 else list(reversed(configs))
         for c in order:
-            ms, ex = run_config(workload_cmd, c, jprof, tmp)
+            ms, ex = run_config(workload_cmd, c, jprof, tmp, key)
             res[c].append(ms)
             if ex:
                 extras[c].append(ex)
     base = res["baseline"]
     print(f"\n{name}: {runs} rounds, configurations interleaved")
-    print(f"  {'config':<12} {'median ms':>10} {'ratio':>7} {'min..max ratio':>16} "
+    print(f"  {'config':<12} {'median ' + key:>10} {'ratio':>7} {'min..max ratio':>16} "
           f"{'jprof start-up CPU':>19} {'steady CPU %core':>17} {'peak RSS':>9}")
     for c in configs:
         ratios = [a / b for a, b in zip(res[c], base)]
@@ -142,6 +169,12 @@ def bench(name, workload_cmd, configs, runs, jprof, tmp):
     for c in configs:
         if extras[c]:
             print(f"  last {c} summary: {extras[c][-1]['summary']}")
+    out = {"rounds": runs, "metric": key}
+    for c in configs:
+        ratios = [a / b for a, b in zip(res[c], base)]
+        out[c] = {"values": res[c], "median": statistics.median(res[c]), "ratios": ratios,
+                  "median_ratio": statistics.median(ratios), "jprof": extras[c]}
+    return out
 
 
 def main():
@@ -150,8 +183,19 @@ def main():
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--only", choices=["c", "java"], default=None)
     ap.add_argument("--java", default="/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="multiplies each workload's fixed amount of work (quick runs: < 1)")
+    ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--pid-only", action="store_true",
+                    help="jprof -p WORKLOAD, not -a (a host shared with other JVMs)")
     a = ap.parse_args()
+    global PID_ONLY
+    PID_ONLY = a.pid_only
     jprof = os.path.join(a.build, "jprof")
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    atexit.register(kill_children)
+    out = {}
     with tempfile.TemporaryDirectory(prefix="jprof-bench-") as tmp:
         cwork = os.path.join(tmp, "cpuwork")
         subprocess.check_call(["cc", "-O2", "-pthread", os.path.join(REPO, "bench/cpuwork.c"),
@@ -159,12 +203,16 @@ def main():
         subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/JavaWork.java")])
         if a.only in (None, "c"):
             refs = ["perf@999"] if shutil.which("perf") else []
-            bench("C workload (2 threads, fixed work)", [cwork, "2", "7000000000"],
-                  ["baseline", "jprof@99", "jprof@999"] + refs, a.runs, jprof, tmp)
+            out["c"] = bench("C workload (2 threads, fixed work)",
+                             [cwork, "2", str(int(7000000000 * a.scale))],
+                             ["baseline", "jprof@99", "jprof@999"] + refs, a.runs, jprof, tmp)
         if a.only in (None, "java"):
-            bench("Java workload (JDK 17, 2 threads, fixed work)",
-                  [a.java, "-cp", tmp, "JavaWork", "2", "3000"],
-                  ["baseline", "jprof@99", "jprof@999", "jfr"], a.runs, jprof, tmp)
+            out["java"] = bench("Java workload (2 threads, fixed work)",
+                                [a.java, "-cp", tmp, "JavaWork", "2", str(int(3000 * a.scale))],
+                                ["baseline", "jprof@99", "jprof@999", "jfr"], a.runs, jprof, tmp)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,509 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""suite.py: `make bench`: every benchmark of jprof in one run, as a text summary and JSON.
+
+Parts (in this order; --only picks some):
+  overhead   bench/overhead.py: C and Java CPU-bound workloads, baseline vs jprof 99/999 Hz
+             vs perf vs JFR, interleaved rounds, ratios against the same round's baseline
+  h2         a real application's throughput: JDBC transactions on Debian's H2 (libh2-java,
+             bench/H2Bench.java), baseline vs jprof 99/999 Hz vs JFR profile, interleaved
+  host       bench/host.py: time to first sample (0/1/10 JVMs), BPF run time per program,
+             jprof's own CPU and peak RSS
+  syscalls   bench/syscalls.sh: cost of the syscall and off-CPU programs per syscall
+  load       bench/load.sh: 1 JVM x 200 busy threads on the saturated host
+  scale      10 JVMs x 10 busy threads, `record -a`: jprof's CPU, peak RSS, first sample,
+             JVMs with Java stacks
+  accuracy   bench/Accuracy.java (3 threads at 100/50/25% duty, own CPU clock) under
+             `record -p PID -F 99 --per-thread`: per-thread and per-method error in pp
+  formats    `jprof report` of ~1M samples over 100,000 stacks into each format: time, RSS
+  join       bench/join_bench.c: ns per sample of the join+aggregate, this tree against the
+             last commit before the model redesign (built in a temporary dir under /tmp)
+  html       load time of a 100,000-stack HTML flame graph in headless Chromium
+
+BENCH_QUICK=1 (or --quick): few repetitions and short durations, to check that it works.
+Writes OUT/bench/results-<UTC date>.json and .txt. Needs root and `make all apps sc-driver`.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+import host  # noqa: E402  (its JVM helpers; its cleanup() kills what they started)
+import overhead  # noqa: E402
+
+H2_JAR = "/usr/share/java/h2.jar"
+# the last commit before user/model/ existed (b0bd1fb added it): the join "before" the redesign
+BEFORE_MODEL = "c7de993"
+summary = []  # the text summary's lines
+
+
+def say(line):
+    print(line, flush=True)
+    summary.append(line)
+
+
+def cleanup():
+    overhead.kill_children()
+    host.cleanup()
+
+
+def on_signal(signum, _frame):
+    cleanup()
+    sys.exit(128 + signum)
+
+
+def run_logged(cmd, timeout, **kw):
+    """runs cmd, its output shown as it comes and returned; a failure stops the suite"""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    overhead.children.append(p)
+    lines = []
+    t_end = time.monotonic() + timeout
+    for line in p.stdout:
+        print("  | " + line, end="", flush=True)
+        lines.append(line)
+        if time.monotonic() > t_end:
+            p.kill()
+    p.wait()
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode})")
+    return "".join(lines)
+
+
+def time_v(cmd, timeout, **kw):
+    """runs cmd under /usr/bin/time -v; returns (wall s, CPU s, peak RSS MB, stderr)"""
+    with tempfile.NamedTemporaryFile("r", prefix="jprof-time-") as tf:
+        r = subprocess.run(["/usr/bin/time", "-v", "-o", tf.name] + cmd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, timeout=timeout, **kw)
+        t = tf.read()
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr[-2000:]}")
+
+    def field(name):
+        m = re.search(re.escape(name) + r": (\S+)", t)
+        return m.group(1) if m else "0"
+    wall = field("Elapsed (wall clock) time (h:mm:ss or m:ss)").split(":")
+    wall_s = sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall)))
+    cpu = float(field("User time (seconds)")) + float(field("System time (seconds)"))
+    return wall_s, cpu, int(field("Maximum resident set size (kbytes)")) / 1024.0, r.stderr
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def ratio_line(name, res, configs, better):
+    parts = []
+    for c in configs:
+        if c in res and c != "baseline":
+            r, rs = res[c]["median_ratio"], res[c]["ratios"]
+            # the spread says how much a loaded host's drift leaves of the median
+            parts.append(f"{c} x{r:.3f} [{min(rs):.2f}..{max(rs):.2f}]")
+    say(f"{name}: " + ", ".join(parts) + f" (median [min..max] ratio to the same round's baseline; "
+        f"{better}; {res['rounds']} rounds)")
+
+
+# --- parts ---------------------------------------------------------------------------------
+
+def part_overhead(a, tmp):
+    js = os.path.join(tmp, "overhead.json")
+    run_logged([sys.executable, os.path.join(REPO, "bench/overhead.py"), "--build", a.build,
+                "--runs", str(a.runs), "--scale", str(0.15 if a.quick else 1.0), "--java",
+                a.java, "--json", js] + (["--pid-only"] if a.pid_only else []), 3600)
+    with open(js) as f:
+        res = json.load(f)
+    for k, cfgs in (("c", ["jprof@99", "jprof@999", "perf@999"]),
+                    ("java", ["jprof@99", "jprof@999", "jfr"])):
+        if k in res:
+            ratio_line(f"overhead {k} wall", res[k], cfgs, "lower is better")
+            for c in ("jprof@99", "jprof@999"):
+                ex = res[k][c]["jprof"]
+                if ex:
+                    say(f"  jprof {c}: steady CPU {med([e['steady_pct'] for e in ex]):.2f}% "
+                        f"of a core, peak RSS {max(e['rss_mb'] for e in ex):.1f} MB")
+    return res
+
+
+def part_h2(a, tmp):
+    if not os.path.exists(H2_JAR):
+        raise RuntimeError(f"{H2_JAR} missing: install Debian's libh2-java "
+                           "(scripts/install-deps.sh)")
+    subprocess.check_call(["javac", "-d", tmp, "-cp", H2_JAR,
+                           os.path.join(REPO, "bench/H2Bench.java")])
+    secs = 3 if a.quick else 8
+    res = overhead.bench(f"H2 JDBC transactions, 2 threads, {secs} s",
+                         [a.java, "-Xmx256m", "-cp", f"{H2_JAR}:{tmp}", "H2Bench", "2",
+                          str(secs)], ["baseline", "jprof@99", "jprof@999", "jfr"],
+                         2 if a.quick else 3, a.jprof, tmp, key="ops_per_s")
+    ratio_line("H2 throughput", res, ["jprof@99", "jprof@999", "jfr"], "higher is better")
+    return res
+
+
+def part_host(a, tmp):
+    js = os.path.join(tmp, "host.json")
+    run_logged([sys.executable, os.path.join(REPO, "bench/host.py"), "--build", a.build,
+                "--runs", str(a.runs), "--secs", str(3 if a.quick else 6), "--java", a.java,
+                "--json", js], 3600)
+    with open(js) as f:
+        res = json.load(f)
+    f = res.get("first", {})
+    say("first sample ms (median of runs) with 0/1/10 JVMs: " +
+        "/".join(str(f.get(n, {}).get("median_all_ms")) for n in ("0", "1", "10")))
+    for hz, e in res.get("bpf", {}).items():
+        v = e.get("all_programs_ns_per_sample")
+        say(f"BPF run time per sample at {hz} Hz: {v:.0f} ns" if v else
+            f"BPF run time at {hz} Hz: no samples")
+    for hz, e in res.get("self", {}).items():
+        say(f"jprof itself at {hz} Hz, 3 JVMs: {e['cpu_pct_of_core']:.2f}% of a core, "
+            f"peak RSS {e['peak_rss_kb'] / 1024:.1f} MB")
+    return res
+
+
+def part_syscalls(a, tmp):
+    out = run_logged(["bash", os.path.join(REPO, "bench/syscalls.sh"), str(a.runs),
+                      "300000" if a.quick else "2000000"], 3600, env=dict(os.environ, OUT=a.build))
+    res = {m.group(1): float(m.group(2))
+           for m in re.finditer(r"median ratio (\S+): x([\d.]+)", out)}
+    say("syscall cost ratio (1-byte writes): " +
+        ", ".join(f"{k} x{v:.2f}" for k, v in res.items()))
+    return {"median_ratio": res, "output": out}
+
+
+def part_load(a, tmp):
+    secs = 5 if a.quick else 20
+    out = run_logged(["bash", os.path.join(REPO, "bench/load.sh"), a.jprof, "200", str(secs)],
+                     secs + 900)
+    res = {"threads": 200, "secs": secs, "output": out}
+    m = re.search(r"jprof cpu ([\d.]+) s .*?, ([\d.]+) s from start of recording to exit, "
+                  r"(-?[\d.]+) s past", out)
+    if m:
+        res.update(cpu_s=float(m.group(1)), wall_s=float(m.group(2)),
+                   past_d_s=float(m.group(3)))
+    res.update(host.jprof_summary(out))
+    m = re.search(r"(\d+) in Java threads of which (\d+) with complete Java stacks", out)
+    if m:
+        res.update(java_thread_samples=int(m.group(1)), complete_java_stacks=int(m.group(2)))
+    say(f"load 1 JVM x 200 threads, -F 999 -d {secs}: jprof CPU {res.get('cpu_s')} s, "
+        f"{res.get('past_d_s')} s past -d, JVMs with Java stacks "
+        f"{res.get('jvms_with_java')}/{res.get('jvms')}, complete Java stacks "
+        f"{res.get('complete_java_stacks')} of {res.get('java_thread_samples')} samples")
+    return res
+
+
+def part_scale(a, tmp):
+    secs = 4 if a.quick else 15
+    apps = os.path.join(a.build, "tests", "apps")
+    jvms = host.start_jvms(10, a.java, apps, tmp, threads=10)
+    res = {"jvms": 10, "threads_per_jvm": 10, "secs": secs}
+    try:
+        time.sleep(1.0)
+        for hz in (99, 999):
+            wall, cpu, rss, err = time_v([a.jprof, "record", "-a", "-F", str(hz), "-d",
+                                          str(secs), "-o", os.path.join(tmp, "scale.folded")],
+                                         secs + 300, cwd=tmp)
+            e = {"wall_s": wall, "cpu_s": cpu, "cpu_pct_of_core": 100 * cpu / wall,
+                 "peak_rss_mb": rss, "report": err.strip().splitlines()[-6:]}
+            e.update(host.jprof_summary(err))
+            res[str(hz)] = e
+            say(f"scale 10 JVMs x 10 threads, -F {hz} -d {secs}: jprof {e['cpu_pct_of_core']:.1f}% "
+                f"of a core, peak RSS {rss:.1f} MB, first sample {e['first_sample_ms']} ms, "
+                f"JVMs with Java stacks {e['jvms_with_java']}/{e['jvms']}")
+    finally:
+        host.stop_jvms(jvms)
+    return res
+
+
+def parse_accuracy_folded(path):
+    """samples per worker thread and per (thread, hotA|hotB|other), from --per-thread folded"""
+    per_thread, per_method = {}, {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            if not stack or not n.isdigit():
+                continue
+            frames = stack.split(";")
+            if len(frames) < 2:
+                continue
+            m = re.match(r"(duty\d+) \[\d+\]$", frames[1])
+            if not m:
+                continue
+            t = m.group(1)
+            meth = "other"
+            for fr in frames[2:]:  # "Accuracy.hotA_[j]": the name before the type suffix
+                name = re.sub(r"_\[[a-z0-9]+\]$", "", fr)
+                if name.endswith(".hotA") or name.endswith(".hotB"):
+                    meth = name[-4:]
+            per_thread[t] = per_thread.get(t, 0) + int(n)
+            per_method[(t, meth)] = per_method.get((t, meth), 0) + int(n)
+    return per_thread, per_method
+
+
+def part_accuracy(a, tmp):
+    subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/Accuracy.java")])
+    secs = 10 if a.quick else 30
+    runs = []
+    for r in range(1 if a.quick else 2):
+        w = overhead.start_workload([a.java, "-cp", tmp, "Accuracy", str(secs)])
+        folded = os.path.join(tmp, "acc.folded")
+        err = open(os.path.join(tmp, "acc.err"), "w+")
+        jp = overhead.spawn([a.jprof, "record", "-p", str(w.pid), "-F", "99", "--per-thread",
+                             "-o", folded], stderr=err, cwd=tmp)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            err.seek(0)
+            if "recording" in err.read() or jp.poll() is not None:
+                break
+            time.sleep(0.05)
+        if jp.poll() is not None:
+            err.seek(0)
+            raise RuntimeError(f"jprof exited early: {err.read()}")
+        time.sleep(1.0)
+        w.stdin.write("\n")
+        w.stdin.flush()
+        out = w.stdout.read()
+        w.wait()
+        jp.send_signal(signal.SIGINT)
+        jp.wait(timeout=120)
+        err.seek(0)
+        report = err.read()
+        err.close()
+        if jp.returncode != 0:
+            raise RuntimeError(f"jprof failed: {report}")
+        truth_t, truth_m = {}, {}
+        for line in out.splitlines():
+            f = line.split()
+            if f[:1] == ["thread"]:
+                truth_t[f[1]] = int(f[2])
+            elif f[:1] == ["method"]:
+                truth_m[(f[1], f[2])] = int(f[3])
+        got_t, got_m = parse_accuracy_folded(folded)
+        shutil.copy(folded, os.path.join(a.build, "bench", f"accuracy-{r + 1}.folded"))
+        tt, gt = sum(truth_t.values()), sum(got_t.values())
+        if not tt or not gt:
+            raise RuntimeError(f"accuracy: no samples of the worker threads ({got_t}); "
+                               f"jprof said: {report[-1500:]}")
+        err_t = {t: 100 * (got_t.get(t, 0) / gt - truth_t[t] / tt) for t in truth_t}
+        err_m = {f"{t}.{m}": 100 * (got_m.get((t, m), 0) / gt - truth_m[(t, m)] / tt)
+                 for (t, m) in truth_m}
+        run = {"samples": gt, "truth_cpu_ns": truth_t, "samples_per_thread": got_t,
+               "thread_error_pp": err_t, "method_error_pp": err_m,
+               "thread_mae_pp": statistics.mean(abs(x) for x in err_t.values()),
+               "method_mae_pp": statistics.mean(abs(x) for x in err_m.values()),
+               "samples_per_cpu_s_at_99hz": gt / (tt / 1e9) / 99}
+        runs.append(run)
+        say(f"accuracy run {r + 1} ({secs} s, {gt} samples of the 3 workers): per-thread MAE "
+            f"{run['thread_mae_pp']:.2f} pp, per-method MAE {run['method_mae_pp']:.2f} pp; "
+            f"samples / (CPU time x 99 Hz) = {run['samples_per_cpu_s_at_99hz']:.3f}")
+    return {"secs": secs, "hz": 99, "runs": runs,
+            "median_thread_mae_pp": med([r["thread_mae_pp"] for r in runs]),
+            "median_method_mae_pp": med([r["method_mae_pp"] for r in runs])}
+
+
+def big_folded(tmp, stacks=100000, samples=1000000):
+    """STACKS distinct stacks (tests/e2e/gen_folded.py) with counts rescaled to ~SAMPLES"""
+    raw = subprocess.run([sys.executable, os.path.join(REPO, "tests/e2e/gen_folded.py"),
+                          str(stacks), "7"], check=True, stdout=subprocess.PIPE,
+                         text=True).stdout.splitlines()
+    rows = [(s, int(n)) for s, _, n in (ln.rpartition(" ") for ln in raw)]
+    total = sum(n for _, n in rows)
+    spare = samples - len(rows)  # every stack keeps at least one sample
+    path = os.path.join(tmp, "big.folded")
+    got = 0
+    with open(path, "w") as f:
+        for s, n in rows:
+            c = 1 + n * spare // total
+            if got == 0:  # the rounding's remainder goes to the first stack
+                c += samples - len(rows) - sum(m * spare // total for _, m in rows)
+            got += c
+            f.write(f"{s} {c}\n")
+    return path, got
+
+
+FORMATS = {"folded": "out.folded", "html": "out.html", "pprof": "out.pb.gz", "jfr": "out.jfr",
+           "speedscope": "out.speedscope.json"}
+
+
+def part_formats(a, tmp):
+    path, n = big_folded(tmp)
+    res = {"stacks": 100000, "samples": n}
+    reps = 1 if a.quick else 2
+    for fmt, name in FORMATS.items():
+        walls, rsss = [], []
+        for _ in range(reps):
+            out = os.path.join(tmp, name)
+            wall, _, rss, _ = time_v([a.jprof, "report", path, "-o", out], 900)
+            walls.append(wall)
+            rsss.append(rss)
+        res[fmt] = {"wall_s": walls, "median_wall_s": med(walls), "peak_rss_mb": max(rsss),
+                    "bytes": os.path.getsize(out)}
+    say(f"formats, `jprof report` of {n} samples over 100,000 stacks (folded input): " +
+        ", ".join(f"{k} {v['median_wall_s']:.2f} s {v['peak_rss_mb']:.0f} MB"
+                  for k, v in res.items() if isinstance(v, dict)))
+    return res
+
+
+def part_join(a, tmp):
+    before = tempfile.mkdtemp(prefix="jprof-before-", dir="/tmp")
+    try:
+        arch = subprocess.Popen(["git", "-C", REPO, "archive", BEFORE_MODEL],
+                                stdout=subprocess.PIPE)
+        subprocess.check_call(["tar", "-x", "-C", before], stdin=arch.stdout)
+        if arch.wait() != 0:
+            raise RuntimeError(f"git archive {BEFORE_MODEL} failed")
+        print(f"  building {BEFORE_MODEL} in {before} (the join before the model redesign)",
+              flush=True)
+        r = subprocess.run(["make", "-j2", "Q=@", "all"], cwd=before, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"building {BEFORE_MODEL} failed: {r.stdout[-2000:]}")
+        bins = {}
+        for tag, tree, outdir in (("before", before, os.path.join(before, "build")),
+                                  ("after", REPO, a.build)):
+            objs = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(outdir, "user"))
+                    for f in fs if f.endswith(".o") and f != "main.o"]
+            binp = os.path.join(tmp, f"join_bench_{tag}")
+            model = os.path.exists(os.path.join(tree, "user", "model", "model.h"))
+            subprocess.check_call(
+                ["cc"] + (["-DJP_BENCH_MODEL"] if model else []) +
+                ["-std=gnu11", "-D_GNU_SOURCE", "-O2", "-g", "-fno-omit-frame-pointer",
+                 "-Wall", "-Wextra", "-Werror", "-I" + os.path.join(tree, "user"),
+                 "-I" + os.path.join(outdir, "bpf"), "-I" + os.path.join(tree, "bpf"),
+                 "-I" + os.path.join(tree, "jvmagent"), os.path.join(REPO, "bench/join_bench.c")]
+                + objs + ["-lbpf", "-lelf", "-lz", "-llzma", "-lpthread", "-o", binp])
+            bins[tag] = binp
+    finally:
+        shutil.rmtree(before, ignore_errors=True)
+    args = ["64", "200", "4"] if a.quick else ["64", "2000", "4"]
+    res = {"before_rev": BEFORE_MODEL, "args": args, "before": [], "after": []}
+    for _ in range(a.runs + 1):
+        for tag in ("before", "after"):  # interleaved: a shared machine drifts alike
+            out = subprocess.run([bins[tag]] + args, check=True, stdout=subprocess.PIPE,
+                                 text=True).stdout
+            m = re.search(r"(\d+) ns per sample", out)
+            if not m:
+                raise RuntimeError(f"join_bench printed no ns per sample: {out!r}")
+            res[tag].append(int(m.group(1)))
+    ratios = [b / n for b, n in zip(res["before"], res["after"])]
+    res["median_ns_before"] = med(res["before"])
+    res["median_ns_after"] = med(res["after"])
+    res["median_ratio_before_after"] = med(ratios)
+    say(f"join+aggregate ns per sample: before the model ({BEFORE_MODEL}) "
+        f"{res['median_ns_before']}, after {res['median_ns_after']} "
+        f"(before/after x{res['median_ratio_before_after']:.2f}, {len(ratios)} interleaved pairs)")
+    return res
+
+
+def part_html(a, tmp):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        raise RuntimeError("chromium missing (Debian package chromium)")
+    path, n = big_folded(tmp)
+    html = os.path.join(tmp, "big.html")
+    subprocess.check_call([a.jprof, "report", path, "-o", html], stdout=subprocess.DEVNULL)
+    loads, paints = [], []
+    for i in range(1 if a.quick else 3):
+        d = os.path.join(tmp, f"html{i}")
+        os.mkdir(d)
+        r = subprocess.run([sys.executable, os.path.join(REPO, "tests/e2e/html_driver.py"),
+                            "--html", html, "--out", d, "--chromium", chromium, "load"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=600)
+        step = None
+        for line in r.stdout.splitlines():
+            try:
+                j = json.loads(line)
+            except ValueError:
+                continue
+            if "load_ms" in j:
+                step = j
+        if r.returncode != 0 or not step:
+            raise RuntimeError(f"html_driver failed: {r.stdout[-1500:]} {r.stderr[-1500:]}")
+        loads.append(step["load_ms"])
+        paints.append(step.get("painted_ms"))
+    res = {"stacks": 100000, "samples": n, "bytes": os.path.getsize(html), "load_ms": loads,
+           "painted_ms": paints, "median_load_ms": med(loads),
+           "median_painted_ms": med([p for p in paints if p is not None])}
+    say(f"HTML of 100,000 stacks ({res['bytes'] / 1e6:.1f} MB) in headless Chromium: load "
+        f"{res['median_load_ms']} ms, painted {res['median_painted_ms']} ms")
+    return res
+
+
+PARTS = {"overhead": part_overhead, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
+         "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
+         "formats": part_formats, "join": part_join, "html": part_html}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--only", default=",".join(PARTS), help="comma-separated parts")
+    ap.add_argument("--quick", action="store_true", default=bool(os.environ.get("BENCH_QUICK")))
+    ap.add_argument("--pid-only", action="store_true",
+                    default=bool(os.environ.get("BENCH_PID_ONLY")),
+                    help="overhead and h2: jprof/perf -p WORKLOAD, not -a (a host where "
+                    "others' JVMs run)")
+    ap.add_argument("--java", default=os.path.join(os.environ.get(
+        "JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64"), "bin", "java"))
+    a = ap.parse_args()
+    for name in a.only.split(","):
+        if name not in PARTS:
+            sys.exit(f"suite.py: unknown part {name} (parts: {', '.join(PARTS)})")
+    if os.geteuid() != 0:
+        sys.exit("suite.py: needs root")
+    a.build = os.path.abspath(a.build)
+    a.jprof = os.path.join(a.build, "jprof")
+    a.runs = 2 if a.quick else 5
+    overhead.PID_ONLY = a.pid_only
+    for f in (a.jprof, os.path.join(a.build, "tests", "apps", "ManyThreads.class")):
+        if not os.path.exists(f):
+            sys.exit(f"suite.py: {f} missing (make all apps sc-driver)")
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    os.makedirs(os.path.join(a.build, "bench"), exist_ok=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc)
+    base = os.path.join(a.build, "bench", "results-" + stamp.strftime("%Y-%m-%dT%H%M%SZ"))
+    results = {"started": stamp.isoformat(), "quick": a.quick, "pid_only": a.pid_only,
+               "java": a.java,
+               "commit": subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"],
+                                        stdout=subprocess.PIPE, text=True).stdout.strip(),
+               "host": {"nproc": os.cpu_count(), "loadavg_start": os.getloadavg()},
+               "parts": {}, "failed": {}}
+    say(f"jprof bench {'QUICK ' if a.quick else ''}{results['commit'][:12]} "
+        f"{stamp:%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.2f} at start")
+    try:
+        for name in a.only.split(","):
+            print(f"\n== {name} ==", flush=True)
+            t0 = time.monotonic()
+            with tempfile.TemporaryDirectory(prefix=f"jprof-bench-{name}-") as tmp:
+                try:
+                    results["parts"][name] = PARTS[name](a, tmp)
+                except (RuntimeError, subprocess.SubprocessError, OSError) as e:
+                    results["failed"][name] = str(e)
+                    say(f"{name}: FAILED: {e}")
+                finally:
+                    cleanup()
+            results.setdefault("part_secs", {})[name] = round(time.monotonic() - t0, 1)
+    finally:
+        cleanup()
+        results["host"]["loadavg_end"] = os.getloadavg()
+        with open(base + ".json", "w") as f:
+            json.dump(results, f, indent=1)
+        with open(base + ".txt", "w") as f:
+            f.write("\n".join(summary) + "\n")
+        print("\n== summary ==\n" + "\n".join(summary))
+        print(f"\nwritten: {base}.json, {base}.txt")
+    sys.exit(1 if results["failed"] else 0)
+
+
+if __name__ == "__main__":
+    main()
