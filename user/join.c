@@ -11,6 +11,7 @@
 
 #include "join.h"
 #include "clock.h"
+#include "ring.h"
 #include "log.h"
 #include "model/model.h"
 #include "sym/syms.h"
@@ -117,6 +118,8 @@ struct jvm_ent {
 	__u64 miss[MISS_MAX];
 	__u64 agct[12];
 	__u64 unmatched, trace_drops;
+	/* agent events (-e lock, alloc, live) */
+	__u64 ev_allocs, ev_frees, ev_locks, ev_lock_short, ev_orphan, ev_over_budget;
 };
 
 /* one thread with something waiting; forgotten when nothing waits any more */
@@ -173,7 +176,84 @@ struct join {
 	struct join_stats st;
 	__u64 now_ns;
 	struct jvm_ent *cur_jvm; /* during a poll callback */
+	/* agent events waiting for their other half, bounded open-addressing tables */
+	struct ev_slot *waits; /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
+	struct ev_slot *live;  /* (pid, tag) -> a sampled object not freed yet */
+	size_t nwaits, nlive;
 };
+
+/* an event waiting for its other half: a monitor wait for its end, an object for its free */
+struct ev_slot {
+	__u64 k1, k2; /* k1 0: empty */
+	jp_id stack, labels;
+	__u64 time_ns;
+	__u64 space, objects;
+};
+
+#define EV_WAITS_CAP 4096u	     /* threads waiting on a monitor at once, all JVMs */
+#define EV_LIVE_CAP  (1u << 18) /* sampled objects tracked live (48 B each: 12 MiB) */
+
+static size_t ev_hash(__u64 k1, __u64 k2, size_t cap)
+{
+	__u64 h = (k1 * 0x9e3779b97f4a7c15ull) ^ (k2 * 0xc2b2ae3d27d4eb4full);
+
+	return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static struct ev_slot *ev_find(struct ev_slot *t, size_t cap, __u64 k1, __u64 k2)
+{
+	if (!t)
+		return NULL;
+	for (size_t i = ev_hash(k1, k2, cap), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
+		if (!t[i].k1)
+			return NULL;
+		if (t[i].k1 == k1 && t[i].k2 == k2)
+			return &t[i];
+	}
+	return NULL;
+}
+
+/* a free slot for a new key (kept at most 3/4 full: probes stay short); NULL when full */
+static struct ev_slot *ev_add(struct ev_slot **tp, size_t cap, size_t *n, __u64 k1, __u64 k2)
+{
+	size_t i;
+
+	if (!*tp) {
+		*tp = calloc(cap, sizeof(**tp));
+		if (!*tp)
+			return NULL;
+	}
+	if (*n >= cap / 4 * 3)
+		return NULL;
+	for (i = ev_hash(k1, k2, cap); (*tp)[i].k1; i = (i + 1) & (cap - 1))
+		;
+	(*tp)[i].k1 = k1;
+	(*tp)[i].k2 = k2;
+	(*n)++;
+	return &(*tp)[i];
+}
+
+/* removes a slot, shifting back the entries of its probe chain (no tombstones) */
+static void ev_del(struct ev_slot *t, size_t cap, size_t *n, struct ev_slot *s)
+{
+	size_t i = (size_t)(s - t), j = i;
+
+	for (;;) {
+		size_t h;
+
+		j = (j + 1) & (cap - 1);
+		if (!t[j].k1)
+			break;
+		h = ev_hash(t[j].k1, t[j].k2, cap);
+		/* move j back to i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		t[i] = t[j];
+		i = j;
+	}
+	memset(&t[i], 0, sizeof(t[i]));
+	(*n)--;
+}
 
 struct join *join__new(struct syms *syms, struct model *model, const struct join_opts *o)
 {
@@ -235,6 +315,8 @@ void join__free(struct join *j)
 	}
 	free(j->thr_tab);
 	free(j->pidset);
+	free(j->waits);
+	free(j->live);
 	free(j);
 }
 
@@ -1080,6 +1162,179 @@ static int on_trace(void *ctx, const struct java_trace *tr)
 	return --j->round_left ? 0 : -EAGAIN;
 }
 
+/*
+ * A JNI class signature as a Java name: "Ljava/lang/String;" -> "java.lang.String",
+ * "[[I" -> "int[][]". Untrusted: bounded, odd input is kept as it is.
+ */
+static const char *class_display(struct join *j, const char *sig)
+{
+	static const char prim[] = "ZBCSIJFD";
+	static const char *const pname[] = { "boolean", "byte", "char", "short",
+					     "int",	"long", "float", "double" };
+	char buf[300];
+	size_t dims = 0, w = 0, n;
+	const char *p;
+
+	if (!sig)
+		return "[unknown class]";
+	while (sig[dims] == '[' && dims < 16)
+		dims++;
+	p = sig + dims;
+	n = strlen(p);
+	if (p[0] == 'L' && n >= 2 && p[n - 1] == ';') {
+		n -= 2;
+		if (n > 255)
+			n = 255;
+		for (size_t i = 0; i < n; i++)
+			buf[w++] = p[1 + i] == '/' ? '.' : p[1 + i];
+	} else if (n == 1 && strchr(prim, p[0])) {
+		const char *t = pname[strchr(prim, p[0]) - prim];
+
+		w = strlen(t);
+		memcpy(buf, t, w);
+	} else {
+		return pool_fmt(j, "%.255s", sig);
+	}
+	for (size_t i = 0; i < dims; i++) {
+		buf[w++] = '[';
+		buf[w++] = ']';
+	}
+	buf[w] = '\0';
+	return pool_fmt(j, "%s", buf);
+}
+
+/* the event's stack (class leaf, then its Java frames) and labels as model ids */
+static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event *ev,
+		     const char *leaf_fmt, jp_id *ret_stack, jp_id *ret_labels)
+{
+	struct jp_labels l = { .pid = e->pid, .cgroup = 0, .container = "" };
+	size_t n = 0;
+
+	j->pool_used = 0;
+	l.tid = host_tid(e, ev->tid, j->now_ns);
+	l.comm = e->comm;
+	l.thread = jvm_agent__thread_name(e->a, ev->tid);
+	if (!l.thread)
+		l.thread = pool_fmt(j, "tid-%u", ev->tid);
+	if (leaf_fmt) {
+		const char *cls = class_display(j, jvm_agent__class_name(e->a, ev->class_id));
+
+		push(j, &n, pool_fmt(j, leaf_fmt, cls), JP_FK_ROOT);
+	}
+	for (int i = 0; i < ev->num_frames; i++)
+		push_java(j, &n, e, &ev->frames[i]);
+	*ret_stack = model__stack(j->model, j->locs, n);
+	*ret_labels = model__labels(j->model, &l);
+	return *ret_stack && *ret_labels ? 0 : -ENOMEM;
+}
+
+/*
+ * An agent event (jvmagent/events.c). Allocations are samples of their own; a monitor
+ * wait is one once its end comes (Entered, paired by thread: a thread waits for one
+ * monitor at a time); an object tracked live is one at the end unless freed first.
+ */
+static int on_event(void *ctx, const struct java_event *ev)
+{
+	struct join *j = ctx;
+	struct jvm_ent *e = j->cur_jvm;
+	struct ev_slot *w;
+	jp_id stack, labels;
+	__u64 k1 = (__u64)e->pid << 32 | 1, objects;
+	int err = 0;
+
+	j->traces_read++;
+	switch (ev->kind) {
+	case JP_AEV_ALLOC:
+		e->ev_allocs++;
+		err = event_ids(j, e, ev, "%s_[a]", &stack, &labels);
+		if (err)
+			break;
+		/* weight = size / p, so 1/p objects = weight / size (at least the one seen) */
+		objects = ev->size ? (ev->weight + ev->size / 2) / ev->size : 1;
+		if (!objects)
+			objects = 1;
+		err = model__add(j->model, stack, labels, JP_VAL_ALLOC_SPACE, ev->weight);
+		if (!err)
+			err = model__add(j->model, stack, labels, JP_VAL_ALLOC_OBJECTS, objects);
+		if (!err && ev->tag) {
+			w = ev_add(&j->live, EV_LIVE_CAP, &j->nlive, k1, ev->tag);
+			if (!w) {
+				e->ev_over_budget++;
+				break;
+			}
+			w->stack = stack;
+			w->labels = labels;
+			w->time_ns = ev->time_ns;
+			w->space = ev->weight;
+			w->objects = objects;
+		}
+		break;
+	case JP_AEV_FREE:
+		e->ev_frees++;
+		w = ev_find(j->live, EV_LIVE_CAP, k1, ev->tag);
+		if (w)
+			ev_del(j->live, EV_LIVE_CAP, &j->nlive, w);
+		break;
+	case JP_AEV_MONITOR_ENTER:
+		err = event_ids(j, e, ev, "%s_[l]", &stack, &labels);
+		if (err)
+			break;
+		k1 = (__u64)e->pid << 32 | 2;
+		w = ev_find(j->waits, EV_WAITS_CAP, k1, ev->tid);
+		if (!w)
+			w = ev_add(&j->waits, EV_WAITS_CAP, &j->nwaits, k1, ev->tid);
+		if (!w) {
+			e->ev_over_budget++;
+			break;
+		}
+		w->stack = stack;
+		w->labels = labels;
+		w->time_ns = ev->time_ns;
+		break;
+	case JP_AEV_MONITOR_ENTERED:
+		k1 = (__u64)e->pid << 32 | 2;
+		w = ev_find(j->waits, EV_WAITS_CAP, k1, ev->tid);
+		if (!w) {
+			e->ev_orphan++; /* its Enter was dropped, or came before the recording */
+			break;
+		}
+		if (ev->time_ns >= w->time_ns && ev->time_ns - w->time_ns >= j->o.lock_threshold_ns) {
+			e->ev_locks++;
+			err = model__add(j->model, w->stack, w->labels, JP_VAL_CONTENTIONS, 1);
+			if (!err)
+				err = model__add(j->model, w->stack, w->labels, JP_VAL_DELAY_NS,
+						 ev->time_ns - w->time_ns);
+		} else {
+			e->ev_lock_short++;
+		}
+		ev_del(j->waits, EV_WAITS_CAP, &j->nwaits, w);
+		break;
+	default:
+		break;
+	}
+	if (err)
+		return err;
+	return --j->round_left ? 0 : -EAGAIN;
+}
+
+/* at the end: what was sampled and never freed is live (inuse_space / inuse_objects) */
+static int add_live(struct join *j)
+{
+	int err = 0;
+
+	for (size_t i = 0; j->live && i < EV_LIVE_CAP && !err; i++) {
+		struct ev_slot *w = &j->live[i];
+
+		if (!w->k1)
+			continue;
+		err = model__add(j->model, w->stack, w->labels, JP_VAL_INUSE_SPACE, w->space);
+		if (!err)
+			err = model__add(j->model, w->stack, w->labels, JP_VAL_INUSE_OBJECTS,
+					 w->objects);
+	}
+	return err;
+}
+
 /* the waiting traces of a thread that got new samples, oldest first */
 static int retry_thread(struct join *j, struct thr *t)
 {
@@ -1198,7 +1453,7 @@ static bool poll_agents(struct join *j)
 		}
 		j->cur_jvm = e;
 		j->round_left = j->o.traces_per_round;
-		err = jvm_agent__poll(e->a, on_trace, j);
+		err = jvm_agent__poll_events(e->a, on_trace, on_event, j);
 		if (err == -EAGAIN && !j->round_left)
 			more = true;
 		else if (err < 0 && err != -EAGAIN)
@@ -1262,7 +1517,8 @@ int join__flush(struct join *j)
 		}
 	}
 	j->now_ns = mono_ns();
-	return pair_and_expire(j, true);
+	err = pair_and_expire(j, true);
+	return err ? err : add_live(j);
 }
 
 void join__stats(const struct join *j, struct join_stats *ret)
@@ -1296,7 +1552,13 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 		w = cat_count(a, sizeof(a), w, as.malformed, "malformed");
 		w = cat_count(a, sizeof(a), w, as.over_budget, "dictionary entries over budget");
 	}
+	if (e->a) {
+		w = cat_count(a, sizeof(a), w, as.events_dropped, "events dropped (ring full)");
+		w = cat_count(a, sizeof(a), w, as.events_unread, "events unread");
+	}
 	w = cat_count(jn, sizeof(jn), 0, e->unmatched, "traces without sample");
+	w = cat_count(jn, sizeof(jn), w, e->ev_orphan, "monitor waits without their start");
+	w = cat_count(jn, sizeof(jn), w, e->ev_over_budget, "events over budget");
 	cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
 	snprintf(buf, size, "%s%s%s%s", a[0] ? "; agent: " : "", a, jn[0] ? "; join: " : "", jn);
 }
@@ -1333,5 +1595,12 @@ void join__report(const struct join *j, FILE *f)
 			(unsigned long long)e->internal, why[0] ? "; missing: " : "", why, loss);
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
+		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short)
+			fprintf(f,
+				"jprof: JVM %u: agent events: %llu allocation samples, %llu frees, "
+				"%llu monitor waits (%llu under --lock-threshold)\n",
+				e->pid, (unsigned long long)e->ev_allocs,
+				(unsigned long long)e->ev_frees, (unsigned long long)e->ev_locks,
+				(unsigned long long)e->ev_lock_short);
 	}
 }

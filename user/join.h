@@ -25,6 +25,7 @@ struct join_opts {
 	size_t trace_budget_jvm; /* traces waiting for their sample, per JVM */
 	size_t trace_budget;	 /* ... in all JVMs */
 	unsigned int traces_per_round; /* agent records per JVM per join__poll (0: default) */
+	__u64 lock_threshold_ns;       /* -e lock: shorter monitor waits are only counted */
 };
 
 struct join;

@@ -30,6 +30,8 @@ enum {
 	OPT_MIN_PERCENT,
 	OPT_TOP,
 	OPT_NO_BOOST,
+	OPT_LOCK_THRESHOLD,
+	OPT_ALLOC_INTERVAL,
 };
 
 static const struct option long_opts[] = {
@@ -58,6 +60,8 @@ static const struct option long_opts[] = {
 	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "no-boost", no_argument, NULL, OPT_NO_BOOST },
+	{ "lock-threshold", required_argument, NULL, OPT_LOCK_THRESHOLD },
+	{ "alloc-interval", required_argument, NULL, OPT_ALLOC_INTERVAL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -87,7 +91,9 @@ void opts_usage(FILE *f)
 	      "  -e, --event EV[,EV]   cpu (default): on-CPU samples; offcpu: blocked time with\n"
 	      "                        the stack that blocked; syscalls: per-process syscall\n"
 	      "                        table (stdout) and stacks of slow calls. Together they\n"
-	      "                        share one time unit (ns)\n"
+	      "                        share one time unit (ns). From the JVM agent: lock:\n"
+	      "                        contended monitor waits; alloc: sampled allocations;\n"
+	      "                        live: allocations still live at the end\n"
 	      "      --min-block USEC  offcpu: shortest blocked interval kept (default 100)\n"
 	      "      --slow USEC       syscalls: stacks of calls at least this slow\n"
 	      "                        (default 10000; 0: none)\n"
@@ -99,6 +105,8 @@ void opts_usage(FILE *f)
 	      "      --agent PATH      the JVM agent library (default: beside jprof)\n"
 	      "      --recompile       on attach, have the JIT recompile code compiled before it,\n"
 	      "                        so inlined frames are exact there too (a short slowdown)\n"
+	      "      --lock-threshold NS  -e lock: only monitor waits of at least NS (default 0)\n"
+	      "      --alloc-interval BYTES  -e alloc/live: mean bytes between samples (512 KiB)\n"
 	      "\n"
 	      "report options (INPUT: a recording saved as .pb.gz, or folded stacks):\n"
 	      "  -p, --pid PID[,...]   only these processes;  --tid TID[,...]  only these threads\n"
@@ -215,11 +223,26 @@ static int parse_events(const char *arg, struct jp_opts *o, char *err, size_t er
 			o->events |= 1u << JP_EV_OFFCPU;
 		else if (!strcmp(tok, "syscalls"))
 			o->events |= 1u << JP_EV_SYSCALL;
+		else if (!strcmp(tok, "lock"))
+			o->agent_events |= JP_AGENT_EV_LOCK;
+		else if (!strcmp(tok, "alloc"))
+			o->agent_events |= JP_AGENT_EV_ALLOC;
+		else if (!strcmp(tok, "live"))
+			o->agent_events |= JP_AGENT_EV_LIVE;
 		else
-			return fail(err, errlen, "-e: unknown event '%s' (cpu, offcpu, syscalls)", tok);
+			return fail(err, errlen,
+				    "-e: unknown event '%s' (cpu, offcpu, syscalls, lock, alloc, live)",
+				    tok);
 	}
-	if (!o->events)
+	if (!o->events && !o->agent_events)
 		return fail(err, errlen, "-e: no event given");
+	/*
+	 * Agent events alone: the CPU sampler still runs (it finds the JVMs and carries their
+	 * thread names), but only the agent events' columns are shown.
+	 */
+	o->cpu_hidden = !o->events;
+	if (!o->events)
+		o->events = 1u << JP_EV_CPU;
 	return 0;
 }
 
@@ -376,6 +399,17 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case OPT_NO_BOOST:
 			o->no_boost = true;
+			break;
+		case OPT_LOCK_THRESHOLD:
+			if (opts_parse_u32(optarg, 0, 4000000000u, &o->lock_threshold_ns))
+				return fail(err, errlen, "--lock-threshold: '%s' is not nanoseconds",
+					    optarg);
+			break;
+		case OPT_ALLOC_INTERVAL:
+			if (opts_parse_u32(optarg, 1, 1u << 30, &o->alloc_interval))
+				return fail(err, errlen,
+					    "--alloc-interval: '%s' is not bytes (1 .. 1073741824)",
+					    optarg);
 			break;
 		case OPT_MIN_BLOCK:
 			if (opts_parse_u32(optarg, 0, 1000000000, &o->min_block_us))
