@@ -120,6 +120,7 @@ struct jvm_ent {
 	__u64 unmatched, trace_drops;
 	/* agent events (-e lock, alloc, live) */
 	__u64 ev_allocs, ev_frees, ev_locks, ev_lock_short, ev_orphan, ev_over_budget;
+	__u64 monitor_joined; /* blocked samples given the Java stack of their monitor wait */
 };
 
 /* one thread with something waiting; forgotten when nothing waits any more */
@@ -188,6 +189,8 @@ struct ev_slot {
 	jp_id stack, labels;
 	__u64 time_ns;
 	__u64 space, objects;
+	jp_id jstack;  /* monitor waits: the Java frames alone, for the wait's off-CPU time */
+	__u64 end_ns;  /* monitor waits: Entered (0: still waiting); kept for late samples */
 };
 
 #define EV_WAITS_CAP 4096u	     /* threads waiting on a monitor at once, all JVMs */
@@ -805,6 +808,51 @@ static bool jvm_service_thread(const char *comm)
 	return false;
 }
 
+/* a finished wait stays this long for the off-CPU sample of its end, which comes later */
+#define WAIT_KEEP_NS (2ull * 1000 * 1000 * 1000)
+
+/*
+ * Issue 8: a thread blocked entering a contended monitor is in the VM, and AGCT cannot
+ * walk it. If the blocked interval [time - weight, time] falls in a wait the agent
+ * reported (MonitorContendedEnter .. Entered, Enter's stack from GetStackTrace), that
+ * stack is the Java stack of the block: kernel and JVM frames of the wait over it.
+ */
+static int add_monitor_wait(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+			    const __u64 *ustack, struct jvm_ent *e)
+{
+	__u64 k1 = (__u64)e->pid << 32 | 2, start = s->time_ns - s->weight;
+	const struct ev_slot *w;
+	const jp_id *jl;
+	struct jp_sym sym;
+	size_t n = 0, nj = 0;
+
+	if (s->kind == JP_EV_CPU || !e->a || !j->waits)
+		return 1;
+	w = ev_find(j->waits, EV_WAITS_CAP, k1, ns_tid(e, s->tid));
+	/* 1 ms slack: the agent's and the kernel's clocks are read at different points */
+	if (!w || !w->jstack || w->time_ns > s->time_ns ||
+	    (w->end_ns && w->end_ns + 1000000 < start))
+		return 1;
+	jl = model__get_stack(j->model, w->jstack, &nj);
+	if (!jl)
+		return 1;
+	push_kernel(j, &n, s, kstack);
+	for (__u32 i = 0; i < s->ustack_len; i++) {
+		resolve_user(j, s->pid, ustack[i], &sym);
+		if (in_code_cache(&sym))
+			break;
+		push_user(j, &n, s->pid, ustack[i], &sym);
+	}
+	for (size_t i = 0; i < nj && n < JOIN_MAX_FRAMES; i++)
+		j->locs[n++] = jl[i];
+	e->samples++;
+	e->java_samples++;
+	e->complete++;
+	e->monitor_joined++;
+	j->st.java_complete++;
+	return commit(j, s, e, n, NULL);
+}
+
 /* a sample meets its trace */
 static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames, struct jvm_ent *e,
 		  const struct java_trace *t)
@@ -828,6 +876,12 @@ static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames
 		e->samples++;
 		e->internal++;
 		return add_native(j, s, kstack, ustack, e, NULL);
+	}
+	if (t->num_frames < 0) {
+		int r = add_monitor_wait(j, s, kstack, ustack, e);
+
+		if (r <= 0)
+			return r;
 	}
 	if (t->num_frames == JAVA_TRACE_ERR_BUSY)
 		return add_missing(j, s, kstack, ustack, e, MISS_AGENT_BUSY, 0);
@@ -1205,7 +1259,7 @@ static const char *class_display(struct join *j, const char *sig)
 
 /* the event's stack (class leaf, then its Java frames) and labels as model ids */
 static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event *ev,
-		     const char *leaf_fmt, jp_id *ret_stack, jp_id *ret_labels)
+		     const char *leaf_fmt, jp_id *ret_stack, jp_id *ret_labels, jp_id *ret_jstack)
 {
 	struct jp_labels l = { .pid = e->pid, .cgroup = 0, .container = "" };
 	size_t n = 0;
@@ -1225,7 +1279,22 @@ static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event 
 		push_java(j, &n, e, &ev->frames[i]);
 	*ret_stack = model__stack(j->model, j->locs, n);
 	*ret_labels = model__labels(j->model, &l);
+	if (ret_jstack)
+		*ret_jstack = n > 1 ? model__stack(j->model, j->locs + 1, n - 1) : 0;
 	return *ret_stack && *ret_labels ? 0 : -ENOMEM;
+}
+
+/* the table of waits is full: forget the waits that ended long enough ago */
+static void waits_sweep(struct join *j, __u64 now)
+{
+	for (size_t i = 0; j->waits && i < EV_WAITS_CAP;) {
+		struct ev_slot *w = &j->waits[i];
+
+		if (w->k1 && w->end_ns && w->end_ns + WAIT_KEEP_NS < now)
+			ev_del(j->waits, EV_WAITS_CAP, &j->nwaits, w); /* i again: shifted into */
+		else
+			i++;
+	}
 }
 
 /*
@@ -1238,7 +1307,7 @@ static int on_event(void *ctx, const struct java_event *ev)
 	struct join *j = ctx;
 	struct jvm_ent *e = j->cur_jvm;
 	struct ev_slot *w;
-	jp_id stack, labels;
+	jp_id stack, labels, jstack = 0;
 	__u64 k1 = (__u64)e->pid << 32 | 1, objects;
 	int err = 0;
 
@@ -1246,7 +1315,7 @@ static int on_event(void *ctx, const struct java_event *ev)
 	switch (ev->kind) {
 	case JP_AEV_ALLOC:
 		e->ev_allocs++;
-		err = event_ids(j, e, ev, "%s_[a]", &stack, &labels);
+		err = event_ids(j, e, ev, "%s_[a]", &stack, &labels, NULL);
 		if (err)
 			break;
 		/* weight = size / p, so 1/p objects = weight / size (at least the one seen) */
@@ -1276,7 +1345,7 @@ static int on_event(void *ctx, const struct java_event *ev)
 			ev_del(j->live, EV_LIVE_CAP, &j->nlive, w);
 		break;
 	case JP_AEV_MONITOR_ENTER:
-		err = event_ids(j, e, ev, "%s_[l]", &stack, &labels);
+		err = event_ids(j, e, ev, "%s_[l]", &stack, &labels, &jstack);
 		if (err)
 			break;
 		k1 = (__u64)e->pid << 32 | 2;
@@ -1284,17 +1353,23 @@ static int on_event(void *ctx, const struct java_event *ev)
 		if (!w)
 			w = ev_add(&j->waits, EV_WAITS_CAP, &j->nwaits, k1, ev->tid);
 		if (!w) {
+			waits_sweep(j, ev->time_ns);
+			w = ev_add(&j->waits, EV_WAITS_CAP, &j->nwaits, k1, ev->tid);
+		}
+		if (!w) {
 			e->ev_over_budget++;
 			break;
 		}
 		w->stack = stack;
 		w->labels = labels;
+		w->jstack = jstack;
 		w->time_ns = ev->time_ns;
+		w->end_ns = 0;
 		break;
 	case JP_AEV_MONITOR_ENTERED:
 		k1 = (__u64)e->pid << 32 | 2;
 		w = ev_find(j->waits, EV_WAITS_CAP, k1, ev->tid);
-		if (!w) {
+		if (!w || w->end_ns) {
 			e->ev_orphan++; /* its Enter was dropped, or came before the recording */
 			break;
 		}
@@ -1307,7 +1382,8 @@ static int on_event(void *ctx, const struct java_event *ev)
 		} else {
 			e->ev_lock_short++;
 		}
-		ev_del(j->waits, EV_WAITS_CAP, &j->nwaits, w);
+		/* kept a while: the off-CPU sample of this wait comes after its end */
+		w->end_ns = ev->time_ns ? ev->time_ns : 1;
 		break;
 	default:
 		break;
@@ -1598,9 +1674,11 @@ void join__report(const struct join *j, FILE *f)
 		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short)
 			fprintf(f,
 				"jprof: JVM %u: agent events: %llu allocation samples, %llu frees, "
-				"%llu monitor waits (%llu under --lock-threshold)\n",
+				"%llu monitor waits (%llu under --lock-threshold); %llu blocked "
+				"samples got the Java stack of their monitor wait\n",
 				e->pid, (unsigned long long)e->ev_allocs,
 				(unsigned long long)e->ev_frees, (unsigned long long)e->ev_locks,
-				(unsigned long long)e->ev_lock_short);
+				(unsigned long long)e->ev_lock_short,
+				(unsigned long long)e->monitor_joined);
 	}
 }

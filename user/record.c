@@ -699,7 +699,13 @@ static const char *agent_options(const struct jp_opts *o, char *buf, size_t size
 	buf[0] = '\0';
 	if (o->recompile)
 		w += (size_t)snprintf(buf + w, size - w, "recompile,");
-	if (o->agent_events & JP_AGENT_EV_LOCK && w < size)
+	/*
+	 * Blocked time needs them too: a thread blocked entering a monitor is not walkable,
+	 * the wait's Java stack comes from MonitorContendedEnter (join.c add_monitor_wait).
+	 */
+	if ((o->agent_events & JP_AGENT_EV_LOCK ||
+	     o->events & (1u << JP_EV_OFFCPU | 1u << JP_EV_SYSCALL)) &&
+	    w < size)
 		w += (size_t)snprintf(buf + w, size - w, "lock,");
 	if (o->agent_events & JP_AGENT_EV_LIVE && w < size)
 		w += (size_t)snprintf(buf + w, size - w, "live,");

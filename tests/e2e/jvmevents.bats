@@ -123,3 +123,28 @@ check_live() {
 @test "live (JDK 25): the kept site is live at the end, the dying one is not" {
 	check_live "$JDK25"
 }
+
+# Issue 8: blocked entering a contended monitor from JIT-compiled code, a thread is in the
+# VM and AGCT cannot walk it; the wait's Java stack comes from MonitorContendedEnter.
+check_offcpu_monitor() {
+	start_app "$1" EvHot 3000 4000
+	"$JPROF" record -p "$JPID" -e offcpu -d 8 -o "$OUT/off.folded" 2>"$OUT/err" 3>&-
+	wait "$JPID"
+	JPID=
+	cat "$OUT/err" "$OUT/app.out"
+	awk '{ print $NF, $0 }' "$OUT/off.folded" | sort -nr | head -5 | cut -c1-300
+	want=$(sed -n 's/^waited_ns //p' "$OUT/app.out")
+	got=$(folded_sum 'EvHot\.work(_\[.\])?;.*futex' "$OUT/off.folded")
+	echo "blocked on the monitor: program $want ns, jprof under EvHot.work $got ns"
+	# the program counts from its start, jprof from its attach (~0.3 s later): 20%
+	ratio_ok "$got" "$want" 20
+	grep -Eq '[1-9][0-9]* blocked samples got the Java stack of their monitor wait' "$OUT/err"
+}
+
+@test "offcpu (JDK 17): blocked time entering a contended monitor from JIT code has its Java stack" {
+	check_offcpu_monitor "$JDK17"
+}
+
+@test "offcpu (JDK 25): blocked time entering a contended monitor from JIT code has its Java stack" {
+	check_offcpu_monitor "$JDK25"
+}
