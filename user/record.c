@@ -813,11 +813,22 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 		host[0] = '\0';
 	m->title = profile_title(r->o);
 	m->unit = r->o->events == 1u << JP_EV_CPU ? "samples" : "ns";
+	/* agent events: wait in ns; allocations (alone) in bytes */
+	if (r->o->agent_events && (r->o->cpu_hidden || r->o->agent_events & JP_AGENT_EV_LOCK))
+		m->unit = r->o->cpu_hidden && !(r->o->agent_events & JP_AGENT_EV_LOCK) ? "bytes" : "ns";
 	m->host = host[0] ? host : NULL;
 	events[0] = '\0';
 	for (int e = JP_EV_CPU; e <= JP_EV_SYSCALL; e++)
 		if (r->o->events & (1u << e))
 			n += snprintf(events + n, sizeof(events) - n, "%s%s", n ? "," : "", ev_names[e]);
+	if (r->o->cpu_hidden)
+		n = 0;
+	if (r->o->agent_events & JP_AGENT_EV_LOCK)
+		n += snprintf(events + n, sizeof(events) - n, "%slock", n ? "," : "");
+	if (r->o->agent_events & JP_AGENT_EV_ALLOC)
+		n += snprintf(events + n, sizeof(events) - n, "%salloc", n ? "," : "");
+	if (r->o->agent_events & JP_AGENT_EV_LIVE)
+		n += snprintf(events + n, sizeof(events) - n, "%slive", n ? "," : "");
 	m->events = events;
 	m->freq_hz = r->o->events & (1u << JP_EV_CPU) ? r->o->freq_hz : 0;
 	m->duration_ns = mono_ns() - t0;
@@ -1171,6 +1182,18 @@ static void report_view(const struct jp_opts *o, const struct model *m, struct m
 	else
 		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS |
 			    (model__total(m, JP_VAL_OFFCPU_NS) ? 0 : 1u << JP_VAL_SYSCALL_NS);
+	/* a profile of agent events only (-e lock, alloc, live): its own unit, one of them */
+	if (!other && !model__total(m, JP_VAL_CPU_SAMPLES) && !model__total(m, JP_VAL_CPU_NS)) {
+		static const enum jp_value ev[] = { JP_VAL_DELAY_NS, JP_VAL_ALLOC_SPACE,
+						    JP_VAL_INUSE_SPACE };
+
+		for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+			if (model__total(m, ev[i])) {
+				v->values = 1u << ev[i];
+				break;
+			}
+		}
+	}
 	if (o->format == OUT_PPROF)
 		for (int c = 0; c < JP_VAL_MAX; c++)
 			if (model__total(m, c))

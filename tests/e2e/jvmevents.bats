@@ -44,7 +44,8 @@ ratio_ok() {
 
 check_lock() {
 	start_app "$1" EvContend 20 100 2000
-	"$JPROF" record -p "$JPID" -e lock -d 8 -o "$OUT/lock.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -p "$JPID" -e lock -d 8 -o "$OUT/lock.folded" -o "$OUT/lock.pb.gz" \
+		-o "$OUT/lock.html" 2>"$OUT/err" 3>&-
 	wait "$JPID"
 	JPID=
 	cat "$OUT/err" "$OUT/app.out"
@@ -58,6 +59,13 @@ check_lock() {
 	[[ -z $(grep 'holdGate' "$OUT/lock.folded") ]]
 	grep -Eq '^jprof: monitor contention: (19|20|21|22) waits' "$OUT/err"
 	grep -q 'agent events: .* 2[0-9] monitor waits' "$OUT/err"
+	# pprof carries delay and contentions; read back, the delay is the folded weight
+	"$JPROF" report "$OUT/lock.pb.gz" >"$OUT/back.folded"
+	[[ $(folded_total "$OUT/back.folded") == $(folded_total "$OUT/lock.folded") ]]
+	"$JPROF" report -f pprof -o "$OUT/back.pb.gz" "$OUT/lock.pb.gz"
+	gzip -dc "$OUT/lock.pb.gz" | grep -aq contentions
+	# the flame graph weighs nanoseconds
+	grep -q '"unit":"ns"' "$OUT/lock.html"
 }
 
 @test "lock (JDK 17): contended monitor waits land on the waiting method and the monitor class, total within 10%" {
