@@ -52,8 +52,7 @@ static __u64 class_id(JNIEnv *env, jclass klass)
 	id = __atomic_add_fetch(&next_class_id, 1, __ATOMIC_RELAXED);
 	if ((*ev_jvmti)->SetTag(ev_jvmti, klass, (jlong)(CLASS_TAG | id)) != JVMTI_ERROR_NONE)
 		return 0;
-	if ((*ev_jvmti)->GetClassSignature(ev_jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE &&
-	    sig)
+	if ((*ev_jvmti)->GetClassSignature(ev_jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE && sig)
 		jpa_dict_class_id(id, sig);
 	(*ev_jvmti)->Deallocate(ev_jvmti, (unsigned char *)sig);
 	return id;
@@ -66,9 +65,8 @@ static void put(struct jp_event_rec *ev, int with_stack)
 
 	ev->time_ns = now_ns();
 	ev->tid = (__u32)syscall(SYS_gettid);
-	if (with_stack &&
-	    (*ev_jvmti)->GetStackTrace(ev_jvmti, NULL, 0, (jint)ev_depth, frames, &n) !=
-		    JVMTI_ERROR_NONE)
+	if (with_stack && (*ev_jvmti)->GetStackTrace(ev_jvmti, NULL, 0, (jint)ev_depth, frames,
+						     &n) != JVMTI_ERROR_NONE)
 		n = 0;
 	(void)jpa_ring_event(ev, frames, n);
 }
@@ -80,7 +78,7 @@ static void put(struct jp_event_rec *ev, int with_stack)
  */
 static void JNICALL on_monitor_enter(jvmtiEnv *j, JNIEnv *env, jthread thread, jobject object)
 {
-	struct jp_event_rec ev = { .kind = JP_AEV_MONITOR_ENTER };
+	struct jp_event_rec ev = {.kind = JP_AEV_MONITOR_ENTER};
 	jclass k = env && object ? (*env)->GetObjectClass(env, object) : NULL;
 
 	(void)j;
@@ -93,7 +91,7 @@ static void JNICALL on_monitor_enter(jvmtiEnv *j, JNIEnv *env, jthread thread, j
 
 static void JNICALL on_monitor_entered(jvmtiEnv *j, JNIEnv *env, jthread thread, jobject object)
 {
-	struct jp_event_rec ev = { .kind = JP_AEV_MONITOR_ENTERED };
+	struct jp_event_rec ev = {.kind = JP_AEV_MONITOR_ENTERED};
 
 	(void)j;
 	(void)env;
@@ -111,7 +109,7 @@ static void JNICALL on_monitor_entered(jvmtiEnv *j, JNIEnv *env, jthread thread,
 static void JNICALL on_sampled_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobject object,
 				     jclass klass, jlong size)
 {
-	struct jp_event_rec ev = { .kind = JP_AEV_ALLOC };
+	struct jp_event_rec ev = {.kind = JP_AEV_ALLOC};
 	double p;
 
 	(void)j;
@@ -134,7 +132,7 @@ static void JNICALL on_sampled_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, j
 /* restricted context (GC): no JVMTI or JNI call, just the ring */
 static void JNICALL on_object_free(jvmtiEnv *j, jlong tag)
 {
-	struct jp_event_rec ev = { .kind = JP_AEV_FREE };
+	struct jp_event_rec ev = {.kind = JP_AEV_FREE};
 
 	(void)j;
 	if ((__u64)tag & CLASS_TAG)
@@ -194,8 +192,8 @@ int jpa_events_enable(__u32 alloc_interval, __u32 depth)
 		ev_depth = depth;
 	ev_interval = alloc_interval ? (double)alloc_interval : 512.0 * 1024;
 	if (ev_flags & JPA_EV_LOCK) {
-		if ((*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER,
-						   NULL) ||
+		if ((*j)->SetEventNotificationMode(j, JVMTI_ENABLE,
+						   JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL) ||
 		    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE,
 						   JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL))
 			err = -EINVAL;

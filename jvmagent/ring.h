@@ -120,10 +120,10 @@ struct jp_trace_rec {
  * JVMTI GetStackTrace: jp_frame with bci = the jlocation (bytecode index), -1 native.
  */
 enum jp_agent_event {
-	JP_AEV_ALLOC = 1,	   /* SampledObjectAlloc: size, weight, class_id, tag */
-	JP_AEV_FREE = 2,		   /* ObjectFree: tag only, no frames */
-	JP_AEV_MONITOR_ENTER = 3,   /* MonitorContendedEnter: class_id of the monitor */
-	JP_AEV_MONITOR_ENTERED = 4, /* MonitorContendedEntered: duration, class_id */
+	JP_AEV_ALLOC = 1,	    /* SampledObjectAlloc: size, weight, class_id, tag */
+	JP_AEV_FREE = 2,	    /* ObjectFree: tag only, no frames */
+	JP_AEV_MONITOR_ENTER = 3,   /* MonitorContendedEnter: class_id of the monitor, stack */
+	JP_AEV_MONITOR_ENTERED = 4, /* MonitorContendedEntered: time only (jprof pairs them) */
 	JP_AEV_MAX
 };
 
@@ -135,7 +135,7 @@ struct jp_event_rec {
 	__u16 pad;
 	__u64 size;	  /* ALLOC: the sampled object's bytes */
 	__u64 weight;	  /* ALLOC: estimated bytes the sample stands for (see events.c) */
-	__u64 duration_ns; /* MONITOR_ENTERED: time from Enter to Entered */
+	__u64 duration_ns; /* reserved: 0 (jprof pairs Enter and Entered by thread) */
 	__u64 class_id;	  /* JP_DICT_CLASS_ID id of the object's / monitor's class, 0 unknown */
 	__u64 tag;	  /* ALLOC/FREE: the object's tag (live tracking), 0 none */
 	__s32 num_frames; /* >= 0 frames that follow (leaf first); < 0 no stack */
