@@ -153,6 +153,14 @@ struct ptr {
 	struct java_frame frames[];
 };
 
+/* age-at-death histogram of one allocation site: <1 ms, <10 ms, <100 ms, <1 s, <10 s, more */
+#define AGE_BUCKETS 6
+#define AGE_SITES   64 /* sites with a row of their own; the others share one */
+struct age_site {
+	jp_id stack;
+	__u64 n[AGE_BUCKETS];
+};
+
 struct join {
 	struct syms *syms;
 	struct model *model;
@@ -178,6 +186,9 @@ struct join {
 	__u64 now_ns;
 	struct jvm_ent *cur_jvm; /* during a poll callback */
 	/* agent events waiting for their other half, bounded open-addressing tables */
+	struct age_site *ages; /* -e live: age at death of freed sampled objects, per site */
+	size_t nages;
+	__u64 ages_other[AGE_BUCKETS]; /* sites past AGE_SITES */
 	struct ev_slot *waits; /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
 	struct ev_slot *live;  /* (pid, tag) -> a sampled object not freed yet */
 	size_t nwaits, nlive;
@@ -320,6 +331,7 @@ void join__free(struct join *j)
 	free(j->pidset);
 	free(j->waits);
 	free(j->live);
+	free(j->ages);
 	free(j);
 }
 
@@ -1284,6 +1296,31 @@ static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event 
 	return *ret_stack && *ret_labels ? 0 : -ENOMEM;
 }
 
+static void age_add(struct join *j, jp_id stack, __u64 age_ns)
+{
+	__u64 *n = j->ages_other;
+	int b = 0;
+
+	for (__u64 lim = 1000000; b < AGE_BUCKETS - 1 && age_ns >= lim; lim *= 10)
+		b++;
+	for (size_t i = 0; i < j->nages; i++) {
+		if (j->ages[i].stack == stack) {
+			n = j->ages[i].n;
+			goto add;
+		}
+	}
+	if (j->nages < AGE_SITES) {
+		if (!j->ages)
+			j->ages = calloc(AGE_SITES, sizeof(*j->ages));
+		if (j->ages) {
+			j->ages[j->nages].stack = stack;
+			n = j->ages[j->nages++].n;
+		}
+	}
+add:
+	n[b]++;
+}
+
 /* the table of waits is full: forget the waits that ended long enough ago */
 static void waits_sweep(struct join *j, __u64 now)
 {
@@ -1341,8 +1378,10 @@ static int on_event(void *ctx, const struct java_event *ev)
 	case JP_AEV_FREE:
 		e->ev_frees++;
 		w = ev_find(j->live, EV_LIVE_CAP, k1, ev->tag);
-		if (w)
+		if (w) {
+			age_add(j, w->stack, ev->time_ns > w->time_ns ? ev->time_ns - w->time_ns : 0);
 			ev_del(j->live, EV_LIVE_CAP, &j->nlive, w);
+		}
 		break;
 	case JP_AEV_MONITOR_ENTER:
 		err = event_ids(j, e, ev, "%s_[l]", &stack, &labels, &jstack);
@@ -1639,8 +1678,52 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 	snprintf(buf, size, "%s%s%s%s", a[0] ? "; agent: " : "", a, jn[0] ? "; join: " : "", jn);
 }
 
+/* "Class_[a] <- method": the allocated class and the method that allocated it */
+static void site_name(const struct join *j, jp_id stack, char *buf, size_t size)
+{
+	size_t n = 0;
+	const jp_id *l = model__get_stack(j->model, stack, &n);
+	const struct jp_location *a = n > 0 ? model__get_location(j->model, l[0]) : NULL;
+	const struct jp_location *b = n > 1 ? model__get_location(j->model, l[1]) : NULL;
+	const struct jp_func *fa = a ? model__get_func(j->model, a->func) : NULL;
+	const struct jp_func *fb = b ? model__get_func(j->model, b->func) : NULL;
+
+	snprintf(buf, size, "%s <- %s", fa ? fa->name : "?", fb ? fb->name : "?");
+}
+
+/* -e live: how long the sampled objects that were freed lived, per allocation site */
+static void report_ages(const struct join *j, FILE *f)
+{
+	static const char *const hdr[AGE_BUCKETS] = { "<1ms", "<10ms", "<100ms", "<1s", "<10s", ">=10s" };
+	char name[256];
+	bool other = false;
+
+	if (!j->nages)
+		return;
+	fprintf(f, "jprof: age at death of freed sampled objects, per allocation site:\n");
+	fprintf(f, "jprof: %9s %9s %9s %9s %9s %9s  site\n", hdr[0], hdr[1], hdr[2], hdr[3], hdr[4],
+		hdr[5]);
+	for (size_t i = 0; i <= j->nages; i++) {
+		const __u64 *n = i < j->nages ? j->ages[i].n : j->ages_other;
+
+		if (i == j->nages) {
+			for (int b = 0; b < AGE_BUCKETS; b++)
+				other |= n[b] != 0;
+			if (!other)
+				break;
+			snprintf(name, sizeof(name), "(other sites)");
+		} else {
+			site_name(j, j->ages[i].stack, name, sizeof(name));
+		}
+		fprintf(f, "jprof: %9llu %9llu %9llu %9llu %9llu %9llu  %s\n", (unsigned long long)n[0],
+			(unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3],
+			(unsigned long long)n[4], (unsigned long long)n[5], name);
+	}
+}
+
 void join__report(const struct join *j, FILE *f)
 {
+	report_ages(j, f);
 	for (size_t i = 0; i < j->njvms; i++) {
 		const struct jvm_ent *e = j->jvms[i];
 		char why[1024], loss[512];

@@ -122,6 +122,15 @@ check_live() {
 	ratio_ok "$keep" $((64 * 1024 * 1024)) 25
 	((dying * 5 < keep))
 	grep -Eq 'agent events: [0-9]+ allocation samples, [1-9][0-9]* frees' "$OUT/err"
+	# age at death: the dying arrays die young (< 100 ms, the next young GC), the kept
+	# ones live while 64 rounds of the ring pass (>= 100 ms): 80% of each site's frees
+	young() { # young SITE-REGEX: percent of the site's freed objects younger than 100 ms
+		grep -E "^jprof: +[0-9 ]+ $1\$" "$OUT/err" |
+			awk '{ y = $2 + $3 + $4; t = y + $5 + $6 + $7; print t ? int(100 * y / t) : -1 }'
+	}
+	dy=$(young 'long\[\]_\[a\] <- EvAlloc\.dying') ky=$(young 'byte\[\]_\[a\] <- EvAlloc\.keeping')
+	echo "died young: dying site $dy%, keeping site $ky%"
+	((dy >= 80 && ky >= 0 && ky <= 20))
 }
 
 @test "live (JDK 17): the kept site is live at the end, the dying one is not" {
