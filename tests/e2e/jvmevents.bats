@@ -45,7 +45,7 @@ ratio_ok() {
 check_lock() {
 	start_app "$1" EvContend 20 100 2000
 	"$JPROF" record -p "$JPID" -e lock -d 8 -o "$OUT/lock.folded" -o "$OUT/lock.pb.gz" \
-		-o "$OUT/lock.html" 2>"$OUT/err" 3>&-
+		-o "$OUT/lock.html" -o "$OUT/lock.jfr" 2>"$OUT/err" 3>&-
 	wait "$JPID"
 	JPID=
 	cat "$OUT/err" "$OUT/app.out"
@@ -66,6 +66,11 @@ check_lock() {
 	gzip -dc "$OUT/lock.pb.gz" | grep -aq contentions
 	# the flame graph weighs nanoseconds
 	grep -q '"unit":"ns"' "$OUT/lock.html"
+	# JFR: jdk.JavaMonitorEnter with the monitor class, read by the JDK's own jfr tool
+	require_jdk "$JDK25"
+	"$JDK25/bin/jfr" print --events jdk.JavaMonitorEnter "$OUT/lock.jfr" >"$OUT/lock.jfr.txt"
+	grep -q 'monitorClass = EvContend\$Gate' "$OUT/lock.jfr.txt"
+	grep -q 'EvContend.blockedOnGate()' "$OUT/lock.jfr.txt"
 }
 
 @test "lock (JDK 17): contended monitor waits land on the waiting method and the monitor class, total within 10%" {
@@ -78,7 +83,8 @@ check_lock() {
 
 check_alloc() {
 	start_app "$1" EvAlloc 1500 5000
-	"$JPROF" record -p "$JPID" -e alloc -d 9 -o "$OUT/alloc.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -p "$JPID" -e alloc -d 9 -o "$OUT/alloc.folded" -o "$OUT/alloc.jfr" \
+		2>"$OUT/err" 3>&-
 	wait "$JPID"
 	JPID=
 	cat "$OUT/err" "$OUT/app.out"
@@ -97,6 +103,11 @@ check_alloc() {
 	# the byte estimates within 10% of what the program allocated
 	ratio_ok "$dying" "$want_dying" 10
 	ratio_ok "$keep" "$want_keep" 10
+	# JFR: jdk.ObjectAllocationSample with the class, read by the JDK's own jfr tool
+	require_jdk "$JDK25"
+	"$JDK25/bin/jfr" print --events jdk.ObjectAllocationSample "$OUT/alloc.jfr" >"$OUT/alloc.jfr.txt"
+	grep -q 'objectClass = byte\[\]' "$OUT/alloc.jfr.txt"
+	grep -q 'EvAlloc.keeping()' "$OUT/alloc.jfr.txt"
 }
 
 @test "alloc (JDK 17): sites and classes of sampled allocations, shares within 5 pp, bytes within 10%" {
