@@ -95,7 +95,7 @@ $(OUT)/jvmagent/%.o: jvmagent/%.c | $(OUT)/.deps-ok
 # -z now: every symbol bound at load, none lazily (through the dynamic linker) in the handler
 $(OUT)/libjprofagent.so: $(AGENT_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete -Wl,-z,now $^ -lpthread -ldl -o $@
+	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete -Wl,-z,now $^ -lpthread -ldl -lm -o $@
 
 # tests ---------------------------------------------------------------------------
 TEST_SRCS := $(wildcard tests/unit/test_*.c)

@@ -31,6 +31,8 @@ struct jpa_opts {
 	__u32 ring_bytes;
 	int recompile; /* on attach: have all compiled code recompiled (see jpa_recompile) */
 	__u32 testfault; /* tests only: every Nth walk faults on purpose */
+	unsigned int events; /* JPA_EV_*: lock, alloc, live */
+	__u32 alloc_interval; /* alloc=BYTES: heap sampling interval */
 	char dir[256];
 };
 
@@ -118,6 +120,15 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		eq = memchr(s, '=', len);
 		if (len == 9 && !strncmp(s, "recompile", 9)) {
 			o->recompile = 1;
+		} else if (len == 4 && !strncmp(s, "lock", 4)) {
+			o->events |= JPA_EV_LOCK;
+		} else if (len == 4 && !strncmp(s, "live", 4)) {
+			o->events |= JPA_EV_ALLOC | JPA_EV_LIVE;
+		} else if (len == 5 && !strncmp(s, "alloc", 5)) {
+			o->events |= JPA_EV_ALLOC;
+		} else if (eq && !strncmp(s, "alloc=", 6)) {
+			o->events |= JPA_EV_ALLOC;
+			err = parse_u32(eq + 1, len - 6, 1, 1u << 30, &o->alloc_interval);
 		} else if (!eq) {
 			err = -EINVAL;
 		} else if (!strncmp(s, "signo=", 6)) {
@@ -140,7 +151,7 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		}
 		if (err) {
 			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
-				"testfault=N), not starting",
+				"lock,alloc[=BYTES],live,testfault=N), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -396,6 +407,8 @@ static int set_events(int live)
 	caps.can_get_source_file_name = 1;
 	/* also what makes C1/C2 record non-safepoint debug info (DebugNonSafepoints) */
 	caps.can_generate_compiled_method_load_events = 1;
+	if (jpa_events_caps(jvmti, opts.events, &caps))
+		jpa_log("no JVMTI capabilities for lock/alloc events, going on without them");
 	if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE)
 		return -ENOTSUP;
 	memset(&cb, 0, sizeof(cb));
@@ -408,6 +421,7 @@ static int set_events(int live)
 	cb.ThreadEnd = on_thread_end;
 	cb.VMInit = on_vm_init;
 	cb.VMDeath = on_vm_death;
+	jpa_events_callbacks(&cb);
 	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE)
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
@@ -417,6 +431,11 @@ static int set_events(int live)
 	if (!live &&
 	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL))
 		return -EINVAL;
+	if (opts.events != jpa_events_active())
+		jpa_log("JVM lacks some event capabilities: asked 0x%x, got 0x%x", opts.events,
+			jpa_events_active());
+	if (jpa_events_enable(opts.alloc_interval, opts.depth))
+		jpa_log("enabling lock/alloc events failed, going on without some");
 	return 0;
 }
 

@@ -41,6 +41,9 @@ int jpa_stacks_test_faults(__u32 every);
 /* tells jprof the agent is going away (signo 0); the handler stays installed, harmlessly */
 void jpa_stacks_stop(void);
 void jpa_ring_count(enum jpa_counter c, __u64 n);
+/* events.c's records (JVMTI callbacks, never a signal handler); 0, -ENOSPC dropped (counted) */
+int jpa_ring_event(const struct jp_event_rec *ev, const jvmtiFrameInfo *frames, int n);
+void jpa_ring_event_dropped(void); /* counts an event lost before it reached the ring */
 /* the ring's path, for unlinking at unload ("" when none) */
 const char *jpa_ring_path(void);
 
@@ -53,6 +56,8 @@ void jpa_dict_code_load(jmethodID method, const void *addr, __u32 size, const vo
 void jpa_dict_code_unload(jmethodID method, const void *addr);
 void jpa_dict_stub(const char *name, const void *addr, __u32 size);
 void jpa_dict_thread(__u32 tid, const char *name);
+/* the class of events' class_id: its JNI signature ("Ljava/lang/String;") */
+void jpa_dict_class_id(__u64 class_id, const char *sig);
 
 /* threads.c: the live Java threads, found from a signal handler without GetEnv */
 struct jpa_thread {
@@ -68,6 +73,18 @@ void jpa_threads_end(JNIEnv *env, jthread thread);
 void jpa_threads_scan(jvmtiEnv *jvmti, JNIEnv *env);
 /* async-signal-safe: the caller's slot (and JNIEnv), NULL if not a known JavaThread */
 struct jpa_thread *jpa_thread_self(JNIEnv **ret_env);
+
+/* events.c: JVMTI events as ring records (opt-in by agent options) */
+#define JPA_EV_LOCK  1u /* MonitorContendedEnter/Entered */
+#define JPA_EV_ALLOC 2u /* SampledObjectAlloc */
+#define JPA_EV_LIVE  4u /* + tags and ObjectFree */
+/* adds the capabilities flags need (those the JVM offers) to caps; before AddCapabilities */
+int jpa_events_caps(jvmtiEnv *jvmti, unsigned int flags, jvmtiCapabilities *caps);
+/* sets the callbacks of the events that got their capability */
+void jpa_events_callbacks(jvmtiEventCallbacks *cb);
+/* turns them on; alloc_interval bytes (0: 512 KiB), depth frames per stack; 0 or -errno */
+int jpa_events_enable(__u32 alloc_interval, __u32 depth);
+unsigned int jpa_events_active(void);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

@@ -319,3 +319,19 @@ void jpa_dict_thread(__u32 tid, const char *name)
 {
 	put_named(JP_DICT_THREAD, 0, tid, 0, name);
 }
+
+void jpa_dict_class_id(__u64 class_id, const char *sig)
+{
+	unsigned char rec[sizeof(struct jp_dict_rec) + 12 + 512];
+	struct jpa_buf b = { .p = rec, .cap = sizeof(rec) };
+	__u16 n = str_len16(sig);
+
+	if (n > 512)
+		n = 512;
+	rec_begin(&b, JP_DICT_CLASS_ID);
+	buf_u64(&b, class_id);
+	buf_u16(&b, n);
+	buf_u16(&b, 0);
+	buf_put(&b, sig, n);
+	rec_write(&b);
+}

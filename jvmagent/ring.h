@@ -30,7 +30,7 @@
 
 #define JP_RING_MAGIC	0x4a505247u /* "JPRG" */
 #define JP_DICT_MAGIC	0x4a504449u /* "JPDI" */
-#define JP_RING_VERSION 2
+#define JP_RING_VERSION 3 /* 3: JP_REC_EVENT, JP_DICT_CLASS_ID, event counters */
 
 #define JP_RING_HDR_SIZE      4096u
 #define JP_RING_DATA_MIN      (64u << 10)
@@ -74,7 +74,9 @@ struct jp_ring_hdr {
 	__u64 agct_err[JP_AGCT_CODES]; /* [-code]: AGCT results 0 (no Java frame) .. -11 */
 	__u64 faults;	    /* stack walks that faulted and were abandoned (JP_ERR_FAULT) */
 	__u64 threads_full; /* threads not registered: the agent's thread table was full */
-	__u64 pad5[6];
+	__u64 events;	      /* JP_REC_EVENT records committed (v3) */
+	__u64 events_dropped; /* events not written: ring full or a JVMTI call failed (v3) */
+	__u64 pad5[4];
 };
 
 #define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */
@@ -90,6 +92,7 @@ struct jp_rec_hdr {
 enum jp_rec_type {
 	JP_REC_PAD = 1,	  /* filler: skip len bytes */
 	JP_REC_TRACE = 2, /* struct jp_trace_rec + frames */
+	JP_REC_EVENT = 3, /* struct jp_event_rec + frames (v3) */
 	JP_REC_MAX
 };
 
@@ -107,6 +110,36 @@ struct jp_trace_rec {
 	__u32 tid;	  /* gettid() in the JVM's namespace */
 	__s32 num_frames; /* >= 0 frames that follow; < 0 AGCT error or JP_ERR_* */
 	__u8 pad[8];
+	/* struct jp_frame frames[num_frames]; */
+};
+
+/*
+ * An event a JVMTI callback reported, on an ordinary Java thread (never a signal
+ * handler): it reserves with the same CAS protocol as the handler and drops (counts
+ * events_dropped) when the ring is full, it never waits for jprof. The frames come from
+ * JVMTI GetStackTrace: jp_frame with bci = the jlocation (bytecode index), -1 native.
+ */
+enum jp_agent_event {
+	JP_AEV_ALLOC = 1,	    /* SampledObjectAlloc: size, weight, class_id, tag */
+	JP_AEV_FREE = 2,	    /* ObjectFree: tag only, no frames */
+	JP_AEV_MONITOR_ENTER = 3,   /* MonitorContendedEnter: class_id of the monitor, stack */
+	JP_AEV_MONITOR_ENTERED = 4, /* MonitorContendedEntered: time only (jprof pairs them) */
+	JP_AEV_MAX
+};
+
+struct jp_event_rec {
+	struct jp_rec_hdr h;
+	__u64 time_ns;	  /* CLOCK_MONOTONIC in the callback */
+	__u32 tid;	  /* gettid() in the JVM's namespace */
+	__u16 kind;	  /* JP_AEV_* */
+	__u16 pad;
+	__u64 size;	  /* ALLOC: the sampled object's bytes */
+	__u64 weight;	  /* ALLOC: estimated bytes the sample stands for (see events.c) */
+	__u64 duration_ns; /* reserved: 0 (jprof pairs Enter and Entered by thread) */
+	__u64 class_id;	  /* JP_DICT_CLASS_ID id of the object's / monitor's class, 0 unknown */
+	__u64 tag;	  /* ALLOC/FREE: the object's tag (live tracking), 0 none */
+	__s32 num_frames; /* >= 0 frames that follow (leaf first); < 0 no stack */
+	__u32 pad2;
 	/* struct jp_frame frames[num_frames]; */
 };
 
@@ -155,6 +188,8 @@ enum jp_dict_type {
 	JP_DICT_STUB = 4,
 	/* thread: u32 tid, u16 name_len, u16 pad, name */
 	JP_DICT_THREAD = 5,
+	/* class id of events (v3), written once per class: u64 class_id, u16 sig_len, u16 pad, sig */
+	JP_DICT_CLASS_ID = 6,
 	JP_DICT_MAX
 };
 
@@ -167,6 +202,7 @@ _Static_assert(__builtin_offsetof(struct jp_ring_hdr, traces) == 192, "counters"
 _Static_assert(sizeof(struct jp_rec_hdr) == 16, "record header");
 _Static_assert(sizeof(struct jp_frame) == 16, "frame");
 _Static_assert(sizeof(struct jp_trace_rec) == 48, "trace record");
+_Static_assert(sizeof(struct jp_event_rec) == 80, "event record");
 _Static_assert(sizeof(struct jp_dict_hdr) == 16, "dict header");
 _Static_assert(sizeof(struct jp_dict_rec) == 8, "dict record header");
 

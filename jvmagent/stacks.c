@@ -323,6 +323,57 @@ out:
 	errno = saved_errno;
 }
 
+/*
+ * One event from a JVMTI callback on an ordinary thread (never from a signal handler).
+ * The same lock-free reservation as the handler: the callback never waits for jprof, a
+ * full ring (or a lost CAS race) drops the event and counts it. A stack-request signal
+ * may land on this thread between reserve and commit: its record goes after ours, and
+ * jprof reads it once ours is committed a moment later.
+ */
+int jpa_ring_event(const struct jp_event_rec *ev, const jvmtiFrameInfo *frames, int n)
+{
+	struct jp_event_rec *r;
+	struct jp_frame *f;
+	__u32 len;
+	__u64 pos;
+
+	if (!ring)
+		return -ENODEV;
+	if (n < 0 || !frames)
+		n = 0;
+	if ((__u32)n > ring_depth)
+		n = (int)ring_depth;
+	len = (__u32)sizeof(*r) + (__u32)n * (__u32)sizeof(struct jp_frame);
+	if (reserve(len, &pos)) {
+		count(&ring->events_dropped);
+		return -ENOSPC;
+	}
+	r = (struct jp_event_rec *)(ring_data + (pos & ring_mask));
+	memcpy((char *)r + sizeof(r->h), (const char *)ev + sizeof(ev->h), sizeof(*r) - sizeof(r->h));
+	r->num_frames = n;
+	f = (struct jp_frame *)(r + 1);
+	for (int i = 0; i < n; i++) {
+		/* jlocation is the bytecode index for HotSpot; -1 in a native method */
+		f[i].bci = frames[i].location >= 0 && frames[i].location <= INT32_MAX ?
+				   (__s32)frames[i].location :
+				   -3;
+		f[i].pad = 0;
+		f[i].method_id = (__u64)(uintptr_t)frames[i].method;
+	}
+	r->h.type = JP_REC_EVENT;
+	r->h.len = len;
+	r->h.pad = 0;
+	count(&ring->events);
+	commit(pos);
+	return 0;
+}
+
+void jpa_ring_event_dropped(void)
+{
+	if (ring)
+		count(&ring->events_dropped);
+}
+
 /* a fault that is not ours goes to whoever handled it before us (HotSpot, normally) */
 static void chain(const struct sigaction *prev, int sig, siginfo_t *si, void *uc)
 {

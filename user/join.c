@@ -11,6 +11,7 @@
 
 #include "join.h"
 #include "clock.h"
+#include "ring.h"
 #include "log.h"
 #include "model/model.h"
 #include "sym/syms.h"
@@ -118,6 +119,9 @@ struct jvm_ent {
 	__u64 miss[MISS_MAX];
 	__u64 agct[12];
 	__u64 unmatched, trace_drops;
+	/* agent events (-e lock, alloc, live) */
+	__u64 ev_allocs, ev_frees, ev_locks, ev_lock_short, ev_orphan, ev_over_budget;
+	__u64 monitor_joined; /* blocked samples given the Java stack of their monitor wait */
 };
 
 /* one thread with something waiting; forgotten when nothing waits any more */
@@ -165,6 +169,14 @@ struct last_cpu {
 	__u64 carry_ns; /* CPU time of later samples without a Java stack, for the next one */
 };
 
+/* age-at-death histogram of one allocation site: <1 ms, <10 ms, <100 ms, <1 s, <10 s, more */
+#define AGE_BUCKETS 6
+#define AGE_SITES   64 /* sites with a row of their own; the others share one */
+struct age_site {
+	jp_id stack;
+	__u64 n[AGE_BUCKETS];
+};
+
 struct join {
 	struct syms *syms;
 	struct model *model;
@@ -190,7 +202,89 @@ struct join {
 	struct join_stats st;
 	__u64 now_ns;
 	struct jvm_ent *cur_jvm; /* during a poll callback */
+	/* agent events waiting for their other half, bounded open-addressing tables */
+	struct age_site *ages; /* -e live: age at death of freed sampled objects, per site */
+	size_t nages;
+	__u64 ages_other[AGE_BUCKETS]; /* sites past AGE_SITES */
+	struct ev_slot *waits; /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
+	struct ev_slot *live;  /* (pid, tag) -> a sampled object not freed yet */
+	size_t nwaits, nlive;
 };
+
+/* an event waiting for its other half: a monitor wait for its end, an object for its free */
+struct ev_slot {
+	__u64 k1, k2; /* k1 0: empty */
+	jp_id stack, labels;
+	__u64 time_ns;
+	__u64 space, objects;
+	jp_id jstack;  /* monitor waits: the Java frames alone, for the wait's off-CPU time */
+	__u64 end_ns;  /* monitor waits: Entered (0: still waiting); kept for late samples */
+};
+
+#define EV_WAITS_CAP 4096u	     /* threads waiting on a monitor at once, all JVMs */
+#define EV_LIVE_CAP  (1u << 18) /* sampled objects tracked live (48 B each: 12 MiB) */
+
+static size_t ev_hash(__u64 k1, __u64 k2, size_t cap)
+{
+	__u64 h = (k1 * 0x9e3779b97f4a7c15ull) ^ (k2 * 0xc2b2ae3d27d4eb4full);
+
+	return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static struct ev_slot *ev_find(struct ev_slot *t, size_t cap, __u64 k1, __u64 k2)
+{
+	if (!t)
+		return NULL;
+	for (size_t i = ev_hash(k1, k2, cap), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
+		if (!t[i].k1)
+			return NULL;
+		if (t[i].k1 == k1 && t[i].k2 == k2)
+			return &t[i];
+	}
+	return NULL;
+}
+
+/* a free slot for a new key (kept at most 3/4 full: probes stay short); NULL when full */
+static struct ev_slot *ev_add(struct ev_slot **tp, size_t cap, size_t *n, __u64 k1, __u64 k2)
+{
+	size_t i;
+
+	if (!*tp) {
+		*tp = calloc(cap, sizeof(**tp));
+		if (!*tp)
+			return NULL;
+	}
+	if (*n >= cap / 4 * 3)
+		return NULL;
+	for (i = ev_hash(k1, k2, cap); (*tp)[i].k1; i = (i + 1) & (cap - 1))
+		;
+	(*tp)[i].k1 = k1;
+	(*tp)[i].k2 = k2;
+	(*n)++;
+	return &(*tp)[i];
+}
+
+/* removes a slot, shifting back the entries of its probe chain (no tombstones) */
+static void ev_del(struct ev_slot *t, size_t cap, size_t *n, struct ev_slot *s)
+{
+	size_t i = (size_t)(s - t), j = i;
+
+	for (;;) {
+		size_t h;
+
+		j = (j + 1) & (cap - 1);
+		if (!t[j].k1)
+			break;
+		h = ev_hash(t[j].k1, t[j].k2, cap);
+		/* move j back to i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		t[i] = t[j];
+		i = j;
+	}
+	memset(&t[i], 0, sizeof(t[i]));
+	(*n)--;
+}
 
 struct join *join__new(struct syms *syms, struct model *model, const struct join_opts *o)
 {
@@ -252,6 +346,9 @@ void join__free(struct join *j)
 	}
 	free(j->thr_tab);
 	free(j->pidset);
+	free(j->waits);
+	free(j->live);
+	free(j->ages);
 	free(j);
 }
 
@@ -813,6 +910,51 @@ static bool jvm_service_thread(const char *comm)
 	return false;
 }
 
+/* a finished wait stays this long for the off-CPU sample of its end, which comes later */
+#define WAIT_KEEP_NS (2ull * 1000 * 1000 * 1000)
+
+/*
+ * Issue 8: a thread blocked entering a contended monitor is in the VM, and AGCT cannot
+ * walk it. If the blocked interval [time - weight, time] falls in a wait the agent
+ * reported (MonitorContendedEnter .. Entered, Enter's stack from GetStackTrace), that
+ * stack is the Java stack of the block: kernel and JVM frames of the wait over it.
+ */
+static int add_monitor_wait(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+			    const __u64 *ustack, struct jvm_ent *e)
+{
+	__u64 k1 = (__u64)e->pid << 32 | 2, start = s->time_ns - s->weight;
+	const struct ev_slot *w;
+	const jp_id *jl;
+	struct jp_sym sym;
+	size_t n = 0, nj = 0;
+
+	if (s->kind == JP_EV_CPU || !e->a || !j->waits)
+		return 1;
+	w = ev_find(j->waits, EV_WAITS_CAP, k1, ns_tid(e, s->tid));
+	/* 1 ms slack: the agent's and the kernel's clocks are read at different points */
+	if (!w || !w->jstack || w->time_ns > s->time_ns ||
+	    (w->end_ns && w->end_ns + 1000000 < start))
+		return 1;
+	jl = model__get_stack(j->model, w->jstack, &nj);
+	if (!jl)
+		return 1;
+	push_kernel(j, &n, s, kstack);
+	for (__u32 i = 0; i < s->ustack_len; i++) {
+		resolve_user(j, s->pid, ustack[i], &sym);
+		if (in_code_cache(&sym))
+			break;
+		push_user(j, &n, s->pid, ustack[i], &sym);
+	}
+	for (size_t i = 0; i < nj && n < JOIN_MAX_FRAMES; i++)
+		j->locs[n++] = jl[i];
+	e->samples++;
+	e->java_samples++;
+	e->complete++;
+	e->monitor_joined++;
+	j->st.java_complete++;
+	return commit(j, s, e, n, NULL);
+}
+
 /* a sample meets its trace */
 static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames, struct jvm_ent *e,
 		  const struct java_trace *t)
@@ -836,6 +978,12 @@ static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames
 		e->samples++;
 		e->internal++;
 		return add_native(j, s, kstack, ustack, e, NULL);
+	}
+	if (t->num_frames < 0) {
+		int r = add_monitor_wait(j, s, kstack, ustack, e);
+
+		if (r <= 0)
+			return r;
 	}
 	if (t->num_frames == JAVA_TRACE_ERR_BUSY)
 		return add_missing(j, s, kstack, ustack, e, MISS_AGENT_BUSY, 0);
@@ -1199,6 +1347,228 @@ static int on_trace(void *ctx, const struct java_trace *tr)
 	return --j->round_left ? 0 : -EAGAIN;
 }
 
+/*
+ * A JNI class signature as a Java name: "Ljava/lang/String;" -> "java.lang.String",
+ * "[[I" -> "int[][]". Untrusted: bounded, odd input is kept as it is.
+ */
+static const char *class_display(struct join *j, const char *sig)
+{
+	static const char prim[] = "ZBCSIJFD";
+	static const char *const pname[] = { "boolean", "byte", "char", "short",
+					     "int",	"long", "float", "double" };
+	char buf[300];
+	size_t dims = 0, w = 0, n;
+	const char *p;
+
+	if (!sig)
+		return "[unknown class]";
+	while (sig[dims] == '[' && dims < 16)
+		dims++;
+	p = sig + dims;
+	n = strlen(p);
+	if (p[0] == 'L' && n >= 2 && p[n - 1] == ';') {
+		n -= 2;
+		if (n > 255)
+			n = 255;
+		for (size_t i = 0; i < n; i++)
+			buf[w++] = p[1 + i] == '/' ? '.' : p[1 + i];
+	} else if (n == 1 && strchr(prim, p[0])) {
+		const char *t = pname[strchr(prim, p[0]) - prim];
+
+		w = strlen(t);
+		memcpy(buf, t, w);
+	} else {
+		return pool_fmt(j, "%.255s", sig);
+	}
+	for (size_t i = 0; i < dims; i++) {
+		buf[w++] = '[';
+		buf[w++] = ']';
+	}
+	buf[w] = '\0';
+	return pool_fmt(j, "%s", buf);
+}
+
+/* the event's stack (class leaf, then its Java frames) and labels as model ids */
+static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event *ev,
+		     const char *leaf_fmt, jp_id *ret_stack, jp_id *ret_labels, jp_id *ret_jstack)
+{
+	struct jp_labels l = { .pid = e->pid, .cgroup = 0, .container = "" };
+	size_t n = 0;
+
+	j->pool_used = 0;
+	l.tid = host_tid(e, ev->tid, j->now_ns);
+	l.comm = e->comm;
+	l.thread = jvm_agent__thread_name(e->a, ev->tid);
+	if (!l.thread)
+		l.thread = pool_fmt(j, "tid-%u", ev->tid);
+	if (leaf_fmt) {
+		const char *cls = class_display(j, jvm_agent__class_name(e->a, ev->class_id));
+
+		push(j, &n, pool_fmt(j, leaf_fmt, cls), JP_FK_ROOT);
+	}
+	for (int i = 0; i < ev->num_frames; i++)
+		push_java(j, &n, e, &ev->frames[i]);
+	*ret_stack = model__stack(j->model, j->locs, n);
+	*ret_labels = model__labels(j->model, &l);
+	if (ret_jstack)
+		*ret_jstack = n > 1 ? model__stack(j->model, j->locs + 1, n - 1) : 0;
+	return *ret_stack && *ret_labels ? 0 : -ENOMEM;
+}
+
+static void age_add(struct join *j, jp_id stack, __u64 age_ns)
+{
+	__u64 *n = j->ages_other;
+	int b = 0;
+
+	for (__u64 lim = 1000000; b < AGE_BUCKETS - 1 && age_ns >= lim; lim *= 10)
+		b++;
+	for (size_t i = 0; i < j->nages; i++) {
+		if (j->ages[i].stack == stack) {
+			n = j->ages[i].n;
+			goto add;
+		}
+	}
+	if (j->nages < AGE_SITES) {
+		if (!j->ages)
+			j->ages = calloc(AGE_SITES, sizeof(*j->ages));
+		if (j->ages) {
+			j->ages[j->nages].stack = stack;
+			n = j->ages[j->nages++].n;
+		}
+	}
+add:
+	n[b]++;
+}
+
+/* the table of waits is full: forget the waits that ended long enough ago */
+static void waits_sweep(struct join *j, __u64 now)
+{
+	for (size_t i = 0; j->waits && i < EV_WAITS_CAP;) {
+		struct ev_slot *w = &j->waits[i];
+
+		if (w->k1 && w->end_ns && w->end_ns + WAIT_KEEP_NS < now)
+			ev_del(j->waits, EV_WAITS_CAP, &j->nwaits, w); /* i again: shifted into */
+		else
+			i++;
+	}
+}
+
+/*
+ * An agent event (jvmagent/events.c). Allocations are samples of their own; a monitor
+ * wait is one once its end comes (Entered, paired by thread: a thread waits for one
+ * monitor at a time); an object tracked live is one at the end unless freed first.
+ */
+static int on_event(void *ctx, const struct java_event *ev)
+{
+	struct join *j = ctx;
+	struct jvm_ent *e = j->cur_jvm;
+	struct ev_slot *w;
+	jp_id stack, labels, jstack = 0;
+	__u64 k1 = (__u64)e->pid << 32 | 1, objects;
+	int err = 0;
+
+	j->traces_read++;
+	switch (ev->kind) {
+	case JP_AEV_ALLOC:
+		e->ev_allocs++;
+		err = event_ids(j, e, ev, "%s_[a]", &stack, &labels, NULL);
+		if (err)
+			break;
+		/* weight = size / p, so 1/p objects = weight / size (at least the one seen) */
+		objects = ev->size ? (ev->weight + ev->size / 2) / ev->size : 1;
+		if (!objects)
+			objects = 1;
+		err = model__add(j->model, stack, labels, JP_VAL_ALLOC_SPACE, ev->weight);
+		if (!err)
+			err = model__add(j->model, stack, labels, JP_VAL_ALLOC_OBJECTS, objects);
+		if (!err && ev->tag) {
+			w = ev_add(&j->live, EV_LIVE_CAP, &j->nlive, k1, ev->tag);
+			if (!w) {
+				e->ev_over_budget++;
+				break;
+			}
+			w->stack = stack;
+			w->labels = labels;
+			w->time_ns = ev->time_ns;
+			w->space = ev->weight;
+			w->objects = objects;
+		}
+		break;
+	case JP_AEV_FREE:
+		e->ev_frees++;
+		w = ev_find(j->live, EV_LIVE_CAP, k1, ev->tag);
+		if (w) {
+			age_add(j, w->stack, ev->time_ns > w->time_ns ? ev->time_ns - w->time_ns : 0);
+			ev_del(j->live, EV_LIVE_CAP, &j->nlive, w);
+		}
+		break;
+	case JP_AEV_MONITOR_ENTER:
+		err = event_ids(j, e, ev, "%s_[l]", &stack, &labels, &jstack);
+		if (err)
+			break;
+		k1 = (__u64)e->pid << 32 | 2;
+		w = ev_find(j->waits, EV_WAITS_CAP, k1, ev->tid);
+		if (!w)
+			w = ev_add(&j->waits, EV_WAITS_CAP, &j->nwaits, k1, ev->tid);
+		if (!w) {
+			waits_sweep(j, ev->time_ns);
+			w = ev_add(&j->waits, EV_WAITS_CAP, &j->nwaits, k1, ev->tid);
+		}
+		if (!w) {
+			e->ev_over_budget++;
+			break;
+		}
+		w->stack = stack;
+		w->labels = labels;
+		w->jstack = jstack;
+		w->time_ns = ev->time_ns;
+		w->end_ns = 0;
+		break;
+	case JP_AEV_MONITOR_ENTERED:
+		k1 = (__u64)e->pid << 32 | 2;
+		w = ev_find(j->waits, EV_WAITS_CAP, k1, ev->tid);
+		if (!w || w->end_ns) {
+			e->ev_orphan++; /* its Enter was dropped, or came before the recording */
+			break;
+		}
+		if (ev->time_ns >= w->time_ns && ev->time_ns - w->time_ns >= j->o.lock_threshold_ns) {
+			e->ev_locks++;
+			err = model__add(j->model, w->stack, w->labels, JP_VAL_CONTENTIONS, 1);
+			if (!err)
+				err = model__add(j->model, w->stack, w->labels, JP_VAL_DELAY_NS,
+						 ev->time_ns - w->time_ns);
+		} else {
+			e->ev_lock_short++;
+		}
+		/* kept a while: the off-CPU sample of this wait comes after its end */
+		w->end_ns = ev->time_ns ? ev->time_ns : 1;
+		break;
+	default:
+		break;
+	}
+	if (err)
+		return err;
+	return --j->round_left ? 0 : -EAGAIN;
+}
+
+/* at the end: what was sampled and never freed is live (inuse_space / inuse_objects) */
+static int add_live(struct join *j)
+{
+	int err = 0;
+
+	for (size_t i = 0; j->live && i < EV_LIVE_CAP && !err; i++) {
+		struct ev_slot *w = &j->live[i];
+
+		if (!w->k1)
+			continue;
+		err = model__add(j->model, w->stack, w->labels, JP_VAL_INUSE_SPACE, w->space);
+		if (!err)
+			err = model__add(j->model, w->stack, w->labels, JP_VAL_INUSE_OBJECTS,
+					 w->objects);
+	}
+	return err;
+}
+
 /* the waiting traces of a thread that got new samples, oldest first */
 static int retry_thread(struct join *j, struct thr *t)
 {
@@ -1317,7 +1687,7 @@ static bool poll_agents(struct join *j)
 		}
 		j->cur_jvm = e;
 		j->round_left = j->o.traces_per_round;
-		err = jvm_agent__poll(e->a, on_trace, j);
+		err = jvm_agent__poll_events(e->a, on_trace, on_event, j);
 		if (err == -EAGAIN && !j->round_left)
 			more = true;
 		else if (err < 0 && err != -EAGAIN)
@@ -1385,7 +1755,7 @@ int join__flush(struct join *j)
 	/* CPU time carried past the last sample with a Java stack: to that stack */
 	for (size_t i = 0; i < JOIN_LAST_SLOTS && !err; i++)
 		err = last_cpu_settle(j, &j->last[i]);
-	return err;
+	return err ? err : add_live(j);
 }
 
 void join__stats(const struct join *j, struct join_stats *ret)
@@ -1419,13 +1789,63 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 		w = cat_count(a, sizeof(a), w, as.malformed, "malformed");
 		w = cat_count(a, sizeof(a), w, as.over_budget, "dictionary entries over budget");
 	}
+	if (e->a) {
+		w = cat_count(a, sizeof(a), w, as.events_dropped, "events dropped (ring full)");
+		w = cat_count(a, sizeof(a), w, as.events_unread, "events unread");
+	}
 	w = cat_count(jn, sizeof(jn), 0, e->unmatched, "traces without sample");
+	w = cat_count(jn, sizeof(jn), w, e->ev_orphan, "monitor waits without their start");
+	w = cat_count(jn, sizeof(jn), w, e->ev_over_budget, "events over budget");
 	cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
 	snprintf(buf, size, "%s%s%s%s", a[0] ? "; agent: " : "", a, jn[0] ? "; join: " : "", jn);
 }
 
+/* "Class_[a] <- method": the allocated class and the method that allocated it */
+static void site_name(const struct join *j, jp_id stack, char *buf, size_t size)
+{
+	size_t n = 0;
+	const jp_id *l = model__get_stack(j->model, stack, &n);
+	const struct jp_location *a = n > 0 ? model__get_location(j->model, l[0]) : NULL;
+	const struct jp_location *b = n > 1 ? model__get_location(j->model, l[1]) : NULL;
+	const struct jp_func *fa = a ? model__get_func(j->model, a->func) : NULL;
+	const struct jp_func *fb = b ? model__get_func(j->model, b->func) : NULL;
+
+	snprintf(buf, size, "%s <- %s", fa ? fa->name : "?", fb ? fb->name : "?");
+}
+
+/* -e live: how long the sampled objects that were freed lived, per allocation site */
+static void report_ages(const struct join *j, FILE *f)
+{
+	static const char *const hdr[AGE_BUCKETS] = { "<1ms", "<10ms", "<100ms", "<1s", "<10s", ">=10s" };
+	char name[256];
+	bool other = false;
+
+	if (!j->nages)
+		return;
+	fprintf(f, "jprof: age at death of freed sampled objects, per allocation site:\n");
+	fprintf(f, "jprof: %9s %9s %9s %9s %9s %9s  site\n", hdr[0], hdr[1], hdr[2], hdr[3], hdr[4],
+		hdr[5]);
+	for (size_t i = 0; i <= j->nages; i++) {
+		const __u64 *n = i < j->nages ? j->ages[i].n : j->ages_other;
+
+		if (i == j->nages) {
+			for (int b = 0; b < AGE_BUCKETS; b++)
+				other |= n[b] != 0;
+			if (!other)
+				break;
+			snprintf(name, sizeof(name), "(other sites)");
+		} else {
+			site_name(j, j->ages[i].stack, name, sizeof(name));
+		}
+		fprintf(f, "jprof: %9llu %9llu %9llu %9llu %9llu %9llu  %s\n", (unsigned long long)n[0],
+			(unsigned long long)n[1], (unsigned long long)n[2], (unsigned long long)n[3],
+			(unsigned long long)n[4], (unsigned long long)n[5], name);
+	}
+}
+
 void join__report(const struct join *j, FILE *f)
 {
+	report_ages(j, f);
 	for (size_t i = 0; i < j->njvms; i++) {
 		const struct jvm_ent *e = j->jvms[i];
 		char why[1024], loss[512];
@@ -1456,5 +1876,14 @@ void join__report(const struct join *j, FILE *f)
 			(unsigned long long)e->internal, why[0] ? "; missing: " : "", why, loss);
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
+		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short)
+			fprintf(f,
+				"jprof: JVM %u: agent events: %llu allocation samples, %llu frees, "
+				"%llu monitor waits (%llu under --lock-threshold); %llu blocked "
+				"samples got the Java stack of their monitor wait\n",
+				e->pid, (unsigned long long)e->ev_allocs,
+				(unsigned long long)e->ev_frees, (unsigned long long)e->ev_locks,
+				(unsigned long long)e->ev_lock_short,
+				(unsigned long long)e->monitor_joined);
 	}
 }

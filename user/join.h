@@ -27,6 +27,7 @@ struct join_opts {
 	size_t trace_budget;	 /* ... in all JVMs */
 	unsigned int traces_per_round; /* agent records per JVM per join__poll (0: default) */
 	struct cgroup_names *cgroups;	/* names the container label by cgroup id; NULL: "" (borrowed) */
+	__u64 lock_threshold_ns;       /* -e lock: shorter monitor waits are only counted */
 };
 
 struct join;

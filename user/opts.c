@@ -34,6 +34,8 @@ enum {
 	OPT_PER_CONTAINER,
 	OPT_CONTAINERS,
 	OPT_CPU_TIME,
+	OPT_LOCK_THRESHOLD,
+	OPT_ALLOC_INTERVAL,
 };
 
 static const struct option long_opts[] = {
@@ -66,6 +68,8 @@ static const struct option long_opts[] = {
 	{ "per-container", no_argument, NULL, OPT_PER_CONTAINER },
 	{ "containers", no_argument, NULL, OPT_CONTAINERS },
 	{ "cpu-time", no_argument, NULL, OPT_CPU_TIME },
+	{ "lock-threshold", required_argument, NULL, OPT_LOCK_THRESHOLD },
+	{ "alloc-interval", required_argument, NULL, OPT_ALLOC_INTERVAL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -101,7 +105,10 @@ void opts_usage(FILE *f)
 	      "                        table (stdout) and stacks of slow calls. Together they\n"
 	      "                        share one time unit (ns); wall: cpu + offcpu + time\n"
 	      "                        waiting for a CPU, every block kept (--min-block 0),\n"
-	      "                        per thread: each thread's time adds up to the duration\n"
+	      "                        per thread: each thread's time adds up to the duration.\n"
+	      "                        From the JVM agent: lock: contended monitor waits;\n"
+	      "                        alloc: sampled allocations; live: allocations still\n"
+	      "                        live at the end\n"
 	      "      --cpu-time        CPU samples weigh the CPU time their thread ran since\n"
 	      "                        its previous sample (ns; default: 1 per sample)\n"
 	      "      --min-block USEC  offcpu: shortest blocked interval kept (default 100)\n"
@@ -116,6 +123,8 @@ void opts_usage(FILE *f)
 	      "      --agent PATH      the JVM agent library (default: beside jprof)\n"
 	      "      --recompile       on attach, have the JIT recompile code compiled before it,\n"
 	      "                        so inlined frames are exact there too (a short slowdown)\n"
+	      "      --lock-threshold NS  -e lock: only monitor waits of at least NS (default 0)\n"
+	      "      --alloc-interval BYTES  -e alloc/live: mean bytes between samples (512 KiB)\n"
 	      "\n"
 	      "report options (INPUT: a recording saved as .pb.gz, or folded stacks):\n"
 	      "  -p, --pid PID[,...]   only these processes;  --tid TID[,...]  only these threads\n"
@@ -240,12 +249,27 @@ static int parse_events(const char *arg, struct jp_opts *o, char *err, size_t er
 		else if (!strcmp(tok, "wall")) {
 			o->events |= 1u << JP_EV_CPU | 1u << JP_EV_OFFCPU;
 			o->wall = true;
-		} else
-			return fail(err, errlen, "-e: unknown event '%s' (cpu, offcpu, syscalls, wall)",
+		} else if (!strcmp(tok, "lock"))
+			o->agent_events |= JP_AGENT_EV_LOCK;
+		else if (!strcmp(tok, "alloc"))
+			o->agent_events |= JP_AGENT_EV_ALLOC;
+		else if (!strcmp(tok, "live"))
+			o->agent_events |= JP_AGENT_EV_LIVE;
+		else
+			return fail(err, errlen,
+				    "-e: unknown event '%s' (cpu, offcpu, syscalls, wall, lock, alloc, "
+				    "live)",
 				    tok);
 	}
-	if (!o->events)
+	if (!o->events && !o->agent_events)
 		return fail(err, errlen, "-e: no event given");
+	/*
+	 * Agent events alone: the CPU sampler still runs (it finds the JVMs and carries their
+	 * thread names), but only the agent events' columns are shown.
+	 */
+	o->cpu_hidden = !o->events;
+	if (!o->events)
+		o->events = 1u << JP_EV_CPU;
 	return 0;
 }
 
@@ -430,6 +454,17 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case OPT_CPU_TIME:
 			o->cpu_time = true;
+			break;
+		case OPT_LOCK_THRESHOLD:
+			if (opts_parse_u32(optarg, 0, 4000000000u, &o->lock_threshold_ns))
+				return fail(err, errlen, "--lock-threshold: '%s' is not nanoseconds",
+					    optarg);
+			break;
+		case OPT_ALLOC_INTERVAL:
+			if (opts_parse_u32(optarg, 1, 1u << 30, &o->alloc_interval))
+				return fail(err, errlen,
+					    "--alloc-interval: '%s' is not bytes (1 .. 1073741824)",
+					    optarg);
 			break;
 		case OPT_MIN_BLOCK:
 			o->min_block_set = true;

@@ -56,7 +56,16 @@ struct jp_opts {
 	bool cpu_time;	  /* --cpu-time: CPU samples weigh their CPU time (ns), not 1 */
 	bool wall;	  /* -e wall: cpu + offcpu + runnable time, every block, per thread */
 	bool min_block_set; /* --min-block was given (wall keeps every block otherwise) */
+	/* events the JVM agent reports (JVMTI), not BPF: -e lock, alloc, live */
+	unsigned int agent_events;   /* JP_AGENT_EV_* */
+	bool cpu_hidden;	     /* only agent events asked: CPU sampled but not shown */
+	unsigned int lock_threshold_ns; /* --lock-threshold */
+	unsigned int alloc_interval;	/* --alloc-interval, 0: the agent's 512 KiB */
 };
+
+#define JP_AGENT_EV_LOCK  1u
+#define JP_AGENT_EV_ALLOC 2u
+#define JP_AGENT_EV_LIVE  4u
 
 /*
  * Parses argv into *o. Returns 0, or JP_EXIT_USAGE with a one-line message in

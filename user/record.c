@@ -924,6 +924,19 @@ static void summary(struct rec *r, double secs, const char *where)
 			"jprof: wall: %.6f s recorded; per thread, on-CPU + runnable + blocked time "
 			"add up to it for threads that lived through it\n",
 			r->window_ns / 1e9);
+	if (r->o->agent_events & JP_AGENT_EV_LOCK)
+		fprintf(stderr, "jprof: monitor contention: %llu waits, %.3f s waited\n",
+			(unsigned long long)model__total(r->model, JP_VAL_CONTENTIONS),
+			model__total(r->model, JP_VAL_DELAY_NS) / 1e9);
+	if (r->o->agent_events & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE))
+		fprintf(stderr,
+			"jprof: allocations: %llu bytes, %llu objects (estimated from samples)\n",
+			(unsigned long long)model__total(r->model, JP_VAL_ALLOC_SPACE),
+			(unsigned long long)model__total(r->model, JP_VAL_ALLOC_OBJECTS));
+	if (r->o->agent_events & JP_AGENT_EV_LIVE)
+		fprintf(stderr, "jprof: live at the end: %llu bytes, %llu objects (estimated)\n",
+			(unsigned long long)model__total(r->model, JP_VAL_INUSE_SPACE),
+			(unsigned long long)model__total(r->model, JP_VAL_INUSE_OBJECTS));
 	if (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] || r->withdrawn)
 		fprintf(stderr,
 			"jprof: %llu stack requests not sent (the process's handler for the signal "
@@ -975,6 +988,33 @@ static void summary(struct rec *r, double secs, const char *where)
  * What the flame graph weighs: CPU samples alone count samples; several events share one
  * unit, nanoseconds (a CPU sample weighs its thread's CPU time since its previous one).
  */
+/* the agent's option string: recompile, and the JVMTI events asked (jvmagent/agent.c) */
+static const char *agent_options(const struct jp_opts *o, char *buf, size_t size)
+{
+	size_t w = 0;
+
+	buf[0] = '\0';
+	if (o->recompile)
+		w += (size_t)snprintf(buf + w, size - w, "recompile,");
+	/*
+	 * Blocked time needs them too: a thread blocked entering a monitor is not walkable,
+	 * the wait's Java stack comes from MonitorContendedEnter (join.c add_monitor_wait).
+	 */
+	if ((o->agent_events & JP_AGENT_EV_LOCK ||
+	     o->events & (1u << JP_EV_OFFCPU | 1u << JP_EV_SYSCALL)) &&
+	    w < size)
+		w += (size_t)snprintf(buf + w, size - w, "lock,");
+	if (o->agent_events & JP_AGENT_EV_LIVE && w < size)
+		w += (size_t)snprintf(buf + w, size - w, "live,");
+	if (o->agent_events & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE) && o->alloc_interval && w < size)
+		w += (size_t)snprintf(buf + w, size - w, "alloc=%u,", o->alloc_interval);
+	else if (o->agent_events & JP_AGENT_EV_ALLOC && w < size)
+		w += (size_t)snprintf(buf + w, size - w, "alloc,");
+	if (w && w < size)
+		buf[w - 1] = '\0';
+	return buf[0] ? buf : NULL;
+}
+
 static void record_view(const struct jp_opts *o, int format, struct model_view *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -990,6 +1030,21 @@ static void record_view(const struct jp_opts *o, int format, struct model_view *
 	/* pprof gets the sample count beside the CPU time */
 	if (format == OUT_PPROF && (o->events & (1u << JP_EV_CPU)))
 		v->values |= 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_CPU_NS;
+	/*
+	 * Agent events have their own units (bytes, counts): in a graph the bytes or the wait
+	 * are weighed; pprof carries the counts beside them as further sample types.
+	 */
+	if (o->cpu_hidden)
+		v->values = 0;
+	if (o->agent_events & JP_AGENT_EV_ALLOC)
+		v->values |= 1u << JP_VAL_ALLOC_SPACE |
+			     (format == OUT_PPROF ? 1u << JP_VAL_ALLOC_OBJECTS : 0);
+	if (o->agent_events & JP_AGENT_EV_LIVE)
+		v->values |= 1u << JP_VAL_INUSE_SPACE |
+			     (format == OUT_PPROF ? 1u << JP_VAL_INUSE_OBJECTS : 0);
+	if (o->agent_events & JP_AGENT_EV_LOCK)
+		v->values |= 1u << JP_VAL_DELAY_NS |
+			     (format == OUT_PPROF ? 1u << JP_VAL_CONTENTIONS : 0);
 	v->per_pid = o->per_pid;
 	v->per_thread = o->per_thread;
 	v->per_container = o->per_container;
@@ -1056,11 +1111,22 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 		host[0] = '\0';
 	m->title = profile_title(r->o);
 	m->unit = r->o->events == 1u << JP_EV_CPU ? "samples" : "ns";
+	/* agent events: wait in ns; allocations (alone) in bytes */
+	if (r->o->agent_events && (r->o->cpu_hidden || r->o->agent_events & JP_AGENT_EV_LOCK))
+		m->unit = r->o->cpu_hidden && !(r->o->agent_events & JP_AGENT_EV_LOCK) ? "bytes" : "ns";
 	m->host = host[0] ? host : NULL;
 	events[0] = '\0';
 	for (int e = JP_EV_CPU; e <= JP_EV_SYSCALL; e++)
 		if (r->o->events & (1u << e))
 			n += snprintf(events + n, sizeof(events) - n, "%s%s", n ? "," : "", ev_names[e]);
+	if (r->o->cpu_hidden)
+		n = 0;
+	if (r->o->agent_events & JP_AGENT_EV_LOCK)
+		n += snprintf(events + n, sizeof(events) - n, "%slock", n ? "," : "");
+	if (r->o->agent_events & JP_AGENT_EV_ALLOC)
+		n += snprintf(events + n, sizeof(events) - n, "%salloc", n ? "," : "");
+	if (r->o->agent_events & JP_AGENT_EV_LIVE)
+		n += snprintf(events + n, sizeof(events) - n, "%slive", n ? "," : "");
 	m->events = events;
 	m->freq_hz = r->o->events & (1u << JP_EV_CPU) ? r->o->freq_hz : 0;
 	m->duration_ns = mono_ns() - t0;
@@ -1200,11 +1266,13 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	struct join_opts jo = {
 		.cpu_period_ns = 1000000000ull / o->freq_hz,
 		.mark_offcpu = multi,
+		.lock_threshold_ns = o->lock_threshold_ns,
 	};
+	char agent_opts[128];
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec r = { .o = o, .t_start_ns = mono_ns() };
 	struct attacher_opts ao = {
-		.options = o->recompile ? "recompile" : NULL,
+		.options = agent_options(o, agent_opts, sizeof(agent_opts)),
 		.no_attach = o->no_attach,
 		.start_ns = r.t_start_ns,
 	};
@@ -1504,6 +1572,18 @@ static void report_view(const struct jp_opts *o, const struct model *m, struct m
 	else
 		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS |
 			    (model__total(m, JP_VAL_OFFCPU_NS) ? 0 : 1u << JP_VAL_SYSCALL_NS);
+	/* a profile of agent events only (-e lock, alloc, live): its own unit, one of them */
+	if (!other && !model__total(m, JP_VAL_CPU_SAMPLES) && !model__total(m, JP_VAL_CPU_NS)) {
+		static const enum jp_value ev[] = { JP_VAL_DELAY_NS, JP_VAL_ALLOC_SPACE,
+						    JP_VAL_INUSE_SPACE };
+
+		for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+			if (model__total(m, ev[i])) {
+				v->values = 1u << ev[i];
+				break;
+			}
+		}
+	}
 	if (o->format == OUT_PPROF)
 		for (int c = 0; c < JP_VAL_MAX; c++)
 			if (model__total(m, c))

@@ -85,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)jvm_agent__method_name(a, id, (unsigned int)i & JVM_NAME_DOTTED);
 		(void)jvm_agent__line(a, id, (__s32)(i * 3));
 		(void)jvm_agent__thread_name(a, tid);
+		(void)jvm_agent__class_name(a, id);
 	}
 	jvm_agent__stats(a, &st);
 	if (st.bytes > budget)

@@ -35,6 +35,22 @@ static int on_trace(void *ctx, const struct java_trace *t)
 	return 0;
 }
 
+static int on_event(void *ctx, const struct java_event *e)
+{
+	struct jvm_agent *a = ctx;
+	const char *c = jvm_agent__class_name(a, e->class_id);
+
+	if (c)
+		(void)strlen(c);
+	for (int i = 0; i < e->num_frames; i++) {
+		const char *n = jvm_agent__method_name(a, e->frames[i].method_id, 0);
+
+		if (n)
+			(void)strlen(n);
+	}
+	return 0;
+}
+
 static void put_file(const char *path, const void *p1, size_t n1, const void *p2, size_t n2)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -97,7 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	(void)jvm_agent__signo(a);
 	for (int i = 0; i < 3; i++) {
-		if (jvm_agent__poll(a, on_trace, a) <= 0)
+		/* odd flags: events unread (counted), even: delivered */
+		if (jvm_agent__poll_events(a, on_trace, (flags & 4) ? NULL : on_event, a) <= 0)
 			break;
 	}
 	(void)jvm_agent__method_name(a, 0x1000, 0);

@@ -670,3 +670,125 @@ TEST(stale_ring_of_a_reused_pid_refused)
 	unlink(dict);
 	fixture_fini(&f);
 }
+
+/* appends a committed event record at head */
+static void put_event(struct fixture *f, __u16 kind, __u64 class_id, __u64 tag, int n,
+		      const struct jp_frame *fr)
+{
+	__u64 pos = hdr(f)->head;
+	struct jp_event_rec *r = (struct jp_event_rec *)(f->mem + JP_RING_HDR_SIZE + (pos % DATA_SIZE));
+	__u32 len = sizeof(*r) + (__u32)(n > 0 ? n : 0) * sizeof(*fr);
+
+	memset(r, 0, sizeof(*r));
+	r->h.len = len;
+	r->h.type = JP_REC_EVENT;
+	r->h.seq = pos;
+	r->time_ns = 5000 + pos;
+	r->tid = 77;
+	r->kind = kind;
+	r->size = 24;
+	r->weight = 524300;
+	r->class_id = class_id;
+	r->tag = tag;
+	r->num_frames = n;
+	if (n > 0)
+		memcpy(r + 1, fr, (size_t)n * sizeof(*fr));
+	hdr(f)->head = pos + len;
+}
+
+struct seen_ev {
+	int n;
+	struct java_event e[8];
+	struct java_frame fr[8][4];
+};
+
+static int collect_ev(void *ctx, const struct java_event *e)
+{
+	struct seen_ev *s = ctx;
+
+	if (s->n < 8) {
+		s->e[s->n] = *e;
+		for (int i = 0; i < e->num_frames && i < 4; i++)
+			s->fr[s->n][i] = e->frames[i];
+		s->n++;
+	}
+	return 0;
+}
+
+TEST(event_records_and_class_ids)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	struct seen s = { 0 };
+	struct seen_ev se = { 0 };
+	struct jvm_agent_stats st;
+	size_t at;
+
+	fixture_init(&f);
+	write_dict(&f);
+	at = d_begin(&f, JP_DICT_CLASS_ID);
+	d_u64(&f, 3);
+	d_u16(&f, 18);
+	d_u16(&f, 0);
+	d_put(&f, "Ljava/lang/String;", 18);
+	d_end(&f, at);
+	flush_dict(&f, f.dlen);
+	put_event(&f, JP_AEV_ALLOC, 3, 9, 2, stack4 + 2);
+	put_trace(&f, 77, 0, 1, stack4, 1);
+	put_event(&f, JP_AEV_FREE, 0, 9, 0, NULL);
+	put_event(&f, JP_AEV_MAX, 3, 0, 0, NULL); /* unknown kind: malformed */
+	hdr(&f)->events = 3;
+	hdr(&f)->events_dropped = 2;
+	flush_ring(&f);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(jvm_agent__poll_events(a, collect, NULL, &s), 4); /* traces only */
+	EXPECT_EQ(s.n, 1);
+	jvm_agent__free(a);
+
+	/* again, events to their own collector */
+	hdr(&f)->tail = 0;
+	flush_ring_tail(&f, 1);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(jvm_agent__poll_events(a, NULL, collect_ev, &se), 4);
+	ASSERT_TRUE(se.n == 2);
+	EXPECT_EQ(se.e[0].kind, JP_AEV_ALLOC);
+	EXPECT_EQ(se.e[0].size, 24);
+	EXPECT_EQ(se.e[0].weight, 524300);
+	EXPECT_EQ(se.e[0].tag, 9);
+	EXPECT_EQ(se.e[0].num_frames, 2);
+	EXPECT_EQ(se.fr[0][0].method_id, M_RUN);
+	EXPECT_EQ(se.fr[0][1].kind, JP_FK_NATIVE);
+	EXPECT_STREQ(jvm_agent__class_name(a, se.e[0].class_id), "Ljava/lang/String;");
+	EXPECT_TRUE(!jvm_agent__class_name(a, 4));
+	EXPECT_EQ(se.e[1].kind, JP_AEV_FREE);
+	EXPECT_EQ(se.e[1].num_frames, 0);
+	jvm_agent__stats(a, &st);
+	EXPECT_EQ(st.events, 3);
+	EXPECT_EQ(st.events_dropped, 2);
+	EXPECT_EQ(st.malformed, 1);
+	jvm_agent__free(a);
+
+	/* an old reader's poll: events skipped, counted unread */
+	hdr(&f)->tail = 0;
+	flush_ring_tail(&f, 1);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(jvm_agent__poll(a, NULL, NULL), 4);
+	jvm_agent__stats(a, &st);
+	EXPECT_EQ(st.events_unread, 2);
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+TEST(other_ring_version_refused)
+{
+	struct fixture f;
+
+	fixture_init(&f);
+	hdr(&f)->version = JP_RING_VERSION - 1;
+	flush_ring_tail(&f, 1);
+	EXPECT_TRUE(!jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1));
+	fixture_fini(&f);
+}

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "jvm/agent_ring.h"
+#include "log.h"
 #include "ring.h"
 #include "util/safe_open.h"
 
@@ -96,6 +97,11 @@ struct jm_thread {
 };
 
 /* an interned string: class signatures and source file names are shared by all methods */
+struct jm_class {
+	__u64 id;
+	const char *name; /* interned JNI signature */
+};
+
 struct jm_str {
 	struct jm_str *next; /* all of them, for freeing */
 	size_t len;
@@ -129,6 +135,10 @@ struct jvm_agent {
 	struct jm_thread *threads;
 	size_t n_threads, cap_threads;
 	struct kv_map thread_idx;
+	struct jm_class *classes; /* JP_DICT_CLASS_ID: the class ids of events */
+	size_t n_classes, cap_classes;
+	struct kv_map class_idx;
+	__u64 events_unread; /* event records polled by a caller that takes none */
 	struct jm_str *strs;
 	struct kv_map str_idx; /* (hash, len) -> index in str_tab */
 	struct jm_str **str_tab;
@@ -462,8 +472,13 @@ static int read_ring_header(struct jvm_agent *a, __u64 file_size)
 
 	if (pread(a->ring_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return -EINVAL;
-	if (h.magic != JP_RING_MAGIC || h.version != JP_RING_VERSION ||
-	    h.hdr_size != JP_RING_HDR_SIZE)
+	if (h.magic == JP_RING_MAGIC && h.version != JP_RING_VERSION) {
+		pr_warn("JVM agent (pid %u in its namespace) speaks ring version %u, this jprof "
+			"reads version %u: no Java stacks from it (restart the JVM)",
+			h.pid, h.version, JP_RING_VERSION);
+		return -EPROTO;
+	}
+	if (h.magic != JP_RING_MAGIC || h.hdr_size != JP_RING_HDR_SIZE)
 		return -EPROTO;
 	if (h.data_size < JP_RING_DATA_MIN || h.data_size > JP_RING_DATA_MAX ||
 	    (h.data_size & (h.data_size - 1)) || h.max_depth == 0 || h.max_depth > JP_DEPTH_MAX)
@@ -622,6 +637,8 @@ void jvm_agent__free(struct jvm_agent *a)
 	free(a->edges.e);
 	free(a->threads);
 	free(a->thread_idx.e);
+	free(a->classes);
+	free(a->class_idx.e);
 	free(a->dbuf);
 	free(a->rec);
 	free(a->frames);
@@ -940,6 +957,30 @@ out_bad:
 	return -EINVAL;
 }
 
+/* JP_DICT_CLASS_ID: u64 class_id, u16 sig_len, u16 pad, sig (interned, charged) */
+static int parse_class_id(struct jvm_agent *a, struct cur *c)
+{
+	__u64 id = cur_u64(c);
+	__u16 n = cur_u16(c);
+	const char *name;
+	__u32 idx;
+
+	(void)cur_u16(c);
+	name = cur_istr(a, c, n);
+	if (c->bad || !name || id == 0)
+		return -EINVAL;
+	if (!kv_get(&a->class_idx, id, 0, &idx) && idx < a->n_classes) {
+		a->classes[idx].name = name;
+		return 0;
+	}
+	if (grow(a, (void **)&a->classes, &a->cap_classes, a->n_classes, sizeof(a->classes[0])) ||
+	    kv_put(a, &a->class_idx, id, 0, (__u32)a->n_classes))
+		return -EINVAL;
+	a->classes[a->n_classes].id = id;
+	a->classes[a->n_classes++].name = name;
+	return 0;
+}
+
 static int parse_dict_rec(struct jvm_agent *a, __u16 type, const unsigned char *body, size_t len)
 {
 	struct cur c = { .p = body, .left = len };
@@ -955,6 +996,8 @@ static int parse_dict_rec(struct jvm_agent *a, __u16 type, const unsigned char *
 		return parse_stub(a, &c);
 	case JP_DICT_THREAD:
 		return parse_thread(a, &c);
+	case JP_DICT_CLASS_ID:
+		return parse_class_id(a, &c);
 	default:
 		return 0; /* newer record kinds: skipped */
 	}
@@ -1185,7 +1228,58 @@ static int deliver(struct jvm_agent *a, __u32 len, java_trace_fn fn, void *ctx)
 	return fn ? fn(ctx, &t) : 0;
 }
 
+static int deliver_event(struct jvm_agent *a, __u32 len, java_event_fn fn, void *ctx)
+{
+	struct jp_event_rec r;
+	struct java_event e;
+	int n;
+
+	if (len < sizeof(r)) {
+		a->malformed++;
+		return 0;
+	}
+	memcpy(&r, a->rec, sizeof(r));
+	n = r.num_frames;
+	if (n < 0)
+		n = 0;
+	if (r.kind == 0 || r.kind >= JP_AEV_MAX || n > (int)JP_DEPTH_MAX ||
+	    sizeof(r) + (size_t)n * sizeof(struct jp_frame) > len) {
+		a->malformed++;
+		return 0;
+	}
+	if (!fn) {
+		a->events_unread++;
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		struct jp_frame fr;
+
+		memcpy(&fr, a->rec + sizeof(r) + (size_t)i * sizeof(fr), sizeof(fr));
+		a->frames[i].method_id = fr.method_id;
+		a->frames[i].bci = fr.bci;
+		/* GetStackTrace frames: no PC, so no JIT/inlined split; interpreted or native */
+		a->frames[i].kind = fr.bci == -3 ? JP_FK_NATIVE : JP_FK_INTERP;
+	}
+	memset(&e, 0, sizeof(e));
+	e.time_ns = r.time_ns;
+	e.tid = r.tid;
+	e.kind = r.kind;
+	e.size = r.size;
+	e.weight = r.weight;
+	e.duration_ns = r.duration_ns;
+	e.class_id = r.class_id;
+	e.tag = r.tag;
+	e.num_frames = n;
+	e.frames = a->frames;
+	return fn(ctx, &e);
+}
+
 int jvm_agent__poll(struct jvm_agent *a, java_trace_fn fn, void *ctx)
+{
+	return jvm_agent__poll_events(a, fn, NULL, ctx);
+}
+
+int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn efn, void *ctx)
 {
 	__u64 head, mask = a->data_size - 1;
 	int count = 0, err = 0;
@@ -1227,6 +1321,15 @@ int jvm_agent__poll(struct jvm_agent *a, java_trace_fn fn, void *ctx)
 				a->malformed++;
 			} else {
 				err = deliver(a, h.len, fn, ctx);
+				count++;
+			}
+		} else if (h.type == JP_REC_EVENT) {
+			if (h.len > TRACE_REC_MAX ||
+			    pread(a->ring_fd, a->rec, h.len, (off_t)(a->hdr_size + off)) !=
+				    (ssize_t)h.len) {
+				a->malformed++;
+			} else {
+				err = deliver_event(a, h.len, efn, ctx);
 				count++;
 			}
 		} else if (h.type != JP_REC_PAD) {
@@ -1310,6 +1413,18 @@ const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
 	return i < a->n_threads ? a->threads[i].name : NULL;
 }
 
+const char *jvm_agent__class_name(struct jvm_agent *a, __u64 class_id)
+{
+	__u32 i;
+
+	if (kv_get(&a->class_idx, class_id, 0, &i)) {
+		dict_refresh(a);
+		if (kv_get(&a->class_idx, class_id, 0, &i))
+			return NULL;
+	}
+	return i < a->n_classes ? a->classes[i].name : NULL;
+}
+
 void jvm_agent__set_max_bytes(struct jvm_agent *a, __u64 max_bytes)
 {
 	a->max_bytes = max_bytes;
@@ -1331,6 +1446,9 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->busy = h.busy;
 	ret->faults = h.faults;
 	ret->threads_full = h.threads_full;
+	ret->events = h.events;
+	ret->events_dropped = h.events_dropped;
+	ret->events_unread = a->events_unread;
 	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)
 		ret->agct_err[i] = h.agct_err[i];
 }

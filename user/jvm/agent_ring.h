@@ -54,10 +54,30 @@ int jvm_agent__signo(const struct jvm_agent *a);
  */
 __u64 jvm_agent__handler(const struct jvm_agent *a);
 
+/* an event a JVMTI callback of the agent reported (jvmagent/ring.h struct jp_event_rec) */
+struct java_event {
+	__u64 time_ns;	   /* CLOCK_MONOTONIC in the callback */
+	__u32 tid;	   /* thread id in the JVM's pid namespace */
+	__u16 kind;	   /* JP_AEV_*: alloc, free, monitor enter, monitor entered */
+	__u64 size;	   /* alloc: bytes of the sampled object */
+	__u64 weight;	   /* alloc: estimated bytes the sample stands for */
+	__u64 duration_ns; /* unused by the agent today (jprof pairs enter/entered) */
+	__u64 class_id;	   /* jvm_agent__class_name() */
+	__u64 tag;	   /* alloc/free: object tag (live tracking), 0 none */
+	__s32 num_frames;  /* >= 0 */
+	const struct java_frame *frames; /* leaf first; valid during the callback only */
+};
+
 typedef int (*java_trace_fn)(void *ctx, const struct java_trace *t);
+typedef int (*java_event_fn)(void *ctx, const struct java_event *e);
 /* Delivers every complete trace record written since the last call, then frees their
  * ring space. A malformed record is counted and skipped. Returns records read or -errno. */
 int jvm_agent__poll(struct jvm_agent *a, java_trace_fn fn, void *ctx);
+
+/* Same, and every event record to efn (NULL: events are counted as unread and skipped). */
+int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn efn, void *ctx);
+/* JNI signature ("Ljava/lang/String;") of an event's class id, NULL when unknown */
+const char *jvm_agent__class_name(struct jvm_agent *a, __u64 class_id);
 
 /* Java names read from the dictionary (re-read incrementally when an id is unknown). */
 #define JVM_NAME_DOTTED 1u /* java.lang.String.hashCode instead of java/lang/String.hashCode */
@@ -79,6 +99,9 @@ struct jvm_agent_stats {
 	__u64 malformed;       /* records jprof rejected */
 	__u64 over_budget;     /* dictionary entries dropped: this JVM's or the global budget */
 	__u64 bytes;	       /* held for this JVM's dictionary now */
+	__u64 events;	       /* event records the agent wrote (ABI v3) */
+	__u64 events_dropped;  /* events the agent dropped: ring full */
+	__u64 events_unread;   /* event records polled without an event consumer */
 };
 void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret);
 /* this JVM's dictionary budget in bytes (default 256 MiB; smaller for tests) */

@@ -15,6 +15,12 @@ static const struct {
 	[JP_VAL_OFFCPU_NS] = {"offcpu", "nanoseconds"},
 	[JP_VAL_SYSCALL_CALLS] = {"syscalls", "count"},
 	[JP_VAL_SYSCALL_NS] = {"syscall_time", "nanoseconds"},
+	[JP_VAL_ALLOC_SPACE] = {"alloc_space", "bytes"},
+	[JP_VAL_ALLOC_OBJECTS] = {"alloc_objects", "count"},
+	[JP_VAL_INUSE_SPACE] = {"inuse_space", "bytes"},
+	[JP_VAL_INUSE_OBJECTS] = {"inuse_objects", "count"},
+	[JP_VAL_CONTENTIONS] = {"contentions", "count"},
+	[JP_VAL_DELAY_NS] = {"delay", "nanoseconds"},
 };
 
 const char *jp_value_type(enum jp_value v)

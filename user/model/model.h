@@ -22,6 +22,12 @@ enum jp_value {
 	JP_VAL_OFFCPU_NS,	/* blocked time */
 	JP_VAL_SYSCALL_CALLS,	/* slow system calls */
 	JP_VAL_SYSCALL_NS,	/* their time */
+	JP_VAL_ALLOC_SPACE,	/* -e alloc: estimated bytes allocated */
+	JP_VAL_ALLOC_OBJECTS,	/* ... and objects */
+	JP_VAL_INUSE_SPACE,	/* -e live: estimated bytes still live at the end */
+	JP_VAL_INUSE_OBJECTS,	/* ... and objects */
+	JP_VAL_CONTENTIONS,	/* -e lock: contended monitor enters */
+	JP_VAL_DELAY_NS,	/* ... and their wait */
 	JP_VAL_MAX
 };
 

@@ -55,6 +55,8 @@ enum {
 	T_EV_THREADINFO,
 	T_EV_RECORDING,
 	T_EV_GC,
+	T_EV_ALLOC_SAMPLE,
+	T_EV_MONITOR_ENTER,
 };
 
 /* keys of the jdk.types.FrameType pool */
@@ -284,6 +286,20 @@ static const struct cdesc classes[] = {
 		{"sumOfPauses", T_LONG, F_TIMESPAN, "Sum of Pauses", "TICKS"},
 		{"longestPause", T_LONG, F_TIMESPAN, "Longest Pause", "TICKS"},
 		{"pid", T_INT, 0, "Process Id"})},
+	{T_EV_ALLOC_SAMPLE, "jdk.ObjectAllocationSample", EVENT, .label = "Object Allocation Sample",
+	 .desc = "Estimated bytes allocated in this stack during the recording, in total "
+		 "(jprof -e alloc: JVMTI sampled allocations)",
+	 .cat = {"Java Application"},
+	 FIELDS(START_TIME, {"eventThread", T_THREAD, F_CP, "Event Thread"},
+		{"stackTrace", T_STACKTRACE, F_CP, "Stack Trace"},
+		{"objectClass", T_CLASS, F_CP, "Object Class"}, {"weight", T_LONG, 0, "Sample Weight"})},
+	{T_EV_MONITOR_ENTER, "jdk.JavaMonitorEnter", EVENT, .label = "Java Monitor Blocked",
+	 .desc = "Time blocked entering contended monitors in this stack during the recording, in "
+		 "total (jprof -e lock)",
+	 .cat = {"Java Application"},
+	 FIELDS(START_TIME, DURATION, {"eventThread", T_THREAD, F_CP, "Event Thread"},
+		{"stackTrace", T_STACKTRACE, F_CP, "Stack Trace"},
+		{"monitorClass", T_CLASS, F_CP, "Monitor Class"})},
 };
 #pragma GCC diagnostic pop
 
@@ -511,6 +527,24 @@ static void gc_events(struct jfr *x)
 	}
 }
 
+static __u32 class_key(struct jfr *x, const char *name, size_t len, bool java);
+
+/* the class an agent event's leaf frame names ("byte[]_[a]", "pkg.Gate_[l]"); 0 none */
+static __u32 leaf_class(struct jfr *x, jp_id stack, const char *suffix)
+{
+	size_t n = 0, len;
+	const jp_id *l = stack ? model__get_stack(x->m, stack, &n) : NULL;
+	const struct jp_location *loc = n ? model__get_location(x->m, l[0]) : NULL;
+	const struct jp_func *f = loc ? model__get_func(x->m, loc->func) : NULL;
+
+	if (!f || !f->name)
+		return 0;
+	len = strlen(f->name);
+	if (len <= 4 || strcmp(f->name + len - 4, suffix))
+		return 0;
+	return class_key(x, f->name, len - 4, false);
+}
+
 /* every event; marks the stacks and threads they use */
 static void events(struct jfr *x)
 {
@@ -526,7 +560,9 @@ static void events(struct jfr *x)
 		jp_id stack = r->stack <= x->c.stacks ? r->stack : 0;
 		jp_id labels = r->labels <= x->c.labels ? r->labels : 0;
 
-		if (!n && !off && !calls && !sc_ns)
+		__u64 alloc = r->values[JP_VAL_ALLOC_SPACE], delay = r->values[JP_VAL_DELAY_NS];
+
+		if (!n && !off && !calls && !sc_ns && !alloc && !delay)
 			continue;
 		x->stack_used[stack] = 1;
 		x->labels_used[labels] = 1;
@@ -553,6 +589,24 @@ static void events(struct jfr *x)
 			jb_varint(&x->ev, labels);
 			jb_varint(&x->ev, stack);
 			jb_long(&x->ev, calls);
+			ev_end(x);
+		}
+		if (alloc) {
+			ev_begin(x, T_EV_ALLOC_SAMPLE);
+			jb_varint(&x->ev, JFR_START_TICKS);
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
+			jb_varint(&x->ev, leaf_class(x, stack, "_[a]"));
+			jb_long(&x->ev, alloc);
+			ev_end(x);
+		}
+		if (delay) {
+			ev_begin(x, T_EV_MONITOR_ENTER);
+			jb_varint(&x->ev, JFR_START_TICKS);
+			jb_long(&x->ev, delay);
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
+			jb_varint(&x->ev, leaf_class(x, stack, "_[l]"));
 			ev_end(x);
 		}
 	}

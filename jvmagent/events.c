@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* events.c: JVMTI event callbacks (contended monitors, sampled allocations, frees) into the ring. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+/*
+ * Every callback here runs on an ordinary thread (a Java thread, or the GC thread for
+ * ObjectFree), never in a signal handler, and never waits for jprof: a full ring drops
+ * the event and counts it (events_dropped in the ring header).
+ *
+ * Class ids: the class object is tagged with (CLASS_TAG | n) the first time an event
+ * names it and its signature goes to the dictionary then, once per class (two threads
+ * racing on a new class may both name it: two ids, the same name, harmless). Sampled
+ * objects (live tracking) get tags without CLASS_TAG, so ObjectFree tells them apart.
+ */
+#define CLASS_TAG    (1ull << 63)
+#define EV_MAX_DEPTH 512 /* frames of an event's stack: 8 KiB on the Java thread's stack */
+
+static jvmtiEnv *ev_jvmti;
+static unsigned int ev_flags;
+static __u32 ev_depth = EV_MAX_DEPTH;
+static double ev_interval; /* heap sampling interval in bytes */
+static __u64 next_class_id;
+static __u64 next_obj_tag;
+static int can_tag;
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static __u64 class_id(JNIEnv *env, jclass klass)
+{
+	jlong tag = 0;
+	char *sig = NULL;
+	__u64 id;
+
+	(void)env;
+	if (!klass || !can_tag || (*ev_jvmti)->GetTag(ev_jvmti, klass, &tag) != JVMTI_ERROR_NONE)
+		return 0;
+	if (tag)
+		return (__u64)tag & ~CLASS_TAG;
+	id = __atomic_add_fetch(&next_class_id, 1, __ATOMIC_RELAXED);
+	if ((*ev_jvmti)->SetTag(ev_jvmti, klass, (jlong)(CLASS_TAG | id)) != JVMTI_ERROR_NONE)
+		return 0;
+	if ((*ev_jvmti)->GetClassSignature(ev_jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE && sig)
+		jpa_dict_class_id(id, sig);
+	(*ev_jvmti)->Deallocate(ev_jvmti, (unsigned char *)sig);
+	return id;
+}
+
+static void put(struct jp_event_rec *ev, int with_stack)
+{
+	jvmtiFrameInfo frames[EV_MAX_DEPTH];
+	jint n = 0;
+
+	ev->time_ns = now_ns();
+	ev->tid = (__u32)syscall(SYS_gettid);
+	if (with_stack && (*ev_jvmti)->GetStackTrace(ev_jvmti, NULL, 0, (jint)ev_depth, frames,
+						     &n) != JVMTI_ERROR_NONE)
+		n = 0;
+	(void)jpa_ring_event(ev, frames, n);
+}
+
+/*
+ * Both contended-monitor callbacks carry their time; jprof pairs Enter and Entered of a
+ * thread (a thread waits for one monitor at a time) so nothing here keeps per-thread
+ * state. The stack is taken at Enter only: it is the stack of the whole wait.
+ */
+static void JNICALL on_monitor_enter(jvmtiEnv *j, JNIEnv *env, jthread thread, jobject object)
+{
+	struct jp_event_rec ev = {.kind = JP_AEV_MONITOR_ENTER};
+	jclass k = env && object ? (*env)->GetObjectClass(env, object) : NULL;
+
+	(void)j;
+	(void)thread;
+	ev.class_id = class_id(env, k);
+	if (k)
+		(*env)->DeleteLocalRef(env, k);
+	put(&ev, 1);
+}
+
+static void JNICALL on_monitor_entered(jvmtiEnv *j, JNIEnv *env, jthread thread, jobject object)
+{
+	struct jp_event_rec ev = {.kind = JP_AEV_MONITOR_ENTERED};
+
+	(void)j;
+	(void)env;
+	(void)thread;
+	(void)object;
+	put(&ev, 0);
+}
+
+/*
+ * HotSpot samples allocations at exponentially distributed byte intervals of mean I:
+ * an object of s bytes is sampled with probability p = 1 - exp(-s/I). Each sample so
+ * stands for s/p bytes and 1/p objects (an unbiased estimate, as pprof's Go heap
+ * profiles do it); weight carries s/p, jprof derives 1/p = weight/size.
+ */
+static void JNICALL on_sampled_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobject object,
+				     jclass klass, jlong size)
+{
+	struct jp_event_rec ev = {.kind = JP_AEV_ALLOC};
+	double p;
+
+	(void)j;
+	(void)thread;
+	if (size <= 0)
+		return;
+	ev.size = (__u64)size;
+	p = -expm1(-(double)size / ev_interval);
+	ev.weight = p > 0 ? (__u64)((double)size / p + 0.5) : (__u64)size;
+	ev.class_id = class_id(env, klass);
+	if ((ev_flags & JPA_EV_LIVE) && can_tag) {
+		__u64 tag = __atomic_add_fetch(&next_obj_tag, 1, __ATOMIC_RELAXED) & ~CLASS_TAG;
+
+		if ((*ev_jvmti)->SetTag(ev_jvmti, object, (jlong)tag) == JVMTI_ERROR_NONE)
+			ev.tag = tag;
+	}
+	put(&ev, 1);
+}
+
+/* restricted context (GC): no JVMTI or JNI call, just the ring */
+static void JNICALL on_object_free(jvmtiEnv *j, jlong tag)
+{
+	struct jp_event_rec ev = {.kind = JP_AEV_FREE};
+
+	(void)j;
+	if ((__u64)tag & CLASS_TAG)
+		return;
+	ev.tag = (__u64)tag;
+	put(&ev, 0);
+}
+
+int jpa_events_caps(jvmtiEnv *jvmti, unsigned int flags, jvmtiCapabilities *caps)
+{
+	jvmtiCapabilities pot;
+
+	ev_jvmti = jvmti;
+	if (!flags)
+		return 0;
+	memset(&pot, 0, sizeof(pot));
+	if ((*jvmti)->GetPotentialCapabilities(jvmti, &pot) != JVMTI_ERROR_NONE)
+		return -ENOTSUP;
+	if (pot.can_tag_objects) {
+		caps->can_tag_objects = 1;
+		can_tag = 1;
+	}
+	if ((flags & JPA_EV_LOCK) && pot.can_generate_monitor_events)
+		caps->can_generate_monitor_events = 1;
+	else
+		flags &= ~JPA_EV_LOCK;
+	if ((flags & (JPA_EV_ALLOC | JPA_EV_LIVE)) && pot.can_generate_sampled_object_alloc_events)
+		caps->can_generate_sampled_object_alloc_events = 1;
+	else
+		flags &= ~(JPA_EV_ALLOC | JPA_EV_LIVE);
+	if ((flags & JPA_EV_LIVE) && pot.can_generate_object_free_events && can_tag)
+		caps->can_generate_object_free_events = 1;
+	else
+		flags &= ~JPA_EV_LIVE;
+	ev_flags = flags;
+	return 0;
+}
+
+void jpa_events_callbacks(jvmtiEventCallbacks *cb)
+{
+	if (ev_flags & JPA_EV_LOCK) {
+		cb->MonitorContendedEnter = on_monitor_enter;
+		cb->MonitorContendedEntered = on_monitor_entered;
+	}
+	if (ev_flags & (JPA_EV_ALLOC | JPA_EV_LIVE))
+		cb->SampledObjectAlloc = on_sampled_alloc;
+	if (ev_flags & JPA_EV_LIVE)
+		cb->ObjectFree = on_object_free;
+}
+
+int jpa_events_enable(__u32 alloc_interval, __u32 depth)
+{
+	jvmtiEnv *j = ev_jvmti;
+	int err = 0;
+
+	if (depth && depth < EV_MAX_DEPTH)
+		ev_depth = depth;
+	ev_interval = alloc_interval ? (double)alloc_interval : 512.0 * 1024;
+	if (ev_flags & JPA_EV_LOCK) {
+		if ((*j)->SetEventNotificationMode(j, JVMTI_ENABLE,
+						   JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL) ||
+		    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE,
+						   JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL))
+			err = -EINVAL;
+	}
+	if (ev_flags & (JPA_EV_ALLOC | JPA_EV_LIVE)) {
+		if ((*j)->SetHeapSamplingInterval(j, (jint)ev_interval) ||
+		    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE,
+						   JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL))
+			err = -EINVAL;
+	}
+	if ((ev_flags & JPA_EV_LIVE) &&
+	    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL))
+		err = -EINVAL;
+	return err;
+}
+
+unsigned int jpa_events_active(void)
+{
+	return ev_flags;
+}

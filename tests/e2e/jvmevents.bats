@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# jvmevents.bats: agent events (JVMTI) as profiles: -e lock (contended monitors), -e alloc
+# (sampled allocations), -e live (sampled and never freed), on real JVMs (JDK 17 and 25).
+# Every JVM here is attached late (jprof finds it running) and exits before the recording
+# ends, so both paths are covered by each test.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	require_root_bpf
+	[[ -r $APPS/EvContend.class && -r $APPS/EvAlloc.class ]] ||
+		missing "EvContend/EvAlloc classes not built in $APPS (make apps)"
+	[[ -r $JPROF_AGENT ]] || missing "agent not built at $JPROF_AGENT (make)"
+	OUT=$BATS_TEST_TMPDIR
+	JPID=
+}
+
+teardown() {
+	if [[ -n ${JPID:-} ]]; then
+		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
+	fi
+}
+
+# start_app JDK_HOME CLASS ARGS...: sets JPID once the app printed "ready"
+start_app() {
+	local home=$1 cls=$2
+	shift 2
+	require_jdk "$home"
+	"$home/bin/java" -Xmx512m -cp "$APPS" "$cls" "$@" >"$OUT/app.out" 2>"$OUT/app.err" 3>&- &
+	JPID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q ready "$OUT/app.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q ready "$OUT/app.out"
+}
+
+# ratio_ok GOT WANT PCT: |GOT - WANT| <= PCT% of WANT
+ratio_ok() {
+	awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= w * p / 100) }'
+}
+
+check_lock() {
+	start_app "$1" EvContend 20 100 2000
+	"$JPROF" record -p "$JPID" -e lock -d 8 -o "$OUT/lock.folded" -o "$OUT/lock.pb.gz" \
+		-o "$OUT/lock.html" -o "$OUT/lock.jfr" 2>"$OUT/err" 3>&-
+	wait "$JPID"
+	JPID=
+	cat "$OUT/err" "$OUT/app.out"
+	head -20 "$OUT/lock.folded"
+	want=$(sed -n 's/^waited_ns //p' "$OUT/app.out")
+	# the waits are in the waiter's method, with the monitor's class as the leaf
+	got=$(folded_sum 'EvContend\.blockedOnGate(_\[.\])?;EvContend\$Gate_\[l\] ' "$OUT/lock.folded")
+	echo "waited: program $want ns, jprof $got ns"
+	ratio_ok "$got" "$want" 10
+	# nothing of the holder's sleep is counted as contention
+	[[ -z $(grep 'holdGate' "$OUT/lock.folded") ]]
+	grep -Eq '^jprof: monitor contention: (19|20|21|22) waits' "$OUT/err"
+	grep -q 'agent events: .* 2[0-9] monitor waits' "$OUT/err"
+	# pprof carries delay and contentions; read back, the delay is the folded weight
+	"$JPROF" report "$OUT/lock.pb.gz" >"$OUT/back.folded"
+	[[ $(folded_total "$OUT/back.folded") == $(folded_total "$OUT/lock.folded") ]]
+	"$JPROF" report -f pprof -o "$OUT/back.pb.gz" "$OUT/lock.pb.gz"
+	gzip -dc "$OUT/lock.pb.gz" | grep -aq contentions
+	# the flame graph weighs nanoseconds
+	grep -q '"unit":"ns"' "$OUT/lock.html"
+	# JFR: jdk.JavaMonitorEnter with the monitor class, read by the JDK's own jfr tool
+	require_jdk "$JDK25"
+	"$JDK25/bin/jfr" print --events jdk.JavaMonitorEnter "$OUT/lock.jfr" >"$OUT/lock.jfr.txt"
+	grep -q 'monitorClass = EvContend\$Gate' "$OUT/lock.jfr.txt"
+	grep -q 'EvContend.blockedOnGate()' "$OUT/lock.jfr.txt"
+}
+
+@test "lock (JDK 17): contended monitor waits land on the waiting method and the monitor class, total within 10%" {
+	check_lock "$JDK17"
+}
+
+@test "lock (JDK 25): contended monitor waits land on the waiting method and the monitor class, total within 10%" {
+	check_lock "$JDK25"
+}
+
+check_alloc() {
+	start_app "$1" EvAlloc 1500 5000
+	"$JPROF" record -p "$JPID" -e alloc -d 9 -o "$OUT/alloc.folded" -o "$OUT/alloc.jfr" \
+		2>"$OUT/err" 3>&-
+	wait "$JPID"
+	JPID=
+	cat "$OUT/err" "$OUT/app.out"
+	sort -k2 -n -r -t' ' "$OUT/alloc.folded" | head -5 | cut -c1-300
+	samples=$(sed -n 's/.*agent events: \([0-9]*\) allocation samples.*/\1/p' "$OUT/err")
+	echo "allocation samples: $samples"
+	((samples >= 2000))
+	dying=$(folded_sum 'EvAlloc\.dying(_\[.\])?;long\[\]_\[a\] ' "$OUT/alloc.folded")
+	keep=$(folded_sum 'EvAlloc\.keeping(_\[.\])?;byte\[\]_\[a\] ' "$OUT/alloc.folded")
+	total=$(folded_total "$OUT/alloc.folded")
+	want_dying=$(sed -n 's/.* dying_bytes \([0-9]*\).*/\1/p' "$OUT/app.out")
+	want_keep=$(sed -n 's/.* kept_bytes \([0-9]*\).*/\1/p' "$OUT/app.out")
+	echo "dying: $dying (program $want_dying), keeping: $keep (program $want_keep), all: $total"
+	# per-site shares of the two sites: 75% / 25% within 5 points
+	awk -v d="$dying" -v k="$keep" 'BEGIN { s = 100 * d / (d + k); print "dying share " s; exit !(s >= 70 && s <= 80) }'
+	# the byte estimates within 10% of what the program allocated
+	ratio_ok "$dying" "$want_dying" 10
+	ratio_ok "$keep" "$want_keep" 10
+	# JFR: jdk.ObjectAllocationSample with the class, read by the JDK's own jfr tool
+	require_jdk "$JDK25"
+	"$JDK25/bin/jfr" print --events jdk.ObjectAllocationSample "$OUT/alloc.jfr" >"$OUT/alloc.jfr.txt"
+	grep -q 'objectClass = byte\[\]' "$OUT/alloc.jfr.txt"
+	grep -q 'EvAlloc.keeping()' "$OUT/alloc.jfr.txt"
+}
+
+@test "alloc (JDK 17): sites and classes of sampled allocations, shares within 5 pp, bytes within 10%" {
+	check_alloc "$JDK17"
+}
+
+@test "alloc (JDK 25): sites and classes of sampled allocations, shares within 5 pp, bytes within 10%" {
+	check_alloc "$JDK25"
+}
+
+check_live() {
+	start_app "$1" EvAlloc 1500 4000
+	"$JPROF" record -p "$JPID" -e live -d 8 -o "$OUT/live.folded" 2>"$OUT/err" 3>&-
+	wait "$JPID"
+	JPID=
+	cat "$OUT/err" "$OUT/app.out"
+	sort -k2 -n -r -t' ' "$OUT/live.folded" | head -5 | cut -c1-300
+	keep=$(folded_sum 'EvAlloc\.keeping(_\[.\])?;byte\[\]_\[a\] ' "$OUT/live.folded")
+	dying=$(folded_sum 'EvAlloc\.dying(_\[.\])?;long\[\]_\[a\] ' "$OUT/live.folded")
+	echo "live: keeping $keep, dying $dying"
+	# the kept ring is 64 MiB of byte[1008]: that is what stays live; the dying site
+	# keeps at most what was allocated since the last GC
+	ratio_ok "$keep" $((64 * 1024 * 1024)) 25
+	((dying * 5 < keep))
+	grep -Eq 'agent events: [0-9]+ allocation samples, [1-9][0-9]* frees' "$OUT/err"
+	# age at death: the dying arrays die young (< 100 ms, the next young GC), the kept
+	# ones live while 64 rounds of the ring pass (>= 100 ms): 80% of each site's frees
+	young() { # young SITE-REGEX: percent of the site's freed objects younger than 100 ms
+		grep -E "^jprof: +[0-9 ]+ $1\$" "$OUT/err" |
+			awk '{ y = $2 + $3 + $4; t = y + $5 + $6 + $7; print t ? int(100 * y / t) : -1 }'
+	}
+	dy=$(young 'long\[\]_\[a\] <- EvAlloc\.dying') ky=$(young 'byte\[\]_\[a\] <- EvAlloc\.keeping')
+	echo "died young: dying site $dy%, keeping site $ky%"
+	((dy >= 80 && ky >= 0 && ky <= 20))
+}
+
+@test "live (JDK 17): the kept site is live at the end, the dying one is not" {
+	check_live "$JDK17"
+}
+
+@test "live (JDK 25): the kept site is live at the end, the dying one is not" {
+	check_live "$JDK25"
+}
+
+# Issue 8: blocked entering a contended monitor from JIT-compiled code, a thread is in the
+# VM and AGCT cannot walk it; the wait's Java stack comes from MonitorContendedEnter.
+check_offcpu_monitor() {
+	start_app "$1" EvHot 3000 4000
+	"$JPROF" record -p "$JPID" -e offcpu -d 8 -o "$OUT/off.folded" 2>"$OUT/err" 3>&-
+	wait "$JPID"
+	JPID=
+	cat "$OUT/err" "$OUT/app.out"
+	awk '{ print $NF, $0 }' "$OUT/off.folded" | sort -nr | head -5 | cut -c1-300
+	want=$(sed -n 's/^waited_ns //p' "$OUT/app.out")
+	got=$(folded_sum 'EvHot\.work(_\[.\])?;.*futex' "$OUT/off.folded")
+	echo "blocked on the monitor: program $want ns, jprof under EvHot.work $got ns"
+	# the program counts from its start, jprof from its attach (~0.3 s later): 20%
+	ratio_ok "$got" "$want" 20
+	grep -Eq '[1-9][0-9]* blocked samples got the Java stack of their monitor wait' "$OUT/err"
+}
+
+@test "offcpu (JDK 17): blocked time entering a contended monitor from JIT code has its Java stack" {
+	check_offcpu_monitor "$JDK17"
+}
+
+@test "offcpu (JDK 25): blocked time entering a contended monitor from JIT code has its Java stack" {
+	check_offcpu_monitor "$JDK25"
+}
