@@ -30,6 +30,7 @@ struct jpa_opts {
 	__u32 depth;
 	__u32 ring_bytes;
 	int recompile; /* on attach: have all compiled code recompiled (see jpa_recompile) */
+	int nofallback; /* AGCT alone: no fallback walk where it fails */
 	__u32 testfault; /* tests only: every Nth walk faults on purpose */
 	char dir[256];
 };
@@ -118,6 +119,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		eq = memchr(s, '=', len);
 		if (len == 9 && !strncmp(s, "recompile", 9)) {
 			o->recompile = 1;
+		} else if (len == 10 && !strncmp(s, "nofallback", 10)) {
+			o->nofallback = 1;
 		} else if (!eq) {
 			err = -EINVAL;
 		} else if (!strncmp(s, "signo=", 6)) {
@@ -140,7 +143,7 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		}
 		if (err) {
 			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
-				"testfault=N), not starting",
+				"nofallback,testfault=N), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -343,6 +346,8 @@ static int go_live(JNIEnv *env, jthread current)
 		return err;
 	}
 	jpa_threads_scan(jvmti, env);
+	if (opts.nofallback)
+		jpa_stacks_no_fallback();
 	err = jpa_stacks_test_faults(opts.testfault);
 	if (!err)
 		err = jpa_stacks_start(opts.signo);

@@ -38,6 +38,8 @@ int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, 
 int jpa_stacks_start(int signo);
 /* test only: every Nth walk faults on purpose inside the protected region; before start */
 int jpa_stacks_test_faults(__u32 every);
+/* AGCT alone, no fallback walk where it fails (measurements, a JVM it misleads); before start */
+void jpa_stacks_no_fallback(void);
 /* tells jprof the agent is going away (signo 0); the handler stays installed, harmlessly */
 void jpa_stacks_stop(void);
 void jpa_ring_count(enum jpa_counter c, __u64 n);
@@ -68,6 +70,12 @@ void jpa_threads_end(JNIEnv *env, jthread thread);
 void jpa_threads_scan(jvmtiEnv *jvmti, JNIEnv *env);
 /* async-signal-safe: the caller's slot (and JNIEnv), NULL if not a known JavaThread */
 struct jpa_thread *jpa_thread_self(JNIEnv **ret_env);
+
+/* vmstructs.c: HotSpot's own layout tables (gHotSpotVMStructs), read at start */
+/* finds the code cache bounds; 0 or -errno (then jpa_vm_in_code() is always 0) */
+int jpa_vm_init(void);
+/* async-signal-safe: pc lies in HotSpot's code cache */
+int jpa_vm_in_code(uintptr_t pc);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

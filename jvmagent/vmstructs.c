@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* vmstructs.c: what the fallback walker needs from HotSpot's exported gHotSpotVMStructs table. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "agent.h"
+
+/*
+ * The table is libjvm's own description of its fields (the Serviceability Agent reads it):
+ * an array of entries {typeName, fieldName, typeString, isStatic, offset, address} whose
+ * layout libjvm exports too (gHotSpotVMStructEntry*Offset, ...ArrayStride), ending with a
+ * NULL typeName. Read once, at start, outside any signal handler.
+ */
+struct vm_layout {
+	uint64_t type_name, field_name, is_static, offset, address, stride;
+};
+
+/* addresses of CodeCache::_low_bound / _high_bound (statics set when the code cache is made) */
+static const uintptr_t *code_lo_var, *code_hi_var;
+
+static void *jvm_sym(void *jvm, const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	return p || !jvm ? p : dlsym(jvm, name);
+}
+
+static int read_u64(void *jvm, const char *name, uint64_t *ret)
+{
+	const uint64_t *p = jvm_sym(jvm, name);
+
+	if (!p)
+		return -ENOENT;
+	*ret = *p;
+	return 0;
+}
+
+int jpa_vm_init(void)
+{
+	void *jvm = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
+	const char *const *table_var;
+	const char *e;
+	struct vm_layout l;
+	int err = 0;
+
+	table_var = jvm_sym(jvm, "gHotSpotVMStructs");
+	if (!table_var || !*table_var) {
+		err = -ENOENT;
+		goto out;
+	}
+	err = read_u64(jvm, "gHotSpotVMStructEntryTypeNameOffset", &l.type_name) ?:
+	      read_u64(jvm, "gHotSpotVMStructEntryFieldNameOffset", &l.field_name) ?:
+	      read_u64(jvm, "gHotSpotVMStructEntryIsStaticOffset", &l.is_static) ?:
+	      read_u64(jvm, "gHotSpotVMStructEntryOffsetOffset", &l.offset) ?:
+	      read_u64(jvm, "gHotSpotVMStructEntryAddressOffset", &l.address) ?:
+	      read_u64(jvm, "gHotSpotVMStructEntryArrayStride", &l.stride);
+	if (err)
+		goto out;
+	/* a stride or field offset past any plausible entry means a table we do not know */
+	if (l.stride < 6 * sizeof(void *) || l.stride > 256 || l.type_name > l.stride - 8 ||
+	    l.field_name > l.stride - 8 || l.is_static > l.stride - 4 || l.address > l.stride - 8) {
+		err = -EPROTO;
+		goto out;
+	}
+	/* bounded: HotSpot's table has a few thousand entries */
+	e = *table_var;
+	for (int i = 0; i < 100000; i++, e += l.stride) {
+		const char *type = *(const char *const *)(e + l.type_name);
+		const char *field = *(const char *const *)(e + l.field_name);
+		const uintptr_t *addr = *(const uintptr_t *const *)(e + l.address);
+
+		if (!type)
+			break;
+		if (!field || !*(const int32_t *)(e + l.is_static) || strcmp(type, "CodeCache"))
+			continue;
+		if (!strcmp(field, "_low_bound"))
+			code_lo_var = addr;
+		else if (!strcmp(field, "_high_bound"))
+			code_hi_var = addr;
+	}
+	if (!code_lo_var || !code_hi_var) {
+		code_lo_var = code_hi_var = NULL;
+		err = -ENOENT;
+	}
+out:
+	if (jvm)
+		dlclose(jvm); /* NOLOAD took a reference; libjvm stays, it is the process */
+	return err;
+}
+
+/*
+ * Async-signal-safe: two loads of libjvm statics. Zero bounds (no code cache yet, or no
+ * table) hold no address.
+ */
+int jpa_vm_in_code(uintptr_t pc)
+{
+	uintptr_t lo, hi;
+
+	if (!code_lo_var)
+		return 0;
+	lo = __atomic_load_n(code_lo_var, __ATOMIC_RELAXED);
+	hi = __atomic_load_n(code_hi_var, __ATOMIC_RELAXED);
+	return lo && pc >= lo && pc < hi;
+}
