@@ -1331,6 +1331,9 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->busy = h.busy;
 	ret->faults = h.faults;
 	ret->threads_full = h.threads_full;
+	ret->fallback_tried = h.fallback_tried;
+	ret->fallback_ok = h.fallback_ok;
+	ret->fallback_ns = h.fallback_ns;
 	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)
 		ret->agct_err[i] = h.agct_err[i];
 }

@@ -79,6 +79,9 @@ struct jvm_agent_stats {
 	__u64 malformed;       /* records jprof rejected */
 	__u64 over_budget;     /* dictionary entries dropped: this JVM's or the global budget */
 	__u64 bytes;	       /* held for this JVM's dictionary now */
+	__u64 fallback_tried;  /* AGCT failures the agent's fallback walk tried again */
+	__u64 fallback_ok;     /* ... of which it recovered the Java frames */
+	__u64 fallback_ns;     /* time the agent spent in the fallback walk */
 };
 void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret);
 /* this JVM's dictionary budget in bytes (default 256 MiB; smaller for tests) */
