@@ -78,7 +78,7 @@ struct jp_ring_hdr {
 	/* the fallback walk (AGCT failed on a thread in Java, JP_TRACE_F_FALLBACK) */
 	__u64 fallback_tried; /* walks that AGCT failed and the fallback tried again */
 	__u64 fallback_ok;    /* ... of which it recovered the Java frames */
-	__u64 fallback_ns;    /* time spent in the fallback, all tries */
+	__u64 fallback_ns;    /* thread CPU time spent in the fallback, all tries */
 };
 
 #define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */

@@ -233,7 +233,7 @@ static int fallback_on = 1;
 
 static int fallback_ok(jint n)
 {
-	return fallback_on && (n == -5 || n == -6);
+	return fallback_on && (n == -3 || n == -5 || n == -6);
 }
 
 #if defined(__x86_64__)
@@ -257,7 +257,41 @@ static int retry(struct jpa_call_trace *t, ucontext_t *c, uintptr_t pc, uintptr_
 	return t->num_frames > 0;
 }
 
-static void fallback(struct jpa_call_trace *t, void *uc, __u8 *ret_flags)
+/*
+ * "unknown, not Java" (-3): the thread is in the VM (or native) and its last Java frame
+ * anchor has an sp but no pc yet: HotSpot's stubs that call into the VM leave the pc to
+ * be filled in lazily, by the thread itself (JavaFrameAnchor::make_walkable, x86:
+ * last_Java_pc = last_Java_sp[-1]). Do what it would do, on this same thread, walk, and
+ * put the NULL back; a fault in between leaves the value HotSpot itself would have
+ * written. Nobody else reads the anchor meanwhile: the thread is in the VM, so no
+ * safepoint or handshake walks it before it leaves, and this handler runs on it.
+ */
+static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc,
+		       uintptr_t *volatile *restore)
+{
+	uintptr_t *last_sp, *last_pc, sp, pc;
+
+	if (jpa_vm_anchor(jt, &last_sp, &last_pc))
+		return 0;
+	sp = *(volatile uintptr_t *)last_sp;
+	if (!sp || sp & 7 || *(volatile uintptr_t *)last_pc)
+		return 0;
+	pc = stack_at(sp - 8);
+	if (!jpa_vm_in_code(pc))
+		return 0;
+	*restore = last_pc;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*(volatile uintptr_t *)last_pc = pc;
+	t->num_frames = 0;
+	agct(t, (jint)ring_depth, uc);
+	*(volatile uintptr_t *)last_pc = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*restore = NULL;
+	return t->num_frames > 0;
+}
+
+static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
+		     uintptr_t *volatile *restore)
 {
 	struct timespec t0, t1;
 	jint first = t->num_frames;
@@ -266,13 +300,18 @@ static void fallback(struct jpa_call_trace *t, void *uc, __u8 *ret_flags)
 	int tries = 0, ok = 0;
 	long long ns;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* CPU time, not wall time: a preemption inside on a busy host is not our cost */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	count(&ring->fallback_tried);
 	memcpy(&c, uc, sizeof(c));
 	pc = (uintptr_t)c.uc_mcontext.gregs[REG_RIP];
 	sp = (uintptr_t)c.uc_mcontext.gregs[REG_RSP];
 	fp = (uintptr_t)c.uc_mcontext.gregs[REG_RBP];
 	top = sp + FB_SPAN;
+	if (first == -3) {
+		ok = anchor_walk(t, jt, uc, restore);
+		goto out;
+	}
 	if (sp & 7 || top < sp)
 		goto out;
 	if (jpa_vm_in_code(pc))
@@ -293,16 +332,19 @@ out:
 	} else {
 		t->num_frames = first;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	ns = (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec);
 	__atomic_fetch_add(&ring->fallback_ns, (__u64)ns, __ATOMIC_RELAXED);
 }
 #else
-static void fallback(struct jpa_call_trace *t, void *uc, __u8 *ret_flags)
+static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
+		     uintptr_t *volatile *restore)
 {
 	(void)t;
+	(void)jt;
 	(void)uc;
 	(void)ret_flags;
+	(void)restore;
 }
 #endif
 
@@ -329,6 +371,7 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	sigjmp_buf jb;
 	volatile int test = 0;
 	volatile jint agct_code = 1; /* AGCT's own answer, once the fallback runs */
+	uintptr_t *volatile restore = NULL; /* an anchor pc the fallback set, to clear again */
 
 	if (!faults_caught) {
 		/* unprotected: no fallback, its reads may fault */
@@ -344,6 +387,8 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	if (sigsetjmp(jb, 0)) {
 		/* on_fault cleared the mark and restored the signal mask */
 		__atomic_fetch_sub(&walkers, 1, __ATOMIC_RELEASE);
+		if (restore)
+			*(volatile uintptr_t *)restore = 0;
 		if (agct_code <= 0) {
 			/* the fallback faulted: the sample keeps AGCT's answer */
 			count(&ring->faults);
@@ -360,7 +405,7 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	if (fallback_ok(t.num_frames)) {
 		agct_code = t.num_frames;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		fallback(&t, uc, ret_flags);
+		fallback(&t, self->jt, uc, ret_flags, &restore);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&self->walk, NULL, __ATOMIC_RELAXED);

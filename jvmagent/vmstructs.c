@@ -19,6 +19,8 @@ struct vm_layout {
 
 /* addresses of CodeCache::_low_bound / _high_bound (statics set when the code cache is made) */
 static const uintptr_t *code_lo_var, *code_hi_var;
+/* JavaThread::_anchor, JavaFrameAnchor::_last_Java_sp/_pc; -1 unknown */
+static long anchor_off = -1, last_sp_off = -1, last_pc_off = -1;
 
 static void *jvm_sym(void *jvm, const char *name)
 {
@@ -60,7 +62,8 @@ int jpa_vm_init(void)
 		goto out;
 	/* a stride or field offset past any plausible entry means a table we do not know */
 	if (l.stride < 6 * sizeof(void *) || l.stride > 256 || l.type_name > l.stride - 8 ||
-	    l.field_name > l.stride - 8 || l.is_static > l.stride - 4 || l.address > l.stride - 8) {
+	    l.field_name > l.stride - 8 || l.is_static > l.stride - 4 || l.offset > l.stride - 8 ||
+	    l.address > l.stride - 8) {
 		err = -EPROTO;
 		goto out;
 	}
@@ -71,19 +74,37 @@ int jpa_vm_init(void)
 		const char *field = *(const char *const *)(e + l.field_name);
 		const uintptr_t *addr = *(const uintptr_t *const *)(e + l.address);
 
+		uint64_t off = *(const uint64_t *)(e + l.offset);
+
 		if (!type)
 			break;
-		if (!field || !*(const int32_t *)(e + l.is_static) || strcmp(type, "CodeCache"))
+		if (!field)
 			continue;
-		if (!strcmp(field, "_low_bound"))
-			code_lo_var = addr;
-		else if (!strcmp(field, "_high_bound"))
-			code_hi_var = addr;
+		if (*(const int32_t *)(e + l.is_static)) {
+			if (strcmp(type, "CodeCache"))
+				continue;
+			if (!strcmp(field, "_low_bound"))
+				code_lo_var = addr;
+			else if (!strcmp(field, "_high_bound"))
+				code_hi_var = addr;
+			continue;
+		}
+		/* offsets into objects: a JavaThread is a few KiB, its anchor three words */
+		if (off > 65536)
+			continue;
+		if (!strcmp(type, "JavaThread") && !strcmp(field, "_anchor"))
+			anchor_off = (long)off;
+		else if (!strcmp(type, "JavaFrameAnchor") && !strcmp(field, "_last_Java_sp"))
+			last_sp_off = (long)off;
+		else if (!strcmp(type, "JavaFrameAnchor") && !strcmp(field, "_last_Java_pc"))
+			last_pc_off = (long)off;
 	}
 	if (!code_lo_var || !code_hi_var) {
 		code_lo_var = code_hi_var = NULL;
 		err = -ENOENT;
 	}
+	if (anchor_off < 0 || last_sp_off < 0 || last_pc_off < 0 || last_sp_off == last_pc_off)
+		anchor_off = -1;
 out:
 	if (jvm)
 		dlclose(jvm); /* NOLOAD took a reference; libjvm stays, it is the process */
@@ -103,4 +124,13 @@ int jpa_vm_in_code(uintptr_t pc)
 	lo = __atomic_load_n(code_lo_var, __ATOMIC_RELAXED);
 	hi = __atomic_load_n(code_hi_var, __ATOMIC_RELAXED);
 	return lo && pc >= lo && pc < hi;
+}
+
+int jpa_vm_anchor(uintptr_t jt, uintptr_t **ret_sp, uintptr_t **ret_pc)
+{
+	if (anchor_off < 0 || !jt)
+		return -ENOENT;
+	*ret_sp = (uintptr_t *)(jt + (uintptr_t)anchor_off + (uintptr_t)last_sp_off);
+	*ret_pc = (uintptr_t *)(jt + (uintptr_t)anchor_off + (uintptr_t)last_pc_off);
+	return 0;
 }
