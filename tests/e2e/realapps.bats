@@ -66,9 +66,9 @@ javac_run() {
 		# before the live phase, "Agent_OnAttach returned -1", not retried): that is
 		# start-up attach, not the walk this file measures; javac is live after 1 s
 		sleep 1
-		run -0 "$JPROF" record -p "$JPID" -F 999 -d 12 -o "$OUT/j.folded"
+		run -0 "$JPROF" record -p "$JPID" --per-pid -F 999 -d 12 -o "$OUT/j.folded"
 	else
-		run -0 "$JPROF" record -a --no-attach -F 999 -d 12 -o "$OUT/j.folded"
+		run -0 "$JPROF" record -a --no-attach --per-pid -F 999 -d 12 -o "$OUT/j.folded"
 	fi
 	REPORT=$output
 	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
@@ -83,6 +83,12 @@ javac_run() {
 		"$OUT/j.folded")
 	echo "samples in javac's compiled or interpreted frames: $n"
 	((n > 300))
+	# and the stacks are whole, not cut at a wrong guess of the fallback: javac's Java
+	# stacks start at its main (or a thread's run) in nearly every sample that has one
+	grep -E "^[^;]* \[$pid\];" "$OUT/j.folded" | awk '/_\[[ji0]\]/ && !/\[no Java stack/ {
+		t += $NF; if ($0 ~ /com\/sun\/tools\/javac\/Main\.main_|java\/lang\/Thread\.run/) r += $NF }
+		END { printf "Java stacks rooted at main or Thread.run: %d of %d\n", r, t
+			exit !(t > 0 && r * 100 >= t * 98) }'
 	pct=$(JPID=$pid complete_pct)
 	echo "complete Java stacks: $pct%"
 	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
