@@ -36,7 +36,7 @@ int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, 
  * checks) the signal, installs the handler, publishes its address then signo; 0 or -errno
  */
 int jpa_stacks_start(int signo);
-/* test only: every Nth walk faults on purpose inside the protected region; before start */
+/* test only: every Nth walk and every Nth fallback walk fault on purpose, protected; before start */
 int jpa_stacks_test_faults(__u32 every);
 /* AGCT alone, no fallback walk where it fails (measurements, a JVM it misleads); before start */
 void jpa_stacks_no_fallback(void);

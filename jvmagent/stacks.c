@@ -42,6 +42,7 @@ static int faults_caught; /* our SIGSEGV/SIGBUS handlers are installed */
 static int walkers;	  /* walks under way in any thread: 0 lets a fault pass straight on */
 static __u32 test_fault_every;
 static __u64 test_walks;
+static __u64 test_fallbacks;
 static void *test_guard; /* a PROT_NONE page the test hook walks into */
 
 #define TRACE_BYTES(n) ((__u32)sizeof(struct jp_trace_rec) + (__u32)(n) * (__u32)sizeof(struct jp_frame))
@@ -303,6 +304,10 @@ static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret
 	/* CPU time, not wall time: a preemption inside on a busy host is not our cost */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	count(&ring->fallback_tried);
+	/* test hook: every Nth fallback faults on its first stack read */
+	if (test_fault_every &&
+	    __atomic_add_fetch(&test_fallbacks, 1, __ATOMIC_RELAXED) % test_fault_every == 0)
+		(void)stack_at((uintptr_t)test_guard);
 	memcpy(&c, uc, sizeof(c));
 	pc = (uintptr_t)c.uc_mcontext.gregs[REG_RIP];
 	sp = (uintptr_t)c.uc_mcontext.gregs[REG_RSP];

@@ -144,3 +144,31 @@ math_run() {
 @test "jdk25 Math.sin/sqrt loop (VM stubs, intrinsics): >= 95% complete" {
 	math_run "$JDK25"
 }
+
+# a fault inside the fallback walk (testfault=N: every Nth AGCT walk and every Nth fallback
+# read a PROT_NONE page) is caught: the sample keeps AGCT's own answer, the agent counts
+# the fault, the JVM runs on and the other fallbacks still recover their samples
+@test "jdk17 Math loop, faults inside the fallback walk are caught, counted, reported" {
+	local rc=0 pid agent_faults walk_faults unknown
+	require_jdk "$JDK17"
+	(cd "$OUT" && exec "$JDK17/bin/java" -agentpath:"$JPROF_AGENT"=testfault=5 -cp "$APPS" \
+		MathLoop 8 >"$OUT/math.out" 2>&1 3>&-) &
+	JPID=$!
+	pid=$JPID
+	wait_file "$OUT/math.out" 20
+	run -0 "$JPROF" record -p "$JPID" --no-attach -F 999 -d 4 -o "$OUT/m.folded"
+	REPORT=$output
+	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
+	wait "$JPID" || rc=$?
+	JPID=
+	((rc == 0)) || { cat "$OUT/math.out"; echo "MathLoop exited $rc"; return 1; }
+	! grep -q 'jprof agent:' "$OUT/math.out"
+	[[ ! -e $OUT/hs_err_pid$pid.log ]]
+	agent_faults=$(grep -Eo '[0-9]+ faults' <<<"$REPORT" | awk '{ print $1 }' | head -1)
+	walk_faults=$(grep -Eo '[0-9]+ stack walk faulted \(caught\)' <<<"$REPORT" | awk '{ print $1 }' | head -1)
+	unknown=$(grep -Eo '[0-9]+ unknown, Java' <<<"$REPORT" | awk '{ print $1 }' | head -1)
+	echo "agent faults ${agent_faults:-0}, of AGCT walks ${walk_faults:-0}, kept 'unknown, Java' ${unknown:-0}"
+	# the fallback's own faults: counted by the agent beyond the AGCT walks' faults
+	((${agent_faults:-0} > ${walk_faults:-0} && ${unknown:-0} > 0))
+	grep -Eq "^jprof: JVM $pid \(java\): .*fallback walker: [1-9][0-9]* of [0-9]+ AGCT failures recovered" <<<"$REPORT"
+}
