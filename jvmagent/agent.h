@@ -76,8 +76,12 @@ struct jpa_thread *jpa_thread_self(JNIEnv **ret_env);
 int jpa_vm_init(void);
 /* async-signal-safe: pc lies in HotSpot's code cache */
 int jpa_vm_in_code(uintptr_t pc);
-/* async-signal-safe, no memory read: where a JavaThread keeps last_Java_sp/pc; 0 or -ENOENT */
-int jpa_vm_anchor(uintptr_t jt, uintptr_t **ret_sp, uintptr_t **ret_pc);
+/*
+ * async-signal-safe, no memory read: where a JavaThread keeps last_Java_sp/pc and its
+ * state, and the state value "in the VM"; 0 or -ENOENT
+ */
+int jpa_vm_anchor(uintptr_t jt, uintptr_t **ret_sp, uintptr_t **ret_pc, int32_t **ret_state,
+		  int32_t *ret_in_vm);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

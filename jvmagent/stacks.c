@@ -264,15 +264,20 @@ static int retry(struct jpa_call_trace *t, ucontext_t *c, uintptr_t pc, uintptr_
  * be filled in lazily, by the thread itself (JavaFrameAnchor::make_walkable, x86:
  * last_Java_pc = last_Java_sp[-1]). Do what it would do, on this same thread, walk, and
  * put the NULL back; a fault in between leaves the value HotSpot itself would have
- * written. Nobody else reads the anchor meanwhile: the thread is in the VM, so no
- * safepoint or handshake walks it before it leaves, and this handler runs on it.
+ * written. Only for a thread in the VM (_thread_in_vm, checked): no safepoint or
+ * handshake walks it before it leaves that state, and this handler runs on it, so nobody
+ * else reads the anchor meanwhile.
  */
 static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc,
 		       uintptr_t *volatile *restore)
 {
 	uintptr_t *last_sp, *last_pc, sp, pc;
+	int32_t *state, in_vm;
 
-	if (jpa_vm_anchor(jt, &last_sp, &last_pc))
+	if (jpa_vm_anchor(jt, &last_sp, &last_pc, &state, &in_vm))
+		return 0;
+	/* in native or blocked, a safepoint may walk this thread meanwhile: hands off */
+	if (*(volatile int32_t *)state != in_vm)
 		return 0;
 	sp = *(volatile uintptr_t *)last_sp;
 	if (!sp || sp & 7 || *(volatile uintptr_t *)last_pc)
@@ -375,7 +380,7 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	struct jpa_call_trace t = {.env = env, .num_frames = 0, .frames = frames};
 	sigjmp_buf jb;
 	volatile int test = 0;
-	volatile jint agct_code = 1; /* AGCT's own answer, once the fallback runs */
+	volatile jint agct_code = 1;	    /* AGCT's own answer, once the fallback runs */
 	uintptr_t *volatile restore = NULL; /* an anchor pc the fallback set, to clear again */
 
 	if (!faults_caught) {

@@ -19,8 +19,9 @@ struct vm_layout {
 
 /* addresses of CodeCache::_low_bound / _high_bound (statics set when the code cache is made) */
 static const uintptr_t *code_lo_var, *code_hi_var;
-/* JavaThread::_anchor, JavaFrameAnchor::_last_Java_sp/_pc; -1 unknown */
-static long anchor_off = -1, last_sp_off = -1, last_pc_off = -1;
+/* JavaThread::_anchor, JavaFrameAnchor::_last_Java_sp/_pc, JavaThread::_thread_state; -1 unknown */
+static long anchor_off = -1, last_sp_off = -1, last_pc_off = -1, state_off = -1;
+static int32_t state_in_vm = -1; /* the JavaThreadState value _thread_in_vm */
 
 static void *jvm_sym(void *jvm, const char *name)
 {
@@ -37,6 +38,35 @@ static int read_u64(void *jvm, const char *name, uint64_t *ret)
 		return -ENOENT;
 	*ret = *p;
 	return 0;
+}
+
+/* the value of one of gHotSpotVMIntConstants ({name, int32 value} entries, NULL name last) */
+static int int_constant(void *jvm, const char *want, int32_t *ret)
+{
+	const char *const *table_var = jvm_sym(jvm, "gHotSpotVMIntConstants");
+	uint64_t name_off, value_off, stride;
+	const char *e;
+
+	if (!table_var || !*table_var ||
+	    read_u64(jvm, "gHotSpotVMIntConstantEntryNameOffset", &name_off) ||
+	    read_u64(jvm, "gHotSpotVMIntConstantEntryValueOffset", &value_off) ||
+	    read_u64(jvm, "gHotSpotVMIntConstantEntryArrayStride", &stride))
+		return -ENOENT;
+	if (stride < 2 * sizeof(void *) || stride > 256 || name_off > stride - 8 ||
+	    value_off > stride - 4)
+		return -EPROTO;
+	e = *table_var;
+	for (int i = 0; i < 100000; i++, e += stride) {
+		const char *name = *(const char *const *)(e + name_off);
+
+		if (!name)
+			break;
+		if (!strcmp(name, want)) {
+			*ret = *(const int32_t *)(e + value_off);
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 int jpa_vm_init(void)
@@ -98,12 +128,16 @@ int jpa_vm_init(void)
 			last_sp_off = (long)off;
 		else if (!strcmp(type, "JavaFrameAnchor") && !strcmp(field, "_last_Java_pc"))
 			last_pc_off = (long)off;
+		else if (!strcmp(type, "JavaThread") && !strcmp(field, "_thread_state"))
+			state_off = (long)off;
 	}
 	if (!code_lo_var || !code_hi_var) {
 		code_lo_var = code_hi_var = NULL;
 		err = -ENOENT;
 	}
-	if (anchor_off < 0 || last_sp_off < 0 || last_pc_off < 0 || last_sp_off == last_pc_off)
+	/* without the state the anchor is never touched: only a thread in the VM is safe */
+	if (anchor_off < 0 || last_sp_off < 0 || last_pc_off < 0 || last_sp_off == last_pc_off ||
+	    state_off < 0 || int_constant(jvm, "_thread_in_vm", &state_in_vm))
 		anchor_off = -1;
 out:
 	if (jvm)
@@ -126,10 +160,13 @@ int jpa_vm_in_code(uintptr_t pc)
 	return lo && pc >= lo && pc < hi;
 }
 
-int jpa_vm_anchor(uintptr_t jt, uintptr_t **ret_sp, uintptr_t **ret_pc)
+int jpa_vm_anchor(uintptr_t jt, uintptr_t **ret_sp, uintptr_t **ret_pc, int32_t **ret_state,
+		  int32_t *ret_in_vm)
 {
 	if (anchor_off < 0 || !jt)
 		return -ENOENT;
+	*ret_state = (int32_t *)(jt + (uintptr_t)state_off);
+	*ret_in_vm = state_in_vm;
 	*ret_sp = (uintptr_t *)(jt + (uintptr_t)anchor_off + (uintptr_t)last_sp_off);
 	*ret_pc = (uintptr_t *)(jt + (uintptr_t)anchor_off + (uintptr_t)last_pc_off);
 	return 0;
