@@ -30,6 +30,7 @@ struct jpa_opts {
 	__u32 depth;
 	__u32 ring_bytes;
 	int recompile; /* on attach: have all compiled code recompiled (see jpa_recompile) */
+	int nofallback; /* AGCT alone: no fallback walk where it fails */
 	__u32 testfault; /* tests only: every Nth walk faults on purpose */
 	unsigned int events; /* JPA_EV_*: lock, alloc, live */
 	__u32 alloc_interval; /* alloc=BYTES: heap sampling interval */
@@ -129,6 +130,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		} else if (eq && !strncmp(s, "alloc=", 6)) {
 			o->events |= JPA_EV_ALLOC;
 			err = parse_u32(eq + 1, len - 6, 1, 1u << 30, &o->alloc_interval);
+		} else if (len == 10 && !strncmp(s, "nofallback", 10)) {
+			o->nofallback = 1;
 		} else if (!eq) {
 			err = -EINVAL;
 		} else if (!strncmp(s, "signo=", 6)) {
@@ -151,7 +154,7 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		}
 		if (err) {
 			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
-				"lock,alloc[=BYTES],live,testfault=N), not starting",
+				"lock,alloc[=BYTES],live,nofallback,testfault=N), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -354,6 +357,8 @@ static int go_live(JNIEnv *env, jthread current)
 		return err;
 	}
 	jpa_threads_scan(jvmti, env);
+	if (opts.nofallback)
+		jpa_stacks_no_fallback();
 	err = jpa_stacks_test_faults(opts.testfault);
 	if (!err)
 		err = jpa_stacks_start(opts.signo);

@@ -36,8 +36,10 @@ int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, 
  * checks) the signal, installs the handler, publishes its address then signo; 0 or -errno
  */
 int jpa_stacks_start(int signo);
-/* test only: every Nth walk faults on purpose inside the protected region; before start */
+/* test only: every Nth walk and every Nth fallback walk fault on purpose, protected; before start */
 int jpa_stacks_test_faults(__u32 every);
+/* AGCT alone, no fallback walk where it fails (measurements, a JVM it misleads); before start */
+void jpa_stacks_no_fallback(void);
 /* tells jprof the agent is going away (signo 0); the handler stays installed, harmlessly */
 void jpa_stacks_stop(void);
 void jpa_ring_count(enum jpa_counter c, __u64 n);
@@ -85,6 +87,17 @@ void jpa_events_callbacks(jvmtiEventCallbacks *cb);
 /* turns them on; alloc_interval bytes (0: 512 KiB), depth frames per stack; 0 or -errno */
 int jpa_events_enable(__u32 alloc_interval, __u32 depth);
 unsigned int jpa_events_active(void);
+/* vmstructs.c: HotSpot's own layout tables (gHotSpotVMStructs), read at start */
+/* finds the code cache bounds; 0 or -errno (then jpa_vm_in_code() is always 0) */
+int jpa_vm_init(void);
+/* async-signal-safe: pc lies in HotSpot's code cache */
+int jpa_vm_in_code(uintptr_t pc);
+/*
+ * async-signal-safe, no memory read: where a JavaThread keeps last_Java_sp/pc and its
+ * state, and the state value "in the VM"; 0 or -ENOENT
+ */
+int jpa_vm_anchor(uintptr_t jt, uintptr_t **ret_sp, uintptr_t **ret_pc, int32_t **ret_state,
+		  int32_t *ret_in_vm);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

@@ -76,7 +76,11 @@ struct jp_ring_hdr {
 	__u64 threads_full; /* threads not registered: the agent's thread table was full */
 	__u64 events;	      /* JP_REC_EVENT records committed (v3) */
 	__u64 events_dropped; /* events not written: ring full or a JVMTI call failed (v3) */
-	__u64 pad5[4];
+	__u64 pad5[1];
+	/* the fallback walk (AGCT failed on a thread in Java, JP_TRACE_F_FALLBACK) */
+	__u64 fallback_tried; /* walks that AGCT failed and the fallback tried again */
+	__u64 fallback_ok;    /* ... of which it recovered the Java frames */
+	__u64 fallback_ns;    /* thread CPU time spent in the fallback, all tries */
 };
 
 #define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */
@@ -109,7 +113,8 @@ struct jp_trace_rec {
 	__u64 pc;	  /* interrupted PC from the ucontext */
 	__u32 tid;	  /* gettid() in the JVM's namespace */
 	__s32 num_frames; /* >= 0 frames that follow; < 0 AGCT error or JP_ERR_* */
-	__u8 pad[8];
+	__u8 flags;	  /* JP_TRACE_F_* */
+	__u8 pad[7];
 	/* struct jp_frame frames[num_frames]; */
 };
 
@@ -142,6 +147,13 @@ struct jp_event_rec {
 	__u32 pad2;
 	/* struct jp_frame frames[num_frames]; */
 };
+
+/*
+ * jp_trace_rec.flags: the frames come from the fallback walk: AGCT failed at the
+ * interrupted frame (a stub, a prologue, VM code called from Java) and succeeded from a
+ * caller's frame
+ */
+#define JP_TRACE_F_FALLBACK 1u
 
 /* agent-side reasons for num_frames < 0 (AGCT's own codes are 0 .. -11) */
 #define JP_ERR_NOT_JAVA_THREAD -100

@@ -42,6 +42,7 @@ static int faults_caught; /* our SIGSEGV/SIGBUS handlers are installed */
 static int walkers;	  /* walks under way in any thread: 0 lets a fault pass straight on */
 static __u32 test_fault_every;
 static __u64 test_walks;
+static __u64 test_fallbacks;
 static void *test_guard; /* a PROT_NONE page the test hook walks into */
 
 #define TRACE_BYTES(n) ((__u32)sizeof(struct jp_trace_rec) + (__u32)(n) * (__u32)sizeof(struct jp_frame))
@@ -210,6 +211,154 @@ static __u64 user_pc(const void *uc)
 }
 
 /*
+ * The fallback walk. AGCT fails with "unknown, Java" or "not walkable, Java" (-5, -6) when
+ * the thread is in Java but the interrupted frame is not one it can walk from: a VM stub
+ * or intrinsic (Math.sin), an nmethod's prologue or epilogue before its frame is complete,
+ * the interpreter between two states, or C code of libjvm that compiled code calls
+ * without leaving the Java state. The caller of that frame usually is walkable: find its
+ * pc/sp/fp and ask AGCT again with a copy of the context (never the real one: a jump out
+ * of a fault would leave it changed). The interrupted frame itself is lost; it is no Java
+ * method, or one whose own frame was not made yet.
+ *
+ * Candidates, at most FB_TRIES AGCT calls, each only for a return pc inside the code cache
+ * (HotSpot's exported CodeCache bounds): the return address at sp (a frame not pushed
+ * yet), at sp + 8 under a saved rbp (pushed, rbp not set), then the rbp chain (a stub that
+ * made a frame, libjvm code: it is built with frame pointers). Every stack read happens
+ * under the walk's fault protection and stays within FB_SPAN of the interrupted sp.
+ */
+#define FB_TRIES 3
+#define FB_DEPTH 8	    /* rbp links followed looking for a return into the code cache */
+#define FB_SPAN	 (1u << 20) /* popped frames lie this close above the interrupted sp */
+
+static int fallback_on = 1;
+
+static int fallback_ok(jint n)
+{
+	return fallback_on && (n == -3 || n == -5 || n == -6);
+}
+
+#if defined(__x86_64__)
+static uintptr_t stack_at(uintptr_t a)
+{
+	return *(const volatile uintptr_t *)a;
+}
+
+/* one more AGCT walk from (pc, sp, fp); 1 when it found Java frames */
+static int retry(struct jpa_call_trace *t, ucontext_t *c, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+		 int *tries)
+{
+	if (*tries >= FB_TRIES || !jpa_vm_in_code(pc))
+		return 0;
+	(*tries)++;
+	c->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+	c->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+	c->uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
+	t->num_frames = 0;
+	agct(t, (jint)ring_depth, c);
+	return t->num_frames > 0;
+}
+
+/*
+ * "unknown, not Java" (-3): the thread is in the VM (or native) and its last Java frame
+ * anchor has an sp but no pc yet: HotSpot's stubs that call into the VM leave the pc to
+ * be filled in lazily, by the thread itself (JavaFrameAnchor::make_walkable, x86:
+ * last_Java_pc = last_Java_sp[-1]). Do what it would do, on this same thread, walk, and
+ * put the NULL back; a fault in between leaves the value HotSpot itself would have
+ * written. Only for a thread in the VM (_thread_in_vm, checked): no safepoint or
+ * handshake walks it before it leaves that state, and this handler runs on it, so nobody
+ * else reads the anchor meanwhile.
+ */
+static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc,
+		       uintptr_t *volatile *restore)
+{
+	uintptr_t *last_sp, *last_pc, sp, pc;
+	int32_t *state, in_vm;
+
+	if (jpa_vm_anchor(jt, &last_sp, &last_pc, &state, &in_vm))
+		return 0;
+	/* in native or blocked, a safepoint may walk this thread meanwhile: hands off */
+	if (*(volatile int32_t *)state != in_vm)
+		return 0;
+	sp = *(volatile uintptr_t *)last_sp;
+	if (!sp || sp & 7 || *(volatile uintptr_t *)last_pc)
+		return 0;
+	pc = stack_at(sp - 8);
+	if (!jpa_vm_in_code(pc))
+		return 0;
+	*restore = last_pc;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*(volatile uintptr_t *)last_pc = pc;
+	t->num_frames = 0;
+	agct(t, (jint)ring_depth, uc);
+	*(volatile uintptr_t *)last_pc = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*restore = NULL;
+	return t->num_frames > 0;
+}
+
+static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
+		     uintptr_t *volatile *restore)
+{
+	struct timespec t0, t1;
+	jint first = t->num_frames;
+	uintptr_t pc, sp, fp, top;
+	ucontext_t c;
+	int tries = 0, ok = 0;
+	long long ns;
+
+	/* CPU time, not wall time: a preemption inside on a busy host is not our cost */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	count(&ring->fallback_tried);
+	/* test hook: every Nth fallback faults on its first stack read */
+	if (test_fault_every &&
+	    __atomic_add_fetch(&test_fallbacks, 1, __ATOMIC_RELAXED) % test_fault_every == 0)
+		(void)stack_at((uintptr_t)test_guard);
+	memcpy(&c, uc, sizeof(c));
+	pc = (uintptr_t)c.uc_mcontext.gregs[REG_RIP];
+	sp = (uintptr_t)c.uc_mcontext.gregs[REG_RSP];
+	fp = (uintptr_t)c.uc_mcontext.gregs[REG_RBP];
+	top = sp + FB_SPAN;
+	if (first == -3) {
+		ok = anchor_walk(t, jt, uc, restore);
+		goto out;
+	}
+	if (sp & 7 || top < sp)
+		goto out;
+	if (jpa_vm_in_code(pc))
+		ok = retry(t, &c, stack_at(sp), sp + 8, fp, &tries) ||
+		     retry(t, &c, stack_at(sp + 8), sp + 16, stack_at(sp), &tries);
+	for (int i = 0; !ok && i < FB_DEPTH; i++) {
+		/* a frame link runs upwards, aligned, within the span */
+		if (fp <= sp || fp + 16 > top || fp & 7)
+			break;
+		ok = retry(t, &c, stack_at(fp + 8), fp + 16, stack_at(fp), &tries);
+		sp = fp;
+		fp = stack_at(fp);
+	}
+out:
+	if (ok) {
+		*ret_flags |= JP_TRACE_F_FALLBACK;
+		count(&ring->fallback_ok);
+	} else {
+		t->num_frames = first;
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	ns = (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec);
+	__atomic_fetch_add(&ring->fallback_ns, (__u64)ns, __ATOMIC_RELAXED);
+}
+#else
+static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
+		     uintptr_t *volatile *restore)
+{
+	(void)t;
+	(void)jt;
+	(void)uc;
+	(void)ret_flags;
+	(void)restore;
+}
+#endif
+
+/*
  * The walk, protected: a fault inside AsyncGetCallTrace lands in on_fault(), which finds
  * this thread's walk mark in its table slot and jumps back here. sigsetjmp does not save
  * the mask (that would be a syscall per walk): on_fault restores it itself.
@@ -226,13 +375,16 @@ static __u64 user_pc(const void *uc)
  * rather than as AGCT's error code; the JVM is unaffected either way.
  */
 static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
-					   struct jp_frame *frames, void *uc)
+					   struct jp_frame *frames, void *uc, __u8 *ret_flags)
 {
 	struct jpa_call_trace t = {.env = env, .num_frames = 0, .frames = frames};
 	sigjmp_buf jb;
 	volatile int test = 0;
+	volatile jint agct_code = 1;	    /* AGCT's own answer, once the fallback runs */
+	uintptr_t *volatile restore = NULL; /* an anchor pc the fallback set, to clear again */
 
 	if (!faults_caught) {
+		/* unprotected: no fallback, its reads may fault */
 		agct(&t, (jint)ring_depth, uc);
 		return t.num_frames;
 	}
@@ -245,6 +397,13 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	if (sigsetjmp(jb, 0)) {
 		/* on_fault cleared the mark and restored the signal mask */
 		__atomic_fetch_sub(&walkers, 1, __ATOMIC_RELEASE);
+		if (restore)
+			*(volatile uintptr_t *)restore = 0;
+		if (agct_code <= 0) {
+			/* the fallback faulted: the sample keeps AGCT's answer */
+			count(&ring->faults);
+			return agct_code;
+		}
 		return JP_ERR_FAULT;
 	}
 	__atomic_fetch_add(&walkers, 1, __ATOMIC_ACQUIRE);
@@ -253,6 +412,11 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	agct(&t, (jint)ring_depth, uc);
 	if (test)
 		(void)*(volatile char *)test_guard; /* AGCT wrote no frame: fault here instead */
+	if (fallback_ok(t.num_frames)) {
+		agct_code = t.num_frames;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		fallback(&t, self->jt, uc, ret_flags, &restore);
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&self->walk, NULL, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&walkers, 1, __ATOMIC_RELEASE);
@@ -302,7 +466,8 @@ static void on_stack_request(int signo, siginfo_t *si, void *uc)
 	r->pc = user_pc(uc);
 	r->tid = (__u32)syscall(SYS_gettid);
 	if (self) {
-		n = walk(self, env, (struct jp_frame *)(r + 1), uc);
+		r->flags = 0;
+		n = walk(self, env, (struct jp_frame *)(r + 1), uc, &r->flags);
 		if (n > 0 && (__u32)n > ring_depth)
 			n = (jint)ring_depth; /* never trust a count past our buffer */
 		r->num_frames = n;
@@ -438,6 +603,11 @@ static int catch_faults(void)
 	return 0;
 }
 
+void jpa_stacks_no_fallback(void)
+{
+	fallback_on = 0;
+}
+
 int jpa_stacks_test_faults(__u32 every)
 {
 	void *p;
@@ -501,6 +671,9 @@ int jpa_stacks_start(int signo)
 		if (signo < 0)
 			return signo;
 	}
+	/* no table, no fallback walk: AGCT alone, as before */
+	if (fallback_on && jpa_vm_init())
+		fallback_on = 0;
 	/* without it a fault in a walk would kill the JVM: no protection, no sampling */
 	err = catch_faults();
 	if (err)

@@ -1776,7 +1776,7 @@ static size_t cat_count(char *buf, size_t size, size_t w, __u64 n, const char *w
 static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 {
 	struct jvm_agent_stats as = { 0 };
-	char a[256] = "", jn[128] = "";
+	char a[256] = "", jn[128] = "", fb[128] = "";
 	size_t w = 0;
 
 	if (e->a) {
@@ -1797,7 +1797,14 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 	w = cat_count(jn, sizeof(jn), w, e->ev_orphan, "monitor waits without their start");
 	w = cat_count(jn, sizeof(jn), w, e->ev_over_budget, "events over budget");
 	cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
-	snprintf(buf, size, "%s%s%s%s", a[0] ? "; agent: " : "", a, jn[0] ? "; join: " : "", jn);
+	/* the agent's own figures (all its traces, matched or not); its fallback time per try */
+	if (as.fallback_tried)
+		snprintf(fb, sizeof(fb),
+			 "; fallback walker: %llu of %llu AGCT failures recovered, %.1f us each",
+			 (unsigned long long)as.fallback_ok, (unsigned long long)as.fallback_tried,
+			 (double)as.fallback_ns / 1000.0 / (double)as.fallback_tried);
+	snprintf(buf, size, "%s%s%s%s%s", a[0] ? "; agent: " : "", a, jn[0] ? "; join: " : "", jn,
+		 fb);
 }
 
 /* "Class_[a] <- method": the allocated class and the method that allocated it */
@@ -1848,7 +1855,7 @@ void join__report(const struct join *j, FILE *f)
 	report_ages(j, f);
 	for (size_t i = 0; i < j->njvms; i++) {
 		const struct jvm_ent *e = j->jvms[i];
-		char why[1024], loss[512];
+		char why[1024], loss[640];
 		size_t w = 0;
 
 		why[0] = '\0';

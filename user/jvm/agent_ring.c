@@ -1449,6 +1449,9 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->events = h.events;
 	ret->events_dropped = h.events_dropped;
 	ret->events_unread = a->events_unread;
+	ret->fallback_tried = h.fallback_tried;
+	ret->fallback_ok = h.fallback_ok;
+	ret->fallback_ns = h.fallback_ns;
 	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)
 		ret->agct_err[i] = h.agct_err[i];
 }

@@ -102,6 +102,9 @@ struct jvm_agent_stats {
 	__u64 events;	       /* event records the agent wrote (ABI v3) */
 	__u64 events_dropped;  /* events the agent dropped: ring full */
 	__u64 events_unread;   /* event records polled without an event consumer */
+	__u64 fallback_tried;  /* AGCT failures the agent's fallback walk tried again */
+	__u64 fallback_ok;     /* ... of which it recovered the Java frames */
+	__u64 fallback_ns;     /* time the agent spent in the fallback walk */
 };
 void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret);
 /* this JVM's dictionary budget in bytes (default 256 MiB; smaller for tests) */
