@@ -2,7 +2,8 @@
 # attach.mk: the dynamic-attach test driver, a marker agent and a sleeping JVM for tests/e2e/attach.bats.
 
 ATTACH_TEST_DIR := $(OUT)/tests/attach
-ATTACH_TEST_OBJS := $(OUT)/user/jvm/discover.o $(OUT)/user/jvm/attach.o $(OUT)/user/log.o
+ATTACH_TEST_OBJS := $(OUT)/user/jvm/discover.o $(OUT)/user/jvm/attach.o $(OUT)/user/log.o \
+		    $(OUT)/user/util/cgroup.o
 
 $(ATTACH_TEST_DIR)/attach_test: tests/attach/attach_test.c $(ATTACH_TEST_OBJS) | $(OUT)/.deps-ok
 	$(call msg,CC,$@)
