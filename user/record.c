@@ -708,7 +708,8 @@ static int start_extra_events(struct rec *r)
 	const struct jp_opts *o = r->o;
 	int err;
 
-	if (o->events & (1u << JP_EV_OFFCPU)) {
+	/* -e lock: the parks of java.util.concurrent are blocked intervals (join.c add_park) */
+	if (o->events & (1u << JP_EV_OFFCPU) || o->agent_events & JP_AGENT_EV_LOCK) {
 		struct offcpu_opts oo = { .min_block_ns = (__u64)o->min_block_us * 1000,
 					  .runnable = o->wall };
 
@@ -925,9 +926,13 @@ static void summary(struct rec *r, double secs, const char *where)
 			"add up to it for threads that lived through it\n",
 			r->window_ns / 1e9);
 	if (r->o->agent_events & JP_AGENT_EV_LOCK)
-		fprintf(stderr, "jprof: monitor contention: %llu waits, %.3f s waited\n",
+		fprintf(stderr,
+			"jprof: monitor contention: %llu waits, %.3f s waited (of them "
+			"java.util.concurrent parks: %llu, %.3f s; parks shorter than --min-block "
+			"%u us are not seen)\n",
 			(unsigned long long)model__total(r->model, JP_VAL_CONTENTIONS),
-			model__total(r->model, JP_VAL_DELAY_NS) / 1e9);
+			model__total(r->model, JP_VAL_DELAY_NS) / 1e9, (unsigned long long)js.parks,
+			js.park_ns / 1e9, r->o->min_block_us);
 	if (r->o->agent_events & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE))
 		fprintf(stderr,
 			"jprof: allocations: %llu bytes, %llu objects (estimated from samples)\n",
@@ -1267,6 +1272,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.cpu_period_ns = 1000000000ull / o->freq_hz,
 		.mark_offcpu = multi,
 		.lock_threshold_ns = o->lock_threshold_ns,
+		.parks = !!(o->agent_events & JP_AGENT_EV_LOCK),
+		.offcpu_parks_only =
+			(o->agent_events & JP_AGENT_EV_LOCK) && !(o->events & (1u << JP_EV_OFFCPU)),
 	};
 	char agent_opts[128];
 	struct sigaction sa = { .sa_handler = on_signal };
