@@ -110,6 +110,7 @@ struct rec {
 	struct cgroup_names *cgnames; /* cgroup id -> container label, NULL without cgroup v2 */
 	__u64 window_ns;   /* -e wall: from the window's start to the end of the recording */
 	__u64 wall_end_ns; /* -e wall: the end; samples after it are clipped to it */
+	__u64 band_gc_ns, band_safepoint_ns; /* -e wall: the pause band's time, all JVMs */
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -923,8 +924,9 @@ static void summary(struct rec *r, double secs, const char *where)
 	if (r->o->wall)
 		fprintf(stderr,
 			"jprof: wall: %.6f s recorded; per thread, on-CPU + runnable + blocked time "
-			"add up to it for threads that lived through it\n",
-			r->window_ns / 1e9);
+			"add up to it for threads that lived through it; JVM pauses beside "
+			"them (hsperfdata): [GC pause] %.6f s, [safepoint] %.6f s\n",
+			r->window_ns / 1e9, r->band_gc_ns / 1e9, r->band_safepoint_ns / 1e9);
 	if (r->o->agent_events & JP_AGENT_EV_LOCK)
 		fprintf(stderr,
 			"jprof: monitor contention: %llu waits, %.3f s waited (of them "
@@ -1032,6 +1034,9 @@ static void record_view(const struct jp_opts *o, int format, struct model_view *
 			    (o->events & (1u << JP_EV_SYSCALL) && !(o->events & (1u << JP_EV_OFFCPU)) ?
 				     1u << JP_VAL_SYSCALL_NS :
 				     0);
+	/* the wall view's band of JVM pauses (add_pause_band) */
+	if (o->wall)
+		v->values |= 1u << JP_VAL_PAUSE_NS;
 	/* pprof gets the sample count beside the CPU time */
 	if (format == OUT_PPROF && (o->events & (1u << JP_EV_CPU)))
 		v->values |= 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_CPU_NS;
@@ -1142,6 +1147,91 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 	snprintf(losses, sizeof(losses), "%llu ring buffer full, %llu off-CPU not stored",
 		 (unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)st[JP_STAT_OFFCPU_LOST]);
 	m->losses = losses;
+}
+
+/* -e wall: the pause band, one sample per JVM and kind of pause (add_pause_band) */
+struct band_ctx {
+	struct rec *r;
+	__u64 gc_ns, safepoint_ns; /* all JVMs, for the report */
+	int err;
+};
+
+/*
+ * The JVM's process name as its samples have it, so the band sits under the same root;
+ * copied: the model's pointers move when it grows.
+ */
+static void band_comm(struct model *m, __u32 pid, char *buf, size_t size)
+{
+	/* the newest row: a JVM started during the recording was its shell before the exec */
+	for (size_t i = model__rows(m); i > 0; i--) {
+		const struct jp_labels *l = model__get_labels(m, model__row(m, i - 1)->labels);
+
+		if (l && l->pid == pid && l->tid && l->comm && l->comm[0]) {
+			snprintf(buf, size, "%s", l->comm);
+			return;
+		}
+	}
+	snprintf(buf, size, "java");
+}
+
+static int band_add(struct model *m, __u32 pid, const char *comm, const char *frame, __u64 ns)
+{
+	struct jp_labels l = { .pid = pid, .tid = 0, .comm = comm, .thread = "", .container = "" };
+	struct jp_location loc = { .kind = JP_FK_ROOT };
+	jp_id id, stack, labels;
+
+	if (!ns)
+		return 0;
+	loc.func = model__func(m, frame, "", false);
+	id = loc.func ? model__location(m, &loc) : 0;
+	stack = id ? model__stack(m, &id, 1) : 0;
+	labels = model__labels(m, &l);
+	if (!stack || !labels)
+		return -ENOMEM;
+	return model__add(m, stack, labels, JP_VAL_PAUSE_NS, ns);
+}
+
+/*
+ * A JVM's stop-the-world time in the recording, from the counters of its hsperfdata file
+ * (exact, and complete: a pause between two reads is in them, though not seen one by one):
+ * "[GC pause]" the collectors' pause time, "[safepoint]" the time at safepoints beyond it
+ * (a GC pause is a safepoint operation, so it is in the safepoint time too). Samples of the
+ * process with tid 0: no thread's time, and the threads' own times stay as they are.
+ */
+static void band_jvm(void *vctx, const struct jvm_info *jvm, const struct hsperf *h)
+{
+	struct hsperf_kind_stats st[HSPERF_COLLECTORS + 1];
+	struct band_ctx *c = vctx;
+	unsigned int n = hsperf__stats(h, st, HSPERF_COLLECTORS + 1);
+	__u64 gc = 0, sp = 0;
+	char comm[64];
+
+	if (c->err || !n)
+		return;
+	for (unsigned int i = 0; i + 1 < n; i++)
+		gc += st[i].total_ns;
+	sp = st[n - 1].total_ns > gc ? st[n - 1].total_ns - gc : 0; /* safepoints: last */
+	if (!gc && !sp)
+		return;
+	band_comm(c->r->model, jvm->pid, comm, sizeof(comm));
+	c->err = band_add(c->r->model, jvm->pid, comm, "[GC pause]", gc);
+	if (!c->err)
+		c->err = band_add(c->r->model, jvm->pid, comm, "[safepoint]", sp);
+	c->gc_ns += gc;
+	c->safepoint_ns += sp;
+}
+
+static void add_pause_band(struct rec *r)
+{
+	struct band_ctx c = { .r = r };
+
+	if (!r->pauses)
+		return;
+	pauses__for_each_jvm(r->pauses, band_jvm, &c);
+	if (c.err)
+		pr_warn("wall: the pause band is incomplete: %s", strerror(-c.err));
+	r->band_gc_ns = c.gc_ns;
+	r->band_safepoint_ns = c.safepoint_ns;
 }
 
 /*
@@ -1425,6 +1515,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	(void)kernel_session__drain(r.ks);
 	(void)join__flush(r.join);
+	if (o->wall)
+		add_pause_band(&r);
 
 	if (r.sc && write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;
@@ -1578,7 +1670,7 @@ static void report_view(const struct jp_opts *o, const struct model *m, struct m
 				    1u << JP_VAL_CPU_SAMPLES :
 				    1u << JP_VAL_CPU_NS;
 	else
-		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS |
+		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS | 1u << JP_VAL_PAUSE_NS |
 			    (model__total(m, JP_VAL_OFFCPU_NS) ? 0 : 1u << JP_VAL_SYSCALL_NS);
 	/* a profile of agent events only (-e lock, alloc, live): its own unit, one of them */
 	if (!other && !model__total(m, JP_VAL_CPU_SAMPLES) && !model__total(m, JP_VAL_CPU_NS)) {
