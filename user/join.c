@@ -122,6 +122,8 @@ struct jvm_ent {
 	/* agent events (-e lock, alloc, live) */
 	__u64 ev_allocs, ev_frees, ev_locks, ev_lock_short, ev_orphan, ev_over_budget;
 	__u64 monitor_joined; /* blocked samples given the Java stack of their monitor wait */
+	/* -e lock: blocked intervals in LockSupport.park, and those under --lock-threshold */
+	__u64 parks, park_short;
 };
 
 /* one thread with something waiting; forgotten when nothing waits any more */
@@ -747,15 +749,12 @@ static void last_cpu_set(struct join *j, const struct jp_sample *s, jp_id stack,
  * runtime); blocked and syscall time weigh their nanoseconds. A thread's CPU time after
  * its last sample comes at its exit, without stacks, and counts no sample.
  */
-static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,
-		  const char *marker)
+/* the sample's labels as a model id (0: out of memory) */
+static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm_ent *e)
 {
 	char comm[JP_COMM_LEN + 1], pcomm[JP_COMM_LEN + 1];
 	struct jp_labels l = { .pid = s->pid, .tid = s->tid, .cgroup = s->cgroup_id,
 			       .container = cgroup_names__get(j->o.cgroups, s->cgroup_id) };
-	jp_id stack, labels;
-	__u64 w;
-	int err;
 
 	memcpy(comm, s->comm, JP_COMM_LEN);
 	comm[JP_COMM_LEN] = '\0';
@@ -767,11 +766,24 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 	l.thread = e && e->a ? jvm_agent__thread_name(e->a, ns_tid(e, s->tid)) : NULL;
 	if (!l.thread)
 		l.thread = comm;
+	return model__labels(j->model, &l);
+}
+
+static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,
+		  const char *marker)
+{
+	jp_id stack, labels;
+	__u64 w;
+	int err;
+
+	/* off-CPU recorded only for -e lock's parks: the rest of the blocked time is not shown */
+	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only)
+		return 0;
 	if (marker)
 		push(j, &n, marker, JP_FK_ROOT);
 	j->pool_used = 0;
 	stack = model__stack(j->model, j->locs, n);
-	labels = model__labels(j->model, &l);
+	labels = sample_labels(j, s, e);
 	if (!stack || !labels)
 		return -ENOMEM;
 	switch (s->kind) {
@@ -837,12 +849,64 @@ static int add_native(struct join *j, const struct jp_sample *s, const __u64 *ks
  * -XX:+PreserveFramePointer, so keeping them would put one Java stack under two
  * different roots depending on how far each walk got.
  */
+/*
+ * -e lock: a blocked interval whose Java stack enters LockSupport.park (the JDK's
+ * Unsafe.park, a native method: the leaf Java frame, or next to it) is a
+ * java.util.concurrent wait. It is one contention of its duration, with leaf "[park]" over
+ * its Java frames, the monitor waits' form ("Class_[l]" over theirs). Not the blocker's
+ * class: AGCT gives no locals, and GetStackTrace/GetObjectMonitorUsage here would run
+ * JVMTI in the signal path. 1 when the interval was a park, 0 when not, -ENOMEM.
+ */
+static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e,
+		    const struct java_trace *t)
+{
+	bool park = false;
+	jp_id stack, labels;
+	size_t n = 0;
+	int err;
+
+	if (!j->o.parks || s->kind != JP_EV_OFFCPU || (s->flags & (JP_SF_RUNNABLE | JP_SF_OPEN)))
+		return 0;
+	for (int f = 0; f < t->num_frames && f < 2 && !park; f++) {
+		const char *name = jvm_agent__method_name(e->a, t->frames[f].method_id, 0);
+
+		park = name && (!strcmp(name, "jdk/internal/misc/Unsafe.park") ||
+				!strcmp(name, "sun/misc/Unsafe.park"));
+	}
+	if (!park)
+		return 0;
+	if (s->weight < j->o.lock_threshold_ns) {
+		e->park_short++;
+		return 1;
+	}
+	push(j, &n, "[park]", JP_FK_ROOT);
+	for (int f = 0; f < t->num_frames; f++)
+		push_java(j, &n, e, &t->frames[f]);
+	j->pool_used = 0;
+	stack = model__stack(j->model, j->locs, n);
+	labels = sample_labels(j, s, e);
+	if (!stack || !labels)
+		return -ENOMEM;
+	err = model__add(j->model, stack, labels, JP_VAL_CONTENTIONS, 1);
+	if (!err)
+		err = model__add(j->model, stack, labels, JP_VAL_DELAY_NS, s->weight);
+	if (!err) {
+		e->parks++;
+		j->st.parks++;
+		j->st.park_ns += s->weight;
+	}
+	return err ? err : 1;
+}
+
 static int add_java(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		    const __u64 *ustack, struct jvm_ent *e, const struct java_trace *t)
 {
 	struct jp_sym sym;
 	size_t n = 0;
+	int err = add_park(j, s, e, t);
 
+	if (err < 0)
+		return err;
 	push_kernel(j, &n, s, kstack);
 	for (__u32 i = 0; i < s->ustack_len; i++) {
 		resolve_user(j, s->pid, ustack[i], &sym);
@@ -865,6 +929,8 @@ static const char *miss_marker(struct join *j, enum miss_reason r, int code)
 static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		       const __u64 *ustack, struct jvm_ent *e, enum miss_reason r, int code)
 {
+	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only)
+		return 0; /* no Java stack: not known to be a park, and not shown otherwise */
 	e->samples++;
 	e->java_samples++;
 	e->miss[r]++;
@@ -962,6 +1028,11 @@ static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames
 	const __u64 *kstack = frames, *ustack = frames + s->kstack_len;
 	char comm[JP_COMM_LEN + 1];
 
+	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only) {
+		int r = t->num_frames > 0 ? add_park(j, s, e, t) : 0;
+
+		return r < 0 ? r : 0;
+	}
 	memcpy(comm, s->comm, JP_COMM_LEN);
 	comm[JP_COMM_LEN] = '\0';
 	j->st.jvm_samples++;
@@ -1202,6 +1273,10 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		pidset_add(j, s->pid);
 	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
 		return add_cpu_tail(j, s, e);
+	/* only a JVM thread's interval with a Java stack can be a park */
+	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only &&
+	    (!e || !e->a || (s->flags & JP_SF_OPEN) || !(s->flags & JP_SF_SIGNALED) || s->sig_err))
+		return 0;
 	if (!e)
 		return add_native(j, s, kstack, ustack, NULL, NULL);
 	if (!e->a) {
@@ -1883,14 +1958,17 @@ void join__report(const struct join *j, FILE *f)
 			(unsigned long long)e->internal, why[0] ? "; missing: " : "", why, loss);
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
-		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short)
+		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short || e->parks ||
+		    e->park_short)
 			fprintf(f,
 				"jprof: JVM %u: agent events: %llu allocation samples, %llu frees, "
 				"%llu monitor waits (%llu under --lock-threshold); %llu blocked "
-				"samples got the Java stack of their monitor wait\n",
+				"samples got the Java stack of their monitor wait; %llu parks "
+				"(%llu under --lock-threshold)\n",
 				e->pid, (unsigned long long)e->ev_allocs,
 				(unsigned long long)e->ev_frees, (unsigned long long)e->ev_locks,
 				(unsigned long long)e->ev_lock_short,
-				(unsigned long long)e->monitor_joined);
+				(unsigned long long)e->monitor_joined, (unsigned long long)e->parks,
+				(unsigned long long)e->park_short);
 	}
 }

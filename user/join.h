@@ -28,6 +28,8 @@ struct join_opts {
 	unsigned int traces_per_round; /* agent records per JVM per join__poll (0: default) */
 	struct cgroup_names *cgroups;	/* names the container label by cgroup id; NULL: "" (borrowed) */
 	__u64 lock_threshold_ns;       /* -e lock: shorter monitor waits are only counted */
+	bool parks;		/* -e lock: blocked intervals in LockSupport.park are contentions */
+	bool offcpu_parks_only; /* off-CPU runs for the parks alone: its own time is not added */
 };
 
 struct join;
@@ -76,6 +78,7 @@ struct join_stats {
 	__u64 backlog;		/* samples added without waiting for their trace: budget */
 	__u64 processes;	/* distinct pids seen */
 	__u64 model_full;	/* frames the model could not store (out of memory) */
+	__u64 parks, park_ns;	/* -e lock: LockSupport.park intervals in the lock view */
 };
 void join__stats(const struct join *j, struct join_stats *ret);
 /* one line per JVM: samples, complete Java stacks, each reason one was missing, and

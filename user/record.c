@@ -110,6 +110,7 @@ struct rec {
 	struct cgroup_names *cgnames; /* cgroup id -> container label, NULL without cgroup v2 */
 	__u64 window_ns;   /* -e wall: from the window's start to the end of the recording */
 	__u64 wall_end_ns; /* -e wall: the end; samples after it are clipped to it */
+	__u64 band_gc_ns, band_safepoint_ns; /* -e wall: the pause band's time, all JVMs */
 };
 
 static size_t seen_slot(struct rec *r, __u32 pid)
@@ -708,7 +709,8 @@ static int start_extra_events(struct rec *r)
 	const struct jp_opts *o = r->o;
 	int err;
 
-	if (o->events & (1u << JP_EV_OFFCPU)) {
+	/* -e lock: the parks of java.util.concurrent are blocked intervals (join.c add_park) */
+	if (o->events & (1u << JP_EV_OFFCPU) || o->agent_events & JP_AGENT_EV_LOCK) {
 		struct offcpu_opts oo = { .min_block_ns = (__u64)o->min_block_us * 1000,
 					  .runnable = o->wall };
 
@@ -922,12 +924,17 @@ static void summary(struct rec *r, double secs, const char *where)
 	if (r->o->wall)
 		fprintf(stderr,
 			"jprof: wall: %.6f s recorded; per thread, on-CPU + runnable + blocked time "
-			"add up to it for threads that lived through it\n",
-			r->window_ns / 1e9);
+			"add up to it for threads that lived through it; JVM pauses beside "
+			"them (hsperfdata): [GC pause] %.6f s, [safepoint] %.6f s\n",
+			r->window_ns / 1e9, r->band_gc_ns / 1e9, r->band_safepoint_ns / 1e9);
 	if (r->o->agent_events & JP_AGENT_EV_LOCK)
-		fprintf(stderr, "jprof: monitor contention: %llu waits, %.3f s waited\n",
+		fprintf(stderr,
+			"jprof: monitor contention: %llu waits, %.3f s waited (of them "
+			"java.util.concurrent parks: %llu, %.3f s; parks shorter than --min-block "
+			"%u us are not seen)\n",
 			(unsigned long long)model__total(r->model, JP_VAL_CONTENTIONS),
-			model__total(r->model, JP_VAL_DELAY_NS) / 1e9);
+			model__total(r->model, JP_VAL_DELAY_NS) / 1e9, (unsigned long long)js.parks,
+			js.park_ns / 1e9, r->o->min_block_us);
 	if (r->o->agent_events & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE))
 		fprintf(stderr,
 			"jprof: allocations: %llu bytes, %llu objects (estimated from samples)\n",
@@ -1027,6 +1034,9 @@ static void record_view(const struct jp_opts *o, int format, struct model_view *
 			    (o->events & (1u << JP_EV_SYSCALL) && !(o->events & (1u << JP_EV_OFFCPU)) ?
 				     1u << JP_VAL_SYSCALL_NS :
 				     0);
+	/* the wall view's band of JVM pauses (add_pause_band) */
+	if (o->wall)
+		v->values |= 1u << JP_VAL_PAUSE_NS;
 	/* pprof gets the sample count beside the CPU time */
 	if (format == OUT_PPROF && (o->events & (1u << JP_EV_CPU)))
 		v->values |= 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_CPU_NS;
@@ -1137,6 +1147,91 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 	snprintf(losses, sizeof(losses), "%llu ring buffer full, %llu off-CPU not stored",
 		 (unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)st[JP_STAT_OFFCPU_LOST]);
 	m->losses = losses;
+}
+
+/* -e wall: the pause band, one sample per JVM and kind of pause (add_pause_band) */
+struct band_ctx {
+	struct rec *r;
+	__u64 gc_ns, safepoint_ns; /* all JVMs, for the report */
+	int err;
+};
+
+/*
+ * The JVM's process name as its samples have it, so the band sits under the same root;
+ * copied: the model's pointers move when it grows.
+ */
+static void band_comm(struct model *m, __u32 pid, char *buf, size_t size)
+{
+	/* the newest row: a JVM started during the recording was its shell before the exec */
+	for (size_t i = model__rows(m); i > 0; i--) {
+		const struct jp_labels *l = model__get_labels(m, model__row(m, i - 1)->labels);
+
+		if (l && l->pid == pid && l->tid && l->comm && l->comm[0]) {
+			snprintf(buf, size, "%s", l->comm);
+			return;
+		}
+	}
+	snprintf(buf, size, "java");
+}
+
+static int band_add(struct model *m, __u32 pid, const char *comm, const char *frame, __u64 ns)
+{
+	struct jp_labels l = { .pid = pid, .tid = 0, .comm = comm, .thread = "", .container = "" };
+	struct jp_location loc = { .kind = JP_FK_ROOT };
+	jp_id id, stack, labels;
+
+	if (!ns)
+		return 0;
+	loc.func = model__func(m, frame, "", false);
+	id = loc.func ? model__location(m, &loc) : 0;
+	stack = id ? model__stack(m, &id, 1) : 0;
+	labels = model__labels(m, &l);
+	if (!stack || !labels)
+		return -ENOMEM;
+	return model__add(m, stack, labels, JP_VAL_PAUSE_NS, ns);
+}
+
+/*
+ * A JVM's stop-the-world time in the recording, from the counters of its hsperfdata file
+ * (exact, and complete: a pause between two reads is in them, though not seen one by one):
+ * "[GC pause]" the collectors' pause time, "[safepoint]" the time at safepoints beyond it
+ * (a GC pause is a safepoint operation, so it is in the safepoint time too). Samples of the
+ * process with tid 0: no thread's time, and the threads' own times stay as they are.
+ */
+static void band_jvm(void *vctx, const struct jvm_info *jvm, const struct hsperf *h)
+{
+	struct hsperf_kind_stats st[HSPERF_COLLECTORS + 1];
+	struct band_ctx *c = vctx;
+	unsigned int n = hsperf__stats(h, st, HSPERF_COLLECTORS + 1);
+	__u64 gc = 0, sp = 0;
+	char comm[64];
+
+	if (c->err || !n)
+		return;
+	for (unsigned int i = 0; i + 1 < n; i++)
+		gc += st[i].total_ns;
+	sp = st[n - 1].total_ns > gc ? st[n - 1].total_ns - gc : 0; /* safepoints: last */
+	if (!gc && !sp)
+		return;
+	band_comm(c->r->model, jvm->pid, comm, sizeof(comm));
+	c->err = band_add(c->r->model, jvm->pid, comm, "[GC pause]", gc);
+	if (!c->err)
+		c->err = band_add(c->r->model, jvm->pid, comm, "[safepoint]", sp);
+	c->gc_ns += gc;
+	c->safepoint_ns += sp;
+}
+
+static void add_pause_band(struct rec *r)
+{
+	struct band_ctx c = { .r = r };
+
+	if (!r->pauses)
+		return;
+	pauses__for_each_jvm(r->pauses, band_jvm, &c);
+	if (c.err)
+		pr_warn("wall: the pause band is incomplete: %s", strerror(-c.err));
+	r->band_gc_ns = c.gc_ns;
+	r->band_safepoint_ns = c.safepoint_ns;
 }
 
 /*
@@ -1267,6 +1362,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.cpu_period_ns = 1000000000ull / o->freq_hz,
 		.mark_offcpu = multi,
 		.lock_threshold_ns = o->lock_threshold_ns,
+		.parks = !!(o->agent_events & JP_AGENT_EV_LOCK),
+		.offcpu_parks_only =
+			(o->agent_events & JP_AGENT_EV_LOCK) && !(o->events & (1u << JP_EV_OFFCPU)),
 	};
 	char agent_opts[128];
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -1417,6 +1515,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	(void)kernel_session__drain(r.ks);
 	(void)join__flush(r.join);
+	if (o->wall)
+		add_pause_band(&r);
 
 	if (r.sc && write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;
@@ -1570,7 +1670,7 @@ static void report_view(const struct jp_opts *o, const struct model *m, struct m
 				    1u << JP_VAL_CPU_SAMPLES :
 				    1u << JP_VAL_CPU_NS;
 	else
-		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS |
+		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS | 1u << JP_VAL_PAUSE_NS |
 			    (model__total(m, JP_VAL_OFFCPU_NS) ? 0 : 1u << JP_VAL_SYSCALL_NS);
 	/* a profile of agent events only (-e lock, alloc, live): its own unit, one of them */
 	if (!other && !model__total(m, JP_VAL_CPU_SAMPLES) && !model__total(m, JP_VAL_CPU_NS)) {

@@ -92,6 +92,31 @@ check_against_log() {
 	check_against_log
 }
 
+# -e wall: the JVM's stop-the-world time as a [GC pause] frame under its process (no thread
+# root), within 10% of the -Xlog:gc total; the threads' own time is not in it
+check_wall_band() {
+	local got want_n want_ms
+	check_against_log
+	got=$(folded_sum "^[^;]+ \\[$GCPID\\];\\[GC pause\\] " "$OUT/w.folded")
+	read -r want_n want_ms < <(log_gc_totals)
+	echo "[GC pause] band: $got ns; -Xlog:gc: $want_ms ms"
+	within "$got" "$(awk -v m="$want_ms" 'BEGIN { printf "%.0f", m * 1e6 }')" 10
+	# one line, right under the process: the band is no thread and holds nothing else
+	[[ $(grep -c '\[GC pause\]' "$OUT/w.folded") == 1 ]]
+	grep -Eq "^[^;]+ \\[$GCPID\\];[^;]+ \\[[0-9]+\\];" "$OUT/w.folded"
+	grep -Eq 'JVM pauses beside them \(hsperfdata\): \[GC pause\] [0-9.]+ s' "$OUT/err"
+}
+
+@test "gc pauses (JDK 17): -e wall has a [GC pause] band within 10% of -Xlog:gc" {
+	record_gc "$JDK17" -e wall -o "$OUT/w.folded"
+	check_wall_band
+}
+
+@test "gc pauses (JDK 25): -e wall has a [GC pause] band within 10% of -Xlog:gc" {
+	record_gc "$JDK25" -e wall -o "$OUT/w.folded"
+	check_wall_band
+}
+
 @test "gc pauses (JDK 17): -f json carries the table" {
 	command -v python3 >/dev/null || { missing "python3"; return; }
 	record_gc "$JDK17" -e syscalls -f json

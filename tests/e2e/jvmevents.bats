@@ -10,8 +10,8 @@ load helpers
 
 setup() {
 	require_root_bpf
-	[[ -r $APPS/EvContend.class && -r $APPS/EvAlloc.class ]] ||
-		missing "EvContend/EvAlloc classes not built in $APPS (make apps)"
+	[[ -r $APPS/EvContend.class && -r $APPS/EvAlloc.class && -r $APPS/EvPark.class ]] ||
+		missing "EvContend/EvAlloc/EvPark classes not built in $APPS (make apps)"
 	[[ -r $JPROF_AGENT ]] || missing "agent not built at $JPROF_AGENT (make)"
 	OUT=$BATS_TEST_TMPDIR
 	JPID=
@@ -71,6 +71,43 @@ check_lock() {
 	"$JDK25/bin/jfr" print --events jdk.JavaMonitorEnter "$OUT/lock.jfr" >"$OUT/lock.jfr.txt"
 	grep -q 'monitorClass = EvContend\$Gate' "$OUT/lock.jfr.txt"
 	grep -q 'EvContend.blockedOnGate()' "$OUT/lock.jfr.txt"
+}
+
+# java.util.concurrent: a waiter parks in ReentrantLock.lock() while a holder sleeps with it
+check_park() {
+	start_app "$1" EvPark 20 100 2000
+	"$JPROF" record -p "$JPID" -e lock -d 8 -o "$OUT/park.folded" -o "$OUT/park.pb.gz" \
+		2>"$OUT/err" 3>&-
+	wait "$JPID"
+	JPID=
+	cat "$OUT/err" "$OUT/app.out"
+	head -20 "$OUT/park.folded"
+	want=$(sed -n 's/^waited_ns //p' "$OUT/app.out")
+	# the parks are in the waiting method, under ReentrantLock.lock, with the leaf [park]
+	got=$(folded_sum 'EvPark\.parkedOnLock(_\[.\])?;java/util/concurrent/locks/ReentrantLock\.lock(_\[.\])?;.*;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\] ' \
+		"$OUT/park.folded")
+	echo "parked: program $want ns, jprof $got ns"
+	ratio_ok "$got" "$want" 10
+	# one contention each: 20 waits, and the waiter's are all parks
+	n=$(sed -nE 's/^jprof: monitor contention: ([0-9]+) waits.* parks: ([0-9]+),.*/\1 \2/p' "$OUT/err")
+	echo "waits and parks: $n"
+	read -r waits parks <<<"$n"
+	((parks >= 20 && parks <= 24 && waits == parks))
+	# -e lock shows no other blocked time: the holder's sleep, the main thread's join
+	[[ -z $(grep -E 'holdLock|\[off-cpu\]|Thread\.sleep|Thread\.join' "$OUT/park.folded") ]]
+	[[ -z $(grep -v '\[park\] [0-9]*$' "$OUT/park.folded") ]]
+	# pprof: contentions beside the delay, the delay read back equal to the folded weight
+	gzip -dc "$OUT/park.pb.gz" | grep -aq contentions
+	"$JPROF" report "$OUT/park.pb.gz" >"$OUT/back.folded"
+	[[ $(folded_total "$OUT/back.folded") == $(folded_total "$OUT/park.folded") ]]
+}
+
+@test "lock (JDK 17): ReentrantLock parks land on the waiting method as [park], total within 10%" {
+	check_park "$JDK17"
+}
+
+@test "lock (JDK 25): ReentrantLock parks land on the waiting method as [park], total within 10%" {
+	check_park "$JDK25"
 }
 
 @test "lock (JDK 17): contended monitor waits land on the waiting method and the monitor class, total within 10%" {

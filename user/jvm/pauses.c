@@ -180,3 +180,10 @@ void pauses__for_each_gc(const struct pauses *p, pauses_gc_fn fn, void *ctx)
 			fn(ctx, p->w[i].jvm.pid, origin + ev[k].start_rel_ns, &ev[k]);
 	}
 }
+
+void pauses__for_each_jvm(const struct pauses *p, pauses_jvm_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->w[i].h)
+			fn(ctx, &p->w[i].jvm, p->w[i].h);
+}

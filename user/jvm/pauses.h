@@ -45,4 +45,8 @@ typedef void (*pauses_gc_fn)(void *ctx, __u32 pid, __u64 start_mono_ns,
 			     const struct hsperf_gc_event *ev);
 void pauses__for_each_gc(const struct pauses *p, pauses_gc_fn fn, void *ctx);
 
+/* visit every JVM whose hsperfdata file was read (for the -e wall pause band) */
+typedef void (*pauses_jvm_fn)(void *ctx, const struct jvm_info *jvm, const struct hsperf *h);
+void pauses__for_each_jvm(const struct pauses *p, pauses_jvm_fn fn, void *ctx);
+
 #endif /* JPROF_JVM_PAUSES_H */

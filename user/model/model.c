@@ -21,6 +21,7 @@ static const struct {
 	[JP_VAL_INUSE_OBJECTS] = {"inuse_objects", "count"},
 	[JP_VAL_CONTENTIONS] = {"contentions", "count"},
 	[JP_VAL_DELAY_NS] = {"delay", "nanoseconds"},
+	[JP_VAL_PAUSE_NS] = {"pause", "nanoseconds"},
 };
 
 const char *jp_value_type(enum jp_value v)

@@ -28,6 +28,7 @@ enum jp_value {
 	JP_VAL_INUSE_OBJECTS,	/* ... and objects */
 	JP_VAL_CONTENTIONS,	/* -e lock: contended monitor enters */
 	JP_VAL_DELAY_NS,	/* ... and their wait */
+	JP_VAL_PAUSE_NS,	/* -e wall: GC and safepoint pauses of a JVM (hsperfdata) */
 	JP_VAL_MAX
 };
 

@@ -81,7 +81,8 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 		else
 			snprintf(c->proc, sizeof(c->proc), "%s", l->comm);
 		c->frames[k++] = (struct jp_frame){c->proc, JP_FK_ROOT};
-		if (c->v->per_thread) {
+		/* a sample of the whole process (tid 0: the wall view's pause band) is no thread */
+		if (c->v->per_thread && (l->tid || !l->pid)) {
 			snprintf(c->thread, sizeof(c->thread), "%s [%u]",
 				 l->thread[0] ? l->thread : l->comm, l->tid);
 			c->frames[k++] = (struct jp_frame){c->thread, JP_FK_ROOT};
