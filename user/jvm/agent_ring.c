@@ -1195,6 +1195,18 @@ static int store_tail(struct jvm_agent *a)
 	return 0;
 }
 
+/* the n frames after a record's fixed part of hdr_size bytes (checked to fit), into a->frames */
+static void copy_frames(struct jvm_agent *a, size_t hdr_size, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct jp_frame fr;
+
+		memcpy(&fr, a->rec + hdr_size + (size_t)i * sizeof(fr), sizeof(fr));
+		a->frames[i].method_id = fr.method_id;
+		a->frames[i].bci = fr.bci;
+	}
+}
+
 static int deliver(struct jvm_agent *a, __u32 len, java_trace_fn fn, void *ctx)
 {
 	struct jp_trace_rec r;
@@ -1211,13 +1223,7 @@ static int deliver(struct jvm_agent *a, __u32 len, java_trace_fn fn, void *ctx)
 		a->malformed++;
 		return 0;
 	}
-	for (int i = 0; i < n; i++) {
-		struct jp_frame fr;
-
-		memcpy(&fr, a->rec + sizeof(r) + (size_t)i * sizeof(fr), sizeof(fr));
-		a->frames[i].method_id = fr.method_id;
-		a->frames[i].bci = fr.bci;
-	}
+	copy_frames(a, sizeof(r), n);
 	if (n > 0)
 		classify(a, r.pc, a->frames, n);
 	t.time_ns = r.time_ns;
@@ -1251,15 +1257,10 @@ static int deliver_event(struct jvm_agent *a, __u32 len, java_event_fn fn, void 
 		a->events_unread++;
 		return 0;
 	}
-	for (int i = 0; i < n; i++) {
-		struct jp_frame fr;
-
-		memcpy(&fr, a->rec + sizeof(r) + (size_t)i * sizeof(fr), sizeof(fr));
-		a->frames[i].method_id = fr.method_id;
-		a->frames[i].bci = fr.bci;
-		/* GetStackTrace frames: no PC, so no JIT/inlined split; interpreted or native */
-		a->frames[i].kind = fr.bci == -3 ? JP_FK_NATIVE : JP_FK_INTERP;
-	}
+	copy_frames(a, sizeof(r), n);
+	/* GetStackTrace frames: no PC, so no JIT/inlined split; interpreted or native */
+	for (int i = 0; i < n; i++)
+		a->frames[i].kind = a->frames[i].bci == -3 ? JP_FK_NATIVE : JP_FK_INTERP;
 	memset(&e, 0, sizeof(e));
 	e.time_ns = r.time_ns;
 	e.tid = r.tid;
