@@ -236,17 +236,11 @@ static int read_thread_runtime(int taskfd, __u32 tid, __u64 *ret)
 	char path[32], buf[128];
 	unsigned long long rt;
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%u/schedstat", tid);
-	fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
+	n = proc_read_small(taskfd, path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
 	if (sscanf(buf, "%llu ", &rt) != 1)
 		return -EIO;
 	*ret = rt;

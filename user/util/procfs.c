@@ -8,22 +8,34 @@
 
 #include "procfs.h"
 
+ssize_t proc_read_small(int dir_fd, const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	if (size < 2)
+		return -EINVAL;
+	fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return n;
+}
+
 int proc_start_ticks(__u32 pid, __u64 *ret)
 {
 	char path[64], buf[2048], *p;
 	unsigned long long v;
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
+	n = proc_read_small(AT_FDCWD, path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
 	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
 	if (!p || p[1] != ' ' || !p[2])
 		return -EIO;

@@ -4,6 +4,13 @@
 #define JPROF_UTIL_PROCFS_H
 
 #include <linux/types.h>
+#include <sys/types.h>
+
+/*
+ * One read() of a small file (path relative to dir_fd, or AT_FDCWD) into buf, NUL-terminated:
+ * its length, or -errno (-EIO: empty or unreadable)
+ */
+ssize_t proc_read_small(int dir_fd, const char *path, char *buf, size_t size);
 
 /* field 22 of /proc/<pid>/stat: the start time in clock ticks. 0, or -errno (-EIO: unparsable) */
 int proc_start_ticks(__u32 pid, __u64 *ret);
