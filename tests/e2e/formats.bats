@@ -14,9 +14,7 @@ setup() {
 }
 
 teardown() {
-	if [[ -n ${JPID:-} ]]; then
-		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
-	fi
+	kill_jpid
 }
 
 start_hot() {

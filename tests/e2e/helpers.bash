@@ -67,3 +67,10 @@ drop_test_user() {
 	for ((i = 0; i < 50; i++)); do pgrep -u "$name" >/dev/null || break; sleep 0.1; done
 	userdel "$name" >/dev/null 2>&1 || true
 }
+
+# teardown of the tests that start one JVM in the background and keep its pid in JPID
+kill_jpid() {
+	if [[ -n ${JPID:-} ]]; then
+		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
+	fi
+}

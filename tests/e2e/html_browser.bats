@@ -25,9 +25,7 @@ setup() {
 }
 
 teardown() {
-	if [[ -n ${JPID:-} ]]; then
-		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
-	fi
+	kill_jpid
 }
 
 # drive NAME HTML STEP...: runs the browser; its JSON lines go to $ART/NAME.jsonl

@@ -12,9 +12,7 @@ setup() {
 }
 
 teardown() {
-	if [[ -n ${JPID:-} ]]; then
-		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
-	fi
+	kill_jpid
 }
 
 # start_java JDK_HOME MODE SECONDS [JVM flags...]: sets JPID, waits for "ready"

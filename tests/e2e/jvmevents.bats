@@ -18,9 +18,7 @@ setup() {
 }
 
 teardown() {
-	if [[ -n ${JPID:-} ]]; then
-		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
-	fi
+	kill_jpid
 }
 
 # start_app JDK_HOME CLASS ARGS...: sets JPID once the app printed "ready"

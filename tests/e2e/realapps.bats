@@ -15,9 +15,7 @@ setup() {
 }
 
 teardown() {
-	if [[ -n ${JPID:-} ]]; then
-		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
-	fi
+	kill_jpid
 }
 
 # unpack_src ZIP DIR: java.base's java/util (without java/util/concurrent): about 270 real
