@@ -202,7 +202,7 @@ folded_top() {
 	# samples, and off-CPU and syscall events with Java and kernel frames
 	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -e cpu,offcpu,syscalls -o "$OUT/all.jfr"
 	echo "$output"
-	cpu=$(sed -nE 's/^jprof: ([0-9]+) CPU samples .*/\1/p' <<<"$output")
+	cpu=$(sed -nE 's/^jprof: ([0-9]+) CPU samples \(.*/\1/p' <<<"$output")
 	echo "jprof: $cpu CPU samples"
 	for jdk in "$JDK17" "$JDK25"; do
 		jfr_run "$jdk" summary "$OUT/all.jfr"
