@@ -35,7 +35,7 @@
 #define JP_RING_HDR_SIZE      4096u
 #define JP_RING_DATA_MIN      (64u << 10)
 #define JP_RING_DATA_MAX      (64u << 20)
-#define JP_RING_DATA_DEFAULT  (1u << 20)
+#define JP_RING_DATA_DEFAULT  (4u << 20) /* 1 MiB overflowed: javac at 999 Hz, a lagging jprof */
 #define JP_DEPTH_DEFAULT      2048u
 #define JP_DEPTH_MAX	      4096u
 #define JP_AGCT_CODES	      12 /* counters for AGCT codes 0 (no Java frame), -1 .. -11 */

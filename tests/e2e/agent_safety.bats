@@ -165,7 +165,7 @@ fault() {
 }
 
 # full_tmp JDK [JVM args...]: the JVM in its own mount namespace whose /tmp is a 640 KiB
-# tmpfs: the agent copy (~190 KiB) fits, the 1 MiB ring does not
+# tmpfs: the agent copy (~190 KiB) fits, the 4 MiB ring does not
 full_tmp() {
 	local home=$1 pid rec=0
 	shift

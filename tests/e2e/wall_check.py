@@ -19,11 +19,14 @@ def main():
         if len(f) == 4 and all(x.isdigit() for x in f[1:]):
             truth[f[0]] = int(f[3]) / int(f[2])
     parts = {}  # thread name -> [cpu, runnable, blocked] ns
+    other = {}  # time under other roots (JVM threads, a thread known by another name)
     for line in open(folded):
         stack, _, w = line.rstrip("\n").rpartition(" ")
         frames = stack.split(";")
         m = re.match(r"(.*) \[\d+\]$", frames[1]) if len(frames) > 1 else None
         if not m or m.group(1) not in truth:
+            other[frames[1] if len(frames) > 1 else stack] = other.get(
+                frames[1] if len(frames) > 1 else stack, 0) + int(w)
             continue
         p = parts.setdefault(m.group(1), [0, 0, 0])
         if "[runnable]" in frames:
@@ -32,6 +35,8 @@ def main():
             p[2] += int(w)
         else:
             p[0] += int(w)
+    for root, ns in sorted(other.items(), key=lambda kv: -kv[1])[:8]:
+        print("other root %s: %.3f s" % (root, ns / 1e9))
     bad = 0 if len(parts) == len(truth) and truth else 1
     for name in sorted(truth):
         cpu, run, blk = (x / 1e9 for x in parts.get(name, [0, 0, 0]))
