@@ -177,8 +177,9 @@ check: all apps
 	$(Q)$(MAKE) --no-print-directory check-e2e
 
 # the main job: a real whole-host profile as an HTML flame graph
-run: all
-	./$(OUT)/jprof record -a -d $${SECONDS_TO_RECORD:-10} -o $(OUT)/profile.html
+# the main job: the whole host, with the bundled demo JVM, as an HTML flame graph
+run: all apps
+	$(Q)OUT=$(OUT) bash scripts/run-demo.sh $(OUT)
 
 # bench/suite.py: every benchmark, JSON in $(OUT)/bench/; BENCH_QUICK=1 for a short check run
 bench: all apps sc-driver
