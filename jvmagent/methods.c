@@ -292,7 +292,11 @@ void jpa_dict_code_unload(jmethodID method, const void *addr)
 	rec_write(&b);
 }
 
-static void put_named(__u16 type, __u64 a, __u32 b32, int with_u64, const char *name)
+#define PUT_U64 1 /* the record starts with a u64 */
+#define PUT_U32 2 /* then a u32 */
+
+/* a record of [u64] [u32] u16 name_len, u16 pad, name (cut at 512 bytes) */
+static void put_named(__u16 type, __u64 a, __u32 b32, int fields, const char *name)
 {
 	unsigned char rec[sizeof(struct jp_dict_rec) + 16 + 512];
 	struct jpa_buf b = { .p = rec, .cap = sizeof(rec) };
@@ -301,9 +305,10 @@ static void put_named(__u16 type, __u64 a, __u32 b32, int with_u64, const char *
 	if (n > 512)
 		n = 512;
 	rec_begin(&b, type);
-	if (with_u64)
+	if (fields & PUT_U64)
 		buf_u64(&b, a);
-	buf_u32(&b, b32);
+	if (fields & PUT_U32)
+		buf_u32(&b, b32);
 	buf_u16(&b, n);
 	buf_u16(&b, 0);
 	buf_put(&b, name, n);
@@ -312,26 +317,15 @@ static void put_named(__u16 type, __u64 a, __u32 b32, int with_u64, const char *
 
 void jpa_dict_stub(const char *name, const void *addr, __u32 size)
 {
-	put_named(JP_DICT_STUB, (__u64)(uintptr_t)addr, size, 1, name);
+	put_named(JP_DICT_STUB, (__u64)(uintptr_t)addr, size, PUT_U64 | PUT_U32, name);
 }
 
 void jpa_dict_thread(__u32 tid, const char *name)
 {
-	put_named(JP_DICT_THREAD, 0, tid, 0, name);
+	put_named(JP_DICT_THREAD, 0, tid, PUT_U32, name);
 }
 
 void jpa_dict_class_id(__u64 class_id, const char *sig)
 {
-	unsigned char rec[sizeof(struct jp_dict_rec) + 12 + 512];
-	struct jpa_buf b = { .p = rec, .cap = sizeof(rec) };
-	__u16 n = str_len16(sig);
-
-	if (n > 512)
-		n = 512;
-	rec_begin(&b, JP_DICT_CLASS_ID);
-	buf_u64(&b, class_id);
-	buf_u16(&b, n);
-	buf_u16(&b, 0);
-	buf_put(&b, sig, n);
-	rec_write(&b);
+	put_named(JP_DICT_CLASS_ID, class_id, 0, PUT_U64, sig);
 }
