@@ -19,13 +19,14 @@ teardown() {
 }
 
 wall_mix() {
-	local home=$1 dur jp
+	local home=$1 dur jp JPID_SAVED
 	require_jdk "$home"
 	[[ -r $APPS/WallMix.class ]] || missing "WallMix.class not built in $APPS (make apps)"
 	[[ -r $JPROF_AGENT ]] || missing "agent not built at $JPROF_AGENT (make)"
 	"$home/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" WallMix 13 "$OUT/mark" \
 		>"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
 	JPID=$!
+	JPID_SAVED=$JPID
 	for ((i = 0; i < 200; i++)); do
 		grep -q ready "$OUT/java.out" 2>/dev/null && break
 		sleep 0.1
@@ -44,18 +45,18 @@ wall_mix() {
 	sleep 5.5
 	touch "$OUT/mark.stop"
 	wait "$jp"
-	cat "$OUT/jprof.err"
-	dur=$(sed -n 's/^jprof: wall: \([0-9.]*\) s recorded.*/\1/p' "$OUT/jprof.err")
-	[[ -n $dur ]]
-	# per-thread roots without asking: wall is a per-thread view
-	grep -Eq "^java \[$JPID\];spinner \[[0-9]+\];" "$OUT/wall.folded"
-	grep -q '\[runnable\]' "$OUT/wall.folded" || echo "# no runnable time (idle machine)"
 	wait "$JPID"
 	JPID=
-	cat "$OUT/java.out"
-	run "$BATS_TEST_DIRNAME/wall_check.py" "$OUT/wall.folded" "$OUT/java.out" "$dur" 5 3
+	dur=$(sed -n 's/^jprof: wall: \([0-9.]*\) s recorded.*/\1/p' "$OUT/jprof.err")
+	# the per-thread table first: CI shows the start of a failed test's output
+	run "$BATS_TEST_DIRNAME/wall_check.py" "$OUT/wall.folded" "$OUT/java.out" "${dur:-0}" 5 3
 	echo "$output"
+	cat "$OUT/java.out" "$OUT/jprof.err"
+	[[ -n $dur ]]
 	[[ $status -eq 0 ]]
+	# per-thread roots without asking: wall is a per-thread view
+	grep -Eq "^java \[$JPID_SAVED\];spinner \[[0-9]+\];" "$OUT/wall.folded"
+	grep -q '\[runnable\]' "$OUT/wall.folded" || echo "# no runnable time (idle machine)"
 }
 
 @test "wall (JDK 17): each thread's on-CPU + runnable + blocked time is the duration" {
