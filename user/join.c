@@ -116,6 +116,8 @@ struct jvm_ent {
 	size_t pend_bytes, trace_bytes;
 	/* report */
 	__u64 samples, java_samples, complete, internal;
+	/* CPU samples of Java threads: all, complete, before the agent was connected */
+	__u64 cpu_java, cpu_complete, cpu_before;
 	__u64 miss[MISS_MAX];
 	__u64 agct[12];
 	__u64 unmatched, trace_drops;
@@ -926,6 +928,16 @@ static const char *miss_marker(struct join *j, enum miss_reason r, int code)
 	return pool_fmt(j, "[no Java stack: %s]", miss_names[r]);
 }
 
+/* a CPU sample of a Java thread, for the per-JVM completeness of CPU samples */
+static void tally_cpu(struct jvm_ent *e, const struct jp_sample *s, bool complete, bool before)
+{
+	if (s->kind != JP_EV_CPU || (s->flags & JP_SF_CPU_TAIL))
+		return;
+	e->cpu_java++;
+	e->cpu_complete += complete;
+	e->cpu_before += before;
+}
+
 static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		       const __u64 *ustack, struct jvm_ent *e, enum miss_reason r, int code)
 {
@@ -934,6 +946,7 @@ static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *k
 	e->samples++;
 	e->java_samples++;
 	e->miss[r]++;
+	tally_cpu(e, s, false, r == MISS_PENDING || r == MISS_NO_AGENT);
 	if (r == MISS_AGCT && code <= 0 && -code < 12)
 		e->agct[-code]++;
 	/*
@@ -1040,6 +1053,7 @@ static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames
 		e->samples++;
 		e->java_samples++;
 		e->complete++;
+		tally_cpu(e, s, true, false);
 		j->st.java_complete++;
 		return add_java(j, s, kstack, ustack, e, t);
 	}
@@ -1925,12 +1939,33 @@ static void report_ages(const struct join *j, FILE *f)
 	}
 }
 
+/*
+ * "; CPU samples of Java threads: ..." when they are not all the JVM's Java samples
+ * (off-CPU, syscalls) or some came before its agent was connected: the steady-state
+ * figure is the one after the connection.
+ */
+static void report_cpu(const struct jvm_ent *e, char *buf, size_t size)
+{
+	__u64 after = e->cpu_java - e->cpu_before;
+	int n = 0;
+
+	buf[0] = '\0';
+	if (!e->cpu_java || (e->cpu_java == e->java_samples && !e->cpu_before))
+		return;
+	n = snprintf(buf, size, "; CPU samples of Java threads: %llu of %llu complete (%.1f%%)",
+		     (unsigned long long)e->cpu_complete, (unsigned long long)e->cpu_java,
+		     100.0 * e->cpu_complete / e->cpu_java);
+	if (e->cpu_before && after && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - n, ", %.1f%% of the %llu after the agent connected",
+			 100.0 * e->cpu_complete / after, (unsigned long long)after);
+}
+
 void join__report(const struct join *j, FILE *f)
 {
 	report_ages(j, f);
 	for (size_t i = 0; i < j->njvms; i++) {
 		const struct jvm_ent *e = j->jvms[i];
-		char why[1024], loss[640];
+		char why[1024], loss[640], cpu[160];
 		size_t w = 0;
 
 		why[0] = '\0';
@@ -1949,13 +1984,14 @@ void join__report(const struct join *j, FILE *f)
 					      w ? ", " : "", (unsigned long long)e->miss[r], miss_names[r]);
 		}
 		report_losses(e, loss, sizeof(loss));
+		report_cpu(e, cpu, sizeof(cpu));
 		fprintf(f,
 			"jprof: JVM %u (%s): %llu samples, %llu in Java threads of which %llu with "
-			"complete Java stacks (%.1f%%), %llu in JVM-internal threads%s%s%s\n",
+			"complete Java stacks (%.1f%%), %llu in JVM-internal threads%s%s%s%s\n",
 			e->pid, e->comm, (unsigned long long)e->samples,
 			(unsigned long long)e->java_samples, (unsigned long long)e->complete,
 			e->java_samples ? 100.0 * e->complete / e->java_samples : 0.0,
-			(unsigned long long)e->internal, why[0] ? "; missing: " : "", why, loss);
+			(unsigned long long)e->internal, cpu, why[0] ? "; missing: " : "", why, loss);
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
 		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short || e->parks ||
