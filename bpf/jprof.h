@@ -23,6 +23,19 @@
 #define JP_SF_OPEN	 4u	/* off-CPU: still blocked when the recording ended (user space) */
 #define JP_SF_CPU_TAIL	 8u	/* cpu: at a thread's exit, its CPU time since its last sample */
 #define JP_SF_RUNNABLE	 16u	/* off-CPU (-e wall): preempted: waiting for a CPU */
+/*
+ * cpu: not signalled because the thread's previous request is still pending (it has not
+ * returned to user mode since: its Java stack is the one that request's trace will show)
+ * or because it runs the agent's handler (blocked: the handler walks the instant it
+ * interrupted, which is this sample's Java stack under the handler's frames).
+ */
+#define JP_SF_FOLLOWS	 32u
+/*
+ * with JP_SF_FOLLOWS: the signal is blocked: the thread runs the handler, or masks the
+ * signal itself (it may then have run on): the join trusts it only with the agent's
+ * handler on the sample's user stack
+ */
+#define JP_SF_IN_HANDLER 64u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */

@@ -215,11 +215,14 @@ static __always_inline __u64 task_sig_handler(struct task_struct *task, __u32 si
  * was ready once: after an exec (same pid, same start time, handlers reset to
  * SIG_DFL) or a reset of the signal, a real-time signal kills. So the handler installed
  * now must be the one the agent published; a mismatch is counted and no signal sent.
+ * *follows: set to JP_SF_FOLLOWS (| JP_SF_IN_HANDLER) when no signal is sent because the
+ * thread's previous request is still pending or its handler runs (see jprof.h).
  */
-static __always_inline struct jp_jvm *jvm_to_signal(struct task_struct *task, __u32 tgid)
+static __always_inline struct jp_jvm *jvm_to_signal_or_follow(struct task_struct *task, __u32 tgid,
+							      __u32 *follows)
 {
 	struct jp_jvm *jvm = jvm_of_task(task, tgid);
-	__u64 h, bit, queued;
+	__u64 h, bit, pending, blocked;
 
 	if (!jvm)
 		return NULL;
@@ -234,12 +237,22 @@ static __always_inline struct jp_jvm *jvm_to_signal(struct task_struct *task, __
 	 * after our check, when the process may have reset the handler meanwhile.
 	 */
 	bit = 1ULL << ((jvm->signo - 1) & 63);
-	queued = BPF_CORE_READ(task, blocked.sig[0]) | BPF_CORE_READ(task, pending.signal.sig[0]);
-	if (queued & bit) {
+	pending = BPF_CORE_READ(task, pending.signal.sig[0]) & bit;
+	blocked = BPF_CORE_READ(task, blocked.sig[0]) & bit;
+	if (pending || blocked) {
 		stat_inc(JP_STAT_SIG_QUEUED);
+		/* blocked: the handler runs, or the thread masked it (the join checks) */
+		*follows = JP_SF_FOLLOWS | (blocked ? JP_SF_IN_HANDLER : 0);
 		return NULL;
 	}
 	return jvm;
+}
+
+static __always_inline struct jp_jvm *jvm_to_signal(struct task_struct *task, __u32 tgid)
+{
+	__u32 follows;
+
+	return jvm_to_signal_or_follow(task, tgid, &follows);
 }
 
 /* x86-64 calls that change the caller's signal dispositions */
@@ -298,7 +311,11 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 		s->flags |= JP_SF_KERNEL_CTX;
 
 	if (want_signal) {
-		jvm = jvm_to_signal((struct task_struct *)bpf_get_current_task(), tgid);
+		__u32 follows = 0;
+
+		jvm = jvm_to_signal_or_follow((struct task_struct *)bpf_get_current_task(), tgid,
+					      &follows);
+		s->flags |= follows;
 		if (jvm && in_disposition_change()) {
 			stat_inc(JP_STAT_NO_HANDLER);
 			jvm = NULL;

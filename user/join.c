@@ -52,6 +52,7 @@ enum miss_reason {
 	MISS_OTHER,	 /* a code the agent should not send */
 	MISS_BACKLOG,	 /* did not wait for its trace: the join's budget was full */
 	MISS_OPEN,	 /* off-CPU, still blocked at the end: never signalled (it would wake) */
+	MISS_FOLLOW,	 /* followed a request whose sample or trace is not known */
 	MISS_MAX
 };
 
@@ -62,6 +63,7 @@ static const char *const miss_names[MISS_MAX] = {
 	[MISS_NO_AGENT] = "no agent", [MISS_PENDING] = "agent not yet attached", [MISS_FAULT] = "stack walk faulted (caught)",
 	[MISS_OTHER] = "unknown agent code", [MISS_BACKLOG] = "join backlog full",
 	[MISS_OPEN] = "still blocked at the end (never signalled)",
+	[MISS_FOLLOW] = "during a pending request of unknown outcome",
 };
 
 /* an intrusive circular list; an entry sits on two: its thread's and its JVM's */
@@ -118,6 +120,7 @@ struct jvm_ent {
 	__u64 samples, java_samples, complete, internal;
 	/* CPU samples of Java threads: all, complete, before the agent was connected */
 	__u64 cpu_java, cpu_complete, cpu_before;
+	__u64 followed; /* samples given the stack of the request they followed */
 	__u64 miss[MISS_MAX];
 	__u64 agct[12];
 	__u64 unmatched, trace_drops;
@@ -171,6 +174,16 @@ struct last_cpu {
 	__u32 pid, tid;
 	jp_id stack, labels;
 	__u64 carry_ns; /* CPU time of later samples without a Java stack, for the next one */
+	/*
+	 * The thread's newest stack request (a signalled sample) as read, and the newest
+	 * one that met its trace: its stack (Java frames from index jfrom on) or its walk's
+	 * error code. A sample that follows a request (JP_SF_FOLLOWS) read after that
+	 * request met its trace takes its Java part from here (lead_ns == sig_ns).
+	 */
+	__u64 sig_ns, lead_ns;
+	jp_id lead_stack;
+	__u32 lead_jfrom;
+	__s32 lead_code;
 };
 
 /* age-at-death histogram of one allocation site: <1 ms, <10 ms, <100 ms, <1 s, <10 s, more */
@@ -196,6 +209,8 @@ struct join {
 	__u64 end_ns;		 /* when join__flush began: the recording's end */
 	__u64 traces_read;	 /* agent records delivered, all JVMs */
 	struct last_cpu last[JOIN_LAST_SLOTS];
+	jp_id committed;   /* the stack commit() added last */
+	size_t java_from;  /* add_java: the index of its first Java frame in locs */
 	/* per-sample scratch: the stack as model locations, leaf first */
 	jp_id locs[JOIN_MAX_FRAMES];
 	char pool[JOIN_NAME_POOL];
@@ -733,14 +748,24 @@ static int last_cpu_settle(struct join *j, struct last_cpu *l)
 	return c ? model__add(j->model, l->stack, l->labels, JP_VAL_CPU_NS, c) : 0;
 }
 
+/* the thread's slot, taken over from another thread (whose carry goes to its own stack) */
+static struct last_cpu *last_own(struct join *j, __u32 pid, __u32 tid)
+{
+	struct last_cpu *l = last_cpu_slot(j, pid, tid);
+
+	if (l->pid != pid || l->tid != tid) {
+		(void)last_cpu_settle(j, l);
+		memset(l, 0, sizeof(*l));
+		l->pid = pid;
+		l->tid = tid;
+	}
+	return l;
+}
+
 static void last_cpu_set(struct join *j, const struct jp_sample *s, jp_id stack, jp_id labels)
 {
-	struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+	struct last_cpu *l = last_own(j, s->pid, s->tid);
 
-	if (l->pid != s->pid || l->tid != s->tid)
-		(void)last_cpu_settle(j, l); /* another thread's: its own last stack */
-	l->pid = s->pid;
-	l->tid = s->tid;
 	l->stack = stack;
 	l->labels = labels;
 }
@@ -788,6 +813,7 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 	labels = sample_labels(j, s, e);
 	if (!stack || !labels)
 		return -ENOMEM;
+	j->committed = stack;
 	switch (s->kind) {
 	case JP_EV_CPU:
 		w = s->weight;
@@ -900,22 +926,46 @@ static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 	return err ? err : 1;
 }
 
+/* the agent's library: its handler's frames */
+static bool is_agent_dso(const char *dso)
+{
+	const char *b = dso ? base_name(dso) : "";
+
+	return !strncmp(b, "libjprofagent", 13) || !strncmp(b, "jprof-agent-", 12);
+}
+
+/*
+ * The part of a sample's stack below its Java frames: the kernel stack, then the user
+ * stack up to the first frame in the code cache (where the Java frames take over). The
+ * frames' count in *n; true when one of them is the agent's (its signal handler runs).
+ */
+static bool push_native_part(struct join *j, size_t *n, const struct jp_sample *s,
+			     const __u64 *kstack, const __u64 *ustack)
+{
+	struct jp_sym sym;
+	bool agent = false;
+
+	push_kernel(j, n, s, kstack);
+	for (__u32 i = 0; i < s->ustack_len; i++) {
+		resolve_user(j, s->pid, ustack[i], &sym);
+		if (in_code_cache(&sym))
+			break;
+		agent |= is_agent_dso(sym.dso);
+		push_user(j, n, s->pid, ustack[i], &sym);
+	}
+	return agent;
+}
+
 static int add_java(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		    const __u64 *ustack, struct jvm_ent *e, const struct java_trace *t)
 {
-	struct jp_sym sym;
 	size_t n = 0;
 	int err = add_park(j, s, e, t);
 
 	if (err < 0)
 		return err;
-	push_kernel(j, &n, s, kstack);
-	for (__u32 i = 0; i < s->ustack_len; i++) {
-		resolve_user(j, s->pid, ustack[i], &sym);
-		if (in_code_cache(&sym))
-			break;
-		push_user(j, &n, s->pid, ustack[i], &sym);
-	}
+	(void)push_native_part(j, &n, s, kstack, ustack);
+	j->java_from = n;
 	for (int f = 0; f < t->num_frames; f++)
 		push_java(j, &n, e, &t->frames[f]);
 	return commit(j, s, e, n, NULL);
@@ -956,7 +1006,7 @@ static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *k
 	 * earlier CPU sample, whose last stack takes the time if no other sample comes.
 	 */
 	if (s->kind == JP_EV_CPU && !(s->flags & JP_SF_CPU_TAIL) && e->a &&
-	    (r == MISS_NOT_SENT || r == MISS_SIG_BUSY || r == MISS_SIG_ERR)) {
+	    (r == MISS_NOT_SENT || r == MISS_SIG_BUSY || r == MISS_SIG_ERR || r == MISS_FOLLOW)) {
 		struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
 
 		if (l->pid == s->pid && l->tid == s->tid && l->stack) {
@@ -1004,7 +1054,6 @@ static int add_monitor_wait(struct join *j, const struct jp_sample *s, const __u
 	__u64 k1 = (__u64)e->pid << 32 | 2, start = s->time_ns - s->weight;
 	const struct ev_slot *w;
 	const jp_id *jl;
-	struct jp_sym sym;
 	size_t n = 0, nj = 0;
 
 	if (s->kind == JP_EV_CPU || !e->a || !j->waits)
@@ -1017,13 +1066,7 @@ static int add_monitor_wait(struct join *j, const struct jp_sample *s, const __u
 	jl = model__get_stack(j->model, w->jstack, &nj);
 	if (!jl)
 		return 1;
-	push_kernel(j, &n, s, kstack);
-	for (__u32 i = 0; i < s->ustack_len; i++) {
-		resolve_user(j, s->pid, ustack[i], &sym);
-		if (in_code_cache(&sym))
-			break;
-		push_user(j, &n, s->pid, ustack[i], &sym);
-	}
+	(void)push_native_part(j, &n, s, kstack, ustack);
 	for (size_t i = 0; i < nj && n < JOIN_MAX_FRAMES; i++)
 		j->locs[n++] = jl[i];
 	e->samples++;
@@ -1035,10 +1078,9 @@ static int add_monitor_wait(struct join *j, const struct jp_sample *s, const __u
 }
 
 /* a sample meets its trace */
-static int finish(struct join *j, const struct jp_sample *s, const __u64 *frames, struct jvm_ent *e,
-		  const struct java_trace *t)
+static int finish(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		  const __u64 *ustack, struct jvm_ent *e, const struct java_trace *t)
 {
-	const __u64 *kstack = frames, *ustack = frames + s->kstack_len;
 	char comm[JP_COMM_LEN + 1];
 
 	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only) {
@@ -1274,45 +1316,16 @@ static int add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_en
 	return add_native(j, s, NULL, NULL, e, NULL);
 }
 
-int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
-		 const __u64 *ustack)
+/* the sample waits for its trace (or, following a request, for that request's) */
+static int pend_add(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		    const __u64 *ustack, struct jvm_ent *e)
 {
-	struct jvm_ent *e = find_jvm(j, s->pid);
-	size_t nf, cost;
+	size_t nf = (size_t)s->kstack_len + s->ustack_len;
+	size_t cost = sizeof(struct pend) + nf * sizeof(__u64);
 	struct pend *p;
 	struct thr *t;
 	int err;
 
-	if (s->pid)
-		pidset_add(j, s->pid);
-	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
-		return add_cpu_tail(j, s, e);
-	/* only a JVM thread's interval with a Java stack can be a park */
-	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only &&
-	    (!e || !e->a || (s->flags & JP_SF_OPEN) || !(s->flags & JP_SF_SIGNALED) || s->sig_err))
-		return 0;
-	if (!e)
-		return add_native(j, s, kstack, ustack, NULL, NULL);
-	if (!e->a) {
-		j->st.jvm_samples++;
-		return add_missing(j, s, kstack, ustack, e, e->pending ? MISS_PENDING : MISS_NO_AGENT,
-				   0);
-	}
-	if (s->flags & JP_SF_OPEN) {
-		j->st.jvm_samples++;
-		return add_missing(j, s, kstack, ustack, e, MISS_OPEN, 0);
-	}
-	if (!(s->flags & JP_SF_SIGNALED)) {
-		j->st.jvm_samples++;
-		return add_missing(j, s, kstack, ustack, e, MISS_NOT_SENT, 0);
-	}
-	if (s->sig_err) {
-		j->st.jvm_samples++;
-		return add_missing(j, s, kstack, ustack, e,
-				   s->sig_err == -EBUSY ? MISS_SIG_BUSY : MISS_SIG_ERR, 0);
-	}
-	nf = (size_t)s->kstack_len + s->ustack_len;
-	cost = sizeof(*p) + nf * sizeof(__u64);
 	/* over this JVM's budget its oldest sample stops waiting; over the total, this one */
 	while (e->pend_bytes + cost > j->o.pend_budget_jvm && !dl_empty(&e->pend)) {
 		err = pend_give_up(j, dl_entry(e->pend.next, struct pend, jnode), MISS_BACKLOG);
@@ -1350,16 +1363,158 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 	return 0;
 }
 
-/* the newest waiting sample of the thread not later than time: a walk from the newest */
+/*
+ * A CPU sample taken while the thread's previous stack request was pending or its
+ * handler ran (JP_SF_FOLLOWS): the thread has not run Java code since that request, so
+ * the request's trace is this sample's Java stack too; the sample's own kernel and native
+ * frames stay its own (in the handler: the agent's frames, its cost, on top of the Java
+ * stack it walks). A blocked signal is the handler only with its frames on the stack.
+ */
+static int add_follower(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+			const __u64 *ustack, struct jvm_ent *e)
+{
+	struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
+	const jp_id *jl;
+	size_t n = 0, nj = 0;
+
+	if (s->flags & JP_SF_IN_HANDLER) {
+		bool agent = push_native_part(j, &n, s, kstack, ustack);
+
+		j->pool_used = 0;
+		if (!agent) {
+			j->st.jvm_samples++;
+			return add_missing(j, s, kstack, ustack, e, MISS_NOT_SENT, 0);
+		}
+	}
+	if (l->pid != s->pid || l->tid != s->tid || !l->sig_ns || l->sig_ns > s->time_ns) {
+		j->st.jvm_samples++;
+		return add_missing(j, s, kstack, ustack, e, MISS_FOLLOW, 0);
+	}
+	if (l->lead_ns != l->sig_ns)
+		return pend_add(j, s, kstack, ustack, e); /* its request still waits */
+	if (l->lead_code <= 0) {
+		struct java_trace t = { .num_frames = l->lead_code };
+
+		e->followed++;
+		return finish(j, s, kstack, ustack, e, &t);
+	}
+	j->st.jvm_samples++;
+	jl = l->lead_stack ? model__get_stack(j->model, l->lead_stack, &nj) : NULL;
+	if (!jl || l->lead_jfrom >= nj)
+		return add_missing(j, s, kstack, ustack, e, MISS_FOLLOW, 0);
+	n = 0;
+	(void)push_native_part(j, &n, s, kstack, ustack);
+	for (size_t i = l->lead_jfrom; i < nj && n < JOIN_MAX_FRAMES; i++)
+		j->locs[n++] = jl[i];
+	e->samples++;
+	e->java_samples++;
+	e->complete++;
+	e->followed++;
+	tally_cpu(e, s, true, false);
+	j->st.java_complete++;
+	return commit(j, s, e, n, NULL);
+}
+
+int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		 const __u64 *ustack)
+{
+	struct jvm_ent *e = find_jvm(j, s->pid);
+
+	if (s->pid)
+		pidset_add(j, s->pid);
+	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
+		return add_cpu_tail(j, s, e);
+	/* only a JVM thread's interval with a Java stack can be a park */
+	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only &&
+	    (!e || !e->a || (s->flags & JP_SF_OPEN) || !(s->flags & JP_SF_SIGNALED) || s->sig_err))
+		return 0;
+	if (!e)
+		return add_native(j, s, kstack, ustack, NULL, NULL);
+	if (!e->a) {
+		j->st.jvm_samples++;
+		return add_missing(j, s, kstack, ustack, e, e->pending ? MISS_PENDING : MISS_NO_AGENT,
+				   0);
+	}
+	if (s->flags & JP_SF_OPEN) {
+		j->st.jvm_samples++;
+		return add_missing(j, s, kstack, ustack, e, MISS_OPEN, 0);
+	}
+	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_FOLLOWS))
+		return add_follower(j, s, kstack, ustack, e);
+	if (!(s->flags & JP_SF_SIGNALED)) {
+		j->st.jvm_samples++;
+		return add_missing(j, s, kstack, ustack, e, MISS_NOT_SENT, 0);
+	}
+	if (s->sig_err) {
+		j->st.jvm_samples++;
+		return add_missing(j, s, kstack, ustack, e,
+				   s->sig_err == -EBUSY ? MISS_SIG_BUSY : MISS_SIG_ERR, 0);
+	}
+	last_own(j, s->pid, s->tid)->sig_ns = s->time_ns;
+	return pend_add(j, s, kstack, ustack, e);
+}
+
+/*
+ * The newest waiting request of the thread not later than time: a walk from the newest.
+ * Samples that follow a request (JP_SF_FOLLOWS) are not requests: they go with theirs.
+ */
 static struct pend *pend_match(struct thr *t, __u64 time)
 {
 	for (struct dl *n = t->pend.prev; n != &t->pend; n = n->prev) {
 		struct pend *p = dl_entry(n, struct pend, tnode);
 
-		if (p->s.time_ns <= time)
+		if (!(p->s.flags & JP_SF_FOLLOWS) && p->s.time_ns <= time)
 			return p;
 	}
 	return NULL;
+}
+
+/*
+ * A request meets its trace; the thread's slot keeps the outcome for the samples that
+ * followed the request and are read later.
+ */
+static int finish_lead(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		       const __u64 *ustack, struct jvm_ent *e, const struct java_trace *t)
+{
+	struct last_cpu *l;
+	int err;
+
+	j->committed = 0;
+	err = finish(j, s, kstack, ustack, e, t);
+	if (err)
+		return err;
+	l = last_own(j, s->pid, s->tid);
+	l->lead_ns = s->time_ns;
+	l->lead_code = t->num_frames;
+	l->lead_stack = t->num_frames > 0 ? j->committed : 0;
+	l->lead_jfrom = (__u32)j->java_from;
+	return 0;
+}
+
+/*
+ * A waiting request p meets its trace, and so do the samples that followed it (next to it
+ * in the thread's list: no other request can be made while one is pending or handled).
+ * Frees them all; the caller puts the thread.
+ */
+static int finish_request(struct join *j, struct pend *p, struct jvm_ent *e,
+			  const struct java_trace *tr)
+{
+	struct thr *t = p->thr;
+	struct dl *n = p->tnode.next;
+	int err = finish_lead(j, &p->s, p->frames, p->frames + p->s.kstack_len, e, tr);
+
+	while (!err && n != &t->pend) {
+		struct pend *f = dl_entry(n, struct pend, tnode);
+
+		if (!(f->s.flags & JP_SF_FOLLOWS))
+			break;
+		n = n->next;
+		e->followed++;
+		err = finish(j, &f->s, f->frames, f->frames + f->s.kstack_len, e, tr);
+		pend_free(j, f);
+	}
+	pend_free(j, p);
+	return err;
 }
 
 static int keep_trace(struct join *j, struct jvm_ent *e, __u32 tid, const struct java_trace *tr)
@@ -1422,8 +1577,8 @@ static int on_trace(void *ctx, const struct java_trace *tr)
 
 	j->traces_read++;
 	if (p) {
-		err = finish(j, &p->s, p->frames, e, tr);
-		thr_put(j, pend_free(j, p));
+		err = finish_request(j, p, e, tr);
+		thr_put(j, t);
 	} else if (j->end_ns && tr->time_ns > j->end_ns) {
 		/* answers a sample taken after the recording ended, which is not read */
 		err = 0;
@@ -1671,9 +1826,8 @@ static int retry_thread(struct join *j, struct thr *t)
 		n = n->next;
 		if (!p)
 			continue;
-		err = finish(j, &p->s, p->frames, tr->jvm, &tr->t);
+		err = finish_request(j, p, tr->jvm, &tr->t);
 		/* the thread stays: thr_put() only after the walk */
-		pend_free(j, p);
 		ptr_free(j, tr);
 		if (err)
 			break;
@@ -1950,14 +2104,19 @@ static void report_cpu(const struct jvm_ent *e, char *buf, size_t size)
 	int n = 0;
 
 	buf[0] = '\0';
-	if (!e->cpu_java || (e->cpu_java == e->java_samples && !e->cpu_before))
+	if (!e->cpu_java || (e->cpu_java == e->java_samples && !e->cpu_before && !e->followed))
 		return;
 	n = snprintf(buf, size, "; CPU samples of Java threads: %llu of %llu complete (%.1f%%)",
 		     (unsigned long long)e->cpu_complete, (unsigned long long)e->cpu_java,
 		     100.0 * e->cpu_complete / e->cpu_java);
 	if (e->cpu_before && after && n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - n, ", %.1f%% of the %llu after the agent connected",
-			 100.0 * e->cpu_complete / after, (unsigned long long)after);
+		n += snprintf(buf + n, size - n, ", %.1f%% of the %llu after the agent connected",
+			      100.0 * e->cpu_complete / after, (unsigned long long)after);
+	if (e->followed && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - n,
+			 "; %llu samples came while a stack request was pending or handled and "
+			 "took its outcome",
+			 (unsigned long long)e->followed);
 }
 
 void join__report(const struct join *j, FILE *f)
@@ -1965,7 +2124,7 @@ void join__report(const struct join *j, FILE *f)
 	report_ages(j, f);
 	for (size_t i = 0; i < j->njvms; i++) {
 		const struct jvm_ent *e = j->jvms[i];
-		char why[1024], loss[640], cpu[160];
+		char why[1024], loss[640], cpu[256];
 		size_t w = 0;
 
 		why[0] = '\0';

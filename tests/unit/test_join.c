@@ -547,6 +547,77 @@ TEST(trace_goes_to_newest_sample_not_later)
 	fa_close(&fa);
 }
 
+TEST(samples_during_a_pending_request_take_its_trace)
+{
+	struct join_opts o = { 0 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 b = 100 * SEC;
+	char *rep, *fo;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	/* a request, a sample while it is pending (read before its trace), then the trace */
+	s = jsample(7, b + 100);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	s = jsample(7, b + 150);
+	s.flags = JP_SF_FOLLOWS;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	fa_trace(&fa, 7, b + 200, 1);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, b + 250), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.java_complete, 2);
+	/* a request that met its trace, then a sample that followed it, read later */
+	s = jsample(7, b + 300);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	fa_trace(&fa, 7, b + 310, 1);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, b + 320), 0);
+	s = jsample(7, b + 350);
+	s.flags = JP_SF_FOLLOWS;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.java_complete, 4);
+	/* a blocked signal without the agent's handler on the stack: not trusted */
+	s = jsample(7, b + 360);
+	s.flags = JP_SF_FOLLOWS | JP_SF_IN_HANDLER;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	/* a request whose walk failed: who follows it fails the same way */
+	s = jsample(7, b + 400);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	fa_trace(&fa, 7, b + 410, -5);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, b + 420), 0);
+	s = jsample(7, b + 450);
+	s.flags = JP_SF_FOLLOWS;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	/* another thread's follower whose request was never read: counted as such */
+	s = jsample(8, b + 460);
+	s.flags = JP_SF_FOLLOWS;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	EXPECT_EQ(join__flush(f.join), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 8);
+	EXPECT_EQ(st.java_complete, 4);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "3 samples came while a stack request was pending") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "2 unknown, Java") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "1 agent not ready") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "1 during a pending request of unknown outcome") != NULL);
+	if (rep && !strstr(rep, "3 samples came"))
+		fprintf(stderr, "%s", rep);
+	free(rep);
+	/* the followers' Java frame is the request's */
+	fo = folded(&f);
+	EXPECT_TRUE(fo && strstr(fo, "pkg/Work.run") != NULL);
+	free(fo);
+	teardown(&f);
+	fa_close(&fa);
+}
+
 TEST(agent_rounds_are_bounded)
 {
 	struct join_opts o = { .traces_per_round = 100 };
