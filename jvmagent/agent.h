@@ -92,12 +92,14 @@ unsigned int jpa_events_active(void);
 int jpa_vm_init(void);
 /* async-signal-safe: pc lies in HotSpot's code cache */
 int jpa_vm_in_code(uintptr_t pc);
-/*
- * async-signal-safe, no memory read: where a JavaThread keeps last_Java_sp/pc and its
- * state, and the state value "in the VM"; 0 or -ENOENT
- */
-int jpa_vm_anchor(uintptr_t jt, uintptr_t **ret_sp, uintptr_t **ret_pc, int32_t **ret_state,
-		  int32_t *ret_in_vm);
+/* where a JavaThread keeps its last Java frame (fp NULL where HotSpot does not say) */
+struct jpa_anchor {
+	uintptr_t *sp, *fp, *pc;
+	int32_t *state; /* JavaThread::_thread_state */
+	int32_t in_vm;	/* its value "in the VM" */
+};
+/* async-signal-safe, no memory read: jt's anchor fields; 0 or -ENOENT */
+int jpa_vm_anchor(uintptr_t jt, struct jpa_anchor *ret);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

@@ -234,7 +234,21 @@ static int fallback_on = 1;
 
 static int fallback_ok(jint n)
 {
-	return fallback_on && (n == -3 || n == -5 || n == -6);
+	return fallback_on && (n == -3 || n == -4 || n == -5 || n == -6);
+}
+
+/* an anchor the fallback changed (x86), to be put back, on a fault too */
+struct anchor_save {
+	struct jpa_anchor a;
+	uintptr_t sp, fp, pc; /* the anchor as HotSpot left it */
+};
+
+static void anchor_put(const struct jpa_anchor *a, uintptr_t sp, uintptr_t fp, uintptr_t pc)
+{
+	*(volatile uintptr_t *)a->pc = pc;
+	if (a->fp)
+		*(volatile uintptr_t *)a->fp = fp;
+	*(volatile uintptr_t *)a->sp = sp;
 }
 
 #if defined(__x86_64__)
@@ -259,45 +273,103 @@ static int retry(struct jpa_call_trace *t, ucontext_t *c, uintptr_t pc, uintptr_
 }
 
 /*
- * "unknown, not Java" (-3): the thread is in the VM (or native) and its last Java frame
- * anchor has an sp but no pc yet: HotSpot's stubs that call into the VM leave the pc to
- * be filled in lazily, by the thread itself (JavaFrameAnchor::make_walkable, x86:
- * last_Java_pc = last_Java_sp[-1]). Do what it would do, on this same thread, walk, and
- * put the NULL back; a fault in between leaves the value HotSpot itself would have
- * written. Only for a thread in the VM (_thread_in_vm, checked): no safepoint or
- * handshake walks it before it leaves that state, and this handler runs on it, so nobody
- * else reads the anchor meanwhile.
+ * "unknown, not Java" (-3) and "not walkable, not Java" (-4): the thread is in the VM,
+ * called from a stub. -3: its last Java frame anchor has an sp but no pc yet: HotSpot's
+ * stubs that call into the VM leave the pc to be filled in lazily, by the thread itself
+ * (JavaFrameAnchor::make_walkable, x86: last_Java_pc = last_Java_sp[-1]). -4: the anchor
+ * is complete, but AGCT finds no Java frame from the stub's frame it names (C1's and
+ * C2's runtime stubs for counter overflows, allocation slow paths, ...). Then name a
+ * caller of that frame instead: the stubs keep rbp as a frame pointer, and libjvm is
+ * built with one, so the rbp chain (from the anchor's fp, then from the interrupted
+ * rbp through the VM's own frames) leads to the return address into the compiled or
+ * interpreted caller. Each try sets the anchor (sp, fp, pc) as HotSpot itself would for
+ * that frame, walks, and puts the original back; a fault in between is undone by the
+ * walk's fault path (save/restore). Only for a thread in the VM (_thread_in_vm,
+ * checked): no safepoint or handshake walks it before it leaves that state, and this
+ * handler runs on it, so nobody else reads the anchor meanwhile.
  */
-static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc,
-		       uintptr_t *volatile *restore)
-{
-	uintptr_t *last_sp, *last_pc, sp, pc;
-	int32_t *state, in_vm;
+#define FB_VM_DEPTH 32 /* rbp links followed through the VM's frames to the stub */
 
-	if (jpa_vm_anchor(jt, &last_sp, &last_pc, &state, &in_vm))
+/* one AGCT walk with the anchor naming (sp, fp, pc); 1 when it found Java frames */
+static int anchored(struct jpa_call_trace *t, void *uc, struct anchor_save *save,
+		    struct anchor_save *volatile *restore, uintptr_t sp, uintptr_t fp, uintptr_t pc,
+		    int *tries)
+{
+	if (*tries >= FB_TRIES || !jpa_vm_in_code(pc))
 		return 0;
-	/* in native or blocked, a safepoint may walk this thread meanwhile: hands off */
-	if (*(volatile int32_t *)state != in_vm)
-		return 0;
-	sp = *(volatile uintptr_t *)last_sp;
-	if (!sp || sp & 7 || *(volatile uintptr_t *)last_pc)
-		return 0;
-	pc = stack_at(sp - 8);
-	if (!jpa_vm_in_code(pc))
-		return 0;
-	*restore = last_pc;
+	(*tries)++;
+	*restore = save;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*(volatile uintptr_t *)last_pc = pc;
+	anchor_put(&save->a, sp, fp, pc);
 	t->num_frames = 0;
 	agct(t, (jint)ring_depth, uc);
-	*(volatile uintptr_t *)last_pc = 0;
+	anchor_put(&save->a, save->sp, save->fp, save->pc);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*restore = NULL;
 	return t->num_frames > 0;
 }
 
+/*
+ * Follows the rbp chain from link (frames at or above lo, below top) and tries each
+ * return address into the code cache whose frame lies above the anchored one.
+ */
+static int anchored_chain(struct jpa_call_trace *t, void *uc, struct anchor_save *save,
+			  struct anchor_save *volatile *restore, uintptr_t link, uintptr_t lo,
+			  uintptr_t top, uintptr_t *tried_sp, int *tries)
+{
+	for (int i = 0; i < FB_VM_DEPTH && *tries < FB_TRIES; i++) {
+		uintptr_t pc, next;
+
+		if (link < lo || link + 16 > top || link & 7)
+			return 0;
+		pc = stack_at(link + 8);
+		next = stack_at(link);
+		if (link + 16 > save->sp && link + 16 != *tried_sp && jpa_vm_in_code(pc)) {
+			*tried_sp = link + 16;
+			if (anchored(t, uc, save, restore, link + 16, next, pc, tries))
+				return 1;
+		}
+		if (next <= link)
+			return 0;
+		link = next;
+	}
+	return 0;
+}
+
+static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc, struct anchor_save *save,
+		       struct anchor_save *volatile *restore)
+{
+	const ucontext_t *u = uc;
+	uintptr_t usp = (uintptr_t)u->uc_mcontext.gregs[REG_RSP];
+	uintptr_t ufp = (uintptr_t)u->uc_mcontext.gregs[REG_RBP];
+	uintptr_t top, tried = 0;
+	int tries = 0;
+
+	if (jpa_vm_anchor(jt, &save->a))
+		return 0;
+	/* in native or blocked, a safepoint may walk this thread meanwhile: hands off */
+	if (*(volatile int32_t *)save->a.state != save->a.in_vm)
+		return 0;
+	save->sp = *(volatile uintptr_t *)save->a.sp;
+	save->pc = *(volatile uintptr_t *)save->a.pc;
+	save->fp = save->a.fp ? *(volatile uintptr_t *)save->a.fp : 0;
+	top = save->sp + FB_SPAN;
+	if (!save->sp || save->sp & 7 || top < save->sp)
+		return 0;
+	/* -3: the pc HotSpot would fill in itself */
+	if (!save->pc &&
+	    anchored(t, uc, save, restore, save->sp, save->fp, stack_at(save->sp - 8), &tries))
+		return 1;
+	/* the anchored frame's callers: from its fp, then up from the VM's frames */
+	if (save->a.fp &&
+	    anchored_chain(t, uc, save, restore, save->fp, save->sp, top, &tried, &tries))
+		return 1;
+	return !(usp & 7) && usp < save->sp &&
+	       anchored_chain(t, uc, save, restore, ufp, usp, top, &tried, &tries);
+}
+
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
-		     uintptr_t *volatile *restore)
+		     struct anchor_save *save, struct anchor_save *volatile *restore)
 {
 	struct timespec t0, t1;
 	jint first = t->num_frames;
@@ -318,8 +390,8 @@ static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret
 	sp = (uintptr_t)c.uc_mcontext.gregs[REG_RSP];
 	fp = (uintptr_t)c.uc_mcontext.gregs[REG_RBP];
 	top = sp + FB_SPAN;
-	if (first == -3) {
-		ok = anchor_walk(t, jt, uc, restore);
+	if (first == -3 || first == -4) {
+		ok = anchor_walk(t, jt, uc, save, restore);
 		goto out;
 	}
 	if (sp & 7 || top < sp)
@@ -348,12 +420,13 @@ out:
 }
 #else
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
-		     uintptr_t *volatile *restore)
+		     struct anchor_save *save, struct anchor_save *volatile *restore)
 {
 	(void)t;
 	(void)jt;
 	(void)uc;
 	(void)ret_flags;
+	(void)save;
 	(void)restore;
 }
 #endif
@@ -381,7 +454,8 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	sigjmp_buf jb;
 	volatile int test = 0;
 	volatile jint agct_code = 1;	    /* AGCT's own answer, once the fallback runs */
-	uintptr_t *volatile restore = NULL; /* an anchor pc the fallback set, to clear again */
+	struct anchor_save save;
+	struct anchor_save *volatile restore = NULL; /* an anchor the fallback changed */
 
 	if (!faults_caught) {
 		/* unprotected: no fallback, its reads may fault */
@@ -398,7 +472,7 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 		/* on_fault cleared the mark and restored the signal mask */
 		__atomic_fetch_sub(&walkers, 1, __ATOMIC_RELEASE);
 		if (restore)
-			*(volatile uintptr_t *)restore = 0;
+			anchor_put(&restore->a, restore->sp, restore->fp, restore->pc);
 		if (agct_code <= 0) {
 			/* the fallback faulted: the sample keeps AGCT's answer */
 			count(&ring->faults);
@@ -415,7 +489,7 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	if (fallback_ok(t.num_frames)) {
 		agct_code = t.num_frames;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		fallback(&t, self->jt, uc, ret_flags, &restore);
+		fallback(&t, self->jt, uc, ret_flags, &save, &restore);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&self->walk, NULL, __ATOMIC_RELAXED);

@@ -19,8 +19,11 @@ struct vm_layout {
 
 /* addresses of CodeCache::_low_bound / _high_bound (statics set when the code cache is made) */
 static const uintptr_t *code_lo_var, *code_hi_var;
-/* JavaThread::_anchor, JavaFrameAnchor::_last_Java_sp/_pc, JavaThread::_thread_state; -1 unknown */
-static long anchor_off = -1, last_sp_off = -1, last_pc_off = -1, state_off = -1;
+/*
+ * JavaThread::_anchor, JavaFrameAnchor::_last_Java_sp/_pc/_fp (fp: x86 only),
+ * JavaThread::_thread_state; -1 unknown
+ */
+static long anchor_off = -1, last_sp_off = -1, last_pc_off = -1, last_fp_off = -1, state_off = -1;
 static int32_t state_in_vm = -1; /* the JavaThreadState value _thread_in_vm */
 
 static void *jvm_sym(void *jvm, const char *name)
@@ -128,6 +131,8 @@ int jpa_vm_init(void)
 			last_sp_off = (long)off;
 		else if (!strcmp(type, "JavaFrameAnchor") && !strcmp(field, "_last_Java_pc"))
 			last_pc_off = (long)off;
+		else if (!strcmp(type, "JavaFrameAnchor") && !strcmp(field, "_last_Java_fp"))
+			last_fp_off = (long)off;
 		else if (!strcmp(type, "JavaThread") && !strcmp(field, "_thread_state"))
 			state_off = (long)off;
 	}
@@ -160,14 +165,18 @@ int jpa_vm_in_code(uintptr_t pc)
 	return lo && pc >= lo && pc < hi;
 }
 
-int jpa_vm_anchor(uintptr_t jt, uintptr_t **ret_sp, uintptr_t **ret_pc, int32_t **ret_state,
-		  int32_t *ret_in_vm)
+int jpa_vm_anchor(uintptr_t jt, struct jpa_anchor *ret)
 {
+	uintptr_t a = jt + (uintptr_t)anchor_off;
+
 	if (anchor_off < 0 || !jt)
 		return -ENOENT;
-	*ret_state = (int32_t *)(jt + (uintptr_t)state_off);
-	*ret_in_vm = state_in_vm;
-	*ret_sp = (uintptr_t *)(jt + (uintptr_t)anchor_off + (uintptr_t)last_sp_off);
-	*ret_pc = (uintptr_t *)(jt + (uintptr_t)anchor_off + (uintptr_t)last_pc_off);
+	ret->state = (int32_t *)(jt + (uintptr_t)state_off);
+	ret->in_vm = state_in_vm;
+	ret->sp = (uintptr_t *)(a + (uintptr_t)last_sp_off);
+	ret->pc = (uintptr_t *)(a + (uintptr_t)last_pc_off);
+	ret->fp = last_fp_off >= 0 && last_fp_off != last_sp_off && last_fp_off != last_pc_off
+			  ? (uintptr_t *)(a + (uintptr_t)last_fp_off)
+			  : NULL;
 	return 0;
 }
