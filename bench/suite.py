@@ -19,6 +19,9 @@ Parts (in this order; --only picks some):
   join       bench/join_bench.c: ns per sample of the join+aggregate, this tree against the
              last commit before the model redesign (built in a temporary dir under /tmp)
   html       load time of a 100,000-stack HTML flame graph in headless Chromium
+  longrun    bench/longrun.py: `record -a` for 10 minutes (1 in quick mode) over 10 JVMs of
+             real work (H2 under load, javac rounds, idle servers): jprof's peak RSS, RSS
+             growth, own CPU in % of a core
 
 BENCH_QUICK=1 (or --quick): few repetitions and short durations, to check that it works.
 Writes OUT/bench/results-<UTC date>.json and .txt. Needs root and `make all apps sc-driver`.
@@ -437,9 +440,23 @@ def part_html(a, tmp):
     return res
 
 
+def part_longrun(a, tmp):
+    js = os.path.join(tmp, "longrun.json")
+    run_logged([sys.executable, os.path.join(REPO, "bench/longrun.py"), "--build", a.build,
+                "--secs", str(60 if a.quick else 600), "--json", js], 1200)
+    with open(js) as f:
+        res = json.load(f)
+    say(f"10 JVMs of real work, record -a at 99 Hz for {res['secs']} s: jprof peak RSS "
+        f"{res['peak_rss_mb']:.1f} MB (second half {res['rss_growth_mb']:+.1f} MB), CPU "
+        f"{res['cpu_pct_steady']:.2f}% of a core in steady state, {res['cpu_pct_all']:.2f}% "
+        "overall")
+    return res
+
+
 PARTS = {"overhead": part_overhead, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
          "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
-         "formats": part_formats, "join": part_join, "html": part_html}
+         "formats": part_formats, "join": part_join, "html": part_html,
+         "longrun": part_longrun}
 
 
 def main():

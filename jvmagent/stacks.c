@@ -706,12 +706,24 @@ static int signal_is_free(int sig)
 }
 
 /*
- * A real-time signal nobody handles: SIGPROF does not queue (a pending one swallows the
- * next request). Scans upwards from SIGRTMIN+3: glibc keeps the first two for itself and
- * libnio's NativeThread takes SIGRTMAX-2 lazily, after we would have looked.
+ * The signal to answer on. First choice: one whose default action is to ignore it, so that
+ * a request the kernel delivers after the process reset the handler to SIG_DFL (the race
+ * BPF's handler check cannot close: check, then delivery on the way back to user space,
+ * maybe after a preemption) is dropped instead of killing the JVM. SIGURG (socket
+ * out-of-band data, for an owner set with F_SETOWN: HotSpot and the JDK never do) and then
+ * SIGWINCH (terminal size: JLine handles it, so it is taken then); not SIGCHLD (processes
+ * reap children) nor SIGCONT (sending it resumes a stopped process). Only if both are
+ * taken: a real-time signal nobody handles, upwards from SIGRTMIN+3 (glibc keeps the first
+ * two, libnio's NativeThread takes SIGRTMAX-2 lazily), whose default kills. SIGPROF is no
+ * choice: the profilers' own (async-profiler, JFR's peers), and it kills too. That none of
+ * them queue does not matter: BPF never sends a request while one is pending.
  */
 static int pick_signal(void)
 {
+	if (signal_is_free(SIGURG))
+		return SIGURG;
+	if (signal_is_free(SIGWINCH))
+		return SIGWINCH;
 	for (int sig = SIGRTMIN + 3; sig <= SIGRTMAX - 4; sig++) {
 		if (signal_is_free(sig))
 			return sig;
@@ -736,7 +748,7 @@ int jpa_stacks_start(int signo)
 			return -ENOENT;
 	}
 	if (signo) {
-		if (signo < SIGRTMIN || signo > SIGRTMAX)
+		if (signo != SIGURG && signo != SIGWINCH && (signo < SIGRTMIN || signo > SIGRTMAX))
 			return -EINVAL;
 		if (!signal_is_free(signo))
 			return -EBUSY;

@@ -15,9 +15,9 @@
 #include "../../jvmagent/ring.h"
 
 /*
- * The real-time signal whose handler lives in the jprof agent's library (found by
- * dladdr, so this knows nothing of the agent's ABI), set back to SIG_DFL. Returns the
- * signal, or -1 when no such handler is installed.
+ * The signal whose handler lives in the jprof agent's library (found by dladdr, so this
+ * knows nothing of the agent's ABI), set back to SIG_DFL. Returns the signal, or -1 when
+ * no such handler is installed.
  */
 JNIEXPORT jint JNICALL Java_SignalSafety_resetAgentSignal(JNIEnv *env, jclass cls)
 {
@@ -26,7 +26,9 @@ JNIEXPORT jint JNICALL Java_SignalSafety_resetAgentSignal(JNIEnv *env, jclass cl
 
 	(void)env;
 	(void)cls;
-	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+	/* the signals the agent answers on (its fault handlers for SIGSEGV/SIGBUS are not) */
+	for (int i = 0, sig; (sig = i == 0 ? SIGURG : i == 1 ? SIGWINCH : SIGRTMIN + i - 2) <= SIGRTMAX;
+	     i++) {
 		if (sigaction(sig, NULL, &sa))
 			continue;
 		if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)

@@ -3,7 +3,10 @@
 # signal_safety.bats: a JVM with the agent, run by an unprivileged user, stops handling
 # the agent's signal mid-recording (it execs a non-Java program with the same pid, or
 # resets the signal to SIG_DFL); jprof must never send it the signal again, on the CPU
-# sampler's path and on the off-CPU one. A stray signal kills ("Real-time signal").
+# sampler's path and on the off-CPU one. The attacks run the agent on a real-time signal
+# (signo=40), whose default action kills, so that a stray request shows ("Real-time
+# signal"). By default the agent answers on SIGURG, whose default action is to ignore it:
+# the last test shows that a request delivered after a reset cannot kill.
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -52,7 +55,7 @@ attack() {
 	require_jdk "$home"
 	[[ $mode == exec ]] && prog=("$APPS/sigsafe_target" "$([[ $load == cpu ]] && echo spin || echo sleep)" 4)
 	(cd "$GODIR" && exec setpriv --reuid="$TUSER" --regid="$TUSER" --clear-groups -- \
-		"$home/bin/java" -agentpath:"$JPROF_AGENT" -Djava.library.path="$APPS" -cp "$APPS" \
+		"$home/bin/java" -agentpath:"$JPROF_AGENT"=signo=40 -Djava.library.path="$APPS" -cp "$APPS" \
 		SignalSafety "$mode" "$load" "$GODIR/go" 4 "${prog[@]}") >"$OUT/jvm.out" 2>&1 3>&- &
 	JPID=$!
 	JPID_SEEN=$JPID
@@ -181,4 +184,39 @@ check_reset_survived() {
 	check_java_before
 	(($(unreg_exit) == 1))
 	(($(withdrawn) == 0))
+}
+
+# the agent's default signal is one whose default action is to ignore it: a request that
+# reaches a thread after the process reset the handler (BPF checks the handler before it
+# sends, the kernel delivers later, maybe after a preemption) is dropped, not fatal
+@test "default signal SIGURG: a request delivered after a reset to SIG_DFL cannot kill" {
+	local i t n=0
+	require_jdk "$JDK17"
+	(cd "$GODIR" && exec setpriv --reuid="$TUSER" --regid="$TUSER" --clear-groups -- \
+		"$JDK17/bin/java" -agentpath:"$JPROF_AGENT" -Djava.library.path="$APPS" -cp "$APPS" \
+		SignalSafety reset cpu "$GODIR/go" 3) >"$OUT/jvm.out" 2>&1 3>&- &
+	JPID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^ready' "$OUT/jvm.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	touch "$GODIR/go"
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^reset signal' "$OUT/jvm.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	cat "$OUT/jvm.out"
+	grep -q '^reset signal 23$' "$OUT/jvm.out" # SIGURG, the agent's handler found there
+	# what a late request is: the signal, to every thread, now that the handler is SIG_DFL
+	for t in /proc/"$JPID"/task/*; do
+		kill -s URG "${t##*/}" 2>/dev/null && n=$((n + 1))
+	done
+	echo "signalled $n threads"
+	((n > 5))
+	JVM_RC=0
+	wait "$JPID" || JVM_RC=$?
+	JPID=
+	cat "$OUT/jvm.out"
+	((JVM_RC == 0))
+	grep -q '^jvm survived' "$OUT/jvm.out"
 }

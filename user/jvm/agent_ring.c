@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/openat2.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -653,7 +654,8 @@ int jvm_agent__signo(const struct jvm_agent *a)
 	    (ssize_t)sizeof(signo))
 		return 0;
 	signo = __atomic_load_n(&signo, __ATOMIC_ACQUIRE);
-	return signo >= 32 && signo <= 64 ? signo : 0;
+	/* the ones the agent may choose; anything else (SIGKILL, SIGSTOP, ...) is refused */
+	return signo == SIGURG || signo == SIGWINCH || (signo >= 32 && signo <= 64) ? signo : 0;
 }
 
 __u64 jvm_agent__handler(const struct jvm_agent *a)

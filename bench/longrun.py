@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""longrun.py: jprof's own cost over a long whole-host recording of real applications.
+
+`jprof record -a -F HZ -d SECS` while the host runs 10 JVMs: Debian's H2 database under a
+2-thread JDBC load (bench/H2Bench.java), javac compiling java.util from the JDK's src.zip
+over and over (a new JVM every round: JIT, class loading, processes that come and go), and
+8 idle JVMs (tests/apps/ManyThreads with no busy thread: a server's idle threads). Every
+10 s it reads jprof's RSS and CPU time from /proc; at the end it reports peak RSS (the
+kernel's VmHWM high-water mark), jprof's CPU in % of one core over the whole run and over
+the steady state (after the first 30 s: the attaches are done), RSS growth over the second
+half, and the per-JVM completeness lines jprof printed.
+
+Needs root, `make all apps`, libh2-java and openjdk-17-source. --json FILE writes every figure.
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+H2_JAR = "/usr/share/java/h2.jar"
+TICK = os.sysconf("SC_CLK_TCK")
+children = []
+
+
+def cleanup():
+    for p in children:
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            p.wait()
+    children.clear()
+
+
+def on_signal(signum, _frame):
+    cleanup()
+    sys.exit(128 + signum)
+
+
+def spawn(argv, **kw):
+    p = subprocess.Popen(argv, start_new_session=True, **kw)
+    children.append(p)
+    return p
+
+
+def proc_figures(pid):
+    """(rss_kb, hwm_kb, cpu_s) of a live process, or None."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            st = f.read()
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    rss = int(re.search(r"VmRSS:\s+(\d+)", st).group(1))
+    hwm = int(re.search(r"VmHWM:\s+(\d+)", st).group(1))
+    fields = stat[stat.rindex(")") + 2:].split()
+    cpu = (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+    return rss, hwm, cpu
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--secs", type=int, default=600)
+    ap.add_argument("--hz", type=int, default=99)
+    ap.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("longrun.py: needs root")
+    jprof = os.path.join(a.build, "jprof")
+    apps = os.path.join(a.build, "tests", "apps")
+    src_zip = os.path.join(a.jdk, "lib", "src.zip")
+    for f, why in ((jprof, "make all"), (os.path.join(apps, "ManyThreads.class"), "make apps"),
+                   (H2_JAR, "Debian libh2-java"), (src_zip, "Debian openjdk-17-source")):
+        if not os.path.exists(f):
+            sys.exit(f"longrun.py: {f} missing ({why})")
+    java, javac = os.path.join(a.jdk, "bin", "java"), os.path.join(a.jdk, "bin", "javac")
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        with tempfile.TemporaryDirectory(prefix="jprof-longrun-") as tmp:
+            res = run(a, tmp, jprof, apps, src_zip, java, javac)
+    finally:
+        cleanup()
+    print(f"longrun: {a.secs} s at {a.hz} Hz, {res['jvms_at_start']} JVMs: peak RSS "
+          f"{res['peak_rss_mb']:.1f} MB (second half grew {res['rss_growth_mb']:+.1f} MB); "
+          f"jprof CPU {res['cpu_pct_all']:.2f}% of a core overall, "
+          f"{res['cpu_pct_steady']:.2f}% in steady state; {res['javac_rounds']} javac rounds")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+
+
+def run(a, tmp, jprof, apps, src_zip, java, javac):
+    subprocess.check_call([javac, "-d", tmp, "-cp", H2_JAR,
+                           os.path.join(REPO, "bench", "H2Bench.java")])
+    src = os.path.join(tmp, "src")
+    os.makedirs(src)
+    subprocess.check_call(["unzip", "-q", src_zip, "java.base/java/util/*"], cwd=src)
+    files = [os.path.join(d, f) for d, _, fs in os.walk(src) for f in fs
+             if f.endswith(".java") and "/concurrent" not in d]
+    with open(os.path.join(tmp, "files.txt"), "w") as f:
+        f.write("\n".join(files) + "\n")
+    # 8 idle JVMs and H2 under load, all up before the recording
+    for _ in range(8):
+        spawn([java, "-Xmx64m", "-XX:+UseSerialGC", "-cp", apps, "ManyThreads", "0",
+               str(a.secs + 120)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    h2 = spawn([java, "-Xmx256m", "-cp", f"{H2_JAR}:{tmp}", "H2Bench", "2", str(a.secs + 60)],
+               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+               text=True)
+    if h2.stdout.readline().strip() != "ready":
+        raise RuntimeError("H2Bench did not start")
+    h2.stdin.write("go\n")
+    h2.stdin.flush()
+    # javac rounds, one JVM each, until the recording ends
+    loop = spawn(["bash", "-c", f'n=0; while :; do "{javac}" -nowarn -XDignore.symbol.file '
+                  f'--patch-module java.base={src}/java.base -d {tmp}/classes '
+                  f'@{tmp}/files.txt >/dev/null 2>&1; n=$((n+1)); echo $n >{tmp}/rounds; done'])
+    time.sleep(3)
+    jvms = len([d for d in os.listdir("/proc") if d.isdigit() and
+                os.path.exists(f"/proc/{d}/exe") and
+                os.path.realpath(f"/proc/{d}/exe").endswith("/bin/java")])
+    errpath = os.path.join(tmp, "jprof.err")
+    with open(errpath, "w") as errf:
+        jp = spawn([jprof, "record", "-a", "-F", str(a.hz), "-d", str(a.secs), "-o",
+                    os.path.join(tmp, "host.folded")], stdout=subprocess.DEVNULL, stderr=errf)
+    t0 = time.monotonic()
+    timeline = []
+    while True:
+        # wait4: this child's own rusage (peak RSS and CPU up to its very end)
+        pid, status, ru = os.wait4(jp.pid, os.WNOHANG)
+        if pid:
+            jp.returncode = os.waitstatus_to_exitcode(status)
+            break
+        f = proc_figures(jp.pid)
+        if f:
+            timeline.append({"t": round(time.monotonic() - t0, 1), "rss_kb": f[0],
+                             "hwm_kb": f[1], "cpu_s": f[2]})
+        time.sleep(10 if timeline else 1)
+    wall = time.monotonic() - t0
+    with open(errpath) as f:
+        err = f.read()
+    loop_rounds = 0
+    try:
+        with open(os.path.join(tmp, "rounds")) as f:
+            loop_rounds = int(f.read() or 0)
+    except (OSError, ValueError):
+        pass
+    if jp.returncode != 0:
+        raise RuntimeError(f"jprof exited {jp.returncode}: {err[-2000:]}")
+    if len(timeline) < 3:
+        raise RuntimeError("jprof ended too early to be measured")
+    steady = [p for p in timeline if p["t"] >= 30] or timeline
+    half = [p for p in timeline if p["t"] >= timeline[-1]["t"] / 2] or timeline
+    res = {"secs": a.secs, "hz": a.hz, "jvms_at_start": jvms, "javac_rounds": loop_rounds,
+           "peak_rss_mb": ru.ru_maxrss / 1024,
+           "rss_growth_mb": (half[-1]["rss_kb"] - half[0]["rss_kb"]) / 1024,
+           "cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": round(wall, 1),
+           "cpu_pct_all": 100 * (ru.ru_utime + ru.ru_stime) / wall,
+           "cpu_pct_steady": 100 * (steady[-1]["cpu_s"] - steady[0]["cpu_s"]) /
+           max(steady[-1]["t"] - steady[0]["t"], 1),
+           "timeline": timeline,
+           "jvm_lines": [l for l in err.splitlines() if re.match(r"jprof: JVM \d+ \(", l)],
+           "summary": [l for l in err.splitlines() if "samples (cpu-clock" in l or
+                       "evicted" in l or "budget" in l]}
+    for line in res["summary"]:
+        print(line)
+    return res
+
+
+if __name__ == "__main__":
+    main()
