@@ -5,7 +5,7 @@
 `jprof record -a -F HZ -d SECS` while the host runs 10 JVMs: Debian's H2 database under a
 2-thread JDBC load (bench/H2Bench.java), javac compiling java.util from the JDK's src.zip
 over and over (a new JVM every round: JIT, class loading, processes that come and go), and
-8 idle JVMs (tests/apps/ManyThreads with no busy thread: a server's idle threads). Every
+8 idle H2 TCP servers (a server's idle threads). Every
 10 s it reads jprof's RSS and CPU time from /proc; at the end it reports peak RSS (the
 kernel's VmHWM high-water mark), jprof's CPU in % of one core over the whole run and over
 the steady state (after the first 30 s: the attaches are done), RSS growth over the second
@@ -87,11 +87,11 @@ def main():
     java, javac = os.path.join(a.jdk, "bin", "java"), os.path.join(a.jdk, "bin", "javac")
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    try:
-        with tempfile.TemporaryDirectory(prefix="jprof-longrun-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="jprof-longrun-") as tmp:
+        try:
             res = run(a, tmp, jprof, apps, src_zip, java, javac)
-    finally:
-        cleanup()
+        finally:
+            cleanup()  # before the directory goes: javac writes into it
     print(f"longrun: {a.secs} s at {a.hz} Hz, {res['jvms_at_start']} JVMs: peak RSS "
           f"{res['peak_rss_mb']:.1f} MB (second half grew {res['rss_growth_mb']:+.1f} MB); "
           f"jprof CPU {res['cpu_pct_all']:.2f}% of a core overall, "
@@ -111,10 +111,11 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
              if f.endswith(".java") and "/concurrent" not in d]
     with open(os.path.join(tmp, "files.txt"), "w") as f:
         f.write("\n".join(files) + "\n")
-    # 8 idle JVMs and H2 under load, all up before the recording
-    for _ in range(8):
-        spawn([java, "-Xmx64m", "-XX:+UseSerialGC", "-cp", apps, "ManyThreads", "0",
-               str(a.secs + 120)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # 8 idle H2 TCP servers and H2 under load, all up before the recording
+    for i in range(8):
+        spawn([java, "-Xmx64m", "-cp", H2_JAR, "org.h2.tools.Server", "-tcp", "-tcpPort",
+               str(19301 + i), "-baseDir", os.path.join(tmp, f"h2-{i}")],
+              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     h2 = spawn([java, "-Xmx256m", "-cp", f"{H2_JAR}:{tmp}", "H2Bench", "2", str(a.secs + 60)],
                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                text=True)
@@ -132,7 +133,7 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
                 os.path.realpath(f"/proc/{d}/exe").endswith("/bin/java")])
     errpath = os.path.join(tmp, "jprof.err")
     with open(errpath, "w") as errf:
-        jp = spawn([jprof, "record", "-a", "-F", str(a.hz), "-d", str(a.secs), "-o",
+        jp = spawn([jprof, "record", "-a", "-v", "-F", str(a.hz), "-d", str(a.secs), "-o",
                     os.path.join(tmp, "host.folded")], stdout=subprocess.DEVNULL, stderr=errf)
     t0 = time.monotonic()
     timeline = []
@@ -172,7 +173,7 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
            "timeline": timeline,
            "jvm_lines": [l for l in err.splitlines() if re.match(r"jprof: JVM \d+ \(", l)],
            "summary": [l for l in err.splitlines() if "samples (cpu-clock" in l or
-                       "evicted" in l or "budget" in l]}
+                       "evicted" in l or "symbols:" in l or "memory:" in l]}
     for line in res["summary"]:
         print(line)
     return res

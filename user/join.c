@@ -129,6 +129,9 @@ struct jvm_ent {
 	__u64 monitor_joined; /* blocked samples given the Java stack of their monitor wait */
 	/* -e lock: blocked intervals in LockSupport.park, and those under --lock-threshold */
 	__u64 parks, park_short;
+	/* the process exited and its agent was freed (join__retire_jvm): its last figures */
+	bool retired;
+	struct jvm_agent_stats final;
 };
 
 /* one thread with something waiting; forgotten when nothing waits any more */
@@ -371,10 +374,11 @@ void join__free(struct join *j)
 	free(j);
 }
 
+/* the live JVM entry of pid (a retired one stays for the report, its pid may be reused) */
 static struct jvm_ent *find_jvm(const struct join *j, __u32 pid)
 {
 	for (size_t i = 0; i < j->njvms; i++)
-		if (j->jvms[i]->pid == pid)
+		if (j->jvms[i]->pid == pid && !j->jvms[i]->retired)
 			return j->jvms[i];
 	return NULL;
 }
@@ -1964,6 +1968,51 @@ int join__poll(struct join *j, __u64 now_ns)
 	return pair_and_expire(j, false);
 }
 
+/* forgets a pid's entries in an event table (its JVM is gone: nothing of it is alive) */
+static void ev_drop_pid(struct ev_slot *t, size_t cap, size_t *n, __u32 pid)
+{
+	for (size_t i = 0; t && i < cap;) {
+		if (t[i].k1 && t[i].k1 >> 32 == pid)
+			ev_del(t, cap, n, &t[i]); /* i again: shifted into */
+		else
+			i++;
+	}
+}
+
+int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
+{
+	struct jvm_ent *e = find_jvm(j, pid);
+	int err = 0, n = 0;
+
+	if (!e || e->retired)
+		return 0;
+	if (e->a) {
+		/* what its ring still holds, then no sample of it waits any more */
+		j->cur_jvm = e;
+		do {
+			j->round_left = j->o.traces_per_round;
+			err = jvm_agent__poll_events(e->a, on_trace, on_event, j);
+		} while (err == -EAGAIN && !j->round_left && ++n < 64);
+		j->cur_jvm = NULL;
+		j->now_ns = now_ns;
+		err = retry_dirty(j);
+		if (!err)
+			err = expire(j, e, true);
+		jvm_agent__stats(e->a, &e->final);
+		jvm_agent__free(e->a);
+		e->a = NULL;
+	}
+	ev_drop_pid(j->live, EV_LIVE_CAP, &j->nlive, pid);
+	ev_drop_pid(j->waits, EV_WAITS_CAP, &j->nwaits, pid);
+	free(e->tids);
+	free(e->by_host);
+	e->tids = e->by_host = NULL;
+	e->ntids = 0;
+	e->retired = true;
+	e->pending = false;
+	return err;
+}
+
 int join__flush(struct join *j)
 {
 	struct timespec nap = { 0, 20 * 1000 * 1000 };
@@ -2022,8 +2071,11 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 	char a[256] = "", jn[128] = "", fb[128] = "";
 	size_t w = 0;
 
-	if (e->a) {
-		jvm_agent__stats(e->a, &as);
+	if (e->a || e->retired) {
+		if (e->a)
+			jvm_agent__stats(e->a, &as);
+		else
+			as = e->final;
 		w = cat_count(a, sizeof(a), w, as.ring_full, "ring full");
 		w = cat_count(a, sizeof(a), w, as.busy, "busy");
 		w = cat_count(a, sizeof(a), w, as.faults, "faults");
@@ -2032,7 +2084,7 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 		w = cat_count(a, sizeof(a), w, as.malformed, "malformed");
 		w = cat_count(a, sizeof(a), w, as.over_budget, "dictionary entries over budget");
 	}
-	if (e->a) {
+	if (e->a || e->retired) {
 		w = cat_count(a, sizeof(a), w, as.events_dropped, "events dropped (ring full)");
 		w = cat_count(a, sizeof(a), w, as.events_unread, "events unread");
 	}

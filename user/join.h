@@ -81,6 +81,13 @@ struct join_stats {
 	__u64 parks, park_ns;	/* -e lock: LockSupport.park intervals in the lock view */
 };
 void join__stats(const struct join *j, struct join_stats *ret);
+/*
+ * The JVM pid exited (the caller waited out the time its last traces may take): reads
+ * what its agent's ring still holds, gives up on its samples still waiting, keeps its
+ * figures for the report and frees its agent and its live objects. Later samples of
+ * the pid are another process's. 0 or -errno.
+ */
+int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns);
 /* one line per JVM: samples, complete Java stacks, each reason one was missing, and
  * the agent's and the join's non-zero loss counters */
 void join__report(const struct join *j, FILE *f);

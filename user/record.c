@@ -88,7 +88,10 @@ struct rec {
 		__u64 start_ticks;
 		__u64 handler;
 		bool in_bpf;
+		__u64 dead_ns; /* when the process was first found gone, 0 while it lives */
 	} agents[JP_MAX_JVMS];
+	__u64 retire_check_ns; /* the last look for JVMs that exited */
+	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */
 	size_t nagents;
 	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
 	/* attaches run in helper processes, in the background: sampling never waits on them */
@@ -275,6 +278,48 @@ static void drop_withdrawn_agents(struct rec *r)
 }
 
 /*
+ * JVMs that exited: once the time their last traces may take is over, the join reads
+ * what their rings still hold and frees their agents (dictionaries: megabytes per JVM),
+ * and their symbols go; their slot is free again. A long recording of a host where JVMs
+ * come and go (build tools, batch jobs) keeps only what live JVMs need. Once a second.
+ */
+#define RETIRE_AFTER_NS (4 * 1000000000ull) /* > the join's wait for a trace (3 s) */
+
+static void retire_dead_jvms(struct rec *r, __u64 now)
+{
+	if (now - r->retire_check_ns < 1000000000ull)
+		return;
+	r->retire_check_ns = now;
+	for (size_t i = 0; i < r->nagents; i++) {
+		__u32 pid = r->agents[i].pid;
+		__u64 start;
+		int err;
+
+		if (!pid)
+			continue;
+		if (!proc_start_ticks(pid, &start) && start == r->agents[i].start_ticks) {
+			r->agents[i].dead_ns = 0;
+			continue;
+		}
+		if (!r->agents[i].dead_ns) {
+			r->agents[i].dead_ns = now;
+			continue;
+		}
+		if (now - r->agents[i].dead_ns < RETIRE_AFTER_NS)
+			continue;
+		err = join__retire_jvm(r->join, pid, now);
+		if (err)
+			pr_debug("JVM %u: retiring it: %s", pid, strerror(-err));
+		if (r->agents[i].in_bpf)
+			(void)kernel_session__del_jvm(r->ks, pid);
+		syms__drop_pid(r->syms, pid);
+		memset(&r->agents[i], 0, sizeof(r->agents[i]));
+		r->retired++;
+		pr_debug("JVM %u exited: its agent and symbols freed", pid);
+	}
+}
+
+/*
  * Opens the agent channel and tells BPF to request stacks. 0, -EAGAIN while the agent
  * has not published its channel yet (the attacher asks again), or -errno. Never waits.
  */
@@ -303,6 +348,9 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 	/* a pid seen again is a new process: the join freed the old agent */
 	for (i = 0; i < r->nagents && r->agents[i].pid != jvm->pid; i++)
 		;
+	if (i == r->nagents) /* a slot a retired JVM left, if any */
+		for (i = 0; i < r->nagents && r->agents[i].pid; i++)
+			;
 	if (i == JP_MAX_JVMS)
 		return 0; /* BPF could not hold it either: profiled without Java frames */
 	r->agents[i].a = a;
@@ -879,6 +927,23 @@ static void syms_report(const struct rec *r)
 		(unsigned long long)ss.perfmap_dropped, (unsigned long long)ss.paths_over_budget);
 }
 
+/* -v: what jprof's memory holds at the end, by owner */
+static void mem_report(const struct rec *r)
+{
+	struct model_mem mm;
+	struct syms_stats ss;
+
+	model__mem(r->model, &mm);
+	syms__stats(r->syms, &ss);
+	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels, %zu "
+		 "locations, %zu functions, %zu strings); symbols: ELF %.1f MB, perf maps %.1f MB, "
+		 "%llu pids, %llu files; agent dictionaries %.1f MB (%u JVMs that exited freed)",
+		 mm.bytes / 1048576.0, mm.stacks, mm.stack_locs, mm.rows, mm.labels, mm.locs,
+		 mm.funcs, mm.strs, ss.elf_bytes / 1048576.0, ss.perfmap_bytes / 1048576.0,
+		 (unsigned long long)ss.pids, (unsigned long long)ss.dsos,
+		 jvm_agent__all_bytes() / 1048576.0, r->retired);
+}
+
 static void summary(struct rec *r, double secs, const char *where)
 {
 	__u64 st[JP_STAT_MAX];
@@ -982,6 +1047,7 @@ static void summary(struct rec *r, double secs, const char *where)
 		(unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)js.processes,
 		jvms, jvms_java, where);
 	syms_report(r);
+	mem_report(r);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
 		 "(%llu busy, %llu failed, %llu not sent: one still queued), %llu unmatched traces",
 		 (unsigned long long)st[JP_STAT_SAMPLES], (unsigned long long)st[JP_STAT_KSTACK_ERR],
@@ -1492,6 +1558,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		}
 		handle_new_pids(&r);
 		drop_withdrawn_agents(&r);
+		retire_dead_jvms(&r, mono_ns());
 		attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
 		pauses__poll(r.pauses, mono_ns(), false);
 	}

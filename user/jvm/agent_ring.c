@@ -1497,3 +1497,8 @@ const char *java_trace_err_str(int code)
 		return "unknown error";
 	}
 }
+
+__u64 jvm_agent__all_bytes(void)
+{
+	return __atomic_load_n(&agents_bytes, __ATOMIC_RELAXED);
+}

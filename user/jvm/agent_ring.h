@@ -112,4 +112,7 @@ void jvm_agent__set_max_bytes(struct jvm_agent *a, __u64 max_bytes);
 /* "no Java frame", "GC active", ... for a num_frames < 0 */
 const char *java_trace_err_str(int code);
 
+/* the dictionaries' bytes held for all JVMs, against the global budget (-v report) */
+__u64 jvm_agent__all_bytes(void);
+
 #endif /* JPROF_AGENT_RING_H */

@@ -296,12 +296,37 @@ static int scan_tmp(int tmp, __u32 nspid, uid_t uid)
 	return fd;
 }
 
+/*
+ * One read buffer for all JVMs (HSPERF_FILE_MAX each would be 1 MiB per JVM, for files
+ * of 32 KiB): each poll parses what it read before the next read. Not thread-safe,
+ * like the rest of a recording's main loop; freed with the last JVM.
+ */
+static unsigned char *shared_buf;
+static unsigned int shared_users;
+
+static unsigned char *buf_get(void)
+{
+	if (!shared_buf)
+		shared_buf = malloc(HSPERF_FILE_MAX);
+	if (shared_buf)
+		shared_users++;
+	return shared_buf;
+}
+
+static void buf_put(void)
+{
+	if (shared_users && !--shared_users) {
+		free(shared_buf);
+		shared_buf = NULL;
+	}
+}
+
 struct hsperf *hsperf__open_fd(int fd, bool from_zero)
 {
 	struct hsperf *h = calloc(1, sizeof(*h));
 
 	if (h)
-		h->buf = malloc(HSPERF_FILE_MAX);
+		h->buf = buf_get();
 	if (!h || !h->buf) {
 		free(h);
 		close(fd);
@@ -349,7 +374,8 @@ void hsperf__free(struct hsperf *h)
 	for (size_t i = 0; i <= HSPERF_COLLECTORS; i++)
 		free(h->kinds[i].durs);
 	free(h->events);
-	free(h->buf);
+	if (h->buf)
+		buf_put();
 	free(h);
 }
 

@@ -462,3 +462,27 @@ __u64 model__total(const struct model *m, enum jp_value v)
 {
 	return v < JP_VAL_MAX ? m->totals[v] : 0;
 }
+
+static size_t table_bytes(const struct table *t)
+{
+	return t->cap * (t->elem_size + sizeof(*t->hashes)) + t->nslots * sizeof(*t->slots);
+}
+
+void model__mem(const struct model *m, struct model_mem *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (!m)
+		return;
+	ret->strs = m->strs.n;
+	ret->funcs = m->funcs.n;
+	ret->maps = m->maps.n;
+	ret->locs = m->locs.n;
+	ret->labels = m->labels.n;
+	ret->stacks = m->stacks.n;
+	ret->stack_locs = m->nstack_locs;
+	ret->rows = m->rows.n;
+	ret->bytes = m->pool.total + table_bytes(&m->strs) + table_bytes(&m->funcs) +
+		     table_bytes(&m->maps) + table_bytes(&m->locs) + table_bytes(&m->labels) +
+		     table_bytes(&m->stacks) + table_bytes(&m->rows) +
+		     m->cap_stack_locs * sizeof(*m->stack_locs);
+}

@@ -97,6 +97,13 @@ void model__reset(struct model *m);
 
 /* reading; a pointer stays valid until the next call that adds to the model */
 size_t model__rows(const struct model *m);
+
+/* what the model holds: entries per table and bytes in all (for the -v report) */
+struct model_mem {
+	size_t strs, funcs, maps, locs, labels, stacks, stack_locs, rows;
+	size_t bytes;
+};
+void model__mem(const struct model *m, struct model_mem *ret);
 const struct jp_sample_row *model__row(const struct model *m, size_t i);
 const struct jp_func *model__get_func(const struct model *m, jp_id id);
 const struct jp_mapping *model__get_mapping(const struct model *m, jp_id id);
