@@ -10,7 +10,8 @@
 #define JP_MAX_JVMS	 1024	/* JVMs with an agent */
 #define JP_MAX_CGROUPS	 256	/* --cgroup/--container filter entries */
 #define JP_CGROUP_LEVELS 8	/* distinct depths among those entries */
-#define JP_RINGBUF_BYTES (8u << 20)
+#define JP_RINGBUF_BYTES (8u << 20) /* the ring buffer's largest size (user space sizes it) */
+#define JP_RINGBUF_MIN	 (1u << 20)
 
 /* jp_sample.kind */
 #define JP_EV_CPU     0

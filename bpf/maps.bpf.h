@@ -91,8 +91,11 @@ static __always_inline void stat_inc(__u32 idx)
  */
 static __always_inline __u64 ringbuf_wakeup_flags(void)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > JP_RINGBUF_BYTES / 4 ? BPF_RB_FORCE_WAKEUP
-										      : BPF_RB_NO_WAKEUP;
+	/* the ring's size is chosen by user space (kernel_session: by events and rate) */
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+			       bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline bool pid_wanted(__u32 tgid)

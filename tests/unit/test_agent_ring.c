@@ -505,6 +505,7 @@ TEST(dict_budget_counts_and_keeps_going)
 	struct jvm_agent_stats st;
 	struct jvm_agent *a;
 	char name[32];
+	__u64 all;
 
 	fixture_init(&f);
 	for (int c = 0; c < 40; c++) {
@@ -519,16 +520,30 @@ TEST(dict_budget_counts_and_keeps_going)
 		d_end(&f, at);
 	}
 	flush_dict(&f, f.dlen);
+	/* what the 40 methods' index takes, and the first method's name and lines */
 	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
 	EXPECT_TRUE(a);
-	jvm_agent__set_max_bytes(a, 19000); /* all of it needs ~20300 */
-	/* line lookups allocate nothing: they work with the budget spent */
+	EXPECT_EQ(jvm_agent__line(a, 0x100, 15), 101);
+	jvm_agent__stats(a, &st);
+	all = st.bytes;
+	EXPECT_EQ(st.over_budget, 0);
+	/* budget spent: what was read stays usable, what would need more is refused */
+	jvm_agent__set_max_bytes(a, all);
 	EXPECT_EQ(jvm_agent__line(a, 0x100, 15), 101);
 	EXPECT_EQ(jvm_agent__line(a, 0x100 + 39, 15), -1);
 	jvm_agent__stats(a, &st);
 	EXPECT_TRUE(st.over_budget > 0);
+	EXPECT_TRUE(st.bytes <= all);
+	jvm_agent__free(a);
+	/* a budget under what the index needs: the rest of the classes are left out, counted */
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	jvm_agent__set_max_bytes(a, all / 2);
+	EXPECT_EQ(jvm_agent__line(a, 0x100 + 39, 15), -1);
+	jvm_agent__stats(a, &st);
+	EXPECT_TRUE(st.over_budget > 0);
 	EXPECT_EQ(st.malformed, 0);
-	EXPECT_TRUE(st.bytes <= 19000);
+	EXPECT_TRUE(st.bytes <= all / 2);
 	jvm_agent__free(a);
 	fixture_fini(&f);
 }

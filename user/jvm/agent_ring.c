@@ -67,16 +67,38 @@ struct jm_line {
 	__s32 bci, line;
 };
 
-struct jm_method {
-	__u64 id;
-	const char *cls; /* "pkg/Class", interned: once per class, not per method */
-	char *name;	 /* "method" */
-	const char *src; /* interned */
+/*
+ * A method as the dictionary announced it. Most of a JVM's tens of thousands of methods
+ * never appear in a sample: only the class (interned, shared by its methods) and where
+ * the method's entry lies in the dictionary file are kept; its name and line table are
+ * read from the file the first time a frame needs them (struct jm_method_x).
+ */
+struct jm_method_x {
+	char *name; /* "method" */
 	struct jm_line *lines;
 	__u32 n_lines;
-	__u32 n_blobs; /* live compiled blobs whose root is this method */
 	char *slash, *dotted; /* built on first use */
 };
+
+/* a class record's names, interned, shared by its methods */
+struct jm_cls {
+	const char *cls; /* "pkg/Class" */
+	const char *src; /* "Class.java" */
+};
+
+/*
+ * 32 bytes, stored in an open-addressing table keyed by id (the table is the storage: no
+ * second index), at most 3/4 full: ~43 bytes per method a JVM announces.
+ */
+struct jm_method {
+	__u64 id;		/* 0: empty slot */
+	__u64 off;		/* the method's entry in the dictionary file */
+	struct jm_method_x *x;	/* NULL until a frame needs it; &x_none when unreadable */
+	__u32 cls;		/* index into jvm_agent.mcls */
+	__u32 n_blobs;		/* live compiled blobs whose root is this method */
+};
+
+static struct jm_method_x x_none; /* a method whose entry could not be read again */
 
 struct jm_pc {
 	__u64 pc;
@@ -127,9 +149,12 @@ struct jvm_agent {
 	int dict_broken;
 	unsigned char *dbuf;
 	size_t dbuf_cap;
-	struct jm_method *methods;
+	__u64 rec_off;			/* the record being parsed: its body's offset in the file */
+	const unsigned char *rec_body;	/* and where that body is in memory */
+	struct jm_method *methods; /* open addressing by id, cap_methods a power of 2 */
 	size_t n_methods, cap_methods;
-	struct kv_map method_idx;
+	struct jm_cls *mcls;
+	size_t n_mcls, cap_mcls;
 	struct jm_blob *blobs; /* sorted by addr, non-overlapping */
 	size_t n_blobs, cap_blobs;
 	struct kv_map edges; /* (callee, caller) pairs seen in inline chains */
@@ -603,11 +628,17 @@ static void blob_free(struct jvm_agent *a, struct jm_blob *b)
 
 static void method_clear(struct jvm_agent *a, struct jm_method *m)
 {
-	str_free(a, m->name);
-	uncharge(a, (size_t)m->n_lines * sizeof(*m->lines));
-	free(m->lines);
-	str_free(a, m->slash);
-	str_free(a, m->dotted);
+	struct jm_method_x *x = m->x;
+
+	m->x = NULL;
+	if (!x || x == &x_none)
+		return;
+	str_free(a, x->name);
+	uncharge(a, (size_t)x->n_lines * sizeof(*x->lines) + sizeof(*x));
+	free(x->lines);
+	str_free(a, x->slash);
+	str_free(a, x->dotted);
+	free(x);
 }
 
 void jvm_agent__free(struct jvm_agent *a)
@@ -618,7 +649,7 @@ void jvm_agent__free(struct jvm_agent *a)
 		close(a->ring_fd);
 	if (a->dict_fd >= 0)
 		close(a->dict_fd);
-	for (size_t i = 0; i < a->n_methods; i++)
+	for (size_t i = 0; i < a->cap_methods; i++)
 		method_clear(a, &a->methods[i]);
 	for (size_t i = 0; i < a->n_blobs; i++)
 		blob_free(a, &a->blobs[i]);
@@ -633,7 +664,7 @@ void jvm_agent__free(struct jvm_agent *a)
 	/* what the arrays and indexes held */
 	uncharge(a, a->bytes);
 	free(a->methods);
-	free(a->method_idx.e);
+	free(a->mcls);
 	free(a->blobs);
 	free(a->edges.e);
 	free(a->threads);
@@ -670,69 +701,162 @@ __u64 jvm_agent__handler(const struct jvm_agent *a)
 
 /* dictionary ----------------------------------------------------------------- */
 
-static struct jm_method *method_find(const struct jvm_agent *a, __u64 id)
+static size_t method_slot0(__u64 id, size_t cap)
 {
-	__u32 i;
-
-	if (kv_get(&a->method_idx, id, 0, &i) || i >= a->n_methods)
-		return NULL;
-	return &a->methods[i];
+	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
-static int parse_method(struct jvm_agent *a, struct cur *c, const char *cls, const char *src)
+static struct jm_method *method_find(const struct jvm_agent *a, __u64 id)
 {
-	struct jm_method m = { 0 };
-	__u16 name_len, msig_len;
-	__u32 idx, n_lines;
+	if (!a->cap_methods || !id)
+		return NULL;
+	for (size_t i = method_slot0(id, a->cap_methods);; i = (i + 1) & (a->cap_methods - 1)) {
+		struct jm_method *m = &a->methods[i];
 
+		if (m->id == id)
+			return m;
+		if (!m->id)
+			return NULL;
+	}
+}
+
+/* the table one size up (or the first one); 0 or -ENOSPC / -ENOMEM */
+static int methods_grow(struct jvm_agent *a)
+{
+	size_t cap = a->cap_methods ? a->cap_methods * 2 : 1024;
+	struct jm_method *t;
+
+	if (cap > SIZE_MAX / sizeof(*t) / 2 || charge(a, (cap - a->cap_methods) * sizeof(*t)))
+		return -ENOSPC;
+	t = calloc(cap, sizeof(*t));
+	if (!t) {
+		uncharge(a, (cap - a->cap_methods) * sizeof(*t));
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->cap_methods; i++) {
+		const struct jm_method *m = &a->methods[i];
+		size_t j;
+
+		if (!m->id)
+			continue;
+		for (j = method_slot0(m->id, cap); t[j].id; j = (j + 1) & (cap - 1))
+			;
+		t[j] = *m;
+	}
+	free(a->methods);
+	a->methods = t;
+	a->cap_methods = cap;
+	return 0;
+}
+
+/*
+ * A method entry: id, name and signature lengths, line count, name, signature, lines.
+ * Checked whole now (a bad one spoils its record), kept as its place in the file.
+ */
+static int parse_method(struct jvm_agent *a, struct cur *c, __u32 cls)
+{
+	struct jm_method m = { 0 }, *old;
+	__u16 name_len, msig_len;
+	__u32 n_lines;
+	__u64 skip;
+	size_t i;
+
+	m.off = a->rec_off + (__u64)(c->p - a->rec_body);
 	m.id = cur_u64(c);
 	name_len = cur_u16(c);
 	msig_len = cur_u16(c);
 	n_lines = cur_u32(c);
-	m.name = cur_str(a, c, name_len);
-	if (!c->bad && msig_len > c->left)
-		c->bad = 1;
-	c->p += c->bad ? 0 : msig_len; /* signatures are not needed for names */
-	c->left -= c->bad ? 0 : msig_len;
-	if (!c->bad && (__u64)n_lines * sizeof(struct jm_line) > c->left)
-		c->bad = 1;
-	if (!c->bad && n_lines) {
-		if (charge(a, (size_t)n_lines * sizeof(*m.lines))) {
-			c->bad = 1;
-		} else {
-			m.lines = malloc((size_t)n_lines * sizeof(*m.lines));
-			if (!m.lines) {
-				uncharge(a, (size_t)n_lines * sizeof(*m.lines));
-				c->bad = 1;
-			} else {
-				m.n_lines = n_lines;
-			}
-		}
-		for (__u32 i = 0; !c->bad && i < m.n_lines; i++) {
-			m.lines[i].bci = (__s32)cur_u32(c);
-			m.lines[i].line = (__s32)cur_u32(c);
-		}
-	}
+	skip = (__u64)name_len + msig_len + (__u64)n_lines * sizeof(struct jm_line);
+	if (c->bad || !name_len || skip > c->left)
+		return -EINVAL;
+	c->p += skip;
+	c->left -= skip;
 	m.cls = cls;
-	m.src = src;
-	if (c->bad || !m.name || !m.cls || !m.id)
-		goto out_bad;
-	if (!kv_get(&a->method_idx, m.id, 0, &idx) && idx < a->n_methods) {
+	if (!m.id)
+		return -EINVAL;
+	old = method_find(a, m.id);
+	if (old) {
 		/* seen before (classes are dumped again at start): the newest wins */
-		m.n_blobs = a->methods[idx].n_blobs;
-		method_clear(a, &a->methods[idx]);
-		a->methods[idx] = m;
+		m.n_blobs = old->n_blobs;
+		method_clear(a, old);
+		*old = m;
 		return 0;
 	}
-	if (a->n_methods >= UINT32_MAX ||
-	    grow(a, (void **)&a->methods, &a->cap_methods, a->n_methods, sizeof(m)) ||
-	    kv_put(a, &a->method_idx, m.id, 0, (__u32)a->n_methods))
-		goto out_bad;
-	a->methods[a->n_methods++] = m;
+	if ((a->n_methods + 1) * 4 > a->cap_methods * 3 && methods_grow(a))
+		return -ENOSPC;
+	for (i = method_slot0(m.id, a->cap_methods); a->methods[i].id; i = (i + 1) & (a->cap_methods - 1))
+		;
+	a->methods[i] = m;
+	a->n_methods++;
 	return 0;
-out_bad:
-	method_clear(a, &m);
-	return -EINVAL;
+}
+
+/*
+ * The name and line table of m, read again from its entry in the dictionary file (the
+ * JVM's user writes that file: every length is checked again, and the entry must still
+ * carry m's id). NULL when it cannot be had; then never tried again.
+ */
+static struct jm_method_x *method_x(struct jvm_agent *a, struct jm_method *m)
+{
+	unsigned char hdr[16], *body = NULL;
+	struct jm_method_x *x = NULL;
+	__u16 name_len, msig_len;
+	__u32 n_lines;
+	size_t len;
+	struct cur c;
+	__u64 id;
+
+	if (m->x)
+		return m->x == &x_none ? NULL : m->x;
+	m->x = &x_none; /* until it is read */
+	if (pread(a->dict_fd, hdr, sizeof(hdr), (off_t)m->off) != (ssize_t)sizeof(hdr))
+		return NULL;
+	memcpy(&id, hdr, 8);
+	memcpy(&name_len, hdr + 8, 2);
+	memcpy(&msig_len, hdr + 10, 2);
+	memcpy(&n_lines, hdr + 12, 4);
+	if (id != m->id || !name_len || n_lines > JP_DICT_REC_MAX / sizeof(struct jm_line))
+		return NULL;
+	len = (size_t)name_len + msig_len + (size_t)n_lines * sizeof(struct jm_line);
+	if (charge(a, sizeof(*x) + len)) /* the read buffer, given back below */
+		return NULL;
+	body = malloc(len);
+	x = calloc(1, sizeof(*x));
+	if (!body || !x ||
+	    pread(a->dict_fd, body, len, (off_t)(m->off + sizeof(hdr))) != (ssize_t)len)
+		goto out;
+	c = (struct cur){ .p = body, .left = len };
+	x->name = cur_str(a, &c, name_len);
+	c.p += msig_len;
+	c.left -= msig_len;
+	if (!c.bad && n_lines && !charge(a, (size_t)n_lines * sizeof(*x->lines))) {
+		x->lines = malloc((size_t)n_lines * sizeof(*x->lines));
+		if (!x->lines)
+			uncharge(a, (size_t)n_lines * sizeof(*x->lines));
+		for (__u32 i = 0; x->lines && i < n_lines; i++) {
+			x->lines[i].bci = (__s32)cur_u32(&c);
+			x->lines[i].line = (__s32)cur_u32(&c);
+		}
+		if (x->lines)
+			x->n_lines = n_lines;
+	}
+	if (!x->name)
+		goto out;
+	uncharge(a, len);
+	free(body);
+	m->x = x;
+	return x;
+out:
+	uncharge(a, len);
+	free(body);
+	if (x) {
+		str_free(a, x->name);
+		uncharge(a, (size_t)x->n_lines * sizeof(*x->lines));
+		free(x->lines);
+		free(x);
+	}
+	uncharge(a, sizeof(*x));
+	return NULL;
 }
 
 /* "Lpkg/Class;" is interned as "pkg/Class" */
@@ -761,11 +885,20 @@ static int parse_class(struct jvm_agent *a, struct cur *c)
 	__u32 n = cur_u32(c);
 	const char *cls = cur_class(a, c, sig_len);
 	const char *src = cur_istr(a, c, src_len);
-	int err = c->bad ? -EINVAL : 0;
+	int err = c->bad || !cls ? -EINVAL : 0;
+	__u32 ci = (__u32)a->n_mcls;
 
+	if (!err && a->n_mcls && a->mcls[ci - 1].cls == cls && a->mcls[ci - 1].src == src) {
+		ci--; /* the same class again (dumped again at start): one pair */
+	} else if (!err) {
+		if (a->n_mcls >= UINT32_MAX ||
+		    grow(a, (void **)&a->mcls, &a->cap_mcls, a->n_mcls, sizeof(*a->mcls)))
+			return -ENOSPC;
+		a->mcls[a->n_mcls++] = (struct jm_cls){ cls, src };
+	}
 	/* each method takes 16 bytes at least: n cannot exceed what is there */
 	for (__u32 i = 0; !err && i < n; i++)
-		err = parse_method(a, c, cls, src);
+		err = parse_method(a, c, ci);
 	return err;
 }
 
@@ -1078,6 +1211,8 @@ static void dict_refresh(struct jvm_agent *a)
 			break;
 		}
 		ob = a->over_budget;
+		a->rec_off = a->dict_off + sizeof(r);
+		a->rec_body = a->dbuf;
 		err = parse_dict_rec(a, r.type, a->dbuf, body);
 		if (err && a->over_budget == ob) /* a budget's refusal is counted there */
 			a->malformed++;
@@ -1352,6 +1487,7 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigned int flags)
 {
 	struct jm_method *m = method_find(a, method_id);
+	struct jm_method_x *x;
 	char **slot;
 
 	if (!m) {
@@ -1360,9 +1496,13 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 		if (!m)
 			return NULL;
 	}
-	slot = flags & JVM_NAME_DOTTED ? &m->dotted : &m->slash;
+	x = method_x(a, m);
+	if (!x)
+		return NULL;
+	slot = flags & JVM_NAME_DOTTED ? &x->dotted : &x->slash;
 	if (!*slot) {
-		size_t n = strlen(m->cls) + strlen(m->name) + 2;
+		const char *cls = a->mcls[m->cls].cls;
+		size_t n = strlen(cls) + strlen(x->name) + 2;
 		char *s;
 
 		if (charge(a, n))
@@ -1372,7 +1512,7 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 			uncharge(a, n);
 			return NULL;
 		}
-		snprintf(s, n, "%s.%s", m->cls, m->name);
+		snprintf(s, n, "%s.%s", cls, x->name);
 		for (char *p = s; (flags & JVM_NAME_DOTTED) && *p; p++) {
 			if (*p == '/')
 				*p = '.';
@@ -1384,7 +1524,8 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 
 int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci)
 {
-	const struct jm_method *m = method_find(a, method_id);
+	struct jm_method *m = method_find(a, method_id);
+	const struct jm_method_x *x;
 	__s32 best_bci = -1;
 	int line = -1;
 
@@ -1392,13 +1533,13 @@ int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci)
 		dict_refresh(a);
 		m = method_find(a, method_id);
 	}
-	if (!m || bci < 0)
+	if (!m || bci < 0 || !(x = method_x(a, m)))
 		return -1;
 	/* the entry with the greatest start <= bci; JVMTI does not promise sorted tables */
-	for (__u32 i = 0; i < m->n_lines; i++) {
-		if (m->lines[i].bci <= bci && m->lines[i].bci >= best_bci) {
-			best_bci = m->lines[i].bci;
-			line = m->lines[i].line;
+	for (__u32 i = 0; i < x->n_lines; i++) {
+		if (x->lines[i].bci <= bci && x->lines[i].bci >= best_bci) {
+			best_bci = x->lines[i].bci;
+			line = x->lines[i].line;
 		}
 	}
 	return line;

@@ -330,6 +330,26 @@ static int start_jvm_cleanup(struct kernel_session *s)
 	return err;
 }
 
+/*
+ * The ring buffer's size. CPU samples alone come at a known rate: room for about a second
+ * of them at their largest (2 KiB: two full stacks) on every CPU, from 1 to 8 MiB (2 CPUs
+ * at 99 Hz: 1 MiB). Off-CPU, syscalls and -e wall come as fast as threads switch: 8 MiB.
+ * Its pages are mapped in jprof (twice: the kernel maps the data area twice), so this is
+ * most of jprof's resident memory on a small host.
+ */
+static __u32 ring_bytes(const struct kernel_opts *o)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	__u64 want = (__u64)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) * 2048;
+	__u32 n = JP_RINGBUF_MIN;
+
+	if (o->events != KS_EV_CPU || o->wall)
+		return JP_RINGBUF_BYTES;
+	while (n < want && n < JP_RINGBUF_BYTES)
+		n <<= 1;
+	return n;
+}
+
 int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void *ctx,
 			  struct kernel_session **ret)
 {
@@ -353,6 +373,9 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 	s->cpu->rodata->period_ns = o->freq_hz ? 1000000000ull / o->freq_hz : 0;
 	/* before the seeding: a thread started after it is new, whether seeded or not */
 	s->cpu->rodata->seed_ns = mono_ns();
+	err = bpf_map__set_max_entries(s->cpu->maps.events, ring_bytes(o));
+	if (err)
+		goto out_free;
 	/* LRU maps are preallocated: no room for what this recording does not do */
 	if (!o->wall)
 		err = bpf_map__set_max_entries(s->cpu->maps.wall_cpu, 1);
