@@ -1559,6 +1559,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		handle_new_pids(&r);
 		drop_withdrawn_agents(&r);
 		retire_dead_jvms(&r, mono_ns());
+		/* between rounds no symbol name is held: names went into the model as copies */
+		syms__free_dropped(r.syms);
 		attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
 		pauses__poll(r.pauses, mono_ns(), false);
 	}

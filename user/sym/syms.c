@@ -609,6 +609,19 @@ int syms__add_pid(struct syms *s, __u32 pid)
 	return 0;
 }
 
+void syms__free_dropped(struct syms *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->ndead; i++) {
+		__u64 b = perfmap__bytes(s->dead_pms[i]);
+
+		s->pm_bytes -= b < s->pm_bytes ? b : s->pm_bytes;
+		perfmap__free(s->dead_pms[i]);
+	}
+	s->ndead = 0;
+}
+
 void syms__drop_pid(struct syms *s, __u32 pid)
 {
 	struct pid_state *ps;

@@ -40,6 +40,11 @@ int syms__add_pid(struct syms *s, __u32 pid);
 
 /* Forgets a pid (its maps are re-read on next use), e.g. after exec. */
 void syms__drop_pid(struct syms *s, __u32 pid);
+/*
+ * Frees the perf maps of dropped pids, which syms__drop_pid keeps because names it
+ * returned may still be in use: call it where no returned name is held any more.
+ */
+void syms__free_dropped(struct syms *s);
 
 /*
  * User address of pid. Fills *ret; ret->name is NULL when nothing names it (then
