@@ -38,13 +38,12 @@ unpack_src() {
 # none from before the agent, the line's own "with complete Java stacks (P%)". Every stack
 # walk failure after the agent connected counts, "agent not ready" included
 complete_pct() {
-	local line pct
+	local line pct cpu='CPU samples of Java threads: [0-9]+ of [0-9]+ complete'
 	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT" | head -1)
 	[[ -n $line ]] || { echo "no per-JVM line for $JPID" >&2; return 1; }
 	pct=$(sed -nE 's/.*, ([0-9.]+)% of the [0-9]+ after the agent connected.*/\1/p' <<<"$line")
 	[[ -n $pct ]] ||
-		pct=$(sed -nE 's/.*; CPU samples of Java threads: [0-9]+ of [0-9]+ complete \(([0-9.]+)%\).*/\1/p' \
-			<<<"$line")
+		pct=$(sed -nE "s/.*; $cpu \\(([0-9.]+)%\\).*/\\1/p" <<<"$line")
 	[[ -n $pct ]] ||
 		pct=$(sed -nE 's/.* with complete Java stacks \(([0-9.]+)%\).*/\1/p' <<<"$line")
 	[[ -n $pct ]] || { echo "no completeness figure in: $line" >&2; return 1; }
@@ -222,12 +221,14 @@ h2_cpu() {
 	end_h2
 	# H2's own code (org/h2/...), in Java stacks, is where this JVM spends most of its CPU
 	# (the rest: GC and JIT threads, samples from before the agent)
-	h2=$(grep -v '\[no Java stack' "$OUT/h2.folded" | folded_sum ';org/h2/[A-Za-z0-9/$]+\.[^;]+_\[[ji0]\]' -)
+	h2=$(grep -v '\[no Java stack' "$OUT/h2.folded" |
+		folded_sum ';org/h2/[A-Za-z0-9/$]+\.[^;]+_\[[ji0]\]' -)
 	all=$(folded_total "$OUT/h2.folded")
 	echo "samples with H2's frames in a Java stack: $h2 of $all"
 	((h2 * 2 > all))
 	# whole stacks: every Java stack starts at Thread.run, none cut short by a wrong walk
-	awk '/_\[[ji0]\]/ && !/\[no Java stack/ { t += $NF; if ($0 ~ /^java;java\/lang\/Thread\.run_\[/) r += $NF }
+	awk '/_\[[ji0]\]/ && !/\[no Java stack/ {
+			t += $NF; if ($0 ~ /^java;java\/lang\/Thread\.run_\[/) r += $NF }
 		END { printf "Java stacks rooted at Thread.run: %d of %d\n", r, t
 			exit !(t > 0 && r * 1000 >= t * 998) }' "$OUT/h2.folded"
 	pct=$(JPID=$pid complete_pct)
@@ -249,15 +250,15 @@ h2_lock() {
 	end_h2
 	grep -E '_\[l\] [0-9]+$' "$OUT/h2.folded" | sort -k2 -n -r -t' ' | head -4 | cut -c1-400
 	read -r waits secs < <(sed -nE \
-		's/^jprof: monitor contention: ([0-9]+) waits, ([0-9.]+) s waited.*/\1 \2/p' <<<"$REPORT")
+		's/^jprof: monitor contention: ([0-9]+) waits, ([0-9.]+) s waited.*/\1 \2/p' \
+		<<<"$REPORT")
 	# the lock profile: monitor waits with the monitor class as leaf and parks ([park]); nearly
 	# all on H2's table monitor, entered in MVTable.lock (statements) and MVTable.unlock
 	# (commits), a good part of them in MVTable.lock
+	local table='org/h2/mvstore/db/MVTable' monitor='org\.h2\.mvstore\.db\.MVTable_\[l\]'
 	lock=$(folded_sum '(_\[l\]|;\[park\]) [0-9]+$' "$OUT/h2.folded")
-	mv=$(folded_sum ';org/h2/mvstore/db/MVTable\.(un)?lock_\[[ji0]\];org\.h2\.mvstore\.db\.MVTable_\[l\] [0-9]+$' \
-		"$OUT/h2.folded")
-	lockmv=$(folded_sum ';org/h2/mvstore/db/MVTable\.lock_\[[ji0]\];org\.h2\.mvstore\.db\.MVTable_\[l\] [0-9]+$' \
-		"$OUT/h2.folded")
+	mv=$(folded_sum ";$table\\.(un)?lock_\\[[ji0]\\];$monitor [0-9]+\$" "$OUT/h2.folded")
+	lockmv=$(folded_sum ";$table\\.lock_\\[[ji0]\\];$monitor [0-9]+\$" "$OUT/h2.folded")
 	echo "monitor contention: summary $waits waits, $secs s; folded $lock ns, on the MVTable" \
 		"monitor $mv ns, of them in MVTable.lock $lockmv ns"
 	((waits > 10 && mv * 10 >= lock * 9 && lockmv * 5 > mv))
@@ -269,8 +270,8 @@ h2_lock() {
 	# they are the same waits the lock profile measures (less the spinning before a block
 	# and the blocks under --min-block)
 	off=$(folded_sum '\[off-cpu\] [0-9]+$' "$OUT/h2.folded")
-	offmv=$(grep -v '\[no Java stack' "$OUT/h2.folded" |
-		folded_sum '^java;java/lang/Thread\.run_.*;org/h2/mvstore/db/MVTable\.lock_\[[ji0]\];.*\[off-cpu\] [0-9]+$' -)
+	offmv=$(grep -v '\[no Java stack' "$OUT/h2.folded" | grep '^java;java/lang/Thread\.run_' |
+		folded_sum ";$table\\.lock_\\[[ji0]\\];.*\\[off-cpu\\] [0-9]+\$" -)
 	nojava=$(grep '\[no Java stack' "$OUT/h2.folded" |
 		folded_sum 'ObjectMonitor::enter.*\[off-cpu\] [0-9]+$' -)
 	echo "off-CPU: $off ns in all, $offmv ns under MVTable.lock with Java frames," \
