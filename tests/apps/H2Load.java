@@ -8,8 +8,13 @@
 // Every statement locks the shared table in H2's own code (MVTable.lock/unlock synchronize
 // on the table), so the threads contend for that monitor as H2's users' threads do. After
 // WARMUP_SECS (default 5; the JIT has compiled the hot paths) it prints "ready"; at the end
-// "ops N" (transactions of all threads) and exits 0. Only java.sql is compiled against:
-// H2's driver is found on the class path at run time (JDBC service loading).
+// "ops N" (transactions of all threads), "blocked_ns N" (the JVM's own measure of the time
+// the workers were blocked entering a contended monitor since "ready": ThreadMXBean with
+// contention monitoring) and exits 0. Only java.sql is compiled against: H2's driver is
+// found on the class path at run time (JDBC service loading).
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -61,6 +66,8 @@ public class H2Load {
 		long secs = Long.parseLong(args[1]);
 		long warmup = args.length > 2 ? Long.parseLong(args[2]) : 5;
 		long t0 = System.nanoTime();
+		ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+		mx.setThreadContentionMonitoringEnabled(true);
 		Connection setup = DriverManager.getConnection(URL);
 
 		try (Statement s = setup.createStatement()) {
@@ -69,12 +76,16 @@ public class H2Load {
 		}
 		until = t0 + secs * 1_000_000_000L;
 		Thread[] ts = new Thread[threads];
+		long[] blockedEnd = new long[threads];
 		Throwable[] failed = new Throwable[1];
 		for (int i = 0; i < threads; i++) {
 			final int id = i;
 			ts[i] = new Thread(() -> {
 				try (Connection c = DriverManager.getConnection(URL)) {
 					work(c, id);
+					/* read by the thread itself: a thread that ended has no count */
+					blockedEnd[id] = mx.getThreadInfo(Thread.currentThread().getId())
+								 .getBlockedTime();
 				} catch (Throwable e) {
 					synchronized (failed) {
 						failed[0] = e;
@@ -84,10 +95,14 @@ public class H2Load {
 			ts[i].start();
 		}
 		Thread.sleep(warmup * 1000);
+		long[] blocked0 = blockedMs(mx, ts);
 		System.out.println("ready");
 		System.out.flush();
-		for (Thread t : ts)
-			t.join();
+		long blocked = 0;
+		for (int i = 0; i < threads; i++) {
+			ts[i].join();
+			blocked += blockedEnd[i] - blocked0[i];
+		}
 		setup.close();
 		synchronized (failed) {
 			if (failed[0] != null) {
@@ -96,5 +111,17 @@ public class H2Load {
 			}
 		}
 		System.out.println("ops " + ops.get());
+		System.out.println("blocked_ns " + blocked * 1_000_000L);
+	}
+
+	/* each thread's total time blocked on monitor entry so far, in ms (-1: thread ended) */
+	static long[] blockedMs(ThreadMXBean mx, Thread[] ts) {
+		long[] ids = new long[ts.length], ms = new long[ts.length];
+		for (int i = 0; i < ts.length; i++)
+			ids[i] = ts[i].getId();
+		ThreadInfo[] info = mx.getThreadInfo(ids);
+		for (int i = 0; i < ts.length; i++)
+			ms[i] = info[i] != null ? info[i].getBlockedTime() : -1;
+		return ms;
 	}
 }
