@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // H2Load.java: a real application under load for realapps.bats: JDBC transactions on H2.
 //
-// Usage: java -cp /usr/share/java/h2.jar:DIR H2Load THREADS SECS [WARMUP_SECS]
+// Usage: java -cp /usr/share/java/h2.jar:DIR H2Load THREADS SECS [WARMUP_SECS [since-agent]]
 // THREADS worker threads, each on its own connection to one in-memory H2 database, run
 // auto-committed statements on one shared, indexed table (insert a row, count a key range
 // by the index, update a row, delete the thread's oldest row) for SECS seconds in all.
@@ -9,12 +9,18 @@
 // on the table), so the threads contend for that monitor as H2's users' threads do. After
 // WARMUP_SECS (default 5; the JIT has compiled the hot paths) it prints "ready"; at the end
 // "ops N" (transactions of all threads), "blocked_ns N" (the JVM's own measure of the time
-// the workers were blocked entering a contended monitor since "ready": ThreadMXBean with
-// contention monitoring) and exits 0. Only java.sql is compiled against: H2's driver is
+// the workers were blocked entering a contended monitor: ThreadMXBean with contention
+// monitoring, ms resolution) and exits 0. The blocked time counts from "ready", or with
+// since-agent from when the jprof agent's channel /tmp/jprof-PID.ring appears (polled
+// every 10 ms; the agent turns its monitor events on just after), so that it covers
+// what a late-attached jprof can see. Only java.sql is compiled against: H2's driver is
 // found on the class path at run time (JDBC service loading).
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -65,6 +71,7 @@ public class H2Load {
 		int threads = Integer.parseInt(args[0]);
 		long secs = Long.parseLong(args[1]);
 		long warmup = args.length > 2 ? Long.parseLong(args[2]) : 5;
+		boolean sinceAgent = args.length > 3 && args[3].equals("since-agent");
 		long t0 = System.nanoTime();
 		ThreadMXBean mx = ManagementFactory.getThreadMXBean();
 		mx.setThreadContentionMonitoringEnabled(true);
@@ -95,9 +102,12 @@ public class H2Load {
 			ts[i].start();
 		}
 		Thread.sleep(warmup * 1000);
-		long[] blocked0 = blockedMs(mx, ts);
 		System.out.println("ready");
 		System.out.flush();
+		Path ring = Paths.get("/tmp/jprof-" + ProcessHandle.current().pid() + ".ring");
+		while (sinceAgent && !Files.exists(ring) && System.nanoTime() < until)
+			Thread.sleep(10);
+		long[] blocked0 = blockedMs(mx, ts);
 		long blocked = 0;
 		for (int i = 0; i < threads; i++) {
 			ts[i].join();
@@ -114,14 +124,14 @@ public class H2Load {
 		System.out.println("blocked_ns " + blocked * 1_000_000L);
 	}
 
-	/* each thread's total time blocked on monitor entry so far, in ms (-1: thread ended) */
+	/* each thread's total time blocked on monitor entry so far, in ms (0: thread ended) */
 	static long[] blockedMs(ThreadMXBean mx, Thread[] ts) {
 		long[] ids = new long[ts.length], ms = new long[ts.length];
 		for (int i = 0; i < ts.length; i++)
 			ids[i] = ts[i].getId();
 		ThreadInfo[] info = mx.getThreadInfo(ids);
 		for (int i = 0; i < ts.length; i++)
-			ms[i] = info[i] != null ? info[i].getBlockedTime() : -1;
+			ms[i] = info[i] != null ? info[i].getBlockedTime() : 0;
 		return ms;
 	}
 }

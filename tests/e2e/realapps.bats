@@ -178,15 +178,16 @@ math_run() {
 # tests/apps/H2Load.java, 8 threads on one shared table of one in-memory database
 H2JAR=/usr/share/java/h2.jar
 
-# start_h2 JDK_HOME SECS: H2Load runs SECS s in all; JPID once it printed "ready" after its
-# 5 s warm-up (the JIT has compiled H2's hot paths: the steady state). Its working directory
-# is $OUT, where a crashing JVM would leave its hs_err file
+# start_h2 JDK_HOME SECS [since-agent]: H2Load runs SECS s in all; JPID once it printed
+# "ready" after its 5 s warm-up (the JIT has compiled H2's hot paths: the steady state). Its
+# working directory is $OUT, where a crashing JVM would leave its hs_err file
 start_h2() {
 	local home=$1 secs=$2
+	shift 2
 	require_jdk "$home"
 	[[ -r $H2JAR ]] || { missing "the H2 database $H2JAR (Debian: libh2-java)"; return; }
 	[[ -r $APPS/H2Load.class ]] || { missing "H2Load not built in $APPS (make apps)"; return; }
-	(cd "$OUT" && exec "$home/bin/java" -Xmx256m -cp "$H2JAR:$APPS" H2Load 8 "$secs" 5 \
+	(cd "$OUT" && exec "$home/bin/java" -Xmx256m -cp "$H2JAR:$APPS" H2Load 8 "$secs" 5 "$@" \
 		>"$OUT/h2.out" 2>&1 3>&-) &
 	JPID=$!
 	for ((i = 0; i < 300; i++)); do
@@ -208,6 +209,15 @@ end_h2() {
 	if grep -a 'jprof agent' "$OUT/h2.out"; then return 1; fi
 }
 
+# foreign_agent PID: says so when an agent was in the JVM before this jprof tried (0 tries):
+# on a shared host another jprof's -a can load its own first, and this one gets no Java stacks
+foreign_agent() {
+	if grep -Eq "^jprof: JVM $1 .*[( ]0 tries" <<<"$REPORT"; then
+		echo "note: a jprof agent was in JVM $1 before this jprof tried; jprof records now:"
+		pgrep -af 'jprof record' || true
+	fi
+}
+
 # h2_cpu JDK_HOME: attached late to the warm JVM, 8 s at 999 Hz: >= 98% of the CPU samples of
 # Java threads complete from jprof's own per-JVM line, H2's frames in most of the JVM's
 # samples, the Java stacks rooted at Thread.run (the workers run H2 from their run())
@@ -217,6 +227,7 @@ h2_cpu() {
 	pid=$JPID
 	run -0 "$JPROF" record -p "$JPID" -F 999 -d 8 -o "$OUT/h2.folded"
 	REPORT=$output
+	foreign_agent "$pid"
 	grep -E "^jprof: JVM $pid " <<<"$REPORT"
 	end_h2
 	# H2's own code (org/h2/...), in Java stacks, is where this JVM spends most of its CPU
@@ -243,10 +254,11 @@ h2_cpu() {
 # and the off-CPU time of the threads blocked on that monitor with their Java stacks
 h2_lock() {
 	local pid waits secs lock mv lockmv off offmv nojava want
-	start_h2 "$1" 12
+	start_h2 "$1" 12 since-agent
 	pid=$JPID
 	run -0 "$JPROF" record -p "$JPID" -F 999 -e cpu,offcpu,lock -d 10 -o "$OUT/h2.folded"
 	REPORT=$output
+	foreign_agent "$pid"
 	grep -E "^jprof: (JVM $pid|monitor contention|off-CPU)" <<<"$REPORT"
 	end_h2
 	grep -E '_\[l\] [0-9]+$' "$OUT/h2.folded" | sort -k2 -n -r -t' ' | head -4 | cut -c1-400
@@ -262,12 +274,14 @@ h2_lock() {
 	lockmv=$(folded_sum ";$table\\.lock_\\[[ji0]\\];$monitor [0-9]+\$" "$OUT/h2.folded")
 	echo "monitor contention: summary $waits waits, $secs s; folded $lock ns, on the MVTable" \
 		"monitor $mv ns, of them in MVTable.lock $lockmv ns"
-	((waits > 10 && mv * 10 >= lock * 9 && lockmv * 5 > mv))
-	# against the JVM's own measure of the workers' blocked time since "ready" (ThreadMXBean,
-	# ms): the agent connects 0.3-1.2 s later, so jprof sees less, never much more
+	((waits > 10))
+	((mv * 10 >= lock * 9))
+	((lockmv * 5 > mv))
+	# against the JVM's own measure of the workers' blocked time (ThreadMXBean, ms) since the
+	# agent's channel appeared, within 10%
 	want=$(sed -n 's/^blocked_ns //p' "$OUT/h2.out")
-	echo "blocked on monitors: JVM $want ns since ready, jprof $lock ns"
-	awk -v g="$lock" -v w="$want" 'BEGIN { exit !(w > 0 && g >= w * 0.7 && g <= w * 1.1) }'
+	echo "blocked on monitors: JVM $want ns since the agent came, jprof $lock ns"
+	awk -v g="$lock" -v w="$want" 'BEGIN { exit !(w > 0 && g >= w * 0.9 && g <= w * 1.1) }'
 	# the summary's seconds are the folded nanoseconds, to its 3 decimals
 	awk -v s="$secs" -v n="$lock" 'BEGIN { d = s * 1e9 - n; exit !(d < 1e6 && d > -1e6) }'
 	grep -Eq "^jprof: JVM $pid: agent events: .* $waits monitor waits" <<<"$REPORT"
