@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# realapps.bats: complete Java stacks on real JIT-heavy work (javac on java.util) and on VM stubs.
+# realapps.bats: complete Java stacks on real applications: JIT-heavy work (javac on java.util),
+# VM stubs (a Math loop), and the H2 SQL database under a contended JDBC load.
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -29,22 +30,24 @@ unpack_src() {
 	(($(wc -l <"$dir/files.txt") > 200))
 }
 
-# percent of the JVM's Java-thread samples with complete Java stacks once its agent
-# answered, from jprof's own per-JVM line in $REPORT: the samples of the JVM's start-up,
-# before the agent was attached ("agent not yet attached"), loaded ("no agent") or had
-# its handler up ("agent not ready"), are left out; every stack walk failure counts
+# percent of the JVM's CPU samples of Java threads with complete Java stacks once its agent
+# answered, from jprof's own per-JVM line in $REPORT. jprof's own steady-state figure when
+# it prints one ("Y% of the N after the agent connected": samples from before the agent was
+# attached or loaded left out); else the CPU-only figure ("CPU samples of Java threads: A of
+# B complete (X%)", printed beside off-CPU samples); else, all samples being CPU ones and
+# none from before the agent, the line's own "with complete Java stacks (P%)". Every stack
+# walk failure after the agent connected counts, "agent not ready" included
 complete_pct() {
-	local line java complete pre=0 n
+	local line pct cpu='CPU samples of Java threads: [0-9]+ of [0-9]+ complete'
 	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT" | head -1)
 	[[ -n $line ]] || { echo "no per-JVM line for $JPID" >&2; return 1; }
-	java=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
-	complete=$(sed -nE 's/.* of which ([0-9]+) with complete Java stacks.*/\1/p' <<<"$line")
-	for why in "agent not yet attached" "no agent" "agent not ready"; do
-		n=$(sed -nE "s/.*[ ,]([0-9]+) $why[,;]?( |\$).*/\1/p" <<<"$line")
-		pre=$((pre + ${n:-0}))
-	done
-	awk -v j="${java:-0}" -v c="${complete:-0}" -v n="$pre" \
-		'BEGIN { if (j - n > 0) printf "%.1f\n", 100 * c / (j - n); else print 0 }'
+	pct=$(sed -nE 's/.*, ([0-9.]+)% of the [0-9]+ after the agent connected.*/\1/p' <<<"$line")
+	[[ -n $pct ]] ||
+		pct=$(sed -nE "s/.*; $cpu \\(([0-9.]+)%\\).*/\\1/p" <<<"$line")
+	[[ -n $pct ]] ||
+		pct=$(sed -nE 's/.* with complete Java stacks \(([0-9.]+)%\).*/\1/p' <<<"$line")
+	[[ -n $pct ]] || { echo "no completeness figure in: $line" >&2; return 1; }
+	echo "$pct"
 }
 
 # javac_run JDK_HOME SRC_ZIP MODE(p|a): javac compiles java.util while jprof records it
@@ -169,4 +172,147 @@ math_run() {
 	# the fallback's own faults: counted by the agent beyond the AGCT walks' faults
 	((${agent_faults:-0} > ${walk_faults:-0} && ${unknown:-0} > 0))
 	grep -Eq "^jprof: JVM $pid \(java\): .*fallback walker: [1-9][0-9]* of [0-9]+ AGCT failures recovered" <<<"$REPORT"
+}
+
+# H2 (Debian libh2-java), a real SQL database, under a JDBC load with real lock contention:
+# tests/apps/H2Load.java, 8 threads on one shared table of one in-memory database
+H2JAR=/usr/share/java/h2.jar
+
+# start_h2 JDK_HOME SECS [since-agent]: H2Load runs SECS s in all; JPID once it printed
+# "ready" after its 5 s warm-up (the JIT has compiled H2's hot paths: the steady state). Its
+# working directory is $OUT, where a crashing JVM would leave its hs_err file
+start_h2() {
+	local home=$1 secs=$2
+	shift 2
+	require_jdk "$home"
+	[[ -r $H2JAR ]] || { missing "the H2 database $H2JAR (Debian: libh2-java)"; return; }
+	[[ -r $APPS/H2Load.class ]] || { missing "H2Load not built in $APPS (make apps)"; return; }
+	(cd "$OUT" && exec "$home/bin/java" -Xmx256m -cp "$H2JAR:$APPS" H2Load 8 "$secs" 5 "$@" \
+		>"$OUT/h2.out" 2>&1 3>&-) &
+	JPID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^ready' "$OUT/h2.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q '^ready' "$OUT/h2.out" || { cat "$OUT/h2.out"; echo "H2Load not ready"; return 1; }
+}
+
+# end_h2: H2Load ended (or ends) on its own, exit 0, its transactions done,
+# no hs_err file, no word from the agent
+end_h2() {
+	local pid=$JPID rc=0
+	wait "$JPID" || rc=$?
+	JPID=
+	((rc == 0)) || { cat "$OUT/h2.out"; echo "H2Load exited $rc"; return 1; }
+	grep -E '^ops [1-9][0-9]*$' "$OUT/h2.out"
+	[[ ! -e $OUT/hs_err_pid$pid.log ]]
+	if grep -a 'jprof agent' "$OUT/h2.out"; then return 1; fi
+}
+
+# foreign_agent PID: says so when an agent was in the JVM before this jprof tried (0 tries):
+# on a shared host another jprof's -a can load its own first, and this one gets no Java stacks
+foreign_agent() {
+	if grep -Eq "^jprof: JVM $1 .*[( ]0 tries" <<<"$REPORT"; then
+		echo "note: a jprof agent was in JVM $1 before this jprof tried; jprof records now:"
+		pgrep -af 'jprof record' || true
+	fi
+}
+
+# h2_cpu JDK_HOME: attached late to the warm JVM, 8 s at 999 Hz: >= 98% of the CPU samples of
+# Java threads complete from jprof's own per-JVM line, H2's frames in most of the JVM's
+# samples, the Java stacks rooted at Thread.run (the workers run H2 from their run())
+h2_cpu() {
+	local pid pct h2 all
+	start_h2 "$1" 20
+	pid=$JPID
+	run -0 "$JPROF" record -p "$JPID" -F 999 -d 8 -o "$OUT/h2.folded"
+	REPORT=$output
+	foreign_agent "$pid"
+	grep -E "^jprof: JVM $pid " <<<"$REPORT"
+	end_h2
+	# H2's own code (org/h2/...), in Java stacks, is where this JVM spends most of its CPU
+	# (the rest: GC and JIT threads, samples from before the agent)
+	h2=$(grep -v '\[no Java stack' "$OUT/h2.folded" |
+		folded_sum ';org/h2/[A-Za-z0-9/$]+\.[^;]+_\[[ji0]\]' -)
+	all=$(folded_total "$OUT/h2.folded")
+	echo "samples with H2's frames in a Java stack: $h2 of $all"
+	((h2 * 2 > all))
+	# whole stacks: every Java stack starts at Thread.run, none cut short by a wrong walk
+	awk '/_\[[ji0]\]/ && !/\[no Java stack/ {
+			t += $NF; if ($0 ~ /^java;java\/lang\/Thread\.run_\[/) r += $NF }
+		END { printf "Java stacks rooted at Thread.run: %d of %d\n", r, t
+			exit !(t > 0 && r * 1000 >= t * 998) }' "$OUT/h2.folded"
+	pct=$(JPID=$pid complete_pct)
+	echo "complete Java stacks (CPU, steady state): $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+}
+
+# h2_lock JDK_HOME: -e cpu,offcpu,lock in one recording that H2Load ends 7 s after "ready"
+# (a JVM that exits mid-recording): H2's monitor waits on its table (MVTable.lock/unlock
+# synchronize on the MVTable) with the monitor's class as the leaf, their total against
+# the JVM's own measure, the summary's "monitor contention" total equal to the folded one,
+# and the off-CPU time of the threads blocked on that monitor with their Java stacks
+h2_lock() {
+	local pid waits secs lock mv lockmv off offmv nojava want
+	start_h2 "$1" 12 since-agent
+	pid=$JPID
+	run -0 "$JPROF" record -p "$JPID" -F 999 -e cpu,offcpu,lock -d 10 -o "$OUT/h2.folded"
+	REPORT=$output
+	foreign_agent "$pid"
+	grep -E "^jprof: (JVM $pid|monitor contention|off-CPU)" <<<"$REPORT"
+	end_h2
+	grep -E '_\[l\] [0-9]+$' "$OUT/h2.folded" | sort -k2 -n -r -t' ' | head -4 | cut -c1-400
+	read -r waits secs < <(sed -nE \
+		's/^jprof: monitor contention: ([0-9]+) waits, ([0-9.]+) s waited.*/\1 \2/p' \
+		<<<"$REPORT")
+	# the lock profile: monitor waits with the monitor class as leaf and parks ([park]); nearly
+	# all on H2's table monitor, entered in MVTable.lock (statements) and MVTable.unlock
+	# (commits), a good part of them in MVTable.lock
+	local table='org/h2/mvstore/db/MVTable' monitor='org\.h2\.mvstore\.db\.MVTable_\[l\]'
+	lock=$(folded_sum '(_\[l\]|;\[park\]) [0-9]+$' "$OUT/h2.folded")
+	mv=$(folded_sum ";$table\\.(un)?lock_\\[[ji0]\\];$monitor [0-9]+\$" "$OUT/h2.folded")
+	lockmv=$(folded_sum ";$table\\.lock_\\[[ji0]\\];$monitor [0-9]+\$" "$OUT/h2.folded")
+	echo "monitor contention: summary $waits waits, $secs s; folded $lock ns, on the MVTable" \
+		"monitor $mv ns, of them in MVTable.lock $lockmv ns"
+	((waits > 10))
+	((mv * 10 >= lock * 9))
+	((lockmv * 5 > mv))
+	# against the JVM's own measure of the workers' blocked time (ThreadMXBean, ms) since the
+	# agent's channel appeared, within 10%
+	want=$(sed -n 's/^blocked_ns //p' "$OUT/h2.out")
+	echo "blocked on monitors: JVM $want ns since the agent came, jprof $lock ns"
+	awk -v g="$lock" -v w="$want" 'BEGIN { exit !(w > 0 && g >= w * 0.9 && g <= w * 1.1) }'
+	# the summary's seconds are the folded nanoseconds, to its 3 decimals
+	awk -v s="$secs" -v n="$lock" 'BEGIN { d = s * 1e9 - n; exit !(d < 1e6 && d > -1e6) }'
+	grep -Eq "^jprof: JVM $pid: agent events: .* $waits monitor waits" <<<"$REPORT"
+	# off-CPU: the blocked intervals under MVTable.lock carry the Java stack of the wait
+	# (they were "[no Java stack: not walkable, not Java]" with a libc futex frame before);
+	# they are the same waits the lock profile measures (less the spinning before a block
+	# and the blocks under --min-block)
+	off=$(folded_sum '\[off-cpu\] [0-9]+$' "$OUT/h2.folded")
+	offmv=$(grep -v '\[no Java stack' "$OUT/h2.folded" | grep '^java;java/lang/Thread\.run_' |
+		folded_sum ";$table\\.lock_\\[[ji0]\\];.*\\[off-cpu\\] [0-9]+\$" -)
+	nojava=$(grep '\[no Java stack' "$OUT/h2.folded" |
+		folded_sum 'ObjectMonitor::enter.*\[off-cpu\] [0-9]+$' -)
+	echo "off-CPU: $off ns in all, $offmv ns under MVTable.lock with Java frames," \
+		"$nojava ns in ObjectMonitor::enter without a Java stack"
+	((offmv * 2 > lockmv && nojava * 10 < offmv))
+	# the CPU samples are there too, in H2's code
+	grep -Eq '^java;java/lang/Thread\.run_.*;org/h2/command/[^ ]* [0-9]+$' "$OUT/h2.folded"
+}
+
+@test "jdk17 H2 under JDBC load, -p late: >= 98% complete CPU stacks, H2's frames, no crash" {
+	h2_cpu "$JDK17"
+}
+
+@test "jdk25 H2 under JDBC load, -p late: >= 98% complete CPU stacks, H2's frames, no crash" {
+	h2_cpu "$JDK25"
+}
+
+@test "jdk17 H2 -e cpu,offcpu,lock: waits in MVTable.lock on the MVTable monitor, blocked time with Java stacks" {
+	h2_lock "$JDK17"
+}
+
+@test "jdk25 H2 -e cpu,offcpu,lock: waits in MVTable.lock on the MVTable monitor, blocked time with Java stacks" {
+	h2_lock "$JDK25"
 }
