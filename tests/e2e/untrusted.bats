@@ -138,7 +138,9 @@ jprof_rss() {
 	wait_file "$W/jit.out" 10
 	read -r _ start size <"$W/jit.out"
 	TMPS+=("/tmp/perf-$jpid.map")
-	# ...and a perf map for it written by the unprivileged user
+	# ...and a perf map for it written by the unprivileged user (a map an earlier process
+	# with this pid left in /tmp would be in the way: sticky /tmp)
+	rm -f "/tmp/perf-$jpid.map"
 	"${AS_USER[@]}" bash -c "echo '$start $size PLANTED_BY_ATTACKER' >/tmp/perf-$jpid.map"
 	jprof_rss -p "$jpid" -F 997 -d 3 -o "$W/planted.folded"
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
