@@ -4,6 +4,7 @@
 #include <regex.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,8 @@ static void drop_withdrawn_agents(struct rec *r)
 
 static void retire_dead_jvms(struct rec *r, __u64 now)
 {
+	bool freed = false;
+
 	if (now - r->retire_check_ns < 1000000000ull)
 		return;
 	r->retire_check_ns = now;
@@ -315,8 +318,14 @@ static void retire_dead_jvms(struct rec *r, __u64 now)
 		syms__drop_pid(r->syms, pid);
 		memset(&r->agents[i], 0, sizeof(r->agents[i]));
 		r->retired++;
+		freed = true;
 		pr_debug("JVM %u exited: its agent and symbols freed", pid);
 	}
+#ifdef __GLIBC__
+	/* megabytes freed amid the heap stay resident unless given back */
+	if (freed)
+		(void)malloc_trim(0);
+#endif
 }
 
 /*
