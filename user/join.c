@@ -940,24 +940,35 @@ static bool is_agent_dso(const char *dso)
 
 /*
  * The part of a sample's stack below its Java frames: the kernel stack, then the user
- * stack up to the first frame in the code cache (where the Java frames take over). The
- * frames' count in *n; true when one of them is the agent's (its signal handler runs).
+ * stack up to the first frame in the code cache (where the Java frames take over).
  */
-static bool push_native_part(struct join *j, size_t *n, const struct jp_sample *s,
+static void push_native_part(struct join *j, size_t *n, const struct jp_sample *s,
 			     const __u64 *kstack, const __u64 *ustack)
 {
 	struct jp_sym sym;
-	bool agent = false;
 
 	push_kernel(j, n, s, kstack);
 	for (__u32 i = 0; i < s->ustack_len; i++) {
 		resolve_user(j, s->pid, ustack[i], &sym);
 		if (in_code_cache(&sym))
 			break;
-		agent |= is_agent_dso(sym.dso);
 		push_user(j, n, s->pid, ustack[i], &sym);
 	}
-	return agent;
+}
+
+/* the agent's frames (its signal handler) are on the sample's user stack, below Java */
+static bool agent_on_stack(struct join *j, const struct jp_sample *s, const __u64 *ustack)
+{
+	struct jp_sym sym;
+
+	for (__u32 i = 0; i < s->ustack_len; i++) {
+		resolve_user(j, s->pid, ustack[i], &sym);
+		if (in_code_cache(&sym))
+			return false;
+		if (is_agent_dso(sym.dso))
+			return true;
+	}
+	return false;
 }
 
 static int add_java(struct join *j, const struct jp_sample *s, const __u64 *kstack,
@@ -968,7 +979,7 @@ static int add_java(struct join *j, const struct jp_sample *s, const __u64 *ksta
 
 	if (err < 0)
 		return err;
-	(void)push_native_part(j, &n, s, kstack, ustack);
+	push_native_part(j, &n, s, kstack, ustack);
 	j->java_from = n;
 	for (int f = 0; f < t->num_frames; f++)
 		push_java(j, &n, e, &t->frames[f]);
@@ -1070,7 +1081,7 @@ static int add_monitor_wait(struct join *j, const struct jp_sample *s, const __u
 	jl = model__get_stack(j->model, w->jstack, &nj);
 	if (!jl)
 		return 1;
-	(void)push_native_part(j, &n, s, kstack, ustack);
+	push_native_part(j, &n, s, kstack, ustack);
 	for (size_t i = 0; i < nj && n < JOIN_MAX_FRAMES; i++)
 		j->locs[n++] = jl[i];
 	e->samples++;
@@ -1381,14 +1392,9 @@ static int add_follower(struct join *j, const struct jp_sample *s, const __u64 *
 	const jp_id *jl;
 	size_t n = 0, nj = 0;
 
-	if (s->flags & JP_SF_IN_HANDLER) {
-		bool agent = push_native_part(j, &n, s, kstack, ustack);
-
-		j->pool_used = 0;
-		if (!agent) {
-			j->st.jvm_samples++;
-			return add_missing(j, s, kstack, ustack, e, MISS_NOT_SENT, 0);
-		}
+	if ((s->flags & JP_SF_IN_HANDLER) && !agent_on_stack(j, s, ustack)) {
+		j->st.jvm_samples++;
+		return add_missing(j, s, kstack, ustack, e, MISS_NOT_SENT, 0);
 	}
 	if (l->pid != s->pid || l->tid != s->tid || !l->sig_ns || l->sig_ns > s->time_ns) {
 		j->st.jvm_samples++;
@@ -1406,8 +1412,7 @@ static int add_follower(struct join *j, const struct jp_sample *s, const __u64 *
 	jl = l->lead_stack ? model__get_stack(j->model, l->lead_stack, &nj) : NULL;
 	if (!jl || l->lead_jfrom >= nj)
 		return add_missing(j, s, kstack, ustack, e, MISS_FOLLOW, 0);
-	n = 0;
-	(void)push_native_part(j, &n, s, kstack, ustack);
+	push_native_part(j, &n, s, kstack, ustack);
 	for (size_t i = l->lead_jfrom; i < nj && n < JOIN_MAX_FRAMES; i++)
 		j->locs[n++] = jl[i];
 	e->samples++;
