@@ -71,33 +71,44 @@ static __always_inline __u64 cpu_weight(struct task_struct *task, __u32 tid)
 /*
  * -e wall: the current thread's on-CPU time since its previous sample, by the switch
  * timestamps. No entry: it has not left the CPU since offcpu.bpf.c was attached, so it
- * has been on it since before the window. Kernel threads are not followed by the switch
- * program (unless asked there): their samples weigh one period.
+ * has been on it since before the window. Off CPU by the entry, though it runs: its
+ * switch-in was not reported (JP_STAT_SWITCH_MISSED), and it ran its runtime since its
+ * last switch-out (the runtime as of the last scheduler update: up to a tick behind).
+ * Kernel threads are not followed by the switch program (unless asked there): their
+ * samples weigh one period.
  */
 static __always_inline __u64 wall_weight(struct task_struct *task, __u32 tid, __u64 now,
 					 bool exiting)
 {
+	__u64 rt = BPF_CORE_READ(task, se.sum_exec_runtime);
+	struct jp_wall_cpu v = { .since_ns = now, .rt_ns = rt, .pid = BPF_CORE_READ(task, tgid) };
 	struct jp_wall_cpu *w;
-	struct jp_wall_cpu v = { .since_ns = now };
-	__u64 start, weight;
+	__u64 start, weight, ran;
 
 	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
 		return exiting ? 0 : period_ns;
+	if (now <= wall_start_ns)
+		return 0;
 	w = bpf_map_lookup_elem(&wall_cpu, &tid);
 	if (!w) {
 		if (!exiting)
 			(void)bpf_map_update_elem(&wall_cpu, &tid, &v, BPF_ANY);
-		return now > wall_start_ns ? now - wall_start_ns : 0;
+		return now - wall_start_ns;
 	}
 	start = w->since_ns > wall_start_ns ? w->since_ns : wall_start_ns;
-	weight = w->acc_ns + (w->since_ns && now > start ? now - start : 0);
+	if (w->since_ns) {
+		weight = w->acc_ns + (now > start ? now - start : 0);
+	} else {
+		ran = rt > w->rt_ns ? rt - w->rt_ns : 0;
+		weight = w->acc_ns + (ran < now - wall_start_ns ? ran : now - wall_start_ns);
+	}
 	if (exiting) {
 		bpf_map_delete_elem(&wall_cpu, &tid);
 		return weight;
 	}
 	w->acc_ns = 0;
-	if (w->since_ns)
-		w->since_ns = now;
+	w->since_ns = now; /* it runs: on CPU from here */
+	w->rt_ns = rt;
 	return weight;
 }
 

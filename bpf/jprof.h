@@ -60,7 +60,13 @@
 #define JP_STAT_CPU_NOPREV  18	/* cpu: thread's earlier runtime unknown: the sample weighs a period */
 #define JP_STAT_CPU_NEW	    19	/* cpu: first sample of a thread started since the start */
 #define JP_STAT_CPU_TAIL    20	/* cpu: thread exits with CPU time after their last sample */
-#define JP_STAT_MAX	    21
+/*
+ * a switch the sched_switch tracepoint did not report (seen on this machine's kernel for
+ * the threads of one process: a thread switched out twice with no switch-in between):
+ * the on-CPU and off-CPU time of the unseen stretch come from the scheduler's runtime
+ */
+#define JP_STAT_SWITCH_MISSED 21
+#define JP_STAT_MAX	    22
 
 /*
  * One record per sample in the ring buffer, followed by kstack_len + ustack_len
@@ -128,6 +134,14 @@ struct jp_cpu_prev {
 struct jp_wall_cpu {
 	__u64 since_ns; /* on CPU since (switch-in or last sample); 0: off CPU */
 	__u64 acc_ns;	/* on-CPU time not yet given to a sample */
+	/*
+	 * the scheduler's runtime of the thread at its last switch or sample: the on-CPU
+	 * time of a stretch whose switch the tracepoint did not report (see
+	 * JP_STAT_SWITCH_MISSED) is the runtime since
+	 */
+	__u64 rt_ns;
+	__u32 pid; /* the thread's process, for the CPU time still here at the end */
+	__u32 pad;
 };
 
 /* syscall aggregation (syscalls.bpf.c), read by user/kernel/syscalls.c at the end */

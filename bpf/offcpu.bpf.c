@@ -36,19 +36,40 @@ static __always_inline __u64 wall_span(__u64 start, __u64 now)
 	return now > start ? now - start : 0;
 }
 
+/* on-CPU time d that ended at now, clipped to the window */
+static __always_inline __u64 wall_clip(__u64 d, __u64 now)
+{
+	__u64 w = window_start_ns;
+
+	if (!w || now <= w)
+		return 0;
+	return d < now - w ? d : now - w;
+}
+
+/* the scheduler's CPU time of t (up to date for prev at a switch: updated before it) */
+static __always_inline __u64 task_runtime(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, se.sum_exec_runtime);
+}
+
 /*
- * -e wall, thread tid leaves the CPU: its on-CPU time since it came on. No entry: it
- * came on before the programs were attached, so it ran since before the window.
+ * -e wall, thread tid leaves the CPU with runtime rt: its on-CPU time since it came on.
+ * No entry: it came on before the programs were attached, so it ran since before the
+ * window. Not on by the entry: its switch-in was not reported (JP_STAT_SWITCH_MISSED),
+ * and it ran rt minus the runtime at its last switch-out.
  */
-static __always_inline void wall_off(__u32 tid, __u64 now)
+static __always_inline void wall_off(__u32 pid, __u32 tid, __u64 now, __u64 rt)
 {
 	struct jp_wall_cpu *w = bpf_map_lookup_elem(&wall_cpu, &tid);
-	struct jp_wall_cpu v = { 0 };
+	struct jp_wall_cpu v = { .rt_ns = rt, .pid = pid };
 
 	if (w) {
 		if (w->since_ns)
 			w->acc_ns += wall_span(w->since_ns, now);
+		else if (rt > w->rt_ns)
+			w->acc_ns += wall_clip(rt - w->rt_ns, now);
 		w->since_ns = 0;
+		w->rt_ns = rt;
 		return;
 	}
 	v.acc_ns = wall_span(0, now);
@@ -63,16 +84,25 @@ static __always_inline bool wall_wanted(struct task_struct *t)
 	return pid_wanted(BPF_CORE_READ(t, tgid));
 }
 
-/* -e wall, thread tid comes on the CPU */
-static __always_inline void wall_on(__u32 tid, __u64 now)
+/*
+ * -e wall, thread tid comes on the CPU with runtime rt. Still on by the entry: its
+ * switch-out was not reported, and it ran rt minus the runtime at its last switch or sample.
+ */
+static __always_inline void wall_on(__u32 pid, __u32 tid, __u64 now, __u64 rt)
 {
 	struct jp_wall_cpu *w = bpf_map_lookup_elem(&wall_cpu, &tid);
-	struct jp_wall_cpu v = { .since_ns = now };
+	struct jp_wall_cpu v = { .since_ns = now, .rt_ns = rt, .pid = pid };
 
-	if (w)
-		w->since_ns = now;
-	else
+	if (!w) {
 		(void)bpf_map_update_elem(&wall_cpu, &tid, &v, BPF_ANY);
+		return;
+	}
+	if (w->since_ns && rt > w->rt_ns) {
+		w->acc_ns += wall_clip(rt - w->rt_ns, now);
+		stat_inc(JP_STAT_SWITCH_MISSED);
+	}
+	w->since_ns = now;
+	w->rt_ns = rt;
 }
 
 /*
@@ -139,6 +169,37 @@ static __always_inline __s32 blocked_syscall(struct task_struct *prev, bool btf)
 	return insn == 0x050f ? (__s32)nr : -1;
 }
 
+/*
+ * r: prev's record of its last switch-out, still open as prev leaves the CPU again: the
+ * tracepoint did not report its switch-in (JP_STAT_SWITCH_MISSED). It ran rt minus the
+ * runtime it had then (r->s.weight) since, as one stretch up to now as far as can be
+ * told: the interval ends where that began. Emitted without a signal (no Java frames:
+ * the thread has run since).
+ */
+static __always_inline void emit_unseen_switch_in(struct jp_scratch *r, __u64 now, __u64 rt)
+{
+	__u64 ran = rt > r->s.weight ? rt - r->s.weight : 0;
+	__u64 in, start, size;
+
+	stat_inc(JP_STAT_SWITCH_MISSED);
+	if (!r->s.weight || now <= r->s.time_ns || ran >= now - r->s.time_ns)
+		return;
+	in = now - ran;
+	start = r->s.time_ns > window_start_ns ? r->s.time_ns : window_start_ns;
+	if (in <= window_start_ns || in <= start || in - start < min_block_ns)
+		return;
+	r->s.weight = in - start;
+	r->s.time_ns = in;
+	r->s.cpu = bpf_get_smp_processor_id();
+	size = sizeof(r->s) + ((__u64)r->s.kstack_len + r->s.ustack_len) * sizeof(__u64);
+	if (size > sizeof(*r))
+		return;
+	if (bpf_ringbuf_output(&events, r, size, ringbuf_wakeup_flags()))
+		stat_inc(JP_STAT_RB_DROPS);
+	else
+		stat_inc(JP_STAT_OFFCPU);
+}
+
 /* prev is current here: record its identity, time, syscall and both stacks */
 static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now, bool btf,
 				       __u32 flags)
@@ -146,6 +207,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	__u32 tid = BPF_CORE_READ(prev, pid);
 	__u32 tgid = BPF_CORE_READ(prev, tgid);
 	struct jp_scratch *r;
+	__u64 rt;
 
 	if (!tid)
 		return;
@@ -162,8 +224,11 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 			return;
 		}
 	}
+	rt = task_runtime(prev);
+	if (r->s.time_ns)
+		emit_unseen_switch_in(r, now, rt);
 	r->s.time_ns = now;
-	r->s.weight = 0;
+	r->s.weight = rt; /* until its switch-in: the runtime now, for emit_unseen_switch_in */
 	r->s.cgroup_id = bpf_get_current_cgroup_id();
 	r->s.pid = tgid;
 	r->s.tid = tid;
@@ -245,9 +310,9 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 		__u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid);
 
 		if (ptid && wall_wanted(prev))
-			wall_off(ptid, now);
+			wall_off(BPF_CORE_READ(prev, tgid), ptid, now, task_runtime(prev));
 		if (ntid && wall_wanted(next))
-			wall_on(ntid, now);
+			wall_on(BPF_CORE_READ(next, tgid), ntid, now, task_runtime(next));
 	}
 	switch_in(next, now);
 	return 0;

@@ -114,6 +114,7 @@ struct rec {
 	struct cgroup_names *cgnames; /* cgroup id -> container label, NULL without cgroup v2 */
 	__u64 window_ns;   /* -e wall: from the window's start to the end of the recording */
 	__u64 wall_end_ns; /* -e wall: the end; samples after it are clipped to it */
+	int wall_tails;	   /* -e wall: threads whose CPU time since their last sample came at the end */
 	__u64 band_gc_ns, band_safepoint_ns; /* -e wall: the pause band's time, all JVMs */
 };
 
@@ -975,10 +976,12 @@ static void summary(struct rec *r, double secs, const char *where)
 	if (r->o->events & (1u << JP_EV_OFFCPU))
 		fprintf(stderr,
 			"jprof: off-CPU: %llu intervals, %.3f s blocked, %d still open at the end, "
-			"%llu lost\n",
+			"%llu lost; %llu thread switches the kernel's tracepoint did not report, "
+			"their time taken from the scheduler's runtime\n",
 			(unsigned long long)st[JP_STAT_OFFCPU] + (__u64)open,
 			model__total(r->model, JP_VAL_OFFCPU_NS) / 1e9, open,
-			(unsigned long long)st[JP_STAT_OFFCPU_LOST]);
+			(unsigned long long)st[JP_STAT_OFFCPU_LOST],
+			(unsigned long long)st[JP_STAT_SWITCH_MISSED]);
 	if (r->o->events & (1u << JP_EV_SYSCALL))
 		fprintf(stderr, "jprof: slow syscalls: %llu calls, %.3f s%s\n",
 			(unsigned long long)model__total(r->model, JP_VAL_SYSCALL_CALLS),
@@ -988,12 +991,14 @@ static void summary(struct rec *r, double secs, const char *where)
 				"");
 	if (r->o->events & (1u << JP_EV_CPU))
 		fprintf(stderr,
-			"jprof: CPU time: %.3f s on CPU (%s), %llu thread exits carried their time "
+			"jprof: CPU time: %.3f s on CPU (%s), %llu thread exits%s carried their time "
 			"after the last sample, %llu threads new in the recording, %llu samples "
 			"weighed one period (thread's earlier runtime unknown)\n",
 			model__total(r->model, JP_VAL_CPU_NS) / 1e9,
 			r->o->wall ? "switch timestamps" : "scheduler runtime",
-			(unsigned long long)st[JP_STAT_CPU_TAIL], (unsigned long long)st[JP_STAT_CPU_NEW],
+			(unsigned long long)st[JP_STAT_CPU_TAIL] + (__u64)r->wall_tails,
+			r->o->wall ? " and threads alive at the end" : "",
+			(unsigned long long)st[JP_STAT_CPU_NEW],
 			(unsigned long long)st[JP_STAT_CPU_NOPREV]);
 	if (r->o->wall)
 		fprintf(stderr,
@@ -1590,6 +1595,13 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		if (r.offcpu_open < 0)
 			pr_warn("off-CPU: the intervals still open at the end: %s",
 				strerror(-r.offcpu_open));
+		if (o->wall) {
+			n = kernel_session__flush_wall(r.ks, end, on_sample, &r);
+			if (n < 0)
+				pr_warn("wall: the CPU time since each thread's last sample: %s",
+					strerror(-n));
+			r.wall_tails = n > 0 ? n : 0;
+		}
 	}
 	(void)kernel_session__drain(r.ks);
 	(void)join__flush(r.join);

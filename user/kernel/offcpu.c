@@ -14,6 +14,7 @@
 #include "log.h"
 #include "kernel/offcpu.h"
 #include "kernel/tp_probe.h"
+#include "util/procfs.h"
 #include "offcpu.skel.h"
 
 #define OFFCPU_DEFAULT_THREADS 16384
@@ -107,6 +108,7 @@ int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_s
 {
 	struct bpf_map *m = oc->skel->maps.offcpu_start;
 	__u32 key, next, *prev = NULL;
+	__u64 rt, until, from;
 	struct open_rec *r;
 	int fd, n = 0, err = 0;
 
@@ -129,8 +131,20 @@ int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_s
 		if (r->s.kstack_len > JP_MAX_KSTACK || r->s.ustack_len > JP_MAX_USTACK ||
 		    r->s.kstack_len + r->s.ustack_len > JP_MAX_KSTACK + JP_MAX_USTACK)
 			continue;
-		r->s.weight = end_ns - (r->s.time_ns > start_ns ? r->s.time_ns : start_ns);
-		r->s.time_ns = end_ns;
+		/*
+		 * It ran since (its runtime grew from the one stored at its switch-out): the
+		 * tracepoint did not report its switch-in, and it was blocked until it began
+		 * that stretch, not until the end.
+		 */
+		until = end_ns;
+		if (r->s.weight && !proc_thread_runtime(r->s.pid, r->s.tid, &rt) && rt > r->s.weight)
+			until = rt - r->s.weight < end_ns - r->s.time_ns ?
+					end_ns - (rt - r->s.weight) : r->s.time_ns;
+		from = r->s.time_ns > start_ns ? r->s.time_ns : start_ns;
+		if (until <= from)
+			continue;
+		r->s.weight = until - from;
+		r->s.time_ns = until;
 		r->s.flags = JP_SF_OPEN | (r->s.flags & JP_SF_RUNNABLE);
 		r->s.sig_err = 0;
 		err = fn(ctx, &r->s, r->frames, r->frames + r->s.kstack_len);

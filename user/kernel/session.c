@@ -601,6 +601,60 @@ bool kernel_session__filters_pids(const struct kernel_session *s)
 	return s->cpu->rodata->filter_pids;
 }
 
+int kernel_session__flush_wall(struct kernel_session *s, __u64 end_ns, kernel_sample_fn fn,
+			       void *ctx)
+{
+	static const __u64 none[1];
+	__u64 start = s->cpu->bss->wall_start_ns, since;
+	struct jp_wall_cpu v;
+	struct jp_sample t;
+	__u32 key, next, *prev = NULL;
+	int fd, n = 0, err;
+
+	if (!start)
+		return 0;
+	/* no sample or thread exit takes time from the table while it is read */
+	for (int i = 0; i < s->ncpus; i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+	}
+	bpf_link__destroy(s->cpu->links.cpu_exit);
+	s->cpu->links.cpu_exit = NULL;
+	/* the samples in the ring first: a tail follows its thread's last sample */
+	err = kernel_session__drain(s);
+	if (err < 0)
+		return err;
+	fd = bpf_map__fd(s->cpu->maps.wall_cpu);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) || !v.pid)
+			continue;
+		since = v.since_ns > start ? v.since_ns : start;
+		if (v.since_ns && end_ns > since)
+			v.acc_ns += end_ns - since;
+		if (!v.acc_ns)
+			continue;
+		memset(&t, 0, sizeof(t));
+		t.time_ns = end_ns;
+		t.weight = v.acc_ns;
+		t.pid = v.pid;
+		t.tid = key;
+		t.kind = JP_EV_CPU;
+		t.flags = JP_SF_CPU_TAIL;
+		t.syscall_nr = -1;
+		proc_comm(v.pid, key, t.comm);
+		proc_comm(v.pid, 0, t.pcomm);
+		if (!t.pcomm[0])
+			continue; /* gone: the name would read as an exec */
+		err = fn(ctx, &t, none, none);
+		if (err)
+			return err;
+		n++;
+	}
+	return n;
+}
+
 void kernel_session__free(struct kernel_session *s)
 {
 	if (!s)

@@ -58,6 +58,14 @@ int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ti
 int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid);
 /* Adds a pid to the -p filter while running. */
 int kernel_session__add_pid(struct kernel_session *s, __u32 tgid);
+/*
+ * -e wall, at the end, after the off-CPU programs are detached: stops the sampler and
+ * hands each thread's on-CPU time not yet given to a sample (the time since its last
+ * sample, up to end_ns) to fn as a CPU tail record (JP_SF_CPU_TAIL, no stacks), as
+ * thread exits do. Returns the records delivered, or -errno.
+ */
+int kernel_session__flush_wall(struct kernel_session *s, __u64 end_ns, kernel_sample_fn fn,
+			       void *ctx);
 /* Sums the per-CPU counters (JP_STAT_*). */
 void kernel_session__stats(const struct kernel_session *s, __u64 ret[JP_STAT_MAX]);
 /* "cpu-clock" or "cycles" */

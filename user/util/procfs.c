@@ -48,3 +48,37 @@ int proc_start_ticks(__u32 pid, __u64 *ret)
 	*ret = v;
 	return 0;
 }
+
+int proc_thread_runtime(__u32 pid, __u32 tid, __u64 *ret)
+{
+	char path[64], buf[96];
+	unsigned long long ns;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", pid, tid);
+	n = proc_read_small(AT_FDCWD, path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	if (sscanf(buf, "%llu", &ns) != 1)
+		return -EIO;
+	*ret = ns;
+	return 0;
+}
+
+void proc_comm(__u32 pid, __u32 tid, char comm[16])
+{
+	char path[64], buf[32];
+	ssize_t n;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	memset(comm, 0, 16);
+	n = proc_read_small(AT_FDCWD, path, buf, sizeof(buf));
+	if (n <= 0)
+		return;
+	if (buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	memcpy(comm, buf, n < 16 ? (size_t)n : 15);
+}

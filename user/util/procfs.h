@@ -15,4 +15,13 @@ ssize_t proc_read_small(int dir_fd, const char *path, char *buf, size_t size);
 /* field 22 of /proc/<pid>/stat: the start time in clock ticks. 0, or -errno (-EIO: unparsable) */
 int proc_start_ticks(__u32 pid, __u64 *ret);
 
+/* the thread's CPU time in ns: the scheduler's runtime (/proc/<pid>/task/<tid>/schedstat). 0 or -errno */
+int proc_thread_runtime(__u32 pid, __u32 tid, __u64 *ret);
+
+/*
+ * the name of thread tid of pid (tid 0: of the process) into comm[16], NUL-padded; empty
+ * when unreadable
+ */
+void proc_comm(__u32 pid, __u32 tid, char comm[16]);
+
 #endif /* JPROF_UTIL_PROCFS_H */
