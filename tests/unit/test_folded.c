@@ -159,6 +159,33 @@ TEST(sanitized_names)
 	profile__free(p);
 }
 
+TEST(frames_that_print_alike_share_a_line)
+{
+	/* native, JVM and root markers print without a suffix; "x_[j]" native reads as JIT x */
+	struct profile *p = profile__new("t", "samples");
+	struct jp_frame s1[] = { F("r", JP_FK_ROOT), F("[unknown]", JP_FK_JVM) };
+	struct jp_frame s2[] = { F("r", JP_FK_ROOT), F("[unknown]", JP_FK_NATIVE) };
+	struct jp_frame s3[] = { F("r", JP_FK_NATIVE), F("x_[j]", JP_FK_NATIVE) };
+	struct jp_frame s4[] = { F("r", JP_FK_ROOT), F("x", JP_FK_JIT) };
+	char *out;
+	int err;
+
+	ASSERT_TRUE(p);
+	EXPECT_EQ(profile__add(p, s1, 2, 1), 0);
+	EXPECT_EQ(profile__add(p, s2, 2, 2), 0);
+	out = folded(p, &err);
+	EXPECT_EQ(err, 0);
+	EXPECT_STREQ(out, "r;[unknown] 3\n");
+	free(out);
+	EXPECT_EQ(profile__add(p, s3, 2, 4), 0);
+	EXPECT_EQ(profile__add(p, s4, 2, 8), 0);
+	out = folded(p, &err);
+	EXPECT_EQ(err, 0);
+	EXPECT_STREQ(out, "r;[unknown] 3\nr;x_[j] 12\n");
+	free(out);
+	profile__free(p);
+}
+
 TEST(order_is_by_line_not_by_name)
 {
 	/* "a" < "a b" by name, but the line "a 7" sorts after "a b 3" (' ' then '7' > 'b') */

@@ -2,6 +2,7 @@
 /* folded.c: FlameGraph folded-stack writer, sorted and safe to parse back. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,8 @@ static int level_build(struct level *l, const struct profile_node *parent, size_
 	size_t n = 0, keys_len = 0, off = 0, k = 0;
 
 	for (c = profile_node__child(parent); c; c = profile_node__next(c)) {
-		size_t one = strlen(profile_node__name(c)) + WEIGHT_DIGITS + 1;
+		size_t one = strlen(profile_node__name(c)) +
+			     strlen(jp_frame_kind_suffix(profile_node__kind(c))) + WEIGHT_DIGITS + 1;
 
 		n += (profile_node__self(c) > 0) + (profile_node__child(c) != NULL);
 		/* each child has at most two keys */
@@ -104,16 +106,17 @@ static int level_build(struct level *l, const struct profile_node *parent, size_
 		return -ENOMEM;
 	for (c = profile_node__child(parent); c; c = profile_node__next(c)) {
 		const char *name = profile_node__name(c);
+		const char *sfx = jp_frame_kind_suffix(profile_node__kind(c));
 
 		if (profile_node__self(c) > 0) {
 			l->ents[k++] = (struct entry){c, l->keys + off, 1};
-			off += (size_t)sprintf(l->keys + off, "%s %" PRIu64, name,
+			off += (size_t)sprintf(l->keys + off, "%s%s %" PRIu64, name, sfx,
 					       (uint64_t)profile_node__self(c)) +
 			       1;
 		}
 		if (profile_node__child(c)) {
 			l->ents[k++] = (struct entry){c, l->keys + off, 0};
-			off += (size_t)sprintf(l->keys + off, "%s;", name) + 1;
+			off += (size_t)sprintf(l->keys + off, "%s%s;", name, sfx) + 1;
 		}
 	}
 	qsort(l->ents, n, sizeof(*l->ents), entry_cmp);
@@ -217,21 +220,117 @@ static int emit_lines(const struct profile *r, FILE *f)
 	return err;
 }
 
+/*
+ * true when the frame prints as its name and suffix, and no other name can print alike: no
+ * byte render_frame() changes, not empty (that prints "[unknown]"), not ending in what
+ * reads as a kind suffix
+ */
+static bool prints_as_is(const char *name)
+{
+	static const char *const sfx[] = {"_[k]", "_[j]", "_[i]", "_[0]"};
+	size_t len = strlen(name);
+
+	if (!len || name[0] == ' ' || name[len - 1] == ' ')
+		return false;
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+		if (len >= 4 && !memcmp(name + len - 4, sfx[i], 4))
+			return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c == ';' || c < 0x20 || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * true when no two children of n print alike: names are distinct per kind, and the kinds
+ * without a suffix (native, JVM, root markers) share the printed name. *names: scratch.
+ */
+static bool kids_print_apart(const struct profile_node *n, const char ***names, size_t *cap)
+{
+	size_t k = 0;
+
+	for (const struct profile_node *c = profile_node__child(n); c; c = profile_node__next(c)) {
+		if (*jp_frame_kind_suffix(profile_node__kind(c)))
+			continue;
+		if (k == *cap) {
+			size_t ncap = *cap ? 2 * *cap : 64;
+			const char **nn = realloc(*names, ncap * sizeof(*nn));
+
+			if (!nn)
+				return false;
+			*names = nn;
+			*cap = ncap;
+		}
+		(*names)[k++] = profile_node__name(c);
+	}
+	if (k < 2)
+		return true;
+	qsort(*names, k, sizeof(**names), name_cmp);
+	for (size_t i = 1; i < k; i++)
+		if (!strcmp((*names)[i - 1], (*names)[i]))
+			return false;
+	return true;
+}
+
+/* every frame of the trie prints as is, and no two siblings alike: no copy needed */
+static bool trie_prints_as_is(const struct profile *p)
+{
+	const struct profile_node *root = profile__root(p), *n;
+	const char **names = NULL;
+	size_t cap = 0;
+	bool ok = kids_print_apart(root, &names, &cap);
+
+	/* depth first, by the parent links: no stack */
+	n = profile_node__child(root);
+	while (ok && n) {
+		if (!prints_as_is(profile_node__name(n))) {
+			ok = false;
+			break;
+		}
+		if (profile_node__child(n)) {
+			if (!kids_print_apart(n, &names, &cap)) {
+				ok = false;
+				break;
+			}
+			n = profile_node__child(n);
+			continue;
+		}
+		while (n != root && !profile_node__next(n))
+			n = profile_node__parent(n);
+		n = n == root ? NULL : profile_node__next(n);
+	}
+	free(names);
+	return ok;
+}
+
 int out_folded_write(const struct profile *p, FILE *f)
 {
 	struct render_buf b = {NULL, 0};
 	struct profile *r;
 	int err;
 
-	/* a copy keyed by the rendered frame text: frames that print alike share one line */
-	r = profile__new(profile__title(p), profile__unit(p));
-	if (!r)
-		return -ENOMEM;
-	err = profile__merge_mapped(r, p, render_frame, &b);
-	free(b.s);
-	if (!err)
-		err = emit_lines(r, f);
-	profile__free(r);
+	if (trie_prints_as_is(p)) {
+		/* the common case: lines straight from the trie, with no copy of it */
+		err = emit_lines(p, f);
+	} else {
+		/* a copy keyed by the rendered frame text: frames that print alike share one line */
+		r = profile__new(profile__title(p), profile__unit(p));
+		if (!r)
+			return -ENOMEM;
+		err = profile__merge_mapped(r, p, render_frame, &b);
+		free(b.s);
+		if (!err)
+			err = emit_lines(r, f);
+		profile__free(r);
+	}
 	/* ENOSPC and friends often only show at flush time */
 	errno = 0;
 	if (fflush(f) && !err)
