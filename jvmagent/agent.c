@@ -362,6 +362,8 @@ static int go_live(JNIEnv *env, jthread current)
 	err = jpa_stacks_test_faults(opts.testfault);
 	if (!err)
 		err = jpa_stacks_start(opts.signo);
+	/* after the stacks' VMStructs lookup: it gives the OS tids of other threads */
+	jpa_events_scan_blocked(env);
 	if (err)
 		jpa_log("no stack sampling: %s (%s), continuing without it",
 			err == -ENOENT ? "AsyncGetCallTrace not found" : "signal setup failed",

@@ -73,6 +73,8 @@ void jpa_threads_start(JNIEnv *env, jthread thread);
 void jpa_threads_end(JNIEnv *env, jthread thread);
 /* adds every live thread (at VMInit or attach, after ThreadStart/End are enabled) */
 void jpa_threads_scan(jvmtiEnv *jvmti, JNIEnv *env);
+/* java.lang.Thread.eetop of thread: its JavaThread*, 0 before start, after exit or unknown */
+uintptr_t jpa_thread_eetop(JNIEnv *env, jthread thread);
 /* async-signal-safe: the caller's slot (and JNIEnv), NULL if not a known JavaThread */
 struct jpa_thread *jpa_thread_self(JNIEnv **ret_env);
 
@@ -87,6 +89,8 @@ void jpa_events_callbacks(jvmtiEventCallbacks *cb);
 /* turns them on; alloc_interval bytes (0: 512 KiB), depth frames per stack; 0 or -errno */
 int jpa_events_enable(__u32 alloc_interval, __u32 depth);
 unsigned int jpa_events_active(void);
+/* after a late attach: threads already blocked entering a monitor, as waits since now */
+void jpa_events_scan_blocked(JNIEnv *env);
 /* vmstructs.c: HotSpot's own layout tables (gHotSpotVMStructs), read at start */
 /* finds the code cache bounds; 0 or -errno (then jpa_vm_in_code() is always 0) */
 int jpa_vm_init(void);
@@ -100,6 +104,12 @@ struct jpa_anchor {
 };
 /* async-signal-safe, no memory read: jt's anchor fields; 0 or -ENOENT */
 int jpa_vm_anchor(uintptr_t jt, struct jpa_anchor *ret);
+/*
+ * The OS tid of JavaThread jt (Thread::_osthread->_thread_id, from VMStructs), read with
+ * process_vm_readv: a thread that exits meanwhile costs -EFAULT, never a fault. For JVMTI
+ * context (a system call). 0, -ENOENT (no such fields), -EINVAL (jt 0), -EFAULT.
+ */
+int jpa_vm_os_tid(uintptr_t jt, __u32 *ret);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

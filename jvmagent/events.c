@@ -155,9 +155,12 @@ int jpa_events_caps(jvmtiEnv *jvmti, unsigned int flags, jvmtiCapabilities *caps
 		caps->can_tag_objects = 1;
 		can_tag = 1;
 	}
-	if ((flags & JPA_EV_LOCK) && pot.can_generate_monitor_events)
+	if ((flags & JPA_EV_LOCK) && pot.can_generate_monitor_events) {
 		caps->can_generate_monitor_events = 1;
-	else
+		/* the monitor of a thread already blocked at attach (jpa_events_scan_blocked) */
+		if (pot.can_get_current_contended_monitor)
+			caps->can_get_current_contended_monitor = 1;
+	} else
 		flags &= ~JPA_EV_LOCK;
 	if ((flags & (JPA_EV_ALLOC | JPA_EV_LIVE)) && pot.can_generate_sampled_object_alloc_events)
 		caps->can_generate_sampled_object_alloc_events = 1;
@@ -208,6 +211,54 @@ int jpa_events_enable(__u32 alloc_interval, __u32 depth)
 	    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL))
 		err = -EINVAL;
 	return err;
+}
+
+/*
+ * Threads already blocked entering a contended monitor when the agent comes (a late
+ * attach) posted their MonitorContendedEnter before anyone listened: each is reported now,
+ * as blocked since this scan, with its stack and the monitor's class, so its blocked time
+ * gets its Java stack until it enters (its Entered closes the wait as usual). A thread that
+ * enters between the scan's start and its record is told apart by jprof: its Entered is
+ * later than the scan's time. Needs the OS tid of another thread: VMStructs
+ * (jpa_vm_os_tid); without them nothing is reported.
+ */
+void jpa_events_scan_blocked(JNIEnv *env)
+{
+	jvmtiFrameInfo frames[EV_MAX_DEPTH];
+	jthread *threads = NULL;
+	jint n = 0, state, nf;
+	__u64 t0 = now_ns();
+	__u32 tid;
+
+	if (!(ev_flags & JPA_EV_LOCK) || !env || jpa_vm_os_tid(0, &tid) == -ENOENT ||
+	    (*ev_jvmti)->GetAllThreads(ev_jvmti, &n, &threads) != JVMTI_ERROR_NONE)
+		return;
+	for (jint i = 0; i < n; i++) {
+		struct jp_event_rec ev = {.kind = JP_AEV_MONITOR_BLOCKED, .time_ns = t0};
+		jobject mon = NULL;
+		jclass k;
+
+		if ((*ev_jvmti)->GetThreadState(ev_jvmti, threads[i], &state) != JVMTI_ERROR_NONE ||
+		    !(state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) ||
+		    jpa_vm_os_tid(jpa_thread_eetop(env, threads[i]), &tid) ||
+		    (*ev_jvmti)->GetStackTrace(ev_jvmti, threads[i], 0, (jint)ev_depth, frames, &nf) !=
+			    JVMTI_ERROR_NONE)
+			goto next;
+		if ((*ev_jvmti)->GetCurrentContendedMonitor(ev_jvmti, threads[i], &mon) ==
+			    JVMTI_ERROR_NONE &&
+		    mon) {
+			k = (*env)->GetObjectClass(env, mon);
+			ev.class_id = class_id(env, k);
+			if (k)
+				(*env)->DeleteLocalRef(env, k);
+			(*env)->DeleteLocalRef(env, mon);
+		}
+		ev.tid = tid;
+		(void)jpa_ring_event(&ev, frames, nf);
+next:
+		(*env)->DeleteLocalRef(env, threads[i]);
+	}
+	(*ev_jvmti)->Deallocate(ev_jvmti, (unsigned char *)threads);
 }
 
 unsigned int jpa_events_active(void)

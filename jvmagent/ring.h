@@ -129,6 +129,11 @@ enum jp_agent_event {
 	JP_AEV_FREE = 2,	    /* ObjectFree: tag only, no frames */
 	JP_AEV_MONITOR_ENTER = 3,   /* MonitorContendedEnter: class_id of the monitor, stack */
 	JP_AEV_MONITOR_ENTERED = 4, /* MonitorContendedEntered: time only (jprof pairs them) */
+	/*
+	 * a thread found blocked entering a monitor by the scan after a late attach (its
+	 * Enter came before the agent): tid is that thread's, time the scan's; class_id, stack
+	 */
+	JP_AEV_MONITOR_BLOCKED = 5,
 	JP_AEV_MAX
 };
 

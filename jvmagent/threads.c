@@ -215,6 +215,11 @@ void jpa_threads_scan(jvmtiEnv *jvmti, JNIEnv *env)
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
 }
 
+uintptr_t jpa_thread_eetop(JNIEnv *env, jthread thread)
+{
+	return __atomic_load_n(&env_offset, __ATOMIC_ACQUIRE) ? eetop_of(env, thread) : 0;
+}
+
 struct jpa_thread *jpa_thread_self(JNIEnv **ret_env)
 {
 	uintptr_t off = __atomic_load_n(&env_offset, __ATOMIC_ACQUIRE), jt;

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "agent.h"
 
@@ -24,6 +26,8 @@ static const uintptr_t *code_lo_var, *code_hi_var;
  * JavaThread::_thread_state; -1 unknown
  */
 static long anchor_off = -1, last_sp_off = -1, last_pc_off = -1, last_fp_off = -1, state_off = -1;
+/* (Java)Thread::_osthread, OSThread::_thread_id: a JavaThread's OS tid (jpa_vm_os_tid) */
+static long osthread_off = -1, os_tid_off = -1;
 static int32_t state_in_vm = -1; /* the JavaThreadState value _thread_in_vm */
 
 static void *jvm_sym(void *jvm, const char *name)
@@ -135,6 +139,11 @@ int jpa_vm_init(void)
 			last_fp_off = (long)off;
 		else if (!strcmp(type, "JavaThread") && !strcmp(field, "_thread_state"))
 			state_off = (long)off;
+		else if ((!strcmp(type, "Thread") || !strcmp(type, "JavaThread")) &&
+			 !strcmp(field, "_osthread"))
+			osthread_off = (long)off;
+		else if (!strcmp(type, "OSThread") && !strcmp(field, "_thread_id"))
+			os_tid_off = (long)off;
 	}
 	if (!code_lo_var || !code_hi_var) {
 		code_lo_var = code_hi_var = NULL;
@@ -163,6 +172,30 @@ int jpa_vm_in_code(uintptr_t pc)
 	lo = __atomic_load_n(code_lo_var, __ATOMIC_RELAXED);
 	hi = __atomic_load_n(code_hi_var, __ATOMIC_RELAXED);
 	return lo && pc >= lo && pc < hi;
+}
+
+/* n bytes at addr of this process into buf, or -EFAULT: never a fault, whatever addr is */
+static int read_self(uintptr_t addr, void *buf, size_t n)
+{
+	struct iovec local = { buf, n }, remote = { (void *)addr, n };
+
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+int jpa_vm_os_tid(uintptr_t jt, __u32 *ret)
+{
+	uintptr_t os = 0;
+	int32_t tid = 0;
+
+	if (osthread_off < 0 || os_tid_off < 0)
+		return -ENOENT;
+	if (!jt)
+		return -EINVAL;
+	if (read_self(jt + (uintptr_t)osthread_off, &os, sizeof(os)) || !os ||
+	    read_self(os + (uintptr_t)os_tid_off, &tid, sizeof(tid)) || tid <= 0)
+		return -EFAULT;
+	*ret = (__u32)tid;
+	return 0;
 }
 
 int jpa_vm_anchor(uintptr_t jt, struct jpa_anchor *ret)

@@ -126,6 +126,7 @@ struct jvm_ent {
 	__u64 unmatched, trace_drops;
 	/* agent events (-e lock, alloc, live) */
 	__u64 ev_allocs, ev_frees, ev_locks, ev_lock_short, ev_orphan, ev_over_budget;
+	__u64 ev_blocked_at_attach; /* threads the attach scan found blocked on a monitor */
 	__u64 monitor_joined; /* blocked samples given the Java stack of their monitor wait */
 	/* -e lock: blocked intervals in LockSupport.park, and those under --lock-threshold */
 	__u64 parks, park_short;
@@ -1445,7 +1446,12 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 				   0);
 	}
 	if (s->flags & JP_SF_OPEN) {
+		/* never signalled (it would wake), but a monitor wait it is in has its stack */
+		int r = add_monitor_wait(j, s, kstack, ustack, e);
+
 		j->st.jvm_samples++;
+		if (r <= 0)
+			return r;
 		return add_missing(j, s, kstack, ustack, e, MISS_OPEN, 0);
 	}
 	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_FOLLOWS))
@@ -1755,6 +1761,17 @@ static int on_event(void *ctx, const struct java_event *ev)
 			ev_del(j->live, EV_LIVE_CAP, &j->nlive, w);
 		}
 		break;
+	case JP_AEV_MONITOR_BLOCKED:
+		/*
+		 * Found blocked by the agent's scan after a late attach: a wait since the scan,
+		 * unless the thread's wait is known already (its Enter came after the events
+		 * were on) or it entered since the scan (its Entered came first).
+		 */
+		w = ev_find(j->waits, EV_WAITS_CAP, (__u64)e->pid << 32 | 2, ev->tid);
+		if (w && (!w->end_ns || w->end_ns >= ev->time_ns || w->time_ns >= ev->time_ns))
+			break;
+		e->ev_blocked_at_attach++;
+		/* fallthrough */
 	case JP_AEV_MONITOR_ENTER:
 		err = event_ids(j, e, ev, "%s_[l]", &stack, &labels, &jstack);
 		if (err)
@@ -1782,6 +1799,12 @@ static int on_event(void *ctx, const struct java_event *ev)
 		w = ev_find(j->waits, EV_WAITS_CAP, k1, ev->tid);
 		if (!w || w->end_ns) {
 			e->ev_orphan++; /* its Enter was dropped, or came before the recording */
+			/* kept: a scan record of this thread older than this is no wait */
+			if (!w && (w = ev_add(&j->waits, EV_WAITS_CAP, &j->nwaits, k1, ev->tid))) {
+				w->stack = w->labels = w->jstack = 0;
+				w->time_ns = 0;
+				w->end_ns = ev->time_ns ? ev->time_ns : 1;
+			}
 			break;
 		}
 		if (ev->time_ns >= w->time_ns && ev->time_ns - w->time_ns >= j->o.lock_threshold_ns) {
@@ -2211,15 +2234,17 @@ void join__report(const struct join *j, FILE *f)
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
 		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short || e->parks ||
-		    e->park_short)
+		    e->park_short || e->ev_blocked_at_attach)
 			fprintf(f,
 				"jprof: JVM %u: agent events: %llu allocation samples, %llu frees, "
-				"%llu monitor waits (%llu under --lock-threshold); %llu blocked "
+				"%llu monitor waits (%llu under --lock-threshold; %llu of threads "
+				"already blocked when the agent came, timed from then); %llu blocked "
 				"samples got the Java stack of their monitor wait; %llu parks "
 				"(%llu under --lock-threshold)\n",
 				e->pid, (unsigned long long)e->ev_allocs,
 				(unsigned long long)e->ev_frees, (unsigned long long)e->ev_locks,
 				(unsigned long long)e->ev_lock_short,
+				(unsigned long long)e->ev_blocked_at_attach,
 				(unsigned long long)e->monitor_joined, (unsigned long long)e->parks,
 				(unsigned long long)e->park_short);
 	}
