@@ -104,6 +104,7 @@ struct tid_pair {
 
 struct jvm_ent {
 	__u32 pid, nspid;
+	__u32 serial; /* unique in the join (pids are reused): Java frames' cache key */
 	char comm[JP_COMM_LEN + 1];
 	struct jvm_agent *a; /* NULL: a JVM without agent */
 	bool pending;	     /* no agent yet, but one is being attached */
@@ -190,6 +191,23 @@ struct last_cpu {
 	__s32 lead_code;
 };
 
+/*
+ * Frames resolved before, by key: a kernel address, a user address of a pid (not in the
+ * code cache: perf-map names change at the same address), a Java (method, bci, kind) of a
+ * JVM. Each frame of each sample was symbolized and its name hashed into the model; most
+ * are the same few thousand frames again (a third of jprof's own CPU, perf, 10 JVMs).
+ * Direct-mapped; a new syms generation (a pid's maps re-read or dropped) empties it.
+ */
+#define LOC_CACHE_SLOTS 16384 /* 640 KiB */
+#define LC_KERNEL	(1ull << 62)
+#define LC_USER		(2ull << 62)
+#define LC_JAVA		(3ull << 62)
+struct loc_cache_ent {
+	__u64 a, b;
+	__u32 c, gen;
+	jp_id id;
+};
+
 /* age-at-death histogram of one allocation site: <1 ms, <10 ms, <100 ms, <1 s, <10 s, more */
 #define AGE_BUCKETS 6
 #define AGE_SITES   64 /* sites with a row of their own; the others share one */
@@ -213,6 +231,10 @@ struct join {
 	__u64 end_ns;		 /* when join__flush began: the recording's end */
 	__u64 traces_read;	 /* agent records delivered, all JVMs */
 	struct last_cpu last[JOIN_LAST_SLOTS];
+	/* resolved frames (see loc_cache_get); entries of another gen are empty */
+	struct loc_cache_ent *lc;
+	__u32 lc_gen, serials;
+	__u64 lc_syms_gen;
 	jp_id committed;   /* the stack commit() added last */
 	size_t java_from;  /* add_java: the index of its first Java frame in locs */
 	/* per-sample scratch: the stack as model locations, leaf first */
@@ -318,6 +340,7 @@ struct join *join__new(struct syms *syms, struct model *model, const struct join
 	j->syms = syms;
 	j->model = model;
 	j->o = *o;
+	j->lc = calloc(LOC_CACHE_SLOTS, sizeof(*j->lc)); /* without it: no cache */
 	if (!j->o.pend_budget_jvm)
 		j->o.pend_budget_jvm = JOIN_PEND_BUDGET_JVM;
 	if (!j->o.pend_budget)
@@ -372,6 +395,7 @@ void join__free(struct join *j)
 	free(j->waits);
 	free(j->live);
 	free(j->ages);
+	free(j->lc);
 	free(j);
 }
 
@@ -419,11 +443,13 @@ int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, stru
 	if (e) { /* a JVM known without agent that got one */
 		jvm_agent__free(e->a);
 		e->a = a;
+		e->serial = ++j->serials; /* its Java frames are looked up anew */
 		return 0;
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
+	e->serial = ++j->serials;
 	n = realloc(j->jvms, (j->njvms + 1) * sizeof(*n));
 	if (!n) {
 		free(e);
@@ -588,21 +614,64 @@ static bool in_code_cache(const struct jp_sym *sym)
 }
 
 /* one frame of the stack being built, interned as a model location (name and file copied) */
-static void push_loc(struct join *j, size_t *n, const char *name, const char *file, bool java,
-		     enum jp_frame_kind kind, __u64 addr, __s32 line)
+static jp_id push_loc(struct join *j, size_t *n, const char *name, const char *file, bool java,
+		      enum jp_frame_kind kind, __u64 addr, __s32 line)
 {
 	struct jp_location loc = { .addr = addr, .line = line, .kind = kind };
 	jp_id id;
 
 	if (*n >= JOIN_MAX_FRAMES)
-		return;
+		return 0;
 	loc.func = model__func(j->model, name, file, java);
 	id = loc.func ? model__location(j->model, &loc) : 0;
 	if (!id) {
 		j->st.model_full++;
-		return;
+		return 0;
 	}
 	j->locs[(*n)++] = id;
+	return id;
+}
+
+static struct loc_cache_ent *loc_cache_slot(struct join *j, __u64 a, __u64 b, __u32 c)
+{
+	__u64 h = a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full ^ c * 0x165667b19e3779f9ull;
+
+	return &j->lc[(h ^ h >> 29) & (LOC_CACHE_SLOTS - 1)];
+}
+
+/* pushes the cached location of key (a, b, c): true, or false when not cached */
+static bool loc_cache_get(struct join *j, size_t *n, __u64 a, __u64 b, __u32 c)
+{
+	const struct loc_cache_ent *x;
+	__u64 g;
+
+	if (!j->lc)
+		return false;
+	g = syms__generation(j->syms);
+	if (g != j->lc_syms_gen) {
+		j->lc_syms_gen = g;
+		j->lc_gen++; /* every entry of the old generation is a miss now */
+	}
+	x = loc_cache_slot(j, a, b, c);
+	if (x->gen != j->lc_gen || x->a != a || x->b != b || x->c != c || !x->id)
+		return false;
+	if (*n < JOIN_MAX_FRAMES)
+		j->locs[(*n)++] = x->id;
+	return true;
+}
+
+static void loc_cache_put(struct join *j, __u64 a, __u64 b, __u32 c, jp_id id)
+{
+	struct loc_cache_ent *x;
+
+	if (!j->lc || !id)
+		return;
+	x = loc_cache_slot(j, a, b, c);
+	x->a = a;
+	x->b = b;
+	x->c = c;
+	x->gen = j->lc_gen;
+	x->id = id;
 }
 
 /* a marker or a name without address: syscall leaves, [off-cpu], [no Java stack: ...] */
@@ -654,21 +723,20 @@ static const char *java_from_perfmap(struct join *j, const char *name)
 	return out;
 }
 
-static void push_user(struct join *j, size_t *n, __u32 pid, __u64 addr, const struct jp_sym *sym)
+static jp_id push_user(struct join *j, size_t *n, __u64 addr, const struct jp_sym *sym)
 {
 	const char *dso = sym->dso ? sym->dso : "", *java;
 
-	(void)pid;
 	if (sym->name && sym->kind == JP_FK_JIT && (java = java_from_perfmap(j, sym->name)))
-		push_loc(j, n, java, "", true, JP_FK_JIT, addr, 0);
-	else if (sym->name)
-		push_loc(j, n, sym->name, dso, false, sym->kind, addr, 0);
-	else if (sym->dso)
-		push_loc(j, n,
-			 pool_fmt(j, "%s+0x%llx", base_name(sym->dso), (unsigned long long)sym->offset),
-			 dso, false, sym->kind, addr, 0);
-	else
-		push_loc(j, n, "[unknown]", "", false, JP_FK_NATIVE, addr, 0);
+		return push_loc(j, n, java, "", true, JP_FK_JIT, addr, 0);
+	if (sym->name)
+		return push_loc(j, n, sym->name, dso, false, sym->kind, addr, 0);
+	if (sym->dso)
+		return push_loc(j, n,
+				pool_fmt(j, "%s+0x%llx", base_name(sym->dso),
+					 (unsigned long long)sym->offset),
+				dso, false, sym->kind, addr, 0);
+	return push_loc(j, n, "[unknown]", "", false, JP_FK_NATIVE, addr, 0);
 }
 
 static void resolve_user(struct join *j, __u32 pid, __u64 addr, struct jp_sym *sym)
@@ -681,6 +749,27 @@ static void resolve_user(struct join *j, __u32 pid, __u64 addr, struct jp_sym *s
 		sym->kind = JP_FK_NATIVE;
 		sym->offset = addr;
 	}
+}
+
+/*
+ * The user frame at addr of pid, from the cache or resolved. With stop_at_code, a frame in
+ * the code cache (where the Java frames take over) is not pushed: false.
+ */
+static bool push_user_frame(struct join *j, size_t *n, __u32 pid, __u64 addr, bool stop_at_code)
+{
+	struct jp_sym sym;
+
+	if (loc_cache_get(j, n, LC_USER | pid, addr, 0))
+		return true;
+	resolve_user(j, pid, addr, &sym);
+	if (in_code_cache(&sym)) {
+		if (stop_at_code)
+			return false;
+		(void)push_user(j, n, addr, &sym);
+		return true;
+	}
+	loc_cache_put(j, LC_USER | pid, addr, 0, push_user(j, n, addr, &sym));
+	return true;
 }
 
 /* the leaf-most frames that say what a weight is: the slow syscall, or blocked time */
@@ -719,24 +808,42 @@ static void push_kernel(struct join *j, size_t *n, const struct jp_sample *s, co
 	push_event_leaf(j, n, s);
 	for (__u32 i = s->kind == JP_EV_CPU ? 0 : skip_bpf_frames(j, s, kstack); i < s->kstack_len;
 	     i++) {
+		jp_id id;
+
+		if (loc_cache_get(j, n, LC_KERNEL, kstack[i], 0))
+			continue;
 		if (syms__kernel(j->syms, kstack[i], &sym) == 0 && sym.name)
-			push_loc(j, n, sym.name, sym.dso ? sym.dso : "[kernel]", false, JP_FK_KERNEL,
-				 kstack[i], 0);
+			id = push_loc(j, n, sym.name, sym.dso ? sym.dso : "[kernel]", false,
+				      JP_FK_KERNEL, kstack[i], 0);
 		else
-			push_loc(j, n, "[unknown]", "[kernel]", false, JP_FK_KERNEL, kstack[i], 0);
+			id = push_loc(j, n, "[unknown]", "[kernel]", false, JP_FK_KERNEL, kstack[i],
+				      0);
+		loc_cache_put(j, LC_KERNEL, kstack[i], 0, id);
 	}
 }
 
 /* a Java frame: function in internal form ("pkg/Class.method"), source line when known */
 static void push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct java_frame *f)
 {
-	const char *name = jvm_agent__method_name(e->a, f->method_id, 0);
-	int line = f->bci >= 0 && name ? jvm_agent__line(e->a, f->method_id, f->bci) : -1;
+	__u64 key = LC_JAVA | e->serial;
+	__u32 c = (__u32)f->bci << 3 | ((__u32)f->kind & 7);
+	const char *name;
+	int line;
+	jp_id id;
 
-	if (!name)
+	if (loc_cache_get(j, n, key, f->method_id, c))
+		return;
+	name = jvm_agent__method_name(e->a, f->method_id, 0);
+	line = f->bci >= 0 && name ? jvm_agent__line(e->a, f->method_id, f->bci) : -1;
+	if (!name) {
+		/* not cached: the dictionary may name it later */
 		push_loc(j, n, "[unknown Java method]", "", false, f->kind, 0, 0);
-	else
-		push_loc(j, n, name, "", true, f->kind, 0, line > 0 ? line : 0);
+		return;
+	}
+	id = push_loc(j, n, name, "", true, f->kind, 0, line > 0 ? line : 0);
+	/* nor a line that the dictionary may still bring */
+	if (line > 0 || f->bci < 0)
+		loc_cache_put(j, key, f->method_id, c, id);
 }
 
 static struct last_cpu *last_cpu_slot(struct join *j, __u32 pid, __u32 tid)
@@ -864,14 +971,11 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 static int add_native(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		      const __u64 *ustack, struct jvm_ent *e, const char *marker)
 {
-	struct jp_sym sym;
 	size_t n = 0;
 
 	push_kernel(j, &n, s, kstack);
-	for (__u32 i = 0; i < s->ustack_len; i++) {
-		resolve_user(j, s->pid, ustack[i], &sym);
-		push_user(j, &n, s->pid, ustack[i], &sym);
-	}
+	for (__u32 i = 0; i < s->ustack_len; i++)
+		(void)push_user_frame(j, &n, s->pid, ustack[i], false);
 	return commit(j, s, e, n, marker);
 }
 
@@ -946,15 +1050,10 @@ static bool is_agent_dso(const char *dso)
 static void push_native_part(struct join *j, size_t *n, const struct jp_sample *s,
 			     const __u64 *kstack, const __u64 *ustack)
 {
-	struct jp_sym sym;
-
 	push_kernel(j, n, s, kstack);
-	for (__u32 i = 0; i < s->ustack_len; i++) {
-		resolve_user(j, s->pid, ustack[i], &sym);
-		if (in_code_cache(&sym))
+	for (__u32 i = 0; i < s->ustack_len; i++)
+		if (!push_user_frame(j, n, s->pid, ustack[i], true))
 			break;
-		push_user(j, n, s->pid, ustack[i], &sym);
-	}
 }
 
 /* the agent's frames (its signal handler) are on the sample's user stack, below Java */

@@ -89,6 +89,7 @@ struct syms {
 	struct elf_syms *vdso; /* our own vdso image, the same one the kernel gives everyone */
 	bool vdso_tried;
 	__u64 reload_interval_ns;
+	__u64 generation; /* see syms__generation */
 	__u64 elf_bytes, pm_bytes; /* held, against the global budgets */
 	struct syms_stats stats;
 };
@@ -466,6 +467,23 @@ static void read_status(struct pid_state *ps)
 	ps->nspid = nspid;
 }
 
+/* true when a file mapping of old (both sorted by start) is not in new as it was */
+static bool file_maps_lost(const struct umap *old, size_t on, const struct umap *new, size_t nn)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < on; i++) {
+		if (!old[i].dso)
+			continue;
+		while (k < nn && new[k].start < old[i].start)
+			k++;
+		if (k == nn || new[k].start != old[i].start || new[k].end != old[i].end ||
+		    new[k].offset != old[i].offset || new[k].dso != old[i].dso)
+			return true;
+	}
+	return false;
+}
+
 /* builds ps->maps from a fresh /proc/<pid>/maps; keeps the old one on failure */
 static int load_maps(struct syms *s, struct pid_state *ps)
 {
@@ -500,6 +518,9 @@ static int load_maps(struct syms *s, struct pid_state *ps)
 		if (m->type == JP_MAP_ANON || m->type == JP_MAP_ANON_NAMED)
 			ps->has_anon_exec = true;
 	}
+	/* what resolved before resolves alike unless a file mapping went or changed */
+	if (file_maps_lost(ps->maps, ps->n, um, jm->n))
+		s->generation++;
 	free(ps->maps);
 	ps->maps = um;
 	ps->n = jm->n;
@@ -633,6 +654,7 @@ void syms__drop_pid(struct syms *s, __u32 pid)
 	i = pid_index(s, pid, &found);
 	if (!found)
 		return;
+	s->generation++;
 	ps = s->pids[i];
 	/* names from its perf map may still be held by callers: park the map */
 	if (ps->pm) {
@@ -830,6 +852,11 @@ void syms__free(struct syms *s)
 	elf_syms__free(s->vdso);
 	ksyms__free(s->ksyms);
 	free(s);
+}
+
+__u64 syms__generation(const struct syms *s)
+{
+	return s ? s->generation : 0;
 }
 
 void syms__set_reload_interval_ms(struct syms *s, __u32 ms)

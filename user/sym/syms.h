@@ -54,6 +54,13 @@ void syms__free_dropped(struct syms *s);
  */
 int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret);
 
+/*
+ * Bumped whenever what an address of some pid resolves to may change (a pid's maps re-read
+ * or dropped): a caller's cache of resolved user addresses is good while it stays the same.
+ * Perf maps (JIT code) are not covered: their names change at the same address.
+ */
+__u64 syms__generation(const struct syms *s);
+
 /* counters for the end-of-run report and benchmarks */
 struct syms_stats {
 	__u64 pids, dsos, dso_cache_hits, perfmap_reloads, unresolved;
