@@ -48,6 +48,7 @@
  */
 #define DICT_REFRESH_MOVES (64ull << 20)
 #define DBUF_KEEP	 (1u << 20) /* a larger record buffer is freed after use */
+#define DICT_CHUNK	 (64u << 10) /* dictionary bytes read at once: records are small */
 
 /* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
 static __u64 agents_bytes;
@@ -149,6 +150,8 @@ struct jvm_agent {
 	int dict_broken;
 	unsigned char *dbuf;
 	size_t dbuf_cap;
+	__u64 win_off;	/* dbuf holds the dictionary's bytes [win_off, win_off + win_len) */
+	size_t win_len; /* 0 outside a refresh */
 	__u64 rec_off;			/* the record being parsed: its body's offset in the file */
 	const unsigned char *rec_body;	/* and where that body is in memory */
 	struct jm_method *methods; /* open addressing by id, cap_methods a power of 2 */
@@ -1142,6 +1145,37 @@ static int parse_dict_rec(struct jvm_agent *a, __u16 type, const unsigned char *
  * Reads what the agent appended since the last call. A torn last record (the agent's
  * write() still in progress, or a short one) is retried next time from its start.
  */
+/*
+ * The dictionary's bytes [off, off + len) (off + len <= limit, the size seen), from a->dbuf:
+ * read ahead DICT_CHUNK at a time, as records are small and one pread each cost more than
+ * parsing them. NULL when they cannot be read (now).
+ */
+static const unsigned char *dict_bytes(struct jvm_agent *a, __u64 off, size_t len, __u64 limit)
+{
+	size_t want = len > DICT_CHUNK ? len : DICT_CHUNK;
+	ssize_t got;
+
+	if (a->win_len && off >= a->win_off && off + len <= a->win_off + a->win_len)
+		return a->dbuf + (off - a->win_off);
+	if (want > limit - off)
+		want = (size_t)(limit - off);
+	if (want > a->dbuf_cap) {
+		unsigned char *p = realloc(a->dbuf, want);
+
+		if (!p)
+			return NULL;
+		a->dbuf = p;
+		a->dbuf_cap = want;
+	}
+	a->win_len = 0;
+	got = pread(a->dict_fd, a->dbuf, want, (off_t)off);
+	if (got < 0 || (size_t)got < len)
+		return NULL;
+	a->win_off = off;
+	a->win_len = (size_t)got;
+	return a->dbuf;
+}
+
 static void dict_refresh(struct jvm_agent *a)
 {
 	struct stat st;
@@ -1176,16 +1210,20 @@ static void dict_refresh(struct jvm_agent *a)
 	}
 	/* each pass moves dict_off forward by >= 8 bytes or stops */
 	a->moved = 0;
+	a->win_len = 0;
 	while (a->dict_off + sizeof(struct jp_dict_rec) <= limit) {
 		if (a->moved > DICT_REFRESH_MOVES) {
 			a->dict_seen_size = 0; /* look again next time */
 			break;
 		}
 		struct jp_dict_rec r;
+		const unsigned char *p;
 		size_t body;
 
-		if (pread(a->dict_fd, &r, sizeof(r), (off_t)a->dict_off) != (ssize_t)sizeof(r))
+		p = dict_bytes(a, a->dict_off, sizeof(r), limit);
+		if (!p)
 			break;
+		memcpy(&r, p, sizeof(r));
 		if (r.len < sizeof(r) || r.len > JP_DICT_REC_MAX) {
 			/* no way to find the next record */
 			a->dict_broken = 1;
@@ -1197,27 +1235,21 @@ static void dict_refresh(struct jvm_agent *a)
 			break;
 		}
 		body = r.len - sizeof(r);
-		if (body > a->dbuf_cap) {
-			unsigned char *p = realloc(a->dbuf, body);
-
-			if (!p)
-				break;
-			a->dbuf = p;
-			a->dbuf_cap = body;
-		}
-		if (pread(a->dict_fd, a->dbuf, body, (off_t)(a->dict_off + sizeof(r))) !=
-		    (ssize_t)body) {
+		p = dict_bytes(a, a->dict_off, r.len, limit);
+		if (!p) {
 			a->dict_seen_size = 0;
 			break;
 		}
 		ob = a->over_budget;
 		a->rec_off = a->dict_off + sizeof(r);
-		a->rec_body = a->dbuf;
-		err = parse_dict_rec(a, r.type, a->dbuf, body);
+		a->rec_body = p + sizeof(r);
+		err = parse_dict_rec(a, r.type, p + sizeof(r), body);
 		if (err && a->over_budget == ob) /* a budget's refusal is counted there */
 			a->malformed++;
 		a->dict_off += r.len;
 	}
+	/* the file grows: what is read next time is read anew */
+	a->win_len = 0;
 	/* one huge record must not pin its buffer for the rest of the run */
 	if (a->dbuf_cap > DBUF_KEEP) {
 		free(a->dbuf);
