@@ -631,8 +631,19 @@ int kernel_session__flush_wall(struct kernel_session *s, __u64 end_ns, kernel_sa
 		if (bpf_map_lookup_elem(fd, &key, &v) || !v.pid)
 			continue;
 		since = v.since_ns > start ? v.since_ns : start;
-		if (v.since_ns && end_ns > since)
-			v.acc_ns += end_ns - since;
+		if (v.since_ns && end_ns > since) {
+			/*
+			 * On CPU since then by the table, at most what the scheduler's runtime
+			 * grew by: a switch away from it the tracepoint did not report (see
+			 * JP_STAT_SWITCH_MISSED) leaves it "on" while it sleeps
+			 */
+			__u64 span = end_ns - since, rt;
+
+			if (!proc_thread_runtime(v.pid, key, &rt) && rt >= v.rt_ns &&
+			    rt - v.rt_ns < span)
+				span = rt - v.rt_ns;
+			v.acc_ns += span;
+		}
 		if (!v.acc_ns)
 			continue;
 		memset(&t, 0, sizeof(t));
