@@ -72,5 +72,10 @@ drop_test_user() {
 kill_jpid() {
 	if [[ -n ${JPID:-} ]]; then
 		{ kill -9 "$JPID" && wait "$JPID"; } 2>/dev/null || true
+		# a killed JVM leaves its attach socket and agent files in /tmp; the suite wraps the
+		# pid space (thread churn), and a later JVM of the same pid and another user could not
+		# create its own attach socket over a root-owned one: it would never answer an attach
+		rm -f "/tmp/.java_pid$JPID" "/tmp/.attach_pid$JPID" "/tmp/jprof-$JPID.ring" \
+			"/tmp/jprof-$JPID.dict" "/tmp/perf-$JPID.map"
 	fi
 }

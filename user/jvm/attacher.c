@@ -391,15 +391,18 @@ void attacher__report(const struct attacher *a, __u64 now_ns, FILE *f)
 				e->tries == 1 ? "try" : "tries");
 			break;
 		default:
+			/* e->why: a try in progress keeps what ended the one before */
 			fprintf(f,
 				"jprof: JVM %u (%s): no Java stacks by the end (%.2f s after "
 				"start), "
-				"still trying after %u %s: %s\n",
+				"still trying after %u %s: %s%s%s\n",
 				e->jvm.pid, e->jvm.main, (now_ns - t0) / 1e9, e->tries,
 				e->tries == 1 ? "try" : "tries",
 				e->run	    ? jvm_attach__progress(e->run)
 				: e->why[0] ? e->why
-					    : "not started yet");
+					    : "not started yet",
+				e->run && e->why[0] ? "; the try before: " : "",
+				e->run && e->why[0] ? e->why : "");
 			break;
 		}
 	}
