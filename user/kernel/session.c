@@ -233,18 +233,10 @@ static int fill_cgroup_filter(struct kernel_session *s, const struct kernel_opts
 /* field 1 of /proc/<pid>/task/<tid>/schedstat: the thread's se.sum_exec_runtime (ns) */
 static int read_thread_runtime(int taskfd, __u32 tid, __u64 *ret)
 {
-	char path[32], buf[128];
-	unsigned long long rt;
-	ssize_t n;
+	char path[32];
 
 	snprintf(path, sizeof(path), "%u/schedstat", tid);
-	n = proc_read_small(taskfd, path, buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	if (sscanf(buf, "%llu ", &rt) != 1)
-		return -EIO;
-	*ret = rt;
-	return 0;
+	return proc_runtime_at(taskfd, path, ret);
 }
 
 /* seeds cpu_prev with the runtime of every thread of pid; stops at *left entries */

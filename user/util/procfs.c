@@ -49,20 +49,27 @@ int proc_start_ticks(__u32 pid, __u64 *ret)
 	return 0;
 }
 
-int proc_thread_runtime(__u32 pid, __u32 tid, __u64 *ret)
+int proc_runtime_at(int dir_fd, const char *path, __u64 *ret)
 {
-	char path[64], buf[96];
+	char buf[128];
 	unsigned long long ns;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", pid, tid);
-	n = proc_read_small(AT_FDCWD, path, buf, sizeof(buf));
+	n = proc_read_small(dir_fd, path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	if (sscanf(buf, "%llu", &ns) != 1)
 		return -EIO;
 	*ret = ns;
 	return 0;
+}
+
+int proc_thread_runtime(__u32 pid, __u32 tid, __u64 *ret)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", pid, tid);
+	return proc_runtime_at(AT_FDCWD, path, ret);
 }
 
 void proc_comm(__u32 pid, __u32 tid, char comm[16])
