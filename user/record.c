@@ -946,10 +946,12 @@ static void mem_report(const struct rec *r)
 	model__mem(r->model, &mm);
 	syms__stats(r->syms, &ss);
 	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels, %zu "
-		 "locations, %zu functions, %zu strings); symbols: ELF %.1f MB, perf maps %.1f MB, "
+		 "locations, %zu functions, %zu strings; MB in rows %.1f, stacks %.1f, locations "
+		 "%.1f, strings %.1f); symbols: ELF %.1f MB, perf maps %.1f MB, "
 		 "%llu pids, %llu files; agent dictionaries %.1f MB (%u JVMs that exited freed)",
 		 mm.bytes / 1048576.0, mm.stacks, mm.stack_locs, mm.rows, mm.labels, mm.locs,
-		 mm.funcs, mm.strs, ss.elf_bytes / 1048576.0, ss.perfmap_bytes / 1048576.0,
+		 mm.funcs, mm.strs, mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0,
+		 mm.loc_bytes / 1048576.0, mm.str_bytes / 1048576.0, ss.elf_bytes / 1048576.0, ss.perfmap_bytes / 1048576.0,
 		 (unsigned long long)ss.pids, (unsigned long long)ss.dsos,
 		 jvm_agent__all_bytes() / 1048576.0, r->retired);
 }
@@ -1244,7 +1246,8 @@ static void band_comm(struct model *m, __u32 pid, char *buf, size_t size)
 {
 	/* the newest row: a JVM started during the recording was its shell before the exec */
 	for (size_t i = model__rows(m); i > 0; i--) {
-		const struct jp_labels *l = model__get_labels(m, model__row(m, i - 1)->labels);
+		struct jp_sample_row rb;
+		const struct jp_labels *l = model__get_labels(m, model__row(m, i - 1, &rb)->labels);
 
 		if (l && l->pid == pid && l->tid && l->comm && l->comm[0]) {
 			snprintf(buf, size, "%s", l->comm);

@@ -47,6 +47,7 @@ TEST(interning_and_rows)
 	struct jp_labels lab = {
 		.pid = 10, .tid = 11, .comm = "java", .thread = "main", .container = ""};
 	struct model_counts c;
+	struct jp_sample_row rb;
 	jp_id s1, s2, s3, l1, l2;
 
 	EXPECT_TRUE(m != NULL);
@@ -72,8 +73,12 @@ TEST(interning_and_rows)
 	EXPECT_EQ(model__add(m, s3, l1, JP_VAL_CPU_SAMPLES, 3), 0);
 	EXPECT_EQ(model__add(m, 0, l1, JP_VAL_CPU_SAMPLES, 3), -EINVAL);
 	EXPECT_EQ(model__rows(m), 3);
-	EXPECT_EQ(model__row(m, 0)->values[JP_VAL_CPU_SAMPLES], 2);
-	EXPECT_EQ(model__row(m, 0)->values[JP_VAL_CPU_NS], 10101010);
+	EXPECT_EQ(model__row(m, 0, &rb)->values[JP_VAL_CPU_SAMPLES], 2);
+	EXPECT_EQ(model__row(m, 0, &rb)->values[JP_VAL_CPU_NS], 10101010);
+	EXPECT_EQ(model__row(m, 1, &rb)->values[JP_VAL_OFFCPU_NS], 500);
+	EXPECT_EQ(model__row(m, 1, &rb)->values[JP_VAL_CPU_SAMPLES], 0);
+	EXPECT_EQ(model__row(m, 2, &rb)->values[JP_VAL_CPU_SAMPLES], 3);
+	EXPECT_TRUE(!model__row(m, 3, &rb));
 	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 5);
 	EXPECT_EQ(model__total(m, JP_VAL_OFFCPU_NS), 500);
 

@@ -118,7 +118,8 @@ int model__filter(const struct model *src, const struct model_filter *f, struct 
 	if (!map || !inc_memo || !exc_memo)
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < model__rows(src); i++) {
-		const struct jp_sample_row *r = model__row(src, i);
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(src, i, &rb);
 		const struct jp_labels *l = model__get_labels(src, r->labels);
 		const jp_id *locs;
 		jp_id stack, labels;

@@ -36,14 +36,20 @@ const char *jp_value_unit(enum jp_value v)
 
 /*
  * One table: elements in an array (id = index, element 0 unused) plus an open-addressing
- * index of ids by hash, so find-or-add is O(1) on average.
+ * index of ids by hash, so find-or-add is O(1) on average. Hashes are not stored: the
+ * index is rebuilt from the elements (hash_of) when it grows, and a probe compares the
+ * element itself; at under half load a probe meets 1.5 slots on average.
  */
+struct table;
+typedef __u64 (*elem_hash_fn)(const struct table *t, const void *elem);
+
 struct table {
 	void *elems;
 	size_t elem_size, n, cap; /* n counts element 0 too */
 	jp_id *slots;		  /* 0 = empty */
-	__u64 *hashes;		  /* hash of each element, by id */
 	size_t nslots;
+	elem_hash_fn hash_of;
+	const struct model *m; /* for hash_of and the comparisons that need the model */
 };
 
 typedef bool (*elem_eq_fn)(const void *ctx, const void *a, const void *b, size_t size);
@@ -75,18 +81,20 @@ static __u64 hash_bytes(const void *p, size_t n, __u64 h)
 	return mix(h);
 }
 
-static void table_init(struct table *t, size_t elem_size)
+static void table_init(struct table *t, size_t elem_size, elem_hash_fn hash_of,
+		       const struct model *m)
 {
 	memset(t, 0, sizeof(*t));
 	t->elem_size = elem_size;
+	t->hash_of = hash_of;
+	t->m = m;
 }
 
 static void table_free(struct table *t)
 {
 	free(t->elems);
 	free(t->slots);
-	free(t->hashes);
-	table_init(t, t->elem_size);
+	table_init(t, t->elem_size, t->hash_of, t->m);
 }
 
 static void *table_at(const struct table *t, jp_id id)
@@ -101,7 +109,7 @@ static int table_rehash(struct table *t, size_t nslots)
 	if (!slots)
 		return -ENOMEM;
 	for (size_t id = 1; id < t->n; id++) {
-		size_t i = t->hashes[id] & (nslots - 1);
+		size_t i = t->hash_of(t, table_at(t, (jp_id)id)) & (nslots - 1);
 
 		while (slots[i])
 			i = (i + 1) & (nslots - 1);
@@ -118,19 +126,13 @@ static int table_reserve(struct table *t)
 	if (t->n + 1 > t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		void *e = realloc(t->elems, cap * t->elem_size);
-		__u64 *h;
 
 		if (!e)
 			return -ENOMEM;
 		t->elems = e;
-		h = realloc(t->hashes, cap * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		t->hashes = h;
 		t->cap = cap;
 		if (!t->n) {
 			memset(t->elems, 0, t->elem_size); /* element 0: "none" */
-			t->hashes[0] = 0;
 			t->n = 1;
 		}
 	}
@@ -148,14 +150,13 @@ static jp_id table_intern(struct table *t, const void *e, __u64 h, elem_eq_fn eq
 		for (i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
 			jp_id id = t->slots[i];
 
-			if (t->hashes[id] == h && eq(ctx, table_at(t, id), e, t->elem_size))
+			if (eq(ctx, table_at(t, id), e, t->elem_size))
 				return id;
 		}
 	}
 	if (t->n >= 0xffffffffu || table_reserve(t))
 		return 0;
 	memcpy(table_at(t, (jp_id)t->n), e, t->elem_size);
-	t->hashes[t->n] = h;
 	for (i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1))
 		;
 	t->slots[i] = (jp_id)t->n;
@@ -164,6 +165,10 @@ static jp_id table_intern(struct table *t, const void *e, __u64 h, elem_eq_fn eq
 
 struct stack_ref {
 	size_t off, n; /* into model.stack_locs */
+};
+
+struct row_key {
+	jp_id stack, labels;
 };
 
 struct model {
@@ -176,12 +181,95 @@ struct model {
 	struct table stacks; /* struct stack_ref */
 	jp_id *stack_locs;
 	size_t nstack_locs, cap_stack_locs;
-	struct table rows; /* struct jp_sample_row, keyed by (stack, labels) */
+	/*
+	 * Rows: (stack, labels) and one value per column in use. A recording fills two or
+	 * three of the JP_VAL_MAX columns, so a column is added when a value first comes.
+	 */
+	struct table rows; /* struct row_key + ncols __u64, keyed by the key */
+	signed char col[JP_VAL_MAX]; /* column of a value, -1 none yet */
+	enum jp_value col_val[JP_VAL_MAX];
+	unsigned int ncols;
 	__u64 totals[JP_VAL_MAX];
 	/* the stack being interned: compared by stack_eq through this */
 	const jp_id *probe_locs;
 	size_t probe_n;
 };
+
+static __u64 str_hash(const char *s)
+{
+	return hash_bytes(s, strlen(s), 0);
+}
+
+/* interned strings compare by pointer from here on */
+static __u64 ptr_hash(const void *p, __u64 h)
+{
+	return mix(h ^ (__u64)(unsigned long)p);
+}
+
+static __u64 strs_hash_of(const struct table *t, const void *e)
+{
+	(void)t;
+	return str_hash(*(const char *const *)e);
+}
+
+static __u64 func_hash_of(const struct table *t, const void *e)
+{
+	const struct jp_func *f = e;
+
+	(void)t;
+	return ptr_hash(f->file, ptr_hash(f->name, f->java));
+}
+
+static __u64 map_hash_of(const struct table *t, const void *e)
+{
+	const struct jp_mapping *c = e;
+
+	(void)t;
+	return ptr_hash(c->file, mix(c->start ^ mix(c->limit ^ mix(c->offset))));
+}
+
+static __u64 loc_hash_of(const struct table *t, const void *e)
+{
+	const struct jp_location *c = e;
+
+	(void)t;
+	return mix(c->addr ^ mix(((__u64)c->func << 32 | c->mapping) ^
+				 ((__u64)(__u32)c->line << 8 | c->kind)));
+}
+
+static __u64 labels_hash_of(const struct table *t, const void *e)
+{
+	const struct jp_labels *c = e;
+	__u64 h = ptr_hash(c->comm, ptr_hash(c->thread, ptr_hash(c->container, mix(c->cgroup))));
+
+	(void)t;
+	return mix(h ^ ((__u64)c->pid << 32 | c->tid));
+}
+
+static __u64 locs_hash(const jp_id *locs, size_t n)
+{
+	return hash_bytes(locs, n * sizeof(*locs), n);
+}
+
+static __u64 stack_hash_of(const struct table *t, const void *e)
+{
+	const struct stack_ref *r = e;
+
+	return locs_hash(r->n ? t->m->stack_locs + r->off : NULL, r->n);
+}
+
+static __u64 row_hash(jp_id stack, jp_id labels)
+{
+	return mix((__u64)stack << 32 | labels);
+}
+
+static __u64 row_hash_of(const struct table *t, const void *e)
+{
+	const struct row_key *k = e;
+
+	(void)t;
+	return row_hash(k->stack, k->labels);
+}
 
 struct model *model__new(void)
 {
@@ -190,13 +278,14 @@ struct model *model__new(void)
 	if (!m)
 		return NULL;
 	strpool_init(&m->pool, 0);
-	table_init(&m->strs, sizeof(const char *));
-	table_init(&m->funcs, sizeof(struct jp_func));
-	table_init(&m->maps, sizeof(struct jp_mapping));
-	table_init(&m->locs, sizeof(struct jp_location));
-	table_init(&m->labels, sizeof(struct jp_labels));
-	table_init(&m->stacks, sizeof(struct stack_ref));
-	table_init(&m->rows, sizeof(struct jp_sample_row));
+	table_init(&m->strs, sizeof(const char *), strs_hash_of, m);
+	table_init(&m->funcs, sizeof(struct jp_func), func_hash_of, m);
+	table_init(&m->maps, sizeof(struct jp_mapping), map_hash_of, m);
+	table_init(&m->locs, sizeof(struct jp_location), loc_hash_of, m);
+	table_init(&m->labels, sizeof(struct jp_labels), labels_hash_of, m);
+	table_init(&m->stacks, sizeof(struct stack_ref), stack_hash_of, m);
+	table_init(&m->rows, sizeof(struct row_key), row_hash_of, m);
+	memset(m->col, -1, sizeof(m->col));
 	return m;
 }
 
@@ -238,10 +327,10 @@ const char *model__str(struct model *m, const char *s)
 	if (m->strs.nslots) {
 		for (i = h & (m->strs.nslots - 1); m->strs.slots[i];
 		     i = (i + 1) & (m->strs.nslots - 1)) {
-			id = m->strs.slots[i];
-			if (m->strs.hashes[id] == h &&
-			    !strcmp(*(const char **)table_at(&m->strs, id), s))
-				return *(const char **)table_at(&m->strs, id);
+			const char *t = *(const char **)table_at(&m->strs, m->strs.slots[i]);
+
+			if (!strcmp(t, s))
+				return t;
 		}
 	}
 	s = strpool_add(&m->pool, s, n);
@@ -251,16 +340,9 @@ const char *model__str(struct model *m, const char *s)
 	return id ? s : NULL;
 }
 
-/* interned strings compare by pointer from here on */
-static __u64 ptr_hash(const void *p, __u64 h)
-{
-	return mix(h ^ (__u64)(unsigned long)p);
-}
-
 jp_id model__func(struct model *m, const char *name, const char *file, bool java)
 {
 	struct jp_func f;
-	__u64 h;
 
 	memset(&f, 0, sizeof(f)); /* padding compares too */
 	f.name = model__str(m, name);
@@ -268,14 +350,12 @@ jp_id model__func(struct model *m, const char *name, const char *file, bool java
 	f.java = java;
 	if (!f.name || !f.file)
 		return 0;
-	h = ptr_hash(f.file, ptr_hash(f.name, java));
-	return table_intern(&m->funcs, &f, h, bytes_eq, NULL);
+	return table_intern(&m->funcs, &f, func_hash_of(&m->funcs, &f), bytes_eq, NULL);
 }
 
 jp_id model__mapping(struct model *m, const struct jp_mapping *mp)
 {
 	struct jp_mapping c;
-	__u64 h;
 
 	memset(&c, 0, sizeof(c));
 	c.start = mp->start;
@@ -285,8 +365,7 @@ jp_id model__mapping(struct model *m, const struct jp_mapping *mp)
 	c.build_id = model__str(m, mp->build_id);
 	if (!c.file || !c.build_id)
 		return 0;
-	h = ptr_hash(c.file, mix(c.start ^ mix(c.limit ^ mix(c.offset))));
-	return table_intern(&m->maps, &c, h, bytes_eq, NULL);
+	return table_intern(&m->maps, &c, map_hash_of(&m->maps, &c), bytes_eq, NULL);
 }
 
 jp_id model__location(struct model *m, const struct jp_location *loc)
@@ -299,16 +378,12 @@ jp_id model__location(struct model *m, const struct jp_location *loc)
 	c.addr = loc->addr;
 	c.line = loc->line;
 	c.kind = loc->kind;
-	return table_intern(&m->locs, &c,
-			    mix(c.addr ^ mix(((__u64)c.func << 32 | c.mapping) ^
-					     ((__u64)(__u32)c.line << 8 | c.kind))),
-			    bytes_eq, NULL);
+	return table_intern(&m->locs, &c, loc_hash_of(&m->locs, &c), bytes_eq, NULL);
 }
 
 jp_id model__labels(struct model *m, const struct jp_labels *l)
 {
 	struct jp_labels c;
-	__u64 h;
 
 	memset(&c, 0, sizeof(c));
 	c.pid = l->pid;
@@ -319,9 +394,7 @@ jp_id model__labels(struct model *m, const struct jp_labels *l)
 	c.container = model__str(m, l->container);
 	if (!c.comm || !c.thread || !c.container)
 		return 0;
-	h = ptr_hash(c.comm, ptr_hash(c.thread, ptr_hash(c.container, mix(c.cgroup))));
-	h = mix(h ^ ((__u64)c.pid << 32 | c.tid));
-	return table_intern(&m->labels, &c, h, bytes_eq, NULL);
+	return table_intern(&m->labels, &c, labels_hash_of(&m->labels, &c), bytes_eq, NULL);
 }
 
 /* ctx: the model, whose probe_locs/probe_n hold the stack being looked up */
@@ -357,7 +430,7 @@ jp_id model__stack(struct model *m, const jp_id *locs, size_t n)
 	}
 	m->probe_locs = locs;
 	m->probe_n = n;
-	id = table_intern(&m->stacks, &r, hash_bytes(locs, n * sizeof(*locs), n), stack_eq, m);
+	id = table_intern(&m->stacks, &r, locs_hash(locs, n), stack_eq, m);
 	if (id && m->stacks.n != before) { /* new: keep its locations */
 		if (n)
 			memcpy(m->stack_locs + m->nstack_locs, locs, n * sizeof(*locs));
@@ -368,27 +441,58 @@ jp_id model__stack(struct model *m, const jp_id *locs, size_t n)
 
 static bool row_eq(const void *ctx, const void *a, const void *b, size_t size)
 {
-	const struct jp_sample_row *x = a, *y = b;
-
 	(void)ctx;
 	(void)size;
-	return x->stack == y->stack && x->labels == y->labels;
+	return !memcmp(a, b, sizeof(struct row_key));
+}
+
+static __u64 *row_vals(const struct model *m, jp_id id)
+{
+	return (__u64 *)((char *)table_at(&m->rows, id) + sizeof(struct row_key));
+}
+
+/* a column for v: the rows are laid out again one value wider */
+static int add_column(struct model *m, enum jp_value v)
+{
+	size_t old = m->rows.elem_size, size = old + sizeof(__u64);
+	char *e = NULL;
+
+	if (m->rows.cap) {
+		e = malloc(m->rows.cap * size);
+		if (!e)
+			return -ENOMEM;
+		for (size_t id = 0; id < m->rows.n; id++) {
+			memcpy(e + id * size, (char *)m->rows.elems + id * old, old);
+			memset(e + id * size + old, 0, sizeof(__u64));
+		}
+		free(m->rows.elems);
+		m->rows.elems = e;
+	}
+	m->rows.elem_size = size;
+	m->col[v] = (signed char)m->ncols;
+	m->col_val[m->ncols++] = v;
+	return 0;
 }
 
 int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u64 value)
 {
-	struct jp_sample_row r;
+	union {
+		struct row_key k;
+		__u64 all[1 + JP_VAL_MAX];
+	} r;
 	jp_id id;
 
 	if (v >= JP_VAL_MAX || !stack || !labels)
 		return -EINVAL;
+	if (m->col[v] < 0 && add_column(m, v))
+		return -ENOMEM;
 	memset(&r, 0, sizeof(r));
-	r.stack = stack;
-	r.labels = labels;
-	id = table_intern(&m->rows, &r, mix((__u64)stack << 32 | labels), row_eq, NULL);
+	r.k.stack = stack;
+	r.k.labels = labels;
+	id = table_intern(&m->rows, &r, row_hash(stack, labels), row_eq, NULL);
 	if (!id)
 		return -ENOMEM;
-	((struct jp_sample_row *)table_at(&m->rows, id))->values[v] += value;
+	row_vals(m, id)[m->col[v]] += value;
 	m->totals[v] += value;
 	return 0;
 }
@@ -404,9 +508,21 @@ size_t model__rows(const struct model *m)
 	return m->rows.n ? m->rows.n - 1 : 0;
 }
 
-const struct jp_sample_row *model__row(const struct model *m, size_t i)
+const struct jp_sample_row *model__row(const struct model *m, size_t i, struct jp_sample_row *buf)
 {
-	return i < model__rows(m) ? table_at(&m->rows, (jp_id)(i + 1)) : NULL;
+	const struct row_key *k;
+	const __u64 *vals;
+
+	if (i >= model__rows(m))
+		return NULL;
+	k = table_at(&m->rows, (jp_id)(i + 1));
+	vals = row_vals(m, (jp_id)(i + 1));
+	memset(buf, 0, sizeof(*buf));
+	buf->stack = k->stack;
+	buf->labels = k->labels;
+	for (unsigned int c = 0; c < m->ncols; c++)
+		buf->values[m->col_val[c]] = vals[c];
+	return buf;
 }
 
 const struct jp_func *model__get_func(const struct model *m, jp_id id)
@@ -465,7 +581,7 @@ __u64 model__total(const struct model *m, enum jp_value v)
 
 static size_t table_bytes(const struct table *t)
 {
-	return t->cap * (t->elem_size + sizeof(*t->hashes)) + t->nslots * sizeof(*t->slots);
+	return t->cap * t->elem_size + t->nslots * sizeof(*t->slots);
 }
 
 void model__mem(const struct model *m, struct model_mem *ret)
@@ -481,6 +597,10 @@ void model__mem(const struct model *m, struct model_mem *ret)
 	ret->stacks = m->stacks.n;
 	ret->stack_locs = m->nstack_locs;
 	ret->rows = m->rows.n;
+	ret->str_bytes = m->pool.total + table_bytes(&m->strs);
+	ret->loc_bytes = table_bytes(&m->locs);
+	ret->stack_bytes = table_bytes(&m->stacks) + m->cap_stack_locs * sizeof(*m->stack_locs);
+	ret->row_bytes = table_bytes(&m->rows);
 	ret->bytes = m->pool.total + table_bytes(&m->strs) + table_bytes(&m->funcs) +
 		     table_bytes(&m->maps) + table_bytes(&m->locs) + table_bytes(&m->labels) +
 		     table_bytes(&m->stacks) + table_bytes(&m->rows) +

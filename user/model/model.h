@@ -102,9 +102,11 @@ size_t model__rows(const struct model *m);
 struct model_mem {
 	size_t strs, funcs, maps, locs, labels, stacks, stack_locs, rows;
 	size_t bytes;
+	size_t str_bytes, loc_bytes, stack_bytes, row_bytes; /* parts of bytes */
 };
 void model__mem(const struct model *m, struct model_mem *ret);
-const struct jp_sample_row *model__row(const struct model *m, size_t i);
+/* row i, expanded into *buf (which it returns); NULL past the last row */
+const struct jp_sample_row *model__row(const struct model *m, size_t i, struct jp_sample_row *buf);
 const struct jp_func *model__get_func(const struct model *m, jp_id id);
 const struct jp_mapping *model__get_mapping(const struct model *m, jp_id id);
 const struct jp_location *model__get_location(const struct model *m, jp_id id);

@@ -172,8 +172,11 @@ int model__to_profile(const struct model *m, const struct model_view *v, struct 
 	c->names = calloc(c->nnames, sizeof(*c->names));
 	if (!c->names)
 		err = -ENOMEM;
-	for (size_t i = 0; !err && i < model__rows(m); i++)
-		err = add_row(c, model__row(m, i));
+	for (size_t i = 0; !err && i < model__rows(m); i++) {
+		struct jp_sample_row rb;
+
+		err = add_row(c, model__row(m, i, &rb));
+	}
 	for (size_t i = 0; c->names && i < c->nnames; i++)
 		free(c->names[i]);
 	free(c->names);

@@ -551,7 +551,8 @@ static void events(struct jfr *x)
 	const struct out_meta *meta = x->o->meta;
 
 	for (size_t i = 0; i < model__rows(x->m) && !x->err; i++) {
-		const struct jp_sample_row *r = model__row(x->m, i);
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(x->m, i, &rb);
 		__u64 n = r->values[JP_VAL_CPU_SAMPLES];
 		__u64 off = r->values[JP_VAL_OFFCPU_NS];
 		__u64 calls = r->values[JP_VAL_SYSCALL_CALLS], sc_ns = r->values[JP_VAL_SYSCALL_NS];

@@ -162,7 +162,8 @@ static void label_num(struct enc *e, const char *key, __u64 val)
 static void samples(struct enc *e, const int *cols, int ncols)
 {
 	for (size_t i = 0; i < model__rows(e->m); i++) {
-		const struct jp_sample_row *r = model__row(e->m, i);
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(e->m, i, &rb);
 		const struct jp_labels *l = model__get_labels(e->m, r->labels);
 		const jp_id *locs;
 		size_t n;

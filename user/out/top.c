@@ -59,7 +59,8 @@ int out_top_write(const struct model *m, const struct model_view *v, size_t limi
 	if (!ents)
 		return -ENOMEM;
 	for (size_t i = 0; i < model__rows(m); i++) {
-		const struct jp_sample_row *r = model__row(m, i);
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(m, i, &rb);
 		const jp_id *locs;
 		__u64 w = 0;
 		size_t n;
