@@ -147,7 +147,7 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
         if f:
             timeline.append({"t": round(time.monotonic() - t0, 1), "rss_kb": f[0],
                              "hwm_kb": f[1], "cpu_s": f[2]})
-        time.sleep(10 if timeline else 1)
+        time.sleep(10 if timeline and timeline[-1]["t"] >= 10 else 1)
     wall = time.monotonic() - t0
     with open(errpath) as f:
         err = f.read()
@@ -173,9 +173,13 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
            "timeline": timeline,
            "jvm_lines": [l for l in err.splitlines() if re.match(r"jprof: JVM \d+ \(", l)],
            "summary": [l for l in err.splitlines() if "samples (cpu-clock" in l or
-                       "evicted" in l or "symbols:" in l or "memory:" in l]}
+                       "evicted" in l or "symbols:" in l or "memory:" in l or
+                       "MEMDBG" in l]}
     for line in res["summary"]:
         print(line)
+    print("longrun: RSS/high-water MB over time: " +
+          ", ".join(f'{p["t"]:.0f}s {p["rss_kb"] / 1024:.0f}/{p["hwm_kb"] / 1024:.0f}'
+                    for p in timeline))
     return res
 
 

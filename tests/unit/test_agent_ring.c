@@ -285,6 +285,88 @@ TEST(well_formed_traces_and_names)
 	fixture_fini(&f);
 }
 
+/*
+ * A blob's inline table is read from the dictionary file the first time a sample's PC
+ * falls in it, and only while the record there is still that blob's. The table tells
+ * here what the fallback cannot: outer inlined into itself (a recursive call).
+ */
+static size_t write_self_inlined_blob(struct fixture *f)
+{
+	size_t at = d_begin(f, JP_DICT_CODE_LOAD), body = at + sizeof(struct jp_dict_rec);
+
+	d_u64(f, BLOB + 0x1000);
+	d_u32(f, 0x100);
+	d_u32(f, 1);
+	d_u64(f, M_OUT);
+	d_u64(f, BLOB + 0x1040); /* outer inlined into outer */
+	d_u32(f, 2);
+	d_u64(f, M_OUT);
+	d_u32(f, 3);
+	d_u64(f, M_OUT);
+	d_u32(f, 9);
+	d_end(f, at);
+	return body;
+}
+
+static const struct jp_frame self2[] = {
+	{ .bci = 3, .method_id = M_OUT },
+	{ .bci = 9, .method_id = M_OUT },
+	{ .bci = 20, .method_id = M_RUN },
+};
+
+TEST(inline_tables_read_when_first_sampled)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	struct jvm_agent_stats st;
+	struct seen s = { 0 };
+	__u64 before, bad = BLOB + 0x5000;
+	size_t body;
+	int fd;
+
+	for (int rewrite = 0; rewrite < 2; rewrite++) {
+		fixture_init(&f);
+		write_dict(&f);
+		body = write_self_inlined_blob(&f);
+		flush_dict(&f, f.dlen);
+		a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+		ASSERT_TRUE(a);
+		/* a sample outside the blob: the dictionary is read, the table is not */
+		put_trace(&f, 77, 0x1234, 3, self2, 1);
+		flush_ring(&f);
+		EXPECT_EQ(jvm_agent__poll(a, collect, &s), 1);
+		jvm_agent__stats(a, &st);
+		before = st.bytes;
+		EXPECT_TRUE(before > 0);
+		if (rewrite) { /* the JVM's user rewrites the record after jprof read it */
+			fd = open(f.dict, O_WRONLY);
+			EXPECT_EQ(pwrite(fd, &bad, 8, (off_t)body), 8);
+			close(fd);
+		}
+		memset(&s, 0, sizeof(s));
+		put_trace(&f, 77, BLOB + 0x1038, 3, self2, 1);
+		put_trace(&f, 77, BLOB + 0x1038, 3, self2, 1);
+		flush_ring(&f);
+		EXPECT_EQ(jvm_agent__poll(a, collect, &s), 2);
+		ASSERT_TRUE(s.n == 2);
+		for (int k = 0; k < 2; k++) {
+			/* rewritten: the table is not used; the first frame of the root is JIT */
+			EXPECT_EQ(s.fr[k][0].kind, rewrite ? JP_FK_JIT : JP_FK_INLINED);
+			EXPECT_EQ(s.fr[k][1].kind, JP_FK_JIT);
+		}
+		jvm_agent__stats(a, &st);
+		/* read once and kept (two pcs entries, three chain slots), or nothing kept */
+		if (rewrite)
+			EXPECT_EQ(st.bytes, before);
+		else
+			EXPECT_TRUE(st.bytes > before && st.bytes <= before + 64);
+		EXPECT_EQ(st.malformed, 0);
+		jvm_agent__free(a);
+		EXPECT_EQ(jvm_agent__all_bytes(), 0);
+		fixture_fini(&f);
+	}
+}
+
 TEST(uncommitted_record_waits)
 {
 	struct fixture f;

@@ -106,13 +106,22 @@ struct jm_pc {
 	__u32 first, n; /* into jm_blob.chain, innermost first */
 };
 
+/*
+ * A compiled blob. Its inline table (pcs and their chains) is most of what a JIT-heavy
+ * JVM's dictionary holds (8 MB of javac's 12), yet few blobs are ever sampled: the table
+ * is checked and its (callee, caller) pairs taken when the record comes, and only where
+ * the record lies is kept; the table is read again the first time a sample's PC falls
+ * in the blob (blob_pcs).
+ */
 struct jm_blob {
 	__u64 addr, end;
 	__u64 method_id; /* 0: a stub */
-	int is_interp;	 /* the template interpreter */
+	__u64 off;	 /* its code-load record's body in the dictionary file */
 	struct jm_pc *pcs;
 	__u64 *chain;
-	__u32 n_pcs, n_chain;
+	__u32 len;	 /* the body's length; 0: no inline table, or it could not be read */
+	__u32 n_pcs, n_chain; /* of the table read */
+	int is_interp;	 /* the template interpreter */
 };
 
 struct jm_thread {
@@ -954,7 +963,7 @@ static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
 	return 0;
 }
 
-static const struct jm_blob *blob_find(const struct jvm_agent *a, __u64 pc)
+static struct jm_blob *blob_find(const struct jvm_agent *a, __u64 pc)
 {
 	size_t i = blob_lower_bound(a, pc + 1);
 
@@ -963,12 +972,55 @@ static const struct jm_blob *blob_find(const struct jvm_agent *a, __u64 pc)
 	return &a->blobs[i - 1];
 }
 
+/*
+ * A code-load record's inline table: n_pcs of (u64 pc, u32 n, n of (u64 method, u32 bci)),
+ * pcs ascending. Checked whole; with b->pcs set (room for n_pcs) and b->chain (room for
+ * max_chain), stored there; else only its (callee, caller) pairs go to the edge map.
+ */
+static int parse_pcs(struct jvm_agent *a, struct cur *c, struct jm_blob *b, __u32 n_pcs,
+		     size_t max_chain)
+{
+	__u64 prev = 0, last = 0;
+	size_t n_chain = 0;
+
+	for (__u32 i = 0; i < n_pcs && !c->bad; i++) {
+		__u64 pc = cur_u64(c);
+		__u32 n = cur_u32(c);
+
+		if ((__u64)n * 12 > c->left || (i && pc < prev) ||
+		    (b->chain && n > max_chain - n_chain)) {
+			c->bad = 1;
+			break;
+		}
+		prev = pc;
+		if (b->pcs)
+			b->pcs[i] = (struct jm_pc){ .pc = pc, .first = (__u32)n_chain, .n = n };
+		for (__u32 j = 0; j < n; j++) {
+			__u64 m = cur_u64(c);
+
+			(void)cur_u32(c); /* bci: AGCT reports its own */
+			if (b->chain)
+				b->chain[n_chain + j] = m;
+			/* the evidence for "inlined into its caller" used for deeper frames */
+			else if (j > 0 && kv_put(a, &a->edges, last, m, 1))
+				c->bad = 1;
+			last = m;
+		}
+		n_chain += n;
+		if (b->pcs)
+			b->n_pcs = i + 1;
+	}
+	b->n_chain = (__u32)n_chain;
+	return c->bad ? -EINVAL : 0;
+}
+
 static int parse_code_load(struct jvm_agent *a, struct cur *c)
 {
 	struct jm_blob b = { 0 };
-	__u32 size, n_pcs, n_chain = 0;
-	size_t max_chain = 0;
+	const unsigned char *body = c->p;
+	__u32 size, n_pcs;
 
+	b.off = a->rec_off + (__u64)(c->p - a->rec_body);
 	b.addr = cur_u64(c);
 	size = cur_u32(c);
 	n_pcs = cur_u32(c);
@@ -977,61 +1029,73 @@ static int parse_code_load(struct jvm_agent *a, struct cur *c)
 		return -EINVAL;
 	b.end = b.addr + size;
 	/* 12 bytes per pc and per frame at least: bounded by the record's size */
-	if ((__u64)n_pcs * 12 > c->left)
+	if ((__u64)n_pcs * 12 > c->left || parse_pcs(a, c, &b, n_pcs, 0))
 		return -EINVAL;
-	if (n_pcs) {
-		/* room for the most frames the record can hold; trimmed to what it has below */
-		max_chain = c->left / 12 + 1;
-		if (charge(a, (size_t)n_pcs * sizeof(*b.pcs) + max_chain * sizeof(*b.chain)))
-			return -ENOSPC;
-		b.pcs = calloc(n_pcs, sizeof(*b.pcs));
-		b.chain = calloc(max_chain, sizeof(*b.chain));
-		b.n_pcs = n_pcs; /* what is charged, until the real counts are known */
-		b.n_chain = (__u32)max_chain;
-		if (!b.pcs || !b.chain)
-			goto out_bad;
-		b.n_pcs = 0;
-	}
-	for (__u32 i = 0; i < n_pcs && !c->bad; i++) {
-		__u64 pc = cur_u64(c);
-		__u32 n = cur_u32(c);
+	b.len = n_pcs ? (__u32)(c->p - body) : 0;
+	b.n_chain = 0;
+	return blob_insert(a, &b) ? -EINVAL : 0;
+}
 
-		if ((__u64)n * 12 > c->left || (i && pc < b.pcs[b.n_pcs - 1].pc)) {
-			c->bad = 1;
-			break;
-		}
-		b.pcs[b.n_pcs].pc = pc;
-		b.pcs[b.n_pcs].first = n_chain;
-		b.pcs[b.n_pcs].n = n;
-		for (__u32 j = 0; j < n; j++) {
-			b.chain[n_chain + j] = cur_u64(c);
-			(void)cur_u32(c); /* bci: AGCT reports its own */
-			/* the evidence for "inlined into its caller" used for deeper frames */
-			if (j > 0 &&
-			    kv_put(a, &a->edges, b.chain[n_chain + j - 1], b.chain[n_chain + j], 1))
-				c->bad = 1;
-		}
-		n_chain += n;
-		b.n_pcs++;
-	}
-	if (n_pcs) {
-		/* give back what the record did not use */
-		uncharge(a, (size_t)(n_pcs - b.n_pcs) * sizeof(*b.pcs) +
-				    (max_chain - n_chain) * sizeof(*b.chain));
-		b.n_chain = n_chain;
-		if (n_chain && n_chain < max_chain) {
-			__u64 *ch = realloc(b.chain, (size_t)n_chain * sizeof(*ch));
+/*
+ * b's inline table, read again from its record in the dictionary file (the JVM's user
+ * writes that file: the record must still be b's, and is checked again whole). False
+ * when b has none or it cannot be had; then it is never tried again.
+ */
+static bool blob_pcs(struct jvm_agent *a, struct jm_blob *b)
+{
+	unsigned char *body;
+	size_t max_chain;
+	struct cur c;
+	__u32 n_pcs;
 
-			if (ch)
-				b.chain = ch;
-		}
+	if (b->pcs)
+		return true;
+	if (!b->len || b->len > JP_DICT_REC_MAX)
+		return false;
+	if (charge(a, b->len)) { /* the read buffer, given back below */
+		b->len = 0;
+		return false;
 	}
-	if (c->bad || blob_insert(a, &b))
-		goto out_bad;
-	return 0;
-out_bad:
-	blob_free(a, &b);
-	return -EINVAL;
+	body = malloc(b->len);
+	if (!body || pread(a->dict_fd, body, b->len, (off_t)b->off) != (ssize_t)b->len)
+		goto out;
+	c = (struct cur){ .p = body, .left = b->len };
+	if (cur_u64(&c) != b->addr || cur_u32(&c) != b->end - b->addr)
+		goto out;
+	n_pcs = cur_u32(&c);
+	if (cur_u64(&c) != b->method_id || !n_pcs || (__u64)n_pcs * 12 > c.left)
+		goto out;
+	max_chain = c.left / 12;
+	if (charge(a, (size_t)n_pcs * sizeof(*b->pcs) + max_chain * sizeof(*b->chain)))
+		goto out;
+	b->pcs = calloc(n_pcs, sizeof(*b->pcs));
+	b->chain = calloc(max_chain ? max_chain : 1, sizeof(*b->chain));
+	if (!b->pcs || !b->chain || parse_pcs(a, &c, b, n_pcs, max_chain)) {
+		uncharge(a, (size_t)n_pcs * sizeof(*b->pcs) + max_chain * sizeof(*b->chain));
+		free(b->pcs);
+		free(b->chain);
+		b->pcs = NULL;
+		b->chain = NULL;
+		b->n_pcs = b->n_chain = 0;
+		goto out;
+	}
+	/* keep what the table has: the charge follows n_pcs and n_chain from here */
+	uncharge(a, (size_t)(n_pcs - b->n_pcs) * sizeof(*b->pcs) +
+			    (max_chain - b->n_chain) * sizeof(*b->chain));
+	if (b->n_chain && b->n_chain < max_chain) {
+		__u64 *ch = realloc(b->chain, (size_t)b->n_chain * sizeof(*ch));
+
+		if (ch)
+			b->chain = ch;
+	}
+	uncharge(a, b->len);
+	free(body);
+	return true;
+out:
+	uncharge(a, b->len);
+	free(body);
+	b->len = 0;
+	return false;
 }
 
 static int parse_code_unload(struct jvm_agent *a, struct cur *c)
@@ -1274,9 +1338,9 @@ static int method_is_compiled(const struct jvm_agent *a, __u64 id)
  * info, or the table was truncated), the frames up to the first one that is the blob's
  * root method are inlined and that one is the JIT frame. Returns frames classified.
  */
-static int classify_leaf(const struct jvm_agent *a, __u64 pc, struct java_frame *f, int n)
+static int classify_leaf(struct jvm_agent *a, __u64 pc, struct java_frame *f, int n)
 {
-	const struct jm_blob *b = blob_find(a, pc);
+	struct jm_blob *b = blob_find(a, pc);
 	int k = -1;
 
 	if (!b || n <= 0)
@@ -1288,7 +1352,7 @@ static int classify_leaf(const struct jvm_agent *a, __u64 pc, struct java_frame 
 		}
 		return 0;
 	}
-	if (b->n_pcs) {
+	if (blob_pcs(a, b) && b->n_pcs) {
 		size_t lo = 0, hi = b->n_pcs;
 
 		while (lo < hi) {
@@ -1332,7 +1396,7 @@ static int classify_leaf(const struct jvm_agent *a, __u64 pc, struct java_frame 
  * OSR and deoptimised frames can be misfiled; the leaf group is exact when the PC is
  * in a known blob.
  */
-static void classify(const struct jvm_agent *a, __u64 pc, struct java_frame *f, int n)
+static void classify(struct jvm_agent *a, __u64 pc, struct java_frame *f, int n)
 {
 	int i;
 
