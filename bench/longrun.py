@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -74,6 +75,7 @@ def main():
     ap.add_argument("--hz", type=int, default=99)
     ap.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
     ap.add_argument("--json")
+    ap.add_argument("--keep", metavar="FILE", help="keep the profile (host.folded) here")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("longrun.py: needs root")
@@ -90,6 +92,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="jprof-longrun-") as tmp:
         try:
             res = run(a, tmp, jprof, apps, src_zip, java, javac)
+            if a.keep:
+                shutil.copyfile(os.path.join(tmp, "host.folded"), a.keep)
         finally:
             cleanup()  # before the directory goes: javac writes into it
     print(f"longrun: {a.secs} s at {a.hz} Hz, {res['jvms_at_start']} JVMs: peak RSS "

@@ -165,6 +165,11 @@ static void strtab_free(struct strtab *t)
 	free(t->slots);
 }
 
+const char *profile__intern(struct profile *p, const char *s)
+{
+	return strtab_intern(&p->strs, s);
+}
+
 struct profile *profile__new(const char *title, const char *unit)
 {
 	struct profile *p;

@@ -23,6 +23,8 @@ void profile__free(struct profile *p); /* NULL-safe */
 
 /* Adds one stack, frames[0] is the root. Returns 0 or -ENOMEM. n == 0 adds to the root. */
 int profile__add(struct profile *p, const struct jp_frame *frames, size_t n, __u64 weight);
+/* s interned in the profile's names (stable until profile__free); NULL when out of memory */
+const char *profile__intern(struct profile *p, const char *s);
 
 const char *profile__title(const struct profile *p);
 const char *profile__unit(const struct profile *p);

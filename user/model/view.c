@@ -15,32 +15,41 @@ struct view_ctx {
 	const struct model *m;
 	const struct model_view *v;
 	struct profile *dst;
-	char **names; /* by location id, rendered on first use */
+	const char **names; /* by location id, rendered on first use (in dst's names) */
 	size_t nnames;
 	char proc[VIEW_ROOT_LEN], thread[VIEW_ROOT_LEN], container[VIEW_ROOT_LEN];
 	struct jp_frame frames[VIEW_MAX_FRAMES];
+	char *buf; /* a name being rendered */
+	size_t cap;
 };
 
-static char *render(const struct view_ctx *c, const struct jp_location *loc)
+/* a location's name, interned in the profile being built: each is rendered once */
+static const char *render(struct view_ctx *c, const struct jp_location *loc)
 {
 	const struct jp_func *f = model__get_func(c->m, loc->func);
 	const char *name = f ? f->name : "[unknown]";
-	char *s;
-	int n;
+	bool line = f && f->java && c->v->lines && loc->line > 0;
+	size_t need = strlen(name) + 16;
+	char *b;
 
-	if (f && f->java && c->v->lines && loc->line > 0)
-		n = asprintf(&s, "%s:%d", name, loc->line);
+	if (need > c->cap) {
+		b = realloc(c->buf, need);
+		if (!b)
+			return NULL;
+		c->buf = b;
+		c->cap = need;
+	}
+	if (line)
+		snprintf(c->buf, c->cap, "%s:%d", name, loc->line);
 	else
-		n = asprintf(&s, "%s", name);
-	if (n < 0)
-		return NULL;
+		memcpy(c->buf, name, need - 15);
 	if (f && f->java && c->v->dotted) {
 		/* internal class names use '/', which no method name may contain */
-		for (char *p = s; *p && *p != ':'; p++)
+		for (char *p = c->buf; *p && *p != ':'; p++)
 			if (*p == '/')
 				*p = '.';
 	}
-	return s;
+	return profile__intern(c->dst, c->buf);
 }
 
 static const char *loc_name(struct view_ctx *c, jp_id id, enum jp_frame_kind *kind)
@@ -177,9 +186,8 @@ int model__to_profile(const struct model *m, const struct model_view *v, struct 
 
 		err = add_row(c, model__row(m, i, &rb));
 	}
-	for (size_t i = 0; c->names && i < c->nnames; i++)
-		free(c->names[i]);
 	free(c->names);
+	free(c->buf);
 	free(c);
 	return err;
 }
