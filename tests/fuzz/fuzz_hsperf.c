@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * fuzz_hsperf.c: the hsperfdata parser on arbitrary bytes, then the pause tracker reading
+ * fuzz_hsperf.c: the hsperfdata parser on arbitrary bytes (and its layout, which must read
+ * the same values back), then the pause tracker reading
  * them from a file twice (the second time with the input's halves swapped, as if the JVM
  * had rewritten its counters between two reads), with its reports and events.
  */
@@ -35,13 +36,18 @@ static void report(const struct hsperf *h)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hsperf_snap s;
+	struct hsperf_snap s, again;
+	struct hsperf_layout lay;
 	struct hsperf *h;
 	uint8_t *swapped;
 	size_t half = size / 2;
 	int fd;
 
-	(void)hsperf_parse(data, size, &s);
+	/* the layout of a parse reads the same bytes back as the parse did */
+	if (!hsperf_parse_layout(data, size, &s, &lay) && lay.n_entries &&
+	    (hsperf_read_layout(data, size, &lay, &again) ||
+	     memcmp(&s, &again, offsetof(struct hsperf_snap, entries))))
+		abort();
 	fd = memfd_create("fuzz-hsperf", MFD_CLOEXEC);
 	if (fd < 0)
 		return 0;

@@ -120,6 +120,42 @@ TEST(parse_both_byte_orders)
 	}
 }
 
+/* a layout reads the values in place while the prologue stays; an added entry ends it */
+TEST(layout_reads_values_in_place)
+{
+	for (int big = 0; big < 2; big++) {
+		struct hsperf_snap s, again;
+		struct hsperf_layout lay;
+		struct pd d;
+
+		pd_jvm(&d, big, 5, 12345, 1000, 3000, 9, 4444);
+		EXPECT_EQ(hsperf_parse_layout(d.b, d.len, &s, &lay), 0);
+		EXPECT_EQ(lay.n, 11u);
+		/* the same file with new counters, as the JVM writes them */
+		pd_jvm(&d, big, 6, 22222, 5000, 5100, 12, 5555);
+		EXPECT_EQ(hsperf_read_layout(d.b, d.len, &lay, &again), 0);
+		EXPECT_EQ(hsperf_parse(d.b, d.len, &s), 0);
+		EXPECT_TRUE(!memcmp(&s, &again, sizeof(s)));
+		EXPECT_EQ(again.coll[0].invocations, 6ull);
+		EXPECT_EQ(again.safepoint_ticks, 5555ull);
+		EXPECT_STREQ(again.coll[0].name, "G1 young collection pauses");
+		/* an entry added: the prologue changed, the file is parsed again */
+		pd_long(&d, "sun.gc.collector.1.invocations", 3);
+		EXPECT_EQ(hsperf_read_layout(d.b, d.len, &lay, &again), -ESTALE);
+		/* a file cut short under the layout: refused, not read past its end */
+		pd_jvm(&d, big, 5, 12345, 1000, 3000, 9, 4444);
+		EXPECT_EQ(hsperf_parse_layout(d.b, d.len, &s, &lay), 0);
+		EXPECT_EQ(hsperf_read_layout(d.b, d.len - 16, &lay, &again), -ESTALE);
+		/* a malformed entry: no layout, every read parses */
+		put32(d.b + d.len - 8 * 4, 0, big);
+		memset(d.b + 32, 0xff, 4);
+		EXPECT_EQ(hsperf_parse_layout(d.b, d.len, &s, &lay), 0);
+		EXPECT_TRUE(s.bad_entries > 0);
+		EXPECT_EQ(lay.n, 0u);
+		EXPECT_EQ(hsperf_read_layout(d.b, d.len, &lay, &again), -ESTALE);
+	}
+}
+
 TEST(parse_refuses_what_is_not_perfdata)
 {
 	struct hsperf_snap s;

@@ -66,64 +66,128 @@ static int collector_field(const char *name, const char **field)
 	return p[0] - '0';
 }
 
-static void store(struct hsperf_snap *s, const char *name, char type, __u64 v, const char *str,
-		  size_t slen)
+/* the fields read, by id: a collector's fields are F_COLL + c * F_COLL_N + field */
+enum {
+	F_NONE = -1,
+	F_CAUSE,
+	F_LAST_CAUSE,
+	F_FREQ,
+	F_TICKS,
+	F_VM_END,
+	F_SAFEPOINTS,
+	F_SP_TIME,
+	F_SP_SYNC,
+	F_COLL,
+};
+enum { FC_NAME, FC_INVOCATIONS, FC_TIME, FC_ENTRY, FC_EXIT, F_COLL_N };
+
+static int field_id(const char *name, char type)
 {
-	char *dst = NULL;
+	static const struct {
+		const char *name;
+		int id;
+	} scalars[] = {
+		{ "sun.os.hrt.frequency", F_FREQ },
+		{ "sun.os.hrt.ticks", F_TICKS },
+		{ "sun.rt.createVmEndTime", F_VM_END },
+		{ "sun.rt.safepoints", F_SAFEPOINTS },
+		{ "sun.rt.safepointTime", F_SP_TIME },
+		{ "sun.rt.safepointSyncTime", F_SP_SYNC },
+	};
+	static const char *const coll[F_COLL_N] = { "name", "invocations", "time",
+						    "lastEntryTime", "lastExitTime" };
 	const char *field;
 	int c;
 
-	if (type == 'B') {
-		if (!strcmp(name, "sun.gc.cause"))
-			dst = s->cause;
-		else if (!strcmp(name, "sun.gc.lastCause"))
-			dst = s->last_cause;
-		else if ((c = collector_field(name, &field)) >= 0 && c < HSPERF_COLLECTORS &&
-			 !strcmp(field, "name"))
-			dst = s->coll[c].name;
-		if (dst) {
-			size_t n = strnlen(str, slen < HSPERF_STR_LEN ? slen : HSPERF_STR_LEN - 1);
+	if (type == 'B' && !strcmp(name, "sun.gc.cause"))
+		return F_CAUSE;
+	if (type == 'B' && !strcmp(name, "sun.gc.lastCause"))
+		return F_LAST_CAUSE;
+	if ((c = collector_field(name, &field)) >= 0 && c < HSPERF_COLLECTORS) {
+		for (int f = 0; f < F_COLL_N; f++)
+			if (!strcmp(field, coll[f]) && (type == 'B') == (f == FC_NAME))
+				return F_COLL + c * F_COLL_N + f;
+		return F_NONE;
+	}
+	if (type != 'J')
+		return F_NONE;
+	for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++)
+		if (!strcmp(name, scalars[i].name))
+			return scalars[i].id;
+	return F_NONE;
+}
 
-			/* keep it printable: it goes into reports and JSON */
-			for (size_t i = 0; i < n; i++)
-				dst[i] = str[i] >= 0x20 && str[i] < 0x7f ? str[i] : '?';
-			dst[n] = 0;
-		}
+static void store(struct hsperf_snap *s, int id, __u64 v, const char *str, size_t slen)
+{
+	struct hsperf_collector *k;
+	char *dst = NULL;
+	int c, f;
+
+	if (id == F_CAUSE)
+		dst = s->cause;
+	else if (id == F_LAST_CAUSE)
+		dst = s->last_cause;
+	else if (id >= F_COLL && (id - F_COLL) % F_COLL_N == FC_NAME)
+		dst = s->coll[(id - F_COLL) / F_COLL_N].name;
+	if (dst) {
+		size_t n = strnlen(str, slen < HSPERF_STR_LEN ? slen : HSPERF_STR_LEN - 1);
+
+		/* keep it printable: it goes into reports and JSON */
+		for (size_t i = 0; i < n; i++)
+			dst[i] = str[i] >= 0x20 && str[i] < 0x7f ? str[i] : '?';
+		dst[n] = 0;
 		return;
 	}
 	v = as_count(v);
-	if (!strcmp(name, "sun.os.hrt.frequency")) {
+	switch (id) {
+	case F_FREQ:
 		s->freq_hz = v;
-	} else if (!strcmp(name, "sun.os.hrt.ticks")) {
+		return;
+	case F_TICKS:
 		s->hrt_ticks = v;
-	} else if (!strcmp(name, "sun.rt.createVmEndTime")) {
+		return;
+	case F_VM_END:
 		s->vm_created = v != 0;
-	} else if (!strcmp(name, "sun.rt.safepoints")) {
+		return;
+	case F_SAFEPOINTS:
 		s->safepoints = v;
 		s->has_safepoints = true;
-	} else if (!strcmp(name, "sun.rt.safepointTime")) {
+		return;
+	case F_SP_TIME:
 		s->safepoint_ticks = v;
-	} else if (!strcmp(name, "sun.rt.safepointSyncTime")) {
+		return;
+	case F_SP_SYNC:
 		s->safepoint_sync_ticks = v;
-	} else if ((c = collector_field(name, &field)) >= 0 && c < HSPERF_COLLECTORS) {
-		struct hsperf_collector *k = &s->coll[c];
-
-		if (!strcmp(field, "invocations"))
-			k->invocations = v, k->present = true;
-		else if (!strcmp(field, "time"))
-			k->time_ticks = v;
-		else if (!strcmp(field, "lastEntryTime"))
-			k->last_entry = v;
-		else if (!strcmp(field, "lastExitTime"))
-			k->last_exit = v;
-		else
-			return;
-		if ((unsigned int)c + 1 > s->ncollectors)
-			s->ncollectors = (unsigned int)c + 1;
+		return;
 	}
+	if (id < F_COLL)
+		return;
+	c = (id - F_COLL) / F_COLL_N;
+	f = (id - F_COLL) % F_COLL_N;
+	k = &s->coll[c];
+	if (f == FC_INVOCATIONS)
+		k->invocations = v, k->present = true;
+	else if (f == FC_TIME)
+		k->time_ticks = v;
+	else if (f == FC_ENTRY)
+		k->last_entry = v;
+	else
+		k->last_exit = v;
+	if ((unsigned int)c + 1 > s->ncollectors)
+		s->ncollectors = (unsigned int)c + 1;
 }
 
-int hsperf_parse(const void *buf, size_t len, struct hsperf_snap *ret)
+/* the prologue's byte order, entry offset and count, used bytes: what a layout is of */
+static void layout_key(const unsigned char *b, bool big, struct hsperf_layout *lay)
+{
+	lay->big = big;
+	lay->used = rd32(b + 8, big);
+	lay->entry_off = rd32(b + 24, big);
+	lay->n_entries = rd32(b + 28, big);
+}
+
+int hsperf_parse_layout(const void *buf, size_t len, struct hsperf_snap *ret,
+			struct hsperf_layout *lay)
 {
 	const unsigned char *b = buf;
 	struct hsperf_snap s;
@@ -131,6 +195,8 @@ int hsperf_parse(const void *buf, size_t len, struct hsperf_snap *ret)
 	bool big;
 
 	memset(ret, 0, sizeof(*ret));
+	if (lay)
+		memset(lay, 0, sizeof(*lay));
 	if (!buf || len < PROLOGUE_LEN)
 		return -ENODATA;
 	if (rd32(b, true) != PERFDATA_MAGIC || b[4] > 1 || b[5] != 2)
@@ -146,6 +212,7 @@ int hsperf_parse(const void *buf, size_t len, struct hsperf_snap *ret)
 		__u32 elen, noff, vlen, doff, dlen;
 		char name[NAME_MAX_LEN];
 		size_t nlen;
+		int id;
 
 		/* the walk needs a sane header and length; without one it cannot go on */
 		if (off < PROLOGUE_LEN || off > len || len - off < ENTRY_HDR_LEN) {
@@ -180,9 +247,54 @@ int hsperf_parse(const void *buf, size_t len, struct hsperf_snap *ret)
 			continue;
 		}
 		s.entries++;
-		store(&s, name, (char)e[12], e[12] == 'J' ? rd64(e + doff, big) : 0,
-		      (const char *)e + doff, dlen);
+		id = field_id(name, (char)e[12]);
+		if (id == F_NONE)
+			continue;
+		store(&s, id, e[12] == 'J' ? rd64(e + doff, big) : 0, (const char *)e + doff, dlen);
+		if (lay && lay->n < HSPERF_LAYOUT_MAX)
+			lay->f[lay->n] = (struct hsperf_field){
+				.off = (__u32)(e + doff - b), .len = dlen, .id = id };
+		if (lay)
+			lay->n++;
 	}
+	/* a layout only of a file read whole and cleanly, and of no more fields than it holds */
+	if (lay && (s.bad_entries || lay->n > HSPERF_LAYOUT_MAX))
+		lay->n = 0;
+	else if (lay)
+		layout_key(b, big, lay);
+	*ret = s;
+	return 0;
+}
+
+int hsperf_parse(const void *buf, size_t len, struct hsperf_snap *ret)
+{
+	return hsperf_parse_layout(buf, len, ret, NULL);
+}
+
+int hsperf_read_layout(const void *buf, size_t len, const struct hsperf_layout *lay,
+		       struct hsperf_snap *ret)
+{
+	const unsigned char *b = buf;
+	struct hsperf_layout now;
+	struct hsperf_snap s;
+
+	if (!lay->n_entries || !buf || len < PROLOGUE_LEN || rd32(b, true) != PERFDATA_MAGIC ||
+	    b[4] > 1 || b[5] != 2)
+		return -ESTALE;
+	layout_key(b, b[4] == 0, &now);
+	if (now.big != lay->big || now.used != lay->used || now.entry_off != lay->entry_off ||
+	    now.n_entries != lay->n_entries)
+		return -ESTALE;
+	memset(&s, 0, sizeof(s));
+	for (unsigned int i = 0; i < lay->n; i++) {
+		const struct hsperf_field *f = &lay->f[i];
+
+		if (f->off > len || f->len > len - f->off)
+			return -ESTALE;
+		store(&s, f->id, f->len == 8 ? rd64(b + f->off, lay->big) : 0,
+		      (const char *)b + f->off, f->len);
+	}
+	s.entries = lay->n_entries < ENTRIES_MAX ? lay->n_entries : ENTRIES_MAX;
 	*ret = s;
 	return 0;
 }
@@ -201,6 +313,7 @@ struct hsperf {
 	unsigned char *buf;
 	bool have_prev, from_zero, vm_created;
 	struct hsperf_snap prev;
+	struct hsperf_layout lay; /* where the last full parse found the fields read */
 	__u64 freq_hz;
 	__u64 t0_mono_ns;    /* the JVM's tick 0 on CLOCK_MONOTONIC; 0 unknown */
 	__u64 start_mono_ns; /* the process's start (10 ms ticks), when the JVM has no hrt.ticks */
@@ -488,7 +601,10 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns)
 	if (len < 0)
 		return -errno;
 	h->ctr.reads++;
-	err = hsperf_parse(h->buf, (size_t)len, &cur);
+	/* the entries stay where they are while the prologue says nothing was added */
+	err = hsperf_read_layout(h->buf, (size_t)len, &h->lay, &cur);
+	if (err)
+		err = hsperf_parse_layout(h->buf, (size_t)len, &cur, &h->lay);
 	if (err) {
 		h->ctr.bad_reads++;
 		return err;

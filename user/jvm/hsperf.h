@@ -44,6 +44,30 @@ struct hsperf_snap {
  */
 int hsperf_parse(const void *buf, size_t len, struct hsperf_snap *ret);
 
+/*
+ * Where a parse found the fields it read, and the prologue it found them under. HotSpot
+ * only appends entries, and a value's place never moves: while the prologue's used
+ * bytes, entry offset and count stay the same, a read needs only the values at these
+ * offsets (hsperf_read_layout), not a walk over 600 entry names.
+ */
+#define HSPERF_LAYOUT_MAX 64
+struct hsperf_field {
+	__u32 off, len; /* of the value in the file */
+	int id;
+};
+struct hsperf_layout {
+	bool big;
+	__u32 used, entry_off, n_entries; /* n_entries 0: none */
+	unsigned int n;
+	struct hsperf_field f[HSPERF_LAYOUT_MAX];
+};
+/* hsperf_parse, and the layout of what it read (none when any entry was malformed) */
+int hsperf_parse_layout(const void *buf, size_t len, struct hsperf_snap *ret,
+			struct hsperf_layout *lay);
+/* the values at a layout's places: 0, or -ESTALE when the prologue changed (parse again) */
+int hsperf_read_layout(const void *buf, size_t len, const struct hsperf_layout *lay,
+		       struct hsperf_snap *ret);
+
 /* pause statistics of one kind (a collector, or safepoints) over the recording */
 struct hsperf_kind_stats {
 	const char *name;
