@@ -133,6 +133,7 @@ struct jvm_ent {
 	__u64 parks, park_short;
 	/* the process exited and its agent was freed (join__retire_jvm): its last figures */
 	bool retired;
+	bool released; /* the agent was freed at the end (join__release): final holds its figures */
 	struct jvm_agent_stats final;
 };
 
@@ -2177,6 +2178,22 @@ int join__flush(struct join *j)
 	return err ? err : add_live(j);
 }
 
+void join__release(struct join *j)
+{
+	for (size_t i = 0; i < j->njvms; i++) {
+		struct jvm_ent *e = j->jvms[i];
+
+		if (!e->a)
+			continue;
+		jvm_agent__stats(e->a, &e->final);
+		jvm_agent__free(e->a);
+		e->a = NULL;
+		e->released = true;
+	}
+	free(j->lc);
+	j->lc = NULL;
+}
+
 void join__stats(const struct join *j, struct join_stats *ret)
 {
 	*ret = j->st;
@@ -2198,7 +2215,7 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 	char a[256] = "", jn[128] = "", fb[128] = "";
 	size_t w = 0;
 
-	if (e->a || e->retired) {
+	if (e->a || e->retired || e->released) {
 		if (e->a)
 			jvm_agent__stats(e->a, &as);
 		else
@@ -2211,7 +2228,7 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 		w = cat_count(a, sizeof(a), w, as.malformed, "malformed");
 		w = cat_count(a, sizeof(a), w, as.over_budget, "dictionary entries over budget");
 	}
-	if (e->a || e->retired) {
+	if (e->a || e->retired || e->released) {
 		w = cat_count(a, sizeof(a), w, as.events_dropped, "events dropped (ring full)");
 		w = cat_count(a, sizeof(a), w, as.events_unread, "events unread");
 	}

@@ -88,6 +88,12 @@ void join__stats(const struct join *j, struct join_stats *ret);
  * the pid are another process's. 0 or -errno.
  */
 int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns);
+/*
+ * After join__flush, before the outputs are written: frees every agent's dictionary
+ * (its figures are kept for the report), so the writers' memory comes on top of less.
+ * Nothing may be joined after it.
+ */
+void join__release(struct join *j);
 /* one line per JVM: samples, complete Java stacks, each reason one was missing, and
  * the agent's and the join's non-zero loss counters */
 void join__report(const struct join *j, FILE *f);

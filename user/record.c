@@ -937,7 +937,7 @@ static void syms_report(const struct rec *r)
 		(unsigned long long)ss.perfmap_dropped, (unsigned long long)ss.paths_over_budget);
 }
 
-/* -v: what jprof's memory holds at the end, by owner */
+/* -v: what jprof's memory holds at the end of the recording, by owner */
 static void mem_report(const struct rec *r)
 {
 	struct model_mem mm;
@@ -1063,7 +1063,6 @@ static void summary(struct rec *r, double secs, const char *where)
 		(unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)js.processes,
 		jvms, jvms_java, where);
 	syms_report(r);
-	mem_report(r);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
 		 "(%llu busy, %llu failed, %llu not sent: one still queued), %llu unmatched traces",
 		 (unsigned long long)st[JP_STAT_SAMPLES], (unsigned long long)st[JP_STAT_KSTACK_ERR],
@@ -1610,6 +1609,13 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	(void)join__flush(r.join);
 	if (o->wall)
 		add_pause_band(&r);
+	/* every frame is resolved: what resolved them goes before the writers need memory */
+	mem_report(&r);
+	join__release(r.join);
+	syms__release(r.syms);
+#ifdef __GLIBC__
+	(void)malloc_trim(0);
+#endif
 
 	if (r.sc && write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;

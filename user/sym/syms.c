@@ -825,6 +825,31 @@ struct syms *syms__new(const char *kallsyms_path)
 	return s;
 }
 
+void syms__release(struct syms *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->npids; i++)
+		pid_state_free(s->pids[i]);
+	s->npids = 0;
+	syms__free_dropped(s);
+	for (size_t i = 0; i < s->dsos.cap; i++) {
+		struct dso *d = s->dsos.slots[i];
+
+		if (d) {
+			elf_syms__free(d->es);
+			elf_syms__free(d->dbg);
+			free(d);
+			s->dsos.slots[i] = NULL;
+		}
+	}
+	s->dsos.n = 0;
+	ksyms__free(s->ksyms);
+	s->ksyms = NULL;
+	s->elf_bytes = s->pm_bytes = 0;
+	s->generation++;
+}
+
 void syms__free(struct syms *s)
 {
 	size_t i;

@@ -26,6 +26,12 @@ struct syms;
  * own: ksyms.h, procmaps.h, perfmap.h, elf_syms.h, demangle.h.
  */
 struct syms *syms__new(const char *kallsyms_path);
+/*
+ * Frees every symbol table (ELF files, perf maps, kallsyms) and forgets every pid; the
+ * counters stay for the report. Lookups after it find nothing. For the end of a
+ * recording, once every frame is resolved, so the writers' memory comes on top of less.
+ */
+void syms__release(struct syms *s);
 void syms__free(struct syms *s); /* NULL-safe */
 
 /* Kernel address. Returns 0 and fills *ret, -ENOENT when no symbol covers it. */
