@@ -88,14 +88,20 @@ struct jm_cls {
 };
 
 /*
- * 32 bytes, stored in an open-addressing table keyed by id (the table is the storage: no
- * second index), at most 3/4 full: ~43 bytes per method a JVM announces.
+ * 16 bytes, stored in an open-addressing table keyed by id (the table is the storage: no
+ * second index), at most 3/4 full: ~21-43 bytes per method a JVM announces. What only
+ * some methods have (a name read, live compiled code) is in a side table (jm_side).
  */
 struct jm_method {
+	__u64 id;  /* 0: empty slot */
+	__u32 off; /* the method's entry in the dictionary file (a method past 4 GiB is dropped) */
+	__u32 cls; /* index into jvm_agent.mcls */
+};
+
+/* the methods a frame named or that have compiled code: a few thousand of 25,000 */
+struct jm_side {
 	__u64 id;		/* 0: empty slot */
-	__u64 off;		/* the method's entry in the dictionary file */
 	struct jm_method_x *x;	/* NULL until a frame needs it; &x_none when unreadable */
-	__u32 cls;		/* index into jvm_agent.mcls */
 	__u32 n_blobs;		/* live compiled blobs whose root is this method */
 };
 
@@ -165,6 +171,8 @@ struct jvm_agent {
 	const unsigned char *rec_body;	/* and where that body is in memory */
 	struct jm_method *methods; /* open addressing by id, cap_methods a power of 2 */
 	size_t n_methods, cap_methods;
+	struct jm_side *side; /* the same, by id */
+	size_t n_side, cap_side;
 	struct jm_cls *mcls;
 	size_t n_mcls, cap_mcls;
 	struct jm_blob *blobs; /* sorted by addr, non-overlapping */
@@ -638,11 +646,8 @@ static void blob_free(struct jvm_agent *a, struct jm_blob *b)
 	free(b->chain);
 }
 
-static void method_clear(struct jvm_agent *a, struct jm_method *m)
+static void x_free(struct jvm_agent *a, struct jm_method_x *x)
 {
-	struct jm_method_x *x = m->x;
-
-	m->x = NULL;
 	if (!x || x == &x_none)
 		return;
 	str_free(a, x->name);
@@ -661,8 +666,8 @@ void jvm_agent__free(struct jvm_agent *a)
 		close(a->ring_fd);
 	if (a->dict_fd >= 0)
 		close(a->dict_fd);
-	for (size_t i = 0; i < a->cap_methods; i++)
-		method_clear(a, &a->methods[i]);
+	for (size_t i = 0; i < a->cap_side; i++)
+		x_free(a, a->side[i].x);
 	for (size_t i = 0; i < a->n_blobs; i++)
 		blob_free(a, &a->blobs[i]);
 	for (size_t i = 0; i < a->n_threads; i++)
@@ -676,6 +681,7 @@ void jvm_agent__free(struct jvm_agent *a)
 	/* what the arrays and indexes held */
 	uncharge(a, a->bytes);
 	free(a->methods);
+	free(a->side);
 	free(a->mcls);
 	free(a->blobs);
 	free(a->edges.e);
@@ -761,6 +767,57 @@ static int methods_grow(struct jvm_agent *a)
 	return 0;
 }
 
+static struct jm_side *side_find(const struct jvm_agent *a, __u64 id)
+{
+	if (!a->cap_side || !id)
+		return NULL;
+	for (size_t i = method_slot0(id, a->cap_side);; i = (i + 1) & (a->cap_side - 1)) {
+		struct jm_side *e = &a->side[i];
+
+		if (e->id == id)
+			return e;
+		if (!e->id)
+			return NULL;
+	}
+}
+
+/* id's side entry, added when new; NULL when a budget or memory says no */
+static struct jm_side *side_get(struct jvm_agent *a, __u64 id)
+{
+	struct jm_side *e = side_find(a, id);
+	size_t i;
+
+	if (e || !id)
+		return e;
+	if ((a->n_side + 1) * 4 > a->cap_side * 3) {
+		size_t cap = a->cap_side ? a->cap_side * 2 : 256;
+		struct jm_side *t;
+
+		if (cap > SIZE_MAX / sizeof(*t) / 2 || charge(a, (cap - a->cap_side) * sizeof(*t)))
+			return NULL;
+		t = calloc(cap, sizeof(*t));
+		if (!t) {
+			uncharge(a, (cap - a->cap_side) * sizeof(*t));
+			return NULL;
+		}
+		for (size_t k = 0; k < a->cap_side; k++) {
+			if (!a->side[k].id)
+				continue;
+			for (i = method_slot0(a->side[k].id, cap); t[i].id; i = (i + 1) & (cap - 1))
+				;
+			t[i] = a->side[k];
+		}
+		free(a->side);
+		a->side = t;
+		a->cap_side = cap;
+	}
+	for (i = method_slot0(id, a->cap_side); a->side[i].id; i = (i + 1) & (a->cap_side - 1))
+		;
+	a->side[i].id = id;
+	a->n_side++;
+	return &a->side[i];
+}
+
 /*
  * A method entry: id, name and signature lengths, line count, name, signature, lines.
  * Checked whole now (a bad one spoils its record), kept as its place in the file.
@@ -768,12 +825,14 @@ static int methods_grow(struct jvm_agent *a)
 static int parse_method(struct jvm_agent *a, struct cur *c, __u32 cls)
 {
 	struct jm_method m = { 0 }, *old;
+	struct jm_side *side;
 	__u16 name_len, msig_len;
 	__u32 n_lines;
 	__u64 skip;
 	size_t i;
 
-	m.off = a->rec_off + (__u64)(c->p - a->rec_body);
+	__u64 off = a->rec_off + (__u64)(c->p - a->rec_body);
+
 	m.id = cur_u64(c);
 	name_len = cur_u16(c);
 	msig_len = cur_u16(c);
@@ -786,11 +845,19 @@ static int parse_method(struct jvm_agent *a, struct cur *c, __u32 cls)
 	m.cls = cls;
 	if (!m.id)
 		return -EINVAL;
+	if (off > UINT32_MAX) {
+		a->over_budget++;
+		return 0;
+	}
+	m.off = (__u32)off;
 	old = method_find(a, m.id);
 	if (old) {
 		/* seen before (classes are dumped again at start): the newest wins */
-		m.n_blobs = old->n_blobs;
-		method_clear(a, old);
+		side = side_find(a, m.id);
+		if (side) {
+			x_free(a, side->x);
+			side->x = NULL;
+		}
 		*old = m;
 		return 0;
 	}
@@ -818,9 +885,13 @@ static struct jm_method_x *method_x(struct jvm_agent *a, struct jm_method *m)
 	struct cur c;
 	__u64 id;
 
-	if (m->x)
-		return m->x == &x_none ? NULL : m->x;
-	m->x = &x_none; /* until it is read */
+	struct jm_side *side = side_get(a, m->id);
+
+	if (!side)
+		return NULL;
+	if (side->x)
+		return side->x == &x_none ? NULL : side->x;
+	side->x = &x_none; /* until it is read */
 	if (pread(a->dict_fd, hdr, sizeof(hdr), (off_t)m->off) != (ssize_t)sizeof(hdr))
 		return NULL;
 	memcpy(&id, hdr, 8);
@@ -856,7 +927,7 @@ static struct jm_method_x *method_x(struct jvm_agent *a, struct jm_method *m)
 		goto out;
 	uncharge(a, len);
 	free(body);
-	m->x = x;
+	side->x = x;
 	return x;
 out:
 	uncharge(a, len);
@@ -931,7 +1002,7 @@ static size_t blob_lower_bound(const struct jvm_agent *a, __u64 addr)
 
 static void blob_remove(struct jvm_agent *a, size_t i)
 {
-	struct jm_method *m = a->blobs[i].method_id ? method_find(a, a->blobs[i].method_id) : NULL;
+	struct jm_side *m = side_find(a, a->blobs[i].method_id);
 
 	if (m && m->n_blobs)
 		m->n_blobs--;
@@ -945,7 +1016,7 @@ static void blob_remove(struct jvm_agent *a, size_t i)
 static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
 {
 	size_t i = blob_lower_bound(a, b->addr);
-	struct jm_method *m;
+	struct jm_side *m;
 
 	if (i > 0 && a->blobs[i - 1].end > b->addr)
 		blob_remove(a, --i);
@@ -957,7 +1028,7 @@ static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
 	a->moved += (a->n_blobs - i) * sizeof(*b);
 	a->blobs[i] = *b;
 	a->n_blobs++;
-	m = b->method_id ? method_find(a, b->method_id) : NULL;
+	m = method_find(a, b->method_id) ? side_get(a, b->method_id) : NULL;
 	if (m)
 		m->n_blobs++;
 	return 0;
@@ -1326,7 +1397,7 @@ static void dict_refresh(struct jvm_agent *a)
 
 static int method_is_compiled(const struct jvm_agent *a, __u64 id)
 {
-	const struct jm_method *m = method_find(a, id);
+	const struct jm_side *m = side_find(a, id);
 
 	return m && m->n_blobs > 0;
 }
