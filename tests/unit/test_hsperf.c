@@ -131,6 +131,7 @@ TEST(layout_reads_values_in_place)
 		pd_jvm(&d, big, 5, 12345, 1000, 3000, 9, 4444);
 		EXPECT_EQ(hsperf_parse_layout(d.b, d.len, &s, &lay), 0);
 		EXPECT_EQ(lay.n, 11u);
+		EXPECT_EQ(hsperf_layout_end(&lay), d.len); /* up to the last entry's value */
 		/* the same file with new counters, as the JVM writes them */
 		pd_jvm(&d, big, 6, 22222, 5000, 5100, 12, 5555);
 		EXPECT_EQ(hsperf_read_layout(d.b, d.len, &lay, &again), 0);

@@ -271,6 +271,16 @@ int hsperf_parse(const void *buf, size_t len, struct hsperf_snap *ret)
 	return hsperf_parse_layout(buf, len, ret, NULL);
 }
 
+size_t hsperf_layout_end(const struct hsperf_layout *lay)
+{
+	size_t end = PROLOGUE_LEN;
+
+	for (unsigned int i = 0; i < lay->n && i < HSPERF_LAYOUT_MAX; i++)
+		if ((size_t)lay->f[i].off + lay->f[i].len > end)
+			end = (size_t)lay->f[i].off + lay->f[i].len;
+	return end < HSPERF_FILE_MAX ? end : HSPERF_FILE_MAX;
+}
+
 int hsperf_read_layout(const void *buf, size_t len, const struct hsperf_layout *lay,
 		       struct hsperf_snap *ret)
 {
@@ -597,14 +607,24 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns)
 	ssize_t len;
 	int err;
 
-	len = pread(h->fd, h->buf, HSPERF_FILE_MAX, 0);
-	if (len < 0)
-		return -errno;
-	h->ctr.reads++;
-	/* the entries stay where they are while the prologue says nothing was added */
-	err = hsperf_read_layout(h->buf, (size_t)len, &h->lay, &cur);
-	if (err)
+	/*
+	 * The entries stay where they are while the prologue says nothing was added: then
+	 * only the bytes up to the last value read are read (12 KiB of a JVM's 32 KiB)
+	 */
+	err = -ESTALE;
+	if (h->lay.n_entries) {
+		len = pread(h->fd, h->buf, hsperf_layout_end(&h->lay), 0);
+		if (len < 0)
+			return -errno;
+		err = hsperf_read_layout(h->buf, (size_t)len, &h->lay, &cur);
+	}
+	if (err) {
+		len = pread(h->fd, h->buf, HSPERF_FILE_MAX, 0);
+		if (len < 0)
+			return -errno;
 		err = hsperf_parse_layout(h->buf, (size_t)len, &cur, &h->lay);
+	}
+	h->ctr.reads++;
 	if (err) {
 		h->ctr.bad_reads++;
 		return err;

@@ -64,6 +64,8 @@ struct hsperf_layout {
 /* hsperf_parse, and the layout of what it read (none when any entry was malformed) */
 int hsperf_parse_layout(const void *buf, size_t len, struct hsperf_snap *ret,
 			struct hsperf_layout *lay);
+/* the bytes a read under the layout needs: the prologue and up to the last value */
+size_t hsperf_layout_end(const struct hsperf_layout *lay);
 /* the values at a layout's places: 0, or -ESTALE when the prologue changed (parse again) */
 int hsperf_read_layout(const void *buf, size_t len, const struct hsperf_layout *lay,
 		       struct hsperf_snap *ret);
