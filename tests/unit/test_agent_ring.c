@@ -367,6 +367,62 @@ TEST(inline_tables_read_when_first_sampled)
 	}
 }
 
+static void d_code(struct fixture *f, __u64 addr, __u32 size, __u64 method)
+{
+	size_t at = d_begin(f, JP_DICT_CODE_LOAD);
+
+	d_u64(f, addr);
+	d_u32(f, size);
+	d_u32(f, 0);
+	d_u64(f, method);
+	d_end(f, at);
+}
+
+/*
+ * Code unloaded, code overlapping older code: the index forgets the old blobs and the
+ * pool's slots are reused; a PC finds the blob that holds it now, or none.
+ */
+TEST(unloaded_and_overlapped_code_leaves_the_index)
+{
+	const __u64 base = BLOB + 0x10000;
+	struct fixture f;
+	struct jvm_agent *a;
+	struct seen s = { 0 };
+	size_t at;
+
+	fixture_init(&f);
+	write_dict(&f);
+	d_code(&f, base, 0x100, M_RUN);
+	at = d_begin(&f, JP_DICT_CODE_UNLOAD);
+	d_u64(&f, base);
+	d_u64(&f, M_RUN);
+	d_end(&f, at);
+	d_code(&f, base, 0x100, M_RUN);	      /* the freed slot again */
+	d_code(&f, base + 0x80, 0x100, M_MIX); /* overlaps it: it goes */
+	d_code(&f, base + 0x400, 0x40, M_MIX);
+	flush_dict(&f, f.dlen);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	put_trace(&f, 77, base + 0x90, 4, stack4, 1);  /* in the newest blob: mix is JIT */
+	put_trace(&f, 77, base + 0x10, 4, stack4, 1);  /* where the overlapped one was */
+	put_trace(&f, 77, base + 0x410, 4, stack4, 1); /* the last one */
+	flush_ring(&f);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 3);
+	ASSERT_TRUE(s.n == 3);
+	EXPECT_EQ(s.fr[0][0].kind, JP_FK_JIT);
+	/*
+	 * no blob there: mix by the inline pair (mix, outer) from write_dict's blob, outer
+	 * has compiled code, run has none left (its blob would have made it the JIT frame)
+	 */
+	EXPECT_EQ(s.fr[1][0].kind, JP_FK_INLINED);
+	EXPECT_EQ(s.fr[1][1].kind, JP_FK_JIT);
+	EXPECT_EQ(s.fr[1][2].kind, JP_FK_INTERP);
+	EXPECT_EQ(s.fr[2][0].kind, JP_FK_JIT);
+	jvm_agent__free(a);
+	EXPECT_EQ(jvm_agent__all_bytes(), 0);
+	fixture_fini(&f);
+}
+
 TEST(uncommitted_record_waits)
 {
 	struct fixture f;

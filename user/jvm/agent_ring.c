@@ -130,6 +130,12 @@ struct jm_blob {
 	int is_interp;	 /* the template interpreter */
 };
 
+struct jm_bkey {
+	__u64 addr;
+	__u32 size, idx; /* idx: into jvm_agent.bpool */
+};
+#define BFREE_NONE UINT32_MAX
+
 struct jm_thread {
 	__u32 tid;
 	char *name;
@@ -175,8 +181,15 @@ struct jvm_agent {
 	size_t n_side, cap_side;
 	struct jm_cls *mcls;
 	size_t n_mcls, cap_mcls;
-	struct jm_blob *blobs; /* sorted by addr, non-overlapping */
-	size_t n_blobs, cap_blobs;
+	/*
+	 * Compiled blobs: the index sorted by address (16 bytes an entry: code announced out
+	 * of address order moves it, not the blobs), the blobs in a pool that never moves
+	 */
+	struct jm_bkey *bkeys; /* sorted by addr, non-overlapping */
+	size_t n_blobs, cap_bkeys;
+	struct jm_blob *bpool;
+	size_t n_bpool, cap_bpool;
+	__u32 bfree; /* a free pool slot (its off links the next), BFREE_NONE none */
 	struct kv_map edges; /* (callee, caller) pairs seen in inline chains */
 	struct jm_thread *threads;
 	size_t n_threads, cap_threads;
@@ -557,6 +570,7 @@ static struct jvm_agent *agent_open_fds(int ring_fd, int dict_fd, unsigned int u
 	a->ring_fd = ring_fd;
 	a->dict_fd = dict_fd;
 	a->max_bytes = AGENT_MAX_BYTES;
+	a->bfree = BFREE_NONE;
 	err = check_file(ring_fd, uid, JP_RING_HDR_SIZE + (__u64)JP_RING_DATA_MAX, &size);
 	if (!err)
 		err = read_ring_header(a, size);
@@ -669,7 +683,7 @@ void jvm_agent__free(struct jvm_agent *a)
 	for (size_t i = 0; i < a->cap_side; i++)
 		x_free(a, a->side[i].x);
 	for (size_t i = 0; i < a->n_blobs; i++)
-		blob_free(a, &a->blobs[i]);
+		blob_free(a, &a->bpool[a->bkeys[i].idx]);
 	for (size_t i = 0; i < a->n_threads; i++)
 		str_free(a, a->threads[i].name);
 	for (struct jm_str *js = a->strs, *next; js; js = next) {
@@ -683,7 +697,8 @@ void jvm_agent__free(struct jvm_agent *a)
 	free(a->methods);
 	free(a->side);
 	free(a->mcls);
-	free(a->blobs);
+	free(a->bkeys);
+	free(a->bpool);
 	free(a->edges.e);
 	free(a->threads);
 	free(a->thread_idx.e);
@@ -992,7 +1007,7 @@ static size_t blob_lower_bound(const struct jvm_agent *a, __u64 addr)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (a->blobs[mid].addr < addr)
+		if (a->bkeys[mid].addr < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1000,33 +1015,60 @@ static size_t blob_lower_bound(const struct jvm_agent *a, __u64 addr)
 	return lo;
 }
 
+static struct jm_blob *blob_at(const struct jvm_agent *a, size_t i)
+{
+	return &a->bpool[a->bkeys[i].idx];
+}
+
+static __u64 bkey_end(const struct jm_bkey *k)
+{
+	return k->addr + k->size;
+}
+
 static void blob_remove(struct jvm_agent *a, size_t i)
 {
-	struct jm_side *m = side_find(a, a->blobs[i].method_id);
+	struct jm_blob *b = blob_at(a, i);
+	struct jm_side *m = side_find(a, b->method_id);
 
 	if (m && m->n_blobs)
 		m->n_blobs--;
-	blob_free(a, &a->blobs[i]);
-	memmove(&a->blobs[i], &a->blobs[i + 1], (a->n_blobs - i - 1) * sizeof(a->blobs[0]));
-	a->moved += (a->n_blobs - i - 1) * sizeof(a->blobs[0]);
+	blob_free(a, b);
+	memset(b, 0, sizeof(*b));
+	b->off = a->bfree;
+	a->bfree = a->bkeys[i].idx;
+	memmove(&a->bkeys[i], &a->bkeys[i + 1], (a->n_blobs - i - 1) * sizeof(a->bkeys[0]));
+	a->moved += (a->n_blobs - i - 1) * sizeof(a->bkeys[0]);
 	a->n_blobs--;
 }
 
-/* code cache addresses are reused: a new blob replaces whatever it overlaps */
+/* b goes in (its tables become the pool's), replacing the blobs it overlaps; 0 or -errno */
 static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
 {
 	size_t i = blob_lower_bound(a, b->addr);
 	struct jm_side *m;
+	__u32 idx;
 
-	if (i > 0 && a->blobs[i - 1].end > b->addr)
+	if (b->end - b->addr > UINT32_MAX)
+		return -EINVAL;
+	if (i > 0 && bkey_end(&a->bkeys[i - 1]) > b->addr)
 		blob_remove(a, --i);
-	while (i < a->n_blobs && a->blobs[i].addr < b->end)
+	while (i < a->n_blobs && a->bkeys[i].addr < b->end)
 		blob_remove(a, i);
-	if (grow(a, (void **)&a->blobs, &a->cap_blobs, a->n_blobs, sizeof(*b)))
+	if (grow(a, (void **)&a->bkeys, &a->cap_bkeys, a->n_blobs, sizeof(*a->bkeys)))
 		return -ENOMEM;
-	memmove(&a->blobs[i + 1], &a->blobs[i], (a->n_blobs - i) * sizeof(*b));
-	a->moved += (a->n_blobs - i) * sizeof(*b);
-	a->blobs[i] = *b;
+	if (a->bfree != BFREE_NONE) {
+		idx = a->bfree;
+		a->bfree = (__u32)a->bpool[idx].off;
+	} else {
+		if (a->n_bpool >= BFREE_NONE ||
+		    grow(a, (void **)&a->bpool, &a->cap_bpool, a->n_bpool, sizeof(*a->bpool)))
+			return -ENOMEM;
+		idx = (__u32)a->n_bpool++;
+	}
+	memmove(&a->bkeys[i + 1], &a->bkeys[i], (a->n_blobs - i) * sizeof(a->bkeys[0]));
+	a->moved += (a->n_blobs - i) * sizeof(a->bkeys[0]);
+	a->bkeys[i] = (struct jm_bkey){ b->addr, (__u32)(b->end - b->addr), idx };
+	a->bpool[idx] = *b;
 	a->n_blobs++;
 	m = method_find(a, b->method_id) ? side_get(a, b->method_id) : NULL;
 	if (m)
@@ -1038,9 +1080,9 @@ static struct jm_blob *blob_find(const struct jvm_agent *a, __u64 pc)
 {
 	size_t i = blob_lower_bound(a, pc + 1);
 
-	if (i == 0 || pc >= a->blobs[i - 1].end)
+	if (i == 0 || pc >= bkey_end(&a->bkeys[i - 1]))
 		return NULL;
-	return &a->blobs[i - 1];
+	return blob_at(a, i - 1);
 }
 
 /*
@@ -1177,7 +1219,7 @@ static int parse_code_unload(struct jvm_agent *a, struct cur *c)
 	if (c->bad)
 		return -EINVAL;
 	i = blob_lower_bound(a, addr);
-	if (i < a->n_blobs && a->blobs[i].addr == addr && a->blobs[i].method_id == id)
+	if (i < a->n_blobs && a->bkeys[i].addr == addr && blob_at(a, i)->method_id == id)
 		blob_remove(a, i);
 	return 0;
 }
