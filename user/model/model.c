@@ -124,7 +124,8 @@ static int table_rehash(struct table *t, size_t nslots)
 static int table_reserve(struct table *t)
 {
 	if (t->n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
+		/* by half again: the last growth of a large table leaves a third unused, not half */
+		size_t cap = t->cap ? t->cap + t->cap / 2 : 64;
 		void *e = realloc(t->elems, cap * t->elem_size);
 
 		if (!e)
@@ -421,7 +422,7 @@ jp_id model__stack(struct model *m, const jp_id *locs, size_t n)
 		jp_id *p;
 
 		while (cap < m->nstack_locs + n)
-			cap *= 2;
+			cap += cap / 2;
 		p = realloc(m->stack_locs, cap * sizeof(*p));
 		if (!p)
 			return 0;
