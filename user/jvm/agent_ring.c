@@ -739,98 +739,83 @@ static size_t method_slot0(__u64 id, size_t cap)
 	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
-static struct jm_method *method_find(const struct jvm_agent *a, __u64 id)
+/*
+ * The method and side tables: open addressing by a u64 id, the first field of every
+ * entry (0: an empty slot), cap a power of 2.
+ */
+static void *id_find(void *tab, size_t cap, size_t esize, __u64 id)
 {
-	if (!a->cap_methods || !id)
+	if (!cap || !id)
 		return NULL;
-	for (size_t i = method_slot0(id, a->cap_methods);; i = (i + 1) & (a->cap_methods - 1)) {
-		struct jm_method *m = &a->methods[i];
+	for (size_t i = method_slot0(id, cap);; i = (i + 1) & (cap - 1)) {
+		__u64 *e = (__u64 *)((char *)tab + i * esize);
 
-		if (m->id == id)
-			return m;
-		if (!m->id)
+		if (*e == id)
+			return e;
+		if (!*e)
 			return NULL;
 	}
 }
 
-/* the table one size up (or the first one); 0 or -ENOSPC / -ENOMEM */
-static int methods_grow(struct jvm_agent *a)
+/* the slot where id goes (there is room: the table is at most 3/4 full) */
+static void *id_slot(void *tab, size_t cap, size_t esize, __u64 id)
 {
-	size_t cap = a->cap_methods ? a->cap_methods * 2 : 1024;
-	struct jm_method *t;
+	size_t i = method_slot0(id, cap);
 
-	if (cap > SIZE_MAX / sizeof(*t) / 2 || charge(a, (cap - a->cap_methods) * sizeof(*t)))
+	while (*(__u64 *)((char *)tab + i * esize))
+		i = (i + 1) & (cap - 1);
+	return (char *)tab + i * esize;
+}
+
+/* the table one size up (or the first one, of first entries); 0 or -ENOSPC / -ENOMEM */
+static int id_grow(struct jvm_agent *a, void **tab, size_t *cap, size_t esize, size_t first)
+{
+	size_t nc = *cap ? *cap * 2 : first;
+	char *t;
+
+	if (nc > SIZE_MAX / esize / 2 || charge(a, (nc - *cap) * esize))
 		return -ENOSPC;
-	t = calloc(cap, sizeof(*t));
+	t = calloc(nc, esize);
 	if (!t) {
-		uncharge(a, (cap - a->cap_methods) * sizeof(*t));
+		uncharge(a, (nc - *cap) * esize);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < a->cap_methods; i++) {
-		const struct jm_method *m = &a->methods[i];
-		size_t j;
+	for (size_t i = 0; i < *cap; i++) {
+		const char *e = (const char *)*tab + i * esize;
 
-		if (!m->id)
-			continue;
-		for (j = method_slot0(m->id, cap); t[j].id; j = (j + 1) & (cap - 1))
-			;
-		t[j] = *m;
+		if (*(const __u64 *)e)
+			memcpy(id_slot(t, nc, esize, *(const __u64 *)e), e, esize);
 	}
-	free(a->methods);
-	a->methods = t;
-	a->cap_methods = cap;
+	free(*tab);
+	*tab = t;
+	*cap = nc;
 	return 0;
+}
+
+static struct jm_method *method_find(const struct jvm_agent *a, __u64 id)
+{
+	return id_find(a->methods, a->cap_methods, sizeof(*a->methods), id);
 }
 
 static struct jm_side *side_find(const struct jvm_agent *a, __u64 id)
 {
-	if (!a->cap_side || !id)
-		return NULL;
-	for (size_t i = method_slot0(id, a->cap_side);; i = (i + 1) & (a->cap_side - 1)) {
-		struct jm_side *e = &a->side[i];
-
-		if (e->id == id)
-			return e;
-		if (!e->id)
-			return NULL;
-	}
+	return id_find(a->side, a->cap_side, sizeof(*a->side), id);
 }
 
 /* id's side entry, added when new; NULL when a budget or memory says no */
 static struct jm_side *side_get(struct jvm_agent *a, __u64 id)
 {
 	struct jm_side *e = side_find(a, id);
-	size_t i;
 
 	if (e || !id)
 		return e;
-	if ((a->n_side + 1) * 4 > a->cap_side * 3) {
-		size_t cap = a->cap_side ? a->cap_side * 2 : 256;
-		struct jm_side *t;
-
-		if (cap > SIZE_MAX / sizeof(*t) / 2 || charge(a, (cap - a->cap_side) * sizeof(*t)))
-			return NULL;
-		t = calloc(cap, sizeof(*t));
-		if (!t) {
-			uncharge(a, (cap - a->cap_side) * sizeof(*t));
-			return NULL;
-		}
-		for (size_t k = 0; k < a->cap_side; k++) {
-			if (!a->side[k].id)
-				continue;
-			for (i = method_slot0(a->side[k].id, cap); t[i].id; i = (i + 1) & (cap - 1))
-				;
-			t[i] = a->side[k];
-		}
-		free(a->side);
-		a->side = t;
-		a->cap_side = cap;
-	}
-	for (i = method_slot0(id, a->cap_side); a->side[i].id; i = (i + 1) & (a->cap_side - 1))
-		;
-	a->side[i].id = id;
+	if ((a->n_side + 1) * 4 > a->cap_side * 3 &&
+	    id_grow(a, (void **)&a->side, &a->cap_side, sizeof(*a->side), 256))
+		return NULL;
+	e = id_slot(a->side, a->cap_side, sizeof(*a->side), id);
+	e->id = id;
 	a->n_side++;
-	return &a->side[i];
+	return e;
 }
 
 /*
@@ -839,14 +824,12 @@ static struct jm_side *side_get(struct jvm_agent *a, __u64 id)
  */
 static int parse_method(struct jvm_agent *a, struct cur *c, __u32 cls)
 {
+	__u64 off = a->rec_off + (__u64)(c->p - a->rec_body); /* the entry's, in the file */
 	struct jm_method m = { 0 }, *old;
 	struct jm_side *side;
 	__u16 name_len, msig_len;
 	__u32 n_lines;
 	__u64 skip;
-	size_t i;
-
-	__u64 off = a->rec_off + (__u64)(c->p - a->rec_body);
 
 	m.id = cur_u64(c);
 	name_len = cur_u16(c);
@@ -876,11 +859,10 @@ static int parse_method(struct jvm_agent *a, struct cur *c, __u32 cls)
 		*old = m;
 		return 0;
 	}
-	if ((a->n_methods + 1) * 4 > a->cap_methods * 3 && methods_grow(a))
+	if ((a->n_methods + 1) * 4 > a->cap_methods * 3 &&
+	    id_grow(a, (void **)&a->methods, &a->cap_methods, sizeof(*a->methods), 1024))
 		return -ENOSPC;
-	for (i = method_slot0(m.id, a->cap_methods); a->methods[i].id; i = (i + 1) & (a->cap_methods - 1))
-		;
-	a->methods[i] = m;
+	*(struct jm_method *)id_slot(a->methods, a->cap_methods, sizeof(m), m.id) = m;
 	a->n_methods++;
 	return 0;
 }
