@@ -177,8 +177,7 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
            "timeline": timeline,
            "jvm_lines": [l for l in err.splitlines() if re.match(r"jprof: JVM \d+ \(", l)],
            "summary": [l for l in err.splitlines() if "samples (cpu-clock" in l or
-                       "evicted" in l or "symbols:" in l or "memory:" in l or
-                       "MEMDBG" in l]}
+                       "evicted" in l or "symbols:" in l or "memory:" in l]}
     for line in res["summary"]:
         print(line)
     print("longrun: RSS/high-water MB over time: " +

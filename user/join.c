@@ -133,7 +133,7 @@ struct jvm_ent {
 	__u64 parks, park_short;
 	/* the process exited and its agent was freed (join__retire_jvm): its last figures */
 	bool retired;
-	bool released; /* the agent was freed at the end (join__release): final holds its figures */
+	bool final_kept; /* the agent was freed, final holds its figures (retired or released) */
 	struct jvm_agent_stats final;
 };
 
@@ -2107,6 +2107,15 @@ static void ev_drop_pid(struct ev_slot *t, size_t cap, size_t *n, __u32 pid)
 	}
 }
 
+/* the agent goes, its figures stay for the report */
+static void free_agent(struct jvm_ent *e)
+{
+	jvm_agent__stats(e->a, &e->final);
+	jvm_agent__free(e->a);
+	e->a = NULL;
+	e->final_kept = true;
+}
+
 int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 {
 	struct jvm_ent *e = find_jvm(j, pid);
@@ -2126,9 +2135,7 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 		err = retry_dirty(j);
 		if (!err)
 			err = expire(j, e, true);
-		jvm_agent__stats(e->a, &e->final);
-		jvm_agent__free(e->a);
-		e->a = NULL;
+		free_agent(e);
 	}
 	ev_drop_pid(j->live, EV_LIVE_CAP, &j->nlive, pid);
 	ev_drop_pid(j->waits, EV_WAITS_CAP, &j->nwaits, pid);
@@ -2180,16 +2187,9 @@ int join__flush(struct join *j)
 
 void join__release(struct join *j)
 {
-	for (size_t i = 0; i < j->njvms; i++) {
-		struct jvm_ent *e = j->jvms[i];
-
-		if (!e->a)
-			continue;
-		jvm_agent__stats(e->a, &e->final);
-		jvm_agent__free(e->a);
-		e->a = NULL;
-		e->released = true;
-	}
+	for (size_t i = 0; i < j->njvms; i++)
+		if (j->jvms[i]->a)
+			free_agent(j->jvms[i]);
 	free(j->lc);
 	j->lc = NULL;
 }
@@ -2215,7 +2215,7 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 	char a[256] = "", jn[128] = "", fb[128] = "";
 	size_t w = 0;
 
-	if (e->a || e->retired || e->released) {
+	if (e->a || e->final_kept) {
 		if (e->a)
 			jvm_agent__stats(e->a, &as);
 		else
@@ -2228,7 +2228,7 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 		w = cat_count(a, sizeof(a), w, as.malformed, "malformed");
 		w = cat_count(a, sizeof(a), w, as.over_budget, "dictionary entries over budget");
 	}
-	if (e->a || e->retired || e->released) {
+	if (e->a || e->final_kept) {
 		w = cat_count(a, sizeof(a), w, as.events_dropped, "events dropped (ring full)");
 		w = cat_count(a, sizeof(a), w, as.events_unread, "events unread");
 	}

@@ -1105,7 +1105,8 @@ static int parse_pcs(struct jvm_agent *a, struct cur *c, struct jm_blob *b, __u3
 		if (b->pcs)
 			b->n_pcs = i + 1;
 	}
-	b->n_chain = (__u32)n_chain;
+	if (b->chain)
+		b->n_chain = (__u32)n_chain;
 	return c->bad ? -EINVAL : 0;
 }
 
@@ -1127,7 +1128,6 @@ static int parse_code_load(struct jvm_agent *a, struct cur *c)
 	if ((__u64)n_pcs * 12 > c->left || parse_pcs(a, c, &b, n_pcs, 0))
 		return -EINVAL;
 	b.len = n_pcs ? (__u32)(c->p - body) : 0;
-	b.n_chain = 0;
 	return blob_insert(a, &b) ? -EINVAL : 0;
 }
 

@@ -852,30 +852,15 @@ void syms__release(struct syms *s)
 
 void syms__free(struct syms *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->npids; i++)
-		pid_state_free(s->pids[i]);
+	syms__release(s);
 	free(s->pids);
-	for (i = 0; i < s->ndead; i++)
-		perfmap__free(s->dead_pms[i]);
 	free(s->dead_pms);
-	for (i = 0; i < s->dsos.cap; i++) {
-		struct dso *d = s->dsos.slots[i];
-
-		if (d) {
-			elf_syms__free(d->es);
-			elf_syms__free(d->dbg);
-			free(d);
-		}
-	}
 	free(s->dsos.slots);
 	free(s->paths.slots);
 	strpool_free(&s->path_pool);
 	elf_syms__free(s->vdso);
-	ksyms__free(s->ksyms);
 	free(s);
 }
 
