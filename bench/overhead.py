@@ -69,12 +69,12 @@ def finish_workload(p, key="elapsed_ms"):
     sys.exit(f"workload printed no {key}: {out!r}")
 
 
-def start_jprof(jprof, freq, tmp, pid):
+def start_jprof(jprof, freq, tmp, pid, extra_args=()):
     err = open(os.path.join(tmp, f"jprof-{freq}.err"), "w+")
     t0 = time.monotonic()
     scope = ["-p", str(pid)] if PID_ONLY else ["-a"]
-    p = spawn([jprof, "record"] + scope + ["-F", str(freq), "-o",
-                                           os.path.join(tmp, f"out-{freq}.folded")], stderr=err)
+    p = spawn([jprof, "record"] + scope + list(extra_args) +
+              ["-F", str(freq), "-o", os.path.join(tmp, f"out-{freq}.folded")], stderr=err)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         err.seek(0)
@@ -131,7 +131,9 @@ def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
         return ms, extra
     if config.startswith("jprof"):
         freq = int(config.split("@")[1])
-        jp, t0, err = start_jprof(jprof, freq, tmp, w.pid)
+        # jprof-native@HZ: no agent, so no stack requests: BPF's and jprof's share alone
+        extra_args = ["--no-attach"] if config.startswith("jprof-native") else []
+        jp, t0, err = start_jprof(jprof, freq, tmp, w.pid, extra_args)
         time.sleep(1.0)  # attach done; let the JVM settle
         ready = (time.monotonic(), proc_cpu_s(jp.pid))
         ms = finish_workload(w, key)
@@ -186,6 +188,9 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0,
                     help="multiplies each workload's fixed amount of work (quick runs: < 1)")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--java-configs", default="baseline,jprof@99,jprof@999,jfr",
+                    help="the Java workload's configurations, comma-separated: baseline, "
+                    "jprof@HZ, jprof-native@HZ (no agent: BPF and jprof alone), jfr")
     ap.add_argument("--pid-only", action="store_true",
                     help="jprof -p WORKLOAD, not -a (a host shared with other JVMs)")
     a = ap.parse_args()
@@ -209,7 +214,7 @@ def main():
         if a.only in (None, "java"):
             out["java"] = bench("Java workload (2 threads, fixed work)",
                                 [a.java, "-cp", tmp, "JavaWork", "2", str(int(3000 * a.scale))],
-                                ["baseline", "jprof@99", "jprof@999", "jfr"], a.runs, jprof, tmp)
+                                a.java_configs.split(","), a.runs, jprof, tmp)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)

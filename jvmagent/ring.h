@@ -70,7 +70,7 @@ struct jp_ring_hdr {
 	__u64 dict_bytes;      /* bytes in the dictionary file */
 	__u64 dict_dropped;    /* dictionary records not written (cap or error) */
 	__u64 perfmap_dropped; /* perf map lines not written */
-	__u64 pad4;
+	__u64 handler_ns;     /* CLOCK_MONOTONIC time inside the stack-request handler, all calls */
 	__u64 agct_err[JP_AGCT_CODES]; /* [-code]: AGCT results 0 (no Java frame) .. -11 */
 	__u64 faults;	    /* stack walks that faulted and were abandoned (JP_ERR_FAULT) */
 	__u64 threads_full; /* threads not registered: the agent's thread table was full */

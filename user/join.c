@@ -2212,7 +2212,7 @@ static size_t cat_count(char *buf, size_t size, size_t w, __u64 n, const char *w
 static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 {
 	struct jvm_agent_stats as = { 0 };
-	char a[256] = "", jn[128] = "", fb[128] = "";
+	char a[256] = "", jn[128] = "", fb[192] = "";
 	size_t w = 0;
 
 	if (e->a || e->final_kept) {
@@ -2236,9 +2236,15 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 	w = cat_count(jn, sizeof(jn), w, e->ev_orphan, "monitor waits without their start");
 	w = cat_count(jn, sizeof(jn), w, e->ev_over_budget, "events over budget");
 	cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
-	/* the agent's own figures (all its traces, matched or not); its fallback time per try */
-	if (as.fallback_tried)
-		snprintf(fb, sizeof(fb),
+	/* the agent's own figures (all its traces, matched or not); its time per request/try */
+	if (as.handler_ns && as.traces)
+		w = (size_t)snprintf(fb, sizeof(fb), "; stack requests: %llu, %.1f us each in the agent",
+				     (unsigned long long)as.traces,
+				     (double)as.handler_ns / 1000.0 / (double)as.traces);
+	else
+		w = 0;
+	if (as.fallback_tried && w < sizeof(fb))
+		snprintf(fb + w, sizeof(fb) - w,
 			 "; fallback walker: %llu of %llu AGCT failures recovered, %.1f us each",
 			 (unsigned long long)as.fallback_ok, (unsigned long long)as.fallback_tried,
 			 (double)as.fallback_ns / 1000.0 / (double)as.fallback_tried);

@@ -85,6 +85,10 @@ complete_pct() {
 	pct=$(complete_pct)
 	echo "complete Java stacks: $pct%"
 	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+	# the agent's own time per stack request, from its handler's clock
+	us=$(sed -nE "s/^jprof: JVM $JPID \(java\): .*stack requests: [1-9][0-9]*, ([0-9.]+) us each in the agent.*/\1/p" <<<"$REPORT")
+	echo "agent handler: ${us:-none} us per request"
+	awk -v u="${us:-0}" 'BEGIN { exit !(u > 0 && u < 1000) }'
 }
 
 @test "jdk25, dynamic attach: per-method shares match per-thread CPU time" {

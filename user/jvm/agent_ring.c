@@ -1787,6 +1787,7 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->fallback_tried = h.fallback_tried;
 	ret->fallback_ok = h.fallback_ok;
 	ret->fallback_ns = h.fallback_ns;
+	ret->handler_ns = h.handler_ns;
 	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)
 		ret->agct_err[i] = h.agct_err[i];
 }
