@@ -28,6 +28,7 @@ enum jpa_counter {
 	JPA_DICT_DROPPED,
 	JPA_PERFMAP_DROPPED,
 	JPA_THREADS_FULL,
+	JPA_EVENTS_NS,
 };
 /* creates and maps dir/jprof-<pid>.ring; 0 or -errno */
 int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, __u32 flags);

@@ -58,17 +58,19 @@ static __u64 class_id(JNIEnv *env, jclass klass)
 	return id;
 }
 
-static void put(struct jp_event_rec *ev, int with_stack)
+/* the callback's own time, from its first clock read (t0) to after its record: shown per JVM */
+static void put(struct jp_event_rec *ev, int with_stack, __u64 t0)
 {
 	jvmtiFrameInfo frames[EV_MAX_DEPTH];
 	jint n = 0;
 
-	ev->time_ns = now_ns();
+	ev->time_ns = t0 ? t0 : now_ns();
 	ev->tid = (__u32)syscall(SYS_gettid);
 	if (with_stack && (*ev_jvmti)->GetStackTrace(ev_jvmti, NULL, 0, (jint)ev_depth, frames,
 						     &n) != JVMTI_ERROR_NONE)
 		n = 0;
 	(void)jpa_ring_event(ev, frames, n);
+	jpa_ring_count(JPA_EVENTS_NS, now_ns() - (t0 ? t0 : ev->time_ns));
 }
 
 /*
@@ -79,6 +81,7 @@ static void put(struct jp_event_rec *ev, int with_stack)
 static void JNICALL on_monitor_enter(jvmtiEnv *j, JNIEnv *env, jthread thread, jobject object)
 {
 	struct jp_event_rec ev = {.kind = JP_AEV_MONITOR_ENTER};
+	__u64 t0 = now_ns();
 	jclass k = env && object ? (*env)->GetObjectClass(env, object) : NULL;
 
 	(void)j;
@@ -86,7 +89,7 @@ static void JNICALL on_monitor_enter(jvmtiEnv *j, JNIEnv *env, jthread thread, j
 	ev.class_id = class_id(env, k);
 	if (k)
 		(*env)->DeleteLocalRef(env, k);
-	put(&ev, 1);
+	put(&ev, 1, t0);
 }
 
 static void JNICALL on_monitor_entered(jvmtiEnv *j, JNIEnv *env, jthread thread, jobject object)
@@ -97,7 +100,7 @@ static void JNICALL on_monitor_entered(jvmtiEnv *j, JNIEnv *env, jthread thread,
 	(void)env;
 	(void)thread;
 	(void)object;
-	put(&ev, 0);
+	put(&ev, 0, 0);
 }
 
 /*
@@ -110,6 +113,7 @@ static void JNICALL on_sampled_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, j
 				     jclass klass, jlong size)
 {
 	struct jp_event_rec ev = {.kind = JP_AEV_ALLOC};
+	__u64 t0 = now_ns();
 	double p;
 
 	(void)j;
@@ -126,7 +130,7 @@ static void JNICALL on_sampled_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, j
 		if ((*ev_jvmti)->SetTag(ev_jvmti, object, (jlong)tag) == JVMTI_ERROR_NONE)
 			ev.tag = tag;
 	}
-	put(&ev, 1);
+	put(&ev, 1, t0);
 }
 
 /* restricted context (GC): no JVMTI or JNI call, just the ring */
@@ -138,7 +142,7 @@ static void JNICALL on_object_free(jvmtiEnv *j, jlong tag)
 	if ((__u64)tag & CLASS_TAG)
 		return;
 	ev.tag = (__u64)tag;
-	put(&ev, 0);
+	put(&ev, 0, 0);
 }
 
 int jpa_events_caps(jvmtiEnv *jvmti, unsigned int flags, jvmtiCapabilities *caps)

@@ -76,7 +76,7 @@ struct jp_ring_hdr {
 	__u64 threads_full; /* threads not registered: the agent's thread table was full */
 	__u64 events;	      /* JP_REC_EVENT records committed (v3) */
 	__u64 events_dropped; /* events not written: ring full or a JVMTI call failed (v3) */
-	__u64 pad5[1];
+	__u64 events_ns;      /* CLOCK_MONOTONIC time inside the event callbacks, all calls */
 	/* the fallback walk (AGCT failed on a thread in Java, JP_TRACE_F_FALLBACK) */
 	__u64 fallback_tried; /* walks that AGCT failed and the fallback tried again */
 	__u64 fallback_ok;    /* ... of which it recovered the Java frames */

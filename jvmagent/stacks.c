@@ -122,6 +122,9 @@ void jpa_ring_count(enum jpa_counter c, __u64 n)
 	case JPA_THREADS_FULL:
 		v = &ring->threads_full;
 		break;
+	case JPA_EVENTS_NS:
+		v = &ring->events_ns;
+		break;
 	default:
 		v = &ring->perfmap_dropped;
 		break;

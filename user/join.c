@@ -1163,16 +1163,19 @@ static bool jvm_service_thread(const char *comm)
  * walk it. If the blocked interval [time - weight, time] falls in a wait the agent
  * reported (MonitorContendedEnter .. Entered, Enter's stack from GetStackTrace), that
  * stack is the Java stack of the block: kernel and JVM frames of the wait over it.
+ * A CPU sample (a point: its weight is CPU time) in such a wait is the thread spinning
+ * for the monitor in the VM (ObjectMonitor's EnterI): the same Java stack.
  */
 static int add_monitor_wait(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 			    const __u64 *ustack, struct jvm_ent *e)
 {
-	__u64 k1 = (__u64)e->pid << 32 | 2, start = s->time_ns - s->weight;
+	__u64 k1 = (__u64)e->pid << 32 | 2;
+	__u64 start = s->kind == JP_EV_CPU ? s->time_ns : s->time_ns - s->weight;
 	const struct ev_slot *w;
 	const jp_id *jl;
 	size_t n = 0, nj = 0;
 
-	if (s->kind == JP_EV_CPU || !e->a || !j->waits)
+	if ((s->flags & JP_SF_CPU_TAIL) || !e->a || !j->waits)
 		return 1;
 	w = ev_find(j->waits, EV_WAITS_CAP, k1, ns_tid(e, s->tid));
 	/* 1 ms slack: the agent's and the kernel's clocks are read at different points */
@@ -1189,6 +1192,7 @@ static int add_monitor_wait(struct join *j, const struct jp_sample *s, const __u
 	e->java_samples++;
 	e->complete++;
 	e->monitor_joined++;
+	tally_cpu(e, s, true, false);
 	j->st.java_complete++;
 	return commit(j, s, e, n, NULL);
 }
@@ -2089,10 +2093,18 @@ static int pair_and_expire(struct join *j, bool all)
 	return err;
 }
 
+/*
+ * Rounds over the agent rings until they are drained or JOIN_POLL_ROUND_NS is spent: one
+ * round (4,096 records per JVM) per 100 ms poll was 41,000 records a second, and a JVM
+ * under heavy monitor contention writes more (64,000 events a second, its ring full).
+ */
 int join__poll(struct join *j, __u64 now_ns)
 {
-	j->now_ns = now_ns ? now_ns : mono_ns();
-	poll_agents(j);
+	__u64 t0 = mono_ns();
+
+	j->now_ns = now_ns ? now_ns : t0;
+	for (int n = 0; poll_agents(j) && ++n < 64 && mono_ns() - t0 < JOIN_POLL_ROUND_NS;)
+		;
 	return pair_and_expire(j, false);
 }
 
@@ -2208,18 +2220,26 @@ static size_t cat_count(char *buf, size_t size, size_t w, __u64 n, const char *w
 	return w;
 }
 
+/* the agent's counters: live from its ring, or as kept when it was let go; false: none */
+static bool ent_agent_stats(const struct jvm_ent *e, struct jvm_agent_stats *as)
+{
+	memset(as, 0, sizeof(*as));
+	if (e->a)
+		jvm_agent__stats(e->a, as);
+	else if (e->final_kept)
+		*as = e->final;
+	return e->a || e->final_kept;
+}
+
 /* what the agent itself dropped or refused, and what the join let go: only non-zero */
 static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 {
-	struct jvm_agent_stats as = { 0 };
+	struct jvm_agent_stats as;
 	char a[256] = "", jn[128] = "", fb[192] = "";
 	size_t w = 0;
+	bool have = ent_agent_stats(e, &as);
 
-	if (e->a || e->final_kept) {
-		if (e->a)
-			jvm_agent__stats(e->a, &as);
-		else
-			as = e->final;
+	if (have) {
 		w = cat_count(a, sizeof(a), w, as.ring_full, "ring full");
 		w = cat_count(a, sizeof(a), w, as.busy, "busy");
 		w = cat_count(a, sizeof(a), w, as.faults, "faults");
@@ -2227,8 +2247,6 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 		w = cat_count(a, sizeof(a), w, as.not_java_thread, "not a Java thread");
 		w = cat_count(a, sizeof(a), w, as.malformed, "malformed");
 		w = cat_count(a, sizeof(a), w, as.over_budget, "dictionary entries over budget");
-	}
-	if (e->a || e->final_kept) {
 		w = cat_count(a, sizeof(a), w, as.events_dropped, "events dropped (ring full)");
 		w = cat_count(a, sizeof(a), w, as.events_unread, "events unread");
 	}
@@ -2356,18 +2374,29 @@ void join__report(const struct join *j, FILE *f)
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
 		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short || e->parks ||
-		    e->park_short || e->ev_blocked_at_attach)
+		    e->park_short || e->ev_blocked_at_attach) {
+			struct jvm_agent_stats as;
+
 			fprintf(f,
 				"jprof: JVM %u: agent events: %llu allocation samples, %llu frees, "
 				"%llu monitor waits (%llu under --lock-threshold; %llu of threads "
-				"already blocked when the agent came, timed from then); %llu blocked "
-				"samples got the Java stack of their monitor wait; %llu parks "
-				"(%llu under --lock-threshold)\n",
+				"already blocked when the agent came, timed from then); %llu blocked or "
+				"spinning samples got the Java stack of their monitor wait; %llu parks "
+				"(%llu under --lock-threshold)",
 				e->pid, (unsigned long long)e->ev_allocs,
 				(unsigned long long)e->ev_frees, (unsigned long long)e->ev_locks,
 				(unsigned long long)e->ev_lock_short,
 				(unsigned long long)e->ev_blocked_at_attach,
 				(unsigned long long)e->monitor_joined, (unsigned long long)e->parks,
 				(unsigned long long)e->park_short);
+			/* the callbacks' own time, in the JVM's threads: the agent's cost of them */
+			if (ent_agent_stats(e, &as) && as.events_ns &&
+			    as.events + as.events_dropped)
+				fprintf(f, "; callbacks %.1f us each, %.1f ms in all",
+					(double)as.events_ns / 1000.0 /
+						(double)(as.events + as.events_dropped),
+					(double)as.events_ns / 1e6);
+			fputc('\n', f);
+		}
 	}
 }

@@ -10,8 +10,9 @@ load helpers
 
 setup() {
 	require_root_bpf
-	[[ -r $APPS/EvContend.class && -r $APPS/EvAlloc.class && -r $APPS/EvPark.class ]] ||
-		missing "EvContend/EvAlloc/EvPark classes not built in $APPS (make apps)"
+	[[ -r $APPS/EvContend.class && -r $APPS/EvAlloc.class && -r $APPS/EvPark.class &&
+		-r $APPS/EvSpin.class ]] ||
+		missing "EvContend/EvAlloc/EvPark/EvSpin classes not built in $APPS (make apps)"
 	[[ -r $JPROF_AGENT ]] || missing "agent not built at $JPROF_AGENT (make)"
 	OUT=$BATS_TEST_TMPDIR
 	JPID=
@@ -201,7 +202,7 @@ check_offcpu_monitor() {
 	echo "blocked on the monitor: program $want ns, jprof under EvHot.work $got ns"
 	# the program counts from its start, jprof from its attach (~0.3 s later): 20%
 	ratio_ok "$got" "$want" 20
-	grep -Eq '[1-9][0-9]* blocked samples got the Java stack of their monitor wait' "$OUT/err"
+	grep -Eq '[1-9][0-9]* blocked or spinning samples got the Java stack of their monitor wait' "$OUT/err"
 }
 
 # A thread blocked entering a monitor before the agent came: its MonitorContendedEnter went
@@ -220,6 +221,35 @@ check_blocked_at_attach() {
 	got=$(folded_sum 'EvBlocked\.waitHere(_\[.\])?;.*futex' "$OUT/off.folded")
 	echo "blocked under EvBlocked.waitHere: $got ns of a 3 s recording"
 	((got >= 2000000000))
+}
+
+# A waiter spinning for a contended monitor runs in the VM (ObjectMonitor), where AGCT cannot
+# walk it: with -e lock its CPU samples inside the wait take the wait's Java stack. Without
+# that, 64% of this app's CPU samples of Java threads had complete Java stacks.
+check_spin() {
+	start_app "$1" EvSpin 2000 5000
+	"$JPROF" record -p "$JPID" -e cpu,lock -d 5 -o "$OUT/spin.folded" 2>"$OUT/err" 3>&-
+	kill_jpid
+	cat "$OUT/err"
+	awk '{ print $NF, $0 }' "$OUT/spin.folded" | sort -nr | head -5 | cut -c1-300
+	pct=$(sed -nE "s/^jprof: JVM $JPID \(java\): .*CPU samples of Java threads: .*, ([0-9.]+)% of the [0-9]+ after the agent connected.*/\1/p" "$OUT/err")
+	[[ -n $pct ]] || pct=$(sed -nE "s/^jprof: JVM $JPID \(java\): .* with complete Java stacks \(([0-9.]+)%\).*/\1/p" "$OUT/err")
+	echo "complete Java stacks: $pct%"
+	awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 90) }'
+	grep -Eq '[1-9][0-9]* blocked or spinning samples got the Java stack of their monitor wait' "$OUT/err"
+	# tens of thousands of waits a second: jprof keeps up with the agent's ring (it read one
+	# round of 4,096 records per 100 ms before, and the agent dropped half of the events)
+	! grep -Eq 'events dropped|ring full' "$OUT/err"
+	# the VM's monitor code sits on the waiting Java method (-e cpu,lock: CPU samples in ns)
+	grep -Eq 'EvSpin\.work(_\[.\])?;([^;]*;)*ObjectMonitor::' "$OUT/spin.folded"
+}
+
+@test "cpu,lock (JDK 17): CPU samples of threads spinning for a monitor have its Java stack" {
+	check_spin "$JDK17"
+}
+
+@test "cpu,lock (JDK 25): CPU samples of threads spinning for a monitor have its Java stack" {
+	check_spin "$JDK25"
 }
 
 @test "offcpu (JDK 17): a thread blocked on a monitor since before the attach has its Java stack" {
