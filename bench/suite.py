@@ -10,6 +10,8 @@ Parts (in this order; --only picks some):
   host       bench/host.py: time to first sample (0/1/10 JVMs), BPF run time per program,
              jprof's own CPU and peak RSS
   syscalls   bench/syscalls.sh: cost of the syscall and off-CPU programs per syscall
+  events     bench/events.sh: -e alloc, live and lock on an allocation- and a lock-heavy JVM
+             against a baseline, a second baseline and JFR profile: throughput and CPU per op
   load       bench/load.sh: 1 JVM x 200 busy threads on the saturated host
   scale      10 JVMs x 10 busy threads, `record -a`: jprof's CPU, peak RSS, first sample,
              JVMs with Java stacks
@@ -179,6 +181,26 @@ def part_syscalls(a, tmp):
     say("syscall cost ratio (1-byte writes): " +
         ", ".join(f"{k} x{v:.2f}" for k, v in res.items()))
     return {"median_ratio": res, "output": out}
+
+
+def part_events(a, tmp):
+    secs = 3 if a.quick else 6
+    out = run_logged(["bash", os.path.join(REPO, "bench/events.sh"), str(a.runs), str(secs)],
+                     3600, env=dict(os.environ, OUT=a.build,
+                                    JAVA_HOME=os.path.dirname(os.path.dirname(a.java))))
+    res = {}
+    for m in re.finditer(r"events: (\w+) workload, ([\w ]+): throughput x([\d.]+) .*?"
+                         r"CPU per op x([\d.]+)", out):
+        res[f"{m.group(1)}/{m.group(2)}"] = {"throughput": float(m.group(3)),
+                                              "cpu_per_op": float(m.group(4))}
+    cb = {f"{m.group(1)}/{m.group(2)}": float(m.group(3)) for m in re.finditer(
+        r"events: (\w+) workload, (\w+): agent callbacks ([\d.]+) us each", out)}
+    say("JVM events (alloc- and lock-heavy JVMs): " + ", ".join(
+        f"{k} throughput x{v['throughput']:.3f} CPU/op x{v['cpu_per_op']:.3f}"
+        for k, v in res.items()) + "; agent callbacks " +
+        ", ".join(f"{k} {v:.1f} us" for k, v in cb.items()) +
+        f" (median ratio to the same round's baseline; {a.runs} rounds)")
+    return {"median_ratio": res, "callback_us": cb, "output": out}
 
 
 def part_load(a, tmp):
@@ -454,7 +476,7 @@ def part_longrun(a, tmp):
 
 
 PARTS = {"overhead": part_overhead, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
-         "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
+         "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
          "longrun": part_longrun}
 

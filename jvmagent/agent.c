@@ -441,8 +441,16 @@ static int set_events(int live)
 	if (opts.events != jpa_events_active())
 		jpa_log("JVM lacks some event capabilities: asked 0x%x, got 0x%x", opts.events,
 			jpa_events_active());
-	if (jpa_events_enable(opts.alloc_interval, opts.depth))
+	if (jpa_events_enable(opts.alloc_interval, opts.depth)) {
 		jpa_log("enabling lock/alloc events failed, going on without some");
+	} else {
+		unsigned int ev = jpa_events_active();
+
+		/* jprof tells a user who asks for events this agent does not send */
+		jpa_ring_set_flags((ev & JPA_EV_LOCK ? JP_RING_F_EV_LOCK : 0) |
+				   (ev & JPA_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
+				   (ev & JPA_EV_LIVE ? JP_RING_F_EV_LIVE : 0));
+	}
 	return 0;
 }
 
@@ -531,7 +539,7 @@ static int start(JavaVM *vm, const char *options, int attached)
 	}
 	jvm = vm;
 	err = jpa_ring_open(opts.dir, pid, opts.ring_bytes, opts.depth,
-			    attached ? JP_RING_F_ATTACHED : 0);
+			    (attached ? JP_RING_F_ATTACHED : 0) | JP_RING_F_EV_KNOWN);
 	if (!err)
 		err = jpa_dict_open(opts.dir, pid);
 	if (err) {

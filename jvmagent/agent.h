@@ -44,6 +44,8 @@ void jpa_stacks_no_fallback(void);
 /* tells jprof the agent is going away (signo 0); the handler stays installed, harmlessly */
 void jpa_stacks_stop(void);
 void jpa_ring_count(enum jpa_counter c, __u64 n);
+/* adds JP_RING_F_* bits to the ring header's flags */
+void jpa_ring_set_flags(__u32 flags);
 /* events.c's records (JVMTI callbacks, never a signal handler); 0, -ENOSPC dropped (counted) */
 int jpa_ring_event(const struct jp_event_rec *ev, const jvmtiFrameInfo *frames, int n);
 void jpa_ring_event_dropped(void); /* counts an event lost before it reached the ring */

@@ -84,6 +84,15 @@ struct jp_ring_hdr {
 };
 
 #define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */
+/*
+ * The JVMTI events this agent sends, set (atomic or) once they are on. An agent is loaded
+ * once per JVM: one loaded at start, or by an earlier jprof, keeps the events it was
+ * given. EV_KNOWN: this agent publishes them (one before it never set these bits).
+ */
+#define JP_RING_F_EV_KNOWN 2u
+#define JP_RING_F_EV_LOCK  4u  /* MonitorContendedEnter/Entered */
+#define JP_RING_F_EV_ALLOC 8u  /* SampledObjectAlloc */
+#define JP_RING_F_EV_LIVE  16u /* ObjectFree of sampled objects */
 
 /* record header in the data area; every record is a multiple of 16 bytes */
 struct jp_rec_hdr {

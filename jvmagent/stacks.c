@@ -101,6 +101,12 @@ out_unlink:
 	return err;
 }
 
+void jpa_ring_set_flags(__u32 flags)
+{
+	if (ring)
+		__atomic_fetch_or(&ring->flags, flags, __ATOMIC_RELEASE);
+}
+
 const char *jpa_ring_path(void)
 {
 	return ring_file;
@@ -563,9 +569,10 @@ static void on_stack_request(int signo, siginfo_t *si, void *uc)
 	commit(pos);
 	/* the handler's own cost, shown per JVM: its time from the clock read to here */
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	__atomic_fetch_add(&ring->handler_ns,
-			   (__u64)((end.tv_sec - ts.tv_sec) * 1000000000ll + (end.tv_nsec - ts.tv_nsec)),
-			   __ATOMIC_RELAXED);
+	__atomic_fetch_add(
+		&ring->handler_ns,
+		(__u64)((end.tv_sec - ts.tv_sec) * 1000000000ll + (end.tv_nsec - ts.tv_nsec)),
+		__ATOMIC_RELAXED);
 out:
 	errno = saved_errno;
 }

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "ring.h"
 #include "log.h"
+#include "opts.h"
 #include "model/model.h"
 #include "sym/syms.h"
 #include "jvm/agent_ring.h"
@@ -36,6 +37,7 @@
 /* agent-ring records per JVM per join__poll: a round stays in the tens of ms */
 #define JOIN_TRACES_PER_ROUND 4096
 #define JOIN_POLL_ROUND_NS    (50ull * 1000 * 1000) /* no next JVM after this in one round */
+#define JOIN_POLL_ROUNDS      64 /* rounds over the agent rings in one join__poll, at most */
 #define JOIN_FLUSH_NS	      (250ull * 1000 * 1000) /* reading the rings at the end */
 
 /* why a JVM sample has no Java stack */
@@ -2103,7 +2105,8 @@ int join__poll(struct join *j, __u64 now_ns)
 	__u64 t0 = mono_ns();
 
 	j->now_ns = now_ns ? now_ns : t0;
-	for (int n = 0; poll_agents(j) && ++n < 64 && mono_ns() - t0 < JOIN_POLL_ROUND_NS;)
+	for (int n = 0;
+	     poll_agents(j) && ++n < JOIN_POLL_ROUNDS && mono_ns() - t0 < JOIN_POLL_ROUND_NS;)
 		;
 	return pair_and_expire(j, false);
 }
@@ -2256,7 +2259,8 @@ static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
 	cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
 	/* the agent's own figures (all its traces, matched or not); its time per request/try */
 	if (as.handler_ns && as.traces)
-		w = (size_t)snprintf(fb, sizeof(fb), "; stack requests: %llu, %.1f us each in the agent",
+		w = (size_t)snprintf(fb, sizeof(fb),
+				     "; stack requests: %llu, %.1f us each in the agent",
 				     (unsigned long long)as.traces,
 				     (double)as.handler_ns / 1000.0 / (double)as.traces);
 	else
@@ -2339,6 +2343,37 @@ static void report_cpu(const struct jvm_ent *e, char *buf, size_t size)
 			 (unsigned long long)e->followed);
 }
 
+/*
+ * An agent is loaded once per JVM and keeps the events it was started with: one loaded at
+ * the JVM's start, or by an earlier jprof, may lack what this recording asks. Said, not
+ * left to look like a JVM without contention or allocations.
+ */
+static void report_missing_events(const struct join *j, const struct jvm_ent *e, FILE *f)
+{
+	struct jvm_agent_stats as;
+	char names[32] = "";
+	__u32 want = (j->o.agent_events & JP_AGENT_EV_LOCK ? JP_RING_F_EV_LOCK : 0) |
+		     (j->o.agent_events & JP_AGENT_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
+		     (j->o.agent_events & JP_AGENT_EV_LIVE ? JP_RING_F_EV_LIVE : 0);
+	__u32 miss;
+
+	if (!want || !ent_agent_stats(e, &as) || !(as.ring_flags & JP_RING_F_EV_KNOWN))
+		return;
+	miss = want & ~as.ring_flags;
+	if (!miss)
+		return;
+	snprintf(names, sizeof(names), "%s%s%s", miss & JP_RING_F_EV_LOCK ? ",lock" : "",
+		 miss & JP_RING_F_EV_ALLOC ? ",alloc" : "",
+		 miss & JP_RING_F_EV_LIVE ? ",live" : "");
+	fprintf(f,
+		"jprof: JVM %u: its agent runs without the %s events asked (loaded %s with other "
+		"options, or the JVM lacks the capability): none come from this JVM; a JVM "
+		"started with -agentpath:<libjprofagent.so>=%s has them\n",
+		e->pid, names + 1,
+		as.ring_flags & JP_RING_F_ATTACHED ? "by an earlier jprof" : "at the JVM's start",
+		names + 1);
+}
+
 void join__report(const struct join *j, FILE *f)
 {
 	report_ages(j, f);
@@ -2373,6 +2408,7 @@ void join__report(const struct join *j, FILE *f)
 			(unsigned long long)e->internal, cpu, why[0] ? "; missing: " : "", why, loss);
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
+		report_missing_events(j, e, f);
 		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short || e->parks ||
 		    e->park_short || e->ev_blocked_at_attach) {
 			struct jvm_agent_stats as;

@@ -30,6 +30,7 @@ struct join_opts {
 	__u64 lock_threshold_ns;       /* -e lock: shorter monitor waits are only counted */
 	bool parks;		/* -e lock: blocked intervals in LockSupport.park are contentions */
 	bool offcpu_parks_only; /* off-CPU runs for the parks alone: its own time is not added */
+	__u32 agent_events;	/* JP_AGENT_EV_* asked of every agent: one without them is named */
 };
 
 struct join;

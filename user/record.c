@@ -1447,6 +1447,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.parks = !!(o->agent_events & JP_AGENT_EV_LOCK),
 		.offcpu_parks_only =
 			(o->agent_events & JP_AGENT_EV_LOCK) && !(o->events & (1u << JP_EV_OFFCPU)),
+		.agent_events = o->agent_events,
 	};
 	char agent_opts[128];
 	struct sigaction sa = { .sa_handler = on_signal };

@@ -22,12 +22,14 @@ teardown() {
 	kill_jpid
 }
 
-# start_app JDK_HOME CLASS ARGS...: sets JPID once the app printed "ready"
+# start_app JDK_HOME CLASS ARGS...: sets JPID once the app printed "ready"; JVM_OPT: one more
+# JVM option (an -agentpath: the agent loaded at the JVM's start)
 start_app() {
 	local home=$1 cls=$2
 	shift 2
 	require_jdk "$home"
-	"$home/bin/java" -Xmx512m -cp "$APPS" "$cls" "$@" >"$OUT/app.out" 2>"$OUT/app.err" 3>&- &
+	"$home/bin/java" -Xmx512m ${JVM_OPT:+"$JVM_OPT"} -cp "$APPS" "$cls" "$@" >"$OUT/app.out" \
+		2>"$OUT/app.err" 3>&- &
 	JPID=$!
 	for ((i = 0; i < 100; i++)); do
 		grep -q ready "$OUT/app.out" 2>/dev/null && break
@@ -115,6 +117,20 @@ check_park() {
 
 @test "lock (JDK 25): contended monitor waits land on the waiting method and the monitor class, total within 10%" {
 	check_lock "$JDK25"
+}
+
+@test "lock (JDK 17), agent loaded at the JVM's start with lock events: the same" {
+	JVM_OPT=-agentpath:$JPROF_AGENT=lock check_lock "$JDK17"
+	grep -q "agent already loaded" "$OUT/err"
+}
+
+# An agent is loaded once per JVM: one started without events cannot send them, and a
+# recording that asks for them says so instead of showing no contention.
+@test "lock, alloc: a JVM whose agent was loaded without these events is named" {
+	JVM_OPT=-agentpath:$JPROF_AGENT start_app "$JDK17" EvContend 20 100 2000
+	"$JPROF" record -p "$JPID" -e lock,alloc -d 3 -o "$OUT/none.folded" 2>"$OUT/err" 3>&-
+	cat "$OUT/err"
+	grep -Eq "^jprof: JVM $JPID: its agent runs without the lock,alloc events asked \(loaded at the JVM's start" "$OUT/err"
 }
 
 check_alloc() {

@@ -1789,6 +1789,7 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->fallback_ns = h.fallback_ns;
 	ret->handler_ns = h.handler_ns;
 	ret->events_ns = h.events_ns;
+	ret->ring_flags = h.flags;
 	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)
 		ret->agct_err[i] = h.agct_err[i];
 }
