@@ -394,6 +394,31 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env)
 	drop_channel();
 }
 
+static void fill_callbacks(jvmtiEventCallbacks *cb)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->ClassLoad = on_class_load;
+	cb->ClassPrepare = on_class_prepare;
+	cb->CompiledMethodLoad = on_compiled_method_load;
+	cb->CompiledMethodUnload = on_compiled_method_unload;
+	cb->DynamicCodeGenerated = on_dynamic_code;
+	cb->ThreadStart = on_thread_start;
+	cb->ThreadEnd = on_thread_end;
+	cb->VMInit = on_vm_init;
+	cb->VMDeath = on_vm_death;
+	jpa_events_callbacks(cb);
+}
+
+/* the events this agent sends, in the ring header: jprof names a JVM that lacks some */
+static void publish_events(void)
+{
+	unsigned int ev = jpa_events_active();
+
+	jpa_ring_set_flags((ev & JPA_EV_LOCK ? JP_RING_F_EV_LOCK : 0) |
+			   (ev & JPA_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
+			   (ev & JPA_EV_LIVE ? JP_RING_F_EV_LIVE : 0));
+}
+
 static int set_events(int live)
 {
 	static const jvmtiEvent events[] = {
@@ -418,17 +443,7 @@ static int set_events(int live)
 		jpa_log("no JVMTI capabilities for lock/alloc events, going on without them");
 	if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE)
 		return -ENOTSUP;
-	memset(&cb, 0, sizeof(cb));
-	cb.ClassLoad = on_class_load;
-	cb.ClassPrepare = on_class_prepare;
-	cb.CompiledMethodLoad = on_compiled_method_load;
-	cb.CompiledMethodUnload = on_compiled_method_unload;
-	cb.DynamicCodeGenerated = on_dynamic_code;
-	cb.ThreadStart = on_thread_start;
-	cb.ThreadEnd = on_thread_end;
-	cb.VMInit = on_vm_init;
-	cb.VMDeath = on_vm_death;
-	jpa_events_callbacks(&cb);
+	fill_callbacks(&cb);
 	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE)
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
@@ -441,16 +456,48 @@ static int set_events(int live)
 	if (opts.events != jpa_events_active())
 		jpa_log("JVM lacks some event capabilities: asked 0x%x, got 0x%x", opts.events,
 			jpa_events_active());
-	if (jpa_events_enable(opts.alloc_interval, opts.depth)) {
+	if (jpa_events_enable(opts.alloc_interval, opts.depth))
 		jpa_log("enabling lock/alloc events failed, going on without some");
-	} else {
-		unsigned int ev = jpa_events_active();
+	else
+		publish_events();
+	return 0;
+}
 
-		/* jprof tells a user who asks for events this agent does not send */
-		jpa_ring_set_flags((ev & JPA_EV_LOCK ? JP_RING_F_EV_LOCK : 0) |
-				   (ev & JPA_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
-				   (ev & JPA_EV_LIVE ? JP_RING_F_EV_LIVE : 0));
+/*
+ * A later attach of this same library (jprof copies it to a name made of its contents, so
+ * the same build loads the same copy) asking for events this agent does not send yet:
+ * they are added now, live. The capabilities they need are live-phase ones in HotSpot.
+ * An agent loaded from another file (at the JVM's start, another build) is another copy:
+ * it never gets here, and jprof says which events that JVM lacks.
+ */
+static int add_events(const char *options)
+{
+	struct jpa_opts o;
+	jvmtiCapabilities caps;
+	jvmtiEventCallbacks cb;
+	unsigned int had = jpa_events_active();
+	int err = parse_options(options, &o);
+
+	if (err || !jvmti || !jpa_ring_path()[0] || !(o.events & ~had))
+		return err;
+	memset(&caps, 0, sizeof(caps));
+	if (jpa_events_caps(jvmti, had | o.events, &caps) ||
+	    (*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
+		jpa_log("no JVMTI capabilities for the events asked (0x%x), going on without them",
+			o.events);
+		return 0;
 	}
+	fill_callbacks(&cb);
+	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE ||
+	    jpa_events_enable(o.alloc_interval ? o.alloc_interval : opts.alloc_interval,
+			      opts.depth)) {
+		jpa_log("enabling lock/alloc events failed, going on without some");
+		return 0;
+	}
+	publish_events();
+	if (jpa_events_active() & ~had & JPA_EV_LOCK)
+		jpa_events_scan_blocked(jpa_jni_env());
+	jpa_log("events added on a later attach: 0x%x", jpa_events_active());
 	return 0;
 }
 
@@ -521,7 +568,8 @@ static int start(JavaVM *vm, const char *options, int attached)
 	int err;
 
 	if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
-		return 0; /* attached twice: the first one keeps running */
+		/* attached twice: the first one keeps running, with the events asked now too */
+		return attached ? add_events(options) : 0;
 	if (other_agent_runs(pid)) {
 		/* like a second attach of the same copy: a no-op, the first one keeps running */
 		jpa_log("another jprof agent already runs in this JVM, not starting");

@@ -2343,23 +2343,40 @@ static void report_cpu(const struct jvm_ent *e, char *buf, size_t size)
 			 (unsigned long long)e->followed);
 }
 
+/* JP_RING_F_EV_* asked of every agent that e's agent says it does not send */
+static __u32 missing_events(const struct join *j, const struct jvm_ent *e,
+			    struct jvm_agent_stats *as)
+{
+	__u32 want = (j->o.agent_events & JP_AGENT_EV_LOCK ? JP_RING_F_EV_LOCK : 0) |
+		     (j->o.agent_events & JP_AGENT_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
+		     (j->o.agent_events & JP_AGENT_EV_LIVE ? JP_RING_F_EV_LIVE : 0);
+
+	if (!want || !ent_agent_stats(e, as) || !(as->ring_flags & JP_RING_F_EV_KNOWN))
+		return 0;
+	return want & ~as->ring_flags;
+}
+
+__u32 join__missing_events(const struct join *j, __u32 pid, bool attached_by_jprof)
+{
+	const struct jvm_ent *e = find_jvm(j, pid);
+	struct jvm_agent_stats as;
+	__u32 miss = e ? missing_events(j, e, &as) : 0;
+
+	return miss && (!attached_by_jprof || as.ring_flags & JP_RING_F_ATTACHED) ? miss : 0;
+}
+
 /*
  * An agent is loaded once per JVM and keeps the events it was started with: one loaded at
- * the JVM's start, or by an earlier jprof, may lack what this recording asks. Said, not
- * left to look like a JVM without contention or allocations.
+ * the JVM's start, or by another jprof build, may lack what this recording asks (an agent
+ * an earlier jprof of this build loaded is loaded again and adds them). Said, not left
+ * to look like a JVM without contention or allocations.
  */
 static void report_missing_events(const struct join *j, const struct jvm_ent *e, FILE *f)
 {
 	struct jvm_agent_stats as;
 	char names[32] = "";
-	__u32 want = (j->o.agent_events & JP_AGENT_EV_LOCK ? JP_RING_F_EV_LOCK : 0) |
-		     (j->o.agent_events & JP_AGENT_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
-		     (j->o.agent_events & JP_AGENT_EV_LIVE ? JP_RING_F_EV_LIVE : 0);
-	__u32 miss;
+	__u32 miss = missing_events(j, e, &as);
 
-	if (!want || !ent_agent_stats(e, &as) || !(as.ring_flags & JP_RING_F_EV_KNOWN))
-		return;
-	miss = want & ~as.ring_flags;
 	if (!miss)
 		return;
 	snprintf(names, sizeof(names), "%s%s%s", miss & JP_RING_F_EV_LOCK ? ",lock" : "",
@@ -2370,7 +2387,7 @@ static void report_missing_events(const struct join *j, const struct jvm_ent *e,
 		"options, or the JVM lacks the capability): none come from this JVM; a JVM "
 		"started with -agentpath:<libjprofagent.so>=%s has them\n",
 		e->pid, names + 1,
-		as.ring_flags & JP_RING_F_ATTACHED ? "by an earlier jprof" : "at the JVM's start",
+		as.ring_flags & JP_RING_F_ATTACHED ? "by another jprof" : "at the JVM's start",
 		names + 1);
 }
 

@@ -55,6 +55,12 @@ void join__set_jvm_pending(struct join *j, __u32 pid, bool pending);
 bool join__knows_jvm(const struct join *j, __u32 pid);
 /* true when pid has an agent channel in the join */
 bool join__has_jvm(const struct join *j, __u32 pid);
+/*
+ * JP_RING_F_EV_* asked (agent_events) that pid's agent says it does not send; 0 when it
+ * sends them all or cannot say. attached_by_jprof: only if a jprof loaded it (the same
+ * build then loads the same copy again, which adds them).
+ */
+__u32 join__missing_events(const struct join *j, __u32 pid, bool attached_by_jprof);
 
 /* One kernel sample. Samples that requested a Java trace wait for it (join__poll). */
 int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,

@@ -124,6 +124,24 @@ check_park() {
 	grep -q "agent already loaded" "$OUT/err"
 }
 
+# A JVM whose agent an earlier recording loaded without events: this build's agent is the
+# same copy, loaded again it adds the events, live (no JVM restart).
+@test "lock (JDK 17): an agent an earlier recording loaded without events adds them" {
+	start_app "$JDK17" EvContend 20 100 3500
+	"$JPROF" record -p "$JPID" -d 1 -o "$OUT/cpu.folded" 2>"$OUT/err1" 3>&-
+	grep -q "agent attached" "$OUT/err1"
+	"$JPROF" record -p "$JPID" -e lock -d 8 -o "$OUT/lock.folded" 2>"$OUT/err" 3>&-
+	wait "$JPID"
+	JPID=
+	cat "$OUT/err" "$OUT/app.out" "$OUT/app.err"
+	grep -q "events added on a later attach" "$OUT/app.err"
+	! grep -q "its agent runs without" "$OUT/err"
+	want=$(sed -n 's/^waited_ns //p' "$OUT/app.out")
+	got=$(folded_sum 'EvContend\.blockedOnGate(_\[.\])?;EvContend\$Gate_\[l\] ' "$OUT/lock.folded")
+	echo "waited: program $want ns, jprof $got ns"
+	ratio_ok "$got" "$want" 10
+}
+
 # An agent is loaded once per JVM: one started without events cannot send them, and a
 # recording that asks for them says so instead of showing no contention.
 @test "lock, alloc: a JVM whose agent was loaded without these events is named" {

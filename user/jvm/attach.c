@@ -899,7 +899,7 @@ static void finish(struct jvm_attach *a, int ret, const char *fmt, ...)
 }
 
 int jvm_attach__start(const struct jvm_info *jvm, int agent_fd, const char *options, int timeout_ms,
-		      struct jvm_attach **ret)
+		      unsigned int flags, struct jvm_attach **ret)
 {
 	gid_t *groups = NULL;
 	struct jvm_attach *a;
@@ -938,7 +938,7 @@ int jvm_attach__start(const struct jvm_info *jvm, int agent_fd, const char *opti
 		finish(a, err, "cannot read /proc/%u: %s", jvm->pid, strerror(-err));
 		return 0;
 	}
-	if (a->jvm.agent == JVM_AGENT_LOADED) {
+	if (a->jvm.agent == JVM_AGENT_LOADED && !(flags & JVM_ATTACH_AGAIN)) {
 		finish(a, 1, NULL);
 		return 0;
 	}
@@ -1169,7 +1169,7 @@ int jvm_attach_agent(const struct jvm_info *jvm, const char *agent_path, const c
 				 strerror(-ret));
 		return ret;
 	}
-	ret = jvm_attach__start(jvm, fd, options, timeout_ms, &a);
+	ret = jvm_attach__start(jvm, fd, options, timeout_ms, 0, &a);
 	if (ret) {
 		close(fd);
 		if (errlen)

@@ -25,7 +25,9 @@ struct jvm_attach;
  * 0 with *ret set (possibly finished already: not a JVM, agent loaded...), -errno without.
  */
 int jvm_attach__start(const struct jvm_info *jvm, int agent_fd, const char *options, int timeout_ms,
-		      struct jvm_attach **ret);
+		      unsigned int flags, struct jvm_attach **ret);
+/* flags: load even where the agent runs already (it adds the events options ask for) */
+#define JVM_ATTACH_AGAIN 1u
 /* fd that becomes readable when jvm_attach__step has work; -1 once done */
 int jvm_attach__fd(const struct jvm_attach *a);
 /* Non-blocking: serves the child's requests, enforces the deadline. 1 when done, else 0. */

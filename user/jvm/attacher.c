@@ -38,6 +38,7 @@ struct ent {
 	struct jvm_attach *run;
 	unsigned int tries;
 	bool attached_now;
+	bool again; /* connected; loading again for events its agent lacks (one try) */
 	__u64 found_ns, first_try_ns, next_ns, connect_since_ns, done_ns;
 	char why[200];
 };
@@ -209,7 +210,14 @@ static void on_done(struct attacher *a, struct ent *e, __u64 now_ns)
 	int ret = jvm_attach__result(e->run, &why);
 	unsigned int shift = e->tries < 6 ? e->tries - 1 : 5;
 
-	if (ret >= 0) {
+	if (e->again) {
+		/* connected before: Java stacks either way; the join names events still missing */
+		if (ret < 0)
+			pr_debug("JVM %u: loading the agent again for its events: %s", e->jvm.pid,
+				 why[0] ? why : strerror(-ret));
+		set_state(e, ret == -ESRCH || (ret < 0 && is_gone(e)) ? ENT_GONE : ENT_JAVA, now_ns,
+			  NULL);
+	} else if (ret >= 0) {
 		e->attached_now = ret == 0;
 		e->connect_since_ns = now_ns;
 		e->next_ns = now_ns;
@@ -241,7 +249,8 @@ static void start_try(struct attacher *a, struct ent *e, __u64 now_ns)
 		e->first_try_ns = now_ns;
 	e->tries++;
 	a->tries_total++;
-	err = jvm_attach__start(&e->jvm, a->agent_fd, a->o.options, timeout_ms, &e->run);
+	err = jvm_attach__start(&e->jvm, a->agent_fd, a->o.options, timeout_ms,
+				e->again ? JVM_ATTACH_AGAIN : 0, &e->run);
 	if (err) {
 		e->run = NULL;
 		e->next_ns = now_ns + ms_ns(RETRY_MIN_MS);
@@ -281,6 +290,13 @@ static void connect_step(struct ent *e, __u64 now_ns, attacher_ready_fn ready, v
 	err = ready(ctx, &e->jvm, e->attached_now);
 	if (!err) {
 		set_state(e, ENT_JAVA, now_ns, NULL);
+		return;
+	}
+	if (err > 0) {
+		/* connected, but its agent (loaded before) lacks events asked: load it again */
+		e->again = true;
+		e->next_ns = now_ns;
+		set_state(e, ENT_QUEUED, now_ns, NULL);
 		return;
 	}
 	if (err != -EAGAIN) {

@@ -19,7 +19,9 @@ struct attacher_opts {
 /*
  * Result of the ready callback: the agent is loaded, connect its channel. Return 0 when
  * connected, -EAGAIN when the channel is not ready yet (asked again later), -errno when it
- * cannot be used. attached_now: this recording loaded the agent.
+ * cannot be used, 1 when connected but the agent (loaded before) lacks events asked: it
+ * is then loaded once more (JVM_ATTACH_AGAIN), with this recording's options.
+ * attached_now: this recording loaded the agent.
  */
 typedef int (*attacher_ready_fn)(void *ctx, const struct jvm_info *jvm, bool attached_now);
 
