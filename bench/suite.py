@@ -16,7 +16,8 @@ Parts (in this order; --only picks some):
   scale      10 JVMs x 10 busy threads, `record -a`: jprof's CPU, peak RSS, first sample,
              JVMs with Java stacks
   accuracy   bench/Accuracy.java (3 threads at 100/50/25% duty, own CPU clock) under
-             `record -p PID -F 99 --per-thread`: per-thread and per-method error in pp
+             `record -p PID -F 99 --per-thread`, samples counted and with --cpu-time:
+             per-thread and per-method error in pp
   formats    `jprof report` of ~1M samples over 100,000 stacks into each format: time, RSS
   join       bench/join_bench.c: ns per sample of the join+aggregate, this tree against the
              last commit before the model redesign (built in a temporary dir under /tmp)
@@ -248,7 +249,8 @@ def part_scale(a, tmp):
 
 
 def parse_accuracy_folded(path):
-    """samples per worker thread and per (thread, hotA|hotB|other), from --per-thread folded"""
+    """weight (--cpu-time: ns) per worker thread and per (thread, hotA|hotB|other), from
+    --per-thread folded"""
     per_thread, per_method = {}, {}
     with open(path, errors="replace") as f:
         for line in f:
@@ -276,12 +278,16 @@ def part_accuracy(a, tmp):
     subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/Accuracy.java")])
     secs = 10 if a.quick else 30
     runs = []
-    for r in range(1 if a.quick else 2):
+    # samples counted (the flame graph's default), then weighed by CPU time (--cpu-time)
+    modes = [m for m in ("samples", "cpu-time") for _ in range(1 if a.quick else 2)]
+    for r, mode in enumerate(modes):
         w = overhead.start_workload([a.java, "-cp", tmp, "Accuracy", str(secs)])
         folded = os.path.join(tmp, "acc.folded")
         err = open(os.path.join(tmp, "acc.err"), "w+")
-        jp = overhead.spawn([a.jprof, "record", "-p", str(w.pid), "-F", "99", "--per-thread",
-                             "-o", folded], stderr=err, cwd=tmp)
+        # --cpu-time: each sample weighs its thread's CPU time since its previous one
+        jp = overhead.spawn([a.jprof, "record", "-p", str(w.pid), "-F", "99", "--per-thread"] +
+                            (["--cpu-time"] if mode == "cpu-time" else []) + ["-o", folded],
+                            stderr=err, cwd=tmp)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             err.seek(0)
@@ -319,18 +325,23 @@ def part_accuracy(a, tmp):
         err_t = {t: 100 * (got_t.get(t, 0) / gt - truth_t[t] / tt) for t in truth_t}
         err_m = {f"{t}.{m}": 100 * (got_m.get((t, m), 0) / gt - truth_m[(t, m)] / tt)
                  for (t, m) in truth_m}
-        run = {"samples": gt, "truth_cpu_ns": truth_t, "samples_per_thread": got_t,
+        run = {"mode": mode, "profile_total": gt, "truth_cpu_ns": truth_t,
+               "profile_per_thread": got_t,
                "thread_error_pp": err_t, "method_error_pp": err_m,
                "thread_mae_pp": statistics.mean(abs(x) for x in err_t.values()),
                "method_mae_pp": statistics.mean(abs(x) for x in err_m.values()),
-               "samples_per_cpu_s_at_99hz": gt / (tt / 1e9) / 99}
+               # samples: samples / (CPU time x 99 Hz); cpu-time: profile ns / true ns
+               "profile_over_truth": gt / (tt / 1e9) / 99 if mode == "samples" else gt / tt}
         runs.append(run)
-        say(f"accuracy run {r + 1} ({secs} s, {gt} samples of the 3 workers): per-thread MAE "
-            f"{run['thread_mae_pp']:.2f} pp, per-method MAE {run['method_mae_pp']:.2f} pp; "
-            f"samples / (CPU time x 99 Hz) = {run['samples_per_cpu_s_at_99hz']:.3f}")
+        say(f"accuracy run {r + 1} ({secs} s at 99 Hz, {mode}, 3 workers): per-thread MAE "
+            f"{run['thread_mae_pp']:.3f} pp, per-method MAE {run['method_mae_pp']:.3f} pp; "
+            + ("samples / (CPU time x 99 Hz)" if mode == "samples" else
+               "profile CPU time / the threads' own") + f" = {run['profile_over_truth']:.4f}")
     return {"secs": secs, "hz": 99, "runs": runs,
-            "median_thread_mae_pp": med([r["thread_mae_pp"] for r in runs]),
-            "median_method_mae_pp": med([r["method_mae_pp"] for r in runs])}
+            "median_thread_mae_pp": {m: med([r["thread_mae_pp"] for r in runs if r["mode"] == m])
+                                     for m in set(modes)},
+            "median_method_mae_pp": {m: med([r["method_mae_pp"] for r in runs if r["mode"] == m])
+                                     for m in set(modes)}}
 
 
 def big_folded(tmp, stacks=100000, samples=1000000):

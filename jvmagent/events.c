@@ -70,7 +70,7 @@ static void put(struct jp_event_rec *ev, int with_stack, __u64 t0)
 						     &n) != JVMTI_ERROR_NONE)
 		n = 0;
 	(void)jpa_ring_event(ev, frames, n);
-	jpa_ring_count(JPA_EVENTS_NS, now_ns() - (t0 ? t0 : ev->time_ns));
+	jpa_ring_count(JPA_EVENTS_NS, now_ns() - ev->time_ns);
 }
 
 /*

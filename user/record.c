@@ -386,7 +386,7 @@ static int on_agent_ready(void *ctx, const struct jvm_info *jvm, bool attached_n
 	if (err)
 		return err;
 	/* an agent an earlier jprof loaded may lack the events asked: it adds them when loaded again */
-	if (!attached_now && join__missing_events(r->join, jvm->pid, true))
+	if (!attached_now && !r->o->no_attach && join__missing_events(r->join, jvm->pid, true))
 		return 1;
 	if (attached_now && !r->o->recompile)
 		join__set_jvm_note(r->join, jvm->pid,
