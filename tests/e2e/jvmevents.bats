@@ -89,14 +89,16 @@ check_park() {
 		"$OUT/park.folded")
 	echo "parked: program $want ns, jprof $got ns"
 	ratio_ok "$got" "$want" 10
-	# one contention each: 20 waits, and the waiter's are all parks
+	# one contention each: 20 waits, and the waiter's are all parks. Beside them only a
+	# monitor the JVM takes itself, rarely contended: an exiting thread's Thread object,
+	# which join() also takes (seen once in CI on JDK 25: one 36 us wait, no Java frame)
 	n=$(sed -nE 's/^jprof: monitor contention: ([0-9]+) waits.* parks: ([0-9]+),.*/\1 \2/p' "$OUT/err")
 	echo "waits and parks: $n"
 	read -r waits parks <<<"$n"
-	((parks >= 20 && parks <= 24 && waits == parks))
+	((parks >= 20 && parks <= 24 && waits >= parks && waits <= parks + 2))
 	# -e lock shows no other blocked time: the holder's sleep, the main thread's join
 	[[ -z $(grep -E 'holdLock|\[off-cpu\]|Thread\.sleep|Thread\.join' "$OUT/park.folded") ]]
-	[[ -z $(grep -v '\[park\] [0-9]*$' "$OUT/park.folded") ]]
+	[[ -z $(grep -vE '\[park\] [0-9]*$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/park.folded") ]]
 	# pprof: contentions beside the delay, the delay read back equal to the folded weight
 	gzip -dc "$OUT/park.pb.gz" | grep -aq contentions
 	"$JPROF" report "$OUT/park.pb.gz" >"$OUT/back.folded"
