@@ -2235,41 +2235,40 @@ static bool ent_agent_stats(const struct jvm_ent *e, struct jvm_agent_stats *as)
 }
 
 /* what the agent itself dropped or refused, and what the join let go: only non-zero */
-static void report_losses(const struct jvm_ent *e, char *buf, size_t size)
+static void report_losses(const struct jvm_ent *e, const struct jvm_agent_stats *as, bool have,
+			  char *buf, size_t size)
 {
-	struct jvm_agent_stats as;
 	char a[256] = "", jn[128] = "", fb[192] = "";
 	size_t w = 0;
-	bool have = ent_agent_stats(e, &as);
 
 	if (have) {
-		w = cat_count(a, sizeof(a), w, as.ring_full, "ring full");
-		w = cat_count(a, sizeof(a), w, as.busy, "busy");
-		w = cat_count(a, sizeof(a), w, as.faults, "faults");
-		w = cat_count(a, sizeof(a), w, as.threads_full, "thread table full");
-		w = cat_count(a, sizeof(a), w, as.not_java_thread, "not a Java thread");
-		w = cat_count(a, sizeof(a), w, as.malformed, "malformed");
-		w = cat_count(a, sizeof(a), w, as.over_budget, "dictionary entries over budget");
-		w = cat_count(a, sizeof(a), w, as.events_dropped, "events dropped (ring full)");
-		w = cat_count(a, sizeof(a), w, as.events_unread, "events unread");
+		w = cat_count(a, sizeof(a), w, as->ring_full, "ring full");
+		w = cat_count(a, sizeof(a), w, as->busy, "busy");
+		w = cat_count(a, sizeof(a), w, as->faults, "faults");
+		w = cat_count(a, sizeof(a), w, as->threads_full, "thread table full");
+		w = cat_count(a, sizeof(a), w, as->not_java_thread, "not a Java thread");
+		w = cat_count(a, sizeof(a), w, as->malformed, "malformed");
+		w = cat_count(a, sizeof(a), w, as->over_budget, "dictionary entries over budget");
+		w = cat_count(a, sizeof(a), w, as->events_dropped, "events dropped (ring full)");
+		w = cat_count(a, sizeof(a), w, as->events_unread, "events unread");
 	}
 	w = cat_count(jn, sizeof(jn), 0, e->unmatched, "traces without sample");
 	w = cat_count(jn, sizeof(jn), w, e->ev_orphan, "monitor waits without their start");
 	w = cat_count(jn, sizeof(jn), w, e->ev_over_budget, "events over budget");
 	cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
 	/* the agent's own figures (all its traces, matched or not); its time per request/try */
-	if (as.handler_ns && as.traces)
+	if (as->handler_ns && as->traces)
 		w = (size_t)snprintf(fb, sizeof(fb),
 				     "; stack requests: %llu, %.1f us each in the agent",
-				     (unsigned long long)as.traces,
-				     (double)as.handler_ns / 1000.0 / (double)as.traces);
+				     (unsigned long long)as->traces,
+				     (double)as->handler_ns / 1000.0 / (double)as->traces);
 	else
 		w = 0;
-	if (as.fallback_tried && w < sizeof(fb))
+	if (as->fallback_tried && w < sizeof(fb))
 		snprintf(fb + w, sizeof(fb) - w,
 			 "; fallback walker: %llu of %llu AGCT failures recovered, %.1f us each",
-			 (unsigned long long)as.fallback_ok, (unsigned long long)as.fallback_tried,
-			 (double)as.fallback_ns / 1000.0 / (double)as.fallback_tried);
+			 (unsigned long long)as->fallback_ok, (unsigned long long)as->fallback_tried,
+			 (double)as->fallback_ns / 1000.0 / (double)as->fallback_tried);
 	snprintf(buf, size, "%s%s%s%s%s", a[0] ? "; agent: " : "", a, jn[0] ? "; join: " : "", jn,
 		 fb);
 }
@@ -2344,14 +2343,13 @@ static void report_cpu(const struct jvm_ent *e, char *buf, size_t size)
 }
 
 /* JP_RING_F_EV_* asked of every agent that e's agent says it does not send */
-static __u32 missing_events(const struct join *j, const struct jvm_ent *e,
-			    struct jvm_agent_stats *as)
+static __u32 missing_events(const struct join *j, const struct jvm_agent_stats *as, bool have)
 {
 	__u32 want = (j->o.agent_events & JP_AGENT_EV_LOCK ? JP_RING_F_EV_LOCK : 0) |
 		     (j->o.agent_events & JP_AGENT_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
 		     (j->o.agent_events & JP_AGENT_EV_LIVE ? JP_RING_F_EV_LIVE : 0);
 
-	if (!want || !ent_agent_stats(e, as) || !(as->ring_flags & JP_RING_F_EV_KNOWN))
+	if (!want || !have || !(as->ring_flags & JP_RING_F_EV_KNOWN))
 		return 0;
 	return want & ~as->ring_flags;
 }
@@ -2360,7 +2358,7 @@ __u32 join__missing_events(const struct join *j, __u32 pid, bool attached_by_jpr
 {
 	const struct jvm_ent *e = find_jvm(j, pid);
 	struct jvm_agent_stats as;
-	__u32 miss = e ? missing_events(j, e, &as) : 0;
+	__u32 miss = e ? missing_events(j, &as, ent_agent_stats(e, &as)) : 0;
 
 	return miss && (!attached_by_jprof || as.ring_flags & JP_RING_F_ATTACHED) ? miss : 0;
 }
@@ -2371,11 +2369,11 @@ __u32 join__missing_events(const struct join *j, __u32 pid, bool attached_by_jpr
  * an earlier jprof of this build loaded is loaded again and adds them). Said, not left
  * to look like a JVM without contention or allocations.
  */
-static void report_missing_events(const struct join *j, const struct jvm_ent *e, FILE *f)
+static void report_missing_events(const struct join *j, const struct jvm_ent *e,
+				  const struct jvm_agent_stats *as, bool have, FILE *f)
 {
-	struct jvm_agent_stats as;
 	char names[32] = "";
-	__u32 miss = missing_events(j, e, &as);
+	__u32 miss = missing_events(j, as, have);
 
 	if (!miss)
 		return;
@@ -2387,7 +2385,7 @@ static void report_missing_events(const struct join *j, const struct jvm_ent *e,
 		"options, or the JVM lacks the capability): none come from this JVM; a JVM "
 		"started with -agentpath:<libjprofagent.so>=%s has them\n",
 		e->pid, names + 1,
-		as.ring_flags & JP_RING_F_ATTACHED ? "by another jprof" : "at the JVM's start",
+		as->ring_flags & JP_RING_F_ATTACHED ? "by another jprof" : "at the JVM's start",
 		names + 1);
 }
 
@@ -2398,6 +2396,9 @@ void join__report(const struct join *j, FILE *f)
 		const struct jvm_ent *e = j->jvms[i];
 		char why[1024], loss[640], cpu[256];
 		size_t w = 0;
+		/* the agent's counters, read once (a pread of its ring header) for all lines */
+		struct jvm_agent_stats as;
+		bool have = ent_agent_stats(e, &as);
 
 		why[0] = '\0';
 		for (int r = 0; r < MISS_MAX; r++) {
@@ -2414,7 +2415,7 @@ void join__report(const struct join *j, FILE *f)
 				w += snprintf(why + w, w < sizeof(why) ? sizeof(why) - w : 0, "%s%llu %s",
 					      w ? ", " : "", (unsigned long long)e->miss[r], miss_names[r]);
 		}
-		report_losses(e, loss, sizeof(loss));
+		report_losses(e, &as, have, loss, sizeof(loss));
 		report_cpu(e, cpu, sizeof(cpu));
 		fprintf(f,
 			"jprof: JVM %u (%s): %llu samples, %llu in Java threads of which %llu with "
@@ -2425,11 +2426,9 @@ void join__report(const struct join *j, FILE *f)
 			(unsigned long long)e->internal, cpu, why[0] ? "; missing: " : "", why, loss);
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
-		report_missing_events(j, e, f);
+		report_missing_events(j, e, &as, have, f);
 		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short || e->parks ||
 		    e->park_short || e->ev_blocked_at_attach) {
-			struct jvm_agent_stats as;
-
 			fprintf(f,
 				"jprof: JVM %u: agent events: %llu allocation samples, %llu frees, "
 				"%llu monitor waits (%llu under --lock-threshold; %llu of threads "
@@ -2443,7 +2442,7 @@ void join__report(const struct join *j, FILE *f)
 				(unsigned long long)e->monitor_joined, (unsigned long long)e->parks,
 				(unsigned long long)e->park_short);
 			/* the callbacks' own time, in the JVM's threads: the agent's cost of them */
-			if (ent_agent_stats(e, &as) && as.events_ns &&
+			if (have && as.events_ns &&
 			    as.events + as.events_dropped)
 				fprintf(f, "; callbacks %.1f us each, %.1f ms in all",
 					(double)as.events_ns / 1000.0 /
