@@ -29,12 +29,6 @@ start_hot() {
 	sleep 1
 }
 
-# the leaf function with the most self weight in a folded file, without its kind suffix
-folded_top_leaf() {
-	awk '{ n = split($1, f, ";"); leaf = f[n]; sub(/_\[[kji0]\]$/, "", leaf); s[leaf] += $NF }
-	     END { for (k in s) if (s[k] > best) { best = s[k]; top = k }; print top }' "$1"
-}
-
 @test "formats: pprof of a real JVM recording is read by go tool pprof with Java frames and labels" {
 	start_hot
 	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/p.pb.gz"
@@ -59,7 +53,7 @@ folded_top_leaf() {
 	start_hot
 	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/a.folded"
 	total=$(folded_total "$OUT/a.folded")
-	top=$(folded_top_leaf "$OUT/a.folded")
+	read -r _ top < <(folded_top "$OUT/a.folded")
 	echo "folded: total $total, top $top"
 	run -0 "$JPROF" report "$OUT/a.folded" -o "$OUT/a.pb.gz"
 	run -0 go tool pprof -top "$OUT/a.pb.gz"

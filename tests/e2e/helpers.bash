@@ -40,6 +40,15 @@ folded_total() {
 	awk '{ s += $NF } END { print s + 0 }' "$1"
 }
 
+# folded_top FILE: the leaf function with the most self weight, without its kind suffix, after
+# its weight. A folded line is "frame;frame;... COUNT" and frames may hold spaces ("[no Java
+# stack: ...]"), so the stack is the line without its last field, not the first field.
+folded_top() {
+	awk '{ st = $0; sub(/ [0-9.]+$/, "", st); n = split(st, f, ";"); leaf = f[n]
+	       sub(/_\[[kji0]\]$/, "", leaf); s[leaf] += $NF }
+	     END { for (k in s) if (s[k] > best) { best = s[k]; top = k }; print best, top }' "$1"
+}
+
 # wait until the file exists and is non-empty (max $2 s)
 wait_file() {
 	local f=$1 t=${2:-20}

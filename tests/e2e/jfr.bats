@@ -175,12 +175,6 @@ check_known() {
 	done
 }
 
-# the top leaf of a folded file, without its kind suffix, and its weight
-folded_top() {
-	awk '{ n = split($1, f, ";"); leaf = f[n]; sub(/_\[[kji0]\]$/, "", leaf); s[leaf] += $NF }
-	     END { for (k in s) if (s[k] > best) { best = s[k]; top = k }; print best, top }' "$1"
-}
-
 @test "jfr: a real JVM recording as JFR: JDK 17 and 25 read jprof's sample count and the folded top" {
 	require_jfr_record
 	start_hot "$JDK25"
