@@ -70,7 +70,12 @@ struct jp_ring_hdr {
 	__u64 dict_bytes;      /* bytes in the dictionary file */
 	__u64 dict_dropped;    /* dictionary records not written (cap or error) */
 	__u64 perfmap_dropped; /* perf map lines not written */
-	__u64 handler_ns;     /* CLOCK_MONOTONIC time inside the stack-request handler, all calls */
+	/*
+	 * time inside the stack-request handler: thread CPU time of the handler_timed calls
+	 * (1 in JP_HANDLER_TIMED_EVERY, so preemptions inside do not count); an agent before
+	 * handler_timed summed CLOCK_MONOTONIC of all calls
+	 */
+	__u64 handler_ns;
 	__u64 agct_err[JP_AGCT_CODES]; /* [-code]: AGCT results 0 (no Java frame) .. -11 */
 	__u64 faults;	    /* stack walks that faulted and were abandoned (JP_ERR_FAULT) */
 	__u64 threads_full; /* threads not registered: the agent's thread table was full */
@@ -81,7 +86,10 @@ struct jp_ring_hdr {
 	__u64 fallback_tried; /* walks that AGCT failed and the fallback tried again */
 	__u64 fallback_ok;    /* ... of which it recovered the Java frames */
 	__u64 fallback_ns;    /* thread CPU time spent in the fallback, all tries */
+	__u64 handler_timed;  /* handler calls timed into handler_ns (0: an agent before) */
 };
+
+#define JP_HANDLER_TIMED_EVERY 16u
 
 #define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */
 /*
@@ -219,7 +227,7 @@ enum jp_dict_type {
 	JP_DICT_MAX
 };
 
-_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES + 8 * 8, "ring header");
+_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES + 9 * 8, "ring header");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, handler) == 40, "handler");
 _Static_assert(sizeof(struct jp_ring_hdr) <= JP_RING_HDR_SIZE, "ring header fits its page");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, head) == 64, "head on its own line");

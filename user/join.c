@@ -2261,7 +2261,9 @@ static void report_losses(const struct jvm_ent *e, const struct jvm_agent_stats 
 		w = (size_t)snprintf(fb, sizeof(fb),
 				     "; stack requests: %llu, %.1f us each in the agent",
 				     (unsigned long long)as->traces,
-				     (double)as->handler_ns / 1000.0 / (double)as->traces);
+				     (double)as->handler_ns / 1000.0 /
+					     (double)(as->handler_timed ? as->handler_timed :
+									  as->traces));
 	else
 		w = 0;
 	if (as->fallback_tried && w < sizeof(fb))

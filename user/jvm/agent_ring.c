@@ -1788,6 +1788,7 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->fallback_ok = h.fallback_ok;
 	ret->fallback_ns = h.fallback_ns;
 	ret->handler_ns = h.handler_ns;
+	ret->handler_timed = h.handler_timed;
 	ret->events_ns = h.events_ns;
 	ret->ring_flags = h.flags;
 	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)

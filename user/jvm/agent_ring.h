@@ -106,6 +106,7 @@ struct jvm_agent_stats {
 	__u64 fallback_ok;     /* ... of which it recovered the Java frames */
 	__u64 fallback_ns;     /* time the agent spent in the fallback walk */
 	__u64 handler_ns;      /* time in the stack-request handler (0: an agent before it) */
+	__u64 handler_timed;   /* calls in handler_ns (0: all traces, an agent before it) */
 	__u64 events_ns;       /* time in the JVMTI event callbacks (0: an agent before it) */
 	__u32 ring_flags;      /* JP_RING_F_*: how it was loaded, which events it sends */
 };
