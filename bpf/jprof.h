@@ -37,6 +37,14 @@
  * handler on the sample's user stack
  */
 #define JP_SF_IN_HANDLER 64u
+/*
+ * not signalled: the agent said this thread of a JVM is not a Java thread (a GC or
+ * compiler thread: AGCT has nothing to walk there), see the native_threads map
+ */
+#define JP_SF_NATIVE_THREAD 128u
+/* signalled, though in native_threads: the periodic re-ask (the join drops the entry if
+ * the thread has become a Java thread) */
+#define JP_SF_NATIVE_RECHECK 256u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -66,7 +74,23 @@
  * the on-CPU and off-CPU time of the unseen stretch come from the scheduler's runtime
  */
 #define JP_STAT_SWITCH_MISSED 21
-#define JP_STAT_MAX	    22
+#define JP_STAT_NATIVE_SKIP   22 /* no signal: a JVM thread known not to be a Java thread */
+#define JP_STAT_MAX	      23
+
+/*
+ * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java
+ * thread" (user space adds it from that answer). Its samples are not signalled, except
+ * every JP_NATIVE_RECHECK-th, which asks again (JP_SF_NATIVE_RECHECK): a native thread
+ * may attach to the JVM later (JNI); user space deletes the entry when the answer is a
+ * Java thread. Entries of exiting threads are deleted at exit, before the tid can be
+ * reused.
+ */
+#define JP_MAX_NATIVE_THREADS 8192
+#define JP_NATIVE_RECHECK     64u
+struct jp_native_thread {
+	__u32 skips; /* samples not signalled since the answer */
+	__u32 pad;
+};
 
 /*
  * One record per sample in the ring buffer, followed by kstack_len + ustack_len

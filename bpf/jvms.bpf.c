@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* jvms.bpf.c: drops a process's jvms entry when it execs or exits, in the kernel. */
+/* jvms.bpf.c: drops a process's jvms entry when it execs or exits, a thread's native_threads
+ * entry when it exits, in the kernel. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -26,16 +27,19 @@ int jvms_exec(void *ctx)
 }
 
 /*
- * A thread exits; when it is the last of its process (signal->live already dropped to
- * 0 in do_exit), the pid may be reused soon: forget it now.
+ * A thread exits: its tid may be reused soon, by a Java thread: it is no longer a native
+ * thread. When it is the last of its process (signal->live already dropped to 0 in
+ * do_exit), the pid may be reused soon too: forget it now.
  */
 SEC("raw_tp/sched_process_exit")
 int jvms_exit(void *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
 
 	(void)ctx;
+	bpf_map_delete_elem(&native_threads, &tid);
 	if (BPF_CORE_READ(task, signal, live.counter))
 		return 0;
 	if (!bpf_map_delete_elem(&jvms, &tgid))

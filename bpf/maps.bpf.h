@@ -75,6 +75,14 @@ struct {
 	__type(value, struct jp_wall_cpu);
 } wall_cpu SEC(".maps");
 
+/* tid -> a JVM thread that is not a Java thread: no stack request (see jprof.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, JP_MAX_NATIVE_THREADS);
+	__type(key, __u32);
+	__type(value, struct jp_native_thread);
+} native_threads SEC(".maps");
+
 const volatile __u8 filter_pids = 0;
 
 static __always_inline void stat_inc(__u32 idx)
@@ -218,17 +226,34 @@ static __always_inline __u64 task_sig_handler(struct task_struct *task, __u32 si
  * was ready once: after an exec (same pid, same start time, handlers reset to
  * SIG_DFL) or a reset of the signal, a real-time signal kills. So the handler installed
  * now must be the one the agent published; a mismatch is counted and no signal sent.
- * *follows: set to JP_SF_FOLLOWS (| JP_SF_IN_HANDLER) when no signal is sent because the
+ * *follows: set to JP_SF_NATIVE_THREAD when native_ok and the agent said this thread is
+ * not a Java thread (native_threads), to JP_SF_NATIVE_RECHECK when that is asked again
+ * (with a signal), or to JP_SF_FOLLOWS (| JP_SF_IN_HANDLER) when no
+ * signal is sent because the
  * thread's previous request is still pending or its handler runs (see jprof.h).
  */
 static __always_inline struct jp_jvm *jvm_to_signal_or_follow(struct task_struct *task, __u32 tgid,
-							      __u32 *follows)
+							      __u32 *follows, bool native_ok)
 {
 	struct jp_jvm *jvm = jvm_of_task(task, tgid);
+	struct jp_native_thread *nt;
 	__u64 h, bit, pending, blocked;
+	__u32 tid;
 
 	if (!jvm)
 		return NULL;
+	/* a GC or compiler thread: the agent would answer "not a Java thread" again */
+	tid = BPF_CORE_READ(task, pid);
+	nt = native_ok ? bpf_map_lookup_elem(&native_threads, &tid) : NULL;
+	if (nt) {
+		if (++nt->skips < JP_NATIVE_RECHECK) {
+			stat_inc(JP_STAT_NATIVE_SKIP);
+			*follows = JP_SF_NATIVE_THREAD;
+			return NULL;
+		}
+		nt->skips = 0; /* ask again */
+		*follows = JP_SF_NATIVE_RECHECK;
+	}
 	h = task_sig_handler(task, jvm->signo);
 	if (h <= 1 /* SIG_DFL, SIG_IGN */ || h != jvm->handler) {
 		stat_inc(JP_STAT_NO_HANDLER);
@@ -245,17 +270,26 @@ static __always_inline struct jp_jvm *jvm_to_signal_or_follow(struct task_struct
 	if (pending || blocked) {
 		stat_inc(JP_STAT_SIG_QUEUED);
 		/* blocked: the handler runs, or the thread masked it (the join checks) */
-		*follows = JP_SF_FOLLOWS | (blocked ? JP_SF_IN_HANDLER : 0);
+		*follows = JP_SF_FOLLOWS | (blocked ? JP_SF_IN_HANDLER : 0); /* no re-ask */
 		return NULL;
 	}
 	return jvm;
 }
 
-static __always_inline struct jp_jvm *jvm_to_signal(struct task_struct *task, __u32 tgid)
+/*
+ * The jvms entry to signal task with, or NULL; *flags gets JP_SF_NATIVE_THREAD when that
+ * is why, or JP_SF_NATIVE_RECHECK (NULL flags: a signal the sample already expects,
+ * never skipped for that).
+ */
+static __always_inline struct jp_jvm *jvm_to_signal(struct task_struct *task, __u32 tgid,
+						    __u32 *flags)
 {
-	__u32 follows;
+	__u32 follows = 0;
+	struct jp_jvm *jvm = jvm_to_signal_or_follow(task, tgid, &follows, flags != NULL);
 
-	return jvm_to_signal_or_follow(task, tgid, &follows);
+	if (flags)
+		*flags |= follows & (JP_SF_NATIVE_THREAD | JP_SF_NATIVE_RECHECK);
+	return jvm;
 }
 
 /* x86-64 calls that change the caller's signal dispositions */
@@ -317,7 +351,7 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 		__u32 follows = 0;
 
 		jvm = jvm_to_signal_or_follow((struct task_struct *)bpf_get_current_task(), tgid,
-					      &follows);
+					      &follows, true);
 		s->flags |= follows;
 		if (jvm && in_disposition_change()) {
 			stat_inc(JP_STAT_NO_HANDLER);

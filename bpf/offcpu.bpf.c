@@ -279,7 +279,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	r->s.weight = delta;
 	r->s.cpu = bpf_get_smp_processor_id();
-	if (r->s.syscall_nr >= 0 && jvm_to_signal(next, r->s.pid) &&
+	if (r->s.syscall_nr >= 0 && jvm_to_signal(next, r->s.pid, &r->s.flags) &&
 	    !bpf_map_update_elem(&offcpu_sys, &tid, &one, BPF_ANY))
 		r->s.flags |= JP_SF_SIGNALED;
 	size = sizeof(r->s) + ((__u64)r->s.kstack_len + r->s.ustack_len) * sizeof(__u64);
@@ -341,7 +341,7 @@ static __always_inline int on_sys_exit(void)
 	if (!bpf_map_lookup_elem(&offcpu_sys, &tid))
 		return 0;
 	bpf_map_delete_elem(&offcpu_sys, &tid);
-	jvm = jvm_to_signal((struct task_struct *)bpf_get_current_task(), id >> 32);
+	jvm = jvm_to_signal((struct task_struct *)bpf_get_current_task(), id >> 32, NULL);
 	if (jvm)
 		signal_current_thread(jvm->signo);
 	return 0;

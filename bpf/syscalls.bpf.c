@@ -221,7 +221,7 @@ static __always_inline void emit_slow(void *ctx, __u64 id, __s32 nr, __u64 lat, 
 		ubytes = 0;
 	}
 	r->s.ustack_len = ubytes / sizeof(__u64);
-	jvm = jvm_to_signal(task, id >> 32);
+	jvm = jvm_to_signal(task, id >> 32, &r->s.flags);
 	if (jvm) {
 		r->s.flags |= JP_SF_SIGNALED;
 		r->s.sig_err = signal_current_thread(jvm->signo);

@@ -121,6 +121,7 @@ struct jvm_ent {
 	size_t pend_bytes, trace_bytes;
 	/* report */
 	__u64 samples, java_samples, complete, internal;
+	__u64 internal_known; /* ... of which not signalled: known JVM-internal (JP_SF_NATIVE_THREAD) */
 	/* CPU samples of Java threads: all, complete, before the agent was connected */
 	__u64 cpu_java, cpu_complete, cpu_before;
 	__u64 followed; /* samples given the stack of the request they followed */
@@ -192,7 +193,15 @@ struct last_cpu {
 	jp_id lead_stack;
 	__u32 lead_jfrom;
 	__s32 lead_code;
+	/* the sample time of the first of the thread's "not a Java thread" answers in a row */
+	__u64 native_ns;
 };
+
+/*
+ * A Java thread answers "not a Java thread" too, for a moment: from its start to the
+ * agent's ThreadStart. Only a thread that answers so for this long is a native thread.
+ */
+#define NATIVE_AFTER_NS (200ull * 1000 * 1000)
 
 /*
  * Frames resolved before, by key: a kernel address, a user address of a pid (not in the
@@ -1199,19 +1208,45 @@ static int add_monitor_wait(struct join *j, const struct jp_sample *s, const __u
 	return commit(j, s, e, n, NULL);
 }
 
+/*
+ * The kernel side stops asking a thread that answered "not a Java thread" for
+ * NATIVE_AFTER_NS, and asks again (JP_SF_NATIVE_RECHECK) one that may have attached to
+ * the JVM since: told here when it has.
+ */
+static void tell_native(struct join *j, const struct jp_sample *s, bool native)
+{
+	struct last_cpu *l = last_own(j, s->pid, s->tid);
+
+	if (!native) {
+		l->native_ns = 0;
+		if (s->flags & JP_SF_NATIVE_RECHECK)
+			j->o.native_thread(j->o.native_ctx, s->tid, false);
+		return;
+	}
+	if (!l->native_ns || l->native_ns > s->time_ns)
+		l->native_ns = s->time_ns;
+	if (!(s->flags & JP_SF_NATIVE_RECHECK) && s->time_ns - l->native_ns >= NATIVE_AFTER_NS)
+		j->o.native_thread(j->o.native_ctx, s->tid, true);
+}
+
 /* a sample meets its trace */
 static int finish(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		  const __u64 *ustack, struct jvm_ent *e, const struct java_trace *t)
 {
 	char comm[JP_COMM_LEN + 1];
+	bool native;
 
+	memcpy(comm, s->comm, JP_COMM_LEN);
+	comm[JP_COMM_LEN] = '\0';
+	native = t->num_frames == JAVA_TRACE_ERR_NOT_JAVA_THREAD ||
+		 (t->num_frames == -3 && jvm_service_thread(comm));
+	if (j->o.native_thread)
+		tell_native(j, s, native);
 	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only) {
 		int r = t->num_frames > 0 ? add_park(j, s, e, t) : 0;
 
 		return r < 0 ? r : 0;
 	}
-	memcpy(comm, s->comm, JP_COMM_LEN);
-	comm[JP_COMM_LEN] = '\0';
 	j->st.jvm_samples++;
 	if (t->num_frames > 0) {
 		e->samples++;
@@ -1221,8 +1256,7 @@ static int finish(struct join *j, const struct jp_sample *s, const __u64 *kstack
 		j->st.java_complete++;
 		return add_java(j, s, kstack, ustack, e, t);
 	}
-	if (t->num_frames == JAVA_TRACE_ERR_NOT_JAVA_THREAD || t->num_frames == 0 ||
-	    (t->num_frames == -3 && jvm_service_thread(comm))) {
+	if (native || t->num_frames == 0) {
 		/* JVM-internal thread, or a Java thread with no Java frame yet: natives are the truth */
 		e->samples++;
 		e->internal++;
@@ -1559,6 +1593,14 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		if (r <= 0)
 			return r;
 		return add_missing(j, s, kstack, ustack, e, MISS_OPEN, 0);
+	}
+	if (s->flags & JP_SF_NATIVE_THREAD) {
+		/* the agent said so earlier: a JVM-internal thread, not asked again */
+		j->st.jvm_samples++;
+		e->samples++;
+		e->internal++;
+		e->internal_known++;
+		return add_native(j, s, kstack, ustack, e, NULL);
 	}
 	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_FOLLOWS))
 		return add_follower(j, s, kstack, ustack, e);
@@ -2421,11 +2463,13 @@ void join__report(const struct join *j, FILE *f)
 		report_cpu(e, cpu, sizeof(cpu));
 		fprintf(f,
 			"jprof: JVM %u (%s): %llu samples, %llu in Java threads of which %llu with "
-			"complete Java stacks (%.1f%%), %llu in JVM-internal threads%s%s%s%s\n",
+			"complete Java stacks (%.1f%%), %llu in JVM-internal threads (%llu not "
+			"asked again)%s%s%s%s\n",
 			e->pid, e->comm, (unsigned long long)e->samples,
 			(unsigned long long)e->java_samples, (unsigned long long)e->complete,
 			e->java_samples ? 100.0 * e->complete / e->java_samples : 0.0,
-			(unsigned long long)e->internal, cpu, why[0] ? "; missing: " : "", why, loss);
+			(unsigned long long)e->internal, (unsigned long long)e->internal_known, cpu,
+			why[0] ? "; missing: " : "", why, loss);
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
 		report_missing_events(j, e, &as, have, f);

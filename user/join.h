@@ -31,6 +31,13 @@ struct join_opts {
 	bool parks;		/* -e lock: blocked intervals in LockSupport.park are contentions */
 	bool offcpu_parks_only; /* off-CPU runs for the parks alone: its own time is not added */
 	__u32 agent_events;	/* JP_AGENT_EV_* asked of every agent: one without them is named */
+	/*
+	 * called with a JVM thread's global tid when its agent answered that it is not a Java
+	 * thread (GC, compiler): its stack requests can stop (native); and when a re-ask
+	 * (JP_SF_NATIVE_RECHECK) found a Java thread: they start again. NULL: they go on.
+	 */
+	void (*native_thread)(void *ctx, __u32 tid, bool native);
+	void *native_ctx;
 };
 
 struct join;

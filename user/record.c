@@ -178,6 +178,15 @@ static long seen_get(struct rec *r, __u32 pid, bool *is_new)
 	return (long)s;
 }
 
+/* the join learnt whether a JVM thread is a Java thread: stack requests stop or start */
+static void on_native_thread(void *ctx, __u32 tid, bool native)
+{
+	struct rec *r = ctx;
+
+	if (r->ks)
+		(void)kernel_session__native_thread(r->ks, tid, native);
+}
+
 static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack)
 {
 	struct rec *r = ctx;
@@ -1067,11 +1076,13 @@ static void summary(struct rec *r, double secs, const char *where)
 		jvms, jvms_java, where);
 	syms_report(r);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
-		 "(%llu busy, %llu failed, %llu not sent: one still queued), %llu unmatched traces",
+		 "(%llu busy, %llu failed, %llu not sent: one still queued, %llu not sent: not a "
+		 "Java thread), %llu unmatched traces",
 		 (unsigned long long)st[JP_STAT_SAMPLES], (unsigned long long)st[JP_STAT_KSTACK_ERR],
 		 (unsigned long long)st[JP_STAT_USTACK_ERR], (unsigned long long)st[JP_STAT_SIG_SENT],
 		 (unsigned long long)st[JP_STAT_SIG_BUSY], (unsigned long long)st[JP_STAT_SIG_ERR],
 		 (unsigned long long)st[JP_STAT_SIG_QUEUED],
+		 (unsigned long long)st[JP_STAT_NATIVE_SKIP],
 		 (unsigned long long)js.unmatched_traces);
 }
 
@@ -1515,6 +1526,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			r.cgnames = cgroup_names__new(mount);
 		jo.cgroups = r.cgnames;
 	}
+	jo.native_thread = on_native_thread;
+	jo.native_ctx = &r;
 	r.join = join__new(r.syms, r.model, &jo);
 	if (!r.join) {
 		pr_err("out of memory");

@@ -4,6 +4,9 @@
 //                                  loop calling a small method C2 inlines), thread "worker-b"
 //                                  spins in JavaHot.spinB half of the time and sleeps otherwise.
 //   java JavaHot jni SECONDS    -- thread "worker-j" calls a native method that makes syscalls.
+//   java JavaHot jniattach SECONDS -- a native thread "jnat" spins in C (jnat_spin) for half of
+//                                  SECONDS, then attaches to the JVM and spins in
+//                                  JavaHot.attachedWork for the other half.
 // Prints "ready" once its threads run, and "done <checksum>" at the end.
 public class JavaHot {
     static volatile long sink;
@@ -48,6 +51,20 @@ public class JavaHot {
 
     static native long nativeWrites(int n);
 
+    // starts the "jnat" thread: natively for nativeNs, then attached, in attachedWork
+    static native int startNativeThenJava(long nativeNs, long javaNs);
+
+    // called by the attached native thread
+    static void attachedWork(long javaNs) {
+        long end = System.nanoTime() + javaNs;
+        while (System.nanoTime() < end) {
+            sink += busyB(100_000);
+        }
+        attachedDone = true;
+    }
+
+    static volatile boolean attachedDone;
+
     static void jniLoop(long endNs) {
         while (System.nanoTime() < endNs) {
             sink += nativeWrites(10_000);
@@ -59,7 +76,20 @@ public class JavaHot {
         double secs = args.length > 1 ? Double.parseDouble(args[1]) : 10;
         long end = System.nanoTime() + (long) (secs * 1e9);
         Thread[] ts;
-        if (mode.equals("jni")) {
+        if (mode.equals("jniattach")) {
+            System.loadLibrary("jnitest");
+            long half = (long) (secs * 1e9 / 2);
+            if (startNativeThenJava(half, half) != 0)
+                throw new IllegalStateException("native thread not started");
+            System.out.println("ready");
+            System.out.flush();
+            // the JVM does not wait for a thread it does not know yet
+            long limit = end + 30_000_000_000L;
+            while (!attachedDone && System.nanoTime() < limit)
+                Thread.sleep(50);
+            System.out.println("done " + sink + " attached " + attachedDone);
+            return;
+        } else if (mode.equals("jni")) {
             System.loadLibrary("jnitest");
             ts = new Thread[] { new Thread(() -> jniLoop(end), "worker-j") };
         } else {

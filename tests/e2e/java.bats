@@ -131,6 +131,27 @@ complete_pct() {
 	! grep -Eq '_\[k\];.*JavaHot' "$OUT/n.folded"
 }
 
+@test "native threads of a JVM are not asked again; one that attaches later gets Java stacks" {
+	start_java "$JDK17" jniattach 8
+	# about 3 s of the jnat thread spinning in C, then 4 s attached, spinning in Java
+	run -0 "$JPROF" record -p "$JPID" -F 499 -d 7 --per-thread -o "$OUT/t.folded"
+	echo "$output"
+	local skipped native java attached
+	skipped=$(grep -Eo '\([0-9]+ not asked again\)' <<<"$output" | grep -Eo '[0-9]+')
+	native=$(folded_sum ';jnat \[[0-9]+\];.*jnat_spin' "$OUT/t.folded")
+	attached=$(grep -E ';jnat \[[0-9]+\];' "$OUT/t.folded" | grep -v jnat_spin |
+		awk '{ s += $NF } END { print s + 0 }')
+	java=$(folded_sum ';jnat \[[0-9]+\];.*JavaHot\.attachedWork_\[[0ji]\]' "$OUT/t.folded")
+	echo "not asked again: $skipped; jnat: $native native, $attached attached of which $java with Java frames"
+	# the native phase: asked once, then not again (GC threads add to the count)
+	((native > 300 && skipped * 4 > native * 3))
+	# the attached phase: a re-ask found it a Java thread; its samples have Java stacks
+	((attached > 300 && java * 100 >= attached * 90))
+	wait "$JPID"
+	JPID=
+	grep -q 'attached true' "$OUT/java.out"
+}
+
 @test "jprof killed with SIGKILL: the JVM finishes its work correctly" {
 	start_java "$JDK17" split 6
 	"$JPROF" record -p "$JPID" -F 999 -o "$OUT/k.folded" 2>/dev/null 3>&- &

@@ -618,6 +618,79 @@ TEST(samples_during_a_pending_request_take_its_trace)
 	fa_close(&fa);
 }
 
+/* what the join told the kernel side about native threads */
+struct told {
+	int n;
+	__u32 tid[8];
+	bool native[8];
+};
+
+static void on_native(void *ctx, __u32 tid, bool native)
+{
+	struct told *t = ctx;
+
+	if (t->n < 8) {
+		t->tid[t->n] = tid;
+		t->native[t->n] = native;
+	}
+	t->n++;
+}
+
+/* one signalled sample of tid at t and its trace (n frames, or an error code) */
+static void answer(struct fixture *f, struct fake_agent *fa, __u32 tid, __u64 t, int n,
+		   __u32 flags)
+{
+	struct jp_sample s = jsample(tid, t);
+
+	s.flags |= flags;
+	EXPECT_EQ(join__sample(f->join, &s, NULL, ustack), 0);
+	fa_trace(fa, tid, t + 10, n);
+	fa_flush(fa);
+	EXPECT_EQ(join__poll(f->join, t + 20), 0);
+}
+
+TEST(native_threads_are_told_after_a_while_and_again_when_java)
+{
+	struct told told = { 0 };
+	struct join_opts o = { .native_thread = on_native, .native_ctx = &told };
+	struct fake_agent fa;
+	struct fixture f;
+	struct jp_sample s;
+	__u64 b = 100 * SEC, ms = 1000000;
+	char *rep;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	/* a new Java thread: "not a Java thread" until ThreadStart, then Java: never told */
+	answer(&f, &fa, 8, b, JAVA_TRACE_ERR_NOT_JAVA_THREAD, 0);
+	answer(&f, &fa, 8, b + 5 * ms, 1, 0);
+	answer(&f, &fa, 8, b + 300 * ms, 1, 0);
+	/* a GC thread: told once it has answered so for 200 ms */
+	answer(&f, &fa, 9, b, JAVA_TRACE_ERR_NOT_JAVA_THREAD, 0);
+	answer(&f, &fa, 9, b + 100 * ms, JAVA_TRACE_ERR_NOT_JAVA_THREAD, 0);
+	EXPECT_EQ(told.n, 0);
+	answer(&f, &fa, 9, b + 250 * ms, JAVA_TRACE_ERR_NOT_JAVA_THREAD, 0);
+	EXPECT_EQ(told.n, 1);
+	EXPECT_EQ(told.tid[0], 9);
+	EXPECT_TRUE(told.native[0]);
+	/* its samples come unsignalled now, counted JVM-internal */
+	s = jsample(9, b + 260 * ms);
+	s.flags = JP_SF_NATIVE_THREAD;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	/* a re-ask: still native, nothing to tell; then it has attached: told */
+	answer(&f, &fa, 9, b + 400 * ms, JAVA_TRACE_ERR_NOT_JAVA_THREAD, JP_SF_NATIVE_RECHECK);
+	EXPECT_EQ(told.n, 1);
+	answer(&f, &fa, 9, b + 500 * ms, 1, JP_SF_NATIVE_RECHECK);
+	EXPECT_EQ(told.n, 2);
+	EXPECT_EQ(told.tid[1], 9);
+	EXPECT_TRUE(!told.native[1]);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "6 in JVM-internal threads (1 not asked again)") != NULL);
+	free(rep);
+	teardown(&f);
+	fa_close(&fa);
+}
+
 TEST(agent_rounds_are_bounded)
 {
 	/* 2 records per round, 64 rounds per poll at most: 128 a poll */

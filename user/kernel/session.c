@@ -521,6 +521,23 @@ int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ti
 	return err;
 }
 
+int kernel_session__native_thread(struct kernel_session *s, __u32 tid, bool native)
+{
+	struct jp_native_thread v = { 0 };
+
+	if (!native) {
+		if (bpf_map__delete_elem(s->cpu->maps.native_threads, &tid, sizeof(tid), 0) &&
+		    errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	if (bpf_map__update_elem(s->cpu->maps.native_threads, &tid, sizeof(tid), &v, sizeof(v),
+				 BPF_NOEXIST) &&
+	    errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid)
 {
 	if (bpf_map__delete_elem(s->cpu->maps.jvms, &tgid, sizeof(tgid), 0) && errno != ENOENT)
@@ -572,6 +589,7 @@ int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object
 {
 	static const char *const names[] = {
 		"events", "pids", "cgroups", "cgroup_cfg", "jvms", "stats", "wall_cpu",
+		"native_threads",
 	};
 	struct bpf_map *m;
 	int err;

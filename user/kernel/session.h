@@ -56,6 +56,12 @@ int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ti
 			    __u64 handler);
 /* No more signals to tgid (the agent withdrew). 0 also when it was not registered. */
 int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid);
+/*
+ * The agent answered that JVM thread tid (global) is not a Java thread (native): its
+ * samples are not signalled from now on (but every JP_NATIVE_RECHECK-th, a re-ask); or,
+ * to a re-ask, that it is one now: they are signalled again. 0 or -errno.
+ */
+int kernel_session__native_thread(struct kernel_session *s, __u32 tid, bool native);
 /* Adds a pid to the -p filter while running. */
 int kernel_session__add_pid(struct kernel_session *s, __u32 tgid);
 /*
