@@ -68,6 +68,29 @@ def proc_figures(pid):
     return rss, hwm, cpu
 
 
+def rss_parts(pid):
+    """RSS by kind (anonymous: the heap; file: code; shmem: the BPF ring buffer) and the
+    largest mappings, in kB, or None"""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            st = f.read()
+        with open(f"/proc/{pid}/smaps") as f:
+            sm = f.read().splitlines()
+    except OSError:
+        return None
+    parts = {k: int(re.search(k + r":\s+(\d+)", st).group(1))
+             for k in ("RssAnon", "RssFile", "RssShmem")}
+    maps, name = {}, None
+    for line in sm:
+        m = re.match(r"^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$", line)
+        if m:
+            name = m.group(1) or "[anon]"
+        elif line.startswith("Rss:") and name:
+            maps[name] = maps.get(name, 0) + int(line.split()[1])
+    parts["largest"] = sorted(maps.items(), key=lambda kv: -kv[1])[:6]
+    return parts
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
@@ -141,6 +164,7 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
                     os.path.join(tmp, "host.folded")], stdout=subprocess.DEVNULL, stderr=errf)
     t0 = time.monotonic()
     timeline = []
+    parts = None  # what the RSS was made of at its largest reading
     while True:
         # wait4: this child's own rusage (peak RSS and CPU up to its very end)
         pid, status, ru = os.wait4(jp.pid, os.WNOHANG)
@@ -151,6 +175,10 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
         if f:
             timeline.append({"t": round(time.monotonic() - t0, 1), "rss_kb": f[0],
                              "hwm_kb": f[1], "cpu_s": f[2]})
+            if not parts or f[0] >= parts["rss_kb"]:
+                p = rss_parts(jp.pid)
+                if p:
+                    parts = dict(p, rss_kb=f[0], t=timeline[-1]["t"])
         time.sleep(10 if timeline and timeline[-1]["t"] >= 10 else 1)
     wall = time.monotonic() - t0
     with open(errpath) as f:
@@ -174,12 +202,18 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
            "cpu_pct_all": 100 * (ru.ru_utime + ru.ru_stime) / wall,
            "cpu_pct_steady": 100 * (steady[-1]["cpu_s"] - steady[0]["cpu_s"]) /
            max(steady[-1]["t"] - steady[0]["t"], 1),
-           "timeline": timeline,
+           "timeline": timeline, "rss_parts": parts,
            "jvm_lines": [l for l in err.splitlines() if re.match(r"jprof: JVM \d+ \(", l)],
            "summary": [l for l in err.splitlines() if "samples (cpu-clock" in l or
                        "evicted" in l or "symbols:" in l or "memory:" in l]}
     for line in res["summary"]:
         print(line)
+    if parts:
+        print(f'longrun: at the largest RSS read ({parts["rss_kb"] / 1024:.1f} MB at '
+              f'{parts["t"]:.0f} s): heap and other anonymous {parts["RssAnon"] / 1024:.1f} MB, '
+              f'files {parts["RssFile"] / 1024:.1f} MB, shared (BPF ring buffer) '
+              f'{parts["RssShmem"] / 1024:.1f} MB; largest mappings: ' +
+              ", ".join(f"{n} {kb / 1024:.1f}" for n, kb in parts["largest"]))
     print("longrun: RSS/high-water MB over time: " +
           ", ".join(f'{p["t"]:.0f}s {p["rss_kb"] / 1024:.0f}/{p["hwm_kb"] / 1024:.0f}'
                     for p in timeline))

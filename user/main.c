@@ -2,6 +2,9 @@
 /* main.c: jprof's entry point: parse, set up logging, dispatch. */
 #include <libgen.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,15 @@ int main(int argc, char **argv)
 	ssize_t n;
 	int ret;
 
+#ifdef __GLIBC__
+	/*
+	 * Large blocks (the model's tables, symbol tables) in their own mappings, always:
+	 * glibc otherwise raises this threshold to the largest block freed, after which they
+	 * come from the heap, where growing one copies it (old and new both resident) and
+	 * freeing one leaves a hole. Measured by bench/longrun.py (DESIGN.md).
+	 */
+	(void)mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
 	ret = opts_parse(argc, argv, &o, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "jprof: %s\nTry 'jprof --help'.\n", err);
