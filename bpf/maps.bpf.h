@@ -228,9 +228,9 @@ static __always_inline __u64 task_sig_handler(struct task_struct *task, __u32 si
  * now must be the one the agent published; a mismatch is counted and no signal sent.
  * *follows: set to JP_SF_NATIVE_THREAD when native_ok and the agent said this thread is
  * not a Java thread (native_threads), to JP_SF_NATIVE_RECHECK when that is asked again
- * (with a signal), or to JP_SF_FOLLOWS (| JP_SF_IN_HANDLER) when no
- * signal is sent because the
- * thread's previous request is still pending or its handler runs (see jprof.h).
+ * (with a signal), or to JP_SF_FOLLOWS (| JP_SF_IN_HANDLER) when no signal is sent
+ * because the thread's previous request is still pending or its handler runs (see
+ * jprof.h).
  */
 static __always_inline struct jp_jvm *jvm_to_signal_or_follow(struct task_struct *task, __u32 tgid,
 							      __u32 *follows, bool native_ok)
