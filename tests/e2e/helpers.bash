@@ -19,10 +19,15 @@ missing() {
 	skip "$*"
 }
 
+# shellcheck source=tests/e2e/leftovers.bash
+source "$BATS_TEST_DIRNAME/leftovers.bash"
+
 require_root_bpf() {
 	[[ $EUID -eq 0 ]] || { missing "needs root to load BPF"; return; }
 	[[ -r /sys/kernel/btf/vmlinux ]] || { missing "no kernel BTF (/sys/kernel/btf/vmlinux)"; return; }
 	[[ -x $JPROF ]] || { missing "jprof not built at $JPROF (run make)"; return; }
+	# an earlier test's killed JVM of a pid that comes round again must not block this one's
+	remove_jvm_leftovers >/dev/null
 }
 
 require_jdk() {
