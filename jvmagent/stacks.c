@@ -144,6 +144,17 @@ static void count(__u64 *v)
 	__atomic_fetch_add(v, 1, __ATOMIC_RELAXED);
 }
 
+/* adds the thread CPU time since t0 (CLOCK_THREAD_CPUTIME_ID, read by the caller) to *v */
+static void add_cpu_since(__u64 *v, const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	__atomic_fetch_add(v, (__u64)((t1.tv_sec - t0->tv_sec) * 1000000000ll +
+				      (t1.tv_nsec - t0->tv_nsec)),
+			   __ATOMIC_RELAXED);
+}
+
 static void commit(__u64 pos)
 {
 	struct jp_rec_hdr *h = (struct jp_rec_hdr *)(ring_data + (pos & ring_mask));
@@ -381,12 +392,11 @@ static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc, struct 
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
 		     struct anchor_save *save, struct anchor_save *volatile *restore)
 {
-	struct timespec t0, t1;
+	struct timespec t0;
 	jint first = t->num_frames;
 	uintptr_t pc, sp, fp, top;
 	ucontext_t c;
 	int tries = 0, ok = 0;
-	long long ns;
 
 	/* CPU time, not wall time: a preemption inside on a busy host is not our cost */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
@@ -424,9 +434,7 @@ out:
 	} else {
 		t->num_frames = first;
 	}
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-	ns = (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec);
-	__atomic_fetch_add(&ring->fallback_ns, (__u64)ns, __ATOMIC_RELAXED);
+	add_cpu_since(&ring->fallback_ns, &t0);
 }
 #else
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
@@ -518,7 +526,7 @@ static void on_stack_request(int signo, siginfo_t *si, void *uc)
 {
 	struct jpa_thread *self = NULL;
 	struct jp_trace_rec *r;
-	struct timespec ts, c0, c1;
+	struct timespec ts, c0;
 	__u32 len, used;
 	JNIEnv *env = NULL;
 	int saved_errno = errno;
@@ -577,11 +585,7 @@ static void on_stack_request(int signo, siginfo_t *si, void *uc)
 	count(&ring->traces);
 	commit(pos);
 	if (timed) {
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-		__atomic_fetch_add(&ring->handler_ns,
-				   (__u64)((c1.tv_sec - c0.tv_sec) * 1000000000ll +
-					   (c1.tv_nsec - c0.tv_nsec)),
-				   __ATOMIC_RELAXED);
+		add_cpu_since(&ring->handler_ns, &c0);
 		count(&ring->handler_timed);
 	}
 out:
