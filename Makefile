@@ -176,7 +176,6 @@ check: all apps
 	$(Q)$(MAKE) --no-print-directory fuzz-smoke
 	$(Q)$(MAKE) --no-print-directory check-e2e
 
-# the main job: a real whole-host profile as an HTML flame graph
 # the main job: the whole host, with the bundled demo JVM, as an HTML flame graph
 run: all apps
 	$(Q)OUT=$(OUT) bash scripts/run-demo.sh $(OUT)

@@ -15,7 +15,7 @@ Parts (in this order; --only picks some):
   load       bench/load.sh: 1 JVM x 200 busy threads on the saturated host
   scale      10 JVMs x 10 busy threads, `record -a`: jprof's CPU, peak RSS, first sample,
              JVMs with Java stacks
-  accuracy   bench/Accuracy.java (3 threads at 100/50/25% duty, own CPU clock) under
+  accuracy   tests/apps/Accuracy.java (3 threads at 100/50/25% duty, own CPU clock) under
              `record -p PID -F 99 --per-thread`, samples counted and with --cpu-time:
              per-thread and per-method error in pp
   formats    `jprof report` of ~1M samples over 100,000 stacks into each format: time, RSS
@@ -44,6 +44,8 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "bench"))
+sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
+import cpu_truth  # noqa: E402  (Accuracy's figures against a profile, as accuracy.bats checks)
 import host  # noqa: E402  (its JVM helpers; its cleanup() kills what they started)
 import overhead  # noqa: E402
 
@@ -248,34 +250,8 @@ def part_scale(a, tmp):
     return res
 
 
-def parse_accuracy_folded(path):
-    """weight (--cpu-time: ns) per worker thread and per (thread, hotA|hotB|other), from
-    --per-thread folded"""
-    per_thread, per_method = {}, {}
-    with open(path, errors="replace") as f:
-        for line in f:
-            stack, _, n = line.rstrip("\n").rpartition(" ")
-            if not stack or not n.isdigit():
-                continue
-            frames = stack.split(";")
-            if len(frames) < 2:
-                continue
-            m = re.match(r"(duty\d+) \[\d+\]$", frames[1])
-            if not m:
-                continue
-            t = m.group(1)
-            meth = "other"
-            for fr in frames[2:]:  # "Accuracy.hotA_[j]": the name before the type suffix
-                name = re.sub(r"_\[[a-z0-9]+\]$", "", fr)
-                if name.endswith(".hotA") or name.endswith(".hotB"):
-                    meth = name[-4:]
-            per_thread[t] = per_thread.get(t, 0) + int(n)
-            per_method[(t, meth)] = per_method.get((t, meth), 0) + int(n)
-    return per_thread, per_method
-
-
 def part_accuracy(a, tmp):
-    subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/Accuracy.java")])
+    subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "tests/apps/Accuracy.java")])
     secs = 10 if a.quick else 30
     runs = []
     # samples counted (the flame graph's default), then weighed by CPU time (--cpu-time)
@@ -309,29 +285,15 @@ def part_accuracy(a, tmp):
         err.close()
         if jp.returncode != 0:
             raise RuntimeError(f"jprof failed: {report}")
-        truth_t, truth_m = {}, {}
-        for line in out.splitlines():
-            f = line.split()
-            if f[:1] == ["thread"]:
-                truth_t[f[1]] = int(f[2])
-            elif f[:1] == ["method"]:
-                truth_m[(f[1], f[2])] = int(f[3])
-        got_t, got_m = parse_accuracy_folded(folded)
         shutil.copy(folded, os.path.join(a.build, "bench", f"accuracy-{r + 1}.folded"))
-        tt, gt = sum(truth_t.values()), sum(got_t.values())
-        if not tt or not gt:
-            raise RuntimeError(f"accuracy: no samples of the worker threads ({got_t}); "
-                               f"jprof said: {report[-1500:]}")
-        err_t = {t: 100 * (got_t.get(t, 0) / gt - truth_t[t] / tt) for t in truth_t}
-        err_m = {f"{t}.{m}": 100 * (got_m.get((t, m), 0) / gt - truth_m[(t, m)] / tt)
-                 for (t, m) in truth_m}
-        run = {"mode": mode, "profile_total": gt, "truth_cpu_ns": truth_t,
-               "profile_per_thread": got_t,
-               "thread_error_pp": err_t, "method_error_pp": err_m,
-               "thread_mae_pp": statistics.mean(abs(x) for x in err_t.values()),
-               "method_mae_pp": statistics.mean(abs(x) for x in err_m.values()),
-               # samples: samples / (CPU time x 99 Hz); cpu-time: profile ns / true ns
-               "profile_over_truth": gt / (tt / 1e9) / 99 if mode == "samples" else gt / tt}
+        try:
+            run = cpu_truth.split_errors(folded, out)
+        except ValueError as e:
+            raise RuntimeError(f"accuracy: {e}; jprof said: {report[-1500:]}")
+        tt, gt = run["truth_total"], run["profile_total"]
+        run["mode"] = mode
+        # samples: samples / (CPU time x 99 Hz); cpu-time: profile ns / true ns
+        run["profile_over_truth"] = gt / (tt / 1e9) / 99 if mode == "samples" else gt / tt
         runs.append(run)
         say(f"accuracy run {r + 1} ({secs} s at 99 Hz, {mode}, 3 workers): per-thread MAE "
             f"{run['thread_mae_pp']:.3f} pp, per-method MAE {run['method_mae_pp']:.3f} pp; "

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "opts.h"
 #include "model/model.h"
+#include "model/spread.h"
 #include "sym/syms.h"
 #include "jvm/agent_ring.h"
 #include "kernel/syscalls.h"
@@ -175,8 +176,6 @@ struct ptr {
  * it exits (JP_SF_CPU_TAIL). Direct-mapped by (pid, tid); a collision forgets the older.
  */
 #define JOIN_LAST_SLOTS 4096
-/* the most CPU time one sample stands for, in sampling periods (see commit) */
-#define JOIN_CPU_MAX_PERIODS 2
 /* jp_sample.flags inside the join only: the sample's CPU time was carried (last_cpu) */
 #define JOIN_SF_CARRIED 0x80000000u
 struct last_cpu {
@@ -898,7 +897,8 @@ static void last_cpu_set(struct join *j, const struct jp_sample *s, jp_id stack,
  * The sample's labels, its stack (marker at the root end), and its values: a CPU sample
  * weighs the CPU time its thread ran since its previous sample (BPF reads the scheduler's
  * runtime); blocked and syscall time weigh their nanoseconds. A thread's CPU time after
- * its last sample comes at its exit, without stacks, and counts no sample.
+ * its last sample comes at its exit, without stacks, and counts no sample. At the end each
+ * thread's CPU time is spread over its stacks by their samples (model__spread_cpu).
  */
 /* the sample's labels as a model id (0: out of memory) */
 static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm_ent *e)
@@ -947,17 +947,6 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 			last_cpu_set(j, s, stack, labels);
 			w += l->carry_ns; /* the thread's samples without a Java stack since */
 			l->carry_ns = 0;
-			/*
-			 * A thread's CPU time between two samples averages one period; the
-			 * rare long gap is unknown code, so one sample stands for at most
-			 * JOIN_CPU_MAX_PERIODS and passes the rest on to the thread's next
-			 * samples (or its last stack at the end): one sample outside the hot
-			 * method does not take 30 ms of it. Totals do not change.
-			 */
-			if (j->o.cpu_period_ns && w > JOIN_CPU_MAX_PERIODS * j->o.cpu_period_ns) {
-				l->carry_ns = w - JOIN_CPU_MAX_PERIODS * j->o.cpu_period_ns;
-				w -= l->carry_ns;
-			}
 		}
 		err = 0;
 		if (!(s->flags & JP_SF_CPU_TAIL))
@@ -2239,6 +2228,9 @@ int join__flush(struct join *j)
 	/* CPU time carried past the last sample with a Java stack: to that stack */
 	for (size_t i = 0; i < JOIN_LAST_SLOTS && !err; i++)
 		err = last_cpu_settle(j, &j->last[i]);
+	/* each thread's exact CPU time over its stacks by their samples (spread.c) */
+	if (!err)
+		err = model__spread_cpu(j->model);
 	return err ? err : add_live(j);
 }
 

@@ -18,16 +18,16 @@ struct jvm_agent;
 struct cgroup_names;
 
 struct join_opts {
-	__u64 cpu_period_ns; /* sampling period; one CPU sample stands for at most 2 (ns) */
-	bool mark_offcpu;    /* leaf frame "[off-cpu]" on blocked time (several events in one graph) */
+	bool mark_offcpu; /* leaf frame "[off-cpu]" on blocked time (several events in one graph) */
 	/* budgets in bytes (0: the defaults in join.c); what exceeds them is counted */
-	size_t pend_budget_jvm;	 /* samples waiting for their trace, per JVM */
-	size_t pend_budget;	 /* ... in all JVMs */
-	size_t trace_budget_jvm; /* traces waiting for their sample, per JVM */
-	size_t trace_budget;	 /* ... in all JVMs */
+	size_t pend_budget_jvm;	       /* samples waiting for their trace, per JVM */
+	size_t pend_budget;	       /* ... in all JVMs */
+	size_t trace_budget_jvm;       /* traces waiting for their sample, per JVM */
+	size_t trace_budget;	       /* ... in all JVMs */
 	unsigned int traces_per_round; /* agent records per JVM per join__poll (0: default) */
-	struct cgroup_names *cgroups;	/* names the container label by cgroup id; NULL: "" (borrowed) */
-	__u64 lock_threshold_ns;       /* -e lock: shorter monitor waits are only counted */
+	struct cgroup_names
+		*cgroups;	 /* names the container label by cgroup id; NULL: "" (borrowed) */
+	__u64 lock_threshold_ns; /* -e lock: shorter monitor waits are only counted */
 	bool parks;		/* -e lock: blocked intervals in LockSupport.park are contentions */
 	bool offcpu_parks_only; /* off-CPU runs for the parks alone: its own time is not added */
 	__u32 agent_events;	/* JP_AGENT_EV_* asked of every agent: one without them is named */

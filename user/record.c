@@ -1455,7 +1455,6 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	};
 	bool multi = (o->events & (o->events - 1)) != 0;
 	struct join_opts jo = {
-		.cpu_period_ns = 1000000000ull / o->freq_hz,
 		.mark_offcpu = multi,
 		.lock_threshold_ns = o->lock_threshold_ns,
 		.parks = !!(o->agent_events & JP_AGENT_EV_LOCK),

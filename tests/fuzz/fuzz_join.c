@@ -159,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static __u64 frames[2 * 256];
 	static unsigned char rec[sizeof(struct jp_trace_rec) + 256 * sizeof(struct jp_ring_frame)];
 	struct in in = {data, size};
-	struct join_opts o = {.cpu_period_ns = 1000000, .mark_offcpu = true};
+	struct join_opts o = {.mark_offcpu = true};
 	struct join_stats st;
 	struct syms *syms;
 	struct model *model;

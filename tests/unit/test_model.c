@@ -11,6 +11,7 @@
 #include "out/pprof.h"
 #include "model/pprof_read.h"
 #include "model/filter.h"
+#include "model/spread.h"
 #include "profile.h"
 #include <zlib.h>
 
@@ -127,6 +128,75 @@ TEST(many_stacks_grow_the_tables)
 	EXPECT_TRUE(ok);
 	EXPECT_EQ(model__rows(m), 20000);
 	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 20000);
+	model__free(m);
+}
+
+/* row (stack, labels) with samples and CPU ns */
+static void cpu_row(struct model *m, jp_id stack, jp_id labels, __u64 samples, __u64 ns)
+{
+	if (samples)
+		EXPECT_EQ(model__add(m, stack, labels, JP_VAL_CPU_SAMPLES, samples), 0);
+	if (ns)
+		EXPECT_EQ(model__add(m, stack, labels, JP_VAL_CPU_NS, ns), 0);
+}
+
+static __u64 row_ns(struct model *m, jp_id stack, jp_id labels)
+{
+	struct jp_sample_row buf;
+	const struct jp_sample_row *r;
+
+	for (size_t i = 0; (r = model__row(m, i, &buf)); i++)
+		if (r->stack == stack && r->labels == labels)
+			return r->values[JP_VAL_CPU_NS];
+	return ~0ull;
+}
+
+TEST(cpu_time_spread_over_a_threads_stacks_by_samples)
+{
+	struct model *m = model__new();
+	struct jp_labels t1 = {.pid = 10, .tid = 11, .comm = "app", .thread = "w", .container = ""},
+			 t1b = t1, t2 = t1;
+	jp_id s1, s2, s3, l1, l1b, l2;
+
+	ASSERT_TRUE(m != NULL);
+	EXPECT_EQ(model__spread_cpu(m), 0); /* empty */
+	t1b.thread = "worker-1";	    /* renamed: the same thread */
+	t2.tid = 12;
+	s1 = java_stack(m, 0x7f0000001000);
+	s2 = java_stack(m, 0x7f0000002000);
+	s3 = java_stack(m, 0x7f0000003000);
+	l1 = model__labels(m, &t1);
+	l1b = model__labels(m, &t1b);
+	l2 = model__labels(m, &t2);
+	/* thread 11: 1 + 2 + 1 samples that share 9000 + 100 + 700 + 200 ns */
+	cpu_row(m, s1, l1, 1, 9000);
+	cpu_row(m, s2, l1, 2, 100);
+	cpu_row(m, s3, l1b, 1, 700);
+	cpu_row(m, s3, l1, 0, 200); /* no sample: kept */
+	cpu_row(m, s2, l1b, 3, 0);  /* time passed on: kept at 0 */
+	/* thread 12: one stack, kept */
+	cpu_row(m, s1, l2, 5, 333);
+	ASSERT_TRUE(model__spread_cpu(m) == 0);
+	EXPECT_EQ(row_ns(m, s1, l1), 2450);
+	EXPECT_EQ(row_ns(m, s2, l1), 4900);
+	EXPECT_EQ(row_ns(m, s3, l1b), 2450);
+	EXPECT_EQ(row_ns(m, s3, l1), 200);
+	EXPECT_EQ(row_ns(m, s2, l1b), 0);
+	EXPECT_EQ(row_ns(m, s1, l2), 333);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_NS), 9000 + 100 + 700 + 200 + 333);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 1 + 2 + 1 + 3 + 5);
+	/* shares that do not divide: rounded so that they still add up */
+	t2.tid = 13;
+	l2 = model__labels(m, &t2);
+	cpu_row(m, s1, l2, 1, 1);
+	cpu_row(m, s2, l2, 1, 1);
+	cpu_row(m, s3, l2, 1, 8);
+	ASSERT_TRUE(model__spread_cpu(m) == 0);
+	EXPECT_EQ(row_ns(m, s1, l2), 3);
+	EXPECT_EQ(row_ns(m, s2, l2), 3);
+	EXPECT_EQ(row_ns(m, s3, l2), 4);
+	EXPECT_EQ(row_ns(m, s1, l1), 2450);			     /* spread again: the same */
+	EXPECT_EQ(model__set(m, 0, JP_VAL_ALLOC_SPACE, 1), -EINVAL); /* no such column */
 	model__free(m);
 }
 
@@ -253,13 +323,16 @@ TEST(pprof_encodes_tables_and_types)
 TEST(pprof_reads_back_what_it_wrote)
 {
 	struct model *m = model__new(), *back = model__new();
-	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
-			       .container = "" },
-			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "c1" };
-	struct pprof_opts po = { .values = (1u << JP_VAL_MAX) - 1 };
-	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_OFFCPU_NS,
-				.per_thread = true, .per_pid = true, .lines = true };
-	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a), lb = model__labels(m, &b);
+	struct jp_labels
+		a = {.pid = 10, .tid = 11, .comm = "java", .thread = "main", .container = ""},
+		b = {.pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "c1"};
+	struct pprof_opts po = {.values = (1u << JP_VAL_MAX) - 1};
+	struct model_view v = {.values = 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_OFFCPU_NS,
+			       .per_thread = true,
+			       .per_pid = true,
+			       .lines = true};
+	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a),
+	      lb = model__labels(m, &b);
 	char *buf = NULL, why[128], *x, *y;
 	size_t len = 0;
 	struct profile *p, *q;
@@ -301,13 +374,17 @@ TEST(pprof_reads_back_what_it_wrote)
 TEST(filter_top_and_reverse)
 {
 	struct model *m = model__new(), *sel = model__new();
-	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
-			       .container = "" },
-			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "" };
-	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES, .dotted = true };
-	__u32 pids[] = { 10 };
-	struct model_filter fl = { .pids = pids, .npids = 1 };
-	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a), lb = model__labels(m, &b);
+	struct jp_labels a = {.pid = 10,
+			      .tid = 11,
+			      .comm = "java",
+			      .thread = "main",
+			      .container = ""},
+			 b = {.pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = ""};
+	struct model_view v = {.values = 1u << JP_VAL_CPU_SAMPLES, .dotted = true};
+	__u32 pids[] = {10};
+	struct model_filter fl = {.pids = pids, .npids = 1};
+	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a),
+	      lb = model__labels(m, &b);
 	regex_t re;
 	char *out = NULL;
 	size_t len = 0;
@@ -323,12 +400,12 @@ TEST(filter_top_and_reverse)
 	model__free(sel);
 	/* include matches Java names dotted too; exclude drops */
 	EXPECT_EQ(regcomp(&re, "^java\\.io\\.FileOutputStream", REG_EXTENDED | REG_NOSUB), 0);
-	fl = (struct model_filter){ .include = &re };
+	fl = (struct model_filter){.include = &re};
 	sel = model__new();
 	EXPECT_EQ(model__filter(m, &fl, sel), 0);
 	EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 4);
 	model__free(sel);
-	fl = (struct model_filter){ .exclude = &re };
+	fl = (struct model_filter){.exclude = &re};
 	sel = model__new();
 	EXPECT_EQ(model__filter(m, &fl, sel), 0);
 	EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 0);
@@ -338,8 +415,9 @@ TEST(filter_top_and_reverse)
 	f = open_memstream(&out, &len);
 	EXPECT_EQ(out_top_write(m, &v, 4, f), 0);
 	fclose(f);
-	EXPECT_TRUE(strstr(out, "100.00%              4  100.00%              4  vfs_write [kernel]") !=
-		    NULL);
+	EXPECT_TRUE(
+		strstr(out, "100.00%              4  100.00%              4  vfs_write [kernel]") !=
+		NULL);
 	EXPECT_TRUE(strstr(out, "java.io.FileOutputStream.write [jit]") != NULL);
 	free(out);
 
@@ -360,16 +438,20 @@ TEST(filter_top_and_reverse)
 TEST(container_filter_and_view)
 {
 	struct model *m = model__new(), *sel;
-	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
-			       .container = "0123456789ab" },
-			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "" };
-	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES, .per_container = true,
-				.per_pid = true };
-	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a), lb = model__labels(m, &b);
+	struct jp_labels a = {.pid = 10,
+			      .tid = 11,
+			      .comm = "java",
+			      .thread = "main",
+			      .container = "0123456789ab"},
+			 b = {.pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = ""};
+	struct model_view v = {
+		.values = 1u << JP_VAL_CPU_SAMPLES, .per_container = true, .per_pid = true};
+	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a),
+	      lb = model__labels(m, &b);
 	static const char *const match[] = {
 		"0123", "0123456789ab",
-		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" };
-	static const char *const nomatch[] = { "1", "0123456789ac", "1123456789ab0123" };
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"};
+	static const char *const nomatch[] = {"1", "0123456789ac", "1123456789ab0123"};
 	struct model_filter fl;
 	struct profile *p;
 	char *out;
@@ -378,12 +460,12 @@ TEST(container_filter_and_view)
 	EXPECT_EQ(model__add(m, s, la, JP_VAL_CPU_SAMPLES, 3), 0);
 	EXPECT_EQ(model__add(m, s, lb, JP_VAL_CPU_SAMPLES, 1), 0);
 	for (size_t i = 0; i < 3; i++) {
-		fl = (struct model_filter){ .container = match[i] };
+		fl = (struct model_filter){.container = match[i]};
 		sel = model__new();
 		EXPECT_EQ(model__filter(m, &fl, sel), 0);
 		EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 3);
 		model__free(sel);
-		fl = (struct model_filter){ .container = nomatch[i] };
+		fl = (struct model_filter){.container = nomatch[i]};
 		sel = model__new();
 		EXPECT_EQ(model__filter(m, &fl, sel), 0);
 		EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 0);

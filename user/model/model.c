@@ -186,7 +186,7 @@ struct model {
 	 * Rows: (stack, labels) and one value per column in use. A recording fills two or
 	 * three of the JP_VAL_MAX columns, so a column is added when a value first comes.
 	 */
-	struct table rows; /* struct row_key + ncols __u64, keyed by the key */
+	struct table rows;	     /* struct row_key + ncols __u64, keyed by the key */
 	signed char col[JP_VAL_MAX]; /* column of a value, -1 none yet */
 	enum jp_value col_val[JP_VAL_MAX];
 	unsigned int ncols;
@@ -495,6 +495,18 @@ int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u6
 		return -ENOMEM;
 	row_vals(m, id)[m->col[v]] += value;
 	m->totals[v] += value;
+	return 0;
+}
+
+int model__set(struct model *m, size_t i, enum jp_value v, __u64 value)
+{
+	__u64 *val;
+
+	if (v >= JP_VAL_MAX || m->col[v] < 0 || i >= model__rows(m))
+		return -EINVAL;
+	val = &row_vals(m, (jp_id)(i + 1))[m->col[v]];
+	m->totals[v] += value - *val;
+	*val = value;
 	return 0;
 }
 

@@ -92,6 +92,9 @@ jp_id model__stack(struct model *m, const jp_id *locs, size_t n);
 /* adds values to the row of (stack, labels). 0 or -ENOMEM/-EINVAL */
 int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u64 value);
 
+/* sets row i's value of v (a column that exists). 0 or -EINVAL */
+int model__set(struct model *m, size_t i, enum jp_value v, __u64 value);
+
 /* drops every sample row, keeps the tables (a snapshot has been written) */
 void model__reset(struct model *m);
 

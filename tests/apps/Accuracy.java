@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// Accuracy.java: accuracy ground truth: threads at 100/50/25% duty measure their own CPU.
+// Accuracy.java: accuracy ground truth (bench/suite.py, tests/e2e/accuracy.bats): threads at 100/50/25% duty measure their own CPU.
 //
-// Usage: java Accuracy SECS. Prints "ready", waits for a line on stdin (the profiler is up),
-// runs SECS seconds, then prints one line per thread and per (thread, method):
+// Usage: java Accuracy SECS [TRIGGER]. Prints "ready", waits for a line on stdin (or for the
+// file TRIGGER to exist: the profiler is up), runs SECS seconds, then prints one line per
+// thread and per (thread, method):
 //   thread NAME CPU_NS      method NAME hotA|hotB|other CPU_NS
 // Each busy slice of a 10 ms period runs 2/3 of its wall time in hotA and 1/3 in hotB; the
 // CPU of each part is the thread's own CPU clock (CLOCK_THREAD_CPUTIME_ID, via ThreadMXBean)
@@ -11,6 +12,8 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 
 public class Accuracy {
 	static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
@@ -74,7 +77,12 @@ public class Accuracy {
 		int secs = Integer.parseInt(args[0]);
 		System.out.println("ready");
 		System.out.flush();
-		new BufferedReader(new InputStreamReader(System.in)).readLine();
+		if (args.length > 1) {
+			while (!Files.exists(Paths.get(args[1])))
+				Thread.sleep(10);
+		} else {
+			new BufferedReader(new InputStreamReader(System.in)).readLine();
+		}
 		long end = System.nanoTime() + secs * 1_000_000_000L;
 		Worker[] ws = { new Worker(100, end), new Worker(50, end), new Worker(25, end) };
 		for (Worker w : ws)
