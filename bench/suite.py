@@ -5,6 +5,9 @@
 Parts (in this order; --only picks some):
   overhead   bench/overhead.py: C and Java CPU-bound workloads, baseline vs jprof 99/999 Hz
              vs perf vs JFR, interleaved rounds, ratios against the same round's baseline
+  sigfloor   bench/sigfloor.c: what a signal alone costs the thread it interrupts on this
+             host (no profiler; an empty handler, 999 Hz a thread): the floor under any
+             profiler that takes Java stacks in a signal handler
   h2         a real application's throughput: JDBC transactions on Debian's H2 (libh2-java,
              bench/H2Bench.java), baseline vs jprof 99/999 Hz vs JFR profile, interleaved
   host       bench/host.py: time to first sample (0/1/10 JVMs), BPF run time per program,
@@ -138,6 +141,29 @@ def part_overhead(a, tmp):
                 if ex:
                     say(f"  jprof {c}: steady CPU {med([e['steady_pct'] for e in ex]):.2f}% "
                         f"of a core, peak RSS {max(e['rss_mb'] for e in ex):.1f} MB")
+    return res
+
+
+def part_sigfloor(a, tmp):
+    exe = os.path.join(tmp, "sigfloor")
+    subprocess.check_call(["cc", "-O2", "-pthread", os.path.join(REPO, "bench/sigfloor.c"),
+                           "-o", exe])
+    res = {}
+    # one thread: the sender runs on the other CPU, so only the interrupted thread's loss
+    # counts; two: both CPUs busy, the sender's own syscalls included
+    for threads in (1, 2):
+        out = run_logged([exe, str(threads), "999", "300000000" if a.quick else "1500000000",
+                          "3" if a.quick else "7"], 600)
+        m = re.search(r"median x([\d.]+) \[([\d.]+)\.\.([\d.]+)\], ([\d.]+) us a signal", out)
+        if not m:
+            raise RuntimeError(f"sigfloor: no result in {out[-500:]}")
+        res[f"{threads}_threads"] = {"median_ratio": float(m.group(1)),
+                                     "range": [float(m.group(2)), float(m.group(3))],
+                                     "us_per_signal": float(m.group(4)), "output": out}
+    say("signal floor (no profiler, empty handler, 999 Hz a thread): " +
+        ", ".join(f"{k.split('_')[0]} thread{'s' if k[0] != '1' else ''} x{v['median_ratio']:.3f} "
+                  f"[{v['range'][0]:.3f}..{v['range'][1]:.3f}], {v['us_per_signal']:.1f} us a signal"
+                  for k, v in res.items()))
     return res
 
 
@@ -448,7 +474,7 @@ def part_longrun(a, tmp):
     return res
 
 
-PARTS = {"overhead": part_overhead, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
+PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
          "longrun": part_longrun}
