@@ -21,7 +21,8 @@ teardown() {
 	done
 }
 
-# record_gc JDK ARGS...: jprof record -a (ARGS) while GcPauses runs on JDK with -Xlog:gc;
+# record_gc JDK ARGS...: jprof record -a (ARGS) while GcPauses runs on JDK with -Xlog:gc
+# (GC_ARGS: its pauses and their gap in ms; GC_SECS: the recording's length);
 # leaves jprof's report in $OUT/err, the GC log in $OUT/gc.log and the JVM's pid in $GCPID
 record_gc() {
 	local jdk=$1
@@ -29,7 +30,7 @@ record_gc() {
 	require_root_bpf
 	require_jdk "$jdk"
 	[[ -f $APPS/GcPauses.class ]] || { missing "GcPauses not built in $APPS (make apps)"; return; }
-	"$JPROF" record -a -d 12 "$@" >"$OUT/stdout" 2>"$OUT/err" 3>&- &
+	"$JPROF" record -a -d "${GC_SECS:-12}" "$@" >"$OUT/stdout" 2>"$OUT/err" 3>&- &
 	JPROF_PID=$!
 	# sampling runs once jprof says it records (its first line)
 	for ((i = 0; i < 100; i++)); do
@@ -37,7 +38,7 @@ record_gc() {
 		sleep 0.1
 	done
 	"$jdk/bin/java" -XX:+IgnoreUnrecognizedVMOptions -XX:+EnableDynamicAgentLoading \
-		-Xlog:gc:file="$OUT/gc.log" -cp "$APPS" GcPauses 25 80 >"$OUT/java.out" 2>&1 3>&- &
+		-Xlog:gc:file="$OUT/gc.log" -cp "$APPS" GcPauses ${GC_ARGS:-25 80} >"$OUT/java.out" 2>&1 3>&- &
 	JPID=$!
 	GCPID=$JPID
 	wait "$JPID"
@@ -105,6 +106,22 @@ check_wall_band() {
 	[[ $(grep -c '\[GC pause\]' "$OUT/w.folded") == 1 ]]
 	grep -Eq "^[^;]+ \\[$GCPID\\];[^;]+ \\[[0-9]+\\];" "$OUT/w.folded"
 	grep -Eq 'JVM pauses beside them \(hsperfdata\): \[GC pause\] [0-9.]+ s' "$OUT/err"
+}
+
+@test "gc pauses (JDK 17): an idle JVM is read once a second; its pauses are all counted" {
+	local reads
+	# 3 bursts 6 s apart: after 2 s without a pause its file is read once a second
+	GC_ARGS="3 6000" GC_SECS=22 record_gc "$JDK17"
+	read -r got_n got_ms < <(jprof_gc_totals "$GCPID")
+	read -r want_n want_ms < <(log_gc_totals)
+	reads=$(grep -Eo "^jprof: JVM $GCPID \(.*\) pauses \(hsperfdata, [0-9]+ reads" "$OUT/err" |
+		grep -Eo '[0-9]+ reads' | cut -d' ' -f1)
+	echo "jprof: $got_n pauses, $got_ms ms, $reads reads; -Xlog:gc: $want_n pauses, $want_ms ms"
+	((want_n >= 3))
+	((got_n == want_n))
+	within "$got_ms" "$want_ms" 10
+	# ~18.5 s of JVM: 185 reads at 10 a second; about 3 x (20 + 4) + the safepoints' 20s
+	((reads >= 20 && reads <= 130))
 }
 
 @test "gc pauses (JDK 17): -e wall has a [GC pause] band within 10% of -Xlog:gc" {

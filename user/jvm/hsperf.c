@@ -721,6 +721,15 @@ const struct hsperf_gc_event *hsperf__gc_events(const struct hsperf *h, size_t *
 	return h->events;
 }
 
+__u64 hsperf__pause_count(const struct hsperf *h)
+{
+	__u64 n = 0;
+
+	for (size_t i = 0; i <= HSPERF_COLLECTORS; i++)
+		n += h->kinds[i].count;
+	return n;
+}
+
 bool hsperf__vm_created(const struct hsperf *h)
 {
 	return h->vm_created;

@@ -104,6 +104,8 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns);
 
 /* the last read saw sun.rt.createVmEndTime set: the JVM is initialised (agents may load) */
 bool hsperf__vm_created(const struct hsperf *h);
+/* pauses counted so far, of every kind: changes when a poll saw a GC or a safepoint */
+__u64 hsperf__pause_count(const struct hsperf *h);
 
 /* kinds: collectors, then safepoints last; returns how many (at most HSPERF_COLLECTORS + 1) */
 unsigned int hsperf__stats(const struct hsperf *h, struct hsperf_kind_stats *ret, unsigned int max);

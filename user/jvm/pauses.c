@@ -8,6 +8,8 @@
 
 #define PAUSES_MAX    4096	     /* JVMs watched per recording */
 #define READ_EVERY_NS 100000000ull   /* a JVM's file: 10 reads per second */
+#define READ_QUIET_NS 1000000000ull  /* ... one a second after QUIET_READS without a pause */
+#define QUIET_READS   20
 #define LOOK_EVERY_NS 200000000ull   /* a file not found yet */
 #define LOOK_FOR_NS   10000000000ull /* give up after (-XX:-UsePerfData, PerfDisableSharedMem) */
 
@@ -16,6 +18,7 @@ struct watched {
 	struct hsperf *h;
 	bool started_during;
 	bool gone; /* read failed after the JVM exited: its last read stands */
+	__u32 quiet; /* reads in a row that counted no pause (at most QUIET_READS) */
 	__u64 first_ns, next_ns;
 };
 
@@ -117,6 +120,7 @@ void pauses__poll(struct pauses *p, __u64 now_ns, bool final)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		struct watched *w = &p->w[i];
+		__u64 before;
 
 		if (w->gone || (!final && now_ns < w->next_ns))
 			continue;
@@ -132,10 +136,19 @@ void pauses__poll(struct pauses *p, __u64 now_ns, bool final)
 				continue;
 			}
 		}
-		/* the fd keeps the file readable after the JVM exits and removes it */
+		/*
+		 * The fd keeps the file readable after the JVM exits and removes it. An idle
+		 * JVM (no GC, no safepoint for 2 s) is read once a second: its counts stay
+		 * exact, and a pause is timed one by one unless two come within that second.
+		 */
+		before = hsperf__pause_count(w->h);
 		if (hsperf__poll(w->h, now_ns) == -EIO)
 			w->gone = true;
-		w->next_ns = now_ns + READ_EVERY_NS;
+		if (hsperf__pause_count(w->h) != before)
+			w->quiet = 0;
+		else if (w->quiet < QUIET_READS)
+			w->quiet++;
+		w->next_ns = now_ns + (w->quiet < QUIET_READS ? READ_EVERY_NS : READ_QUIET_NS);
 	}
 }
 
