@@ -772,6 +772,9 @@ static bool push_user_frame(struct join *j, size_t *n, __u32 pid, __u64 addr, bo
 
 	if (loc_cache_get(j, n, LC_USER | pid, addr, 0))
 		return true;
+	/* where Java takes over, the JIT frame's name is not needed: no perf-map lookup */
+	if (stop_at_code && syms__user_anon(j->syms, pid, addr))
+		return false;
 	resolve_user(j, pid, addr, &sym);
 	if (in_code_cache(&sym)) {
 		if (stop_at_code)

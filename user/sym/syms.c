@@ -718,17 +718,19 @@ static bool lookup_jit(struct syms *s, struct pid_state *ps, __u64 addr, struct 
 	return true;
 }
 
-int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret)
+/*
+ * The mapping of addr in pid (NULL: none), the pid's maps read again (rate-limited) when
+ * none holds it: a dlopen or new JIT space since. *ret_ps: the pid's state. 0 or -errno.
+ */
+static int user_map(struct syms *s, __u32 pid, __u64 addr, struct pid_state **ret_ps,
+		    const struct umap **ret_u, bool *ret_reread)
 {
-	struct jp_sym r = {.kind = JP_FK_NATIVE};
-	const struct umap *u;
 	struct pid_state *ps;
-	struct elf_syms *es, *names = NULL;
 	bool found;
 	size_t i;
-	__u64 vaddr;
 	int err;
 
+	*ret_reread = false;
 	i = pid_index(s, pid, &found);
 	if (!found) {
 		err = syms__add_pid(s, pid);
@@ -737,13 +739,41 @@ int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret)
 		i = pid_index(s, pid, &found);
 	}
 	ps = s->pids[i];
-	u = find_umap(ps, addr);
-	if (!u && due(s, ps->maps_read_ns)) {
-		/* dlopen or new JIT space since the snapshot */
-		if (!load_maps(s, ps) && ps->has_anon_exec && !ps->pm)
-			load_perfmap(s, ps);
-		u = find_umap(ps, addr);
+	*ret_ps = ps;
+	*ret_u = find_umap(ps, addr);
+	if (!*ret_u && due(s, ps->maps_read_ns)) {
+		*ret_reread = !load_maps(s, ps);
+		*ret_u = find_umap(ps, addr);
 	}
+	return 0;
+}
+
+bool syms__user_anon(struct syms *s, __u32 pid, __u64 addr)
+{
+	const struct umap *u;
+	struct pid_state *ps;
+	bool reread;
+
+	if (user_map(s, pid, addr, &ps, &u, &reread))
+		return true;
+	return !u || u->type == JP_MAP_ANON || u->type == JP_MAP_ANON_NAMED;
+}
+
+int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret)
+{
+	struct jp_sym r = {.kind = JP_FK_NATIVE};
+	const struct umap *u;
+	struct pid_state *ps;
+	struct elf_syms *es, *names = NULL;
+	bool reread;
+	__u64 vaddr;
+	int err;
+
+	err = user_map(s, pid, addr, &ps, &u, &reread);
+	if (err)
+		return err;
+	if (reread && ps->has_anon_exec && !ps->pm)
+		load_perfmap(s, ps);
 	if (!u) {
 		if (!lookup_jit(s, ps, addr, &r))
 			s->stats.unresolved++;

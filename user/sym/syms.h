@@ -61,6 +61,13 @@ void syms__free_dropped(struct syms *s);
 int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret);
 
 /*
+ * The address of pid is in no file's mapping: anonymous executable memory (a JIT's code),
+ * or not mapped, or the pid unknown. What syms__user would name from a perf map or not at
+ * all, without the perf map: for a caller that only needs to know where code ends.
+ */
+bool syms__user_anon(struct syms *s, __u32 pid, __u64 addr);
+
+/*
  * Bumped whenever what an address of some pid resolves to may change (a pid's maps re-read
  * or dropped): a caller's cache of resolved user addresses is good while it stays the same.
  * Perf maps (JIT code) are not covered: their names change at the same address.
