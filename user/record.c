@@ -64,6 +64,9 @@ struct rec {
 	const struct jp_opts *o;
 	struct syms *syms;
 	struct kernel_session *ks;
+	/* the kernel side's counters and CPU event, kept when it is freed before the writers */
+	__u64 kstats[JP_STAT_MAX];
+	const char *cpu_event;
 	struct offcpu *offcpu;
 	int offcpu_open; /* intervals still open at the end (offcpu__flush_open) */
 	struct syscalls *sc;
@@ -968,6 +971,15 @@ static void mem_report(const struct rec *r)
 		 jvm_agent__all_bytes() / 1048576.0, r->retired);
 }
 
+/* the kernel side's counters: read now, or as kept when it was freed */
+static void kstats(const struct rec *r, __u64 *st)
+{
+	if (r->ks)
+		kernel_session__stats(r->ks, st);
+	else
+		memcpy(st, r->kstats, sizeof(r->kstats));
+}
+
 static void summary(struct rec *r, double secs, const char *where)
 {
 	__u64 st[JP_STAT_MAX];
@@ -976,7 +988,7 @@ static void summary(struct rec *r, double secs, const char *where)
 	unsigned int jvms = 0, jvms_java = 0;
 	int open = r->offcpu_open > 0 ? r->offcpu_open : 0;
 
-	kernel_session__stats(r->ks, st);
+	kstats(r, st);
 	join__stats(r->join, &js);
 	join__report(r->join, stderr);
 	gone_report(r);
@@ -1047,7 +1059,7 @@ static void summary(struct rec *r, double secs, const char *where)
 			(unsigned long long)st[JP_STAT_JVM_EXIT], r->withdrawn);
 	if (r->o->events & (1u << JP_EV_CPU))
 		snprintf(what, sizeof(what), "%s, %u Hz, %llu idle not shown, ",
-			 kernel_session__cpu_event(r->ks), r->o->freq_hz,
+			 r->cpu_event, r->o->freq_hz,
 			 (unsigned long long)st[JP_STAT_IDLE]);
 	else
 		what[0] = '\0';
@@ -1211,7 +1223,7 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 	memset(m, 0, sizeof(*m));
 	own_command(command, sizeof(command));
 	m->command = command[0] ? command : NULL;
-	kernel_session__stats(r->ks, st);
+	kstats(r, st);
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
 	m->title = profile_title(r->o);
@@ -1629,6 +1641,11 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	mem_report(&r);
 	join__release(r.join);
 	syms__release(r.syms);
+	/* the BPF side is done too: its ring buffer's pages go */
+	kstats(&r, r.kstats);
+	r.cpu_event = kernel_session__cpu_event(r.ks);
+	kernel_session__free(r.ks);
+	r.ks = NULL;
 #ifdef __GLIBC__
 	(void)malloc_trim(0);
 #endif
