@@ -77,11 +77,7 @@ start_java() {
 	"$home/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" "$@" \
 		>"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
 	APID=$!
-	for ((i = 0; i < 200; i++)); do
-		grep -q ready "$OUT/java.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$OUT/java.out"
+	wait_ready "$OUT/java.out"
 }
 
 @test "accuracy (C): per-thread CPU share < 0.1 pp, per function < 0.3 pp, totals within 2%" {

@@ -64,6 +64,17 @@ wait_file() {
 	return 1
 }
 
+# wait_ready FILE [SECS]: until a program's output FILE has its "ready" line (max SECS, 20)
+wait_ready() {
+	local f=$1 t=${2:-20}
+	for ((i = 0; i < t * 10; i++)); do
+		grep -q ready "$f" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "no \"ready\" in $f after $t s" >&2
+	return 1
+}
+
 # make_test_user NAME: creates a throwaway unprivileged system user (no home, no login) and
 # prints its uid. Each test file uses its own NAME so parallel files never collide; pair it
 # with drop_test_user NAME in teardown, which also ends every process the user still has.

@@ -122,13 +122,13 @@ static char *folded(struct fixture *f)
 }
 
 /* leaf first: the interrupted IP, then a return address (past a call: +1 stays inside) */
-static const __u64 ustack[] = {(__u64)(unsigned long)join_leaf,
-			       (__u64)(unsigned long)join_caller + 1};
-static const __u64 kstack[] = {0xffffffff81004010ull, 0xffffffff81001020ull};
+static const __u64 ustack[] = { (__u64)(unsigned long)join_leaf,
+				(__u64)(unsigned long)join_caller + 1 };
+static const __u64 kstack[] = { 0xffffffff81004010ull, 0xffffffff81001020ull };
 
 TEST(native_sample_kernel_above_user)
 {
-	struct join_opts o = {0};
+	struct join_opts o = { 0 };
 	struct fixture f;
 	struct jp_sample s = sample(JP_EV_CPU, 2, 2);
 	struct join_stats st;
@@ -148,7 +148,7 @@ TEST(native_sample_kernel_above_user)
 
 TEST(per_pid_and_thread_roots)
 {
-	struct join_opts o = {0};
+	struct join_opts o = { 0 };
 	struct fixture f;
 	struct jp_sample s = sample(JP_EV_CPU, 0, 1);
 	char *out, want[256];
@@ -165,14 +165,14 @@ TEST(per_pid_and_thread_roots)
 
 TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 {
-	struct join_opts o = {.mark_offcpu = true};
+	struct join_opts o = { .mark_offcpu = true };
 	struct fixture f;
 	struct jp_sample sc = sample(JP_EV_SYSCALL, 0, 1), off = sample(JP_EV_OFFCPU, 3, 1),
 			 cpu = sample(JP_EV_CPU, 0, 1), tail = sample(JP_EV_CPU, 0, 0),
 			 run = sample(JP_EV_OFFCPU, 0, 1), tail2 = sample(JP_EV_CPU, 0, 0);
 	/* an off-CPU stack taken inside the tracepoint program: its glue is dropped */
-	const __u64 okstack[] = {0xffffffff81003010ull, 0xffffffff81002010ull,
-				 0xffffffff81001010ull};
+	const __u64 okstack[] = { 0xffffffff81003010ull, 0xffffffff81002010ull,
+				  0xffffffff81001010ull };
 	char *out;
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
@@ -214,11 +214,11 @@ TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 
 TEST(cpu_time_of_a_thread_is_spread_by_its_samples)
 {
-	struct join_opts o = {0};
+	struct join_opts o = { 0 };
 	struct fixture f;
 	struct jp_sample a = sample(JP_EV_CPU, 0, 1), b = sample(JP_EV_CPU, 0, 1),
 			 tail = sample(JP_EV_CPU, 0, 0), c = sample(JP_EV_CPU, 0, 1);
-	const __u64 other[] = {0x402000};
+	const __u64 other[] = { 0x402000 };
 	char *out;
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
@@ -247,7 +247,7 @@ TEST(cpu_time_of_a_thread_is_spread_by_its_samples)
 
 TEST(jvm_without_agent_is_marked_and_counted)
 {
-	struct join_opts o = {0};
+	struct join_opts o = { 0 };
 	struct fixture f;
 	struct jp_sample s = sample(JP_EV_CPU, 0, 2);
 	struct join_stats st;
@@ -279,7 +279,7 @@ TEST(jvm_without_agent_is_marked_and_counted)
 
 TEST(jvm_being_attached_is_marked_pending)
 {
-	struct join_opts o = {0};
+	struct join_opts o = { 0 };
 	struct fixture f;
 	struct jp_sample s = sample(JP_EV_CPU, 0, 1);
 	char *out, *rep = NULL;
@@ -308,7 +308,7 @@ TEST(jvm_being_attached_is_marked_pending)
 
 TEST(signal_failures_are_reasons_not_silence)
 {
-	struct join_opts o = {0};
+	struct join_opts o = { 0 };
 	struct fixture f;
 	struct jp_sample busy = sample(JP_EV_CPU, 0, 1), unsent = sample(JP_EV_CPU, 0, 1);
 	char *out;
@@ -353,18 +353,14 @@ static void fa_flush(struct fake_agent *a)
 /* one class "Lpkg/Work;" with one method "run", then the reader */
 static struct jvm_agent *fa_open(struct fake_agent *a)
 {
-	struct jp_dict_hdr dh = {JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 42, 0};
+	struct jp_dict_hdr dh = { JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 42, 0 };
 	unsigned char d[256];
 	size_t n = 0, at;
 	struct jp_ring_hdr *h;
 	int fd;
 
 #define PUT(p, len) (memcpy(d + n, (p), (len)), n += (len))
-#define PUTV(v)                         \
-	do {                            \
-		__typeof__(v) x_ = (v); \
-		PUT(&x_, sizeof(x_));   \
-	} while (0)
+#define PUTV(v)	    do { __typeof__(v) x_ = (v); PUT(&x_, sizeof(x_)); } while (0)
 	memset(a, 0, sizeof(*a));
 	snprintf(a->dir, sizeof(a->dir), "/tmp/jprof-utj-XXXXXX");
 	if (!mkdtemp(a->dir))
@@ -373,7 +369,7 @@ static struct jvm_agent *fa_open(struct fake_agent *a)
 	snprintf(a->dict, sizeof(a->dict), "%s/r.dict", a->dir);
 	PUT(&dh, sizeof(dh));
 	at = n;
-	PUTV(((struct jp_dict_rec){0, JP_DICT_CLASS, 0}));
+	PUTV(((struct jp_dict_rec){ 0, JP_DICT_CLASS, 0 }));
 	PUTV((__u16)10);
 	PUTV((__u16)9);
 	PUTV((__u32)1);
@@ -421,13 +417,12 @@ static void fa_trace(struct fake_agent *a, __u32 tid, __u64 time_ns, int n)
 {
 	struct jp_ring_hdr *h = (struct jp_ring_hdr *)a->mem;
 	__u32 len = sizeof(struct jp_trace_rec) + (n > 0 ? sizeof(struct jp_ring_frame) : 0);
-	struct jp_ring_frame fr = {.bci = 7, .method_id = FA_METHOD};
+	struct jp_ring_frame fr = { .bci = 7, .method_id = FA_METHOD };
 	__u64 pos = h->head, room = FA_DATA - pos % FA_DATA;
 	struct jp_trace_rec *r;
 
 	if (room < len) { /* records never cross the end: pad to it */
-		struct jp_rec_hdr *p =
-			(struct jp_rec_hdr *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
+		struct jp_rec_hdr *p = (struct jp_rec_hdr *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
 
 		p->len = (__u32)room;
 		p->type = JP_REC_PAD;
@@ -477,7 +472,7 @@ static char *report(struct fixture *f)
 TEST(many_threads_many_waiting_all_paired)
 {
 	enum { THREADS = 400, ROUNDS = 6 };
-	struct join_opts o = {0};
+	struct join_opts o = { 0 };
 	struct fake_agent fa;
 	struct fixture f;
 	struct join_stats st;
@@ -486,8 +481,7 @@ TEST(many_threads_many_waiting_all_paired)
 	char *rep;
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
-		    0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
 	ASSERT_TRUE(join__has_jvm(f.join, (__u32)getpid()));
 	for (int r = 0; r < ROUNDS; r++) {
 		__u64 t = base + (__u64)r * 10000000;
@@ -516,7 +510,7 @@ TEST(many_threads_many_waiting_all_paired)
 
 TEST(trace_goes_to_newest_sample_not_later)
 {
-	struct join_opts o = {0};
+	struct join_opts o = { 0 };
 	struct fake_agent fa;
 	struct fixture f;
 	struct join_stats st;
@@ -525,8 +519,7 @@ TEST(trace_goes_to_newest_sample_not_later)
 	char *rep;
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
-		    0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
 	/* a trace read before its sample waits for it */
 	fa_trace(&fa, 7, b + 250, 1);
 	fa_flush(&fa);
@@ -561,7 +554,7 @@ TEST(trace_goes_to_newest_sample_not_later)
 
 TEST(samples_during_a_pending_request_take_its_trace)
 {
-	struct join_opts o = {0};
+	struct join_opts o = { 0 };
 	struct fake_agent fa;
 	struct fixture f;
 	struct join_stats st;
@@ -570,8 +563,7 @@ TEST(samples_during_a_pending_request_take_its_trace)
 	char *rep, *fo;
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
-		    0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
 	/* a request, a sample while it is pending (read before its trace), then the trace */
 	s = jsample(7, b + 100);
 	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
@@ -650,7 +642,8 @@ static void on_native(void *ctx, __u32 tid, bool native)
 }
 
 /* one signalled sample of tid at t and its trace (n frames, or an error code) */
-static void answer(struct fixture *f, struct fake_agent *fa, __u32 tid, __u64 t, int n, __u32 flags)
+static void answer(struct fixture *f, struct fake_agent *fa, __u32 tid, __u64 t, int n,
+		   __u32 flags)
 {
 	struct jp_sample s = jsample(tid, t);
 
@@ -663,8 +656,8 @@ static void answer(struct fixture *f, struct fake_agent *fa, __u32 tid, __u64 t,
 
 TEST(native_threads_are_told_after_a_while_and_again_when_java)
 {
-	struct told told = {0};
-	struct join_opts o = {.native_thread = on_native, .native_ctx = &told};
+	struct told told = { 0 };
+	struct join_opts o = { .native_thread = on_native, .native_ctx = &told };
 	struct fake_agent fa;
 	struct fixture f;
 	struct jp_sample s;
@@ -672,8 +665,7 @@ TEST(native_threads_are_told_after_a_while_and_again_when_java)
 	char *rep;
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
-		    0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
 	/* a new Java thread: "not a Java thread" until ThreadStart, then Java: never told */
 	answer(&f, &fa, 8, b, JAVA_TRACE_ERR_NOT_JAVA_THREAD, 0);
 	answer(&f, &fa, 8, b + 5 * ms, 1, 0);
@@ -707,7 +699,7 @@ TEST(native_threads_are_told_after_a_while_and_again_when_java)
 TEST(agent_rounds_are_bounded)
 {
 	/* 2 records per round, 64 rounds per poll at most: 128 a poll */
-	struct join_opts o = {.traces_per_round = 2};
+	struct join_opts o = { .traces_per_round = 2 };
 	struct fake_agent fa;
 	struct fixture f;
 	struct join_stats st;
@@ -715,8 +707,7 @@ TEST(agent_rounds_are_bounded)
 	__u64 b = 100 * SEC;
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
-		    0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
 	for (__u32 i = 0; i < 250; i++) {
 		s = jsample(20000 + i, b + i);
 		EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
@@ -737,7 +728,7 @@ TEST(agent_rounds_are_bounded)
 TEST(budgets_count_what_falls_out)
 {
 	/* room for about 10 waiting samples and 10 waiting traces */
-	struct join_opts o = {.pend_budget_jvm = 10 * 200, .trace_budget_jvm = 10 * 120};
+	struct join_opts o = { .pend_budget_jvm = 10 * 200, .trace_budget_jvm = 10 * 120 };
 	struct fake_agent fa;
 	struct fixture f;
 	struct join_stats st;
@@ -746,8 +737,7 @@ TEST(budgets_count_what_falls_out)
 	char *rep;
 
 	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
-		    0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
 	/* samples whose traces never come: the oldest stop waiting, natives kept, counted */
 	for (__u32 i = 0; i < 100; i++) {
 		s = jsample(30000 + i, b + i);

@@ -154,7 +154,7 @@ static __u64 row_ns(struct model *m, jp_id stack, jp_id labels)
 TEST(cpu_time_spread_over_a_threads_stacks_by_samples)
 {
 	struct model *m = model__new();
-	struct jp_labels t1 = {.pid = 10, .tid = 11, .comm = "app", .thread = "w", .container = ""},
+	struct jp_labels t1 = { .pid = 10, .tid = 11, .comm = "app", .thread = "w", .container = "" },
 			 t1b = t1, t2 = t1;
 	jp_id s1, s2, s3, l1, l1b, l2;
 
@@ -323,16 +323,13 @@ TEST(pprof_encodes_tables_and_types)
 TEST(pprof_reads_back_what_it_wrote)
 {
 	struct model *m = model__new(), *back = model__new();
-	struct jp_labels
-		a = {.pid = 10, .tid = 11, .comm = "java", .thread = "main", .container = ""},
-		b = {.pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "c1"};
-	struct pprof_opts po = {.values = (1u << JP_VAL_MAX) - 1};
-	struct model_view v = {.values = 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_OFFCPU_NS,
-			       .per_thread = true,
-			       .per_pid = true,
-			       .lines = true};
-	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a),
-	      lb = model__labels(m, &b);
+	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
+			       .container = "" },
+			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "c1" };
+	struct pprof_opts po = { .values = (1u << JP_VAL_MAX) - 1 };
+	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_OFFCPU_NS,
+				.per_thread = true, .per_pid = true, .lines = true };
+	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a), lb = model__labels(m, &b);
 	char *buf = NULL, why[128], *x, *y;
 	size_t len = 0;
 	struct profile *p, *q;
@@ -374,17 +371,13 @@ TEST(pprof_reads_back_what_it_wrote)
 TEST(filter_top_and_reverse)
 {
 	struct model *m = model__new(), *sel = model__new();
-	struct jp_labels a = {.pid = 10,
-			      .tid = 11,
-			      .comm = "java",
-			      .thread = "main",
-			      .container = ""},
-			 b = {.pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = ""};
-	struct model_view v = {.values = 1u << JP_VAL_CPU_SAMPLES, .dotted = true};
-	__u32 pids[] = {10};
-	struct model_filter fl = {.pids = pids, .npids = 1};
-	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a),
-	      lb = model__labels(m, &b);
+	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
+			       .container = "" },
+			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "" };
+	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES, .dotted = true };
+	__u32 pids[] = { 10 };
+	struct model_filter fl = { .pids = pids, .npids = 1 };
+	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a), lb = model__labels(m, &b);
 	regex_t re;
 	char *out = NULL;
 	size_t len = 0;
@@ -400,12 +393,12 @@ TEST(filter_top_and_reverse)
 	model__free(sel);
 	/* include matches Java names dotted too; exclude drops */
 	EXPECT_EQ(regcomp(&re, "^java\\.io\\.FileOutputStream", REG_EXTENDED | REG_NOSUB), 0);
-	fl = (struct model_filter){.include = &re};
+	fl = (struct model_filter){ .include = &re };
 	sel = model__new();
 	EXPECT_EQ(model__filter(m, &fl, sel), 0);
 	EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 4);
 	model__free(sel);
-	fl = (struct model_filter){.exclude = &re};
+	fl = (struct model_filter){ .exclude = &re };
 	sel = model__new();
 	EXPECT_EQ(model__filter(m, &fl, sel), 0);
 	EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 0);
@@ -415,9 +408,8 @@ TEST(filter_top_and_reverse)
 	f = open_memstream(&out, &len);
 	EXPECT_EQ(out_top_write(m, &v, 4, f), 0);
 	fclose(f);
-	EXPECT_TRUE(
-		strstr(out, "100.00%              4  100.00%              4  vfs_write [kernel]") !=
-		NULL);
+	EXPECT_TRUE(strstr(out, "100.00%              4  100.00%              4  vfs_write [kernel]") !=
+		    NULL);
 	EXPECT_TRUE(strstr(out, "java.io.FileOutputStream.write [jit]") != NULL);
 	free(out);
 
@@ -438,20 +430,16 @@ TEST(filter_top_and_reverse)
 TEST(container_filter_and_view)
 {
 	struct model *m = model__new(), *sel;
-	struct jp_labels a = {.pid = 10,
-			      .tid = 11,
-			      .comm = "java",
-			      .thread = "main",
-			      .container = "0123456789ab"},
-			 b = {.pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = ""};
-	struct model_view v = {
-		.values = 1u << JP_VAL_CPU_SAMPLES, .per_container = true, .per_pid = true};
-	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a),
-	      lb = model__labels(m, &b);
+	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
+			       .container = "0123456789ab" },
+			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "" };
+	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES, .per_container = true,
+				.per_pid = true };
+	jp_id s = java_stack(m, 0x7f0000001234), la = model__labels(m, &a), lb = model__labels(m, &b);
 	static const char *const match[] = {
 		"0123", "0123456789ab",
-		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"};
-	static const char *const nomatch[] = {"1", "0123456789ac", "1123456789ab0123"};
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" };
+	static const char *const nomatch[] = { "1", "0123456789ac", "1123456789ab0123" };
 	struct model_filter fl;
 	struct profile *p;
 	char *out;
@@ -460,12 +448,12 @@ TEST(container_filter_and_view)
 	EXPECT_EQ(model__add(m, s, la, JP_VAL_CPU_SAMPLES, 3), 0);
 	EXPECT_EQ(model__add(m, s, lb, JP_VAL_CPU_SAMPLES, 1), 0);
 	for (size_t i = 0; i < 3; i++) {
-		fl = (struct model_filter){.container = match[i]};
+		fl = (struct model_filter){ .container = match[i] };
 		sel = model__new();
 		EXPECT_EQ(model__filter(m, &fl, sel), 0);
 		EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 3);
 		model__free(sel);
-		fl = (struct model_filter){.container = nomatch[i]};
+		fl = (struct model_filter){ .container = nomatch[i] };
 		sel = model__new();
 		EXPECT_EQ(model__filter(m, &fl, sel), 0);
 		EXPECT_EQ(model__total(sel, JP_VAL_CPU_SAMPLES), 0);
