@@ -1100,7 +1100,7 @@ static void summary(struct rec *r, double secs, const char *where)
 
 /*
  * What the flame graph weighs: CPU samples alone count samples; several events share one
- * unit, nanoseconds (a CPU sample weighs its thread's CPU time since its previous one).
+ * unit, nanoseconds (CPU samples weigh their thread's CPU time, spread by samples).
  */
 /* the agent's option string: recompile, and the JVMTI events asked (jvmagent/agent.c) */
 static const char *agent_options(const struct jp_opts *o, char *buf, size_t size)
