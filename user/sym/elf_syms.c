@@ -437,6 +437,47 @@ static int cmp_sym(const void *a, const void *b)
 	return x->name_off < y->name_off ? -1 : (x->name_off > y->name_off ? 1 : 0);
 }
 
+/*
+ * Only the kept symbols' names stay, in one table of their own, and the symbol array
+ * shrinks to them: a string table holds every symbol's name (libjvm's is 2.7 MB, much of
+ * it data and local symbols), and the array grew by doubling before aliases went. Done
+ * only when it saves memory: names shared by many symbols (an untrusted file can point a
+ * million symbols at one long name) would cost more copied, and the sum stops there.
+ */
+static void compact(struct elf_syms *e)
+{
+	size_t old = 0, need = 0, off = 0;
+	struct elf_strtab *t, *next;
+	struct elf_sym *ns;
+
+	for (t = e->strtabs; t; t = t->next)
+		old += sizeof(*t) + t->size;
+	for (size_t i = 0; i < e->n && need < old; i++)
+		need += strnlen(e->syms[i].name, old) + 1;
+	if (need + sizeof(*t) < old && (t = malloc(sizeof(*t) + need))) {
+		for (size_t i = 0; i < e->n; i++) {
+			size_t len = strlen(e->syms[i].name) + 1;
+
+			memcpy(t->data + off, e->syms[i].name, len);
+			e->syms[i].name = t->data + off;
+			off += len;
+		}
+		for (struct elf_strtab *o = e->strtabs; o; o = next) {
+			next = o->next;
+			free(o);
+		}
+		t->next = NULL;
+		t->size = need;
+		e->strtabs = t;
+		e->bytes = e->bytes - old + sizeof(*t) + need;
+	}
+	if (e->n < e->cap && (ns = reallocarray(e->syms, e->n, sizeof(*ns)))) {
+		e->bytes -= (e->cap - e->n) * sizeof(*ns);
+		e->syms = ns;
+		e->cap = e->n;
+	}
+}
+
 /* sort, then keep one name per address: the best-ranked alias */
 static void finish(struct elf_syms *e)
 {
@@ -455,6 +496,7 @@ static void finish(struct elf_syms *e)
 		e->syms[j++] = e->syms[i];
 	}
 	e->n = j;
+	compact(e);
 }
 
 static int load_common(Elf *elf, struct elf_syms **ret)
