@@ -146,10 +146,11 @@ only_pid() {
 	# pprof: a "container" label; each container's samples are its JVM's
 	run -0 go tool pprof -tags "$OUT/all.pb.gz"
 	[[ $output == *"container"* && $output == *"$a"* && $output == *"$b"* ]]
-	run -0 go tool pprof -tags -tagfocus="container=$a" "$OUT/all.pb.gz"
+	# anchored: a bare id like 5848969dbbbb is read by pprof as a number range, not a regexp
+	run -0 go tool pprof -tags -tagfocus="container=^$a" "$OUT/all.pb.gz"
 	echo "$output"
 	[[ $output == *"$PID_A"* && $output != *"$PID_B"* && $output != *"$PID_H"* ]]
-	run -0 go tool pprof -tags -tagfocus="container=$b" "$OUT/all.pb.gz"
+	run -0 go tool pprof -tags -tagfocus="container=^$b" "$OUT/all.pb.gz"
 	[[ $output == *"$PID_B"* && $output != *"$PID_A"* && $output != *"$PID_H"* ]]
 	# JFR: jprof.ThreadInfo carries each thread's pid and container
 	run -0 "$JDK17/bin/jfr" print --events jprof.ThreadInfo "$OUT/all.jfr"
