@@ -6,7 +6,7 @@
  * (the scheduler's runtime, read in BPF). A thread's total is then exact, but the time
  * between two samples is not known to belong to the second one's stack: when a program's
  * own period is near the timer's, the first sample after a long unsampled stretch falls in
- * the same code every time and takes that stretch (bench/Accuracy.java: a 25% duty thread
+ * the same code every time and takes that stretch (tests/apps/Accuracy.java: a 25% duty thread
  * read 12.4 : 1.4 for a 2 : 1 split). Here each thread's exact total is shared out over
  * its stacks in proportion to their samples: per-thread totals stay exact, and within a
  * thread every sample weighs the same, as counting does. Two kinds of row keep their time:
