@@ -12,16 +12,22 @@
 #define STR_CHUNK_SIZE	 (64 * 1024)
 #define STRTAB_MIN_SLOTS 256
 
+/*
+ * 48 bytes: most nodes of a Java profile sit on a chain (one child), so the only child is
+ * held in the node and an array is allocated from the second on; siblings are found through
+ * the parent's sorted array, not a link.
+ */
 struct profile_node {
 	const char *name; /* interned in profile->strs */
-	enum jp_frame_kind kind;
-	__u32 nkids;
-	__u32 cap;
+	struct profile_node *parent;
+	union {
+		struct profile_node *one;  /* nkids == 1 */
+		struct profile_node **arr; /* nkids >= 2, sorted by (name, kind) */
+	} kids;
 	__u64 self;
 	__u64 total;
-	struct profile_node *parent;
-	struct profile_node *next;  /* next sibling in sorted order */
-	struct profile_node **kids; /* sorted by (name, kind) */
+	__u32 nkids;
+	__u32 kind; /* enum jp_frame_kind */
 };
 
 struct node_slab {
@@ -191,17 +197,29 @@ out_nomem:
 	return NULL;
 }
 
+static void node_free_kids(struct profile_node *n)
+{
+	if (n->nkids >= 2)
+		free(n->kids.arr);
+}
+
+/* child i of n (i < n->nkids) */
+static struct profile_node *kid_at(const struct profile_node *n, __u32 i)
+{
+	return n->nkids == 1 ? n->kids.one : n->kids.arr[i];
+}
+
 void profile__free(struct profile *p)
 {
 	struct node_slab *s, *next;
 
 	if (!p)
 		return;
-	free(p->root.kids);
+	node_free_kids(&p->root);
 	for (s = p->slabs; s; s = next) {
 		next = s->next;
 		for (size_t i = 0; i < s->used; i++)
-			free(s->nodes[i].kids);
+			node_free_kids(&s->nodes[i]);
 		free(s);
 	}
 	strtab_free(&p->strs);
@@ -244,10 +262,10 @@ static struct profile_node *kid_find(const struct profile_node *parent, const ch
 
 	while (lo < hi) {
 		__u32 mid = lo + (hi - lo) / 2;
-		int c = frame_cmp(name, kind, parent->kids[mid]);
+		int c = frame_cmp(name, kind, kid_at(parent, mid));
 
 		if (!c)
-			return parent->kids[mid];
+			return kid_at(parent, mid);
 		if (c < 0)
 			hi = mid;
 		else
@@ -266,34 +284,48 @@ static struct profile_node *kid_get(struct profile *p, struct profile_node *pare
 	n = kid_find(parent, name, kind, &pos);
 	if (n)
 		return n;
-	if (parent->nkids == parent->cap) {
-		__u32 ncap = parent->cap ? parent->cap * 2 : 2;
+	/* arrays hold 2, 4, 8 ... children: one grows when its count is a power of two */
+	if (parent->nkids >= 2 && !(parent->nkids & (parent->nkids - 1))) {
 		struct profile_node **nk;
 		size_t sz;
 
-		if (ncap < parent->cap || __builtin_mul_overflow((size_t)ncap, sizeof(*nk), &sz))
+		if (parent->nkids > UINT32_MAX / 2 ||
+		    __builtin_mul_overflow((size_t)parent->nkids * 2, sizeof(*nk), &sz))
 			return NULL;
-		nk = realloc(parent->kids, sz);
+		nk = realloc(parent->kids.arr, sz);
 		if (!nk)
 			return NULL;
-		parent->kids = nk;
-		parent->cap = ncap;
+		parent->kids.arr = nk;
+	} else if (parent->nkids == 1) {
+		struct profile_node **nk = malloc(2 * sizeof(*nk));
+
+		if (!nk)
+			return NULL;
+		nk[0] = parent->kids.one;
+		parent->kids.arr = nk;
 	}
 	name = strtab_intern(&p->strs, name);
-	if (!name)
+	n = name ? node_alloc(p) : NULL;
+	if (!n) {
+		/* the array may have been made for this child: back to the one it had */
+		if (parent->nkids == 1) {
+			struct profile_node *one = parent->kids.arr[0];
+
+			free(parent->kids.arr);
+			parent->kids.one = one;
+		}
 		return NULL;
-	n = node_alloc(p);
-	if (!n)
-		return NULL;
+	}
 	n->name = name;
 	n->kind = kind;
 	n->parent = parent;
-	n->next = pos < parent->nkids ? parent->kids[pos] : NULL;
-	if (pos > 0)
-		parent->kids[pos - 1]->next = n;
-	memmove(&parent->kids[pos + 1], &parent->kids[pos],
-		(parent->nkids - pos) * sizeof(*parent->kids));
-	parent->kids[pos] = n;
+	if (!parent->nkids) {
+		parent->kids.one = n;
+	} else {
+		memmove(&parent->kids.arr[pos + 1], &parent->kids.arr[pos],
+			(parent->nkids - pos) * sizeof(*parent->kids.arr));
+		parent->kids.arr[pos] = n;
+	}
 	parent->nkids++;
 	p->nnodes++;
 	return n;
@@ -393,12 +425,29 @@ int profile__walk(const struct profile *p, profile_walk_fn fn, void *ctx)
 
 const struct profile_node *profile_node__child(const struct profile_node *n)
 {
-	return n->nkids ? n->kids[0] : NULL;
+	return n->nkids ? kid_at(n, 0) : NULL;
 }
 
+/* the sibling after n: found by n's key in its parent's sorted array */
 const struct profile_node *profile_node__next(const struct profile_node *n)
 {
-	return n->next;
+	const struct profile_node *p = n->parent;
+	__u32 lo = 0, hi = p ? p->nkids : 0;
+
+	if (hi < 2)
+		return NULL;
+	while (lo < hi) {
+		__u32 mid = lo + (hi - lo) / 2;
+		int c = frame_cmp(n->name, n->kind, p->kids.arr[mid]);
+
+		if (!c)
+			return mid + 1 < p->nkids ? p->kids.arr[mid + 1] : NULL;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
 }
 
 const struct profile_node *profile_node__parent(const struct profile_node *n)
@@ -438,7 +487,7 @@ __u64 profile_node__self(const struct profile_node *n)
 static int merge_pass(struct profile *dst, const struct profile *src, profile_map_fn map, void *ctx,
 		      int adding)
 {
-	const struct profile_node *s = src->root.nkids ? src->root.kids[0] : NULL;
+	const struct profile_node *s = profile_node__child(&src->root);
 	struct profile_node *d = &dst->root, *dc;
 	struct jp_frame f;
 	__u32 pos;
@@ -465,18 +514,18 @@ static int merge_pass(struct profile *dst, const struct profile *src, profile_ma
 				return -ENOMEM;
 		}
 		if (s->nkids) {
-			s = s->kids[0];
+			s = kid_at(s, 0);
 			d = dc;
 			continue;
 		}
-		while (s && !s->next) {
+		while (s && !profile_node__next(s)) {
 			s = s->parent;
 			d = d->parent;
 			if (s == &src->root)
 				s = NULL;
 		}
 		if (s)
-			s = s->next;
+			s = profile_node__next(s);
 	}
 	if (adding) {
 		dst->root.self = sat_add(dst->root.self, src->root.self);

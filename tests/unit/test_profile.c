@@ -134,6 +134,36 @@ TEST(names_are_interned_and_copied)
 	profile__free(p);
 }
 
+/* a node's only child is held in the node; the second makes an array, in either order */
+TEST(one_child_then_an_array)
+{
+	struct profile *p = profile__new("t", "samples");
+	const char *order[] = {"m", "c", "x", "a", "n", "b"};
+	const struct profile_node *top, *c;
+	size_t i = 0;
+
+	ASSERT_TRUE(p);
+	ASSERT_TRUE(!profile__add(p, (struct jp_frame[]){F("top", JP_FK_NATIVE), F("m", JP_FK_JIT)},
+				  2, 1));
+	top = kid(profile__root(p), "top", JP_FK_NATIVE);
+	ASSERT_TRUE(top);
+	EXPECT_EQ(profile_node__child_count(top), 1);
+	EXPECT_TRUE(profile_node__next(profile_node__child(top)) == NULL);
+	for (size_t k = 1; k < sizeof(order) / sizeof(order[0]); k++)
+		ASSERT_TRUE(!profile__add(
+			p, (struct jp_frame[]){F("top", JP_FK_NATIVE), F(order[k], JP_FK_JIT)}, 2,
+			k + 1));
+	EXPECT_EQ(profile_node__child_count(top), 6);
+	for (c = profile_node__child(top); c; c = profile_node__next(c), i++)
+		EXPECT_STREQ(profile_node__name(c), ((const char *[]){"a", "b", "c", "m", "n", "x"})[i]);
+	EXPECT_EQ(i, 6);
+	EXPECT_EQ(profile_node__self(kid(top, "m", JP_FK_JIT)), 1);
+	EXPECT_EQ(profile_node__self(kid(top, "b", JP_FK_JIT)), 6);
+	EXPECT_EQ(profile_node__total(top), 21);
+	EXPECT_TRUE(check_tree(profile__root(p)));
+	profile__free(p);
+}
+
 TEST(many_random_stacks)
 {
 	struct profile *p = profile__new("t", "samples");
