@@ -738,6 +738,14 @@ static jp_id push_user(struct join *j, size_t *n, __u64 addr, const struct jp_sy
 {
 	const char *dso = sym->dso ? sym->dso : "", *java;
 
+	/*
+	 * a frame in a file is the file's address, not this process's: the processes that run
+	 * one binary (a JVM started again and again, a pool of servers) share its locations
+	 * and their stacks in the model, where ASLR would make each process's its own
+	 */
+	if (sym->file_addr)
+		addr = sym->file_addr;
+
 	if (sym->name && sym->kind == JP_FK_JIT && (java = java_from_perfmap(j, sym->name)))
 		return push_loc(j, n, java, "", true, JP_FK_JIT, addr, 0);
 	if (sym->name)

@@ -263,6 +263,13 @@ TEST(live_forked_child_and_shared_lib)
 	EXPECT_EQ(syms__user(s, (__u32)pid, (__u64)(unsigned long)beta, &r), 0);
 	EXPECT_STREQ(r.name, "jp_fx_beta");
 	EXPECT_TRUE(r.dso && strstr(r.dso, "libfx.so"));
+	/* in the file's own terms: the ELF virtual address, the same wherever it is loaded */
+	{
+		Dl_info di;
+
+		ASSERT_TRUE(dladdr(beta, &di) && di.dli_fbase);
+		EXPECT_EQ(r.file_addr, (__u64)(unsigned long)beta - (__u64)(unsigned long)di.dli_fbase);
+	}
 	/* libc: any libc function resolves to a name in libc */
 	EXPECT_EQ(syms__user(s, (__u32)pid, (__u64)(unsigned long)&getpid, &r), 0);
 	EXPECT_TRUE(r.name != NULL);

@@ -799,7 +799,9 @@ int syms__user(struct syms *s, __u32 pid, __u64 addr, struct jp_sym *ret)
 	r.kind = u->is_jvm ? JP_FK_JVM : JP_FK_NATIVE;
 	/* unnamed: offset is the ELF virtual address (else the file offset), as perf prints it */
 	r.offset = addr - u->start + u->offset;
+	r.file_addr = r.offset;
 	if (es && !elf_syms__file_to_vaddr(es, r.offset, &vaddr)) {
+		r.file_addr = vaddr;
 		if (names)
 			r.name = elf_syms__find(names, vaddr, &r.offset);
 		if (!r.name)

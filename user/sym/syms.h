@@ -13,6 +13,12 @@ struct jp_sym {
 	const char *name; /* symbol (demangled), or NULL when unknown */
 	const char *dso;  /* path of the mapping ("[kernel]", module name, "[jit]"), or NULL */
 	__u64 offset;	  /* address - symbol start */
+	/*
+	 * in a file's mapping: the address in the file's own terms, the ELF virtual address
+	 * (the file offset when that is unknown), the same in every process that maps the
+	 * file; 0 elsewhere
+	 */
+	__u64 file_addr;
 	enum jp_frame_kind
 		kind; /* JP_FK_KERNEL, JP_FK_NATIVE, JP_FK_JVM (libjvm.so, JVM stubs) or JP_FK_JIT */
 };
