@@ -451,6 +451,9 @@ int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, stru
 {
 	struct jvm_ent *e = find_jvm(j, pid), **n;
 
+	/* the agent's dictionary names its code: the perf map it also writes is not read */
+	if (a)
+		syms__perfmap_off(j->syms, pid);
 	if (e) { /* a JVM known without agent that got one */
 		jvm_agent__free(e->a);
 		e->a = a;
@@ -979,7 +982,30 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 	return err;
 }
 
-/* A sample with only native information: perf-map names over the frame-pointer walk. */
+/*
+ * A frame in a JVM's code cache, named by its agent's dictionary (which also wrote the
+ * perf map: it knows the same code, and is already read): false when it is not such a
+ * frame. Code the dictionary does not know is a JIT frame without a name.
+ */
+static bool push_agent_code(struct join *j, size_t *n, struct jvm_ent *e, __u32 pid, __u64 addr)
+{
+	const char *name;
+	bool java;
+
+	if (!e || !e->a || !syms__user_anon(j->syms, pid, addr))
+		return false;
+	name = jvm_agent__code_name(e->a, addr, &java);
+	if (!name)
+		push_loc(j, n, "[unknown]", "", false, JP_FK_JIT, addr, 0);
+	else
+		push_loc(j, n, name, "", java, java ? JP_FK_JIT : JP_FK_JVM, addr, 0);
+	return true;
+}
+
+/*
+ * A sample with only native information: names over the frame-pointer walk, JIT code
+ * named by the JVM's agent when it has one, else by the perf map.
+ */
 static int add_native(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		      const __u64 *ustack, struct jvm_ent *e, const char *marker)
 {
@@ -987,7 +1013,8 @@ static int add_native(struct join *j, const struct jp_sample *s, const __u64 *ks
 
 	push_kernel(j, &n, s, kstack);
 	for (__u32 i = 0; i < s->ustack_len; i++)
-		(void)push_user_frame(j, &n, s->pid, ustack[i], false);
+		if (!push_agent_code(j, &n, e, s->pid, ustack[i]))
+			(void)push_user_frame(j, &n, s->pid, ustack[i], false);
 	return commit(j, s, e, n, marker);
 }
 

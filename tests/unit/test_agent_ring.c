@@ -423,6 +423,40 @@ TEST(unloaded_and_overlapped_code_leaves_the_index)
 	fixture_fini(&f);
 }
 
+/* JIT code in a sample without a Java stack is named from the dictionary, not a perf map */
+TEST(code_named_by_address)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	const char *name;
+	bool java = false;
+	size_t at;
+
+	fixture_init(&f);
+	write_dict(&f);
+	at = d_begin(&f, JP_DICT_STUB);
+	d_u64(&f, BLOB + 0x1000);
+	d_u32(&f, 0x200);
+	d_u16(&f, 16);
+	d_u16(&f, 0);
+	d_put(&f, "StubRoutines (1)", 16);
+	d_end(&f, at);
+	flush_dict(&f, f.dlen);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	name = jvm_agent__code_name(a, BLOB + 0x40, &java);
+	EXPECT_STREQ(name ? name : "(null)", "pkg/Work.outer");
+	EXPECT_TRUE(java);
+	name = jvm_agent__code_name(a, BLOB + 0x11ff, &java);
+	EXPECT_STREQ(name ? name : "(null)", "StubRoutines (1)");
+	EXPECT_TRUE(!java);
+	EXPECT_TRUE(jvm_agent__code_name(a, BLOB + 0x1200, &java) == NULL);
+	EXPECT_TRUE(jvm_agent__code_name(a, BLOB - 1, &java) == NULL);
+	jvm_agent__free(a);
+	EXPECT_EQ(jvm_agent__all_bytes(), 0);
+	fixture_fini(&f);
+}
+
 TEST(uncommitted_record_waits)
 {
 	struct fixture f;

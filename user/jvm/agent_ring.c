@@ -128,6 +128,7 @@ struct jm_blob {
 	__u32 len;	 /* the body's length; 0: no inline table, or it could not be read */
 	__u32 n_pcs, n_chain; /* of the table read */
 	int is_interp;	 /* the template interpreter */
+	const char *stub; /* a stub's name (interned), NULL for a method's code */
 };
 
 struct jm_bkey {
@@ -1224,20 +1225,17 @@ static int parse_stub(struct jvm_agent *a, struct cur *c)
 	struct jm_blob b = { 0 };
 	__u32 size;
 	__u16 n;
-	char *name;
 
 	b.addr = cur_u64(c);
 	size = cur_u32(c);
 	n = cur_u16(c);
 	(void)cur_u16(c);
-	name = cur_str(a, c, n);
-	if (c->bad || !size || b.addr + size < b.addr) {
-		str_free(a, name);
+	/* interned: a JVM's few hundred stubs share a few dozen names */
+	b.stub = cur_istr(a, c, n);
+	if (c->bad || !size || b.addr + size < b.addr)
 		return -EINVAL;
-	}
 	b.end = b.addr + size;
-	b.is_interp = !strcmp(name, "Interpreter");
-	str_free(a, name);
+	b.is_interp = !strcmp(b.stub, "Interpreter");
 	return blob_insert(a, &b);
 }
 
@@ -1724,6 +1722,20 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 		*slot = s;
 	}
 	return *slot;
+}
+
+const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java)
+{
+	struct jm_blob *b = blob_find(a, pc);
+
+	if (!b) {
+		dict_refresh(a);
+		b = blob_find(a, pc);
+	}
+	*ret_java = b && b->method_id;
+	if (!b)
+		return NULL;
+	return b->method_id ? jvm_agent__method_name(a, b->method_id, 0) : b->stub;
 }
 
 int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci)

@@ -83,6 +83,12 @@ const char *jvm_agent__class_name(struct jvm_agent *a, __u64 class_id);
 #define JVM_NAME_DOTTED 1u /* java.lang.String.hashCode instead of java/lang/String.hashCode */
 /* "pkg/Class.method"; NULL when the id is unknown. Valid until jvm_agent__free(). */
 const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigned int flags);
+/*
+ * What the JVM's code at pc is, from its dictionary: the compiled method's name as
+ * jvm_agent__method_name gives it (*ret_java true), or a stub's name ("Interpreter",
+ * "StubRoutines (1)"); NULL when no code the dictionary announced holds pc.
+ */
+const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java);
 /* source line of bci in method, or -1 when unknown */
 int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci);
 /* Java thread name of a thread id (JVM namespace), NULL when unknown */

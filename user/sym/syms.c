@@ -69,6 +69,7 @@ struct pid_state {
 	__u64 maps_read_ns;
 	struct perfmap *pm; /* NULL until a perf map was found */
 	__u64 pm_read_ns;
+	bool no_perfmap; /* its JIT code is named elsewhere (the JVM's agent): never read one */
 };
 
 /* open-addressing hash set of pointers */
@@ -541,6 +542,8 @@ static void load_perfmap(struct syms *s, struct pid_state *ps)
 	int fd, err;
 
 	ps->pm_read_ns = mono_ns();
+	if (ps->no_perfmap)
+		return;
 	if (s->pm_bytes >= SYMS_MAX_PERFMAP_BYTES) {
 		s->stats.perfmap_over_budget++;
 		return;
@@ -643,6 +646,42 @@ void syms__free_dropped(struct syms *s)
 	s->ndead = 0;
 }
 
+/* names from ps's perf map may still be held by callers: the map waits for syms__free_dropped */
+static int park_perfmap(struct syms *s, struct pid_state *ps)
+{
+	if (!ps->pm)
+		return 0;
+	if (s->ndead == s->cap_dead) {
+		size_t cap = s->cap_dead ? s->cap_dead * 2 : 16;
+		struct perfmap **nd = reallocarray(s->dead_pms, cap, sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		s->dead_pms = nd;
+		s->cap_dead = cap;
+	}
+	s->dead_pms[s->ndead++] = ps->pm;
+	ps->pm = NULL;
+	return 0;
+}
+
+void syms__perfmap_off(struct syms *s, __u32 pid)
+{
+	bool found;
+	size_t i;
+
+	if (!s)
+		return;
+	i = pid_index(s, pid, &found);
+	if (!found) {
+		if (syms__add_pid(s, pid))
+			return;
+		i = pid_index(s, pid, &found);
+	}
+	s->pids[i]->no_perfmap = true;
+	(void)park_perfmap(s, s->pids[i]); /* out of memory: the map stays, unread again */
+}
+
 void syms__drop_pid(struct syms *s, __u32 pid)
 {
 	struct pid_state *ps;
@@ -656,20 +695,8 @@ void syms__drop_pid(struct syms *s, __u32 pid)
 		return;
 	s->generation++;
 	ps = s->pids[i];
-	/* names from its perf map may still be held by callers: park the map */
-	if (ps->pm) {
-		if (s->ndead == s->cap_dead) {
-			size_t cap = s->cap_dead ? s->cap_dead * 2 : 16;
-			struct perfmap **nd = reallocarray(s->dead_pms, cap, sizeof(*nd));
-
-			if (!nd)
-				return; /* keep the pid rather than free live names */
-			s->dead_pms = nd;
-			s->cap_dead = cap;
-		}
-		s->dead_pms[s->ndead++] = ps->pm;
-		ps->pm = NULL;
-	}
+	if (park_perfmap(s, ps))
+		return; /* keep the pid rather than free live names */
 	pid_state_free(ps);
 	memmove(&s->pids[i], &s->pids[i + 1], (s->npids - i - 1) * sizeof(*s->pids));
 	s->npids--;

@@ -50,6 +50,13 @@ int syms__kernel(struct syms *s, __u64 addr, struct jp_sym *ret);
  */
 int syms__add_pid(struct syms *s, __u32 pid);
 
+/*
+ * pid's JIT code is named by someone else (its JVM's agent): its perf map is never read
+ * again, and the one read is freed by syms__free_dropped. Anonymous code then resolves
+ * to no name.
+ */
+void syms__perfmap_off(struct syms *s, __u32 pid);
+
 /* Forgets a pid (its maps are re-read on next use), e.g. after exec. */
 void syms__drop_pid(struct syms *s, __u32 pid);
 /*
