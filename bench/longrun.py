@@ -31,13 +31,22 @@ children = []
 
 
 def cleanup():
-    for p in children:
-        if p.poll() is None:
+    # SIGTERM first: a JVM that exits runs its agent's exit hook, which removes its files
+    # from /tmp (a SIGKILL leaves 4-8 MB a JVM behind)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for p in children:
+            if p.poll() is not None and sig == signal.SIGKILL:
+                continue  # reaped: its group id may be another's by now
             try:
-                os.killpg(p.pid, signal.SIGKILL)
+                os.killpg(p.pid, sig)
             except OSError:
                 pass
-            p.wait()
+        deadline = time.monotonic() + 10
+        for p in children:
+            try:
+                p.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
     children.clear()
 
 
