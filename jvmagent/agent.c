@@ -6,7 +6,8 @@
  * Options: comma-separated signo=N (the signal to answer on: SIGURG, SIGWINCH or a
  * real-time one; default: SIGURG if free, see jpa_stacks_start), depth=N (frames per trace, 1..4096, default 2048), ring=KB (data
  * area, rounded up to a power of two, 64..65536), dir=PATH (instead of /tmp; tests only),
- * recompile (see jpa_recompile), testfault=N (TESTS ONLY: every Nth stack walk faults on
+ * recompile (see jpa_recompile), perfmap (also write /tmp/perf-<pid>.map of the JIT code, for
+ * perf and other tools; jprof names JIT code from the dictionary), testfault=N (TESTS ONLY: every Nth stack walk faults on
  * purpose inside the protected region, to show the fault is caught and reported).
  */
 #include <ctype.h>
@@ -31,6 +32,7 @@ struct jpa_opts {
 	__u32 ring_bytes;
 	int recompile; /* on attach: have all compiled code recompiled (see jpa_recompile) */
 	int nofallback; /* AGCT alone: no fallback walk where it fails */
+	int perfmap; /* write /tmp/perf-<pid>.map for other tools */
 	__u32 testfault; /* tests only: every Nth walk faults on purpose */
 	unsigned int events; /* JPA_EV_*: lock, alloc, live */
 	__u32 alloc_interval; /* alloc=BYTES: heap sampling interval */
@@ -132,6 +134,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 			err = parse_u32(eq + 1, len - 6, 1, 1u << 30, &o->alloc_interval);
 		} else if (len == 10 && !strncmp(s, "nofallback", 10)) {
 			o->nofallback = 1;
+		} else if (len == 7 && !strncmp(s, "perfmap", 7)) {
+			o->perfmap = 1;
 		} else if (!eq) {
 			err = -EINVAL;
 		} else if (!strncmp(s, "signo=", 6)) {
@@ -154,7 +158,7 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		}
 		if (err) {
 			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
-				"lock,alloc[=BYTES],live,nofallback,testfault=N), not starting",
+				"lock,alloc[=BYTES],live,nofallback,perfmap,testfault=N), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -598,8 +602,12 @@ static int start(JavaVM *vm, const char *options, int attached)
 			__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
 		return err;
 	}
-	/* the perf map is a bonus: without it BPF-only stacks lose JIT names */
-	err = jpa_perfmap_open(opts.dir, pid);
+	/*
+	 * Only when asked: jprof names JIT code from the dictionary, and a perf map costs
+	 * JVMTI calls per compiled method and a file left in /tmp after the JVM (perf reads
+	 * it after the fact)
+	 */
+	err = opts.perfmap ? jpa_perfmap_open(opts.dir, pid) : 0;
 	if (err)
 		jpa_log("cannot create %s/perf-%u.map: %s, continuing without it", opts.dir, pid,
 			strerror(-err));

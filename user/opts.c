@@ -19,6 +19,7 @@ enum {
 	OPT_AGENT,
 	OPT_VERSION,
 	OPT_RECOMPILE,
+	OPT_PERF_MAP,
 	OPT_MIN_BLOCK,
 	OPT_SLOW,
 	OPT_TID,
@@ -53,6 +54,7 @@ static const struct option long_opts[] = {
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "agent", required_argument, NULL, OPT_AGENT },
 	{ "recompile", no_argument, NULL, OPT_RECOMPILE },
+	{ "perf-map", no_argument, NULL, OPT_PERF_MAP },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "slow", required_argument, NULL, OPT_SLOW },
 	{ "tid", required_argument, NULL, OPT_TID },
@@ -125,6 +127,8 @@ void opts_usage(FILE *f)
 	      "      --agent PATH      the JVM agent library (default: beside jprof)\n"
 	      "      --recompile       on attach, have the JIT recompile code compiled before it,\n"
 	      "                        so inlined frames are exact there too (a short slowdown)\n"
+	      "      --perf-map        agents loaded now also write /tmp/perf-PID.map, so perf and\n"
+	      "                        other tools name JIT code (the file stays after the JVM)\n"
 	      "      --lock-threshold NS  -e lock: only monitor waits of at least NS (default 0)\n"
 	      "      --alloc-interval BYTES  -e alloc/live: mean bytes between samples (512 KiB)\n"
 	      "\n"
@@ -439,6 +443,9 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case OPT_RECOMPILE:
 			o->recompile = true;
+			break;
+		case OPT_PERF_MAP:
+			o->perf_map = true;
 			break;
 		case OPT_NO_BOOST:
 			o->no_boost = true;

@@ -37,6 +37,7 @@ struct jp_opts {
 	unsigned int events;	/* bit per JP_EV_* */
 	bool per_pid, per_thread, no_attach, dotted, lines, verbose;
 	bool recompile;		  /* --recompile: have code compiled before the attach recompiled */
+	bool perf_map;		  /* --perf-map: agents loaded now write perf maps for other tools */
 	bool no_boost;		  /* --no-boost: keep the scheduling priority jprof was started with */
 	bool json;		  /* -f json: the syscall table as JSON */
 	unsigned int min_block_us; /* --min-block, off-CPU threshold (default 100) */

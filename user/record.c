@@ -1110,6 +1110,8 @@ static const char *agent_options(const struct jp_opts *o, char *buf, size_t size
 	buf[0] = '\0';
 	if (o->recompile)
 		w += (size_t)snprintf(buf + w, size - w, "recompile,");
+	if (o->perf_map && w < size)
+		w += (size_t)snprintf(buf + w, size - w, "perfmap,");
 	/*
 	 * Blocked time needs them too: a thread blocked entering a monitor is not walkable,
 	 * the wait's Java stack comes from MonitorContendedEnter (join.c add_monitor_wait).

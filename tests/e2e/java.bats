@@ -253,6 +253,25 @@ complete_pct() {
 	kill -0 "$JPID"
 }
 
+@test "the agent names JIT code of samples without a Java stack; a perf map only with --perf-map" {
+	# testfault=1: every stack walk faults on purpose, so no sample has a Java stack
+	start_java "$JDK17" split 20 -agentpath:"$JPROF_AGENT"=testfault=1
+	rm -f "/tmp/perf-$JPID.map"
+	run -0 "$JPROF" record --no-attach -p "$JPID" -F 199 -d 3 -o "$OUT/nj.folded"
+	echo "$output"
+	[[ ! -e /tmp/perf-$JPID.map ]]
+	# the JIT frames of the native walk, named by the agent's dictionary (no perf map read)
+	grep -E '^java;\[no Java stack[^;]*\];.*JavaHot\.[a-zA-Z]+_\[j\]' "$OUT/nj.folded"
+	kill_jpid
+	# the agent loaded by an attach of --perf-map writes one, for perf and other tools
+	start_java "$JDK17" split 20
+	rm -f "/tmp/perf-$JPID.map"
+	run -0 "$JPROF" record --perf-map -p "$JPID" -F 199 -d 2 -o "$OUT/pm.folded"
+	grep -q 'JavaHot::' "/tmp/perf-$JPID.map"
+	rm -f "/tmp/perf-$JPID.map"
+	grep -Eq ';JavaHot\.[a-zA-Z]+_\[j\] [0-9]+$' "$OUT/pm.folded"
+}
+
 @test "--no-attach: no agent loaded, JIT frames named from jcmd's perf map" {
 	start_java "$JDK17" split 20
 	rm -f "/tmp/perf-$JPID.map"
