@@ -21,11 +21,7 @@ start_hot() {
 	require_jdk "$JDK17"
 	"$JDK17/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
 	JPID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q ready "$OUT/java.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$OUT/java.out"
+	wait_ready "$OUT/java.out" 10
 	sleep 1
 }
 

@@ -108,11 +108,7 @@ real_recording() {
 	[[ -f $APPS/JavaHot.class ]] || missing "test apps not built (make apps)"
 	"$home/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
 	JPID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q ready "$OUT/java.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$OUT/java.out"
+	wait_ready "$OUT/java.out" 10
 	sleep 1
 	run -0 "$JPROF" record -p "$JPID" -e cpu,offcpu -d 3 -o "$OUT/real.html"
 	drive "real-$tag" "$OUT/real.html" load shot:"real-$tag-load" search:JavaHot.spinA \

@@ -23,11 +23,7 @@ start_java() {
 	"$home/bin/java" "$@" -Djava.library.path="$APPS" -cp "$APPS" JavaHot "$mode" "$secs" \
 		>"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
 	JPID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q ready "$OUT/java.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$OUT/java.out"
+	wait_ready "$OUT/java.out" 10
 	sleep 1 # let the JIT compile the hot methods
 }
 

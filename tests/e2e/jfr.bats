@@ -37,11 +37,7 @@ start_hot() {
 	[[ -f $APPS/JavaHot.class ]] || { missing "JavaHot not built in $APPS (make apps)"; return; }
 	"$jdk/bin/java" -cp "$APPS" JavaHot split 60 >"$OUT/java.out" 2>&1 3>&- &
 	JPID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q ready "$OUT/java.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$OUT/java.out"
+	wait_ready "$OUT/java.out" 10
 	sleep 1
 }
 

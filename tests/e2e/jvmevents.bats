@@ -31,11 +31,7 @@ start_app() {
 	"$home/bin/java" -Xmx512m ${JVM_OPT:+"$JVM_OPT"} -cp "$APPS" "$cls" "$@" >"$OUT/app.out" \
 		2>"$OUT/app.err" 3>&- &
 	JPID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q ready "$OUT/app.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$OUT/app.out"
+	wait_ready "$OUT/app.out" 10
 }
 
 # ratio_ok GOT WANT PCT: |GOT - WANT| <= PCT% of WANT

@@ -41,11 +41,7 @@ start_load() {
 	nice -n 15 "$LOAD_JDK/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" ManyThreads "$THREADS" 600 \
 		>"$OUT/java.out" 2>&1 3>&- &
 	JPID=$!
-	for ((i = 0; i < 600; i++)); do
-		grep -q ready "$OUT/java.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$OUT/java.out"
+	wait_ready "$OUT/java.out" 60
 	sleep 2 # the JIT compiles the loop
 }
 

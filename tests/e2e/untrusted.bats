@@ -182,11 +182,7 @@ dict_bomb() {
 	PIDS+=($!)
 	jpid=$!
 	TMPS+=("/tmp/jprof-$jpid.ring" "/tmp/jprof-$jpid.dict" "/tmp/perf-$jpid.map")
-	for ((i = 0; i < 200; i++)); do
-		grep -q ready "$W/jvm.out" && break
-		sleep 0.1
-	done
-	grep -q ready "$W/jvm.out" || { cat "$W/jvm.out"; return 1; }
+	wait_ready "$W/jvm.out" || { cat "$W/jvm.out"; return 1; }
 	[[ -f /tmp/jprof-$jpid.dict ]]
 	"${AS_USER[@]}" "$APPS/dictbomb" "/tmp/jprof-$jpid.dict" 6
 	jprof_rss -p "$jpid" -F 199 -d 5 -o "$W/out.folded"

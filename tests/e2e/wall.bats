@@ -27,11 +27,7 @@ wall_mix() {
 		>"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
 	JPID=$!
 	JPID_SAVED=$JPID
-	for ((i = 0; i < 200; i++)); do
-		grep -q ready "$OUT/java.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$OUT/java.out"
+	wait_ready "$OUT/java.out"
 	sleep 1
 	"$JPROF" record -p "$JPID" -e wall -d 6 -o "$OUT/wall.folded" 2>"$OUT/jprof.err" 3>&- &
 	jp=$!
