@@ -983,9 +983,10 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 }
 
 /*
- * A frame in a JVM's code cache, named by its agent's dictionary (which also wrote the
- * perf map: it knows the same code, and is already read): false when it is not such a
- * frame. Code the dictionary does not know is a JIT frame without a name.
+ * A frame in a JVM's code cache, named by its agent's dictionary (it knows the code a perf
+ * map would, and is read anyway): false when it is not such a frame. An address in
+ * anonymous memory that no code holds (a frame-pointer walk gone astray in native code)
+ * is "[unknown]", as it was when no perf map named it: not a Java frame.
  */
 static bool push_agent_code(struct join *j, size_t *n, struct jvm_ent *e, __u32 pid, __u64 addr)
 {
@@ -996,7 +997,7 @@ static bool push_agent_code(struct join *j, size_t *n, struct jvm_ent *e, __u32 
 		return false;
 	name = jvm_agent__code_name(e->a, addr, &java);
 	if (!name)
-		push_loc(j, n, "[unknown]", "", false, JP_FK_JIT, addr, 0);
+		push_loc(j, n, "[unknown]", "", false, JP_FK_NATIVE, addr, 0);
 	else
 		push_loc(j, n, name, "", java, java ? JP_FK_JIT : JP_FK_JVM, addr, 0);
 	return true;

@@ -75,10 +75,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	jvm_agent__set_max_bytes(a, budget);
 	(void)jvm_agent__poll(a, NULL, NULL);
-	/* every 8-byte window is a candidate method id; 4-byte ones thread ids */
+	/* every 8-byte window is a candidate method id and code address; 4-byte ones thread ids */
 	for (i = 0; i + 8 <= size && i < 4096; i++) {
 		__u64 id;
 		__u32 tid;
+		bool java;
 
 		memcpy(&id, data + i, sizeof(id));
 		memcpy(&tid, data + i, sizeof(tid));
@@ -86,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)jvm_agent__line(a, id, (__s32)(i * 3));
 		(void)jvm_agent__thread_name(a, tid);
 		(void)jvm_agent__class_name(a, id);
+		(void)jvm_agent__code_name(a, id, &java);
 	}
 	jvm_agent__stats(a, &st);
 	if (st.bytes > budget)
