@@ -4,11 +4,12 @@
  * the JVMTI event wiring. Fails soft: one "jprof agent: ..." line on stderr, the JVM runs on.
  *
  * Options: comma-separated signo=N (the signal to answer on: SIGURG, SIGWINCH or a
- * real-time one; default: SIGURG if free, see jpa_stacks_start), depth=N (frames per trace, 1..4096, default 2048), ring=KB (data
- * area, rounded up to a power of two, 64..65536), dir=PATH (instead of /tmp; tests only),
- * recompile (see jpa_recompile), perfmap (also write /tmp/perf-<pid>.map of the JIT code, for
- * perf and other tools; jprof names JIT code from the dictionary), testfault=N (TESTS ONLY: every Nth stack walk faults on
- * purpose inside the protected region, to show the fault is caught and reported).
+ * real-time one; default: SIGURG if free, see jpa_stacks_start), depth=N (frames per
+ * trace, 1..4096, default 2048), ring=KB (data area, rounded up to a power of two,
+ * 64..65536), dir=PATH (instead of /tmp; tests only), recompile (see jpa_recompile),
+ * perfmap (also write /tmp/perf-<pid>.map of the JIT code, for perf and other tools; jprof
+ * names JIT code from the dictionary), testfault=N (TESTS ONLY: every Nth stack walk faults
+ * on purpose inside the protected region, to show the fault is caught and reported).
  */
 #include <ctype.h>
 #include <dirent.h>
