@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // H2Bench.java: a real application's throughput: JDBC transactions on H2 (Debian libh2-java).
 //
-// Usage: java -cp h2.jar:DIR H2Bench THREADS SECS. Creates an in-memory H2 database with an
-// index, warms up for 3 s, prints "ready", waits for a line on stdin (the profiler is up),
-// then every thread runs transactions (insert a row, query a range by the index, update one
-// row) on its own connection for SECS seconds; prints "ops_per_s=N" (transactions per second).
+// Usage: java -cp h2.jar:DIR H2Bench THREADS SECS [KEEP]. Creates an in-memory H2 database
+// with an index, warms up for 3 s, prints "ready", waits for a line on stdin (the profiler is
+// up), then every thread runs transactions (insert a row, query a range by the index, update
+// one row) on its own connection for SECS seconds; prints "ops_per_s=N" (transactions per
+// second). KEEP > 0: each transaction also deletes the thread's row of KEEP transactions
+// before, so the table stays at THREADS x KEEP rows and a long run keeps a steady heap (without
+// it the in-memory table grows until the heap is full).
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.sql.Connection;
@@ -17,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public class H2Bench {
 	static final String URL = "jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1";
 	static volatile long until;
+	static long keep;
 	static final AtomicLong ops = new AtomicLong();
 
 	static long work(Connection c, int id, long n0, boolean count) throws Exception {
@@ -25,6 +29,7 @@ public class H2Bench {
 		PreparedStatement sel = c.prepareStatement(
 			"SELECT COUNT(*), SUM(LENGTH(v)) FROM t WHERE k BETWEEN ? AND ?");
 		PreparedStatement upd = c.prepareStatement("UPDATE t SET v = ? WHERE id = ?");
+		PreparedStatement del = c.prepareStatement("DELETE FROM t WHERE id = ?");
 		long n = n0, sum = 0;
 		while (System.nanoTime() < until) {
 			long key = (long)id << 40 | n;
@@ -40,8 +45,12 @@ public class H2Bench {
 					sum += r.getLong(1);
 			}
 			upd.setString(1, "updated " + n);
-			upd.setLong(2, (long)id << 40 | (n / 2));
+			upd.setLong(2, (long)id << 40 | (keep > 0 ? n - keep / 2 : n / 2));
 			upd.executeUpdate();
+			if (keep > 0 && n >= keep) {
+				del.setLong(1, (long)id << 40 | (n - keep));
+				del.executeUpdate();
+			}
 			n++;
 			if (count)
 				ops.incrementAndGet();
@@ -52,6 +61,7 @@ public class H2Bench {
 	public static void main(String[] args) throws Exception {
 		int threads = Integer.parseInt(args[0]);
 		int secs = Integer.parseInt(args[1]);
+		keep = args.length > 2 ? Long.parseLong(args[2]) : 0;
 		Connection setup = DriverManager.getConnection(URL);
 		try (Statement s = setup.createStatement()) {
 			s.execute("CREATE TABLE t(id BIGINT PRIMARY KEY, k INT, v VARCHAR(100))");
