@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* profile.c: the aggregate trie (sorted child arrays, interned names), merge and folded reader. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,9 +255,9 @@ static int frame_cmp(const char *name, enum jp_frame_kind kind, const struct pro
 	return (int)kind - (int)n->kind;
 }
 
-/* binary search among parent's children; *ret_pos is the insertion point when not found */
-static struct profile_node *kid_find(const struct profile_node *parent, const char *name,
-				     enum jp_frame_kind kind, __u32 *ret_pos)
+/* binary search among parent's children: true and its place, or false and the insertion point */
+static bool kid_index(const struct profile_node *parent, const char *name, enum jp_frame_kind kind,
+		      __u32 *ret_pos)
 {
 	__u32 lo = 0, hi = parent->nkids;
 
@@ -264,15 +265,24 @@ static struct profile_node *kid_find(const struct profile_node *parent, const ch
 		__u32 mid = lo + (hi - lo) / 2;
 		int c = frame_cmp(name, kind, kid_at(parent, mid));
 
-		if (!c)
-			return kid_at(parent, mid);
+		if (!c) {
+			*ret_pos = mid;
+			return true;
+		}
 		if (c < 0)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	*ret_pos = lo;
-	return NULL;
+	return false;
+}
+
+/* the child (name, kind) of parent, or NULL with *ret_pos its insertion point */
+static struct profile_node *kid_find(const struct profile_node *parent, const char *name,
+				     enum jp_frame_kind kind, __u32 *ret_pos)
+{
+	return kid_index(parent, name, kind, ret_pos) ? kid_at(parent, *ret_pos) : NULL;
 }
 
 static struct profile_node *kid_get(struct profile *p, struct profile_node *parent,
@@ -413,11 +423,8 @@ int profile__walk(const struct profile *p, profile_walk_fn fn, void *ctx)
 		}
 		ret = 0;
 		/* the next sibling of the node or of its nearest ancestor that has one */
-		while (depth && !profile_node__next(path[depth - 1]))
-			depth--;
-		if (!depth)
-			break;
-		n = profile_node__next(path[--depth]);
+		for (n = NULL; depth && !n; depth--)
+			n = profile_node__next(path[depth - 1]);
 	}
 	free(path);
 	return ret;
@@ -432,22 +439,11 @@ const struct profile_node *profile_node__child(const struct profile_node *n)
 const struct profile_node *profile_node__next(const struct profile_node *n)
 {
 	const struct profile_node *p = n->parent;
-	__u32 lo = 0, hi = p ? p->nkids : 0;
+	__u32 pos;
 
-	if (hi < 2)
+	if (!p || p->nkids < 2 || !kid_index(p, n->name, n->kind, &pos) || pos + 1 == p->nkids)
 		return NULL;
-	while (lo < hi) {
-		__u32 mid = lo + (hi - lo) / 2;
-		int c = frame_cmp(n->name, n->kind, p->kids.arr[mid]);
-
-		if (!c)
-			return mid + 1 < p->nkids ? p->kids.arr[mid + 1] : NULL;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
+	return p->kids.arr[pos + 1];
 }
 
 const struct profile_node *profile_node__parent(const struct profile_node *n)
@@ -487,7 +483,7 @@ __u64 profile_node__self(const struct profile_node *n)
 static int merge_pass(struct profile *dst, const struct profile *src, profile_map_fn map, void *ctx,
 		      int adding)
 {
-	const struct profile_node *s = profile_node__child(&src->root);
+	const struct profile_node *s = profile_node__child(&src->root), *next;
 	struct profile_node *d = &dst->root, *dc;
 	struct jp_frame f;
 	__u32 pos;
@@ -518,14 +514,13 @@ static int merge_pass(struct profile *dst, const struct profile *src, profile_ma
 			d = dc;
 			continue;
 		}
-		while (s && !profile_node__next(s)) {
+		/* the next sibling of s or of its nearest ancestor below the root */
+		for (next = profile_node__next(s); !next && s->parent != &src->root;
+		     next = profile_node__next(s)) {
 			s = s->parent;
 			d = d->parent;
-			if (s == &src->root)
-				s = NULL;
 		}
-		if (s)
-			s = profile_node__next(s);
+		s = next;
 	}
 	if (adding) {
 		dst->root.self = sat_add(dst->root.self, src->root.self);
