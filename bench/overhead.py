@@ -114,6 +114,8 @@ def stop_jprof(p, t0, err, ready):
 def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
     extra = {}
     cmd = list(workload_cmd)
+    # "again": the baseline run a second time in the same round; its ratio is the noise
+    # that any other configuration's ratio has to stand out of
     if config == "jfr":
         jfr = os.path.join(tmp, "rec.jfr")
         cmd.insert(1, f"-XX:StartFlightRecording=settings=profile,filename={jfr}")
@@ -188,9 +190,12 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0,
                     help="multiplies each workload's fixed amount of work (quick runs: < 1)")
     ap.add_argument("--json", help="write the figures here")
-    ap.add_argument("--java-configs", default="baseline,jprof@99,jprof@999,jfr",
+    ap.add_argument("--c-configs", default="baseline,again,jprof@99,jprof@999,perf@999",
+                    help="the C workload's configurations, comma-separated: baseline, again "
+                    "(the baseline once more: the noise), jprof@HZ, perf@HZ")
+    ap.add_argument("--java-configs", default="baseline,again,jprof@99,jprof@999,jfr",
                     help="the Java workload's configurations, comma-separated: baseline, "
-                    "jprof@HZ, jprof-native@HZ (no agent: BPF and jprof alone), jfr")
+                    "again, jprof@HZ, jprof-native@HZ (no agent: BPF and jprof alone), jfr")
     ap.add_argument("--pid-only", action="store_true",
                     help="jprof -p WORKLOAD, not -a (a host shared with other JVMs)")
     a = ap.parse_args()
@@ -207,10 +212,12 @@ def main():
                                "-o", cwork])
         subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/JavaWork.java")])
         if a.only in (None, "c"):
-            refs = ["perf@999"] if shutil.which("perf") else []
+            cfgs = a.c_configs.split(",")
+            if not shutil.which("perf"):
+                cfgs = [c for c in cfgs if not c.startswith("perf")]
             out["c"] = bench("C workload (2 threads, fixed work)",
-                             [cwork, "2", str(int(7000000000 * a.scale))],
-                             ["baseline", "jprof@99", "jprof@999"] + refs, a.runs, jprof, tmp)
+                             [cwork, "2", str(int(7000000000 * a.scale))], cfgs, a.runs, jprof,
+                             tmp)
         if a.only in (None, "java"):
             out["java"] = bench("Java workload (2 threads, fixed work)",
                                 [a.java, "-cp", tmp, "JavaWork", "2", str(int(3000 * a.scale))],

@@ -118,9 +118,16 @@ def ratio_line(name, res, configs, better):
         if c in res and c != "baseline":
             r, rs = res[c]["median_ratio"], res[c]["ratios"]
             # the spread says how much a loaded host's drift leaves of the median
-            parts.append(f"{c} x{r:.3f} [{min(rs):.2f}..{max(rs):.2f}]")
+            label = "baseline again (the noise)" if c == "again" else c
+            parts.append(f"{label} x{r:.3f} [{min(rs):.2f}..{max(rs):.2f}]")
     say(f"{name}: " + ", ".join(parts) + f" (median [min..max] ratio to the same round's baseline; "
         f"{better}; {res['rounds']} rounds)")
+    if "again" in res and "jprof@99" in res:
+        # "within noise": jprof's median ratio inside the range the baseline's own repeat spans
+        lo, hi = min(res["again"]["ratios"]), max(res["again"]["ratios"])
+        r = res["jprof@99"]["median_ratio"]
+        say(f"  jprof@99 x{r:.3f} is {'within' if lo <= r <= hi else 'outside'} the baseline's "
+            f"own spread [{lo:.3f}..{hi:.3f}]")
 
 
 # --- parts ---------------------------------------------------------------------------------
@@ -132,8 +139,8 @@ def part_overhead(a, tmp):
                 a.java, "--json", js] + (["--pid-only"] if a.pid_only else []), 3600)
     with open(js) as f:
         res = json.load(f)
-    for k, cfgs in (("c", ["jprof@99", "jprof@999", "perf@999"]),
-                    ("java", ["jprof@99", "jprof@999", "jfr"])):
+    for k, cfgs in (("c", ["again", "jprof@99", "jprof@999", "perf@999"]),
+                    ("java", ["again", "jprof@99", "jprof@999", "jfr"])):
         if k in res:
             ratio_line(f"overhead {k} wall", res[k], cfgs, "lower is better")
             for c in ("jprof@99", "jprof@999"):
@@ -176,9 +183,10 @@ def part_h2(a, tmp):
     secs = 3 if a.quick else 8
     res = overhead.bench(f"H2 JDBC transactions, 2 threads, {secs} s",
                          [a.java, "-Xmx256m", "-cp", f"{H2_JAR}:{tmp}", "H2Bench", "2",
-                          str(secs)], ["baseline", "jprof@99", "jprof@999", "jfr"],
+                          str(secs)], ["baseline", "again", "jprof@99", "jprof@999", "jfr"],
                          2 if a.quick else 3, a.jprof, tmp, key="ops_per_s")
-    ratio_line("H2 throughput", res, ["jprof@99", "jprof@999", "jfr"], "higher is better")
+    ratio_line("H2 throughput", res, ["again", "jprof@99", "jprof@999", "jfr"],
+               "higher is better")
     return res
 
 
