@@ -141,6 +141,7 @@ def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
         ms = finish_workload(w, key)
         extra = stop_jprof(jp, t0, err, ready)
     else:
+        time.sleep(1.0)  # the pause a profiled run has too: configurations differ only by it
         ms = finish_workload(w, key)
     return ms, extra
 
