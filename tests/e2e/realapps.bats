@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # realapps.bats: complete Java stacks on real applications: JIT-heavy work (javac on java.util),
-# VM stubs (a Math loop), and the H2 SQL database under a contended JDBC load.
+# VM stubs (a Math loop), the H2 SQL database under a contended JDBC load, and Ruby on JRuby
+# (bytecode it generates at run time, invokedynamic and LambdaForms in every call).
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -172,6 +173,52 @@ math_run() {
 	# the fallback's own faults: counted by the agent beyond the AGCT walks' faults
 	((${agent_faults:-0} > ${walk_faults:-0} && ${unknown:-0} > 0))
 	grep -Eq "^jprof: JVM $pid \(java\): .*fallback walker: [1-9][0-9]* of [0-9]+ AGCT failures recovered" <<<"$REPORT"
+}
+
+# ruby_run JDK_HOME: Debian's JRuby runs tests/apps/ruby_work.rb (recursion, blocks, a Hash)
+# for 14 s on JDK_HOME; jprof attaches once it is warm and records 8 s at 999 Hz. JRuby
+# compiles Ruby methods to JVM classes at run time and calls them through invokedynamic
+# call sites and LambdaForms: Java stacks of 40 and more frames, most of them generated
+ruby_run() {
+	local home=$1 pid rc=0 ruby all
+	require_jdk "$home"
+	command -v jruby >/dev/null || { missing "JRuby (Debian: jruby)"; return; }
+	(cd "$OUT" && JAVA_HOME=$home exec jruby "$BATS_TEST_DIRNAME/../apps/ruby_work.rb" 14 \
+		>"$OUT/ruby.out" 2>&1 3>&-) &
+	JPID=$!
+	wait_ready "$OUT/ruby.out" 30
+	run -0 "$JPROF" record -p "$JPID" -F 999 -d 8 -o "$OUT/r.folded"
+	REPORT=$output
+	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
+	pid=$JPID
+	pct=$(complete_pct)
+	wait "$JPID" || rc=$?
+	JPID=
+	((rc == 0)) || { cat "$OUT/ruby.out"; echo "jruby exited $rc"; return 1; }
+	grep -q '^done [0-9]' "$OUT/ruby.out"
+	[[ ! -e $OUT/hs_err_pid$pid.log ]]
+	if grep -a 'jprof agent' "$OUT/ruby.out"; then return 1; fi
+	# the Ruby methods themselves, as the classes JRuby made of them, hold most samples
+	ruby=$(folded_sum 'ruby_work\.RUBY\$(method\$(fib|words)|block\$words)\$[0-9]+_\[[ji0]\]' \
+		"$OUT/r.folded")
+	all=$(folded_total "$OUT/r.folded")
+	echo "samples in Ruby's fib and words: $ruby of $all"
+	((ruby * 2 > all))
+	# whole stacks: they start at JRuby's main, through the generated frames
+	awk '/_\[[ji0]\]/ && !/\[no Java stack/ {
+			t += $NF; if ($0 ~ /^java;org\/jruby\/Main\.main_\[/) r += $NF }
+		END { printf "Java stacks rooted at org/jruby/Main.main: %d of %d\n", r, t
+			exit !(t > 0 && r * 100 >= t * 98) }' "$OUT/r.folded"
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
+}
+
+@test "jdk17 JRuby (Ruby compiled at run time), -p: >= 95% complete Java stacks, Ruby's methods" {
+	ruby_run "$JDK17"
+}
+
+@test "jdk25 JRuby (Ruby compiled at run time), -p: >= 95% complete Java stacks, Ruby's methods" {
+	ruby_run "$JDK25"
 }
 
 # H2 (Debian libh2-java), a real SQL database, under a JDBC load with real lock contention:
