@@ -457,6 +457,59 @@ TEST(code_named_by_address)
 	fixture_fini(&f);
 }
 
+static const char *norm(const char *in, char *buf)
+{
+	strcpy(buf, in);
+	EXPECT_EQ(jvm_agent__hidden_class_norm(buf, strlen(buf)), strlen(buf));
+	return buf;
+}
+
+/* hidden classes lose their address, JDK 17 lambdas their number; other names stay */
+TEST(hidden_class_names_without_addresses)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	char b[128];
+	size_t at;
+
+	EXPECT_STREQ(norm("java/lang/invoke/LambdaForm$MH.0x00007fa6584b4000", b),
+		     "java/lang/invoke/LambdaForm$MH");
+	EXPECT_STREQ(norm("pkg/Foo$$Lambda$14.0x0000000800c01234", b), "pkg/Foo$$Lambda");
+	EXPECT_STREQ(norm("pkg/Foo$$Lambda.0x000001a2b3c4d000", b), "pkg/Foo$$Lambda");
+	EXPECT_STREQ(norm("pkg/Foo$$Lambda$14", b), "pkg/Foo$$Lambda");
+	EXPECT_STREQ(norm("pkg/Cafe", b), "pkg/Cafe");
+	EXPECT_STREQ(norm("pkg/Face.0x", b), "pkg/Face.0x");
+	EXPECT_STREQ(norm("pkg/Lambda$14", b), "pkg/Lambda$14");
+	EXPECT_STREQ(norm("Foo$$Lambda$", b), "Foo$$Lambda$");
+	EXPECT_STREQ(norm(".0x12", b), "");
+	EXPECT_STREQ(norm("", b), "");
+
+	/* two LambdaForms of one JVM: one name, interned once, for both classes' methods */
+	fixture_init(&f);
+	at = d_begin(&f, JP_DICT_CLASS);
+	d_u16(&f, 51);
+	d_u16(&f, 0);
+	d_u32(&f, 1);
+	d_put(&f, "Ljava/lang/invoke/LambdaForm$MH.0x00007fa6584b4000;", 51);
+	d_method(&f, 0x501, "invoke", 0);
+	d_end(&f, at);
+	at = d_begin(&f, JP_DICT_CLASS);
+	d_u16(&f, 51);
+	d_u16(&f, 0);
+	d_u32(&f, 1);
+	d_put(&f, "Ljava/lang/invoke/LambdaForm$MH.0x00007fa658521000;", 51);
+	d_method(&f, 0x502, "invoke", 0);
+	d_end(&f, at);
+	flush_dict(&f, f.dlen);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_STREQ(jvm_agent__method_name(a, 0x501, 0), "java/lang/invoke/LambdaForm$MH.invoke");
+	EXPECT_STREQ(jvm_agent__method_name(a, 0x502, JVM_NAME_DOTTED),
+		     "java.lang.invoke.LambdaForm$MH.invoke");
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
 TEST(uncommitted_record_waits)
 {
 	struct fixture f;

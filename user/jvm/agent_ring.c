@@ -8,6 +8,7 @@
  * The ring is read with pread/pwrite, not mmap: the JVM owns the file and could shrink
  * it under a mapping, which would SIGBUS jprof; a short pread is just a malformed read.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -422,54 +423,86 @@ static __u64 str_hash(const unsigned char *p, size_t n)
  * The interned copy of n bytes at the cursor (cleaned as cur_str does), made once per
  * distinct string for the agent's lifetime. NULL (c->bad set) when out of budget.
  */
-static const char *cur_istr(struct jvm_agent *a, struct cur *c, size_t n)
+/* the interned copy of the n cleaned bytes at s (NUL-terminated); NULL when out of budget */
+static const char *intern(struct jvm_agent *a, const char *s, size_t n)
 {
-	__u64 h;
+	__u64 h = str_hash((const unsigned char *)s, n);
+	struct jm_str *js = NULL;
 	__u32 i;
-	struct jm_str *js;
-	char *tmp;
 
-	if (c->bad || c->left < n) {
-		c->bad = 1;
-		return NULL;
-	}
-	/* compare on the cleaned form: that is what is stored */
-	tmp = malloc(n + 1);
-	if (!tmp) {
-		c->bad = 1;
-		return NULL;
-	}
-	copy_clean(tmp, c->p, n);
-	h = str_hash((const unsigned char *)tmp, n);
-	if (!kv_get(&a->str_idx, h, n, &i) && i < a->n_strs && !memcmp(a->str_tab[i]->s, tmp, n)) {
-		free(tmp);
-		c->p += n;
-		c->left -= n;
+	if (!kv_get(&a->str_idx, h, n, &i) && i < a->n_strs && a->str_tab[i]->len == n &&
+	    !memcmp(a->str_tab[i]->s, s, n))
 		return a->str_tab[i]->s;
-	}
-	js = NULL;
 	if (!grow(a, (void **)&a->str_tab, &a->cap_strs, a->n_strs, sizeof(*a->str_tab)) &&
 	    !charge(a, sizeof(*js) + n + 1)) {
 		js = malloc(sizeof(*js) + n + 1);
 		if (!js)
 			uncharge(a, sizeof(*js) + n + 1);
 	}
-	if (!js) {
-		free(tmp);
-		c->bad = 1;
+	if (!js)
 		return NULL;
-	}
-	memcpy(js->s, tmp, n + 1);
-	free(tmp);
+	memcpy(js->s, s, n);
+	js->s[n] = '\0';
 	js->len = n;
 	js->next = a->strs;
 	a->strs = js;
 	/* a hash collision keeps the older entry indexed; the new string is still valid */
 	if (kv_get(&a->str_idx, h, n, &i) && !kv_put(a, &a->str_idx, h, n, (__u32)a->n_strs))
 		a->str_tab[a->n_strs++] = js;
+	return js->s;
+}
+
+/*
+ * The cleaned copy of the n bytes at the cursor in a malloc'd buffer, the cursor past
+ * them; NULL (c->bad set) when they are not there or memory is short.
+ */
+static char *cur_take(struct cur *c, size_t n)
+{
+	char *tmp;
+
+	if (c->bad || c->left < n || !(tmp = malloc(n + 1))) {
+		c->bad = 1;
+		return NULL;
+	}
+	copy_clean(tmp, c->p, n);
 	c->p += n;
 	c->left -= n;
-	return js->s;
+	return tmp;
+}
+
+static const char *cur_istr(struct jvm_agent *a, struct cur *c, size_t n)
+{
+	char *tmp = cur_take(c, n);
+	const char *s = tmp ? intern(a, tmp, n) : NULL;
+
+	free(tmp);
+	if (!s)
+		c->bad = 1;
+	return s;
+}
+
+/*
+ * A hidden class's name ends in its address in this JVM ("LambdaForm$MH.0x00007f3a9c2f1400",
+ * "Foo$$Lambda$14.0x0000000800c01234", JDK 17 also numbers lambdas): the same code gets
+ * another name in every JVM and every run, and a host's profile splits it as many ways.
+ * Both are dropped ("LambdaForm$MH", "Foo$$Lambda"); the frame below names the lambda's
+ * body. Returns the new length of s, shortened in place.
+ */
+size_t jvm_agent__hidden_class_norm(char *s, size_t n)
+{
+	size_t i = n, k;
+
+	while (i > 0 && isxdigit((unsigned char)s[i - 1]))
+		i--;
+	if (i >= 3 && i < n && s[i - 1] == 'x' && s[i - 2] == '0' && s[i - 3] == '.')
+		n = i - 3;
+	/* "$$Lambda$<digits>" at the end: the digits and their '$' go */
+	for (k = n; k > 0 && isdigit((unsigned char)s[k - 1]); k--)
+		;
+	if (k < n && k >= 9 && !memcmp(s + k - 9, "$$Lambda$", 9))
+		n = k - 1;
+	s[n] = '\0';
+	return n;
 }
 
 /* opening ------------------------------------------------------------------ */
@@ -940,18 +973,22 @@ out:
 	return NULL;
 }
 
-/* "Lpkg/Class;" is interned as "pkg/Class" */
+/* "Lpkg/Class;" is interned as "pkg/Class" (a hidden class without its address) */
 static const char *cur_class(struct jvm_agent *a, struct cur *c, size_t n)
 {
 	const char *cls;
 
+	char *tmp;
+
 	if (c->bad || c->left < n || n < 2 || c->p[0] != 'L' || c->p[n - 1] != ';')
 		return cur_istr(a, c, n);
-	c->p++;
-	c->left--;
-	cls = cur_istr(a, c, n - 2);
-	c->p += c->bad ? 0 : 1;
-	c->left -= c->bad ? 0 : 1;
+	tmp = cur_take(c, n);
+	if (!tmp)
+		return NULL;
+	cls = intern(a, tmp + 1, jvm_agent__hidden_class_norm(tmp + 1, n - 2));
+	free(tmp);
+	if (!cls)
+		c->bad = 1;
 	return cls;
 }
 

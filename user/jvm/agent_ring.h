@@ -89,6 +89,13 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
  * "StubRoutines (1)"); NULL when no code the dictionary announced holds pc.
  */
 const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java);
+/*
+ * A hidden class's name without the address this JVM gave it, and a JDK 17 lambda class's
+ * without its number ("Foo$$Lambda$14.0x0000000800c01234" is "Foo$$Lambda"): s (n bytes) is
+ * shortened in place and NUL-terminated; returns its new length. Class names from the
+ * dictionary come this way.
+ */
+size_t jvm_agent__hidden_class_norm(char *s, size_t n);
 /* source line of bci in method, or -1 when unknown */
 int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci);
 /* Java thread name of a thread id (JVM namespace), NULL when unknown */
