@@ -51,6 +51,15 @@ complete_pct() {
 	echo "$pct"
 }
 
+# rooted FILE ROOT_RE LABEL PERMILLE: whole stacks, not cut at a wrong guess of a walk: at
+# least PERMILLE of every 1000 samples with a Java stack in FILE match ROOT_RE (their root)
+rooted() {
+	RE=$2 awk -v label="$3" -v pm="$4" '/_\[[ji0]\]/ && !/\[no Java stack/ {
+			t += $NF; if ($0 ~ ENVIRON["RE"]) r += $NF }
+		END { printf "Java stacks rooted at %s: %d of %d\n", label, r, t
+			exit !(t > 0 && r * 1000 >= t * pm) }' "$1"
+}
+
 # javac_run JDK_HOME SRC_ZIP MODE(p|a): javac compiles java.util while jprof records it
 # at 999 Hz for 12 s: p: -p PID, the agent attached by jprof; a: -a, the agent loaded with
 # -J-agentpath. Checks javac's exit code, completeness >= 95% and javac's own frames.
@@ -87,10 +96,9 @@ javac_run() {
 	((n > 300))
 	# and the stacks are whole, not cut at a wrong guess of the fallback: javac's Java
 	# stacks start at its main (or a thread's run) in nearly every sample that has one
-	grep -E "^[^;]* \[$pid\];" "$OUT/j.folded" | awk '/_\[[ji0]\]/ && !/\[no Java stack/ {
-		t += $NF; if ($0 ~ /com\/sun\/tools\/javac\/Main\.main_|java\/lang\/Thread\.run/) r += $NF }
-		END { printf "Java stacks rooted at main or Thread.run: %d of %d\n", r, t
-			exit !(t > 0 && r * 100 >= t * 98) }'
+	grep -E "^[^;]* \[$pid\];" "$OUT/j.folded" >"$OUT/j.pid.folded"
+	rooted "$OUT/j.pid.folded" 'com/sun/tools/javac/Main\.main_|java/lang/Thread\.run' \
+		"main or Thread.run" 980
 	pct=$(JPID=$pid complete_pct)
 	echo "complete Java stacks: $pct%"
 	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
@@ -205,10 +213,7 @@ ruby_run() {
 	echo "samples in Ruby's fib and words: $ruby of $all"
 	((ruby * 2 > all))
 	# whole stacks: they start at JRuby's main, through the generated frames
-	awk '/_\[[ji0]\]/ && !/\[no Java stack/ {
-			t += $NF; if ($0 ~ /^java;org\/jruby\/Main\.main_\[/) r += $NF }
-		END { printf "Java stacks rooted at org/jruby/Main.main: %d of %d\n", r, t
-			exit !(t > 0 && r * 100 >= t * 98) }' "$OUT/r.folded"
+	rooted "$OUT/r.folded" '^java;org/jruby/Main\.main_\[' org/jruby/Main.main 980
 	# hidden classes (LambdaForms) by their names alone, one frame across JVMs and runs
 	grep -Eq ';java/lang/invoke/LambdaForm\$MH\.invoke[A-Za-z_]*_\[[ji0]\]' "$OUT/r.folded"
 	if grep -Eo '[A-Za-z$]+\.0x[0-9a-f]{8,}' "$OUT/r.folded" | head -3 | grep .; then return 1; fi
@@ -288,10 +293,7 @@ h2_cpu() {
 	echo "samples with H2's frames in a Java stack: $h2 of $all"
 	((h2 * 2 > all))
 	# whole stacks: every Java stack starts at Thread.run, none cut short by a wrong walk
-	awk '/_\[[ji0]\]/ && !/\[no Java stack/ {
-			t += $NF; if ($0 ~ /^java;java\/lang\/Thread\.run_\[/) r += $NF }
-		END { printf "Java stacks rooted at Thread.run: %d of %d\n", r, t
-			exit !(t > 0 && r * 1000 >= t * 998) }' "$OUT/h2.folded"
+	rooted "$OUT/h2.folded" '^java;java/lang/Thread\.run_\[' Thread.run 998
 	pct=$(JPID=$pid complete_pct)
 	echo "complete Java stacks (CPU, steady state): $pct%"
 	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
