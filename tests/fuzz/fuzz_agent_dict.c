@@ -36,6 +36,13 @@ static void put_ring(void)
 	close(fd);
 }
 
+/* the fixture's two files go with the process, not left in /tmp run after run */
+static void remove_files(void)
+{
+	unlink(ring_path);
+	unlink(dict_path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct jp_dict_hdr dh = {JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 1, 0};
@@ -48,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ring_path[0]) {
 		snprintf(ring_path, sizeof(ring_path), "/tmp/fuzz-dict-%d.ring", (int)getpid());
 		snprintf(dict_path, sizeof(dict_path), "/tmp/fuzz-dict-%d.dict", (int)getpid());
+		atexit(remove_files); /* libFuzzer ends a timed run with exit() */
 		put_ring();
 	}
 	if (size < 1)

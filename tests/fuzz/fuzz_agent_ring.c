@@ -64,6 +64,13 @@ static void put_file(const char *path, const void *p1, size_t n1, const void *p2
 	close(fd);
 }
 
+/* the fixture's two files go with the process, not left in /tmp run after run */
+static void remove_files(void)
+{
+	unlink(ring_path);
+	unlink(dict_path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned char ring[JP_RING_HDR_SIZE + DATA_SIZE];
@@ -78,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ring_path[0]) {
 		snprintf(ring_path, sizeof(ring_path), "/tmp/fuzz-agent-%d.ring", (int)getpid());
 		snprintf(dict_path, sizeof(dict_path), "/tmp/fuzz-agent-%d.dict", (int)getpid());
+		atexit(remove_files); /* libFuzzer ends a timed run with exit() */
 	}
 	if (size < 19)
 		return 0;
