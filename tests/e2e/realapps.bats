@@ -183,16 +183,18 @@ math_run() {
 	grep -Eq "^jprof: JVM $pid \(java\): .*fallback walker: [1-9][0-9]* of [0-9]+ AGCT failures recovered" <<<"$REPORT"
 }
 
-# ruby_run JDK_HOME: Debian's JRuby runs tests/apps/ruby_work.rb (recursion, blocks, a Hash)
-# for 14 s on JDK_HOME; jprof attaches once it is warm and records 8 s at 999 Hz. JRuby
-# compiles Ruby methods to JVM classes at run time and calls them through invokedynamic
-# call sites and LambdaForms: Java stacks of 40 and more frames, most of them generated
+# ruby_run JDK_HOME [JVM_OPTION]: Debian's JRuby runs tests/apps/ruby_work.rb (recursion,
+# blocks, a Hash) for 14 s on JDK_HOME; jprof attaches once it is warm and records 8 s at 999
+# Hz. JRuby compiles Ruby methods to JVM classes at run time and calls them through
+# invokedynamic call sites and LambdaForms: Java stacks of 40 and more frames, most of them
+# generated. -XX:+UseZGC: many samples in allocation slow paths (C2 runtime stubs calling
+# into ZGC), 90-93% complete before the fallback walked them
 ruby_run() {
-	local home=$1 pid rc=0 ruby all
+	local home=$1 opts=${2:-} pid rc=0 ruby all
 	require_jdk "$home"
 	command -v jruby >/dev/null || { missing "JRuby (Debian: jruby)"; return; }
-	(cd "$OUT" && JAVA_HOME=$home exec jruby "$BATS_TEST_DIRNAME/../apps/ruby_work.rb" 14 \
-		>"$OUT/ruby.out" 2>&1 3>&-) &
+	(cd "$OUT" && JAVA_HOME=$home JAVA_OPTS=$opts \
+		exec jruby "$BATS_TEST_DIRNAME/../apps/ruby_work.rb" 14 >"$OUT/ruby.out" 2>&1 3>&-) &
 	JPID=$!
 	wait_ready "$OUT/ruby.out" 30
 	run -0 "$JPROF" record -p "$JPID" -F 999 -d 8 -o "$OUT/r.folded"
@@ -227,6 +229,14 @@ ruby_run() {
 
 @test "jdk25 JRuby (Ruby compiled at run time), -p: >= 95% complete Java stacks, Ruby's methods, LambdaForms without addresses" {
 	ruby_run "$JDK25"
+}
+
+@test "jdk17 JRuby on ZGC (allocation slow paths): >= 95% complete Java stacks" {
+	ruby_run "$JDK17" -XX:+UseZGC
+}
+
+@test "jdk25 JRuby on ZGC (allocation slow paths): >= 95% complete Java stacks" {
+	ruby_run "$JDK25" -XX:+UseZGC
 }
 
 # H2 (Debian libh2-java), a real SQL database, under a JDBC load with real lock contention:
