@@ -420,10 +420,9 @@ static __u64 str_hash(const unsigned char *p, size_t n)
 }
 
 /*
- * The interned copy of n bytes at the cursor (cleaned as cur_str does), made once per
- * distinct string for the agent's lifetime. NULL (c->bad set) when out of budget.
+ * The interned copy of the n cleaned bytes at s, made once per distinct string for the
+ * agent's lifetime; NULL when out of budget.
  */
-/* the interned copy of the n cleaned bytes at s (NUL-terminated); NULL when out of budget */
 static const char *intern(struct jvm_agent *a, const char *s, size_t n)
 {
 	__u64 h = str_hash((const unsigned char *)s, n);
@@ -470,6 +469,7 @@ static char *cur_take(struct cur *c, size_t n)
 	return tmp;
 }
 
+/* the interned copy of n bytes at the cursor (cleaned as cur_str does); NULL, c->bad set */
 static const char *cur_istr(struct jvm_agent *a, struct cur *c, size_t n)
 {
 	char *tmp = cur_take(c, n);
@@ -977,7 +977,6 @@ out:
 static const char *cur_class(struct jvm_agent *a, struct cur *c, size_t n)
 {
 	const char *cls;
-
 	char *tmp;
 
 	if (c->bad || c->left < n || n < 2 || c->p[0] != 'L' || c->p[n - 1] != ';')
