@@ -183,6 +183,18 @@ math_run() {
 	grep -Eq "^jprof: JVM $pid \(java\): .*fallback walker: [1-9][0-9]* of [0-9]+ AGCT failures recovered" <<<"$REPORT"
 }
 
+# end_jvm LOG DONE_RE NAME: the JVM in JPID ended (or ends) on its own with exit 0, LOG has
+# a line matching DONE_RE, no hs_err file in $OUT, no word from the agent in LOG
+end_jvm() {
+	local log=$1 done_re=$2 name=$3 pid=$JPID rc=0
+	wait "$JPID" || rc=$?
+	JPID=
+	((rc == 0)) || { cat "$log"; echo "$name exited $rc"; return 1; }
+	grep -E "$done_re" "$log"
+	[[ ! -e $OUT/hs_err_pid$pid.log ]]
+	if grep -a 'jprof agent' "$log"; then return 1; fi
+}
+
 # ruby_run JDK_HOME [JVM_OPTION]: Debian's JRuby runs tests/apps/ruby_work.rb (recursion,
 # blocks, a Hash) for 14 s on JDK_HOME; jprof attaches once it is warm and records 8 s at 999
 # Hz. JRuby compiles Ruby methods to JVM classes at run time and calls them through
@@ -190,7 +202,7 @@ math_run() {
 # generated. -XX:+UseZGC: many samples in allocation slow paths (C2 runtime stubs calling
 # into ZGC), 90-93% complete before the fallback walked them
 ruby_run() {
-	local home=$1 opts=${2:-} pid rc=0 ruby all
+	local home=$1 opts=${2:-} ruby all
 	require_jdk "$home"
 	command -v jruby >/dev/null || { missing "JRuby (Debian: jruby)"; return; }
 	(cd "$OUT" && JAVA_HOME=$home JAVA_OPTS=$opts \
@@ -200,14 +212,8 @@ ruby_run() {
 	run -0 "$JPROF" record -p "$JPID" -F 999 -d 8 -o "$OUT/r.folded"
 	REPORT=$output
 	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
-	pid=$JPID
 	pct=$(complete_pct)
-	wait "$JPID" || rc=$?
-	JPID=
-	((rc == 0)) || { cat "$OUT/ruby.out"; echo "jruby exited $rc"; return 1; }
-	grep -q '^done [0-9]' "$OUT/ruby.out"
-	[[ ! -e $OUT/hs_err_pid$pid.log ]]
-	if grep -a 'jprof agent' "$OUT/ruby.out"; then return 1; fi
+	end_jvm "$OUT/ruby.out" '^done [0-9]' jruby
 	# the Ruby methods themselves, as the classes JRuby made of them, hold most samples
 	ruby=$(folded_sum 'ruby_work\.RUBY\$(method\$(fib|words)|block\$words)\$[0-9]+_\[[ji0]\]' \
 		"$OUT/r.folded")
@@ -262,16 +268,9 @@ start_h2() {
 	grep -q '^ready' "$OUT/h2.out" || { cat "$OUT/h2.out"; echo "H2Load not ready"; return 1; }
 }
 
-# end_h2: H2Load ended (or ends) on its own, exit 0, its transactions done,
-# no hs_err file, no word from the agent
+# end_h2: H2Load ended (or ends) on its own, its transactions done
 end_h2() {
-	local pid=$JPID rc=0
-	wait "$JPID" || rc=$?
-	JPID=
-	((rc == 0)) || { cat "$OUT/h2.out"; echo "H2Load exited $rc"; return 1; }
-	grep -E '^ops [1-9][0-9]*$' "$OUT/h2.out"
-	[[ ! -e $OUT/hs_err_pid$pid.log ]]
-	if grep -a 'jprof agent' "$OUT/h2.out"; then return 1; fi
+	end_jvm "$OUT/h2.out" '^ops [1-9][0-9]*$' H2Load
 }
 
 # foreign_agent PID: says so when an agent was in the JVM before this jprof tried (0 tries):
