@@ -90,6 +90,9 @@ drop_test_user() {
 	id -u "$name" >/dev/null 2>&1 || return 0
 	pkill -KILL -u "$name" 2>/dev/null || true
 	for ((i = 0; i < 50; i++)); do pgrep -u "$name" >/dev/null || break; sleep 0.1; done
+	# what its killed JVMs left in /tmp (hsperfdata_NAME, attach and agent files) goes too:
+	# owned by a uid that is gone after userdel, it would stay for good
+	find /tmp -maxdepth 1 -user "$name" -exec rm -rf -- {} + 2>/dev/null || true
 	userdel "$name" >/dev/null 2>&1 || true
 }
 
