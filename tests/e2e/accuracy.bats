@@ -105,8 +105,8 @@ java_duty() {
 # a 2 : 1 split (2.1-2.5 pp per method, mean); each thread's time is spread by its samples.
 # A second run only when the first misses: in one CI rehearsal of about a dozen, 1.3 pp of
 # the 100% thread's JDK 17 samples fell outside hotA and hotB (per-method 0.43 pp, every
-# other figure in bounds; JIT variance, not reproduced in the next runs). Both runs print
-# their figures; two misses in a row fail.
+# other figure in bounds; cause not found, not reproduced in the 6 runs after). Both runs
+# print their figures; two misses in a row fail.
 java_split() {
 	local try
 	for try in 1 2; do
