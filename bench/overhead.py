@@ -114,8 +114,6 @@ def stop_jprof(p, t0, err, ready):
 def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
     extra = {}
     cmd = list(workload_cmd)
-    # "again": the baseline run a second time in the same round; its ratio is the noise
-    # that any other configuration's ratio has to stand out of
     if config == "jfr":
         jfr = os.path.join(tmp, "rec.jfr")
         cmd.insert(1, f"-XX:StartFlightRecording=settings=profile,filename={jfr}")
@@ -141,6 +139,8 @@ def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
         ms = finish_workload(w, key)
         extra = stop_jprof(jp, t0, err, ready)
     else:
+        # baseline, JFR and "again" (the baseline a second time in the round: its ratio is
+        # the noise any other configuration's ratio has to stand out of)
         time.sleep(1.0)  # the pause a profiled run has too: configurations differ only by it
         ms = finish_workload(w, key)
     return ms, extra

@@ -457,6 +457,19 @@ TEST(code_named_by_address)
 	fixture_fini(&f);
 }
 
+/* a class record of signature sig, no source file, with one method */
+static void d_class1(struct fixture *f, const char *sig, __u64 id, const char *method)
+{
+	size_t at = d_begin(f, JP_DICT_CLASS);
+
+	d_u16(f, (__u16)strlen(sig));
+	d_u16(f, 0);
+	d_u32(f, 1);
+	d_put(f, sig, strlen(sig));
+	d_method(f, id, method, 0);
+	d_end(f, at);
+}
+
 static const char *norm(const char *in, char *buf)
 {
 	strcpy(buf, in);
@@ -470,7 +483,6 @@ TEST(hidden_class_names_without_addresses)
 	struct fixture f;
 	struct jvm_agent *a;
 	char b[128];
-	size_t at;
 
 	EXPECT_STREQ(norm("java/lang/invoke/LambdaForm$MH.0x00007fa6584b4000", b),
 		     "java/lang/invoke/LambdaForm$MH");
@@ -486,20 +498,8 @@ TEST(hidden_class_names_without_addresses)
 
 	/* two LambdaForms of one JVM: one name, interned once, for both classes' methods */
 	fixture_init(&f);
-	at = d_begin(&f, JP_DICT_CLASS);
-	d_u16(&f, 51);
-	d_u16(&f, 0);
-	d_u32(&f, 1);
-	d_put(&f, "Ljava/lang/invoke/LambdaForm$MH.0x00007fa6584b4000;", 51);
-	d_method(&f, 0x501, "invoke", 0);
-	d_end(&f, at);
-	at = d_begin(&f, JP_DICT_CLASS);
-	d_u16(&f, 51);
-	d_u16(&f, 0);
-	d_u32(&f, 1);
-	d_put(&f, "Ljava/lang/invoke/LambdaForm$MH.0x00007fa658521000;", 51);
-	d_method(&f, 0x502, "invoke", 0);
-	d_end(&f, at);
+	d_class1(&f, "Ljava/lang/invoke/LambdaForm$MH.0x00007fa6584b4000;", 0x501, "invoke");
+	d_class1(&f, "Ljava/lang/invoke/LambdaForm$MH.0x00007fa658521000;", 0x502, "invoke");
 	flush_dict(&f, f.dlen);
 	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
 	ASSERT_TRUE(a);
