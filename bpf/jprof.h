@@ -111,10 +111,62 @@ struct jp_sample {
 	__s32 sig_err;	/* bpf_send_signal_thread result when JP_SF_SIGNALED */
 	__u32 cpu;
 	__s32 syscall_nr; /* JP_EV_SYSCALL (and off-CPU in a syscall): the call; -1 otherwise */
-	__u32 pad;
+	__u16 jstack_len; /* struct jp_jframe after the user stack (the BPF Java walk) */
+	__s16 jstack_err; /* JP_JW_*: how that walk ended; 0: not walked */
 	char comm[JP_COMM_LEN];	 /* thread name */
 	char pcomm[JP_COMM_LEN]; /* process (group leader) name */
 };
+
+/*
+ * The Java walk in BPF (cpu.bpf.c, --java-walk): a sample of a JVM thread whose user pc
+ * is in the code cache walks the thread's Java frames itself, by the layout the agent read
+ * from libjvm's VMStructs (struct jp_jwalk, checked by user space). The frames go out
+ * raw, after the user stack: a compiled frame's pc (method 0), or an interpreted frame's
+ * bcp and Method*. User space names them. In shadow mode the signal is still sent and the
+ * join compares both walks.
+ */
+#define JP_MAX_JFRAMES 128
+#define JP_JW_HEAPS    3
+
+struct jp_jframe {
+	__u64 pc;     /* compiled: the frame's pc; interpreted: its bcp */
+	__u64 method; /* interpreted: the Method*; 0: compiled */
+};
+
+/* jp_sample.jstack_err: > 0 the walk ended well, < 0 it gave up there */
+#define JP_JW_ENTRY	    1	/* reached the entry frame (call stub): the whole Java stack */
+#define JP_JW_DEPTH	    2	/* JP_MAX_JFRAMES frames and more to go */
+#define JP_JW_NOT_CODE	    -1	/* the user pc is outside the code cache (native, VM, libc) */
+#define JP_JW_PROLOGUE	    -2	/* a compiled frame not set up yet */
+#define JP_JW_STUB	    -3	/* a blob that is neither a method's code nor the interpreter */
+#define JP_JW_READ	    -4	/* a read of the thread's memory failed */
+#define JP_JW_BAD_FRAME	    -5	/* a frame that does not check out */
+#define JP_JW_LOST	    -6	/* a return address outside the code cache, not the call stub */
+#define JP_JW_NO_REGS	    -7	/* no user registers */
+
+struct jp_jwalk_heap {
+	__u64 lo, hi; /* the heap's reserved range; segments count from lo */
+	__u64 segmap; /* one byte per segment */
+	__u32 log2_seg;
+	__u32 pad;
+};
+
+/* value of the jwalk map, keyed by tgid, beside its jvms entry */
+struct jp_jwalk {
+	struct jp_jwalk_heap heaps[JP_JW_HEAPS];
+	__u64 call_stub_ret; /* return address of the call stub: the entry frame */
+	__u32 n_heaps;
+	__u32 heap_block;    /* sizeof(HeapBlock): the blob follows it */
+	/* offsets in CodeBlob, each < JP_JW_BLOB_HDR */
+	__u16 blob_name, blob_frame_size, blob_frame_complete, blob_code;
+	__u16 code_is_offset; /* blob_code: 1 an s32 offset from the blob, 0 a pointer */
+	__u16 method_const;   /* Method::_constMethod */
+	__u16 const_size;     /* sizeof(ConstMethod): the bytecodes follow it */
+	__u16 const_code_size; /* ConstMethod::_code_size (u16) */
+	__u16 frame_complete_size; /* 4: an int, 2: an int16_t */
+	__u16 pad[3];
+};
+#define JP_JW_BLOB_HDR 128 /* bytes of a CodeBlob read at once */
 
 /*
  * value of the jvms map, keyed by tgid: where to send a stack request. The process is

@@ -21,6 +21,7 @@ int jvms_exec(void *ctx)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
 	(void)ctx;
+	bpf_map_delete_elem(&jwalk, &tgid);
 	if (!bpf_map_delete_elem(&jvms, &tgid))
 		stat_inc(JP_STAT_JVM_EXEC);
 	return 0;
@@ -42,6 +43,7 @@ int jvms_exit(void *ctx)
 	bpf_map_delete_elem(&native_threads, &tid);
 	if (BPF_CORE_READ(task, signal, live.counter))
 		return 0;
+	bpf_map_delete_elem(&jwalk, &tgid);
 	if (!bpf_map_delete_elem(&jvms, &tgid))
 		stat_inc(JP_STAT_JVM_EXIT);
 	return 0;

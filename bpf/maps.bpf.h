@@ -10,7 +10,8 @@
 
 struct jp_scratch {
 	struct jp_sample s;
-	__u64 frames[JP_MAX_KSTACK + JP_MAX_USTACK];
+	/* kernel stack, user stack, then the Java walk's frames (two words each) */
+	__u64 frames[JP_MAX_KSTACK + JP_MAX_USTACK + 2 * JP_MAX_JFRAMES];
 };
 
 struct {
@@ -329,6 +330,8 @@ static __always_inline long signal_current_thread(__u32 signo)
 	return err;
 }
 
+#include "jwalk.bpf.h"
+
 /*
  * Fills s->frames with the kernel then the user stack of ctx and sends the record
  * to the ring buffer; sends the stack-request signal when the thread belongs to a
@@ -347,6 +350,9 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 	if (kbytes)
 		s->flags |= JP_SF_KERNEL_CTX;
 
+	if (want_signal && java_walk &&
+	    jvm_of_task((struct task_struct *)bpf_get_current_task(), tgid))
+		java_walk_current(sc, tgid);
 	if (want_signal) {
 		__u32 follows = 0;
 
@@ -363,7 +369,7 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 		}
 	}
 
-	size = sizeof(*s) + kbytes + ubytes;
+	size = sizeof(*s) + kbytes + ubytes + s->jstack_len * sizeof(struct jp_jframe);
 	if (size > sizeof(*sc))
 		return 0;
 	if (bpf_ringbuf_output(&events, sc, size, ringbuf_wakeup_flags()))

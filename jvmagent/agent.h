@@ -113,6 +113,8 @@ int jpa_vm_anchor(uintptr_t jt, struct jpa_anchor *ret);
  * context (a system call). 0, -ENOENT (no such fields), -EINVAL (jt 0), -EFAULT.
  */
 int jpa_vm_os_tid(uintptr_t jt, __u32 *ret);
+/* the layout of the code cache and frames for jprof's BPF walk (after jpa_vm_init) */
+int jpa_vm_walk(struct jp_ring_walk *w);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

@@ -91,6 +91,40 @@ struct jp_ring_hdr {
 
 #define JP_HANDLER_TIMED_EVERY 16u
 
+/*
+ * The layout a walk of this JVM's Java frames from outside needs (jprof's BPF walk),
+ * read by the agent from libjvm's VMStructs tables, in the header page at
+ * JP_RING_WALK_OFF. magic is stored last (release); an agent that could not read it all,
+ * or one before this block, leaves the page's zeros. Untrusted like the rest: jprof
+ * checks every field before BPF uses it.
+ */
+#define JP_RING_WALK_OFF  2048u
+#define JP_RING_WALK_MAGIC 0x4a50574bu /* "JPWK" */
+#define JP_RING_WALK_HEAPS 3
+
+struct jp_ring_walk {
+	__u32 magic;
+	__u32 n_heaps; /* CodeCache::_heaps, at most JP_RING_WALK_HEAPS */
+	struct {
+		__u64 lo, hi;	 /* CodeHeap::_memory: _low, _high_boundary */
+		__u64 segmap;	 /* CodeHeap::_segmap._low */
+		__u32 log2_seg;	 /* CodeHeap::_log2_segment_size */
+		__u32 pad;
+	} heaps[JP_RING_WALK_HEAPS];
+	__u64 call_stub_ret;   /* StubRoutines::_call_stub_return_address */
+	__u32 heap_block;      /* sizeof(HeapBlock) */
+	__u16 blob_name;       /* CodeBlob::_name */
+	__u16 blob_frame_size; /* CodeBlob::_frame_size (int, words) */
+	__u16 blob_frame_complete; /* CodeBlob::_frame_complete_offset (int) */
+	__u16 blob_code;	   /* CodeBlob::_code_begin (pointer) or _code_offset (int) */
+	__u16 code_is_offset;	   /* 1: blob_code is _code_offset */
+	__u16 method_const;	   /* Method::_constMethod */
+	__u16 const_size;	   /* sizeof(ConstMethod) */
+	__u16 const_code_size;	   /* ConstMethod::_code_size (u16) */
+	__u16 frame_complete_size; /* bytes of _frame_complete_offset: 4 (int), 2 (int16_t, 25) */
+	__u16 pad;
+};
+
 #define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */
 /*
  * The JVMTI events this agent sends, set (atomic or) once they are on. An agent is loaded
@@ -233,6 +267,9 @@ _Static_assert(sizeof(struct jp_ring_hdr) <= JP_RING_HDR_SIZE, "ring header fits
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, head) == 64, "head on its own line");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, tail) == 128, "tail on its own line");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, traces) == 192, "counters");
+_Static_assert(sizeof(struct jp_ring_hdr) <= JP_RING_WALK_OFF, "walk block after the header");
+_Static_assert(JP_RING_WALK_OFF + sizeof(struct jp_ring_walk) <= JP_RING_HDR_SIZE, "walk block");
+_Static_assert(sizeof(struct jp_ring_walk) == 136, "walk block size");
 _Static_assert(sizeof(struct jp_rec_hdr) == 16, "record header");
 _Static_assert(sizeof(struct jp_frame) == 16, "frame");
 _Static_assert(sizeof(struct jp_trace_rec) == 48, "trace record");

@@ -772,6 +772,18 @@ static int pick_signal(void)
 	return -EBUSY;
 }
 
+/* the layout jprof's BPF walk needs, in the ring's header page (ring.h), magic last */
+static void publish_walk(void)
+{
+	struct jp_ring_walk w, *dst = (struct jp_ring_walk *)((char *)ring + JP_RING_WALK_OFF);
+
+	if (jpa_vm_walk(&w))
+		return;
+	w.magic = 0;
+	memcpy(dst, &w, sizeof(w));
+	__atomic_store_n(&dst->magic, JP_RING_WALK_MAGIC, __ATOMIC_RELEASE);
+}
+
 int jpa_stacks_start(int signo)
 {
 	struct sigaction sa;
@@ -798,9 +810,11 @@ int jpa_stacks_start(int signo)
 		if (signo < 0)
 			return signo;
 	}
-	/* no table, no fallback walk: AGCT alone, as before */
-	if (fallback_on && jpa_vm_init())
+	/* no table, no fallback walk: AGCT alone, as before; nor a walk by jprof's BPF */
+	if (jpa_vm_init())
 		fallback_on = 0;
+	else
+		publish_walk();
 	/* without it a fault in a walk would kill the JVM: no protection, no sampling */
 	err = catch_faults();
 	if (err)

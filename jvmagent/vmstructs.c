@@ -16,7 +16,7 @@
  * NULL typeName. Read once, at start, outside any signal handler.
  */
 struct vm_layout {
-	uint64_t type_name, field_name, is_static, offset, address, stride;
+	uint64_t type_name, field_name, type_string, is_static, offset, address, stride;
 };
 
 /* addresses of CodeCache::_low_bound / _high_bound (statics set when the code cache is made) */
@@ -29,6 +29,16 @@ static long anchor_off = -1, last_sp_off = -1, last_pc_off = -1, last_fp_off = -
 /* (Java)Thread::_osthread, OSThread::_thread_id: a JavaThread's OS tid (jpa_vm_os_tid) */
 static long osthread_off = -1, os_tid_off = -1;
 static int32_t state_in_vm = -1; /* the JavaThreadState value _thread_in_vm */
+
+/* what jprof's BPF walk needs (jpa_vm_walk); offsets -1 unknown */
+static const uintptr_t *heaps_var;	 /* CodeCache::_heaps: GrowableArray<CodeHeap*>* */
+static const uintptr_t *call_stub_ret_var; /* StubRoutines::_call_stub_return_address */
+static long ga_len_off = -1, ga_data_off = -1; /* GrowableArrayBase::_len, GrowableArray::_data */
+static long heap_memory_off = -1, heap_segmap_off = -1, heap_log2_off = -1;
+static long vs_low_off = -1, vs_high_bound_off = -1; /* VirtualSpace::_low, _high_boundary */
+static long blob_name_off = -1, blob_fsize_off = -1, blob_fcomplete_off = -1, blob_code_off = -1;
+static int blob_code_is_offset, fcomplete_size = 4;
+static long method_const_off = -1, const_code_size_off = -1;
 
 static void *jvm_sym(void *jvm, const char *name)
 {
@@ -76,6 +86,77 @@ static int int_constant(void *jvm, const char *want, int32_t *ret)
 	return -ENOENT;
 }
 
+/* one nonstatic field the BPF walk needs, if it is one */
+static void walk_field(const char *type, const char *field, const char *tstr, long off)
+{
+	static const struct {
+		const char *type, *field;
+		long *off;
+	} want[] = {
+		{ "GrowableArrayBase", "_len", &ga_len_off },
+		{ "GrowableArray<int>", "_data", &ga_data_off },
+		{ "CodeHeap", "_memory", &heap_memory_off },
+		{ "CodeHeap", "_segmap", &heap_segmap_off },
+		{ "CodeHeap", "_log2_segment_size", &heap_log2_off },
+		{ "VirtualSpace", "_low", &vs_low_off },
+		{ "VirtualSpace", "_high_boundary", &vs_high_bound_off },
+		{ "CodeBlob", "_name", &blob_name_off },
+		{ "CodeBlob", "_frame_size", &blob_fsize_off },
+		{ "CodeBlob", "_frame_complete_offset", &blob_fcomplete_off },
+		{ "Method", "_constMethod", &method_const_off },
+		{ "ConstMethod", "_code_size", &const_code_size_off },
+	};
+
+	/* an int in JDK 17, an int16_t in 25 */
+	if (!strcmp(type, "CodeBlob") && !strcmp(field, "_frame_complete_offset"))
+		fcomplete_size = tstr && !strcmp(tstr, "int16_t") ? 2 : 4;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!strcmp(type, want[i].type) && !strcmp(field, want[i].field)) {
+			*want[i].off = off;
+			return;
+		}
+	}
+	/* where the instructions start: a pointer (JDK 17), an offset from the blob (21+) */
+	if (!strcmp(type, "CodeBlob") && !strcmp(field, "_code_begin")) {
+		blob_code_off = off;
+		blob_code_is_offset = 0;
+	} else if (!strcmp(type, "CodeBlob") && !strcmp(field, "_code_offset")) {
+		blob_code_off = off;
+		blob_code_is_offset = 1;
+	}
+}
+
+/* the size of one of gHotSpotVMTypes ({typeName, ..., size} entries, NULL name last) */
+static int type_size(void *jvm, const char *want, uint64_t *ret)
+{
+	const char *const *table_var = jvm_sym(jvm, "gHotSpotVMTypes");
+	uint64_t name_off, size_off, stride;
+	const char *e;
+
+	if (!table_var || !*table_var ||
+	    read_u64(jvm, "gHotSpotVMTypeEntryTypeNameOffset", &name_off) ||
+	    read_u64(jvm, "gHotSpotVMTypeEntrySizeOffset", &size_off) ||
+	    read_u64(jvm, "gHotSpotVMTypeEntryArrayStride", &stride))
+		return -ENOENT;
+	if (stride < 2 * sizeof(void *) || stride > 256 || name_off > stride - 8 ||
+	    size_off > stride - 8)
+		return -EPROTO;
+	e = *table_var;
+	for (int i = 0; i < 100000; i++, e += stride) {
+		const char *name = *(const char *const *)(e + name_off);
+
+		if (!name)
+			break;
+		if (!strcmp(name, want)) {
+			*ret = *(const uint64_t *)(e + size_off);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static uint64_t heap_block_size, const_method_size;
+
 int jpa_vm_init(void)
 {
 	void *jvm = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
@@ -91,6 +172,7 @@ int jpa_vm_init(void)
 	}
 	err = read_u64(jvm, "gHotSpotVMStructEntryTypeNameOffset", &l.type_name) ?:
 	      read_u64(jvm, "gHotSpotVMStructEntryFieldNameOffset", &l.field_name) ?:
+	      read_u64(jvm, "gHotSpotVMStructEntryTypeStringOffset", &l.type_string) ?:
 	      read_u64(jvm, "gHotSpotVMStructEntryIsStaticOffset", &l.is_static) ?:
 	      read_u64(jvm, "gHotSpotVMStructEntryOffsetOffset", &l.offset) ?:
 	      read_u64(jvm, "gHotSpotVMStructEntryAddressOffset", &l.address) ?:
@@ -99,7 +181,8 @@ int jpa_vm_init(void)
 		goto out;
 	/* a stride or field offset past any plausible entry means a table we do not know */
 	if (l.stride < 6 * sizeof(void *) || l.stride > 256 || l.type_name > l.stride - 8 ||
-	    l.field_name > l.stride - 8 || l.is_static > l.stride - 4 || l.offset > l.stride - 8 ||
+	    l.field_name > l.stride - 8 || l.type_string > l.stride - 8 ||
+	    l.is_static > l.stride - 4 || l.offset > l.stride - 8 ||
 	    l.address > l.stride - 8) {
 		err = -EPROTO;
 		goto out;
@@ -118,12 +201,17 @@ int jpa_vm_init(void)
 		if (!field)
 			continue;
 		if (*(const int32_t *)(e + l.is_static)) {
+			if (!strcmp(type, "StubRoutines") &&
+			    !strcmp(field, "_call_stub_return_address"))
+				call_stub_ret_var = addr;
 			if (strcmp(type, "CodeCache"))
 				continue;
 			if (!strcmp(field, "_low_bound"))
 				code_lo_var = addr;
 			else if (!strcmp(field, "_high_bound"))
 				code_hi_var = addr;
+			else if (!strcmp(field, "_heaps"))
+				heaps_var = addr;
 			continue;
 		}
 		/* offsets into objects: a JavaThread is a few KiB, its anchor three words */
@@ -144,11 +232,16 @@ int jpa_vm_init(void)
 			osthread_off = (long)off;
 		else if (!strcmp(type, "OSThread") && !strcmp(field, "_thread_id"))
 			os_tid_off = (long)off;
+		else
+			walk_field(type, field, *(const char *const *)(e + l.type_string), (long)off);
 	}
 	if (!code_lo_var || !code_hi_var) {
 		code_lo_var = code_hi_var = NULL;
 		err = -ENOENT;
 	}
+	if (type_size(jvm, "HeapBlock", &heap_block_size) ||
+	    type_size(jvm, "ConstMethod", &const_method_size))
+		heap_block_size = const_method_size = 0;
 	/* without the state the anchor is never touched: only a thread in the VM is safe */
 	if (anchor_off < 0 || last_sp_off < 0 || last_pc_off < 0 || last_sp_off == last_pc_off ||
 	    state_off < 0 || int_constant(jvm, "_thread_in_vm", &state_in_vm))
@@ -211,5 +304,66 @@ int jpa_vm_anchor(uintptr_t jt, struct jpa_anchor *ret)
 	ret->fp = last_fp_off >= 0 && last_fp_off != last_sp_off && last_fp_off != last_pc_off
 			  ? (uintptr_t *)(a + (uintptr_t)last_fp_off)
 			  : NULL;
+	return 0;
+}
+
+/* a field offset as the walk block's u16, or -1 when unknown or too far for it */
+static int off16(long off, __u16 *ret)
+{
+	if (off < 0 || off > 0xffff)
+		return -1;
+	*ret = (__u16)off;
+	return 0;
+}
+
+/*
+ * The code heaps and the field offsets jprof's BPF walk needs, into w (magic left 0: the
+ * caller publishes). Reads libjvm's statics and the CodeHeap objects they point to, each
+ * through read_self (never a fault), once, in the live phase (the heaps exist by then and
+ * are never replaced). 0 or -errno: then w is not to be published.
+ */
+int jpa_vm_walk(struct jp_ring_walk *w)
+{
+	uintptr_t ga = 0, data = 0, stub_ret = 0;
+	int32_t len = 0;
+
+	memset(w, 0, sizeof(*w));
+	if (!heaps_var || !call_stub_ret_var || ga_len_off < 0 || ga_data_off < 0 ||
+	    heap_memory_off < 0 || heap_segmap_off < 0 || heap_log2_off < 0 || vs_low_off < 0 ||
+	    vs_high_bound_off < 0 || blob_code_off < 0 || !heap_block_size || !const_method_size ||
+	    heap_block_size > 64 || const_method_size > 0xffff || off16(blob_name_off, &w->blob_name) ||
+	    off16(blob_fsize_off, &w->blob_frame_size) ||
+	    off16(blob_fcomplete_off, &w->blob_frame_complete) ||
+	    off16(blob_code_off, &w->blob_code) || off16(method_const_off, &w->method_const) ||
+	    off16(const_code_size_off, &w->const_code_size))
+		return -ENOENT;
+	if (read_self((uintptr_t)heaps_var, &ga, sizeof(ga)) || !ga ||
+	    read_self(ga + (uintptr_t)ga_len_off, &len, sizeof(len)) ||
+	    read_self(ga + (uintptr_t)ga_data_off, &data, sizeof(data)) || !data ||
+	    read_self((uintptr_t)call_stub_ret_var, &stub_ret, sizeof(stub_ret)) || !stub_ret)
+		return -EFAULT;
+	if (len < 1 || len > JP_RING_WALK_HEAPS)
+		return -ERANGE;
+	for (int32_t i = 0; i < len; i++) {
+		uintptr_t heap = 0, mem, seg;
+		int32_t log2 = 0;
+
+		if (read_self(data + (uintptr_t)i * sizeof(uintptr_t), &heap, sizeof(heap)) || !heap)
+			return -EFAULT;
+		mem = heap + (uintptr_t)heap_memory_off;
+		seg = heap + (uintptr_t)heap_segmap_off;
+		if (read_self(mem + (uintptr_t)vs_low_off, &w->heaps[i].lo, 8) ||
+		    read_self(mem + (uintptr_t)vs_high_bound_off, &w->heaps[i].hi, 8) ||
+		    read_self(seg + (uintptr_t)vs_low_off, &w->heaps[i].segmap, 8) ||
+		    read_self(heap + (uintptr_t)heap_log2_off, &log2, sizeof(log2)))
+			return -EFAULT;
+		w->heaps[i].log2_seg = (__u32)log2;
+	}
+	w->n_heaps = (__u32)len;
+	w->call_stub_ret = stub_ret;
+	w->heap_block = (__u32)heap_block_size;
+	w->code_is_offset = (__u16)blob_code_is_offset;
+	w->const_size = (__u16)const_method_size;
+	w->frame_complete_size = (__u16)fcomplete_size;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "model/spread.h"
 #include "sym/syms.h"
 #include "jvm/agent_ring.h"
+#include "jvm/jwalk.h"
 #include "kernel/syscalls.h"
 #include "util/cgroup.h"
 
@@ -107,6 +108,7 @@ struct tid_pair {
 
 struct jvm_ent {
 	__u32 pid, nspid;
+	struct jwalk *jw; /* --java-walk shadow: BPF's frames against the agent's; NULL off */
 	__u32 serial; /* unique in the join (pids are reused): Java frames' cache key */
 	char comm[JP_COMM_LEN + 1];
 	struct jvm_agent *a; /* NULL: a JVM without agent */
@@ -370,6 +372,7 @@ static void jvm_ent__free(struct jvm_ent *e)
 {
 	if (!e)
 		return;
+	jwalk__free(e->jw);
 	while (!dl_empty(&e->pend)) {
 		struct dl *n = e->pend.next;
 
@@ -1504,7 +1507,8 @@ static int add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_en
 static int pend_add(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		    const __u64 *ustack, struct jvm_ent *e)
 {
-	size_t nf = (size_t)s->kstack_len + s->ustack_len;
+	/* the BPF walk's frames (two words each) follow the user stack, kept for the compare */
+	size_t nf = (size_t)s->kstack_len + s->ustack_len + 2 * (size_t)s->jstack_len;
 	size_t cost = sizeof(struct pend) + nf * sizeof(__u64);
 	struct pend *p;
 	struct thr *t;
@@ -1531,8 +1535,11 @@ static int pend_add(struct join *j, const struct jp_sample *s, const __u64 *ksta
 	}
 	if (s->kstack_len)
 		memcpy(p->frames, kstack, s->kstack_len * sizeof(__u64));
-	if (s->ustack_len)
-		memcpy(p->frames + s->kstack_len, ustack, s->ustack_len * sizeof(__u64));
+	if (s->ustack_len + 2 * s->jstack_len)
+		memcpy(p->frames + s->kstack_len, ustack,
+		       (s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64));
+	if (s->jstack_err && !e->jw)
+		e->jw = jwalk__new(); /* NULL: not compared */
 	p->s = *s;
 	p->jvm = e;
 	p->thr = t;
@@ -1692,7 +1699,13 @@ static int finish_request(struct join *j, struct pend *p, struct jvm_ent *e,
 {
 	struct thr *t = p->thr;
 	struct dl *n = p->tnode.next;
-	int err = finish_lead(j, &p->s, p->frames, p->frames + p->s.kstack_len, e, tr);
+	const __u64 *ustack = p->frames + p->s.kstack_len;
+	int err;
+
+	if (p->s.jstack_err && e->a)
+		jwalk__compare(e->jw, e->a, &p->s,
+			       (const struct jp_jframe *)(ustack + p->s.ustack_len), tr);
+	err = finish_lead(j, &p->s, p->frames, ustack, e, tr);
 
 	while (!err && n != &t->pend) {
 		struct pend *f = dl_entry(n, struct pend, tnode);
@@ -2464,6 +2477,35 @@ static void report_missing_events(const struct join *j, const struct jvm_ent *e,
 		names + 1);
 }
 
+/* --java-walk shadow: how BPF's walks ended, and how they compare with the agent's */
+static void report_jwalk(const struct jvm_ent *e, FILE *f)
+{
+	struct jwalk_stats st;
+	const char *sep = "";
+
+	jwalk__stats(e->jw, &st);
+	if (!st.walked)
+		return;
+	fprintf(f, "jprof: JVM %u: Java walk in BPF: %llu samples (", e->pid,
+		(unsigned long long)st.walked);
+	for (int i = JW_ENDS - 1; i >= 0; i--) {
+		if (!st.ends[i])
+			continue;
+		fprintf(f, "%s%llu %s", sep, (unsigned long long)st.ends[i], jwalk_end_str(i));
+		sep = ", ";
+	}
+	fprintf(f,
+		"); %llu compared with the agent's: %llu agree (%.1f%%; %llu named an "
+		"interpreted method first), %llu differ (%llu in length only); not compared: "
+		"%llu without the agent's frames, %llu with code not named yet; %llu methods "
+		"learned\n",
+		(unsigned long long)st.compared, (unsigned long long)st.agree,
+		st.compared ? 100.0 * (double)st.agree / (double)st.compared : 0.0,
+		(unsigned long long)st.learned, (unsigned long long)st.differ,
+		(unsigned long long)st.differ_length, (unsigned long long)st.no_trace,
+		(unsigned long long)st.unnamed, (unsigned long long)st.methods);
+}
+
 void join__report(const struct join *j, FILE *f)
 {
 	report_ages(j, f);
@@ -2503,6 +2545,7 @@ void join__report(const struct join *j, FILE *f)
 			why[0] ? "; missing: " : "", why, loss);
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
+		report_jwalk(e, f);
 		report_missing_events(j, e, &as, have, f);
 		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short || e->parks ||
 		    e->park_short || e->ev_blocked_at_attach) {

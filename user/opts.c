@@ -31,6 +31,7 @@ enum {
 	OPT_MIN_PERCENT,
 	OPT_TOP,
 	OPT_NO_BOOST,
+	OPT_JAVA_WALK,
 	OPT_CGROUP,
 	OPT_PER_CONTAINER,
 	OPT_CONTAINERS,
@@ -66,6 +67,7 @@ static const struct option long_opts[] = {
 	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "no-boost", no_argument, NULL, OPT_NO_BOOST },
+	{ "java-walk", required_argument, NULL, OPT_JAVA_WALK },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "per-container", no_argument, NULL, OPT_PER_CONTAINER },
 	{ "containers", no_argument, NULL, OPT_CONTAINERS },
@@ -148,6 +150,8 @@ void opts_usage(FILE *f)
 	      "\n"
 	      "      --no-boost        keep jprof's scheduling priority (default: nice -15, so a\n"
 	      "                        saturated host cannot make it fall behind)\n"
+	      "      --java-walk shadow  (record, experimental) BPF walks Java frames too, the\n"
+	      "                        agent's walk still names the samples; the report compares\n"
 	      "  -v, --verbose         debug messages, libbpf's included\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
@@ -449,6 +453,12 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case OPT_NO_BOOST:
 			o->no_boost = true;
+			break;
+		case OPT_JAVA_WALK:
+			if (strcmp(optarg, "shadow") && strcmp(optarg, "signal"))
+				return fail(err, errlen,
+					    "--java-walk: '%s': expected shadow or signal", optarg);
+			o->java_walk = !strcmp(optarg, "shadow");
 			break;
 		case OPT_CGROUP:
 			if (!*optarg)

@@ -255,6 +255,21 @@ static double proc_age_s(__u32 pid)
 	return up - (double)start / sysconf(_SC_CLK_TCK);
 }
 
+/* --java-walk: BPF walks agents[i]'s JVM by the layout its agent published, if any */
+static void set_java_walk(struct rec *r, size_t i)
+{
+	struct jp_jwalk w;
+	int err = jvm_agent__walk(r->agents[i].a, &w);
+
+	if (!err)
+		err = kernel_session__set_jwalk(r->ks, r->agents[i].pid, &w);
+	if (err)
+		pr_warn("JVM %u: no Java walk in BPF: %s", r->agents[i].pid,
+			err == -ENOENT ? "its agent published no layout" : strerror(-err));
+	else
+		pr_debug("JVM %u: Java walk in BPF, %u code heaps", r->agents[i].pid, w.n_heaps);
+}
+
 /* BPF requests stacks of agents[i]'s JVM from now on; a failure is a warning */
 static void register_agent(struct rec *r, size_t i)
 {
@@ -269,10 +284,13 @@ static void register_agent(struct rec *r, size_t i)
 	err = kernel_session__add_jvm(r->ks, r->agents[i].pid, r->agents[i].start_ticks,
 				      r->agents[i].signo, r->agents[i].handler);
 	r->agents[i].in_bpf = !err;
-	if (err)
+	if (err) {
 		pr_warn("JVM %u: cannot request Java stacks: %s", r->agents[i].pid, strerror(-err));
-	else
-		pr_debug("JVM %u: agent ready, signal %d", r->agents[i].pid, r->agents[i].signo);
+		return;
+	}
+	pr_debug("JVM %u: agent ready, signal %d", r->agents[i].pid, r->agents[i].signo);
+	if (r->o->java_walk)
+		set_java_walk(r, i);
 }
 
 /*
@@ -1466,6 +1484,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.pids = o->pids,
 		.npids = o->npids,
 		.wall = o->wall,
+		.java_walk = o->java_walk,
 	};
 	bool multi = (o->events & (o->events - 1)) != 0;
 	struct join_opts jo = {

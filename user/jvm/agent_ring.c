@@ -766,6 +766,52 @@ __u64 jvm_agent__handler(const struct jvm_agent *a)
 	return handler;
 }
 
+/* a heap's range: reserved by HotSpot at most 2 GiB (ReservedCodeCacheSize) */
+#define WALK_HEAP_MAX (4ull << 30)
+
+int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret)
+{
+	struct jp_ring_walk w;
+
+	if (pread(a->ring_fd, &w, sizeof(w), JP_RING_WALK_OFF) != (ssize_t)sizeof(w))
+		return -EIO;
+	if (w.magic != JP_RING_WALK_MAGIC)
+		return -ENOENT;
+	if (!w.n_heaps || w.n_heaps > JP_RING_WALK_HEAPS || w.n_heaps > JP_JW_HEAPS)
+		return -EPROTO;
+	memset(ret, 0, sizeof(*ret));
+	for (__u32 i = 0; i < w.n_heaps; i++) {
+		__u64 lo = w.heaps[i].lo, hi = w.heaps[i].hi, seg = w.heaps[i].segmap;
+		__u32 l2 = w.heaps[i].log2_seg;
+
+		if (!lo || hi <= lo || hi - lo > WALK_HEAP_MAX || l2 < 4 || l2 > 16 || !seg ||
+		    seg + ((hi - lo) >> l2) < seg)
+			return -EPROTO;
+		ret->heaps[i] = (struct jp_jwalk_heap){ .lo = lo, .hi = hi, .segmap = seg,
+							.log2_seg = l2 };
+	}
+	/* offsets: BPF reads 8 bytes at most at each, inside the first JP_JW_BLOB_HDR */
+	if (w.blob_name > JP_JW_BLOB_HDR - 8 || w.blob_frame_size > JP_JW_BLOB_HDR - 8 ||
+	    w.blob_frame_complete > JP_JW_BLOB_HDR - 8 || w.blob_code > JP_JW_BLOB_HDR - 8 ||
+	    w.code_is_offset > 1 || !w.heap_block || w.heap_block > 64 || w.method_const > 0xff8 ||
+	    !w.const_size || w.const_size > 0xfff || w.const_code_size > 0xffe || !w.call_stub_ret ||
+	    (w.frame_complete_size != 2 && w.frame_complete_size != 4))
+		return -EPROTO;
+	ret->n_heaps = w.n_heaps;
+	ret->call_stub_ret = w.call_stub_ret;
+	ret->heap_block = w.heap_block;
+	ret->blob_name = w.blob_name;
+	ret->blob_frame_size = w.blob_frame_size;
+	ret->blob_frame_complete = w.blob_frame_complete;
+	ret->blob_code = w.blob_code;
+	ret->code_is_offset = w.code_is_offset;
+	ret->method_const = w.method_const;
+	ret->const_size = w.const_size;
+	ret->const_code_size = w.const_code_size;
+	ret->frame_complete_size = w.frame_complete_size;
+	return 0;
+}
+
 /* dictionary ----------------------------------------------------------------- */
 
 static size_t method_slot0(__u64 id, size_t cap)
@@ -1758,6 +1804,34 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 		*slot = s;
 	}
 	return *slot;
+}
+
+int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, const __u64 **ret)
+{
+	struct jm_blob *b = blob_find(a, pc);
+
+	if (!b)
+		return -ENOENT;
+	if (!b->method_id)
+		return -EINVAL;
+	if (blob_pcs(a, b) && b->n_pcs) {
+		size_t lo = 0, hi = b->n_pcs;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (b->pcs[mid].pc < pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < b->n_pcs && b->pcs[lo].n) {
+			*ret = &b->chain[b->pcs[lo].first];
+			return (int)b->pcs[lo].n;
+		}
+	}
+	*ret = &b->method_id;
+	return 1;
 }
 
 const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "../frame.h"
+#include "jprof.h"
 
 struct java_frame {
 	__u64 method_id;	 /* jmethodID as the JVM gave it */
@@ -46,6 +47,11 @@ struct jvm_agent *jvm_agent__open_files(const char *ring_path, const char *dict_
 					unsigned int expected_uid);
 void jvm_agent__free(struct jvm_agent *a); /* NULL-safe; unmaps, never touches the JVM */
 
+/*
+ * The layout for BPF's walk of this JVM's Java frames, from the ring header page, checked
+ * (ranges and offsets BPF can use): 0, -ENOENT (the agent published none), -EPROTO.
+ */
+int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret);
 /* the real-time signal the agent answers stack requests on; 0 while not ready */
 int jvm_agent__signo(const struct jvm_agent *a);
 /*
@@ -88,6 +94,14 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
  * jvm_agent__method_name gives it (*ret_java true), or a stub's name ("Interpreter",
  * "StubRoutines (1)"); NULL when no code the dictionary announced holds pc.
  */
+/*
+ * The Java frames at pc in a method's compiled code: its inline chain (innermost first,
+ * the compiled method last) at the first recorded pc at or after pc, as HotSpot's
+ * pc_desc_near finds it; the compiled method alone when the blob has no inline table.
+ * Returns the number of frames (valid until the next call into a), -ENOENT (no blob),
+ * -EINVAL (a stub's code).
+ */
+int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, const __u64 **ret);
 const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java);
 /*
  * A hidden class's name without the address this JVM gave it, and a JDK 17 lambda class's

@@ -65,7 +65,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	int err = 0;
 
 	if (size >= sizeof(*smp) &&
-	    size >= sizeof(*smp) + ((size_t)smp->kstack_len + smp->ustack_len) * sizeof(__u64))
+	    size >= sizeof(*smp) + ((size_t)smp->kstack_len + smp->ustack_len) * sizeof(__u64) +
+			    (size_t)smp->jstack_len * sizeof(struct jp_jframe))
 		err = s->fn(s->ctx, smp, frames, frames + smp->kstack_len);
 	/* else: cannot happen with our programs; never trust a length anyway */
 	if (err)
@@ -332,7 +333,8 @@ static int start_jvm_cleanup(struct kernel_session *s)
 static __u32 ring_bytes(const struct kernel_opts *o)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	__u64 want = (__u64)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) * 2048;
+	__u64 want = (__u64)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) *
+		     (o->java_walk ? 4096 : 2048);
 	__u32 n = JP_RINGBUF_MIN;
 
 	if (o->events != KS_EV_CPU || o->wall)
@@ -362,6 +364,7 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 		goto out_free;
 	}
 	s->cpu->rodata->filter_pids = o->npids > 0;
+	s->cpu->rodata->java_walk = o->java_walk;
 	s->cpu->rodata->period_ns = o->freq_hz ? 1000000000ull / o->freq_hz : 0;
 	/* before the seeding: a thread started after it is new, whether seeded or not */
 	s->cpu->rodata->seed_ns = mono_ns();
@@ -540,7 +543,21 @@ int kernel_session__native_thread(struct kernel_session *s, __u32 tid, bool nati
 
 int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid)
 {
+	(void)kernel_session__set_jwalk(s, tgid, NULL);
 	if (bpf_map__delete_elem(s->cpu->maps.jvms, &tgid, sizeof(tgid), 0) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int kernel_session__set_jwalk(struct kernel_session *s, __u32 tgid, const struct jp_jwalk *w)
+{
+	if (!w) {
+		if (bpf_map__delete_elem(s->cpu->maps.jwalk, &tgid, sizeof(tgid), 0) &&
+		    errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	if (bpf_map__update_elem(s->cpu->maps.jwalk, &tgid, sizeof(tgid), w, sizeof(*w), BPF_ANY))
 		return -errno;
 	return 0;
 }
@@ -589,7 +606,7 @@ int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object
 {
 	static const char *const names[] = {
 		"events", "pids", "cgroups", "cgroup_cfg", "jvms", "stats", "wall_cpu",
-		"native_threads",
+		"native_threads", "jwalk",
 	};
 	struct bpf_map *m;
 	int err;

@@ -23,6 +23,7 @@ struct kernel_opts {
 	const __u32 *cgroup_levels;
 	size_t ncgroups;	/* 0: every cgroup; at most JP_MAX_CGROUPS */
 	bool wall;		/* -e wall: the cpu sampler waits for kernel_session__start_cpu() */
+	bool java_walk;		/* --java-walk: BPF walks Java frames too (shadow: still signals) */
 };
 
 /* one ring-buffer record; kstack then ustack, leaf first; valid during the callback */
@@ -56,6 +57,11 @@ int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ti
 			    __u64 handler);
 /* No more signals to tgid (the agent withdrew). 0 also when it was not registered. */
 int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid);
+/*
+ * The layout BPF walks JVM tgid's Java frames by (--java-walk), set after
+ * kernel_session__add_jvm; NULL removes it. 0 or -errno.
+ */
+int kernel_session__set_jwalk(struct kernel_session *s, __u32 tgid, const struct jp_jwalk *w);
 /*
  * The agent answered that JVM thread tid (global) is not a Java thread (native): its
  * samples are not signalled from now on (but every JP_NATIVE_RECHECK-th, a re-ask); or,

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * jwalk.bpf.h: the Java walk in BPF (see jprof.h). A HotSpot x86-64 thread interrupted in
+ * the code cache: its frames are walked by the layout its agent read from libjvm's own
+ * VMStructs, every read a bpf_probe_read_user of the sampled thread's memory (a bad
+ * address fails the read, never the thread), every loop bounded; any doubt ends the walk
+ * with a JP_JW_* reason, and the frames so far are kept only as the reason says.
+ *
+ *  - a pc in an nmethod (CodeBlob::_name "nmethod"), past its frame-complete offset: the
+ *    frame is CodeBlob::_frame_size words above sp; the return address and the caller's
+ *    rbp are the two words below its end. At the top frame, a pc on the epilogue's
+ *    `pop rbp`, return poll or `ret` has the frame popped already.
+ *  - a pc in the template interpreter (the blob "Interpreter"): rbp is the frame; the
+ *    Method* is at rbp - 3 words and the bcp at rbp - 8 (HotSpot's x86-64
+ *    frame_x86.hpp, not exported), checked: the bcp must lie in that method's bytecodes.
+ *    The caller's sp is the saved sender sp (rbp - 1), its rbp the saved one (rbp).
+ *  - the call stub's return address is the entry frame: the walk is complete.
+ * The blob of a pc is found as CodeHeap::find_blob does: the heap's segment map, one byte
+ * per segment, holds how many segments back to hop towards the block's first segment
+ * (0: here, 0xff: free).
+ */
+#ifndef JPROF_JWALK_BPF_H
+#define JPROF_JWALK_BPF_H
+
+/* 1: walk the Java frames of JVM samples (and still signal: shadow mode) */
+const volatile __u8 java_walk = 0;
+
+/* tgid -> the layout of that JVM (user space sets it beside the jvms entry) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JP_MAX_JVMS);
+	__type(key, __u32);
+	__type(value, struct jp_jwalk);
+} jwalk SEC(".maps");
+
+struct jw_state {
+	struct jp_jwalk w; /* the JVM's layout, copied: the loop's steps read it here */
+	__u64 pc, sp, fp;
+	__u32 n;
+	__s32 err;
+	__u32 top;
+	__u32 pad;
+	struct jp_jframe f[JP_MAX_JFRAMES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jw_state);
+} jw_states SEC(".maps");
+
+#define JW_HOPS		   32	/* segment-map hops: 32 x 254 segments, megabytes of code */
+#define JW_MAX_FRAME_WORDS 65536 /* a compiled frame larger than 512 KiB is not believed */
+#define JW_METHOD_SLOT	   3	 /* words below rbp */
+#define JW_BCP_SLOT	   8
+#define JW_SENDER_SP_SLOT  1
+
+/* the first 8 bytes of the names HotSpot gives its blobs (little-endian) */
+#define JW_NAME_NMETHOD 0x00646f6874656d6eull /* "nmethod\0" */
+#define JW_NAME_INTERP1 0x6572707265746e49ull /* "Interpre" */
+#define JW_NAME_INTERP2 0x00726574ull	      /* "ter\0" */
+
+static __always_inline int jw_read(void *dst, __u32 n, __u64 addr)
+{
+	return bpf_probe_read_user(dst, n, (const void *)addr) ? JP_JW_READ : 0;
+}
+
+static __always_inline __u64 jw_word(__u64 addr, int *err)
+{
+	__u64 v = 0;
+
+	if (!*err)
+		*err = jw_read(&v, sizeof(v), addr);
+	return v;
+}
+
+/*
+ * The blob holding pc (its CodeBlob's address), 0 when pc lies in no heap (*err
+ * untouched), or 0 with *err set when the heap says the segment is free or unreadable
+ */
+static __always_inline __u64 jw_blob(const struct jp_jwalk *w, __u64 pc, int *err)
+{
+	const struct jp_jwalk_heap *h = NULL;
+	__u64 seg;
+	__u8 hop;
+
+	if (w->n_heaps > 0 && pc >= w->heaps[0].lo && pc < w->heaps[0].hi)
+		h = &w->heaps[0];
+	else if (w->n_heaps > 1 && pc >= w->heaps[1].lo && pc < w->heaps[1].hi)
+		h = &w->heaps[1];
+	else if (w->n_heaps > 2 && pc >= w->heaps[2].lo && pc < w->heaps[2].hi)
+		h = &w->heaps[2];
+	if (!h)
+		return 0;
+	seg = (pc - h->lo) >> (h->log2_seg & 31);
+	for (int i = 0; i < JW_HOPS; i++) {
+		if (jw_read(&hop, 1, h->segmap + seg) || hop == 0xff) {
+			*err = JP_JW_BAD_FRAME;
+			return 0;
+		}
+		if (!hop)
+			return h->lo + (seg << (h->log2_seg & 31)) + w->heap_block;
+		if (hop > seg)
+			break;
+		seg -= hop;
+	}
+	*err = JP_JW_BAD_FRAME;
+	return 0;
+}
+
+/*
+ * At the top frame only: pc on the epilogue of a compiled frame, after `add rsp, n`:
+ * 1 the caller's rbp is still on the stack (`pop rbp`), 2 only the return address is
+ * (`ret`, or the return poll `cmp rsp, [r15 + d]` and its `ja`), 0 the frame is whole
+ */
+static __always_inline int jw_popped(__u64 pc)
+{
+	__u8 b[12] = {};
+
+	/* b[0..7]: the 8 bytes before pc (a return poll's cmp ends there), b[8..]: at pc */
+	if (jw_read(b, sizeof(b), pc - 8))
+		return 0;
+	if (b[8] == 0x5d)
+		return 1;
+	if (b[8] == 0xc3)
+		return 2;
+	if (b[8] == 0x49 && b[9] == 0x3b && (b[10] == 0x67 || b[10] == 0xa7))
+		return 2;
+	/* ja after cmp rsp, [r15 + d8] (49 3b 67 d8) or [r15 + d32] (49 3b a7 d32) */
+	if (b[8] == 0x0f && b[9] == 0x87 &&
+	    ((b[4] == 0x49 && b[5] == 0x3b && b[6] == 0x67) ||
+	     (b[1] == 0x49 && b[2] == 0x3b && b[3] == 0xa7)))
+		return 2;
+	return 0;
+}
+
+/* one frame of st's walk: 0 go on, 1 stop (st->err says why) */
+static __always_inline long jw_frame(struct jw_state *st)
+{
+	const struct jp_jwalk *w = &st->w;
+	__u64 pc = st->pc, sp = st->sp, fp = st->fp, blob, name_p, name[2] = {};
+	__u64 method = 0, out_pc = pc, ret, sender_sp, caller_fp;
+	int err = 0;
+
+	if (st->n && pc == w->call_stub_ret) {
+		st->err = JP_JW_ENTRY;
+		return 1;
+	}
+	blob = jw_blob(w, pc, &err);
+	if (!blob) {
+		st->err = err ?: (st->n ? JP_JW_LOST : JP_JW_NOT_CODE);
+		return 1;
+	}
+	name_p = jw_word(blob + (w->blob_name & (JP_JW_BLOB_HDR - 1)), &err);
+	if (!err)
+		err = jw_read(name, sizeof(name), name_p);
+	if (err) {
+		st->err = err;
+		return 1;
+	}
+	if (name[0] == JW_NAME_NMETHOD) {
+		__s32 fs = 0, fc = 0, code_off = 0;
+		__s16 fc16 = 0;
+		__u64 code;
+		int popped = 0;
+
+		err = jw_read(&fs, 4, blob + (w->blob_frame_size & (JP_JW_BLOB_HDR - 1)));
+		if (!err && w->frame_complete_size == 2) {
+			err = jw_read(&fc16, 2,
+				      blob + (w->blob_frame_complete & (JP_JW_BLOB_HDR - 1)));
+			fc = fc16;
+		} else if (!err) {
+			err = jw_read(&fc, 4, blob + (w->blob_frame_complete & (JP_JW_BLOB_HDR - 1)));
+		}
+		if (w->code_is_offset) {
+			if (!err)
+				err = jw_read(&code_off, 4,
+					      blob + (w->blob_code & (JP_JW_BLOB_HDR - 1)));
+			code = blob + code_off;
+		} else {
+			code = jw_word(blob + (w->blob_code & (JP_JW_BLOB_HDR - 1)), &err);
+		}
+		if (err) {
+			st->err = err;
+			return 1;
+		}
+		if (fs < 2 || fs > JW_MAX_FRAME_WORDS || fc < 0 || pc < code) {
+			st->err = JP_JW_BAD_FRAME;
+			return 1;
+		}
+		if (pc < code + (__u64)fc) {
+			st->err = st->top ? JP_JW_PROLOGUE : JP_JW_BAD_FRAME;
+			return 1;
+		}
+		if (st->top)
+			popped = jw_popped(pc);
+		if (popped == 1) {
+			caller_fp = jw_word(sp, &err);
+			sender_sp = sp + 16;
+		} else if (popped == 2) {
+			caller_fp = fp;
+			sender_sp = sp + 8;
+		} else {
+			sender_sp = sp + (__u64)fs * 8;
+			caller_fp = jw_word(sender_sp - 16, &err);
+		}
+		ret = jw_word(sender_sp - 8, &err);
+	} else if (name[0] == JW_NAME_INTERP1 && (__u32)name[1] == JW_NAME_INTERP2) {
+		__u64 cm, base;
+		__u16 code_size = 0;
+
+		method = jw_word(fp - JW_METHOD_SLOT * 8, &err);
+		out_pc = jw_word(fp - JW_BCP_SLOT * 8, &err);
+		cm = jw_word(method + (w->method_const & 0xfff), &err);
+		if (!err)
+			err = jw_read(&code_size, 2, cm + (w->const_code_size & 0xfff));
+		base = cm + (w->const_size & 0xfff);
+		if (!err && (out_pc < base || out_pc >= base + code_size))
+			err = JP_JW_BAD_FRAME;
+		ret = jw_word(fp + 8, &err);
+		sender_sp = jw_word(fp - JW_SENDER_SP_SLOT * 8, &err);
+		caller_fp = jw_word(fp, &err);
+	} else {
+		st->err = JP_JW_STUB;
+		return 1;
+	}
+	if (err) {
+		st->err = err;
+		return 1;
+	}
+	if (st->n >= JP_MAX_JFRAMES) {
+		st->err = JP_JW_DEPTH;
+		return 1;
+	}
+	st->f[st->n & (JP_MAX_JFRAMES - 1)] = (struct jp_jframe){ .pc = out_pc, .method = method };
+	st->n++;
+	st->top = 0;
+	st->pc = ret;
+	st->sp = sender_sp;
+	st->fp = caller_fp;
+	return 0;
+}
+
+static long jw_step(__u64 i, void *unused)
+{
+	__u32 zero = 0;
+	struct jw_state *st = bpf_map_lookup_elem(&jw_states, &zero);
+
+	(void)i;
+	(void)unused;
+	return st ? jw_frame(st) : 1;
+}
+
+/*
+ * Walks the current thread of JVM tgid when its user pc is in the code cache, and puts
+ * the frames after the stacks already in sc (kstack_len + ustack_len words); sets
+ * sc->s.jstack_len and jstack_err. Nothing when this JVM has no layout.
+ */
+static __always_inline void java_walk_current(struct jp_scratch *sc, __u32 tgid)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct jp_jwalk *w = bpf_map_lookup_elem(&jwalk, &tgid);
+	__u32 zero = 0;
+	__u64 off, n; /* 64-bit: the bounds checked are the bounds used */
+	struct jw_state *st;
+
+	if (!w)
+		return;
+	st = bpf_map_lookup_elem(&jw_states, &zero);
+	if (!st)
+		return;
+	if (!regs) {
+		sc->s.jstack_err = JP_JW_NO_REGS;
+		return;
+	}
+	st->w = *w;
+	st->pc = regs->ip;
+	st->sp = regs->sp;
+	st->fp = regs->bp;
+	st->n = 0;
+	st->err = JP_JW_DEPTH;
+	st->top = 1;
+	bpf_loop(JP_MAX_JFRAMES + 1, jw_step, NULL, 0);
+	n = st->n;
+	/* a walk that gave up keeps no frames: half a stack is not a stack */
+	if (st->err < 0)
+		n = 0;
+	sc->s.jstack_err = (__s16)st->err;
+	off = (__u64)sc->s.kstack_len + sc->s.ustack_len;
+	barrier_var(off);
+	barrier_var(n);
+	if (off > JP_MAX_KSTACK + JP_MAX_USTACK || n > JP_MAX_JFRAMES)
+		return;
+	if (n && !bpf_probe_read_kernel(&sc->frames[off], n * sizeof(struct jp_jframe), st->f))
+		sc->s.jstack_len = (__u16)n;
+}
+
+#endif /* JPROF_JWALK_BPF_H */

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* jwalk.c: BPF's Java frames named, and compared with the agent's walk of the same sample. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jvm/jwalk.h"
+#include "log.h"
+
+/*
+ * Method* -> jmethodID, learned from samples where both walks agree but for interpreted
+ * frames not named yet. Open addressing, a fixed budget: a JVM cannot make jprof hold
+ * more than JWALK_MAX_METHODS entries (1 MiB).
+ */
+#define JWALK_MAX_METHODS 65536
+#define JWALK_MAX_EXPANDED 4096 /* Java frames of one sample, inlined ones included */
+#define JWALK_SHOW_DIFFS   5	/* the first few differences, with -v */
+
+struct jw_method {
+	__u64 mptr; /* 0: empty */
+	__u64 mid;
+};
+
+struct jwalk {
+	struct jw_method *m;
+	size_t n, cap;
+	struct jwalk_stats st;
+	__u64 exp_mid[JWALK_MAX_EXPANDED];  /* this sample's frames: the method, 0 unknown */
+	__u64 exp_mptr[JWALK_MAX_EXPANDED]; /* an interpreted frame's Method*, else 0 */
+};
+
+struct jwalk *jwalk__new(void)
+{
+	return calloc(1, sizeof(struct jwalk));
+}
+
+void jwalk__free(struct jwalk *w)
+{
+	if (!w)
+		return;
+	free(w->m);
+	free(w);
+}
+
+static size_t m_hash(__u64 k)
+{
+	k *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(k ^ (k >> 29));
+}
+
+static struct jw_method *m_slot(const struct jwalk *w, __u64 mptr)
+{
+	if (!w->cap)
+		return NULL;
+	for (size_t i = m_hash(mptr) & (w->cap - 1);; i = (i + 1) & (w->cap - 1)) {
+		if (!w->m[i].mptr || w->m[i].mptr == mptr)
+			return &w->m[i];
+	}
+}
+
+static __u64 m_get(const struct jwalk *w, __u64 mptr)
+{
+	struct jw_method *e = m_slot(w, mptr);
+
+	return e && e->mptr ? e->mid : 0;
+}
+
+static int m_put(struct jwalk *w, __u64 mptr, __u64 mid)
+{
+	struct jw_method *e;
+
+	if ((w->n + 1) * 2 > w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 1024;
+		struct jwalk g = { .cap = cap };
+
+		if (w->n >= JWALK_MAX_METHODS)
+			return -ENOSPC;
+		g.m = calloc(cap, sizeof(*g.m));
+		if (!g.m)
+			return -ENOMEM;
+		for (size_t i = 0; i < w->cap; i++) {
+			if (w->m[i].mptr)
+				*m_slot(&g, w->m[i].mptr) = w->m[i];
+		}
+		free(w->m);
+		w->m = g.m;
+		w->cap = cap;
+	}
+	e = m_slot(w, mptr);
+	if (!e->mptr)
+		w->n++;
+	e->mptr = mptr;
+	e->mid = mid;
+	return 0;
+}
+
+/* BPF's frames, each compiled one as its inline chain: into exp_*; -1 when one is unnamed */
+static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *f, __u32 nf)
+{
+	int n = 0;
+
+	for (__u32 k = 0; k < nf; k++) {
+		const __u64 *chain;
+		int c;
+
+		if (f[k].method) {
+			if (n >= JWALK_MAX_EXPANDED)
+				return n;
+			w->exp_mptr[n] = f[k].method;
+			w->exp_mid[n++] = m_get(w, f[k].method);
+			continue;
+		}
+		c = jvm_agent__pc_chain(a, f[k].pc, &chain);
+		if (c <= 0)
+			return -1;
+		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++) {
+			w->exp_mptr[n] = 0;
+			w->exp_mid[n++] = chain[i];
+		}
+	}
+	return n;
+}
+
+static void show_diff(struct jwalk *w, struct jvm_agent *a, const struct java_trace *tr, int n,
+		      int at)
+{
+	pr_debug("java walk: BPF's stack (%d frames) differs from the agent's (%d) at frame %d:",
+		 n, tr->num_frames, at);
+	for (int i = 0; i < n || i < tr->num_frames; i++) {
+		const char *b = i < n && w->exp_mid[i]
+					? jvm_agent__method_name(a, w->exp_mid[i], 0)
+					: (i < n ? "(interpreted, not named yet)" : "-");
+		const char *t = i < tr->num_frames
+					? jvm_agent__method_name(a, tr->frames[i].method_id, 0)
+					: "-";
+
+		pr_debug("  %3d %c %s | %s", i, i == at ? '*' : ' ', b ? b : "?", t ? t : "?");
+		if (i > at + 3)
+			break;
+	}
+}
+
+void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
+		    const struct jp_jframe *f, const struct java_trace *tr)
+{
+	int n, m, at = -1, idx = s->jstack_err + JW_END_BIAS;
+	bool taught = false;
+
+	if (!w || !s->jstack_err)
+		return;
+	w->st.walked++;
+	if (idx >= 0 && idx < JW_ENDS)
+		w->st.ends[idx]++;
+	if (s->jstack_err < 0)
+		return;
+	if (tr->num_frames <= 0) {
+		w->st.no_trace++;
+		return;
+	}
+	n = expand(w, a, f, s->jstack_len);
+	if (n < 0) {
+		w->st.unnamed++;
+		return;
+	}
+	w->st.compared++;
+	m = tr->num_frames;
+	for (int i = 0; i < n && i < m; i++) {
+		if (w->exp_mid[i] && w->exp_mid[i] != tr->frames[i].method_id) {
+			at = i;
+			break;
+		}
+	}
+	/* a whole walk has the trace's length; one cut at JP_MAX_JFRAMES is a prefix */
+	if (at < 0 && (s->jstack_err == JP_JW_ENTRY ? n != m : n > m)) {
+		at = n < m ? n : m;
+		w->st.differ_length++;
+	}
+	if (at >= 0) {
+		if (w->st.differ++ < JWALK_SHOW_DIFFS)
+			show_diff(w, a, tr, n, at);
+		return;
+	}
+	w->st.agree++;
+	for (int i = 0; i < n; i++) {
+		if (w->exp_mid[i] || !w->exp_mptr[i])
+			continue;
+		if (!m_put(w, w->exp_mptr[i], tr->frames[i].method_id))
+			w->st.methods = w->n;
+		taught = true;
+	}
+	if (taught)
+		w->st.learned++;
+}
+
+void jwalk__stats(const struct jwalk *w, struct jwalk_stats *ret)
+{
+	if (w)
+		*ret = w->st;
+	else
+		memset(ret, 0, sizeof(*ret));
+}
+
+const char *jwalk_end_str(int idx)
+{
+	static const char *const names[JW_ENDS] = {
+		[JP_JW_NO_REGS + JW_END_BIAS] = "no user registers",
+		[JP_JW_LOST + JW_END_BIAS] = "return address outside the code",
+		[JP_JW_BAD_FRAME + JW_END_BIAS] = "frame did not check out",
+		[JP_JW_READ + JW_END_BIAS] = "unreadable",
+		[JP_JW_STUB + JW_END_BIAS] = "in a stub",
+		[JP_JW_PROLOGUE + JW_END_BIAS] = "in a prologue",
+		[JP_JW_NOT_CODE + JW_END_BIAS] = "outside the code cache",
+		[JW_END_BIAS] = "?",
+		[JP_JW_ENTRY + JW_END_BIAS] = "whole stack",
+		[JP_JW_DEPTH + JW_END_BIAS] = "depth limit",
+	};
+
+	return idx >= 0 && idx < JW_ENDS && names[idx] ? names[idx] : "?";
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * jwalk.h: the BPF Java walk's frames (jprof.h, --java-walk shadow) named and checked
+ * against the agent's own walk of the same sample, one JVM at a time.
+ */
+#ifndef JPROF_JWALK_H
+#define JPROF_JWALK_H
+
+#include <linux/types.h>
+
+#include "jprof.h"
+#include "jvm/agent_ring.h"
+
+/* jp_sample.jstack_err from JP_JW_NO_REGS (-7) to JP_JW_DEPTH (2): index err + JW_END_BIAS */
+#define JW_END_BIAS 7
+#define JW_ENDS	    10
+
+struct jwalk_stats {
+	__u64 walked;	      /* samples BPF walked (jstack_err set) */
+	__u64 ends[JW_ENDS];  /* by how the walk ended */
+	__u64 compared;	      /* whole walks next to a trace of frames */
+	__u64 agree;	      /* ... the same methods in the same order */
+	__u64 learned;	      /* ... of which named an interpreted frame's Method* first */
+	__u64 differ;	      /* ... another stack */
+	__u64 differ_length;  /* ... of those: the same frames as far as the shorter goes */
+	__u64 unnamed;	      /* a compiled pc in no known blob: not compared */
+	__u64 no_trace;	      /* the agent's trace had no frames: not compared */
+	__u64 methods;	      /* Method* learned (held; budget JWALK_MAX_METHODS) */
+};
+
+struct jwalk;
+
+struct jwalk *jwalk__new(void);
+void jwalk__free(struct jwalk *w); /* NULL-safe */
+/*
+ * One sample with BPF's frames f (s->jstack_len of them, s->jstack_err) and the agent's
+ * trace tr of the same request: named by a's dictionary (compiled pcs) and by what earlier
+ * agreeing samples taught (an interpreted frame's Method* is the trace's method at the
+ * same place), compared, counted.
+ */
+void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
+		    const struct jp_jframe *f, const struct java_trace *tr);
+void jwalk__stats(const struct jwalk *w, struct jwalk_stats *ret);
+/* "entry frame", "outside the code cache", ... for an index of ends[] */
+const char *jwalk_end_str(int idx);
+
+#endif /* JPROF_JWALK_H */
