@@ -134,7 +134,7 @@ struct jp_jframe {
 };
 
 /* jp_sample.jstack_err: > 0 the walk ended well, < 0 it gave up there */
-#define JP_JW_ENTRY	    1	/* reached the entry frame (call stub): the whole Java stack */
+#define JP_JW_ENTRY	    1	/* reached the first entry frame (call stub): the whole Java stack */
 #define JP_JW_DEPTH	    2	/* JP_MAX_JFRAMES frames and more to go */
 #define JP_JW_NOT_CODE	    -1	/* the user pc is outside the code cache (native, VM, libc) */
 #define JP_JW_PROLOGUE	    -2	/* a compiled frame not set up yet */
@@ -164,6 +164,8 @@ struct jp_jwalk {
 	__u16 const_size;     /* sizeof(ConstMethod): the bytecodes follow it */
 	__u16 const_code_size; /* ConstMethod::_code_size (u16) */
 	__u16 frame_complete_size; /* 4: an int, 2: an int16_t */
+	__u16 wrapper_anchor; /* JavaCallWrapper::_anchor; the anchor's fields: */
+	__u16 anchor_sp, anchor_fp, anchor_pc;
 	__u16 pad[3];
 };
 #define JP_JW_BLOB_HDR 128 /* bytes of a CodeBlob read at once */

@@ -55,6 +55,7 @@ struct {
 #define JW_METHOD_SLOT	   3	 /* words below rbp */
 #define JW_BCP_SLOT	   8
 #define JW_SENDER_SP_SLOT  1
+#define JW_WRAPPER_SLOT	   6	 /* an entry frame's JavaCallWrapper*, words below rbp */
 
 /* the first 8 bytes of the names HotSpot gives its blobs (little-endian) */
 #define JW_NAME_NMETHOD 0x00646f6874656d6eull /* "nmethod\0" */
@@ -135,6 +136,38 @@ static __always_inline int jw_popped(__u64 pc)
 	return 0;
 }
 
+/*
+ * The call stub's frame (st->fp its rbp): Java called from the VM or from native code. Its
+ * JavaCallWrapper keeps the anchor of the Java frames below, if any (JNI, reflection, the
+ * VM's upcalls): the walk goes on there, as HotSpot's sender_for_entry_frame does. 0 go
+ * on, 1 the walk is whole (no Java frame below) or gave up.
+ */
+static __always_inline long jw_entry(struct jw_state *st)
+{
+	const struct jp_jwalk *w = &st->w;
+	__u64 a, sp, pc;
+	int err = 0;
+
+	a = jw_word(st->fp - JW_WRAPPER_SLOT * 8, &err) + (w->wrapper_anchor & 0xfff);
+	sp = jw_word(a + (w->anchor_sp & 0xff), &err);
+	if (!err && !sp) {
+		st->err = JP_JW_ENTRY;
+		return 1;
+	}
+	st->fp = jw_word(a + (w->anchor_fp & 0xff), &err);
+	pc = jw_word(a + (w->anchor_pc & 0xff), &err);
+	/* an anchor without its pc: the return address below its sp (make_walkable) */
+	if (!err && !pc)
+		pc = jw_word(sp - 8, &err);
+	if (err || sp <= st->sp) {
+		st->err = err ?: JP_JW_BAD_FRAME;
+		return 1;
+	}
+	st->pc = pc;
+	st->sp = sp;
+	return 0;
+}
+
 /* one frame of st's walk: 0 go on, 1 stop (st->err says why) */
 static __always_inline long jw_frame(struct jw_state *st)
 {
@@ -143,10 +176,8 @@ static __always_inline long jw_frame(struct jw_state *st)
 	__u64 method = 0, out_pc = pc, ret, sender_sp, caller_fp;
 	int err = 0;
 
-	if (st->n && pc == w->call_stub_ret) {
-		st->err = JP_JW_ENTRY;
-		return 1;
-	}
+	if (st->n && pc == w->call_stub_ret)
+		return jw_entry(st);
 	blob = jw_blob(w, pc, &err);
 	if (!blob) {
 		st->err = err ?: (st->n ? JP_JW_LOST : JP_JW_NOT_CODE);

@@ -122,7 +122,10 @@ struct jp_ring_walk {
 	__u16 const_size;	   /* sizeof(ConstMethod) */
 	__u16 const_code_size;	   /* ConstMethod::_code_size (u16) */
 	__u16 frame_complete_size; /* bytes of _frame_complete_offset: 4 (int), 2 (int16_t, 25) */
-	__u16 pad;
+	/* an entry frame's JavaCallWrapper (rbp - 6 words on x86-64) holds the outer Java part */
+	__u16 wrapper_anchor;	   /* JavaCallWrapper::_anchor */
+	__u16 anchor_sp, anchor_fp, anchor_pc; /* JavaFrameAnchor::_last_Java_sp, _fp, _pc */
+	__u16 pad[3];
 };
 
 #define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */
@@ -269,7 +272,7 @@ _Static_assert(__builtin_offsetof(struct jp_ring_hdr, tail) == 128, "tail on its
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, traces) == 192, "counters");
 _Static_assert(sizeof(struct jp_ring_hdr) <= JP_RING_WALK_OFF, "walk block after the header");
 _Static_assert(JP_RING_WALK_OFF + sizeof(struct jp_ring_walk) <= JP_RING_HDR_SIZE, "walk block");
-_Static_assert(sizeof(struct jp_ring_walk) == 136, "walk block size");
+_Static_assert(sizeof(struct jp_ring_walk) == 152, "walk block size");
 _Static_assert(sizeof(struct jp_rec_hdr) == 16, "record header");
 _Static_assert(sizeof(struct jp_frame) == 16, "frame");
 _Static_assert(sizeof(struct jp_trace_rec) == 48, "trace record");

@@ -38,7 +38,7 @@ static long heap_memory_off = -1, heap_segmap_off = -1, heap_log2_off = -1;
 static long vs_low_off = -1, vs_high_bound_off = -1; /* VirtualSpace::_low, _high_boundary */
 static long blob_name_off = -1, blob_fsize_off = -1, blob_fcomplete_off = -1, blob_code_off = -1;
 static int blob_code_is_offset, fcomplete_size = 4;
-static long method_const_off = -1, const_code_size_off = -1;
+static long method_const_off = -1, const_code_size_off = -1, wrapper_anchor_off = -1;
 
 static void *jvm_sym(void *jvm, const char *name)
 {
@@ -105,6 +105,7 @@ static void walk_field(const char *type, const char *field, const char *tstr, lo
 		{ "CodeBlob", "_frame_complete_offset", &blob_fcomplete_off },
 		{ "Method", "_constMethod", &method_const_off },
 		{ "ConstMethod", "_code_size", &const_code_size_off },
+		{ "JavaCallWrapper", "_anchor", &wrapper_anchor_off },
 	};
 
 	/* an int in JDK 17, an int16_t in 25 */
@@ -335,7 +336,9 @@ int jpa_vm_walk(struct jp_ring_walk *w)
 	    off16(blob_fsize_off, &w->blob_frame_size) ||
 	    off16(blob_fcomplete_off, &w->blob_frame_complete) ||
 	    off16(blob_code_off, &w->blob_code) || off16(method_const_off, &w->method_const) ||
-	    off16(const_code_size_off, &w->const_code_size))
+	    off16(const_code_size_off, &w->const_code_size) ||
+	    off16(wrapper_anchor_off, &w->wrapper_anchor) || off16(last_sp_off, &w->anchor_sp) ||
+	    off16(last_pc_off, &w->anchor_pc) || off16(last_fp_off, &w->anchor_fp))
 		return -ENOENT;
 	if (read_self((uintptr_t)heaps_var, &ga, sizeof(ga)) || !ga ||
 	    read_self(ga + (uintptr_t)ga_len_off, &len, sizeof(len)) ||

@@ -795,7 +795,8 @@ int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret)
 	    w.blob_frame_complete > JP_JW_BLOB_HDR - 8 || w.blob_code > JP_JW_BLOB_HDR - 8 ||
 	    w.code_is_offset > 1 || !w.heap_block || w.heap_block > 64 || w.method_const > 0xff8 ||
 	    !w.const_size || w.const_size > 0xfff || w.const_code_size > 0xffe || !w.call_stub_ret ||
-	    (w.frame_complete_size != 2 && w.frame_complete_size != 4))
+	    (w.frame_complete_size != 2 && w.frame_complete_size != 4) ||
+	    w.wrapper_anchor > 0xf00 || w.anchor_sp > 0xf8 || w.anchor_fp > 0xf8 || w.anchor_pc > 0xf8)
 		return -EPROTO;
 	ret->n_heaps = w.n_heaps;
 	ret->call_stub_ret = w.call_stub_ret;
@@ -809,6 +810,10 @@ int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret)
 	ret->const_size = w.const_size;
 	ret->const_code_size = w.const_code_size;
 	ret->frame_complete_size = w.frame_complete_size;
+	ret->wrapper_anchor = w.wrapper_anchor;
+	ret->anchor_sp = w.anchor_sp;
+	ret->anchor_fp = w.anchor_fp;
+	ret->anchor_pc = w.anchor_pc;
 	return 0;
 }
 
@@ -1806,7 +1811,7 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 	return *slot;
 }
 
-int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, const __u64 **ret)
+int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret)
 {
 	struct jm_blob *b = blob_find(a, pc);
 
@@ -1817,6 +1822,9 @@ int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, const __u64 **ret)
 	if (blob_pcs(a, b) && b->n_pcs) {
 		size_t lo = 0, hi = b->n_pcs;
 
+		/* the interrupted pc: the first recorded pc after it (HotSpot: near(pc + 1)) */
+		if (top)
+			pc++;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 

@@ -96,12 +96,13 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
  */
 /*
  * The Java frames at pc in a method's compiled code: its inline chain (innermost first,
- * the compiled method last) at the first recorded pc at or after pc, as HotSpot's
- * pc_desc_near finds it; the compiled method alone when the blob has no inline table.
- * Returns the number of frames (valid until the next call into a), -ENOENT (no blob),
- * -EINVAL (a stub's code).
+ * the compiled method last) at pc, as AsyncGetCallTrace finds it: a caller's pc (a return
+ * address) at the pc recorded there, the interrupted pc (top) at the first recorded pc
+ * after it (pc_desc_near(pc + 1)); the compiled method alone when the blob has no inline
+ * table. Returns the number of frames (valid until the next call into a), -ENOENT (no
+ * blob), -EINVAL (a stub's code).
  */
-int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, const __u64 **ret);
+int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret);
 const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java);
 /*
  * A hidden class's name without the address this JVM gave it, and a JDK 17 lambda class's

@@ -28,6 +28,7 @@ struct jwalk {
 	struct jwalk_stats st;
 	__u64 exp_mid[JWALK_MAX_EXPANDED];  /* this sample's frames: the method, 0 unknown */
 	__u64 exp_mptr[JWALK_MAX_EXPANDED]; /* an interpreted frame's Method*, else 0 */
+	int leaf_chain; /* frames in the leaf's inline chain, 0: not compiled */
 };
 
 struct jwalk *jwalk__new(void)
@@ -100,6 +101,7 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 {
 	int n = 0;
 
+	w->leaf_chain = 0;
 	for (__u32 k = 0; k < nf; k++) {
 		const __u64 *chain;
 		int c;
@@ -111,9 +113,11 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 			w->exp_mid[n++] = m_get(w, f[k].method);
 			continue;
 		}
-		c = jvm_agent__pc_chain(a, f[k].pc, &chain);
+		c = jvm_agent__pc_chain(a, f[k].pc, k == 0, &chain);
 		if (c <= 0)
 			return -1;
+		if (k == 0)
+			w->leaf_chain = c;
 		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++) {
 			w->exp_mptr[n] = 0;
 			w->exp_mid[n++] = chain[i];
@@ -139,6 +143,37 @@ static void show_diff(struct jwalk *w, struct jvm_agent *a, const struct java_tr
 		if (i > at + 3)
 			break;
 	}
+}
+
+/*
+ * The same stack but for the inlined frames at the interrupted pc: one walk has d more
+ * of them on top (d below the depth of the leaf's inline chain). HotSpot records pcs
+ * without a scope that its CompiledMethodLoad event leaves out, and at some pcs AGCT names
+ * a shallower or deeper scope than the table's next recorded pc has.
+ */
+static bool leaf_inlining_only(const struct jwalk *w, const struct jp_jframe *f, int n,
+			       const struct java_trace *tr)
+{
+	int m = tr->num_frames;
+
+	if (f[0].method || !w->leaf_chain)
+		return false;
+	for (int d = 1; d <= w->leaf_chain; d++) {
+		bool same = true;
+
+		if (n - d == m) { /* BPF's has d more */
+			for (int i = d; i < n && same; i++)
+				same = !w->exp_mid[i] || w->exp_mid[i] == tr->frames[i - d].method_id;
+		} else if (m - d == n) { /* the agent's has d more */
+			for (int i = 0; i < n && same; i++)
+				same = !w->exp_mid[i] || w->exp_mid[i] == tr->frames[i + d].method_id;
+		} else {
+			continue;
+		}
+		if (same)
+			return true;
+	}
+	return false;
 }
 
 void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
@@ -175,6 +210,10 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 	if (at < 0 && (s->jstack_err == JP_JW_ENTRY ? n != m : n > m)) {
 		at = n < m ? n : m;
 		w->st.differ_length++;
+	}
+	if (at >= 0 && leaf_inlining_only(w, f, n, tr)) {
+		w->st.leaf_inlining++;
+		return;
 	}
 	if (at >= 0) {
 		if (w->st.differ++ < JWALK_SHOW_DIFFS)

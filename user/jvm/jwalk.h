@@ -21,6 +21,7 @@ struct jwalk_stats {
 	__u64 compared;	      /* whole walks next to a trace of frames */
 	__u64 agree;	      /* ... the same methods in the same order */
 	__u64 learned;	      /* ... of which named an interpreted frame's Method* first */
+	__u64 leaf_inlining;  /* ... the same but for the inlining at the interrupted pc */
 	__u64 differ;	      /* ... another stack */
 	__u64 differ_length;  /* ... of those: the same frames as far as the shorter goes */
 	__u64 unnamed;	      /* a compiled pc in no known blob: not compared */
