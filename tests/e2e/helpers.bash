@@ -107,3 +107,28 @@ kill_jpid() {
 			"/tmp/jprof-$JPID.dict" "/tmp/perf-$JPID.map"
 	fi
 }
+
+# jwalk_check PID MIN_WHOLE_PCT MIN_AGREE_PCT MAX_DIFFER_PCT: jprof's "Java walk in BPF" line
+# for JVM PID in $REPORT (--java-walk shadow): walks that reached the entry frame, in percent
+# of the samples walked; agreeing with the agent's trace (counting those that differ only in
+# the inlining at the interrupted pc), and differing, in percent of those compared
+jwalk_check() {
+	local line
+	line=$(grep -E "^jprof: JVM $1: Java walk in BPF: " <<<"$REPORT" | head -1)
+	[[ -n $line ]] || { echo "no Java walk line for JVM $1"; return 1; }
+	awk -v line="$line" -v w="$2" -v a="$3" -v d="$4" 'BEGIN {
+		n = split(line, f, /[ (),;:]+/)
+		for (i = 2; i < n; i++) { # the first of each: "not compared" comes later
+			if (f[i + 1] == "samples" && f[i - 1] == "BPF" && walked == "") walked = f[i]
+			if (f[i + 1] == "whole" && whole == "") whole = f[i]
+			if (f[i + 1] == "compared" && cmp == "") cmp = f[i]
+			if (f[i + 1] == "agree" && f[i + 2] != "but" && agree == "") agree = f[i]
+			if (f[i + 1] == "agree" && f[i + 2] == "but" && leaf == "") leaf = f[i]
+			if (f[i + 1] == "differ" && differ == "") differ = f[i]
+		}
+		if (!walked || !cmp) { print "no walks compared"; exit 1 }
+		pw = 100 * whole / walked; pa = 100 * (agree + leaf) / cmp; pd = 100 * differ / cmp
+		printf "walked %d, whole %.1f%% (>= %s), agree %.2f%% (>= %s), differ %.2f%% (<= %s)\n",
+			walked, pw, w, pa, a, pd, d
+		exit !(pw >= w && pa >= a && pd <= d) }'
+}

@@ -62,7 +62,9 @@ rooted() {
 
 # javac_run JDK_HOME SRC_ZIP MODE(p|a): javac compiles java.util while jprof records it
 # at 999 Hz for 12 s: p: -p PID, the agent attached by jprof; a: -a, the agent loaded with
-# -J-agentpath. Checks javac's exit code, completeness >= 95% and javac's own frames.
+# -J-agentpath, and the Java walk in BPF beside the agent's (--java-walk shadow). Checks
+# javac's exit code, completeness >= 95% and javac's own frames; with a, that BPF's walks
+# agree with the agent's.
 javac_run() {
 	local home=$1 zip=$2 mode=$3 src=$OUT/src pid rc=0 agent=()
 	require_jdk "$home"
@@ -79,7 +81,8 @@ javac_run() {
 		sleep 1
 		run -0 "$JPROF" record -p "$JPID" --per-pid -F 999 -d 12 -o "$OUT/j.folded"
 	else
-		run -0 "$JPROF" record -a --no-attach --per-pid -F 999 -d 12 -o "$OUT/j.folded"
+		run -0 "$JPROF" record -a --no-attach --per-pid -F 999 -d 12 --java-walk shadow \
+			-o "$OUT/j.folded"
 	fi
 	REPORT=$output
 	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
@@ -102,6 +105,11 @@ javac_run() {
 	pct=$(JPID=$pid complete_pct)
 	echo "complete Java stacks: $pct%"
 	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
+	# javac spends about 40% of its samples outside the code cache (the VM, class loading):
+	# BPF gives those up; the walks it completes agree with the agent's (2026-11-24: 98.5%
+	# JDK 17, 99.3% JDK 25, counting the 3% that differ only in the interrupted pc's
+	# inlining; the rest differ in a caller's inlining)
+	[[ $mode == p ]] || jwalk_check "$pid" 30 97 2
 }
 
 # math_run JDK_HOME: a loop of Math.sin/cos/sqrt/log, whose samples land in VM stubs and
@@ -139,11 +147,11 @@ math_run() {
 	javac_run "$JDK25" "$SRC25" p
 }
 
-@test "jdk17 javac, -a, -agentpath: >= 95% complete Java stacks, javac's frames, no crash" {
+@test "jdk17 javac, -a, -agentpath, --java-walk shadow: >= 95% complete, javac's frames, walks agree" {
 	javac_run "$JDK17" "$SRC17" a
 }
 
-@test "jdk25 javac, -a, -agentpath: >= 95% complete Java stacks, javac's frames, no crash" {
+@test "jdk25 javac, -a, -agentpath, --java-walk shadow: >= 95% complete, javac's frames, walks agree" {
 	javac_run "$JDK25" "$SRC25" a
 }
 
