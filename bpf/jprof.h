@@ -45,6 +45,11 @@
 /* signalled, though in native_threads: the periodic re-ask (the join drops the entry if
  * the thread has become a Java thread) */
 #define JP_SF_NATIVE_RECHECK 256u
+/*
+ * cpu (--java-walk bpf): not signalled: BPF walked the whole Java stack (its frames follow
+ * the user stack) and knew every interpreted frame's method; the join names them
+ */
+#define JP_SF_JWALK 512u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -129,8 +134,26 @@ struct jp_sample {
 #define JP_JW_HEAPS    3
 
 struct jp_jframe {
-	__u64 pc;     /* compiled: the frame's pc; interpreted: its bcp */
+	__u64 pc;     /* compiled: the frame's pc; interpreted: its bci */
 	__u64 method; /* interpreted: the Method*; 0: compiled */
+};
+
+/* java_walk (cpu.bpf.c rodata) */
+#define JP_JWALK_OFF	0
+#define JP_JWALK_SHADOW 1 /* walk, and signal as always: the join compares */
+#define JP_JWALK_BPF	2 /* walk; signal only when the walk cannot name the stack */
+/* --java-walk bpf: one in this many walks that could do without still signals (compared) */
+#define JP_JWALK_VERIFY_EVERY 16u
+#define JP_MAX_JW_METHODS     65536
+
+/*
+ * key of jw_methods: an interpreted frame's Method* the join has named (learned from a
+ * sample both walks agreed on); a frame whose Method* is not there needs the signal
+ */
+struct jp_jw_method {
+	__u32 tgid;
+	__u32 pad;
+	__u64 method;
 };
 
 /* jp_sample.jstack_err: > 0 the walk ended well, < 0 it gave up there */

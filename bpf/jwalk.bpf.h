@@ -12,7 +12,8 @@
  *    `pop rbp`, return poll or `ret` has the frame popped already.
  *  - a pc in the template interpreter (the blob "Interpreter"): rbp is the frame; the
  *    Method* is at rbp - 3 words and the bcp at rbp - 8 (HotSpot's x86-64
- *    frame_x86.hpp, not exported), checked: the bcp must lie in that method's bytecodes.
+ *    frame_x86.hpp, not exported), checked: the bcp must lie in that method's bytecodes
+ *    (the frame goes out as the Method* and the bci).
  *    The caller's sp is the saved sender sp (rbp - 1), its rbp the saved one (rbp).
  *  - the call stub's return address is the entry frame: the walk is complete.
  * The blob of a pc is found as CodeHeap::find_blob does: the heap's segment map, one byte
@@ -22,8 +23,16 @@
 #ifndef JPROF_JWALK_BPF_H
 #define JPROF_JWALK_BPF_H
 
-/* 1: walk the Java frames of JVM samples (and still signal: shadow mode) */
-const volatile __u8 java_walk = 0;
+/* JP_JWALK_*: walk the Java frames of JVM samples (shadow: and still signal) */
+const volatile __u8 java_walk = JP_JWALK_OFF;
+
+/* interpreted methods the join can name (see jprof.h); user space adds, deletes */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JP_MAX_JW_METHODS);
+	__type(key, struct jp_jw_method);
+	__type(value, __u8);
+} jw_methods SEC(".maps");
 
 /* tgid -> the layout of that JVM (user space sets it beside the jvms entry) */
 struct {
@@ -39,7 +48,9 @@ struct jw_state {
 	__u32 n;
 	__s32 err;
 	__u32 top;
-	__u32 pad;
+	__u32 tgid;
+	__u32 unknown; /* interpreted frames whose Method* is not in jw_methods */
+	__u32 verify;  /* walks since the last one that signalled anyway */
 	struct jp_jframe f[JP_MAX_JFRAMES];
 };
 
@@ -249,6 +260,13 @@ static __always_inline long jw_frame(struct jw_state *st)
 		base = cm + (w->const_size & 0xfff);
 		if (!err && (out_pc < base || out_pc >= base + code_size))
 			err = JP_JW_BAD_FRAME;
+		out_pc -= base; /* the bci */
+		if (!err) {
+			struct jp_jw_method k = { .tgid = st->tgid, .method = method };
+
+			if (!bpf_map_lookup_elem(&jw_methods, &k))
+				st->unknown++;
+		}
 		ret = jw_word(fp + 8, &err);
 		sender_sp = jw_word(fp - JW_SENDER_SP_SLOT * 8, &err);
 		caller_fp = jw_word(fp, &err);
@@ -286,9 +304,11 @@ static long jw_step(__u64 i, void *unused)
 /*
  * Walks the current thread of JVM tgid when its user pc is in the code cache, and puts
  * the frames after the stacks already in sc (kstack_len + ustack_len words); sets
- * sc->s.jstack_len and jstack_err. Nothing when this JVM has no layout.
+ * sc->s.jstack_len and jstack_err. Nothing when this JVM has no layout. True when the
+ * sample needs no signal (--java-walk bpf): the walk is whole, every interpreted method
+ * is one the join names, and this is not one of the walks that signal anyway to check.
  */
-static __always_inline void java_walk_current(struct jp_scratch *sc, __u32 tgid)
+static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	struct jp_jwalk *w = bpf_map_lookup_elem(&jwalk, &tgid);
@@ -297,15 +317,17 @@ static __always_inline void java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	struct jw_state *st;
 
 	if (!w)
-		return;
+		return false;
 	st = bpf_map_lookup_elem(&jw_states, &zero);
 	if (!st)
-		return;
+		return false;
 	if (!regs) {
 		sc->s.jstack_err = JP_JW_NO_REGS;
-		return;
+		return false;
 	}
 	st->w = *w;
+	st->tgid = tgid;
+	st->unknown = 0;
 	st->pc = regs->ip;
 	st->sp = regs->sp;
 	st->fp = regs->bp;
@@ -322,9 +344,18 @@ static __always_inline void java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	barrier_var(off);
 	barrier_var(n);
 	if (off > JP_MAX_KSTACK + JP_MAX_USTACK || n > JP_MAX_JFRAMES)
-		return;
+		return false;
 	if (n && !bpf_probe_read_kernel(&sc->frames[off], n * sizeof(struct jp_jframe), st->f))
 		sc->s.jstack_len = (__u16)n;
+	if (java_walk != JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown ||
+	    sc->s.jstack_len != n || !n)
+		return false;
+	/* per CPU, not per thread: the check samples spread over whatever runs */
+	if (++st->verify >= JP_JWALK_VERIFY_EVERY) {
+		st->verify = 0;
+		return false;
+	}
+	return true;
 }
 
 #endif /* JPROF_JWALK_BPF_H */

@@ -350,9 +350,13 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 	if (kbytes)
 		s->flags |= JP_SF_KERNEL_CTX;
 
+	/* a Java stack BPF walked and can name needs no signal (--java-walk bpf) */
 	if (want_signal && java_walk &&
-	    jvm_of_task((struct task_struct *)bpf_get_current_task(), tgid))
-		java_walk_current(sc, tgid);
+	    jvm_of_task((struct task_struct *)bpf_get_current_task(), tgid) &&
+	    java_walk_current(sc, tgid)) {
+		s->flags |= JP_SF_JWALK;
+		want_signal = false;
+	}
 	if (want_signal) {
 		__u32 follows = 0;
 

@@ -57,6 +57,7 @@ enum miss_reason {
 	MISS_BACKLOG,	 /* did not wait for its trace: the join's budget was full */
 	MISS_OPEN,	 /* off-CPU, still blocked at the end: never signalled (it would wake) */
 	MISS_FOLLOW,	 /* followed a request whose sample or trace is not known */
+	MISS_JWALK,	 /* walked by BPF, not signalled, and its frames could not be named */
 	MISS_MAX
 };
 
@@ -68,6 +69,7 @@ static const char *const miss_names[MISS_MAX] = {
 	[MISS_OTHER] = "unknown agent code", [MISS_BACKLOG] = "join backlog full",
 	[MISS_OPEN] = "still blocked at the end (never signalled)",
 	[MISS_FOLLOW] = "during a pending request of unknown outcome",
+	[MISS_JWALK] = "walked in BPF, code not named",
 };
 
 /* an intrusive circular list; an entry sits on two: its thread's and its JVM's */
@@ -1538,8 +1540,8 @@ static int pend_add(struct join *j, const struct jp_sample *s, const __u64 *ksta
 	if (s->ustack_len + 2 * s->jstack_len)
 		memcpy(p->frames + s->kstack_len, ustack,
 		       (s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64));
-	if (s->jstack_err && !e->jw)
-		e->jw = jwalk__new(); /* NULL: not compared */
+	if (s->jstack_err && !e->jw) /* NULL: not compared */
+		e->jw = jwalk__new(e->pid, j->o.jw_method, j->o.jw_ctx);
 	p->s = *s;
 	p->jvm = e;
 	p->thr = t;
@@ -1600,6 +1602,24 @@ static int add_follower(struct join *j, const struct jp_sample *s, const __u64 *
 	return commit(j, s, e, n, NULL);
 }
 
+/*
+ * A sample BPF walked whole and did not signal (--java-walk bpf): its Java stack is
+ * BPF's frames, named here; one that cannot be named is counted missing
+ */
+static int add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		       const __u64 *ustack, struct jvm_ent *e)
+{
+	struct java_trace tr;
+
+	if (!e->jw)
+		e->jw = jwalk__new(e->pid, j->o.jw_method, j->o.jw_ctx);
+	if (jwalk__trace(e->jw, e->a, s, (const struct jp_jframe *)(ustack + s->ustack_len), &tr)) {
+		j->st.jvm_samples++;
+		return add_missing(j, s, kstack, ustack, e, MISS_JWALK, 0);
+	}
+	return finish(j, s, kstack, ustack, e, &tr);
+}
+
 int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		 const __u64 *ustack)
 {
@@ -1637,6 +1657,8 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		e->internal_known++;
 		return add_native(j, s, kstack, ustack, e, NULL);
 	}
+	if (s->flags & JP_SF_JWALK)
+		return add_jwalked(j, s, kstack, ustack, e);
 	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_FOLLOWS))
 		return add_follower(j, s, kstack, ustack, e);
 	if (!(s->flags & JP_SF_SIGNALED)) {
@@ -2506,6 +2528,12 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 		(unsigned long long)st.differ,
 		(unsigned long long)st.differ_length, (unsigned long long)st.no_trace,
 		(unsigned long long)st.unnamed, (unsigned long long)st.methods);
+	if (st.named || st.named_miss || st.unlearned)
+		fprintf(f,
+			"jprof: JVM %u: Java stacks named from BPF's walk without a signal: %llu "
+			"(%llu could not be named); %llu methods forgotten when a check disagreed\n",
+			e->pid, (unsigned long long)st.named, (unsigned long long)st.named_miss,
+			(unsigned long long)st.unlearned);
 }
 
 void join__report(const struct join *j, FILE *f)

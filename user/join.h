@@ -38,6 +38,9 @@ struct join_opts {
 	 */
 	void (*native_thread)(void *ctx, __u32 tid, bool native);
 	void *native_ctx;
+	/* --java-walk: an interpreted method's Method* the join can name, or no longer */
+	void (*jw_method)(void *ctx, __u32 pid, __u64 method, bool known);
+	void *jw_ctx;
 };
 
 struct join;

@@ -150,8 +150,10 @@ void opts_usage(FILE *f)
 	      "\n"
 	      "      --no-boost        keep jprof's scheduling priority (default: nice -15, so a\n"
 	      "                        saturated host cannot make it fall behind)\n"
-	      "      --java-walk shadow  (record, experimental) BPF walks Java frames too, the\n"
-	      "                        agent's walk still names the samples; the report compares\n"
+	      "      --java-walk MODE  (record) who walks Java stacks: signal (default) the\n"
+	      "                        agent, by a signal to the sampled thread; bpf: BPF, and\n"
+	      "                        the signal only where BPF cannot (VM code, stubs) and in\n"
+	      "                        1 of 16 samples to check; shadow: both, compared\n"
 	      "  -v, --verbose         debug messages, libbpf's included\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
@@ -455,10 +457,15 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			o->no_boost = true;
 			break;
 		case OPT_JAVA_WALK:
-			if (strcmp(optarg, "shadow") && strcmp(optarg, "signal"))
+			if (!strcmp(optarg, "signal"))
+				o->java_walk = JP_JWALK_OFF;
+			else if (!strcmp(optarg, "shadow"))
+				o->java_walk = JP_JWALK_SHADOW;
+			else if (!strcmp(optarg, "bpf"))
+				o->java_walk = JP_JWALK_BPF;
+			else
 				return fail(err, errlen,
-					    "--java-walk: '%s': expected shadow or signal", optarg);
-			o->java_walk = !strcmp(optarg, "shadow");
+					    "--java-walk: '%s': expected signal, bpf or shadow", optarg);
 			break;
 		case OPT_CGROUP:
 			if (!*optarg)

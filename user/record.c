@@ -190,6 +190,15 @@ static void on_native_thread(void *ctx, __u32 tid, bool native)
 		(void)kernel_session__native_thread(r->ks, tid, native);
 }
 
+/* the join can name an interpreted method of a JVM (or no longer): BPF's walk follows */
+static void on_jw_method(void *ctx, __u32 pid, __u64 method, bool known)
+{
+	struct rec *r = ctx;
+
+	if (r->ks)
+		(void)kernel_session__jw_method(r->ks, pid, method, known);
+}
+
 static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack)
 {
 	struct rec *r = ctx;
@@ -1560,6 +1569,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	jo.native_thread = on_native_thread;
 	jo.native_ctx = &r;
+	jo.jw_method = on_jw_method;
+	jo.jw_ctx = &r;
 	r.join = join__new(r.syms, r.model, &jo);
 	if (!r.join) {
 		pr_err("out of memory");

@@ -31,6 +31,7 @@
 
 #define TRACE_REC_MAX (sizeof(struct jp_trace_rec) + JP_DEPTH_MAX * sizeof(struct jp_frame))
 #define INLINE_MAX    64 /* deepest inline chain we believe */
+#define CHAIN_BYTES   (sizeof(__u64) + sizeof(__s32)) /* a chain entry: method and bci */
 
 /*
  * What one JVM's dictionary may make us hold (methods, strings, line tables, compiled
@@ -126,6 +127,7 @@ struct jm_blob {
 	__u64 off;	 /* its code-load record's body in the dictionary file */
 	struct jm_pc *pcs;
 	__u64 *chain;
+	__s32 *chain_bci; /* the bci of each chain entry */
 	__u32 len;	 /* the body's length; 0: no inline table, or it could not be read */
 	__u32 n_pcs, n_chain; /* of the table read */
 	int is_interp;	 /* the template interpreter */
@@ -689,9 +691,10 @@ struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
 
 static void blob_free(struct jvm_agent *a, struct jm_blob *b)
 {
-	uncharge(a, (size_t)b->n_pcs * sizeof(*b->pcs) + (size_t)b->n_chain * sizeof(*b->chain));
+	uncharge(a, (size_t)b->n_pcs * sizeof(*b->pcs) + (size_t)b->n_chain * CHAIN_BYTES);
 	free(b->pcs);
 	free(b->chain);
+	free(b->chain_bci);
 }
 
 static void x_free(struct jvm_agent *a, struct jm_method_x *x)
@@ -1187,10 +1190,12 @@ static int parse_pcs(struct jvm_agent *a, struct cur *c, struct jm_blob *b, __u3
 			b->pcs[i] = (struct jm_pc){ .pc = pc, .first = (__u32)n_chain, .n = n };
 		for (__u32 j = 0; j < n; j++) {
 			__u64 m = cur_u64(c);
+			__s32 bci = (__s32)cur_u32(c);
 
-			(void)cur_u32(c); /* bci: AGCT reports its own */
-			if (b->chain)
+			if (b->chain) {
 				b->chain[n_chain + j] = m;
+				b->chain_bci[n_chain + j] = bci;
+			}
 			/* the evidence for "inlined into its caller" used for deeper frames */
 			else if (j > 0) {
 				__u64 *r = recent[kv_hash(last, m) % EDGE_RECENT];
@@ -1262,27 +1267,33 @@ static bool blob_pcs(struct jvm_agent *a, struct jm_blob *b)
 	if (cur_u64(&c) != b->method_id || !n_pcs || (__u64)n_pcs * 12 > c.left)
 		goto out;
 	max_chain = c.left / 12;
-	if (charge(a, (size_t)n_pcs * sizeof(*b->pcs) + max_chain * sizeof(*b->chain)))
+	if (charge(a, (size_t)n_pcs * sizeof(*b->pcs) + max_chain * CHAIN_BYTES))
 		goto out;
 	b->pcs = calloc(n_pcs, sizeof(*b->pcs));
 	b->chain = calloc(max_chain ? max_chain : 1, sizeof(*b->chain));
-	if (!b->pcs || !b->chain || parse_pcs(a, &c, b, n_pcs, max_chain)) {
-		uncharge(a, (size_t)n_pcs * sizeof(*b->pcs) + max_chain * sizeof(*b->chain));
+	b->chain_bci = calloc(max_chain ? max_chain : 1, sizeof(*b->chain_bci));
+	if (!b->pcs || !b->chain || !b->chain_bci || parse_pcs(a, &c, b, n_pcs, max_chain)) {
+		uncharge(a, (size_t)n_pcs * sizeof(*b->pcs) + max_chain * CHAIN_BYTES);
 		free(b->pcs);
 		free(b->chain);
+		free(b->chain_bci);
 		b->pcs = NULL;
 		b->chain = NULL;
+		b->chain_bci = NULL;
 		b->n_pcs = b->n_chain = 0;
 		goto out;
 	}
 	/* keep what the table has: the charge follows n_pcs and n_chain from here */
 	uncharge(a, (size_t)(n_pcs - b->n_pcs) * sizeof(*b->pcs) +
-			    (max_chain - b->n_chain) * sizeof(*b->chain));
+			    (max_chain - b->n_chain) * CHAIN_BYTES);
 	if (b->n_chain && b->n_chain < max_chain) {
 		__u64 *ch = realloc(b->chain, (size_t)b->n_chain * sizeof(*ch));
+		__s32 *bci = realloc(b->chain_bci, (size_t)b->n_chain * sizeof(*bci));
 
 		if (ch)
 			b->chain = ch;
+		if (bci)
+			b->chain_bci = bci;
 	}
 	uncharge(a, b->len);
 	free(body);
@@ -1811,8 +1822,11 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 	return *slot;
 }
 
-int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret)
+int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret,
+			const __s32 **ret_bci)
 {
+	static const __s32 no_bci = -1;
+
 	struct jm_blob *b = blob_find(a, pc);
 
 	if (!b)
@@ -1835,10 +1849,12 @@ int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **r
 		}
 		if (lo < b->n_pcs && b->pcs[lo].n) {
 			*ret = &b->chain[b->pcs[lo].first];
+			*ret_bci = &b->chain_bci[b->pcs[lo].first];
 			return (int)b->pcs[lo].n;
 		}
 	}
 	*ret = &b->method_id;
+	*ret_bci = &no_bci;
 	return 1;
 }
 

@@ -99,10 +99,11 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
  * the compiled method last) at pc, as AsyncGetCallTrace finds it: a caller's pc (a return
  * address) at the pc recorded there, the interrupted pc (top) at the first recorded pc
  * after it (pc_desc_near(pc + 1)); the compiled method alone when the blob has no inline
- * table. Returns the number of frames (valid until the next call into a), -ENOENT (no
- * blob), -EINVAL (a stub's code).
+ * table (bci -1). Returns the number of frames, their methods in *ret and bcis in
+ * *ret_bci (valid until the next call into a), -ENOENT (no blob), -EINVAL (a stub's code).
  */
-int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret);
+int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret,
+			const __s32 **ret_bci);
 const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java);
 /*
  * A hidden class's name without the address this JVM gave it, and a JDK 17 lambda class's

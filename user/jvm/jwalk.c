@@ -26,14 +26,27 @@ struct jwalk {
 	struct jw_method *m;
 	size_t n, cap;
 	struct jwalk_stats st;
+	__u32 pid;
+	jwalk_method_fn method_fn;
+	void *fn_ctx;
+	__s32 exp_bci[JWALK_MAX_EXPANDED];
+	struct java_frame tr[JWALK_MAX_EXPANDED]; /* a stack named for jwalk__trace */
 	__u64 exp_mid[JWALK_MAX_EXPANDED];  /* this sample's frames: the method, 0 unknown */
 	__u64 exp_mptr[JWALK_MAX_EXPANDED]; /* an interpreted frame's Method*, else 0 */
 	int leaf_chain; /* frames in the leaf's inline chain, 0: not compiled */
+	__u8 exp_root[JWALK_MAX_EXPANDED]; /* 1: a compiled frame's own method (not inlined) */
 };
 
-struct jwalk *jwalk__new(void)
+struct jwalk *jwalk__new(__u32 pid, jwalk_method_fn fn, void *ctx)
 {
-	return calloc(1, sizeof(struct jwalk));
+	struct jwalk *w = calloc(1, sizeof(struct jwalk));
+
+	if (w) {
+		w->pid = pid;
+		w->method_fn = fn;
+		w->fn_ctx = ctx;
+	}
+	return w;
 }
 
 void jwalk__free(struct jwalk *w)
@@ -58,6 +71,32 @@ static struct jw_method *m_slot(const struct jwalk *w, __u64 mptr)
 		if (!w->m[i].mptr || w->m[i].mptr == mptr)
 			return &w->m[i];
 	}
+}
+
+/* forgets mptr (a frame named by it disagreed: the method may have been freed, its
+ * memory reused), here and in BPF */
+static void m_del(struct jwalk *w, __u64 mptr)
+{
+	struct jw_method *e = m_slot(w, mptr);
+	size_t i, j;
+
+	if (!e || !e->mptr)
+		return;
+	if (w->method_fn)
+		w->method_fn(w->fn_ctx, w->pid, mptr, false);
+	/* backward-shift deletion keeps every probe chain whole */
+	i = (size_t)(e - w->m);
+	for (j = (i + 1) & (w->cap - 1); w->m[j].mptr; j = (j + 1) & (w->cap - 1)) {
+		size_t h = m_hash(w->m[j].mptr) & (w->cap - 1);
+
+		if ((j > i && (h <= i || h > j)) || (j < i && h <= i && h > j)) {
+			w->m[i] = w->m[j];
+			i = j;
+		}
+	}
+	w->m[i].mptr = 0;
+	w->n--;
+	w->st.methods = w->n;
 }
 
 static __u64 m_get(const struct jwalk *w, __u64 mptr)
@@ -93,6 +132,8 @@ static int m_put(struct jwalk *w, __u64 mptr, __u64 mid)
 		w->n++;
 	e->mptr = mptr;
 	e->mid = mid;
+	if (w->method_fn)
+		w->method_fn(w->fn_ctx, w->pid, mptr, true);
 	return 0;
 }
 
@@ -102,26 +143,33 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 	int n = 0;
 
 	w->leaf_chain = 0;
+	memset(w->exp_root, 0, sizeof(w->exp_root));
 	for (__u32 k = 0; k < nf; k++) {
 		const __u64 *chain;
+		const __s32 *bci;
 		int c;
 
 		if (f[k].method) {
 			if (n >= JWALK_MAX_EXPANDED)
 				return n;
 			w->exp_mptr[n] = f[k].method;
+			w->exp_bci[n] = f[k].pc > 0xffff ? -1 : (__s32)f[k].pc;
 			w->exp_mid[n++] = m_get(w, f[k].method);
 			continue;
 		}
-		c = jvm_agent__pc_chain(a, f[k].pc, k == 0, &chain);
+		c = jvm_agent__pc_chain(a, f[k].pc, k == 0, &chain, &bci);
 		if (c <= 0)
 			return -1;
 		if (k == 0)
 			w->leaf_chain = c;
 		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++) {
 			w->exp_mptr[n] = 0;
+			w->exp_bci[n] = bci[i];
 			w->exp_mid[n++] = chain[i];
 		}
+		/* the compiled method itself: its inline chain's last entry */
+		if (n > 0)
+			w->exp_root[n - 1] = 1;
 	}
 	return n;
 }
@@ -218,6 +266,11 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 	if (at >= 0) {
 		if (w->st.differ++ < JWALK_SHOW_DIFFS)
 			show_diff(w, a, tr, n, at);
+		/* a Method* named from earlier samples that names another method now */
+		if (at < n && w->exp_mptr[at] && w->exp_mid[at]) {
+			m_del(w, w->exp_mptr[at]);
+			w->st.unlearned++;
+		}
 		return;
 	}
 	w->st.agree++;
@@ -230,6 +283,37 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 	}
 	if (taught)
 		w->st.learned++;
+}
+
+int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
+		 const struct jp_jframe *f, struct java_trace *ret)
+{
+	int n;
+
+	if (!w || s->jstack_err != JP_JW_ENTRY || !s->jstack_len)
+		return -EINVAL;
+	n = expand(w, a, f, s->jstack_len);
+	if (n <= 0) {
+		w->st.named_miss++;
+		return -ENOENT;
+	}
+	for (int i = 0; i < n; i++) {
+		/* BPF knew the Method*, we no longer do (unlearned since): not named */
+		if (!w->exp_mid[i]) {
+			w->st.named_miss++;
+			return -ENOENT;
+		}
+		w->tr[i] = (struct java_frame){
+			.method_id = w->exp_mid[i],
+			.bci = w->exp_bci[i],
+			.kind = w->exp_mptr[i]	 ? JP_FK_INTERP
+				: w->exp_root[i] ? JP_FK_JIT
+						 : JP_FK_INLINED,
+		};
+	}
+	*ret = (struct java_trace){ .time_ns = s->time_ns, .num_frames = n, .frames = w->tr };
+	w->st.named++;
+	return 0;
 }
 
 void jwalk__stats(const struct jwalk *w, struct jwalk_stats *ret)

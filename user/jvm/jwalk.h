@@ -7,6 +7,7 @@
 #define JPROF_JWALK_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 
 #include "jprof.h"
 #include "jvm/agent_ring.h"
@@ -27,11 +28,17 @@ struct jwalk_stats {
 	__u64 unnamed;	      /* a compiled pc in no known blob: not compared */
 	__u64 no_trace;	      /* the agent's trace had no frames: not compared */
 	__u64 methods;	      /* Method* learned (held; budget JWALK_MAX_METHODS) */
+	__u64 unlearned;      /* ... forgotten: a learned Method* named another method */
+	__u64 named;	      /* samples not signalled, their stack named from BPF's frames */
+	__u64 named_miss;     /* ... that could not be named (code not in the dictionary yet) */
 };
+
+/* a Method* of JVM pid was learned (known) or forgotten: BPF's jw_methods follows */
+typedef void (*jwalk_method_fn)(void *ctx, __u32 pid, __u64 method, bool known);
 
 struct jwalk;
 
-struct jwalk *jwalk__new(void);
+struct jwalk *jwalk__new(__u32 pid, jwalk_method_fn fn, void *ctx);
 void jwalk__free(struct jwalk *w); /* NULL-safe */
 /*
  * One sample with BPF's frames f (s->jstack_len of them, s->jstack_err) and the agent's
@@ -41,6 +48,13 @@ void jwalk__free(struct jwalk *w); /* NULL-safe */
  */
 void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
 		    const struct jp_jframe *f, const struct java_trace *tr);
+/*
+ * A sample BPF walked and did not signal (JP_SF_JWALK): its Java stack from BPF's frames,
+ * into *ret (frames valid until the next call). 0, or -ENOENT when a frame cannot be
+ * named (counted).
+ */
+int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
+		 const struct jp_jframe *f, struct java_trace *ret);
 void jwalk__stats(const struct jwalk *w, struct jwalk_stats *ret);
 /* "entry frame", "outside the code cache", ... for an index of ends[] */
 const char *jwalk_end_str(int idx);

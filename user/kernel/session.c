@@ -364,7 +364,7 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 		goto out_free;
 	}
 	s->cpu->rodata->filter_pids = o->npids > 0;
-	s->cpu->rodata->java_walk = o->java_walk;
+	s->cpu->rodata->java_walk = (__u8)o->java_walk;
 	s->cpu->rodata->period_ns = o->freq_hz ? 1000000000ull / o->freq_hz : 0;
 	/* before the seeding: a thread started after it is new, whether seeded or not */
 	s->cpu->rodata->seed_ns = mono_ns();
@@ -549,8 +549,46 @@ int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid)
 	return 0;
 }
 
+int kernel_session__jw_method(struct kernel_session *s, __u32 tgid, __u64 method, bool known)
+{
+	struct jp_jw_method k = { .tgid = tgid, .method = method };
+	__u8 one = 1;
+
+	if (!known) {
+		if (bpf_map__delete_elem(s->cpu->maps.jw_methods, &k, sizeof(k), 0) &&
+		    errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	/* full: that method's frames keep asking the agent */
+	if (bpf_map__update_elem(s->cpu->maps.jw_methods, &k, sizeof(k), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* every jw_methods entry of tgid: a process's Method*s mean nothing in the next one */
+static void jw_methods_drop(struct kernel_session *s, __u32 tgid)
+{
+	struct jp_jw_method k, next, *prev = NULL;
+	int fd = bpf_map__fd(s->cpu->maps.jw_methods);
+
+	for (int i = 0; i < JP_MAX_JW_METHODS * 2; i++) {
+		if (bpf_map_get_next_key(fd, prev, &next))
+			break;
+		if (next.tgid == tgid) {
+			/* deleted: the walk goes on from the last key kept (or the start) */
+			(void)bpf_map_delete_elem(fd, &next);
+			continue;
+		}
+		k = next;
+		prev = &k;
+	}
+}
+
 int kernel_session__set_jwalk(struct kernel_session *s, __u32 tgid, const struct jp_jwalk *w)
 {
+	jw_methods_drop(s, tgid);
 	if (!w) {
 		if (bpf_map__delete_elem(s->cpu->maps.jwalk, &tgid, sizeof(tgid), 0) &&
 		    errno != ENOENT)
@@ -606,7 +644,7 @@ int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object
 {
 	static const char *const names[] = {
 		"events", "pids", "cgroups", "cgroup_cfg", "jvms", "stats", "wall_cpu",
-		"native_threads", "jwalk",
+		"native_threads", "jwalk", "jw_methods",
 	};
 	struct bpf_map *m;
 	int err;

@@ -23,7 +23,7 @@ struct kernel_opts {
 	const __u32 *cgroup_levels;
 	size_t ncgroups;	/* 0: every cgroup; at most JP_MAX_CGROUPS */
 	bool wall;		/* -e wall: the cpu sampler waits for kernel_session__start_cpu() */
-	bool java_walk;		/* --java-walk: BPF walks Java frames too (shadow: still signals) */
+	unsigned int java_walk;	/* --java-walk: JP_JWALK_* */
 };
 
 /* one ring-buffer record; kstack then ustack, leaf first; valid during the callback */
@@ -62,6 +62,8 @@ int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid);
  * kernel_session__add_jvm; NULL removes it. 0 or -errno.
  */
 int kernel_session__set_jwalk(struct kernel_session *s, __u32 tgid, const struct jp_jwalk *w);
+/* an interpreted method BPF's walk of JVM tgid may name without a signal, or no longer */
+int kernel_session__jw_method(struct kernel_session *s, __u32 tgid, __u64 method, bool known);
 /*
  * The agent answered that JVM thread tid (global) is not a Java thread (native): its
  * samples are not signalled from now on (but every JP_NATIVE_RECHECK-th, a re-ask); or,
