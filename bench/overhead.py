@@ -131,8 +131,11 @@ def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
         return ms, extra
     if config.startswith("jprof"):
         freq = int(config.split("@")[1])
-        # jprof-native@HZ: no agent, so no stack requests: BPF's and jprof's share alone
+        # jprof-native@HZ: no agent, so no stack requests: BPF's and jprof's share alone;
+        # jprof-bpfwalk@HZ: --java-walk bpf, BPF walks the Java stacks it can name
         extra_args = ["--no-attach"] if config.startswith("jprof-native") else []
+        if config.startswith("jprof-bpfwalk"):
+            extra_args = ["--java-walk", "bpf"]
         jp, t0, err = start_jprof(jprof, freq, tmp, w.pid, extra_args)
         time.sleep(1.0)  # attach done; let the JVM settle
         ready = (time.monotonic(), proc_cpu_s(jp.pid))
@@ -196,7 +199,8 @@ def main():
                     "(the baseline once more: the noise), jprof@HZ, perf@HZ")
     ap.add_argument("--java-configs", default="baseline,again,jprof@99,jprof@999,jfr",
                     help="the Java workload's configurations, comma-separated: baseline, "
-                    "again, jprof@HZ, jprof-native@HZ (no agent: BPF and jprof alone), jfr")
+                    "again, jprof@HZ, jprof-native@HZ (no agent: BPF and jprof alone), "
+                    "jprof-bpfwalk@HZ (--java-walk bpf), jfr")
     ap.add_argument("--pid-only", action="store_true",
                     help="jprof -p WORKLOAD, not -a (a host shared with other JVMs)")
     a = ap.parse_args()

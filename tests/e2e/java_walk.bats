@@ -19,21 +19,46 @@ teardown() {
 	kill_jpid
 }
 
-# shadow_run JDK_HOME: JavaHot split (two threads in compiled loops, main interpreted)
-# recorded at 999 Hz with the BPF walk beside the agent's
-shadow_run() {
-	local home=$1
+# walk_run JDK_HOME MODE: JavaHot split (two threads in compiled loops, their callers
+# interpreted) recorded at 999 Hz with --java-walk MODE
+walk_run() {
+	local home=$1 mode=$2
 	require_jdk "$home"
 	"$home/bin/java" -cp "$APPS" JavaHot split 12 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
 	sleep 1
-	run -0 "$JPROF" record -p "$JPID" -F 999 -d 6 --per-thread --java-walk shadow \
+	run -0 "$JPROF" record -p "$JPID" -F 999 -d 6 --per-thread --java-walk "$mode" \
 		-o "$OUT/w.folded"
 	REPORT=$output
 	echo "$REPORT" | grep -E "^jprof: JVM $JPID"
-	# the profile is the agent's, as without the option
-	(($(folded_sum 'JavaHot\.spinA_\[[0j]\];JavaHot\.countedLoop_\[j\]' "$OUT/w.folded") > 1000))
+	# the same profile as the agent's walks give: whole stacks, from the thread's run
+	(($(folded_sum 'Thread\.run_\[0\];.*JavaHot\.spinA_\[[0j]\];JavaHot\.countedLoop_\[j\] ' \
+		"$OUT/w.folded") > 1000))
+	(($(folded_sum 'Thread\.run_\[0\];.*JavaHot\.spinB_\[[0j]\];JavaHot\.busyB_\[j\]' \
+		"$OUT/w.folded") > 300))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
+}
+
+shadow_run() {
+	walk_run "$1" shadow
+}
+
+# bpf_run JDK_HOME: --java-walk bpf: most samples named from BPF's frames without a signal,
+# the checks (1 in 16) agree
+bpf_run() {
+	local line named samples requests
+	walk_run "$1" bpf
+	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
+	named=$(grep -E "^jprof: JVM $JPID: Java stacks named from BPF's walk without a signal: " \
+		<<<"$REPORT" | sed -nE "s/.*without a signal: ([0-9]+) \(0 could not.*/\1/p")
+	echo "samples $samples, stack requests $requests, named from BPF's frames ${named:-?}"
+	((named * 100 >= samples * 80 && requests * 100 <= samples * 15))
+	jwalk_check "$JPID" 95 99.5 0.5
 }
 
 @test "jdk17: BPF walks the Java stacks of samples in Java code, the same as the agent's" {
@@ -48,8 +73,16 @@ shadow_run() {
 	jwalk_check "$JPID" 95 99.5 0.5
 }
 
+@test "jdk17, --java-walk bpf: most Java stacks without a signal, the same profile" {
+	bpf_run "$JDK17"
+}
+
+@test "jdk25, --java-walk bpf: most Java stacks without a signal, the same profile" {
+	bpf_run "$JDK25"
+}
+
 @test "--java-walk: a bad mode is refused with a clear error" {
 	run -2 "$JPROF" record -a -d 1 --java-walk sometimes -o "$OUT/x.folded"
-	[[ $output == *"--java-walk: 'sometimes': expected shadow or signal"* ]]
+	[[ $output == *"--java-walk: 'sometimes': expected signal, bpf or shadow"* ]]
 	[[ ! -e $OUT/x.folded ]]
 }

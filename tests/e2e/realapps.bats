@@ -31,26 +31,6 @@ unpack_src() {
 	(($(wc -l <"$dir/files.txt") > 200))
 }
 
-# percent of the JVM's CPU samples of Java threads with complete Java stacks once its agent
-# answered, from jprof's own per-JVM line in $REPORT. jprof's own steady-state figure when
-# it prints one ("Y% of the N after the agent connected": samples from before the agent was
-# attached or loaded left out); else the CPU-only figure ("CPU samples of Java threads: A of
-# B complete (X%)", printed beside off-CPU samples); else, all samples being CPU ones and
-# none from before the agent, the line's own "with complete Java stacks (P%)". Every stack
-# walk failure after the agent connected counts, "agent not ready" included
-complete_pct() {
-	local line pct cpu='CPU samples of Java threads: [0-9]+ of [0-9]+ complete'
-	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT" | head -1)
-	[[ -n $line ]] || { echo "no per-JVM line for $JPID" >&2; return 1; }
-	pct=$(sed -nE 's/.*, ([0-9.]+)% of the [0-9]+ after the agent connected.*/\1/p' <<<"$line")
-	[[ -n $pct ]] ||
-		pct=$(sed -nE "s/.*; $cpu \\(([0-9.]+)%\\).*/\\1/p" <<<"$line")
-	[[ -n $pct ]] ||
-		pct=$(sed -nE 's/.* with complete Java stacks \(([0-9.]+)%\).*/\1/p' <<<"$line")
-	[[ -n $pct ]] || { echo "no completeness figure in: $line" >&2; return 1; }
-	echo "$pct"
-}
-
 # rooted FILE ROOT_RE LABEL PERMILLE: whole stacks, not cut at a wrong guess of a walk: at
 # least PERMILLE of every 1000 samples with a Java stack in FILE match ROOT_RE (their root)
 rooted() {

@@ -24,6 +24,13 @@ static int on_trace(void *ctx, const struct java_trace *t)
 {
 	struct jvm_agent *a = ctx;
 
+	const __u64 *chain;
+	const __s32 *bci;
+	int n = jvm_agent__pc_chain(a, t->pc, t->num_frames & 1, &chain, &bci);
+
+	for (int i = 0; i < n; i++)
+		if (bci[i] >= -1)
+			(void)jvm_agent__method_name(a, chain[i], 0);
 	(void)jvm_agent__thread_name(a, t->tid);
 	for (int i = 0; i < t->num_frames; i++) {
 		const char *n = jvm_agent__method_name(a, t->frames[i].method_id, i & 1);
@@ -77,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jp_ring_hdr *h = (struct jp_ring_hdr *)ring;
 	struct jp_dict_hdr dh = { JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 1, 0 };
 	struct jvm_agent_stats st;
+	struct jp_jwalk w;
 	struct jvm_agent *a;
 	__u64 head, tail;
 	__u16 ring_len;
@@ -120,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!a)
 		return 0;
 	(void)jvm_agent__signo(a);
+	(void)jvm_agent__walk(a, &w);
 	for (int i = 0; i < 3; i++) {
 		/* odd flags: events unread (counted), even: delivered */
 		if (jvm_agent__poll_events(a, on_trace, (flags & 4) ? NULL : on_event, a) <= 0)

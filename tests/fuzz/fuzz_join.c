@@ -7,7 +7,9 @@
  * Input: u8 budgets[4], u8 per_round, u8 flags (high nibble: ring depth; low 0xf: flush with
  * samples still waiting, which naps), then ops until the bytes run out:
  *   0: sample  u8 who, u8 tid, u8 kind, u8 flags, u8 klen, u8 ulen, s8 sig_err, u16 dt,
- *              then klen + ulen u64 frames (as far as the bytes go)
+ *              then klen + ulen u64 frames and 2 x jlen of the BPF Java walk (as far as the
+ *              bytes go); flags: 3 JP_SF_SIGNALED/KERNEL_CTX, 4 JP_SF_JWALK, 8 walked
+ *              (16: whole, else given up), >> 5 jlen
  *   1: trace   u8 jvm, u8 tid, s8 num_frames, u16 dt, then frames {s32 bci, u64 method}
  *   2: poll    u16 dt (ms)
  *   3: garbage u8 jvm, u8 len, len bytes written raw at the ring's head (committed or not)
@@ -156,7 +158,7 @@ static void ring_put(struct ring *r, const void *rec, __u32 len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static __u64 frames[2 * 256];
+	static __u64 frames[2 * 256 + 2 * 8];
 	static unsigned char rec[sizeof(struct jp_trace_rec) + 256 * sizeof(struct jp_ring_frame)];
 	struct in in = {data, size};
 	struct join_opts o = {.mark_offcpu = true};
@@ -197,12 +199,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (take(&in, 1) % 4) {
 		case 0: {
 			struct jp_sample s = {0};
-			uint8_t who = (uint8_t)take(&in, 1);
+			uint8_t who = (uint8_t)take(&in, 1), f;
 
 			s.pid = who % 5 == 4 ? 0 : PID_BASE + who % 5; /* 3: not a JVM, 4: pid 0 */
 			s.tid = (__u32)take(&in, 1) % 8;
 			s.kind = (__u32)take(&in, 1) % 4;
-			s.flags = (__u32)take(&in, 1) & 3;
+			f = (uint8_t)take(&in, 1);
+			s.flags = (f & 3) | (f & 4 ? JP_SF_JWALK : 0);
+			if (f & 8) {
+				s.jstack_err = f & 16 ? JP_JW_ENTRY : JP_JW_STUB;
+				s.jstack_len = f >> 5;
+			}
 			s.kstack_len = (__u32)take(&in, 1);
 			s.ustack_len = (__u32)take(&in, 1);
 			s.sig_err = (__s8)take(&in, 1);
@@ -212,7 +219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			s.time_ns = now;
 			s.weight = 1000;
 			memcpy(s.comm, who & 0x80 ? "C2 CompilerThre" : "worker", 7);
-			for (__u32 i = 0; i < s.kstack_len + s.ustack_len; i++)
+			for (__u32 i = 0; i < s.kstack_len + s.ustack_len + 2u * s.jstack_len; i++)
 				frames[i] = take(&in, 8);
 			err = join__sample(j, &s, frames, frames + s.kstack_len);
 			fed++;

@@ -11,10 +11,10 @@
 /*
  * Method* -> jmethodID, learned from samples where both walks agree but for interpreted
  * frames not named yet. Open addressing, a fixed budget: a JVM cannot make jprof hold
- * more than JWALK_MAX_METHODS entries (1 MiB).
+ * more than JWALK_MAX_METHODS entries (256 KiB; the BPF map holds 65,536 for all JVMs).
  */
-#define JWALK_MAX_METHODS 65536
-#define JWALK_MAX_EXPANDED 4096 /* Java frames of one sample, inlined ones included */
+#define JWALK_MAX_METHODS 16384
+#define JWALK_MAX_EXPANDED 2048 /* Java frames of one sample, inlined ones included (AGCT: the same) */
 #define JWALK_SHOW_DIFFS   5	/* the first few differences, with -v */
 
 struct jw_method {

@@ -333,8 +333,7 @@ static int start_jvm_cleanup(struct kernel_session *s)
 static __u32 ring_bytes(const struct kernel_opts *o)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	__u64 want = (__u64)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) *
-		     (o->java_walk ? 4096 : 2048);
+	__u64 want = (__u64)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) * 2048;
 	__u32 n = JP_RINGBUF_MIN;
 
 	if (o->events != KS_EV_CPU || o->wall)
