@@ -197,10 +197,14 @@ def main():
     ap.add_argument("--c-configs", default="baseline,again,jprof@99,jprof@999,perf@999",
                     help="the C workload's configurations, comma-separated: baseline, again "
                     "(the baseline once more: the noise), jprof@HZ, perf@HZ")
-    ap.add_argument("--java-configs", default="baseline,again,jprof@99,jprof@999,jfr",
+    ap.add_argument("--java-configs", default="baseline,again,jprof@99,jprof@999,"
+                    "jprof-bpfwalk@999,jfr",
                     help="the Java workload's configurations, comma-separated: baseline, "
                     "again, jprof@HZ, jprof-native@HZ (no agent: BPF and jprof alone), "
                     "jprof-bpfwalk@HZ (--java-walk bpf), jfr")
+    ap.add_argument("--java-metric", choices=["elapsed_ms", "work_cpu_ms"], default="elapsed_ms",
+                    help="the Java workload's figure: its wall time, or its work threads' own "
+                    "CPU time (signal handlers and interrupts included; other processes not)")
     ap.add_argument("--pid-only", action="store_true",
                     help="jprof -p WORKLOAD, not -a (a host shared with other JVMs)")
     a = ap.parse_args()
@@ -226,7 +230,8 @@ def main():
         if a.only in (None, "java"):
             out["java"] = bench("Java workload (2 threads, fixed work)",
                                 [a.java, "-cp", tmp, "JavaWork", "2", str(int(3000 * a.scale))],
-                                a.java_configs.split(","), a.runs, jprof, tmp)
+                                a.java_configs.split(","), a.runs, jprof, tmp,
+                                key=a.java_metric)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)

@@ -140,10 +140,12 @@ def part_overhead(a, tmp):
     with open(js) as f:
         res = json.load(f)
     for k, cfgs in (("c", ["again", "jprof@99", "jprof@999", "perf@999"]),
-                    ("java", ["again", "jprof@99", "jprof@999", "jfr"])):
+                    ("java", ["again", "jprof@99", "jprof@999", "jprof-bpfwalk@999", "jfr"])):
         if k in res:
             ratio_line(f"overhead {k} wall", res[k], cfgs, "lower is better")
-            for c in ("jprof@99", "jprof@999"):
+            for c in ("jprof@99", "jprof@999", "jprof-bpfwalk@999"):
+                if c not in res[k]:
+                    continue
                 ex = res[k][c]["jprof"]
                 if ex:
                     say(f"  jprof {c}: steady CPU {med([e['steady_pct'] for e in ex]):.2f}% "

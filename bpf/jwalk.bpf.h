@@ -42,6 +42,8 @@ struct {
 	__type(value, struct jp_jwalk);
 } jwalk SEC(".maps");
 
+#define JW_INTERP_WORDS 10 /* from the bcp slot (rbp - 8 words) to the return address */
+
 struct jw_state {
 	struct jp_jwalk w; /* the JVM's layout, copied: the loop's steps read it here */
 	__u64 pc, sp, fp;
@@ -51,6 +53,12 @@ struct jw_state {
 	__u32 tgid;
 	__u32 unknown; /* interpreted frames whose Method* is not in jw_methods */
 	__u32 verify;  /* walks since the last one that signalled anyway */
+	/* the name pointers of "nmethod" and "Interpreter" in JVM name_tgid: one read less */
+	__u64 name_nmethod, name_interp;
+	__u32 name_tgid;
+	__u32 pad;
+	__u8 blob[JP_JW_BLOB_HDR + 8]; /* the CodeBlob's first bytes, read at once */
+	__u64 slots[JW_INTERP_WORDS];   /* an interpreted frame's words, rbp - 8 to rbp + 1 */
 	struct jp_jframe f[JP_MAX_JFRAMES];
 };
 
@@ -179,6 +187,15 @@ static __always_inline long jw_entry(struct jw_state *st)
 	return 0;
 }
 
+/* 8 bytes of the CodeBlob header read into st at off (the caller narrows the value) */
+static __always_inline __u64 jw_hdr(const struct jw_state *st, __u16 off)
+{
+	__u64 v;
+
+	__builtin_memcpy(&v, &st->blob[off & (JP_JW_BLOB_HDR - 1)], sizeof(v));
+	return v;
+}
+
 /* one frame of st's walk: 0 go on, 1 stop (st->err says why) */
 static __always_inline long jw_frame(struct jw_state *st)
 {
@@ -194,39 +211,34 @@ static __always_inline long jw_frame(struct jw_state *st)
 		st->err = err ?: (st->n ? JP_JW_LOST : JP_JW_NOT_CODE);
 		return 1;
 	}
-	name_p = jw_word(blob + (w->blob_name & (JP_JW_BLOB_HDR - 1)), &err);
-	if (!err)
-		err = jw_read(name, sizeof(name), name_p);
-	if (err) {
-		st->err = err;
+	if (jw_read(st->blob, JP_JW_BLOB_HDR, blob)) {
+		st->err = JP_JW_READ;
 		return 1;
 	}
-	if (name[0] == JW_NAME_NMETHOD) {
-		__s32 fs = 0, fc = 0, code_off = 0;
-		__s16 fc16 = 0;
-		__u64 code;
-		int popped = 0;
-
-		err = jw_read(&fs, 4, blob + (w->blob_frame_size & (JP_JW_BLOB_HDR - 1)));
-		if (!err && w->frame_complete_size == 2) {
-			err = jw_read(&fc16, 2,
-				      blob + (w->blob_frame_complete & (JP_JW_BLOB_HDR - 1)));
-			fc = fc16;
-		} else if (!err) {
-			err = jw_read(&fc, 4, blob + (w->blob_frame_complete & (JP_JW_BLOB_HDR - 1)));
-		}
-		if (w->code_is_offset) {
-			if (!err)
-				err = jw_read(&code_off, 4,
-					      blob + (w->blob_code & (JP_JW_BLOB_HDR - 1)));
-			code = blob + code_off;
-		} else {
-			code = jw_word(blob + (w->blob_code & (JP_JW_BLOB_HDR - 1)), &err);
-		}
-		if (err) {
-			st->err = err;
+	if (st->name_tgid != st->tgid) {
+		st->name_tgid = st->tgid;
+		st->name_nmethod = st->name_interp = 0;
+	}
+	name_p = jw_hdr(st, w->blob_name);
+	if (!name_p || (name_p != st->name_nmethod && name_p != st->name_interp)) {
+		if (jw_read(name, sizeof(name), name_p)) {
+			st->err = JP_JW_READ;
 			return 1;
 		}
+		if (name[0] == JW_NAME_NMETHOD)
+			st->name_nmethod = name_p;
+		else if (name[0] == JW_NAME_INTERP1 && (__u32)name[1] == JW_NAME_INTERP2)
+			st->name_interp = name_p;
+	}
+	if (name_p && name_p == st->name_nmethod) {
+		__s32 fs = (__s32)jw_hdr(st, w->blob_frame_size), fc;
+		__u64 code, link[2];
+		int popped = 0;
+
+		fc = w->frame_complete_size == 2 ? (__s16)jw_hdr(st, w->blob_frame_complete)
+						 : (__s32)jw_hdr(st, w->blob_frame_complete);
+		code = w->code_is_offset ? blob + (__s32)jw_hdr(st, w->blob_code)
+					 : jw_hdr(st, w->blob_code);
 		if (fs < 2 || fs > JW_MAX_FRAME_WORDS || fc < 0 || pc < code) {
 			st->err = JP_JW_BAD_FRAME;
 			return 1;
@@ -237,23 +249,24 @@ static __always_inline long jw_frame(struct jw_state *st)
 		}
 		if (st->top)
 			popped = jw_popped(pc);
-		if (popped == 1) {
-			caller_fp = jw_word(sp, &err);
+		if (popped == 1)
 			sender_sp = sp + 16;
-		} else if (popped == 2) {
-			caller_fp = fp;
+		else if (popped == 2)
 			sender_sp = sp + 8;
-		} else {
+		else
 			sender_sp = sp + (__u64)fs * 8;
-			caller_fp = jw_word(sender_sp - 16, &err);
-		}
-		ret = jw_word(sender_sp - 8, &err);
-	} else if (name[0] == JW_NAME_INTERP1 && (__u32)name[1] == JW_NAME_INTERP2) {
+		/* the caller's rbp (saved by this frame) and the return address, one read */
+		err = jw_read(link, sizeof(link), sender_sp - 16);
+		caller_fp = popped == 2 ? fp : link[0];
+		ret = link[1];
+	} else if (name_p && name_p == st->name_interp) {
 		__u64 cm, base;
 		__u16 code_size = 0;
 
-		method = jw_word(fp - JW_METHOD_SLOT * 8, &err);
-		out_pc = jw_word(fp - JW_BCP_SLOT * 8, &err);
+		/* the frame's words from the bcp slot up to the return address, one read */
+		err = jw_read(st->slots, sizeof(st->slots), fp - JW_BCP_SLOT * 8);
+		method = st->slots[JW_BCP_SLOT - JW_METHOD_SLOT];
+		out_pc = st->slots[0];
 		cm = jw_word(method + (w->method_const & 0xfff), &err);
 		if (!err)
 			err = jw_read(&code_size, 2, cm + (w->const_code_size & 0xfff));
@@ -267,9 +280,9 @@ static __always_inline long jw_frame(struct jw_state *st)
 			if (!bpf_map_lookup_elem(&jw_methods, &k))
 				st->unknown++;
 		}
-		ret = jw_word(fp + 8, &err);
-		sender_sp = jw_word(fp - JW_SENDER_SP_SLOT * 8, &err);
-		caller_fp = jw_word(fp, &err);
+		sender_sp = st->slots[JW_BCP_SLOT - JW_SENDER_SP_SLOT];
+		caller_fp = st->slots[JW_BCP_SLOT];
+		ret = st->slots[JW_BCP_SLOT + 1];
 	} else {
 		st->err = JP_JW_STUB;
 		return 1;
@@ -302,18 +315,17 @@ static long jw_step(__u64 i, void *unused)
 }
 
 /*
- * Walks the current thread of JVM tgid when its user pc is in the code cache, and puts
- * the frames after the stacks already in sc (kstack_len + ustack_len words); sets
- * sc->s.jstack_len and jstack_err. Nothing when this JVM has no layout. True when the
- * sample needs no signal (--java-walk bpf): the walk is whole, every interpreted method
- * is one the join names, and this is not one of the walks that signal anyway to check.
+ * Walks the current thread of JVM tgid when its user pc is in the code cache, into this
+ * CPU's jw_states; sets sc->s.jstack_err (nothing when this JVM has no layout). True when
+ * the sample needs no signal (--java-walk bpf): the walk is whole, every interpreted
+ * method is one the join names, and this is not one of the walks that signal anyway to
+ * check. java_walk_put then puts the frames in sc.
  */
 static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	struct jp_jwalk *w = bpf_map_lookup_elem(&jwalk, &tgid);
 	__u32 zero = 0;
-	__u64 off, n; /* 64-bit: the bounds checked are the bounds used */
 	struct jw_state *st;
 
 	if (!w)
@@ -335,26 +347,40 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
 	bpf_loop(JP_MAX_JFRAMES + 1, jw_step, NULL, 0);
-	n = st->n;
-	/* a walk that gave up keeps no frames: half a stack is not a stack */
-	if (st->err < 0)
-		n = 0;
 	sc->s.jstack_err = (__s16)st->err;
-	off = (__u64)sc->s.kstack_len + sc->s.ustack_len;
-	barrier_var(off);
-	barrier_var(n);
-	if (off > JP_MAX_KSTACK + JP_MAX_USTACK || n > JP_MAX_JFRAMES)
-		return false;
-	if (n && !bpf_probe_read_kernel(&sc->frames[off], n * sizeof(struct jp_jframe), st->f))
-		sc->s.jstack_len = (__u16)n;
-	if (java_walk != JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown ||
-	    sc->s.jstack_len != n || !n)
+	if (java_walk != JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)
 		return false;
 	/* per CPU, not per thread: the check samples spread over whatever runs */
 	if (++st->verify >= JP_JWALK_VERIFY_EVERY) {
 		st->verify = 0;
 		return false;
 	}
+	return true;
+}
+
+/*
+ * The frames of the walk java_walk_current made, after the stacks already in sc
+ * (kstack_len + ustack_len words): sets sc->s.jstack_len. None from a walk that gave up:
+ * half a stack is not a stack. False when they did not fit (then the sample must not go
+ * without its signal).
+ */
+static __always_inline bool java_walk_put(struct jp_scratch *sc)
+{
+	__u32 zero = 0;
+	struct jw_state *st = bpf_map_lookup_elem(&jw_states, &zero);
+	__u64 off, n; /* 64-bit: the bounds checked are the bounds used */
+
+	if (!st || sc->s.jstack_err <= 0)
+		return false;
+	n = st->n;
+	off = (__u64)sc->s.kstack_len + sc->s.ustack_len;
+	barrier_var(off);
+	barrier_var(n);
+	if (!n || off > JP_MAX_KSTACK + JP_MAX_USTACK || n > JP_MAX_JFRAMES)
+		return false;
+	if (bpf_probe_read_kernel(&sc->frames[off], n * sizeof(struct jp_jframe), st->f))
+		return false;
+	sc->s.jstack_len = (__u16)n;
 	return true;
 }
 

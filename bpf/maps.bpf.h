@@ -153,9 +153,9 @@ static __always_inline bool task_wanted(__u32 tgid)
  * The current task's kernel then user stack into r->frames (leaf first), with their
  * lengths and any -errno in r->s; failures are counted, never fatal.
  */
-static __always_inline void capture_stacks(void *ctx, struct jp_scratch *r)
+static __always_inline void capture_kstack(void *ctx, struct jp_scratch *r)
 {
-	long kbytes, ubytes;
+	long kbytes;
 
 	r->s.kstack_err = 0;
 	kbytes = bpf_get_stack(ctx, r->frames, JP_MAX_KSTACK * sizeof(__u64), 0);
@@ -166,7 +166,18 @@ static __always_inline void capture_stacks(void *ctx, struct jp_scratch *r)
 	}
 	if (kbytes > JP_MAX_KSTACK * sizeof(__u64))
 		kbytes = JP_MAX_KSTACK * sizeof(__u64);
+	r->s.kstack_len = kbytes / sizeof(__u64);
+}
+
+/* the user stack, after the kernel stack capture_kstack put in r */
+static __always_inline void capture_ustack(void *ctx, struct jp_scratch *r)
+{
+	__u64 kbytes = r->s.kstack_len * sizeof(__u64);
+	long ubytes;
+
 	r->s.ustack_err = 0;
+	if (kbytes > JP_MAX_KSTACK * sizeof(__u64))
+		return;
 	ubytes = bpf_get_stack(ctx, (void *)r->frames + kbytes, JP_MAX_USTACK * sizeof(__u64),
 			       BPF_F_USER_STACK);
 	if (ubytes < 0) {
@@ -176,8 +187,13 @@ static __always_inline void capture_stacks(void *ctx, struct jp_scratch *r)
 	}
 	if (ubytes > JP_MAX_USTACK * sizeof(__u64))
 		ubytes = JP_MAX_USTACK * sizeof(__u64);
-	r->s.kstack_len = kbytes / sizeof(__u64);
 	r->s.ustack_len = ubytes / sizeof(__u64);
+}
+
+static __always_inline void capture_stacks(void *ctx, struct jp_scratch *r)
+{
+	capture_kstack(ctx, r);
+	capture_ustack(ctx, r);
 }
 
 /*
@@ -344,19 +360,30 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 	long kbytes, ubytes;
 	__u64 size;
 
-	capture_stacks(ctx, sc);
+	capture_kstack(ctx, sc);
+	/*
+	 * A Java stack BPF walked and can name needs no signal (--java-walk bpf), nor the
+	 * user stack by frame pointers: interrupted in Java code there is no native frame
+	 * above it, and JIT code's rbp makes that walk read garbage (up to 127 frames)
+	 */
+	if (want_signal && java_walk &&
+	    jvm_of_task((struct task_struct *)bpf_get_current_task(), tgid) &&
+	    java_walk_current(sc, tgid)) {
+		if (java_walk_put(sc)) {
+			s->flags |= JP_SF_JWALK;
+			want_signal = false;
+		} else {
+			capture_ustack(ctx, sc);
+		}
+	} else {
+		capture_ustack(ctx, sc);
+		if (s->jstack_err > 0)
+			java_walk_put(sc);
+	}
 	kbytes = s->kstack_len * sizeof(__u64);
 	ubytes = s->ustack_len * sizeof(__u64);
 	if (kbytes)
 		s->flags |= JP_SF_KERNEL_CTX;
-
-	/* a Java stack BPF walked and can name needs no signal (--java-walk bpf) */
-	if (want_signal && java_walk &&
-	    jvm_of_task((struct task_struct *)bpf_get_current_task(), tgid) &&
-	    java_walk_current(sc, tgid)) {
-		s->flags |= JP_SF_JWALK;
-		want_signal = false;
-	}
 	if (want_signal) {
 		__u32 follows = 0;
 

@@ -57,20 +57,23 @@ static int read_u64(void *jvm, const char *name, uint64_t *ret)
 	return 0;
 }
 
-/* the value of one of gHotSpotVMIntConstants ({name, int32 value} entries, NULL name last) */
-static int int_constant(void *jvm, const char *want, int32_t *ret)
+/*
+ * One entry's value in one of libjvm's {name, value} tables (gHotSpotVMIntConstants,
+ * gHotSpotVMTypes: NULL name last), whose layout libjvm exports in the symbols given;
+ * size: the value's bytes (4 or 8)
+ */
+static int table_value(void *jvm, const char *table, const char *name_sym, const char *value_sym,
+		       const char *stride_sym, const char *want, void *ret, size_t size)
 {
-	const char *const *table_var = jvm_sym(jvm, "gHotSpotVMIntConstants");
+	const char *const *table_var = jvm_sym(jvm, table);
 	uint64_t name_off, value_off, stride;
 	const char *e;
 
-	if (!table_var || !*table_var ||
-	    read_u64(jvm, "gHotSpotVMIntConstantEntryNameOffset", &name_off) ||
-	    read_u64(jvm, "gHotSpotVMIntConstantEntryValueOffset", &value_off) ||
-	    read_u64(jvm, "gHotSpotVMIntConstantEntryArrayStride", &stride))
+	if (!table_var || !*table_var || read_u64(jvm, name_sym, &name_off) ||
+	    read_u64(jvm, value_sym, &value_off) || read_u64(jvm, stride_sym, &stride))
 		return -ENOENT;
 	if (stride < 2 * sizeof(void *) || stride > 256 || name_off > stride - 8 ||
-	    value_off > stride - 4)
+	    value_off > stride - size)
 		return -EPROTO;
 	e = *table_var;
 	for (int i = 0; i < 100000; i++, e += stride) {
@@ -79,11 +82,27 @@ static int int_constant(void *jvm, const char *want, int32_t *ret)
 		if (!name)
 			break;
 		if (!strcmp(name, want)) {
-			*ret = *(const int32_t *)(e + value_off);
+			memcpy(ret, e + value_off, size);
 			return 0;
 		}
 	}
 	return -ENOENT;
+}
+
+/* the value of one of gHotSpotVMIntConstants */
+static int int_constant(void *jvm, const char *want, int32_t *ret)
+{
+	return table_value(jvm, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntryNameOffset",
+			   "gHotSpotVMIntConstantEntryValueOffset",
+			   "gHotSpotVMIntConstantEntryArrayStride", want, ret, sizeof(*ret));
+}
+
+/* the size of one of gHotSpotVMTypes */
+static int type_size(void *jvm, const char *want, uint64_t *ret)
+{
+	return table_value(jvm, "gHotSpotVMTypes", "gHotSpotVMTypeEntryTypeNameOffset",
+			   "gHotSpotVMTypeEntrySizeOffset", "gHotSpotVMTypeEntryArrayStride", want,
+			   ret, sizeof(*ret));
 }
 
 /* one nonstatic field the BPF walk needs, if it is one */
@@ -125,35 +144,6 @@ static void walk_field(const char *type, const char *field, const char *tstr, lo
 		blob_code_off = off;
 		blob_code_is_offset = 1;
 	}
-}
-
-/* the size of one of gHotSpotVMTypes ({typeName, ..., size} entries, NULL name last) */
-static int type_size(void *jvm, const char *want, uint64_t *ret)
-{
-	const char *const *table_var = jvm_sym(jvm, "gHotSpotVMTypes");
-	uint64_t name_off, size_off, stride;
-	const char *e;
-
-	if (!table_var || !*table_var ||
-	    read_u64(jvm, "gHotSpotVMTypeEntryTypeNameOffset", &name_off) ||
-	    read_u64(jvm, "gHotSpotVMTypeEntrySizeOffset", &size_off) ||
-	    read_u64(jvm, "gHotSpotVMTypeEntryArrayStride", &stride))
-		return -ENOENT;
-	if (stride < 2 * sizeof(void *) || stride > 256 || name_off > stride - 8 ||
-	    size_off > stride - 8)
-		return -EPROTO;
-	e = *table_var;
-	for (int i = 0; i < 100000; i++, e += stride) {
-		const char *name = *(const char *const *)(e + name_off);
-
-		if (!name)
-			break;
-		if (!strcmp(name, want)) {
-			*ret = *(const uint64_t *)(e + size_off);
-			return 0;
-		}
-	}
-	return -ENOENT;
 }
 
 static uint64_t heap_block_size, const_method_size;

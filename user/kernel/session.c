@@ -333,6 +333,7 @@ static int start_jvm_cleanup(struct kernel_session *s)
 static __u32 ring_bytes(const struct kernel_opts *o)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	/* a Java walk's frames add up to 2 KiB more, but few stacks are full */
 	__u64 want = (__u64)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) * 2048;
 	__u32 n = JP_RINGBUF_MIN;
 
@@ -572,6 +573,8 @@ static void jw_methods_drop(struct kernel_session *s, __u32 tgid)
 	struct jp_jw_method k, next, *prev = NULL;
 	int fd = bpf_map__fd(s->cpu->maps.jw_methods);
 
+	if (!s->cpu->rodata->java_walk)
+		return; /* nothing was ever put there */
 	for (int i = 0; i < JP_MAX_JW_METHODS * 2; i++) {
 		if (bpf_map_get_next_key(fd, prev, &next))
 			break;
