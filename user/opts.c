@@ -150,10 +150,10 @@ void opts_usage(FILE *f)
 	      "\n"
 	      "      --no-boost        keep jprof's scheduling priority (default: nice -15, so a\n"
 	      "                        saturated host cannot make it fall behind)\n"
-	      "      --java-walk MODE  (record) who walks Java stacks: signal (default) the\n"
-	      "                        agent, by a signal to the sampled thread; bpf: BPF, and\n"
-	      "                        the signal only where BPF cannot (VM code, stubs) and in\n"
-	      "                        1 of 16 samples to check; shadow: both, compared\n"
+	      "      --java-walk MODE  (record) who walks Java stacks: bpf (default) the BPF\n"
+	      "                        program, with a signal to the agent only where it cannot\n"
+	      "                        (VM code, stubs) and in 1 of 16 samples to check; signal:\n"
+	      "                        the agent, by a signal, always; shadow: both, compared\n"
 	      "  -v, --verbose         debug messages, libbpf's included\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
@@ -356,6 +356,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = 99;
+	o->java_walk = JP_JWALK_BPF;
 	o->format = -1;
 	o->events = 1u << JP_EV_CPU;
 	o->min_block_us = 100;
