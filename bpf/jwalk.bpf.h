@@ -56,7 +56,7 @@ struct jw_state {
 	/* the name pointers of "nmethod" and "Interpreter" in JVM name_tgid: one read less */
 	__u64 name_nmethod, name_interp;
 	__u32 name_tgid;
-	__u32 pad;
+	__u32 hops; /* segment-map hops left to this walk */
 	__u8 blob[JP_JW_BLOB_HDR + 8]; /* the CodeBlob's first bytes, read at once */
 	__u64 slots[JW_INTERP_WORDS];   /* an interpreted frame's words, rbp - 8 to rbp + 1 */
 	struct jp_jframe f[JP_MAX_JFRAMES];
@@ -70,6 +70,11 @@ struct {
 } jw_states SEC(".maps");
 
 #define JW_HOPS		   32	/* segment-map hops: 32 x 254 segments, megabytes of code */
+/*
+ * hops for all the frames of one walk: real ones take 1-3 a frame; a layout that makes
+ * every frame take 32 must not make one sample cost thousands of reads
+ */
+#define JW_WALK_HOPS 256
 #define JW_MAX_FRAME_WORDS 65536 /* a compiled frame larger than 512 KiB is not believed */
 #define JW_METHOD_SLOT	   3	 /* words below rbp */
 #define JW_BCP_SLOT	   8
@@ -99,7 +104,8 @@ static __always_inline __u64 jw_word(__u64 addr, int *err)
  * The blob holding pc (its CodeBlob's address), 0 when pc lies in no heap (*err
  * untouched), or 0 with *err set when the heap says the segment is free or unreadable
  */
-static __always_inline __u64 jw_blob(const struct jp_jwalk *w, __u64 pc, int *err)
+static __always_inline __u64 jw_blob(const struct jp_jwalk *w, __u64 pc, __u32 *budget,
+				     int *err)
 {
 	const struct jp_jwalk_heap *h = NULL;
 	__u64 seg;
@@ -115,6 +121,9 @@ static __always_inline __u64 jw_blob(const struct jp_jwalk *w, __u64 pc, int *er
 		return 0;
 	seg = (pc - h->lo) >> (h->log2_seg & 31);
 	for (int i = 0; i < JW_HOPS; i++) {
+		if (!*budget)
+			break;
+		--*budget;
 		if (jw_read(&hop, 1, h->segmap + seg) || hop == 0xff) {
 			*err = JP_JW_BAD_FRAME;
 			return 0;
@@ -206,7 +215,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 
 	if (st->n && pc == w->call_stub_ret)
 		return jw_entry(st);
-	blob = jw_blob(w, pc, &err);
+	blob = jw_blob(w, pc, &st->hops, &err);
 	if (!blob) {
 		st->err = err ?: (st->n ? JP_JW_LOST : JP_JW_NOT_CODE);
 		return 1;
@@ -346,6 +355,7 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->n = 0;
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
+	st->hops = JW_WALK_HOPS;
 	bpf_loop(JP_MAX_JFRAMES + 1, jw_step, NULL, 0);
 	sc->s.jstack_err = (__s16)st->err;
 	if (java_walk != JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)
@@ -359,8 +369,8 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 }
 
 /*
- * The frames of the walk java_walk_current made, after the stacks already in sc
- * (kstack_len + ustack_len words): sets sc->s.jstack_len. None from a walk that gave up:
+ * The frames of the walk java_walk_current made, after the stacks already in sc (the
+ * scratch map's record: kstack_len + ustack_len words): sets sc->s.jstack_len. None from a walk that gave up:
  * half a stack is not a stack. False when they did not fit (then the sample must not go
  * without its signal).
  */
@@ -378,7 +388,8 @@ static __always_inline bool java_walk_put(struct jp_scratch *sc)
 	barrier_var(n);
 	if (!n || off > JP_MAX_KSTACK + JP_MAX_USTACK || n > JP_MAX_JFRAMES)
 		return false;
-	if (bpf_probe_read_kernel(&sc->frames[off], n * sizeof(struct jp_jframe), st->f))
+	/* into the scratch map's room after frames[] (struct jp_scratch_cpu) */
+	if (bpf_probe_read_kernel((__u64 *)sc->frames + off, n * sizeof(struct jp_jframe), st->f))
 		return false;
 	sc->s.jstack_len = (__u16)n;
 	return true;

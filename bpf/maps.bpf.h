@@ -10,8 +10,18 @@
 
 struct jp_scratch {
 	struct jp_sample s;
-	/* kernel stack, user stack, then the Java walk's frames (two words each) */
-	__u64 frames[JP_MAX_KSTACK + JP_MAX_USTACK + 2 * JP_MAX_JFRAMES];
+	__u64 frames[JP_MAX_KSTACK + JP_MAX_USTACK];
+};
+
+/*
+ * The per-CPU scratch record: room after the stacks for the Java walk's frames (two words
+ * each, put at frames[kstack_len + ustack_len], whatever the lengths). Only the cpu
+ * sampler's records carry them; offcpu_start's entries and the syscall records keep the
+ * smaller jp_scratch.
+ */
+struct jp_scratch_cpu {
+	struct jp_scratch r;
+	__u64 jroom[2 * JP_MAX_JFRAMES];
 };
 
 struct {
@@ -65,7 +75,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct jp_scratch);
+	__type(value, struct jp_scratch_cpu);
 } scratch SEC(".maps");
 
 /* -e wall: tid -> on-CPU time by the switch timestamps (offcpu.bpf.c adds, cpu.bpf.c takes) */
@@ -401,7 +411,8 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 	}
 
 	size = sizeof(*s) + kbytes + ubytes + s->jstack_len * sizeof(struct jp_jframe);
-	if (size > sizeof(*sc))
+	/* sc is the scratch map's: room for the walk's frames after the stacks */
+	if (size > sizeof(struct jp_scratch_cpu))
 		return 0;
 	if (bpf_ringbuf_output(&events, sc, size, ringbuf_wakeup_flags()))
 		stat_inc(JP_STAT_RB_DROPS);
@@ -413,12 +424,14 @@ static __always_inline struct jp_scratch *begin_sample(__u32 kind, __u64 weight)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task;
+	struct jp_scratch_cpu *v;
 	struct jp_scratch *sc;
 	__u32 zero = 0;
 
-	sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!sc)
+	v = bpf_map_lookup_elem(&scratch, &zero);
+	if (!v)
 		return NULL;
+	sc = &v->r;
 	__builtin_memset(&sc->s, 0, sizeof(sc->s));
 	sc->s.time_ns = bpf_ktime_get_ns();
 	sc->s.weight = weight;

@@ -122,6 +122,13 @@ struct jvm_ent {
 	__u64 tids_scanned_ns, unresolved_scan_ns;
 	/* waiting, oldest first: struct pend.jnode, struct ptr.jnode */
 	struct dl pend, traces;
+	/*
+	 * samples BPF walked (JP_SF_JWALK) in code the dictionary does not name yet: HotSpot
+	 * posts CompiledMethodLoad from its service thread, after the code first ran (struct
+	 * pend.jnode, oldest first)
+	 */
+	struct dl jwait;
+	__u64 jwait_dict; /* the dictionary's size when they were last tried */
 	struct dl unresolved; /* struct ptr.tnode of traces whose host tid is not known yet */
 	size_t pend_bytes, trace_bytes;
 	/* report */
@@ -387,6 +394,12 @@ static void jvm_ent__free(struct jvm_ent *e)
 		dl_del(n);
 		free(dl_entry(n, struct ptr, jnode));
 	}
+	while (!dl_empty(&e->jwait)) {
+		struct dl *n = e->jwait.next;
+
+		dl_del(n);
+		free(dl_entry(n, struct pend, jnode));
+	}
 	jvm_agent__free(e->a);
 	free(e->tids);
 	free(e->by_host);
@@ -480,6 +493,7 @@ int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, stru
 	e->a = a;
 	dl_init(&e->pend);
 	dl_init(&e->traces);
+	dl_init(&e->jwait);
 	dl_init(&e->unresolved);
 	snprintf(e->comm, sizeof(e->comm), "%s", comm ? comm : "java");
 	j->jvms[j->njvms++] = e;
@@ -1611,13 +1625,69 @@ static int add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *k
 {
 	struct java_trace tr;
 
+	size_t nf = (size_t)s->kstack_len + s->ustack_len + 2 * (size_t)s->jstack_len;
+	size_t cost = sizeof(struct pend) + nf * sizeof(__u64);
+	struct pend *p;
+
 	if (!e->jw)
 		e->jw = jwalk__new(e->pid, j->o.jw_method, j->o.jw_ctx);
-	if (jwalk__trace(e->jw, e->a, s, (const struct jp_jframe *)(ustack + s->ustack_len), &tr)) {
+	if (!jwalk__trace(e->jw, e->a, s, (const struct jp_jframe *)(ustack + s->ustack_len), &tr))
+		return finish(j, s, kstack, ustack, e, &tr);
+	/* the first to wait reads what the dictionary has gained (the others wait for it) */
+	if (dl_empty(&e->jwait) && jvm_agent__dict_refresh(e->a) != e->jwait_dict &&
+	    !jwalk__trace(e->jw, e->a, s, (const struct jp_jframe *)(ustack + s->ustack_len), &tr))
+		return finish(j, s, kstack, ustack, e, &tr);
+	/* it waits for the dictionary, within the budget of samples waiting for traces */
+	if (e->pend_bytes + cost > j->o.pend_budget_jvm || j->pend_bytes + cost > j->o.pend_budget ||
+	    !(p = malloc(cost))) {
 		j->st.jvm_samples++;
 		return add_missing(j, s, kstack, ustack, e, MISS_JWALK, 0);
 	}
-	return finish(j, s, kstack, ustack, e, &tr);
+	p->s = *s;
+	memcpy(p->frames, kstack, (size_t)s->kstack_len * sizeof(__u64));
+	memcpy(p->frames + s->kstack_len, ustack, (nf - s->kstack_len) * sizeof(__u64));
+	p->jvm = e;
+	p->thr = NULL;
+	p->cost = cost;
+	dl_init(&p->tnode);
+	dl_add_tail(&e->jwait, &p->jnode);
+	e->pend_bytes += cost;
+	j->pend_bytes += cost;
+	return 0;
+}
+
+/*
+ * The samples waiting for the dictionary to name their code: named now, or (all, or
+ * waited JOIN_WAIT_NS) counted missing
+ */
+static int jwait_retry(struct join *j, struct jvm_ent *e, bool all)
+{
+	struct dl *n = e->jwait.next;
+	/* named by what the dictionary gained since they were last tried, or never */
+	__u64 size = jvm_agent__dict_read(e->a);
+	bool grown = size != e->jwait_dict;
+	int err = 0;
+
+	e->jwait_dict = size;
+	while (n != &e->jwait && !err) {
+		struct pend *p = dl_entry(n, struct pend, jnode);
+		const __u64 *ustack = p->frames + p->s.kstack_len;
+		struct java_trace tr;
+
+		n = n->next;
+		if ((grown || all) &&
+		    !jwalk__trace(e->jw, e->a, &p->s,
+				  (const struct jp_jframe *)(ustack + p->s.ustack_len), &tr)) {
+			err = finish(j, &p->s, p->frames, ustack, e, &tr);
+		} else if (all || p->s.time_ns + JOIN_WAIT_NS <= j->now_ns) {
+			j->st.jvm_samples++;
+			err = add_missing(j, &p->s, p->frames, ustack, e, MISS_JWALK, 0);
+		} else {
+			continue;
+		}
+		pend_free(j, p);
+	}
+	return err;
 }
 
 int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
@@ -2128,8 +2198,10 @@ static int retry_dirty(struct join *j)
 /* what waited past the bound, oldest first; everything when all */
 static int expire(struct join *j, struct jvm_ent *e, bool all)
 {
-	int err;
+	int err = e->a ? jwait_retry(j, e, all) : 0;
 
+	if (err)
+		return err;
 	while (!dl_empty(&e->traces)) {
 		struct ptr *tr = dl_entry(e->traces.next, struct ptr, jnode);
 
@@ -2528,12 +2600,11 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 		(unsigned long long)st.differ,
 		(unsigned long long)st.differ_length, (unsigned long long)st.no_trace,
 		(unsigned long long)st.unnamed, (unsigned long long)st.methods);
-	if (st.named || st.named_miss || st.unlearned)
+	if (st.named || st.unlearned)
 		fprintf(f,
-			"jprof: JVM %u: Java stacks named from BPF's walk without a signal: %llu "
-			"(%llu could not be named); %llu methods forgotten when a check disagreed\n",
-			e->pid, (unsigned long long)st.named, (unsigned long long)st.named_miss,
-			(unsigned long long)st.unlearned);
+			"jprof: JVM %u: Java stacks named from BPF's walk without a signal: %llu; "
+			"%llu methods forgotten when a check disagreed\n",
+			e->pid, (unsigned long long)st.named, (unsigned long long)st.unlearned);
 }
 
 void join__report(const struct join *j, FILE *f)

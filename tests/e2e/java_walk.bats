@@ -49,15 +49,19 @@ shadow_run() {
 # bpf_run JDK_HOME: --java-walk bpf: most samples named from BPF's frames without a signal,
 # the checks (1 in 16) agree
 bpf_run() {
-	local line named samples requests
+	local line named samples requests unnamed
 	walk_run "$1" bpf
 	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT")
 	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
 	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
 	named=$(grep -E "^jprof: JVM $JPID: Java stacks named from BPF's walk without a signal: " \
-		<<<"$REPORT" | sed -nE "s/.*without a signal: ([0-9]+) \(0 could not.*/\1/p")
-	echo "samples $samples, stack requests $requests, named from BPF's frames ${named:-?}"
+		<<<"$REPORT" | sed -nE "s/.*without a signal: ([0-9]+);.*/\1/p")
+	# code compiled during the recording: its samples wait for the dictionary to name it
+	unnamed=$(sed -nE 's/.*[ ,]([0-9]+) walked in BPF, code not named.*/\1/p' <<<"$line")
+	echo "samples $samples, stack requests $requests, named from BPF's frames ${named:-?}," \
+		"not named ${unnamed:-0}"
 	((named * 100 >= samples * 80 && requests * 100 <= samples * 15))
+	((${unnamed:-0} * 500 <= samples))
 	jwalk_check "$JPID" 95 99.5 0.5
 }
 

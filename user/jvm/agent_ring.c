@@ -1822,11 +1822,21 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 	return *slot;
 }
 
+__u64 jvm_agent__dict_refresh(struct jvm_agent *a)
+{
+	dict_refresh(a);
+	return a->dict_off;
+}
+
+__u64 jvm_agent__dict_read(const struct jvm_agent *a)
+{
+	return a->dict_off;
+}
+
 int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret,
 			const __s32 **ret_bci)
 {
 	static const __s32 no_bci = -1;
-
 	struct jm_blob *b = blob_find(a, pc);
 
 	if (!b)

@@ -102,6 +102,9 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
  * table (bci -1). Returns the number of frames, their methods in *ret and bcis in
  * *ret_bci (valid until the next call into a), -ENOENT (no blob), -EINVAL (a stub's code).
  */
+/* the dictionary read up to now (bytes), after reading what was added (_refresh) */
+__u64 jvm_agent__dict_refresh(struct jvm_agent *a);
+__u64 jvm_agent__dict_read(const struct jvm_agent *a);
 int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret,
 			const __s32 **ret_bci);
 const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java);

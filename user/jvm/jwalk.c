@@ -293,16 +293,12 @@ int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s
 	if (!w || s->jstack_err != JP_JW_ENTRY || !s->jstack_len)
 		return -EINVAL;
 	n = expand(w, a, f, s->jstack_len);
-	if (n <= 0) {
-		w->st.named_miss++;
+	if (n <= 0)
 		return -ENOENT;
-	}
 	for (int i = 0; i < n; i++) {
 		/* BPF knew the Method*, we no longer do (unlearned since): not named */
-		if (!w->exp_mid[i]) {
-			w->st.named_miss++;
+		if (!w->exp_mid[i])
 			return -ENOENT;
-		}
 		w->tr[i] = (struct java_frame){
 			.method_id = w->exp_mid[i],
 			.bci = w->exp_bci[i],

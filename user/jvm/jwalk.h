@@ -30,7 +30,6 @@ struct jwalk_stats {
 	__u64 methods;	      /* Method* learned (held; budget JWALK_MAX_METHODS) */
 	__u64 unlearned;      /* ... forgotten: a learned Method* named another method */
 	__u64 named;	      /* samples not signalled, their stack named from BPF's frames */
-	__u64 named_miss;     /* ... that could not be named (code not in the dictionary yet) */
 };
 
 /* a Method* of JVM pid was learned (known) or forgotten: BPF's jw_methods follows */
@@ -51,7 +50,7 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 /*
  * A sample BPF walked and did not signal (JP_SF_JWALK): its Java stack from BPF's frames,
  * into *ret (frames valid until the next call). 0, or -ENOENT when a frame cannot be
- * named (counted).
+ * named (yet: the dictionary may name it later).
  */
 int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
 		 const struct jp_jframe *f, struct java_trace *ret);

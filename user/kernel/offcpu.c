@@ -224,6 +224,9 @@ int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 en
 	__u64 pc;
 	DIR *d;
 
+	/* the lookups below copy a whole value into r */
+	if (bpf_map__value_size(oc->skel->maps.offcpu_start) != sizeof(*r))
+		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%u/task", pid);
 	d = opendir(path);
 	if (!d)
