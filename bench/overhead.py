@@ -132,10 +132,13 @@ def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
     if config.startswith("jprof"):
         freq = int(config.split("@")[1])
         # jprof-native@HZ: no agent, so no stack requests: BPF's and jprof's share alone;
-        # jprof-bpfwalk@HZ: --java-walk bpf, BPF walks the Java stacks it can name
+        # jprof-bpfwalk@HZ: --java-walk bpf (the default), BPF walks the Java stacks it can;
+        # jprof-signal@HZ: --java-walk signal, a signal for every Java stack
         extra_args = ["--no-attach"] if config.startswith("jprof-native") else []
         if config.startswith("jprof-bpfwalk"):
             extra_args = ["--java-walk", "bpf"]
+        elif config.startswith("jprof-signal"):
+            extra_args = ["--java-walk", "signal"]
         jp, t0, err = start_jprof(jprof, freq, tmp, w.pid, extra_args)
         time.sleep(1.0)  # attach done; let the JVM settle
         ready = (time.monotonic(), proc_cpu_s(jp.pid))
@@ -198,10 +201,10 @@ def main():
                     help="the C workload's configurations, comma-separated: baseline, again "
                     "(the baseline once more: the noise), jprof@HZ, perf@HZ")
     ap.add_argument("--java-configs", default="baseline,again,jprof@99,jprof@999,"
-                    "jprof-bpfwalk@999,jfr",
+                    "jprof-signal@999,jfr",
                     help="the Java workload's configurations, comma-separated: baseline, "
                     "again, jprof@HZ, jprof-native@HZ (no agent: BPF and jprof alone), "
-                    "jprof-bpfwalk@HZ (--java-walk bpf), jfr")
+                    "jprof-bpfwalk@HZ (--java-walk bpf), jprof-signal@HZ (--java-walk signal), jfr")
     ap.add_argument("--java-metric", choices=["elapsed_ms", "work_cpu_ms"], default="elapsed_ms",
                     help="the Java workload's figure: its wall time, or its work threads' own "
                     "CPU time (signal handlers and interrupts included; other processes not)")

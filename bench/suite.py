@@ -140,10 +140,10 @@ def part_overhead(a, tmp):
     with open(js) as f:
         res = json.load(f)
     for k, cfgs in (("c", ["again", "jprof@99", "jprof@999", "perf@999"]),
-                    ("java", ["again", "jprof@99", "jprof@999", "jprof-bpfwalk@999", "jfr"])):
+                    ("java", ["again", "jprof@99", "jprof@999", "jprof-signal@999", "jfr"])):
         if k in res:
             ratio_line(f"overhead {k} wall", res[k], cfgs, "lower is better")
-            for c in ("jprof@99", "jprof@999", "jprof-bpfwalk@999"):
+            for c in ("jprof@99", "jprof@999", "jprof-signal@999"):
                 if c not in res[k]:
                     continue
                 ex = res[k][c]["jprof"]
@@ -185,9 +185,10 @@ def part_h2(a, tmp):
     secs = 3 if a.quick else 8
     res = overhead.bench(f"H2 JDBC transactions, 2 threads, {secs} s",
                          [a.java, "-Xmx256m", "-cp", f"{H2_JAR}:{tmp}", "H2Bench", "2",
-                          str(secs)], ["baseline", "again", "jprof@99", "jprof@999", "jfr"],
+                          str(secs)], ["baseline", "again", "jprof@99", "jprof@999",
+                                       "jprof-signal@999", "jfr"],
                          2 if a.quick else 3, a.jprof, tmp, key="ops_per_s")
-    ratio_line("H2 throughput", res, ["again", "jprof@99", "jprof@999", "jfr"],
+    ratio_line("H2 throughput", res, ["again", "jprof@99", "jprof@999", "jprof-signal@999", "jfr"],
                "higher is better")
     return res
 

@@ -124,8 +124,10 @@ jprof_own() {
 		>"$OUT/app" 2>&1 3>&- &
 	APP_PID=$!
 	sleep 1
+	# a signal for every Java stack: the calls it causes are what this test tells apart (the
+	# default BPF walk leaves most samples of a thread in Java code without one)
 	"$JPROF" record -e cpu,syscalls -F 999 -p "$APP_PID" -d 8 --per-thread -f json \
-		-o "$OUT/cpu.folded" >"$OUT/out" 2>"$OUT/err" 3>&- &
+		--java-walk signal -o "$OUT/cpu.folded" >"$OUT/out" 2>"$OUT/err" 3>&- &
 	TOOL_PID=$!
 	for ((i = 0; i < 100; i++)); do
 		grep -q 'recording' "$OUT/err" && break

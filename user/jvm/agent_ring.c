@@ -1535,6 +1535,22 @@ static int method_is_compiled(const struct jvm_agent *a, __u64 id)
 	return m && m->n_blobs > 0;
 }
 
+/* the first of b's recorded pcs at or after pc (b->n_pcs: none) */
+static size_t pc_lower_bound(const struct jm_blob *b, __u64 pc)
+{
+	size_t lo = 0, hi = b->n_pcs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->pcs[mid].pc < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Leaf group: a PC inside a compiled blob tells for sure. The blob's inline chain at the
  * PC (the first recorded pc at or after it, as HotSpot's pc_desc_near does) names how many
@@ -1557,16 +1573,8 @@ static int classify_leaf(struct jvm_agent *a, __u64 pc, struct java_frame *f, in
 		return 0;
 	}
 	if (blob_pcs(a, b) && b->n_pcs) {
-		size_t lo = 0, hi = b->n_pcs;
+		size_t lo = pc_lower_bound(b, pc);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (b->pcs[mid].pc < pc)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo < b->n_pcs) {
 			const struct jm_pc *p = &b->pcs[lo];
 			__u32 len = p->n;
@@ -1844,19 +1852,9 @@ int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **r
 	if (!b->method_id)
 		return -EINVAL;
 	if (blob_pcs(a, b) && b->n_pcs) {
-		size_t lo = 0, hi = b->n_pcs;
-
 		/* the interrupted pc: the first recorded pc after it (HotSpot: near(pc + 1)) */
-		if (top)
-			pc++;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+		size_t lo = pc_lower_bound(b, top ? pc + 1 : pc);
 
-			if (b->pcs[mid].pc < pc)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo < b->n_pcs && b->pcs[lo].n) {
 			*ret = &b->chain[b->pcs[lo].first];
 			*ret_bci = &b->chain_bci[b->pcs[lo].first];
