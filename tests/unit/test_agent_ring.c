@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "jvm/agent_ring.h"
+#include "jvm/jwalk.h"
 #include "ring.h"
 
 #define DATA_SIZE JP_RING_DATA_MIN
@@ -1030,5 +1031,185 @@ TEST(other_ring_version_refused)
 	hdr(&f)->version = JP_RING_VERSION - 1;
 	flush_ring_tail(&f, 1);
 	EXPECT_TRUE(!jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1));
+	fixture_fini(&f);
+}
+
+/* a walk block as an agent publishes it: two heaps, JDK 25's offsets */
+static struct jp_ring_walk *walk_block(struct fixture *f)
+{
+	struct jp_ring_walk *w = (struct jp_ring_walk *)(f->mem + JP_RING_WALK_OFF);
+
+	memset(w, 0, sizeof(*w));
+	w->n_heaps = 2;
+	w->heaps[0].lo = 0x7f0000000000ull;
+	w->heaps[0].hi = w->heaps[0].lo + (16 << 20);
+	w->heaps[0].segmap = 0x7f1000000000ull;
+	w->heaps[0].log2_seg = 7;
+	w->heaps[1] = w->heaps[0];
+	w->heaps[1].lo = w->heaps[0].hi;
+	w->heaps[1].hi = w->heaps[1].lo + (16 << 20);
+	w->call_stub_ret = w->heaps[1].lo + 0x100;
+	w->heap_block = 16;
+	w->blob_name = 8;
+	w->blob_frame_size = 44;
+	w->blob_frame_complete = 54;
+	w->blob_code = 36;
+	w->code_is_offset = 1;
+	w->method_const = 8;
+	w->const_size = 56;
+	w->const_code_size = 34;
+	w->frame_complete_size = 2;
+	w->anchor_sp = 0;
+	w->anchor_pc = 16;
+	w->anchor_fp = 8;
+	w->magic = JP_RING_WALK_MAGIC;
+	return w;
+}
+
+TEST(walk_layout_checked)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	struct jp_ring_walk *w;
+	struct jp_jwalk jw;
+
+	fixture_init(&f);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(jvm_agent__walk(a, &jw), -ENOENT); /* an agent that published none */
+	w = walk_block(&f);
+	flush_ring_tail(&f, 1);
+	EXPECT_EQ(jvm_agent__walk(a, &jw), 0);
+	EXPECT_EQ(jw.n_heaps, 2);
+	EXPECT_EQ(jw.heaps[1].lo, w->heaps[1].lo);
+	EXPECT_EQ(jw.blob_frame_size, 44);
+	EXPECT_EQ(jw.frame_complete_size, 2);
+	EXPECT_EQ(jw.anchor_pc, 16);
+	/* each field BPF would use out of its range: refused whole */
+	for (int bad = 0; bad < 7; bad++) {
+		w = walk_block(&f);
+		switch (bad) {
+		case 0: w->n_heaps = 4; break;
+		case 1: w->heaps[1].log2_seg = 3; break;
+		case 2: w->heaps[0].hi = w->heaps[0].lo; break;
+		case 3: w->blob_code = JP_JW_BLOB_HDR - 7; break;
+		case 4: w->frame_complete_size = 8; break;
+		case 5: w->heaps[0].hi = w->heaps[0].lo + (8ull << 30); break;
+		case 6: w->anchor_fp = 0x100; break;
+		}
+		flush_ring_tail(&f, 1);
+		EXPECT_EQ(jvm_agent__walk(a, &jw), -EPROTO);
+	}
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+TEST(pc_chain_as_agct_finds_it)
+{
+	struct fixture f;
+	struct jvm_agent *a;
+	const __u64 *ch;
+	const __s32 *bci;
+
+	fixture_init(&f);
+	write_dict(&f);
+	flush_dict(&f, f.dlen);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_TRUE(jvm_agent__dict_refresh(a) > 0); /* the join's polls read it */
+	/* a caller's pc: the recorded pc at or after it (a return address is one) */
+	ASSERT_TRUE(jvm_agent__pc_chain(a, BLOB + 0x40, false, &ch, &bci) == 2);
+	EXPECT_EQ(ch[0], M_MIX);
+	EXPECT_EQ(ch[1], M_OUT);
+	EXPECT_EQ(bci[0], 2);
+	EXPECT_EQ(bci[1], 12);
+	ASSERT_TRUE(jvm_agent__pc_chain(a, BLOB + 0x10, false, &ch, &bci) == 1);
+	EXPECT_EQ(bci[0], 5);
+	/* the interrupted pc: the first recorded pc after it; none after: the method alone */
+	ASSERT_TRUE(jvm_agent__pc_chain(a, BLOB + 0x10, true, &ch, &bci) == 2);
+	EXPECT_EQ(ch[0], M_MIX);
+	ASSERT_TRUE(jvm_agent__pc_chain(a, BLOB + 0x40, true, &ch, &bci) == 1);
+	EXPECT_EQ(ch[0], M_OUT);
+	EXPECT_EQ(bci[0], -1);
+	EXPECT_EQ(jvm_agent__pc_chain(a, BLOB + 0x100, false, &ch, &bci), -ENOENT);
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+struct learnt {
+	int known, forgotten;
+	__u64 last;
+};
+
+static void on_method(void *ctx, __u32 pid, __u64 method, bool known)
+{
+	struct learnt *l = ctx;
+
+	(void)pid;
+	*(known ? &l->known : &l->forgotten) += 1;
+	l->last = method;
+}
+
+TEST(bpf_walk_compared_learnt_and_named)
+{
+	/* leaf in outer's code (mix inlined at the next recorded pc), called by run, interpreted */
+	const struct jp_jframe fr[2] = { { .pc = BLOB + 0x3f }, { .pc = 7, .method = 0xabc0 } };
+	const struct java_frame agct[3] = { { M_MIX, 2, JP_FK_INLINED }, { M_OUT, 12, JP_FK_JIT },
+					    { M_RUN, 7, JP_FK_INTERP } };
+	struct java_frame other[3];
+	struct jp_sample s = { .jstack_len = 2, .jstack_err = JP_JW_ENTRY };
+	struct java_trace tr = { .num_frames = 3, .frames = agct }, got;
+	struct learnt l = { 0 };
+	struct jwalk_stats st;
+	struct fixture f;
+	struct jvm_agent *a;
+	struct jwalk *w;
+
+	fixture_init(&f);
+	write_dict(&f);
+	flush_dict(&f, f.dlen);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_TRUE(jvm_agent__dict_refresh(a) > 0);
+	w = jwalk__new(42, on_method, &l);
+	ASSERT_TRUE(w);
+	/* run's Method* is not known yet: not named, then learnt from an agreeing sample */
+	EXPECT_EQ(jwalk__trace(w, a, &s, fr, &got), -ENOENT);
+	jwalk__compare(w, a, &s, fr, &tr);
+	EXPECT_EQ(l.known, 1);
+	EXPECT_EQ(l.last, 0xabc0);
+	ASSERT_TRUE(jwalk__trace(w, a, &s, fr, &got) == 0);
+	ASSERT_TRUE(got.num_frames == 3);
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(got.frames[i].method_id, agct[i].method_id);
+		EXPECT_EQ(got.frames[i].bci, agct[i].bci);
+		EXPECT_EQ(got.frames[i].kind, agct[i].kind);
+	}
+	/* the agent names the leaf's compiled method alone: agrees but for the inlining */
+	tr = (struct java_trace){ .num_frames = 2, .frames = agct + 1 };
+	jwalk__compare(w, a, &s, fr, &tr);
+	/* the Method* names another method now (memory reused): forgotten, here and in BPF */
+	memcpy(other, agct, sizeof(other));
+	other[2].method_id = M_NAT;
+	tr = (struct java_trace){ .num_frames = 3, .frames = other };
+	jwalk__compare(w, a, &s, fr, &tr);
+	EXPECT_EQ(l.forgotten, 1);
+	EXPECT_EQ(jwalk__trace(w, a, &s, fr, &got), -ENOENT);
+	/* a walk that gave up is counted, never compared */
+	s.jstack_err = JP_JW_STUB;
+	jwalk__compare(w, a, &s, fr, &tr);
+	jwalk__stats(w, &st);
+	EXPECT_EQ(st.walked, 4);
+	EXPECT_EQ(st.compared, 3);
+	EXPECT_EQ(st.agree, 1);
+	EXPECT_EQ(st.learned, 1);
+	EXPECT_EQ(st.leaf_inlining, 1);
+	EXPECT_EQ(st.differ, 1);
+	EXPECT_EQ(st.unlearned, 1);
+	EXPECT_EQ(st.named, 1);
+	EXPECT_EQ(st.ends[JP_JW_STUB + JW_END_BIAS], 1);
+	EXPECT_EQ(st.methods, 0);
+	jwalk__free(w);
+	jvm_agent__free(a);
 	fixture_fini(&f);
 }

@@ -63,13 +63,13 @@ static size_t m_hash(__u64 k)
 	return (size_t)(k ^ (k >> 29));
 }
 
-static struct jw_method *m_slot(const struct jwalk *w, __u64 mptr)
+static struct jw_method *m_slot(struct jw_method *m, size_t cap, __u64 mptr)
 {
-	if (!w->cap)
+	if (!cap)
 		return NULL;
-	for (size_t i = m_hash(mptr) & (w->cap - 1);; i = (i + 1) & (w->cap - 1)) {
-		if (!w->m[i].mptr || w->m[i].mptr == mptr)
-			return &w->m[i];
+	for (size_t i = m_hash(mptr) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+		if (!m[i].mptr || m[i].mptr == mptr)
+			return &m[i];
 	}
 }
 
@@ -77,7 +77,7 @@ static struct jw_method *m_slot(const struct jwalk *w, __u64 mptr)
  * memory reused), here and in BPF */
 static void m_del(struct jwalk *w, __u64 mptr)
 {
-	struct jw_method *e = m_slot(w, mptr);
+	struct jw_method *e = m_slot(w->m, w->cap, mptr);
 	size_t i, j;
 
 	if (!e || !e->mptr)
@@ -101,7 +101,7 @@ static void m_del(struct jwalk *w, __u64 mptr)
 
 static __u64 m_get(const struct jwalk *w, __u64 mptr)
 {
-	struct jw_method *e = m_slot(w, mptr);
+	struct jw_method *e = m_slot(w->m, w->cap, mptr);
 
 	return e && e->mptr ? e->mid : 0;
 }
@@ -112,22 +112,22 @@ static int m_put(struct jwalk *w, __u64 mptr, __u64 mid)
 
 	if ((w->n + 1) * 2 > w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 1024;
-		struct jwalk g = { .cap = cap };
+		struct jw_method *m;
 
 		if (w->n >= JWALK_MAX_METHODS)
 			return -ENOSPC;
-		g.m = calloc(cap, sizeof(*g.m));
-		if (!g.m)
+		m = calloc(cap, sizeof(*m));
+		if (!m)
 			return -ENOMEM;
 		for (size_t i = 0; i < w->cap; i++) {
 			if (w->m[i].mptr)
-				*m_slot(&g, w->m[i].mptr) = w->m[i];
+				*m_slot(m, cap, w->m[i].mptr) = w->m[i];
 		}
 		free(w->m);
-		w->m = g.m;
+		w->m = m;
 		w->cap = cap;
 	}
-	e = m_slot(w, mptr);
+	e = m_slot(w->m, w->cap, mptr);
 	if (!e->mptr)
 		w->n++;
 	e->mptr = mptr;
