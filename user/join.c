@@ -377,28 +377,29 @@ struct join *join__new(struct syms *syms, struct model *model, const struct join
 	return j;
 }
 
+/* the samples on a JVM's list of waiting ones (by jnode), freed unaccounted: the JVM goes */
+static void pends_free(struct dl *h)
+{
+	while (!dl_empty(h)) {
+		struct dl *n = h->next;
+
+		dl_del(n);
+		free(dl_entry(n, struct pend, jnode));
+	}
+}
+
 static void jvm_ent__free(struct jvm_ent *e)
 {
 	if (!e)
 		return;
 	jwalk__free(e->jw);
-	while (!dl_empty(&e->pend)) {
-		struct dl *n = e->pend.next;
-
-		dl_del(n);
-		free(dl_entry(n, struct pend, jnode));
-	}
+	pends_free(&e->pend);
+	pends_free(&e->jwait);
 	while (!dl_empty(&e->traces)) {
 		struct dl *n = e->traces.next;
 
 		dl_del(n);
 		free(dl_entry(n, struct ptr, jnode));
-	}
-	while (!dl_empty(&e->jwait)) {
-		struct dl *n = e->jwait.next;
-
-		dl_del(n);
-		free(dl_entry(n, struct pend, jnode));
 	}
 	jvm_agent__free(e->a);
 	free(e->tids);
@@ -1520,12 +1521,46 @@ static int add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_en
 }
 
 /* the sample waits for its trace (or, following a request, for that request's) */
+/* the BPF walk's frames of a sample: they follow its user stack */
+static const struct jp_jframe *jframes_of(const struct jp_sample *s, const __u64 *ustack)
+{
+	return (const struct jp_jframe *)(ustack + s->ustack_len);
+}
+
+/* the bytes a waiting copy of s holds: its stacks and the BPF walk's frames (two words each) */
+static size_t pend_cost(const struct jp_sample *s)
+{
+	return sizeof(struct pend) +
+	       ((size_t)s->kstack_len + s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64);
+}
+
+/* a waiting copy of s (cost bytes) charged to e and the join, on no list yet; NULL: no memory */
+static struct pend *pend_new(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+			     const __u64 *ustack, struct jvm_ent *e, size_t cost)
+{
+	struct pend *p = malloc(cost);
+
+	if (!p)
+		return NULL;
+	if (s->kstack_len)
+		memcpy(p->frames, kstack, (size_t)s->kstack_len * sizeof(__u64));
+	if (s->ustack_len + s->jstack_len)
+		memcpy(p->frames + s->kstack_len, ustack,
+		       ((size_t)s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64));
+	p->s = *s;
+	p->jvm = e;
+	p->thr = NULL;
+	p->cost = cost;
+	dl_init(&p->tnode);
+	e->pend_bytes += cost;
+	j->pend_bytes += cost;
+	return p;
+}
+
 static int pend_add(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		    const __u64 *ustack, struct jvm_ent *e)
 {
-	/* the BPF walk's frames (two words each) follow the user stack, kept for the compare */
-	size_t nf = (size_t)s->kstack_len + s->ustack_len + 2 * (size_t)s->jstack_len;
-	size_t cost = sizeof(struct pend) + nf * sizeof(__u64);
+	size_t cost = pend_cost(s);
 	struct pend *p;
 	struct thr *t;
 	int err;
@@ -1544,26 +1579,16 @@ static int pend_add(struct join *j, const struct jp_sample *s, const __u64 *ksta
 	t = thr_get(j, s->pid, s->tid);
 	if (!t)
 		return -ENOMEM;
-	p = malloc(cost);
+	p = pend_new(j, s, kstack, ustack, e, cost);
 	if (!p) {
 		thr_put(j, t);
 		return -ENOMEM;
 	}
-	if (s->kstack_len)
-		memcpy(p->frames, kstack, s->kstack_len * sizeof(__u64));
-	if (s->ustack_len + 2 * s->jstack_len)
-		memcpy(p->frames + s->kstack_len, ustack,
-		       (s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64));
 	if (s->jstack_err && !e->jw) /* NULL: not compared */
 		e->jw = jwalk__new(e->pid, j->o.jw_method, j->o.jw_ctx);
-	p->s = *s;
-	p->jvm = e;
 	p->thr = t;
-	p->cost = cost;
 	dl_add_tail(&t->pend, &p->tnode);
 	dl_add_tail(&e->pend, &p->jnode);
-	e->pend_bytes += cost;
-	j->pend_bytes += cost;
 	/* a trace that came before this sample was read is paired at the next join__poll */
 	if (!dl_empty(&t->traces))
 		mark_dirty(j, t);
@@ -1623,36 +1648,25 @@ static int add_follower(struct join *j, const struct jp_sample *s, const __u64 *
 static int add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		       const __u64 *ustack, struct jvm_ent *e)
 {
+	size_t cost = pend_cost(s);
 	struct java_trace tr;
-
-	size_t nf = (size_t)s->kstack_len + s->ustack_len + 2 * (size_t)s->jstack_len;
-	size_t cost = sizeof(struct pend) + nf * sizeof(__u64);
 	struct pend *p;
 
 	if (!e->jw)
 		e->jw = jwalk__new(e->pid, j->o.jw_method, j->o.jw_ctx);
-	if (!jwalk__trace(e->jw, e->a, s, (const struct jp_jframe *)(ustack + s->ustack_len), &tr))
+	if (!jwalk__trace(e->jw, e->a, s, jframes_of(s, ustack), &tr))
 		return finish(j, s, kstack, ustack, e, &tr);
 	/* the first to wait reads what the dictionary has gained (the others wait for it) */
 	if (dl_empty(&e->jwait) && jvm_agent__dict_refresh(e->a) != e->jwait_dict &&
-	    !jwalk__trace(e->jw, e->a, s, (const struct jp_jframe *)(ustack + s->ustack_len), &tr))
+	    !jwalk__trace(e->jw, e->a, s, jframes_of(s, ustack), &tr))
 		return finish(j, s, kstack, ustack, e, &tr);
 	/* it waits for the dictionary, within the budget of samples waiting for traces */
 	if (e->pend_bytes + cost > j->o.pend_budget_jvm || j->pend_bytes + cost > j->o.pend_budget ||
-	    !(p = malloc(cost))) {
+	    !(p = pend_new(j, s, kstack, ustack, e, cost))) {
 		j->st.jvm_samples++;
 		return add_missing(j, s, kstack, ustack, e, MISS_JWALK, 0);
 	}
-	p->s = *s;
-	memcpy(p->frames, kstack, (size_t)s->kstack_len * sizeof(__u64));
-	memcpy(p->frames + s->kstack_len, ustack, (nf - s->kstack_len) * sizeof(__u64));
-	p->jvm = e;
-	p->thr = NULL;
-	p->cost = cost;
-	dl_init(&p->tnode);
 	dl_add_tail(&e->jwait, &p->jnode);
-	e->pend_bytes += cost;
-	j->pend_bytes += cost;
 	return 0;
 }
 
@@ -1675,9 +1689,7 @@ static int jwait_retry(struct join *j, struct jvm_ent *e, bool all)
 		struct java_trace tr;
 
 		n = n->next;
-		if ((grown || all) &&
-		    !jwalk__trace(e->jw, e->a, &p->s,
-				  (const struct jp_jframe *)(ustack + p->s.ustack_len), &tr)) {
+		if ((grown || all) && !jwalk__trace(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr)) {
 			err = finish(j, &p->s, p->frames, ustack, e, &tr);
 		} else if (all || p->s.time_ns + JOIN_WAIT_NS <= j->now_ns) {
 			j->st.jvm_samples++;
@@ -1795,8 +1807,7 @@ static int finish_request(struct join *j, struct pend *p, struct jvm_ent *e,
 	int err;
 
 	if (p->s.jstack_err && e->a)
-		jwalk__compare(e->jw, e->a, &p->s,
-			       (const struct jp_jframe *)(ustack + p->s.ustack_len), tr);
+		jwalk__compare(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), tr);
 	err = finish_lead(j, &p->s, p->frames, ustack, e, tr);
 
 	while (!err && n != &t->pend) {
