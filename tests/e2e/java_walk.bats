@@ -47,7 +47,7 @@ shadow_run() {
 }
 
 # bpf_run JDK_HOME: --java-walk bpf: most samples named from BPF's frames without a signal,
-# the checks (1 in 16) agree
+# the checks (1 in 64) agree
 bpf_run() {
 	local line named samples requests unnamed
 	walk_run "$1" bpf
