@@ -57,16 +57,21 @@ def start_workload(cmd):
     sys.exit(f"workload did not start: {cmd}")
 
 
-def finish_workload(p, key="elapsed_ms"):
-    """lets the workload run; returns the figure it prints as KEY=VALUE"""
+def finish_workload(p, keys=("elapsed_ms",)):
+    """lets the workload run; returns {KEY: VALUE} of the figures it prints as KEY=VALUE"""
     p.stdin.write("\n")
     p.stdin.flush()
     out = p.stdout.read()
     p.wait()
+    figs = {}
     for tok in out.split():
-        if tok.startswith(key + "="):
-            return float(tok.split("=")[1])
-    sys.exit(f"workload printed no {key}: {out!r}")
+        k, eq, v = tok.partition("=")
+        if eq and k in keys:
+            figs[k] = float(v)
+    missing = [k for k in keys if k not in figs]
+    if missing:
+        sys.exit(f"workload printed no {', '.join(missing)}: {out!r}")
+    return figs
 
 
 def start_jprof(jprof, freq, tmp, pid, extra_args=()):
@@ -111,7 +116,7 @@ def stop_jprof(p, t0, err, ready):
             "summary": text.strip().splitlines()[-1] if text.strip() else ""}
 
 
-def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
+def run_config(workload_cmd, config, jprof, tmp, keys=("elapsed_ms",)):
     extra = {}
     cmd = list(workload_cmd)
     if config == "jfr":
@@ -125,7 +130,7 @@ def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
                                os.path.join(tmp, "perf.data")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)
-        ms = finish_workload(w, key)
+        ms = finish_workload(w, keys)
         pf.send_signal(signal.SIGINT)
         pf.wait()
         return ms, extra
@@ -142,27 +147,38 @@ def run_config(workload_cmd, config, jprof, tmp, key="elapsed_ms"):
         jp, t0, err = start_jprof(jprof, freq, tmp, w.pid, extra_args)
         time.sleep(1.0)  # attach done; let the JVM settle
         ready = (time.monotonic(), proc_cpu_s(jp.pid))
-        ms = finish_workload(w, key)
+        ms = finish_workload(w, keys)
         extra = stop_jprof(jp, t0, err, ready)
     else:
         # baseline, JFR and "again" (the baseline a second time in the round: its ratio is
         # the noise any other configuration's ratio has to stand out of)
         time.sleep(1.0)  # the pause a profiled run has too: configurations differ only by it
-        ms = finish_workload(w, key)
+        ms = finish_workload(w, keys)
     return ms, extra
 
 
-def bench(name, workload_cmd, configs, runs, jprof, tmp, key="elapsed_ms"):
-    """KEY: the workload's figure; elapsed_ms (lower is better) or a throughput"""
-    res = {c: [] for c in configs}
+def bench(name, workload_cmd, configs, runs, jprof, tmp, key="elapsed_ms", also=()):
+    """KEY: the workload's figure; elapsed_ms (lower is better) or a throughput. ALSO: more
+    figures the same runs print, each in a table of its own and in the result under "also"
+    """
+    keys = (key,) + tuple(also)
+    figs = {k: {c: [] for c in configs} for k in keys}
     extras = {c: [] for c in configs}
     for r in range(runs):
         order = configs if r % 2 == 0 else list(reversed(configs))
         for c in order:
-            ms, ex = run_config(workload_cmd, c, jprof, tmp, key)
-            res[c].append(ms)
+            f, ex = run_config(workload_cmd, c, jprof, tmp, keys)
+            for k in keys:
+                figs[k][c].append(f[k])
             if ex:
                 extras[c].append(ex)
+    out = table(name, runs, configs, key, figs[key], extras)
+    out["also"] = {k: table(name, runs, configs, k, figs[k], {}) for k in also}
+    return out
+
+
+def table(name, runs, configs, key, res, extras):
+    """prints one figure's table: each configuration's median, its per-round ratios"""
     base = res["baseline"]
     print(f"\n{name}: {runs} rounds, configurations interleaved")
     print(f"  {'config':<12} {'median ' + key:>10} {'ratio':>7} {'min..max ratio':>16} "
@@ -171,20 +187,154 @@ def bench(name, workload_cmd, configs, runs, jprof, tmp, key="elapsed_ms"):
         ratios = [a / b for a, b in zip(res[c], base)]
         line = (f"  {c:<12} {statistics.median(res[c]):>10.1f} {statistics.median(ratios):>7.4f} "
                 f"{min(ratios):>7.4f}..{max(ratios):<7.4f}")
-        if extras[c]:
+        if extras.get(c):
             start = statistics.median(e["startup_cpu_s"] for e in extras[c])
             steady = statistics.median(e["steady_pct"] for e in extras[c])
             rss = max(e["rss_mb"] for e in extras[c])
             line += f" {start * 1000:>16.0f} ms {steady:>16.2f}% {rss:>6.1f} MB"
         print(line)
     for c in configs:
-        if extras[c]:
+        if extras.get(c):
             print(f"  last {c} summary: {extras[c][-1]['summary']}")
     out = {"rounds": runs, "metric": key}
     for c in configs:
         ratios = [a / b for a, b in zip(res[c], base)]
         out[c] = {"values": res[c], "median": statistics.median(res[c]), "ratios": ratios,
-                  "median_ratio": statistics.median(ratios), "jprof": extras[c]}
+                  "median_ratio": statistics.median(ratios), "jprof": extras.get(c, [])}
+    return out
+
+
+def window_figs(w):
+    """asks a serving workload (H2Bench SECS 0) for its totals: {ops, work_cpu_ns, t_ns}"""
+    w.stdin.write("\n")
+    w.stdin.flush()
+    line = w.stdout.readline()
+    figs = dict(tok.split("=") for tok in line.split() if "=" in tok)
+    if not {"ops", "work_cpu_ns", "t_ns"} <= figs.keys():
+        sys.exit(f"workload answered no totals: {line!r}")
+    return {k: int(v) for k, v in figs.items()}
+
+
+def start_profiler(config, w, java, jprof, tmp):
+    """starts CONFIG's profiler on the running workload w (a JVM of JAVA for jfr); returns
+    how to stop it, which returns jprof's figures or None"""
+    if config.startswith("jprof"):
+        freq = int(config.split("@")[1])
+        extra_args = {"jprof-native": ["--no-attach"], "jprof-bpfwalk": ["--java-walk", "bpf"],
+                      "jprof-signal": ["--java-walk", "signal"]}.get(config.split("@")[0], [])
+        jp, t0, err = start_jprof(jprof, freq, tmp, w.pid, extra_args)
+        ready = (time.monotonic(), proc_cpu_s(jp.pid))
+        return lambda: stop_jprof(jp, t0, err, ready)
+    if config.startswith("perf"):
+        freq = int(config.split("@")[1])
+        scope = ["-p", str(w.pid)] if PID_ONLY else ["-a"]
+        pf = spawn(["perf", "record"] + scope + ["-g", "-F", str(freq), "-o",
+                   os.path.join(tmp, "perf.data")], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+        def stop():
+            pf.send_signal(signal.SIGINT)
+            pf.wait()
+        return stop
+    if config == "jfr":  # JFR's profile settings, started and stopped in the running JVM
+        jcmd = os.path.join(os.path.dirname(os.path.realpath(java)), "jcmd")
+        subprocess.run([jcmd, str(w.pid), "JFR.start", "name=bench", "settings=profile",
+                        "filename=" + os.path.join(tmp, "rec.jfr")], check=True,
+                       stdout=subprocess.DEVNULL)
+
+        def stop_jfr():
+            subprocess.run([jcmd, str(w.pid), "JFR.stop", "name=bench"], check=True,
+                           stdout=subprocess.DEVNULL)
+        return stop_jfr
+    return lambda: None  # baseline, again
+
+
+def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
+    """
+    One JVM serving throughout (H2Bench SECS 0), measured in windows of SECS seconds: for
+    each window its profiler is started, given 1 s to settle (a baseline window waits as
+    long), the workload's totals are read before and after the window, the profiler is
+    stopped. Each round runs every configuration but the baseline once (every other round
+    backwards), each window between two baseline windows, and compares it with their
+    mean: seconds apart in the same JVM, on the same compiled code and heap. This host
+    switches the same JVM for seconds to a minute between two speeds (one half the
+    other), and separate JVMs add the spread of their JIT outcomes. A window whose two
+    baselines differ by more than SWITCH (a switch fell there) is left out of the ratios
+    and counted; "again" (the baseline as a configuration) shows what noise is left. The
+    agent stays loaded between windows once jprof attached, as after any recording in
+    production.
+    """
+    others = [c for c in configs if c != "baseline"]
+    keys = ("ops_per_s", "ops_per_cpu_s")
+    res = {c: {k: [] for k in keys} for c in configs}
+    ratios = {c: {k: [] for k in keys} for c in configs}
+    left_out = {c: 0 for c in configs}
+    extras = {c: [] for c in configs}
+    w = start_workload(workload_cmd)
+
+    def window(c, count):
+        stop = start_profiler(c, w, workload_cmd[0], jprof, tmp)
+        time.sleep(1.0)
+        a = window_figs(w)
+        time.sleep(secs if count else 0.2)
+        b = window_figs(w)
+        ex = stop()
+        if ex and count:
+            extras[c].append(ex)
+        ops = b["ops"] - a["ops"]
+        return {"ops_per_s": ops / ((b["t_ns"] - a["t_ns"]) / 1e9),
+                "ops_per_cpu_s": ops / max((b["work_cpu_ns"] - a["work_cpu_ns"]) / 1e9, 1e-9)}
+
+    try:
+        # round -1, not counted: each profiler's first start in this JVM (JFR sets itself
+        # up, jprof loads its agent); start-up is what the start-up parts measure
+        for r in range(-1, rounds):
+            count = r >= 0
+            before = window("baseline", count)
+            for c in (others if r % 2 == 0 else list(reversed(others))):
+                fig = window(c, count)
+                after = window("baseline", count)
+                if count:
+                    base = {k: (before[k] + after[k]) / 2 for k in keys}
+                    for k in keys:
+                        res[c][k].append(fig[k])
+                        res["baseline"][k].append(base[k])
+                    if abs(before["ops_per_s"] / after["ops_per_s"] - 1) > switch:
+                        left_out[c] += 1
+                    else:
+                        for k in keys:
+                            ratios[c][k].append(fig[k] / base[k])
+                before = after
+    finally:
+        w.stdin.close()
+        w.wait()
+    out = {"rounds": rounds, "window_s": secs, "switch": switch, "metric": "ops_per_s",
+           "also": {"ops_per_cpu_s": {"rounds": rounds, "window_s": secs}}}
+    for k in keys:
+        print(f"\n{name}: windows of {secs:g} s in one JVM, {rounds} rounds; {k} against the "
+              f"mean of the baseline windows before and after (pairs whose two baselines "
+              f"differ by > {switch:.0%} left out)")
+        print(f"  {'config':<17} {'median ' + k:>14} {'ratio':>7} {'min..max ratio':>16} "
+              f"{'left out':>9} {'steady CPU %core':>17} {'peak RSS':>9}")
+        dst = out if k == "ops_per_s" else out["also"][k]
+        for c in configs:
+            rs = ratios[c][k]
+            med = statistics.median(res[c][k]) if res[c][k] else float("nan")
+            line = f"  {c:<17} {med:>14.1f}"
+            if c != "baseline":
+                line += (f" {statistics.median(rs):>7.4f} {min(rs):>7.4f}..{max(rs):<7.4f}"
+                         if rs else f" {'-':>7} {'-':>16}")
+                line += f" {left_out[c]:>4} of {rounds:<2}"
+            if extras[c] and k == "ops_per_s":
+                line += (f" {statistics.median(e['steady_pct'] for e in extras[c]):>16.2f}%"
+                         f" {max(e['rss_mb'] for e in extras[c]):>6.1f} MB")
+            print(line)
+            dst[c] = {"values": res[c][k], "median": med, "ratios": rs,
+                      "median_ratio": statistics.median(rs) if rs else None,
+                      "left_out": left_out[c], "jprof": extras[c] if k == "ops_per_s" else []}
+    for c in configs:
+        if extras[c]:
+            print(f"  last {c} summary: {extras[c][-1]['summary']}")
     return out
 
 
