@@ -194,9 +194,14 @@ struct jp_jwalk {
 	__u16 frame_complete_size; /* 4: an int, 2: an int16_t */
 	__u16 wrapper_anchor; /* JavaCallWrapper::_anchor; the anchor's fields: */
 	__u16 anchor_sp, anchor_fp, anchor_pc;
-	__u16 pad[3];
+	/*
+	 * HeapBlock's _length (hb_length_size bytes: 4 or 8) and _used, offsets in the block
+	 * of heap_block bytes before the blob; hb_length_size 0: the walk caches no blob
+	 */
+	__u16 hb_length, hb_used, hb_length_size;
 };
 #define JP_JW_BLOB_HDR 128 /* bytes of a CodeBlob read at once */
+#define JP_JW_HEAP_BLOCK 16 /* the largest sizeof(HeapBlock) the walk checks (8 in JDK 25, 16 in 17) */
 
 /*
  * value of the jvms map, keyed by tgid: where to send a stack request. The process is

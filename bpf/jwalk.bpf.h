@@ -44,6 +44,21 @@ struct {
 
 #define JW_INTERP_WORDS 10 /* from the bcp slot (rbp - 8 words) to the return address */
 
+/*
+ * The blob of a pc seen before, per CPU, direct-mapped by pc: the segment map's 1-3
+ * hops a frame are most of a walk's reads (each bpf_probe_read_user ~140 ns here). An
+ * entry is believed only when the HeapBlock before its blob, read with the blob's header
+ * anyway, says the block is in use and reaches past pc: blocks do not overlap, so that is
+ * the block of pc (a block freed since says unused; one reallocated from another start
+ * has instructions there, not a header). Not used where the agent could not say where
+ * HeapBlock keeps its length and use (hb_length_size 0).
+ */
+#define JW_CACHE 256
+struct jw_cached {
+	__u64 pc, blob;
+	__u32 tgid, pad;
+};
+
 struct jw_state {
 	struct jp_jwalk w; /* the JVM's layout, copied: the loop's steps read it here */
 	__u64 pc, sp, fp;
@@ -57,7 +72,10 @@ struct jw_state {
 	__u64 name_nmethod, name_interp;
 	__u32 name_tgid;
 	__u32 hops; /* segment-map hops left to this walk */
-	__u8 blob[JP_JW_BLOB_HDR + 8]; /* the CodeBlob's first bytes, read at once */
+	/* the HeapBlock before the blob (hb bytes, 0 without hb_length_size), the blob's first bytes */
+	__u8 blk[2 * JP_JW_HEAP_BLOCK + JP_JW_BLOB_HDR + 8];
+	__u32 hb;
+	struct jw_cached cache[JW_CACHE];
 	__u64 slots[JW_INTERP_WORDS];   /* an interpreted frame's words, rbp - 8 to rbp + 1 */
 	struct jp_jframe f[JP_MAX_JFRAMES];
 };
@@ -100,26 +118,28 @@ static __always_inline __u64 jw_word(__u64 addr, int *err)
 	return v;
 }
 
-/*
- * The blob holding pc (its CodeBlob's address), 0 when pc lies in no heap (*err
- * untouched), or 0 with *err set when the heap says the segment is free or unreadable
- */
-static __always_inline __u64 jw_blob(const struct jp_jwalk *w, __u64 pc, __u32 *budget,
-				     int *err)
+/* the code heap pc lies in, or NULL */
+static __always_inline const struct jp_jwalk_heap *jw_heap(const struct jp_jwalk *w, __u64 pc)
 {
-	const struct jp_jwalk_heap *h = NULL;
-	__u64 seg;
+	if (w->n_heaps > 0 && pc >= w->heaps[0].lo && pc < w->heaps[0].hi)
+		return &w->heaps[0];
+	if (w->n_heaps > 1 && pc >= w->heaps[1].lo && pc < w->heaps[1].hi)
+		return &w->heaps[1];
+	if (w->n_heaps > 2 && pc >= w->heaps[2].lo && pc < w->heaps[2].hi)
+		return &w->heaps[2];
+	return NULL;
+}
+
+/*
+ * The blob holding pc in heap h (its CodeBlob's address), or 0 with *err set when the
+ * heap says the segment is free or unreadable
+ */
+static __always_inline __u64 jw_blob(const struct jp_jwalk *w, const struct jp_jwalk_heap *h,
+				     __u64 pc, __u32 *budget, int *err)
+{
+	__u64 seg = (pc - h->lo) >> (h->log2_seg & 31);
 	__u8 hop;
 
-	if (w->n_heaps > 0 && pc >= w->heaps[0].lo && pc < w->heaps[0].hi)
-		h = &w->heaps[0];
-	else if (w->n_heaps > 1 && pc >= w->heaps[1].lo && pc < w->heaps[1].hi)
-		h = &w->heaps[1];
-	else if (w->n_heaps > 2 && pc >= w->heaps[2].lo && pc < w->heaps[2].hi)
-		h = &w->heaps[2];
-	if (!h)
-		return 0;
-	seg = (pc - h->lo) >> (h->log2_seg & 31);
 	for (int i = 0; i < JW_HOPS; i++) {
 		if (!*budget)
 			break;
@@ -136,6 +156,32 @@ static __always_inline __u64 jw_blob(const struct jp_jwalk *w, __u64 pc, __u32 *
 	}
 	*err = JP_JW_BAD_FRAME;
 	return 0;
+}
+
+/* the blob's HeapBlock (st->hb bytes) and first bytes into st->blk; 0 or JP_JW_READ */
+static __always_inline int jw_read_blob(struct jw_state *st, __u64 blob)
+{
+	__u32 hb = st->hb & (2 * JP_JW_HEAP_BLOCK - 1);
+
+	return jw_read(st->blk, hb + JP_JW_BLOB_HDR, blob - hb);
+}
+
+/* hb_length_size: the HeapBlock read before blob is in use and its block reaches past pc */
+static __always_inline bool jw_block_holds(const struct jw_state *st,
+					   const struct jp_jwalk_heap *h, __u64 blob, __u64 pc)
+{
+	__u32 l2 = h->log2_seg & 31;
+	__u64 len = 0;
+	__u32 len32;
+
+	if (st->w.hb_length_size == 4) {
+		__builtin_memcpy(&len32, &st->blk[st->w.hb_length & 7], sizeof(len32));
+		len = len32;
+	} else {
+		__builtin_memcpy(&len, &st->blk[st->w.hb_length & 7], sizeof(len));
+	}
+	return st->blk[st->w.hb_used & 15] == 1 && len && len <= (h->hi - h->lo) >> l2 &&
+	       pc < blob - st->hb + (len << l2);
 }
 
 /*
@@ -201,7 +247,8 @@ static __always_inline __u64 jw_hdr(const struct jw_state *st, __u16 off)
 {
 	__u64 v;
 
-	__builtin_memcpy(&v, &st->blob[off & (JP_JW_BLOB_HDR - 1)], sizeof(v));
+	__builtin_memcpy(&v, &st->blk[(st->hb & (2 * JP_JW_HEAP_BLOCK - 1)) +
+				      (off & (JP_JW_BLOB_HDR - 1))], sizeof(v));
 	return v;
 }
 
@@ -211,18 +258,45 @@ static __always_inline long jw_frame(struct jw_state *st)
 	const struct jp_jwalk *w = &st->w;
 	__u64 pc = st->pc, sp = st->sp, fp = st->fp, blob, name_p, name[2] = {};
 	__u64 method = 0, out_pc = pc, ret, sender_sp, caller_fp;
+	const struct jp_jwalk_heap *h;
+	struct jw_cached *c = NULL;
 	int err = 0;
 
 	if (st->n && pc == w->call_stub_ret)
 		return jw_entry(st);
-	blob = jw_blob(w, pc, &st->hops, &err);
-	if (!blob) {
-		st->err = err ?: (st->n ? JP_JW_LOST : JP_JW_NOT_CODE);
+	h = jw_heap(w, pc);
+	if (!h) {
+		st->err = st->n ? JP_JW_LOST : JP_JW_NOT_CODE;
 		return 1;
 	}
-	if (jw_read(st->blob, JP_JW_BLOB_HDR, blob)) {
-		st->err = JP_JW_READ;
-		return 1;
+	blob = 0;
+	/* return addresses: an interrupted pc is seldom seen twice, and would evict them */
+	if (w->hb_length_size && !st->top) {
+		c = &st->cache[(pc ^ (pc >> 8)) & (JW_CACHE - 1)];
+		if (c->pc == pc && c->tgid == st->tgid && !jw_read_blob(st, c->blob) &&
+		    jw_block_holds(st, h, c->blob, pc))
+			blob = c->blob;
+	}
+	if (!blob) {
+		blob = jw_blob(w, h, pc, &st->hops, &err);
+		if (!blob) {
+			st->err = err;
+			return 1;
+		}
+		if (jw_read_blob(st, blob)) {
+			st->err = JP_JW_READ;
+			return 1;
+		}
+		/* the segment map's block: in use and holding pc, or the map is not */
+		if (w->hb_length_size && !jw_block_holds(st, h, blob, pc)) {
+			st->err = JP_JW_BAD_FRAME;
+			return 1;
+		}
+		if (c) {
+			c->pc = pc;
+			c->blob = blob;
+			c->tgid = st->tgid;
+		}
 	}
 	if (st->name_tgid != st->tgid) {
 		st->name_tgid = st->tgid;
@@ -356,6 +430,7 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
 	st->hops = JW_WALK_HOPS;
+	st->hb = w->hb_length_size ? w->heap_block : 0; /* jprof checked: at most 16 */
 	bpf_loop(JP_MAX_JFRAMES + 1, jw_step, NULL, 0);
 	sc->s.jstack_err = (__s16)st->err;
 	if (java_walk != JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)

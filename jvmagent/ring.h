@@ -125,7 +125,13 @@ struct jp_ring_walk {
 	/* an entry frame's JavaCallWrapper (rbp - 6 words on x86-64) holds the outer Java part */
 	__u16 wrapper_anchor;	   /* JavaCallWrapper::_anchor */
 	__u16 anchor_sp, anchor_fp, anchor_pc; /* JavaFrameAnchor::_last_Java_sp, _fp, _pc */
-	__u16 pad[3];
+	/*
+	 * the HeapBlock before each blob: HeapBlock::_header + Header::_length (segments: a
+	 * size_t in JDK 17, a uint32_t in 25) and + Header::_used (bool); hb_length_size the
+	 * bytes of _length, 0 when the agent did not find them (an agent before them leaves
+	 * the zeros: jprof's walk then caches no blob)
+	 */
+	__u16 hb_length, hb_used, hb_length_size;
 };
 
 #define JP_RING_F_ATTACHED 1u /* loaded by dynamic attach, not at JVM start */

@@ -39,6 +39,8 @@ static long vs_low_off = -1, vs_high_bound_off = -1; /* VirtualSpace::_low, _hig
 static long blob_name_off = -1, blob_fsize_off = -1, blob_fcomplete_off = -1, blob_code_off = -1;
 static int blob_code_is_offset, fcomplete_size = 4;
 static long method_const_off = -1, const_code_size_off = -1, wrapper_anchor_off = -1;
+static long hb_header_off = -1, hb_length_off = -1, hb_used_off = -1; /* HeapBlock(::Header) */
+static int hb_length_size; /* bytes of HeapBlock::Header::_length: 8 (size_t), 4 (uint32_t, 25) */
 
 static void *jvm_sym(void *jvm, const char *name)
 {
@@ -125,8 +127,13 @@ static void walk_field(const char *type, const char *field, const char *tstr, lo
 		{ "Method", "_constMethod", &method_const_off },
 		{ "ConstMethod", "_code_size", &const_code_size_off },
 		{ "JavaCallWrapper", "_anchor", &wrapper_anchor_off },
+		{ "HeapBlock", "_header", &hb_header_off },
+		{ "HeapBlock::Header", "_length", &hb_length_off },
+		{ "HeapBlock::Header", "_used", &hb_used_off },
 	};
 
+	if (!strcmp(type, "HeapBlock::Header") && !strcmp(field, "_length"))
+		hb_length_size = !tstr ? 0 : !strcmp(tstr, "size_t") ? 8 : !strcmp(tstr, "uint32_t") ? 4 : 0;
 	/* an int in JDK 17, an int16_t in 25 */
 	if (!strcmp(type, "CodeBlob") && !strcmp(field, "_frame_complete_offset"))
 		fcomplete_size = tstr && !strcmp(tstr, "int16_t") ? 2 : 4;
@@ -358,5 +365,13 @@ int jpa_vm_walk(struct jp_ring_walk *w)
 	w->code_is_offset = (__u16)blob_code_is_offset;
 	w->const_size = (__u16)const_method_size;
 	w->frame_complete_size = (__u16)fcomplete_size;
+	/* optional: without them jprof's walk finds every blob through the segment map */
+	if (hb_length_size && hb_header_off >= 0 && hb_length_off >= 0 && hb_used_off >= 0 &&
+	    (uint64_t)(hb_header_off + hb_length_off + hb_length_size) <= heap_block_size &&
+	    (uint64_t)(hb_header_off + hb_used_off) < heap_block_size) {
+		w->hb_length = (__u16)(hb_header_off + hb_length_off);
+		w->hb_used = (__u16)(hb_header_off + hb_used_off);
+		w->hb_length_size = (__u16)hb_length_size;
+	}
 	return 0;
 }

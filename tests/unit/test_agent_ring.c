@@ -1062,6 +1062,9 @@ static struct jp_ring_walk *walk_block(struct fixture *f)
 	w->anchor_sp = 0;
 	w->anchor_pc = 16;
 	w->anchor_fp = 8;
+	w->hb_length = 0;
+	w->hb_used = 8;
+	w->hb_length_size = 8;
 	w->magic = JP_RING_WALK_MAGIC;
 	return w;
 }
@@ -1085,8 +1088,30 @@ TEST(walk_layout_checked)
 	EXPECT_EQ(jw.blob_frame_size, 44);
 	EXPECT_EQ(jw.frame_complete_size, 2);
 	EXPECT_EQ(jw.anchor_pc, 16);
+	EXPECT_EQ(jw.hb_length_size, 8);
+	EXPECT_EQ(jw.hb_used, 8);
+	/* JDK 25's HeapBlock: 8 bytes, a uint32_t length */
+	w = walk_block(&f);
+	w->heap_block = 8;
+	w->hb_used = 4;
+	w->hb_length_size = 4;
+	flush_ring_tail(&f, 1);
+	EXPECT_EQ(jvm_agent__walk(a, &jw), 0);
+	EXPECT_EQ(jw.hb_length_size, 4);
+	/* an agent before the HeapBlock fields, or a HeapBlock larger than BPF reads: no cache */
+	w = walk_block(&f);
+	w->hb_length_size = 0;
+	w->hb_used = 0;
+	flush_ring_tail(&f, 1);
+	EXPECT_EQ(jvm_agent__walk(a, &jw), 0);
+	EXPECT_EQ(jw.hb_length_size, 0);
+	w = walk_block(&f);
+	w->heap_block = 32;
+	flush_ring_tail(&f, 1);
+	EXPECT_EQ(jvm_agent__walk(a, &jw), 0);
+	EXPECT_EQ(jw.hb_length_size, 0);
 	/* each field BPF would use out of its range: refused whole */
-	for (int bad = 0; bad < 7; bad++) {
+	for (int bad = 0; bad < 9; bad++) {
 		w = walk_block(&f);
 		switch (bad) {
 		case 0: w->n_heaps = 4; break;
@@ -1096,6 +1121,8 @@ TEST(walk_layout_checked)
 		case 4: w->frame_complete_size = 8; break;
 		case 5: w->heaps[0].hi = w->heaps[0].lo + (8ull << 30); break;
 		case 6: w->anchor_fp = 0x100; break;
+		case 7: w->hb_used = 16; break;
+		case 8: w->hb_length_size = 2; break;
 		}
 		flush_ring_tail(&f, 1);
 		EXPECT_EQ(jvm_agent__walk(a, &jw), -EPROTO);

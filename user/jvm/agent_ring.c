@@ -799,7 +799,10 @@ int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret)
 	    w.code_is_offset > 1 || !w.heap_block || w.heap_block > 64 || w.method_const > 0xff8 ||
 	    !w.const_size || w.const_size > 0xfff || w.const_code_size > 0xffe || !w.call_stub_ret ||
 	    (w.frame_complete_size != 2 && w.frame_complete_size != 4) ||
-	    w.wrapper_anchor > 0xf00 || w.anchor_sp > 0xf8 || w.anchor_fp > 0xf8 || w.anchor_pc > 0xf8)
+	    w.wrapper_anchor > 0xf00 || w.anchor_sp > 0xf8 || w.anchor_fp > 0xf8 || w.anchor_pc > 0xf8 ||
+	    (w.hb_length_size && ((w.hb_length_size != 4 && w.hb_length_size != 8) ||
+				   w.hb_length + w.hb_length_size > w.heap_block ||
+				   w.hb_used >= w.heap_block)))
 		return -EPROTO;
 	ret->n_heaps = w.n_heaps;
 	ret->call_stub_ret = w.call_stub_ret;
@@ -817,6 +820,12 @@ int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret)
 	ret->anchor_sp = w.anchor_sp;
 	ret->anchor_fp = w.anchor_fp;
 	ret->anchor_pc = w.anchor_pc;
+	/* BPF reads at most JP_JW_HEAP_BLOCK bytes before the blob (HotSpot's: 8 or 16) */
+	if (w.hb_length_size && w.heap_block <= JP_JW_HEAP_BLOCK) {
+		ret->hb_length = w.hb_length;
+		ret->hb_used = w.hb_used;
+		ret->hb_length_size = w.hb_length_size;
+	}
 	return 0;
 }
 
