@@ -1090,26 +1090,24 @@ TEST(walk_layout_checked)
 	EXPECT_EQ(jw.anchor_pc, 16);
 	EXPECT_EQ(jw.hb_length_size, 8);
 	EXPECT_EQ(jw.hb_used, 8);
-	/* JDK 25's HeapBlock: 8 bytes, a uint32_t length */
-	w = walk_block(&f);
-	w->heap_block = 8;
-	w->hb_used = 4;
-	w->hb_length_size = 4;
-	flush_ring_tail(&f, 1);
-	EXPECT_EQ(jvm_agent__walk(a, &jw), 0);
-	EXPECT_EQ(jw.hb_length_size, 4);
-	/* an agent before the HeapBlock fields, or a HeapBlock larger than BPF reads: no cache */
-	w = walk_block(&f);
-	w->hb_length_size = 0;
-	w->hb_used = 0;
-	flush_ring_tail(&f, 1);
-	EXPECT_EQ(jvm_agent__walk(a, &jw), 0);
-	EXPECT_EQ(jw.hb_length_size, 0);
-	w = walk_block(&f);
-	w->heap_block = 32;
-	flush_ring_tail(&f, 1);
-	EXPECT_EQ(jvm_agent__walk(a, &jw), 0);
-	EXPECT_EQ(jw.hb_length_size, 0);
+	/*
+	 * the HeapBlock as published -> the blob cache's length size: JDK 25's (8 bytes, a
+	 * uint32_t length); an agent before the HeapBlock fields and a HeapBlock larger than
+	 * BPF reads: accepted, without the cache
+	 */
+	static const struct {
+		__u32 heap_block;
+		__u16 used, length_size, want;
+	} hb[] = { { 8, 4, 4, 4 }, { 16, 0, 0, 0 }, { 32, 8, 8, 0 } };
+	for (size_t i = 0; i < sizeof(hb) / sizeof(hb[0]); i++) {
+		w = walk_block(&f);
+		w->heap_block = hb[i].heap_block;
+		w->hb_used = hb[i].used;
+		w->hb_length_size = hb[i].length_size;
+		flush_ring_tail(&f, 1);
+		EXPECT_EQ(jvm_agent__walk(a, &jw), 0);
+		EXPECT_EQ(jw.hb_length_size, hb[i].want);
+	}
 	/* each field BPF would use out of its range: refused whole */
 	for (int bad = 0; bad < 9; bad++) {
 		w = walk_block(&f);
