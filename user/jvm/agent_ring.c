@@ -110,7 +110,7 @@ struct jm_side {
 static struct jm_method_x x_none; /* a method whose entry could not be read again */
 
 struct jm_pc {
-	__u64 pc;
+	__u64 pc; /* first: key_lower_bound */
 	__u32 first, n; /* into jm_blob.chain, innermost first */
 };
 
@@ -135,7 +135,7 @@ struct jm_blob {
 };
 
 struct jm_bkey {
-	__u64 addr;
+	__u64 addr; /* first: key_lower_bound */
 	__u32 size, idx; /* idx: into jvm_agent.bpool */
 };
 #define BFREE_NONE UINT32_MAX
@@ -1082,19 +1082,28 @@ static int parse_class(struct jvm_agent *a, struct cur *c)
 	return err;
 }
 
-static size_t blob_lower_bound(const struct jvm_agent *a, __u64 addr)
+/*
+ * The first of n sorted entries of size bytes whose key (a __u64, the entry's first
+ * member: jm_bkey.addr, jm_pc.pc) is at or after key; n: none
+ */
+static size_t key_lower_bound(const void *arr, size_t n, size_t size, __u64 key)
 {
-	size_t lo = 0, hi = a->n_blobs;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (a->bkeys[mid].addr < addr)
+		if (*(const __u64 *)((const char *)arr + mid * size) < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+static size_t blob_lower_bound(const struct jvm_agent *a, __u64 addr)
+{
+	return key_lower_bound(a->bkeys, a->n_blobs, sizeof(*a->bkeys), addr);
 }
 
 static struct jm_blob *blob_at(const struct jvm_agent *a, size_t i)
@@ -1547,17 +1556,7 @@ static int method_is_compiled(const struct jvm_agent *a, __u64 id)
 /* the first of b's recorded pcs at or after pc (b->n_pcs: none) */
 static size_t pc_lower_bound(const struct jm_blob *b, __u64 pc)
 {
-	size_t lo = 0, hi = b->n_pcs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->pcs[mid].pc < pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return key_lower_bound(b->pcs, b->n_pcs, sizeof(*b->pcs), pc);
 }
 
 /*
