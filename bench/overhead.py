@@ -205,7 +205,8 @@ def table(name, runs, configs, key, res, extras):
 
 
 def window_figs(w):
-    """asks a serving workload (H2Bench SECS 0) for its totals: {ops, work_cpu_ns, t_ns}"""
+    """asks a serving workload (H2Bench SECS 0, JavaWork ROUNDS 0) for its totals:
+    {ops, work_cpu_ns, t_ns}"""
     w.stdin.write("\n")
     w.stdin.flush()
     line = w.stdout.readline()
@@ -251,7 +252,7 @@ def start_profiler(config, w, java, jprof, tmp):
 
 def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
     """
-    One JVM serving throughout (H2Bench SECS 0), measured in windows of SECS seconds: for
+    One JVM serving throughout (H2Bench SECS 0, JavaWork ROUNDS 0), measured in windows of SECS seconds: for
     each window its profiler is started, given 1 s to settle (a baseline window waits as
     long), the workload's totals are read before and after the window, the profiler is
     stopped. Each round runs every configuration but the baseline once (every other round
@@ -355,6 +356,11 @@ def main():
                     help="the Java workload's configurations, comma-separated: baseline, "
                     "again, jprof@HZ, jprof-native@HZ (no agent: BPF and jprof alone), "
                     "jprof-bpfwalk@HZ (--java-walk bpf), jprof-signal@HZ (--java-walk signal), jfr")
+    ap.add_argument("--java-windows", type=int, default=0, metavar="ROUNDS",
+                    help="the Java workload in windows of one serving JVM (see windows()), "
+                    "ROUNDS rounds, instead of a JVM a run (--runs)")
+    ap.add_argument("--window-secs", type=float, default=3.0,
+                    help="--java-windows: each window's measured seconds")
     ap.add_argument("--java-metric", choices=["elapsed_ms", "work_cpu_ms"], default="elapsed_ms",
                     help="the Java workload's figure: its wall time, or its work threads' own "
                     "CPU time (signal handlers and interrupts included; other processes not)")
@@ -380,7 +386,15 @@ def main():
             out["c"] = bench("C workload (2 threads, fixed work)",
                              [cwork, "2", str(int(7000000000 * a.scale))], cfgs, a.runs, jprof,
                              tmp)
-        if a.only in (None, "java"):
+        if a.only in (None, "java") and a.java_windows:
+            cfgs = a.java_configs.split(",")
+            if not shutil.which("perf"):
+                cfgs = [c for c in cfgs if not c.startswith("perf")]
+            out["java"] = windows("Java workload (2 threads, CPU-bound)",
+                                  [a.java, "-cp", tmp, "JavaWork", "2", "0"],
+                                  ["baseline"] + [c for c in cfgs if c != "baseline"],
+                                  a.java_windows, a.window_secs, jprof, tmp)
+        elif a.only in (None, "java"):
             out["java"] = bench("Java workload (2 threads, fixed work)",
                                 [a.java, "-cp", tmp, "JavaWork", "2", str(int(3000 * a.scale))],
                                 a.java_configs.split(","), a.runs, jprof, tmp,

@@ -4,7 +4,8 @@
 
 Parts (in this order; --only picks some):
   overhead   bench/overhead.py: C and Java CPU-bound workloads, baseline vs jprof 99/999 Hz
-             vs perf vs JFR, interleaved rounds, ratios against the same round's baseline
+             vs perf (vs JFR for Java): C a process a run, interleaved rounds, ratios against
+             the same round's baseline; Java in interleaved windows of one serving JVM
   sigfloor   bench/sigfloor.c: what a signal alone costs the thread it interrupts on this
              host (no profiler; an empty handler, 999 Hz a thread): the floor under any
              profiler that takes Java stacks in a signal handler
@@ -140,15 +141,27 @@ def ratio_line(name, res, configs, better):
 
 def part_overhead(a, tmp):
     js = os.path.join(tmp, "overhead.json")
+    # C: a process a run, wall time. Java: windows of one serving JVM (overhead.windows),
+    # rounds per second: a JVM a run adds its JIT's outcome to the noise (x0.93..1.04
+    # for the baseline against itself, where windows give x0.99..1.01)
+    java_cfgs = ["again", "jprof@99", "jprof@999", "jprof-signal@999", "perf@999", "jfr"]
     run_logged([sys.executable, os.path.join(REPO, "bench/overhead.py"), "--build", a.build,
                 "--runs", str(a.runs), "--scale", str(0.15 if a.quick else 1.0), "--java",
-                a.java, "--json", js] + (["--pid-only"] if a.pid_only else []), 3600)
+                a.java, "--java-windows", str(2 if a.quick else 10),
+                "--window-secs", str(2 if a.quick else 3),
+                "--java-configs", ",".join(["baseline"] + java_cfgs),
+                "--json", js] + (["--pid-only"] if a.pid_only else []), 3600)
     with open(js) as f:
         res = json.load(f)
-    for k, cfgs in (("c", ["again", "jprof@99", "jprof@999", "perf@999"]),
-                    ("java", ["again", "jprof@99", "jprof@999", "jprof-signal@999", "jfr"])):
+    for k, cfgs, name, better in (
+            ("c", ["again", "jprof@99", "jprof@999", "perf@999"], "overhead c wall",
+             "lower is better"),
+            ("java", java_cfgs, "overhead java rounds per second", "higher is better")):
         if k in res:
-            ratio_line(f"overhead {k} wall", res[k], cfgs, "lower is better")
+            ratio_line(name, res[k], cfgs, better)
+            if "ops_per_cpu_s" in res[k].get("also", {}):
+                ratio_line("overhead java rounds per second of the workers' CPU",
+                           res[k]["also"]["ops_per_cpu_s"], cfgs, better)
             for c in ("jprof@99", "jprof@999", "jprof-signal@999"):
                 if c not in res[k]:
                     continue
