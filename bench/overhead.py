@@ -98,6 +98,19 @@ def proc_cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def proc_run_ns(pid):
+    """the process's CPU time in ns, its threads' scheduler runtimes added (the tick-based
+    utime and stime of /proc/PID/stat count 10 ms steps: too coarse for a window)"""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that exited: its time went to the process, not seen here
+    return total
+
+
 def stop_jprof(p, t0, err, ready):
     p.send_signal(signal.SIGINT)
     _, status, ru = os.wait4(p.pid, 0)
@@ -225,7 +238,10 @@ def start_profiler(config, w, java, jprof, tmp):
                       "jprof-signal": ["--java-walk", "signal"]}.get(config.split("@")[0], [])
         jp, t0, err = start_jprof(jprof, freq, tmp, w.pid, extra_args)
         ready = (time.monotonic(), proc_cpu_s(jp.pid))
-        return lambda: stop_jprof(jp, t0, err, ready)
+        def stop():
+            return stop_jprof(jp, t0, err, ready)
+        stop.pid = jp.pid  # windows() reads its CPU time over the measured window
+        return stop
     if config.startswith("perf"):
         freq = int(config.split("@")[1])
         scope = ["-p", str(w.pid)] if PID_ONLY else ["-a"]
@@ -275,12 +291,19 @@ def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
 
     def window(c, count):
         stop = start_profiler(c, w, workload_cmd[0], jprof, tmp)
+        pid = getattr(stop, "pid", None)
         time.sleep(1.0)
         a = window_figs(w)
+        cpu_a = proc_run_ns(pid) if pid else 0
         time.sleep(secs if count else 0.2)
         b = window_figs(w)
+        cpu_b = proc_run_ns(pid) if pid else 0
         ex = stop()
         if ex and count:
+            # jprof's CPU over the measured window alone: its steady state, without its
+            # start and its output at the end, which a 3 s window would weigh 100 times
+            # more than an hour's recording does
+            ex["window_pct"] = 100.0 * (cpu_b - cpu_a) / max(b["t_ns"] - a["t_ns"], 1)
             extras[c].append(ex)
         ops = b["ops"] - a["ops"]
         return {"ops_per_s": ops / ((b["t_ns"] - a["t_ns"]) / 1e9),
@@ -316,7 +339,7 @@ def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
               f"mean of the baseline windows before and after (pairs whose two baselines "
               f"differ by > {switch:.0%} left out)")
         print(f"  {'config':<17} {'median ' + k:>14} {'ratio':>7} {'min..max ratio':>16} "
-              f"{'left out':>9} {'steady CPU %core':>17} {'peak RSS':>9}")
+              f"{'left out':>9} {'window CPU %core':>17} {'peak RSS':>9}")
         dst = out if k == "ops_per_s" else out["also"][k]
         for c in configs:
             rs = ratios[c][k]
@@ -327,7 +350,7 @@ def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
                          if rs else f" {'-':>7} {'-':>16}")
                 line += f" {left_out[c]:>4} of {rounds:<2}"
             if extras[c] and k == "ops_per_s":
-                line += (f" {statistics.median(e['steady_pct'] for e in extras[c]):>16.2f}%"
+                line += (f" {statistics.median(e['window_pct'] for e in extras[c]):>16.2f}%"
                          f" {max(e['rss_mb'] for e in extras[c]):>6.1f} MB")
             print(line)
             dst[c] = {"values": res[c][k], "median": med, "ratios": rs,

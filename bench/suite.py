@@ -167,7 +167,9 @@ def part_overhead(a, tmp):
                     continue
                 ex = res[k][c]["jprof"]
                 if ex:
-                    say(f"  jprof {c}: steady CPU {med([e['steady_pct'] for e in ex]):.2f}% "
+                    # windows: jprof's CPU over the measured windows alone
+                    pct = "window_pct" if "window_pct" in ex[0] else "steady_pct"
+                    say(f"  jprof {c}: steady CPU {med([e[pct] for e in ex]):.2f}% "
                         f"of a core, peak RSS {max(e['rss_mb'] for e in ex):.1f} MB")
     return res
 
