@@ -5,12 +5,13 @@
 Each round runs every configuration once, in turn (baseline, jprof at 99 Hz, jprof at
 999 Hz; for C also `perf record -a -g` at 999 Hz, the kernel's own sampler, which shows
 what sampling itself costs on the machine; for Java also JFR's `profile` settings), so
-drifts of a shared machine hit
-all of them alike. The workload waits on stdin until the profiler is up, so the figure
-is steady-state overhead, not start-up. Prints medians, the median of the per-round
-ratios against the baseline of the same round, and jprof's own CPU time (percent of
-one core) split into start-up (until it reports that it records) and steady state
-(the rest), and its peak RSS.
+drifts of a shared machine hit all of them alike. The workload waits on stdin until the
+profiler is up, so the figure is steady-state overhead, not start-up. Prints medians,
+the median of the per-round ratios against the baseline of the same round, and jprof's
+own CPU time (percent of one core) split into start-up (until it reports that it
+records) and steady state (the rest), and its peak RSS. --java-windows measures the
+Java workload in windows of one serving JVM instead (see windows()): a JVM a run adds
+its JIT outcome to the noise.
 """
 import argparse
 import atexit
@@ -268,10 +269,10 @@ def start_profiler(config, w, java, jprof, tmp):
 
 def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
     """
-    One JVM serving throughout (H2Bench SECS 0, JavaWork ROUNDS 0), measured in windows of SECS seconds: for
-    each window its profiler is started, given 1 s to settle (a baseline window waits as
-    long), the workload's totals are read before and after the window, the profiler is
-    stopped. Each round runs every configuration but the baseline once (every other round
+    One JVM serving throughout (H2Bench SECS 0, JavaWork ROUNDS 0), measured in windows
+    of SECS seconds: for each window its profiler is started, given 1 s to settle (a
+    baseline window waits as long), the workload's totals are read before and after the
+    window, the profiler is stopped. Each round runs every configuration but the baseline once (every other round
     backwards), each window between two baseline windows, and compares it with their
     mean: seconds apart in the same JVM, on the same compiled code and heap. This host
     switches the same JVM for seconds to a minute between two speeds (one half the
