@@ -31,8 +31,17 @@ PID_ONLY = False  # jprof -p WORKLOAD instead of -a (leaves a shared host's othe
 
 
 def kill_children():
-    for p in children:
-        if p.poll() is None:
+    """SIGTERM first, SIGKILL 10 s later: a JVM that exits runs its agent's exit hook, which
+    removes its files from /tmp, and a child benchmark (longrun.py, run by suite.py) stops
+    the process groups it started, which a SIGKILL of it would leave running"""
+    live = [p for p in children if p.poll() is None]
+    for p in live:
+        p.terminate()
+    deadline = time.monotonic() + 10
+    for p in live:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
     children.clear()
@@ -75,10 +84,10 @@ def finish_workload(p, keys=("elapsed_ms",)):
     return figs
 
 
-def start_jprof(jprof, freq, tmp, pid, extra_args=()):
+def start_jprof(jprof, freq, tmp, pid, extra_args=(), whole_host=False):
     err = open(os.path.join(tmp, f"jprof-{freq}.err"), "w+")
     t0 = time.monotonic()
-    scope = ["-p", str(pid)] if PID_ONLY else ["-a"]
+    scope = ["-p", str(pid)] if PID_ONLY and not whole_host else ["-a"]
     p = spawn([jprof, "record"] + scope + list(extra_args) +
               ["-F", str(freq), "-o", os.path.join(tmp, f"out-{freq}.folded")], stderr=err)
     deadline = time.monotonic() + 30
