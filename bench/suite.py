@@ -18,8 +18,8 @@ Parts (in this order; --only picks some):
   events     bench/events.sh: -e alloc, live and lock on an allocation- and a lock-heavy JVM
              against a baseline, a second baseline and JFR profile: throughput and CPU per op
   load       bench/load.sh: 1 JVM x 200 busy threads on the saturated host
-  scale      10 JVMs x 10 busy threads, `record -a`: jprof's CPU, peak RSS, first sample,
-             JVMs with Java stacks
+  scale      10 JVMs x 10 busy threads, `record -a`: jprof's CPU (steady state, whole run),
+             peak RSS, first sample, JVMs with Java stacks
   accuracy   tests/apps/Accuracy.java (3 threads at 100/50/25% duty, own CPU clock) under
              `record -p PID -F 99 --per-thread`, samples counted and with --cpu-time:
              per-thread and per-method error in pp
@@ -299,16 +299,26 @@ def part_scale(a, tmp):
     try:
         time.sleep(1.0)
         for hz in (99, 999):
-            wall, cpu, rss, err = time_v([a.jprof, "record", "-a", "-F", str(hz), "-d",
-                                          str(secs), "-o", os.path.join(tmp, "scale.folded")],
-                                         secs + 300, cwd=tmp)
-            e = {"wall_s": wall, "cpu_s": cpu, "cpu_pct_of_core": 100 * cpu / wall,
-                 "peak_rss_mb": rss, "report": err.strip().splitlines()[-6:]}
-            e.update(host.jprof_summary(err))
+            # the whole run (start, 10 attaches, final write) and its steady state: the
+            # SECS after the attaches, by jprof's threads' scheduler runtime, which is
+            # what an hour's recording costs a host
+            jp, t0, err = overhead.start_jprof(a.jprof, hz, tmp, 0, whole_host=True)
+            time.sleep(2.0)
+            c0, w0 = overhead.proc_run_ns(jp.pid), time.monotonic_ns()
+            time.sleep(secs)
+            c1, w1 = overhead.proc_run_ns(jp.pid), time.monotonic_ns()
+            ex = overhead.stop_jprof(jp, t0, err, (time.monotonic(), 0))
+            err_text = open(os.path.join(tmp, f"jprof-{hz}.err")).read()
+            e = {"secs": secs, "cpu_pct_of_core": ex["cpu_pct"],
+                 "steady_pct_of_core": 100 * (c1 - c0) / (w1 - w0), "peak_rss_mb": ex["rss_mb"],
+                 "report": err_text.strip().splitlines()[-6:]}
+            e.update(host.jprof_summary(err_text))
             res[str(hz)] = e
-            say(f"scale 10 JVMs x 10 threads, -F {hz} -d {secs}: jprof {e['cpu_pct_of_core']:.1f}% "
-                f"of a core, peak RSS {rss:.1f} MB, first sample {e['first_sample_ms']} ms, "
-                f"JVMs with Java stacks {e['jvms_with_java']}/{e['jvms']}")
+            say(f"scale 10 JVMs x 10 threads, -F {hz}: jprof {e['steady_pct_of_core']:.2f}% of a "
+                f"core in {secs} s of steady state ({e['cpu_pct_of_core']:.1f}% over the whole "
+                f"run, start and attaches included), peak RSS {e['peak_rss_mb']:.1f} MB, first "
+                f"sample {e['first_sample_ms']} ms, JVMs with Java stacks "
+                f"{e['jvms_with_java']}/{e['jvms']}")
     finally:
         host.stop_jvms(jvms)
     return res
