@@ -69,9 +69,17 @@ def start_jvms(n, java, apps, tmp, threads=2):
 
 
 def stop_jvms(jvms):
+    """SIGTERM, SIGKILL 10 s later: a JVM that exits runs its agent's exit hook, which
+    removes the agent's files from /tmp (a SIGKILL leaves them behind)"""
     for p in jvms:
-        p.kill()
-        p.wait()
+        p.terminate()
+    deadline = time.monotonic() + 10
+    for p in jvms:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
         children.remove(p)
 
 
