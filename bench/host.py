@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+import overhead  # bench/, beside this file: its process helpers
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
 
@@ -35,10 +37,7 @@ saved_sysctl = None
 
 def cleanup():
     global saved_sysctl
-    for p in children:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    overhead.stop_gently(children)
     children.clear()
     if saved_sysctl is not None:
         with open(BPF_STATS, "w") as f:
@@ -69,17 +68,8 @@ def start_jvms(n, java, apps, tmp, threads=2):
 
 
 def stop_jvms(jvms):
-    """SIGTERM, SIGKILL 10 s later: a JVM that exits runs its agent's exit hook, which
-    removes the agent's files from /tmp (a SIGKILL leaves them behind)"""
+    overhead.stop_gently(jvms)  # a SIGKILL would leave their agents' files in /tmp
     for p in jvms:
-        p.terminate()
-    deadline = time.monotonic() + 10
-    for p in jvms:
-        try:
-            p.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
         children.remove(p)
 
 

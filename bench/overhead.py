@@ -30,20 +30,24 @@ children = []  # every process started here: killed on any exit
 PID_ONLY = False  # jprof -p WORKLOAD instead of -a (leaves a shared host's other JVMs alone)
 
 
-def kill_children():
-    """SIGTERM first, SIGKILL 10 s later: a JVM that exits runs its agent's exit hook, which
+def stop_gently(procs, grace=10.0):
+    """SIGTERM, SIGKILL GRACE s later: a JVM that exits runs its agent's exit hook, which
     removes its files from /tmp, and a child benchmark (longrun.py, run by suite.py) stops
     the process groups it started, which a SIGKILL of it would leave running"""
-    live = [p for p in children if p.poll() is None]
+    live = [p for p in procs if p.poll() is None]
     for p in live:
         p.terminate()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + grace
     for p in live:
         try:
             p.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+
+
+def kill_children():
+    stop_gently(children)
     children.clear()
 
 
