@@ -282,18 +282,17 @@ def start_profiler(config, w, java, jprof, tmp):
 
 def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
     """
-    One JVM serving throughout (H2Bench SECS 0, JavaWork ROUNDS 0), measured in windows
-    of SECS seconds: for each window its profiler is started, given 1 s to settle (a
-    baseline window waits as long), the workload's totals are read before and after the
-    window, the profiler is stopped. Each round runs every configuration but the baseline once (every other round
-    backwards), each window between two baseline windows, and compares it with their
-    mean: seconds apart in the same JVM, on the same compiled code and heap. This host
-    switches the same JVM for seconds to a minute between two speeds (one half the
-    other), and separate JVMs add the spread of their JIT outcomes. A window whose two
-    baselines differ by more than SWITCH (a switch fell there) is left out of the ratios
-    and counted; "again" (the baseline as a configuration) shows what noise is left. The
-    agent stays loaded between windows once jprof attached, as after any recording in
-    production.
+    One JVM serving throughout (H2Bench SECS 0, JavaWork ROUNDS 0), measured in windows of
+    SECS seconds: for each window its profiler is started, given 1 s to settle (a baseline
+    window waits as long), the workload's totals are read before and after the window, the
+    profiler is stopped. Each round runs every configuration but the baseline once (every
+    other round backwards), each window between two baseline windows, and compares it with
+    their mean: seconds apart in the same JVM, on the same compiled code and heap. This host
+    switches the same JVM for seconds to a minute between two speeds (one half the other),
+    and separate JVMs add the spread of their JIT outcomes. A window whose two baselines
+    differ by more than SWITCH (a switch fell there) is left out of the ratios and counted;
+    "again" (the baseline as a configuration) shows what noise is left. The agent stays
+    loaded between windows once jprof attached, as after any recording in production.
     """
     others = [c for c in configs if c != "baseline"]
     keys = ("ops_per_s", "ops_per_cpu_s")

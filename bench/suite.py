@@ -308,14 +308,15 @@ def part_scale(a, tmp):
             time.sleep(secs)
             c1, w1 = overhead.proc_run_ns(jp.pid), time.monotonic_ns()
             ex = overhead.stop_jprof(jp, t0, err, (time.monotonic(), 0))
-            err_text = open(os.path.join(tmp, f"jprof-{hz}.err")).read()
+            with open(os.path.join(tmp, f"jprof-{hz}.err")) as f:
+                err_text = f.read()
             e = {"secs": secs, "cpu_pct_of_core": ex["cpu_pct"],
                  "steady_pct_of_core": 100 * (c1 - c0) / (w1 - w0), "peak_rss_mb": ex["rss_mb"],
                  "report": err_text.strip().splitlines()[-6:]}
             e.update(host.jprof_summary(err_text))
             res[str(hz)] = e
-            say(f"scale 10 JVMs x 10 threads, -F {hz}: jprof {e['steady_pct_of_core']:.2f}% of a "
-                f"core in {secs} s of steady state ({e['cpu_pct_of_core']:.1f}% over the whole "
+            say(f"scale 10 JVMs x 10 threads, -F {hz}: jprof {e['steady_pct_of_core']:.2f}% "
+                f"of a core in {secs} s of steady state ({e['cpu_pct_of_core']:.1f}% over the whole "
                 f"run, start and attaches included), peak RSS {e['peak_rss_mb']:.1f} MB, first "
                 f"sample {e['first_sample_ms']} ms, JVMs with Java stacks "
                 f"{e['jvms_with_java']}/{e['jvms']}")
