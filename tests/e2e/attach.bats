@@ -150,6 +150,51 @@ attach_ok() {
 	attach_ok "$WORK/marker.$N" "$WORK/marker.$N"
 }
 
+# A SIGQUIT that reaches a JVM whose listener is up already prints a thread dump into the
+# application's output: jprof sends none then, and of two jprofs attaching at once only one
+# sends it (the other waits for the listener it starts).
+@test "attach: two attaches of a fresh JVM at once send one SIGQUIT: no thread dump (4 JVMs)" {
+	local i out1 out2 delays=(0 0.01 0.03 0.06)
+	for i in "${!delays[@]}"; do
+		start_jvm "$JDK17"
+		out1=$WORK/two.$N.$i.a out2=$WORK/two.$N.$i.b
+		"$DRIVER" -v -t 15000 "$JPID" "$MARKER_AGENT" "$WORK/marker.$N.$i" >"$out1" 2>&1 &
+		# the second one, while the first one's SIGQUIT starts the listener
+		sleep "${delays[$i]}"
+		"$DRIVER" -v -t 15000 "$JPID" "$MARKER_AGENT" "$WORK/marker.$N.$i" >"$out2" 2>&1
+		wait $!
+		cat "$out1" "$out2"
+		grep -Eq "attached|already loaded" "$out1" && grep -Eq "attached|already loaded" "$out2"
+		jvm_unharmed
+	done
+}
+
+# the claim itself: a SIGQUIT another jprof has just sent (its marker in /run/jprof) is not
+# sent again; the attach waits for that one's listener, and here none comes
+@test "attach: a SIGQUIT another jprof has just sent is not sent again" {
+	local start
+	start_jvm "$JDK17"
+	start=$(awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[20] }' "/proc/$JPID/stat")
+	mkdir -p -m 0700 /run/jprof
+	touch "/run/jprof/sigquit-$JPID-$start"
+	run "$DRIVER" -v -t 2000 "$JPID" "$MARKER_AGENT" "$WORK/marker.$N"
+	rm -f "/run/jprof/sigquit-$JPID-$start"
+	echo "$output"
+	[[ $status -ne 0 && $output == *"another jprof has just sent it SIGQUIT"* ]]
+	[[ ! -S /tmp/.java_pid$JPID ]] # not signalled: no listener
+	jvm_unharmed
+	attach_ok "$WORK/marker.$N" "$WORK/marker.$N"
+}
+
+# HotSpot restarts a listener whose socket file is gone at the next SIGQUIT (no dump): a
+# listener that runs is not taken for reachable then
+@test "attach: a listener whose socket file a /tmp cleaner removed is restarted, no dump" {
+	start_jvm "$JDK17"
+	"$JDK17/bin/jcmd" "$JPID" VM.version >/dev/null
+	rm -f "/tmp/.java_pid$JPID"
+	attach_ok "$WORK/marker.$N" "$WORK/marker.$N"
+}
+
 @test "attach: JDK 25 with -XX:+EnableDynamicAgentLoading: no warning" {
 	require_jdk "$JDK25"
 	start_jvm "$JDK25" -XX:+EnableDynamicAgentLoading
