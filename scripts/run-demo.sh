@@ -5,6 +5,7 @@
 # SECONDS_TO_RECORD seconds into OUT/profile.html (Java, native and kernel frames), stops it.
 set -euo pipefail
 OUT=${1:-build}
+[[ $OUT == /* ]] || OUT=./$OUT # OUT=/abs/path works as well as the relative default
 SECS=${SECONDS_TO_RECORD:-10}
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 demo=
@@ -14,5 +15,5 @@ trap cleanup EXIT
 	JavaHot jni $((SECS + 30)) >/dev/null &
 demo=$!
 sleep 1 # the JVM is live: jprof attaches its agent at once
-"./$OUT/jprof" record -a -d "$SECS" -o "$OUT/profile.html"
+"$OUT/jprof" record -a -d "$SECS" -o "$OUT/profile.html"
 echo "run-demo: the demo JVM was pid $demo (JavaHot, JNI and system calls); open $OUT/profile.html"

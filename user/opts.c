@@ -152,7 +152,7 @@ void opts_usage(FILE *f)
 	      "                        saturated host cannot make it fall behind)\n"
 	      "      --java-walk MODE  (record) who walks Java stacks: bpf (default) the BPF\n"
 	      "                        program, with a signal to the agent only where it cannot\n"
-	      "                        (VM code, stubs) and in 1 of 16 samples to check; signal:\n"
+	      "                        (VM code, stubs) and in 1 of 64 samples to check; signal:\n"
 	      "                        the agent, by a signal, always; shadow: both, compared\n"
 	      "  -v, --verbose         debug messages, libbpf's included\n"
 	      "  -h, --help            this text\n"
@@ -285,6 +285,42 @@ static int parse_events(const char *arg, struct jp_opts *o, char *err, size_t er
 	return 0;
 }
 
+/* a format that draws one graph of one value: folded, HTML, speedscope (pprof and JFR keep each) */
+static bool one_graph(int format)
+{
+	return format == OUT_FOLDED || format == OUT_HTML || format == OUT_SPEEDSCOPE;
+}
+
+/*
+ * One unit per graph: time (cpu, offcpu, syscalls, wall, lock: nanoseconds, or samples),
+ * bytes allocated (alloc) and bytes still live (live) are never summed into one graph. A
+ * recording of events of two of these kinds is refused for a one-graph output, naming them.
+ */
+static int check_units(const struct jp_opts *o, char *err, size_t errlen)
+{
+	const char *kinds[3];
+	size_t n = 0, i;
+	bool graph = !o->noutputs && !o->json;
+
+	if (!o->cpu_hidden || o->agent_events & JP_AGENT_EV_LOCK)
+		kinds[n++] = o->agent_events & JP_AGENT_EV_LOCK && o->cpu_hidden ?
+				     "lock (nanoseconds waited)" :
+				     "CPU/off-CPU time (nanoseconds)";
+	if (o->agent_events & JP_AGENT_EV_ALLOC)
+		kinds[n++] = "alloc (bytes allocated)";
+	if (o->agent_events & JP_AGENT_EV_LIVE)
+		kinds[n++] = "live (bytes still live)";
+	for (i = 0; i < o->noutputs; i++)
+		graph = graph || one_graph(o->formats[i]);
+	/* -e syscalls alone on stdout is a table, not a graph */
+	if (n < 2 || !graph)
+		return 0;
+	return fail(err, errlen,
+		    "-e: %s and %s%s%s cannot share one graph; write pprof (.pb.gz) or JFR (.jfr), "
+		    "which keep each, or record them apart",
+		    kinds[0], kinds[1], n > 2 ? " and " : "", n > 2 ? kinds[2] : "");
+}
+
 static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 {
 	if (o->cmd == JP_CMD_RECORD) {
@@ -346,6 +382,8 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 	}
 	if (o->format < 0)
 		o->format = o->noutputs ? o->formats[0] : OUT_FOLDED;
+	if (o->cmd == JP_CMD_RECORD)
+		return check_units(o, err, errlen);
 	return 0;
 }
 

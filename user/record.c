@@ -62,6 +62,7 @@ struct pidq {
 
 struct rec {
 	const struct jp_opts *o;
+	unsigned int targets_gone; /* rounds since every -p process exited */
 	struct syms *syms;
 	struct kernel_session *ks;
 	/* the kernel side's counters and CPU event, kept when it is freed before the writers */
@@ -763,17 +764,47 @@ static int open_outputs(const struct jp_opts *o, struct rec_out *outs, size_t *r
 	return 0;
 }
 
-static const char *profile_title(const struct jp_opts *o)
+/* what a recording shows: "CPU", "CPU + off-CPU", "wall clock", "lock contention + allocations" */
+static const char *events_shown(const struct jp_opts *o)
 {
 	static const char *const names[] = { [JP_EV_CPU] = "CPU", [JP_EV_OFFCPU] = "off-CPU",
 					     [JP_EV_SYSCALL] = "slow syscalls" };
-	static char title[64];
-	size_t n = snprintf(title, sizeof(title), "jprof: ");
+	static const char *const agent[] = { "lock contention", "allocations", "live heap" };
+	static char buf[96];
+	size_t n = 0;
 
-	for (int e = JP_EV_CPU; e <= JP_EV_SYSCALL; e++)
+	buf[0] = '\0';
+	if (o->wall)
+		n += snprintf(buf, sizeof(buf), "wall clock");
+	for (int e = JP_EV_CPU; e <= JP_EV_SYSCALL && !o->wall && !o->cpu_hidden; e++)
 		if (o->events & (1u << e))
-			n += snprintf(title + n, sizeof(title) - n, "%s%s",
-				      n > strlen("jprof: ") ? " + " : "", names[e]);
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? " + " : "", names[e]);
+	/* JP_AGENT_EV_LOCK, _ALLOC, _LIVE: bits 0, 1, 2 */
+	for (unsigned int b = 0; b < 3 && n < sizeof(buf); b++)
+		if (o->agent_events & (1u << b))
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? " + " : "", agent[b]);
+	return buf;
+}
+
+/*
+ * The unit of the graph (one, see opts.c check_units): CPU samples alone count samples
+ * (--cpu-time: their ns); time of any other event is ns; allocations alone are bytes.
+ */
+static const char *graph_unit(const struct jp_opts *o)
+{
+	if (o->cpu_hidden)
+		return o->agent_events & JP_AGENT_EV_LOCK ? "ns" : "bytes";
+	if (o->events == 1u << JP_EV_CPU && !o->cpu_time && !(o->agent_events & JP_AGENT_EV_LOCK))
+		return "samples";
+	return "ns";
+}
+
+/* the graph's title, with its unit: "jprof: CPU (samples)", "jprof: allocations (bytes)" */
+static const char *profile_title(const struct jp_opts *o)
+{
+	static char title[128];
+
+	snprintf(title, sizeof(title), "jprof: %s (%s)", events_shown(o), graph_unit(o));
 	return title;
 }
 
@@ -889,6 +920,48 @@ static void find_agent(struct rec *r, const char *self_dir)
 		snprintf(r->agent_path, sizeof(r->agent_path), "%s", r->o->agent_path);
 	else
 		snprintf(r->agent_path, sizeof(r->agent_path), "%s/libjprofagent.so", self_dir);
+}
+
+/*
+ * The agent is read before the recording starts, not at the first JVM: an --agent that
+ * cannot be read stops here (-errno); a default one that is missing (a broken install)
+ * leaves the JVMs with native frames, said once now.
+ */
+static int check_agent(const struct rec *r)
+{
+	struct stat st;
+	int fd = open(r->agent_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int err = fd < 0 ? -errno : fstat(fd, &st) ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+
+	if (fd >= 0)
+		close(fd);
+	if (!err)
+		return 0;
+	if (r->o->agent_path) {
+		pr_err("--agent %s: %s", r->agent_path,
+		       err == -EINVAL ? "not a regular file" : strerror(-err));
+		return err;
+	}
+	pr_warn("no agent at %s (%s): JVMs get native frames only, recording without Java stacks",
+		r->agent_path, strerror(-err));
+	return 0;
+}
+
+/* every -p process has exited (a zombie, or gone) */
+static bool targets_gone(const struct jp_opts *o)
+{
+	char path[48], buf[512], *p;
+
+	for (size_t i = 0; i < o->npids; i++) {
+		snprintf(path, sizeof(path), "/proc/%u/stat", o->pids[i]);
+		if (proc_read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
+			continue;
+		/* "pid (comm) S ...": the state follows the last ')' (a comm may hold one) */
+		p = strrchr(buf, ')');
+		if (!p || p[1] != ' ' || (p[2] != 'Z' && p[2] != 'X'))
+			return false;
+	}
+	return true;
 }
 
 /* root, or the capabilities loading BPF and opening perf events take */
@@ -1162,7 +1235,8 @@ static void record_view(const struct jp_opts *o, int format, struct model_view *
 {
 	memset(v, 0, sizeof(*v));
 	if (o->events == 1u << JP_EV_CPU)
-		v->values = o->cpu_time ? 1u << JP_VAL_CPU_NS : 1u << JP_VAL_CPU_SAMPLES;
+		v->values = strcmp(graph_unit(o), "samples") ? 1u << JP_VAL_CPU_NS :
+							       1u << JP_VAL_CPU_SAMPLES;
 	else
 		v->values = (o->events & (1u << JP_EV_CPU) ? 1u << JP_VAL_CPU_NS : 0) |
 			    (o->events & (1u << JP_EV_OFFCPU) ? 1u << JP_VAL_OFFCPU_NS : 0) |
@@ -1256,10 +1330,7 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
 	m->title = profile_title(r->o);
-	m->unit = r->o->events == 1u << JP_EV_CPU ? "samples" : "ns";
-	/* agent events: wait in ns; allocations (alone) in bytes */
-	if (r->o->agent_events && (r->o->cpu_hidden || r->o->agent_events & JP_AGENT_EV_LOCK))
-		m->unit = r->o->cpu_hidden && !(r->o->agent_events & JP_AGENT_EV_LOCK) ? "bytes" : "ns";
+	m->unit = graph_unit(r->o);
 	m->host = host[0] ? host : NULL;
 	events[0] = '\0';
 	for (int e = JP_EV_CPU; e <= JP_EV_SYSCALL; e++)
@@ -1538,12 +1609,16 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	boost_priority(o);
 
+	find_agent(&r, self_dir);
+	ao.agent_path = r.agent_path;
+	if (!o->no_attach && check_agent(&r)) {
+		ct_filter_free(r.ctf);
+		return JP_EXIT_USAGE;
+	}
 	if (open_outputs(o, outs, &nouts)) {
 		ct_filter_free(r.ctf);
 		return JP_EXIT_OUTPUT;
 	}
-	find_agent(&r, self_dir);
-	ao.agent_path = r.agent_path;
 
 	sigemptyset(&sa.sa_mask); /* no SA_RESTART: poll must see EINTR */
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
@@ -1610,7 +1685,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
 	pr_info("recording %s%s (%s)%s", o->npids ? "the given processes" : "all processes",
-		r.ctf ? " in the given cgroups" : "", profile_title(o) + strlen("jprof: "),
+		r.ctf ? " in the given cgroups" : "", events_shown(o),
 		o->duration_s ? "" : "; Ctrl-C to stop");
 	for (size_t i = 0; r.ctf && i < r.ctf->n; i++)
 		pr_info("cgroup filter: %s%s (id %llu)", r.ctf->mount, r.ctf->paths[i],
@@ -1639,6 +1714,13 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		syms__free_dropped(r.syms);
 		attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
 		pauses__poll(r.pauses, mono_ns(), false);
+		/* as perf does: -p targets all gone end the recording, a round after (their last) */
+		if (o->npids && targets_gone(o)) {
+			if (r.targets_gone++) {
+				pr_info("the -p process%s exited: stopping", o->npids > 1 ? "es" : "");
+				break;
+			}
+		}
 	}
 	pauses__poll(r.pauses, mono_ns(), true);
 	if (exit_signal)
@@ -1908,6 +1990,13 @@ int report_run(const struct jp_opts *o)
 		err = sel ? model__filter(m, &f, sel) : -ENOMEM;
 		if (err) {
 			pr_err("filtering: %s", strerror(-err));
+			goto out_free;
+		}
+		/* an empty output would look like an idle recording: say so, write nothing */
+		if (!model__rows(sel) && model__rows(m)) {
+			pr_err("no sample of %s matches the filters (%zu sample rows before them); "
+			       "nothing written",
+			       o->input, model__rows(m));
 			goto out_free;
 		}
 	}

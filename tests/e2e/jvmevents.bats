@@ -144,7 +144,7 @@ check_park() {
 # recording that asks for them says so instead of showing no contention.
 @test "lock, alloc: a JVM whose agent was loaded without these events is named" {
 	JVM_OPT=-agentpath:$JPROF_AGENT start_app "$JDK17" EvContend 20 100 2000
-	"$JPROF" record -p "$JPID" -e lock,alloc -d 3 -o "$OUT/none.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -p "$JPID" -e lock,alloc -d 3 -o "$OUT/none.pb.gz" 2>"$OUT/err" 3>&-
 	cat "$OUT/err"
 	grep -Eq "^jprof: JVM $JPID: its agent runs without the lock,alloc events asked \(loaded at the JVM's start" "$OUT/err"
 }

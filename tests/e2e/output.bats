@@ -73,3 +73,41 @@ teardown() {
 	[[ $output == *"unknown file extension"* ]]
 	[[ ! -e $OUT/x.bin ]]
 }
+
+@test "output: events of different units are refused for a one-graph format, before recording" {
+	run -2 "$JPROF" record -e lock,alloc -d 1 -o "$OUT/x.html"
+	echo "$output"
+	[[ $output == *"lock (nanoseconds waited) and alloc (bytes allocated) cannot share one graph"* ]]
+	[[ ! -e $OUT/x.html ]]
+}
+
+@test "output: an --agent that cannot be read is refused before recording" {
+	run -2 "$JPROF" record --agent "$OUT/no-such-agent.so" -d 1 -o "$OUT/x.folded"
+	echo "$output"
+	[[ $output == *"--agent $OUT/no-such-agent.so: No such file or directory"* ]]
+	[[ ! -e $OUT/x.folded ]]
+}
+
+# as perf does: a -p recording ends when its processes have exited, and its output is written
+@test "output: -p: the recording ends when the process exits" {
+	"$APPS/hotab" 2 >/dev/null 3>&- &
+	APP_PID=$!
+	SECONDS=0
+	run -0 "$JPROF" record -p "$APP_PID" -d 60 -o "$OUT/p.folded"
+	echo "$output (after ${SECONDS} s)"
+	((SECONDS < 30))
+	[[ $output == *"the -p process exited: stopping"* ]]
+	grep -q 'hotab' "$OUT/p.folded"
+}
+
+@test "output: report with filters that match nothing says so and writes nothing" {
+	"$APPS/hotab" 3 >/dev/null 3>&- &
+	APP_PID=$!
+	run -0 "$JPROF" record -p "$APP_PID" -d 1 -o "$OUT/r.pb.gz"
+	run -1 "$JPROF" report "$OUT/r.pb.gz" --comm no-such-comm -o "$OUT/r.folded"
+	echo "$output"
+	[[ $output == *"no sample of $OUT/r.pb.gz matches the filters"* ]]
+	[[ ! -e $OUT/r.folded ]]
+	run -0 "$JPROF" report "$OUT/r.pb.gz" --comm hotab -o "$OUT/r.folded"
+	grep -q '^hotab' "$OUT/r.folded"
+}

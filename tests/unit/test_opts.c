@@ -150,3 +150,20 @@ TEST(wall_and_cpu_time)
 	EXPECT_TRUE(o.cpu_time);
 	EXPECT_EQ(PARSE("record", "-e", "walls"), JP_EXIT_USAGE);
 }
+
+/* one unit per graph: events of different units only into formats that keep each */
+TEST(units_per_graph)
+{
+	EXPECT_EQ(PARSE("record", "-e", "lock,alloc", "-o", "x.html"), JP_EXIT_USAGE);
+	EXPECT_TRUE(strstr(err, "lock (nanoseconds waited) and alloc (bytes allocated)") != NULL);
+	EXPECT_EQ(PARSE("record", "-e", "lock,alloc"), JP_EXIT_USAGE); /* folded on stdout */
+	EXPECT_EQ(PARSE("record", "-e", "cpu,alloc", "-o", "x.folded"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "-e", "alloc,live", "-o", "x.speedscope.json"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "-e", "lock,alloc", "-o", "x.pb.gz", "-o", "x.html"),
+		  JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "-e", "lock,alloc", "-o", "x.pb.gz", "-o", "x.jfr"), 0);
+	EXPECT_EQ(PARSE("record", "-e", "cpu,lock", "-o", "x.html"), 0);
+	EXPECT_EQ(PARSE("record", "-e", "offcpu,lock", "-o", "x.folded"), 0);
+	EXPECT_EQ(PARSE("record", "-e", "alloc", "-o", "x.html"), 0);
+	EXPECT_EQ(PARSE("record", "-e", "live"), 0);
+}
