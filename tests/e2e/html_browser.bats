@@ -199,3 +199,21 @@ real_recording() {
 	[[ $(step click:Unsafe_Park 's["zoom"]') == Unsafe_Park ]]
 	[[ $(step click:Unsafe_Park 's["match"]') == "Matched: 100.00% of zoomed"* ]]
 }
+
+@test "html browser: the flame view of deep stacks opens at its roots; dotted Java names match a search" {
+	python3 - >"$OUT/deep.folded" <<-'PY'
+	frames = ["java/lang/Thread.run_[j]"] + ["com/acme/Deep.f%d_[j]" % i for i in range(200)]
+	print("[process 1 java];" + ";".join(frames) + " 5")
+	print("[process 1 java];java/lang/Thread.run_[j];java/util/HashMap.get_[j] 20")
+	PY
+	run -0 "$JPROF" report "$OUT/deep.folded" -o "$OUT/deep.html"
+	drive deep "$OUT/deep.html" load view:flame 'hover:[process 1 java]' shot:deep-flame \
+		search:java.util.HashMap 'search:java\.util\.Hash' regex
+	[[ $(step load 's["scrollY"]') == 0 ]]
+	# the roots (201 rows below the top) are in the 800-pixel window, not the empty top
+	[[ $(step view:flame 's["scrollY"] > 0') == true ]]
+	[[ $(step 'hover:[process 1 java]' '0 <= d["rect"]["cy"] <= 800') == true ]]
+	# a literal search and a regex in dotted form match the slashed name
+	[[ $(step search:java.util.HashMap 's["highlighted"]') == '["java/util/HashMap.get"]' ]]
+	[[ $(step regex 's["highlighted"]') == '["java/util/HashMap.get"]' ]]
+}
