@@ -26,6 +26,7 @@
 
 #include "jvm/agent_ring.h"
 #include "log.h"
+#include "util/procfs.h"
 #include "ring.h"
 #include "util/safe_open.h"
 
@@ -520,45 +521,6 @@ static int check_file(int fd, unsigned int expected_uid, __u64 max_size, __u64 *
 		return err == -EBADFD ? -EINVAL : err;
 	*ret_size = (__u64)st.st_size;
 	return 0;
-}
-
-/*
- * When the process started, as CLOCK_MONOTONIC ns (the clock of the ring's start_ns), or 0.
- * /proc/<pid>/stat counts boot time in clock ticks (truncated: never later than the real
- * start); boot time includes suspends, which are subtracted at today's total (never less
- * than then), so the result is never later than the process's real start.
- */
-static __u64 proc_start_mono_ns(__u32 pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ticks;
-	struct timespec boot, mono;
-	__u64 start, suspended;
-	long hz = sysconf(_SC_CLK_TCK);
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || hz <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* the name may hold anything: fields are counted after its last ')' */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
-				"%*d %*d %*d %llu", &ticks) != 1)
-		return 0;
-	/* monotonic first: the difference then over-states the suspended time, never under */
-	if (clock_gettime(CLOCK_MONOTONIC, &mono) || clock_gettime(CLOCK_BOOTTIME, &boot))
-		return 0;
-	start = (__u64)ticks * (1000000000ull / (__u64)hz);
-	suspended = ((__u64)boot.tv_sec * 1000000000ull + (__u64)boot.tv_nsec) -
-		    ((__u64)mono.tv_sec * 1000000000ull + (__u64)mono.tv_nsec);
-	return start > suspended ? start - suspended : 0;
 }
 
 static int read_ring_header(struct jvm_agent *a, __u64 file_size)

@@ -335,32 +335,6 @@ struct hsperf {
 	struct hsperf_counters ctr;
 };
 
-static __u64 clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(id, &ts))
-		return 0;
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
-/* the process's start on CLOCK_MONOTONIC (/proc start time is CLOCK_BOOTTIME in ticks) */
-static __u64 proc_start_mono_ns(__u32 pid)
-{
-	__u64 ticks, boot, mono, start;
-	long hz = sysconf(_SC_CLK_TCK);
-
-	if (hz <= 0 || proc_start_ticks(pid, &ticks))
-		return 0;
-	mono = clock_ns(CLOCK_MONOTONIC);
-	boot = clock_ns(CLOCK_BOOTTIME);
-	start = ticks / (__u64)hz * 1000000000ull + ticks % (__u64)hz * (1000000000ull / (__u64)hz);
-	/* time spent suspended is in BOOTTIME only */
-	if (boot < mono || start < boot - mono)
-		return 0;
-	return start - (boot - mono);
-}
-
 static int try_open(int tmp, const char *dir, __u32 nspid, uid_t uid)
 {
 	struct safe_expect exp = {.uid = uid, .max_size = 256ull << 20, .one_link = true};

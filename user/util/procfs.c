@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -47,6 +48,28 @@ int proc_start_ticks(__u32 pid, __u64 *ret)
 		return -EIO;
 	*ret = v;
 	return 0;
+}
+
+/*
+ * /proc/<pid>/stat counts boot time in clock ticks (truncated: never later than the real
+ * start); boot time includes suspends, which are subtracted at today's total (never less
+ * than then), so the result is never later than the process's real start.
+ */
+__u64 proc_start_mono_ns(__u32 pid)
+{
+	struct timespec boot, mono;
+	__u64 ticks, start, suspended;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz <= 0 || proc_start_ticks(pid, &ticks))
+		return 0;
+	/* monotonic first: the difference then over-states the suspended time, never under */
+	if (clock_gettime(CLOCK_MONOTONIC, &mono) || clock_gettime(CLOCK_BOOTTIME, &boot))
+		return 0;
+	start = ticks * (1000000000ull / (__u64)hz);
+	suspended = ((__u64)boot.tv_sec * 1000000000ull + (__u64)boot.tv_nsec) -
+		    ((__u64)mono.tv_sec * 1000000000ull + (__u64)mono.tv_nsec);
+	return start > suspended ? start - suspended : 0;
 }
 
 int proc_runtime_at(int dir_fd, const char *path, __u64 *ret)

@@ -15,6 +15,9 @@ ssize_t proc_read_small(int dir_fd, const char *path, char *buf, size_t size);
 /* field 22 of /proc/<pid>/stat: the start time in clock ticks. 0, or -errno (-EIO: unparsable) */
 int proc_start_ticks(__u32 pid, __u64 *ret);
 
+/* when the process started, as CLOCK_MONOTONIC ns, never later than the real start; 0 unknown */
+__u64 proc_start_mono_ns(__u32 pid);
+
 /* field 1 of a schedstat file (path relative to dir_fd): the thread's runtime, ns. 0 or -errno */
 int proc_runtime_at(int dir_fd, const char *path, __u64 *ret);
 /* the thread's CPU time in ns: the scheduler's runtime (/proc/<pid>/task/<tid>/schedstat). 0 or -errno */
