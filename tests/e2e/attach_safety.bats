@@ -210,3 +210,31 @@ start_fake() {
 	[[ $output == *"JVM $jpid (Busy): "* ]]
 	kill -0 "$jpid"
 }
+
+# A JVM killed with -9 leaves its agent's channel files; a later JVM of the same pid and
+# another user cannot replace them in the sticky /tmp, and its agent would refuse to start.
+# jprof removes such a channel before it attaches: it is another user's, or it began before
+# the JVM did. A channel of the JVM's own agent is kept.
+@test "attach safety: agent files an earlier process of the same pid left do not block the JVM" {
+	start_busy
+	# what a root JVM of this pid, killed long ago, would have left: a ring that began at
+	# boot, 8 MB, and its dictionary
+	python3 - "/tmp/jprof-$BUSY.ring" <<-'PY'
+	import struct, sys
+	hdr = struct.pack("<IHHIIiIII", 0x4a505247, 3, 4096, 65536, 1, 0, 2048, 0, 0) + struct.pack("<Q", 1)
+	open(sys.argv[1], "wb").write(hdr + b"\0" * (4096 + 65536 - len(hdr)))
+	PY
+	printf 'stale' >"/tmp/jprof-$BUSY.dict"
+	chmod 0644 "/tmp/jprof-$BUSY.ring" "/tmp/jprof-$BUSY.dict"
+	# the agent, as the test user, could not replace root's files in the sticky /tmp
+	run -0 "$JPROF" record -v -p "$BUSY" -d 3 -o "$OUT/p.folded"
+	echo "$output" | grep -v libbpf | grep -E "attach|JVM $BUSY"
+	[[ $output == *"removed 2 agent files an earlier process of its pid left in its /tmp"* ]]
+	[[ $output == *"JVM $BUSY (Busy): Java stacks from "*"agent attached"* ]]
+	grep -Eq '^java;.*Busy\.spin' "$OUT/p.folded"
+	# the channel now is the JVM's own agent's, and a second recording keeps it
+	[[ $(stat -c %u "/tmp/jprof-$BUSY.ring") == "$TUID" ]]
+	run -0 "$JPROF" record -v -p "$BUSY" -d 2 -o "$OUT/q.folded"
+	[[ $output != *"removed"*"agent file"* ]]
+	grep -Eq '^java;.*Busy\.spin' "$OUT/q.folded"
+}

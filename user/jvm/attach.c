@@ -24,7 +24,9 @@
 
 #include "attach.h"
 #include "log.h"
+#include "ring.h"
 #include "util/procfs.h"
+#include "util/safe_open.h"
 
 #define DEFAULT_TIMEOUT_MS 10000
 #define AGENT_MAX	   (64 << 20)
@@ -1092,6 +1094,60 @@ int jvm_attach__start(const struct jvm_info *jvm, int agent_fd, const char *opti
 out_free:
 	free(groups);
 	return 0;
+}
+
+/* 1: the channel file name in the JVM's /tmp is not this process's agent's */
+static int channel_stale(const struct jvm_info *jvm, const char *name, __u64 start_ns,
+			 bool is_ring)
+{
+	struct jp_ring_hdr h;
+	struct stat st;
+	int fd = safe_open_proc_tmp(jvm->pid, name, 0, &SAFE_EXPECT_ANY, &st), stale;
+
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	/* the agent creates both as the JVM's euid: another owner's is an older process's */
+	stale = st.st_uid != jvm->uid;
+	if (!stale && is_ring && start_ns &&
+	    pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && h.magic == JP_RING_MAGIC)
+		stale = h.start_ns < start_ns;
+	close(fd);
+	return stale;
+}
+
+int jvm_clear_stale_channel(const struct jvm_info *jvm)
+{
+	char ring[48], dict[48], path[64];
+	__u64 start_ns = proc_start_mono_ns(jvm->pid);
+	int root_fd, tmp_fd, ring_stale, dict_stale, n = 0;
+
+	snprintf(ring, sizeof(ring), "jprof-%u.ring", jvm->nspid);
+	snprintf(dict, sizeof(dict), "jprof-%u.dict", jvm->nspid);
+	ring_stale = channel_stale(jvm, ring, start_ns, true);
+	if (ring_stale < 0)
+		return ring_stale;
+	/* a dictionary goes with a stale ring, or alone when it is another user's */
+	dict_stale = ring_stale ? 1 : channel_stale(jvm, dict, 0, false);
+	if (!ring_stale && dict_stale <= 0)
+		return dict_stale < 0 ? dict_stale : 0;
+	snprintf(path, sizeof(path), "/proc/%u/root", jvm->pid);
+	root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return -errno;
+	tmp_fd = jvm_open_in_root(root_fd, "/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+	close(root_fd);
+	if (tmp_fd < 0)
+		return tmp_fd;
+	/* by name in that directory: unlink follows nothing */
+	if (ring_stale && !unlinkat(tmp_fd, ring, 0))
+		n++;
+	if (dict_stale > 0 && !unlinkat(tmp_fd, dict, 0))
+		n++;
+	close(tmp_fd);
+	if (n)
+		pr_debug("attach: pid %u: removed %d agent file%s an earlier process of its pid "
+			 "left in its /tmp", jvm->pid, n, n > 1 ? "s" : "");
+	return n;
 }
 
 int jvm_attach__fd(const struct jvm_attach *a)

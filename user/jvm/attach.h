@@ -28,6 +28,16 @@ int jvm_attach__start(const struct jvm_info *jvm, int agent_fd, const char *opti
 		      unsigned int flags, struct jvm_attach **ret);
 /* flags: load even where the agent runs already (it adds the events options ask for) */
 #define JVM_ATTACH_AGAIN 1u
+
+/*
+ * Removes the agent channel files (jprof-<nspid>.ring and .dict in the JVM's /tmp) that an
+ * earlier process of the same pid left (killed with -9: no VMDeath), which the JVM's agent
+ * could not replace when they belong to another user in the sticky /tmp. A channel is
+ * stale when its ring began before this process did, or it is not the JVM user's; files
+ * are checked without following anything (safe_open) and unlinked by name in that /tmp.
+ * Root only. Returns the number of files removed, or -errno.
+ */
+int jvm_clear_stale_channel(const struct jvm_info *jvm);
 /* fd that becomes readable when jvm_attach__step has work; -1 once done */
 int jvm_attach__fd(const struct jvm_attach *a);
 /* Non-blocking: serves the child's requests, enforces the deadline. 1 when done, else 0. */

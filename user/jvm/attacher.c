@@ -245,8 +245,11 @@ static void start_try(struct attacher *a, struct ent *e, __u64 now_ns)
 
 	if (timeout_ms > TRY_MS_MAX)
 		timeout_ms = TRY_MS_MAX;
-	if (!e->tries)
+	if (!e->tries) {
 		e->first_try_ns = now_ns;
+		/* files a killed JVM of this pid left would make its agent refuse to start */
+		(void)jvm_clear_stale_channel(&e->jvm);
+	}
 	e->tries++;
 	a->tries_total++;
 	err = jvm_attach__start(&e->jvm, a->agent_fd, a->o.options, timeout_ms,
