@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* format.c: the writer table: format names, file extensions, and which writer reads what. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -14,18 +15,53 @@ static int write_folded(const struct profile *p, const struct out_meta *meta, FI
 	return out_folded_write(p, f);
 }
 
+#define NOTES_MAX 9
+
+/* out_meta as pprof comments "jprof:KEY=VALUE" after the command: what jprof report reads back */
+static size_t meta_notes(const struct out_meta *mt, char (*buf)[1024], const char **notes)
+{
+	const struct {
+		const char *key, *val;
+	} strs[] = { { "title", mt->title },   { "unit", mt->unit },	 { "host", mt->host },
+		     { "events", mt->events }, { "losses", mt->losses }, { "filters", mt->filters } };
+	const struct {
+		const char *key;
+		__u64 val;
+	} nums[] = { { "freq_hz", mt->freq_hz }, { "samples", mt->samples }, { "lost", mt->lost } };
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]) && n < NOTES_MAX; i++) {
+		if (!strs[i].val || !*strs[i].val)
+			continue;
+		snprintf(buf[n], sizeof(buf[n]), "jprof:%s=%s", strs[i].key, strs[i].val);
+		notes[n] = buf[n];
+		n++;
+	}
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && n < NOTES_MAX; i++) {
+		snprintf(buf[n], sizeof(buf[n]), "jprof:%s=%llu", nums[i].key,
+			 (unsigned long long)nums[i].val);
+		notes[n] = buf[n];
+		n++;
+	}
+	return n;
+}
+
 static int write_pprof(const struct model *m, const struct out_input *in, FILE *f)
 {
 	struct pprof_opts o = {
 		.values = in->view.values,
 		.dotted = in->view.dotted,
 	};
+	char buf[NOTES_MAX][1024];
+	const char *notes[NOTES_MAX];
 
 	if (in->meta) {
 		o.time_ns = in->meta->start_unix_ns;
 		o.duration_ns = in->meta->duration_ns;
 		o.period_ns = in->meta->freq_hz ? 1000000000ull / in->meta->freq_hz : 0;
-		o.comment = in->meta->command;
+		o.comment = in->meta->command ? in->meta->command : "";
+		o.notes = notes;
+		o.nnotes = meta_notes(in->meta, buf, notes);
 	}
 	return out_pprof_write(m, &o, f);
 }

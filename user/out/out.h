@@ -50,6 +50,7 @@ struct out_meta {
 	__u64 samples;	     /* samples recorded */
 	__u64 lost;	     /* samples lost (ring buffer full, dropped, ...) */
 	const char *losses;  /* one line detailing the losses, NULL none */
+	const char *filters; /* what jprof report selected ("--pid 42 --include X"), NULL none */
 	/* GC pauses of the recorded JVMs (from their hsperfdata files), for writers that show them */
 	const struct out_gc_pause *gc_pauses;
 	size_t n_gc_pauses;

@@ -329,6 +329,8 @@ int out_pprof_write(const struct model *m, const struct pprof_opts *o, FILE *f)
 	}
 	if (o->comment)
 		pb_u64(&e.out, PROFILE_COMMENT, S(&e, o->comment));
+	for (size_t i = 0; i < o->nnotes; i++)
+		pb_u64(&e.out, PROFILE_COMMENT, S(&e, o->notes[i]));
 	pb_u64(&e.out, PROFILE_DEFAULT_SAMPLE_TYPE, S(&e, jp_value_type(cols[0])));
 	/* the string table last: every index above is known by now */
 	for (size_t i = 0; i < e.st.n; i++)

@@ -15,6 +15,9 @@ struct pprof_opts {
 	__u64 duration_ns;   /* its length */
 	__u64 period_ns;     /* CPU sampling period, 0 when no CPU samples */
 	const char *comment; /* e.g. the command line; NULL for none */
+	/* further comments after it, "jprof:KEY=VALUE" (out_meta's fields, for jprof report) */
+	const char *const *notes;
+	size_t nnotes;
 };
 
 /*
