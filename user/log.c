@@ -3,10 +3,30 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 
 static enum log_level level = LOG_INFO;
+static char status[256]; /* the status line shown, "" none */
+static int tty = -1;
+
+int log_is_tty(void)
+{
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	return tty;
+}
+
+void log_status(const char *text)
+{
+	if (!log_is_tty() || (!status[0] && (!text || !*text)))
+		return;
+	snprintf(status, sizeof(status), "%s", text ? text : "");
+	/* back to the line's start, erase it, the new text without a newline */
+	fprintf(stderr, "\r\033[K%s", status);
+	fflush(stderr);
+}
 
 void log_set_level(enum log_level lvl)
 {
@@ -33,5 +53,11 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
+	if (status[0])
+		fputs("\r\033[K", stderr);
 	fprintf(stderr, "jprof: %s%s\n", prefix[lvl], buf);
+	if (status[0]) {
+		fputs(status, stderr);
+		fflush(stderr);
+	}
 }

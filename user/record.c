@@ -63,6 +63,7 @@ struct pidq {
 struct rec {
 	const struct jp_opts *o;
 	unsigned int targets_gone; /* rounds since every -p process exited */
+	__u64 status_ns;	   /* the status line's last update (status_tick) */
 	struct syms *syms;
 	struct kernel_session *ks;
 	/* the kernel side's counters and CPU event, kept when it is freed before the writers */
@@ -947,6 +948,13 @@ static int check_agent(const struct rec *r)
 	return 0;
 }
 
+/* each JVM's attach as it ends (attacher_opts.note): what a user waits for while recording */
+static void on_attach_note(void *ctx, const char *line)
+{
+	(void)ctx;
+	pr_info("%s", line);
+}
+
 /* every -p process has exited (a zombie, or gone) */
 static bool targets_gone(const struct jp_opts *o)
 {
@@ -1078,6 +1086,33 @@ static void kstats(const struct rec *r, __u64 *st)
 		kernel_session__stats(r->ks, st);
 	else
 		memcpy(st, r->kstats, sizeof(r->kstats));
+}
+
+/*
+ * On a terminal, once a second: how long, how many samples, JVMs and losses so far (one
+ * status line that messages print above; none when stderr is a file or a pipe)
+ */
+static void status_tick(struct rec *r, __u64 now, __u64 t0, __u64 deadline)
+{
+	__u64 st[JP_STAT_MAX];
+	unsigned int jvms = 0, java = 0;
+	char line[200], when[64];
+
+	if (!log_is_tty() || now < r->status_ns + 1000000000ull)
+		return;
+	r->status_ns = now;
+	kstats(r, st);
+	if (r->att)
+		attacher__counts(r->att, &jvms, &java);
+	if (deadline != ~0ull)
+		snprintf(when, sizeof(when), "%.0f of %.0f s", (now - t0) / 1e9,
+			 (deadline - t0) / 1e9);
+	else
+		snprintf(when, sizeof(when), "%.0f s (Ctrl-C to stop)", (now - t0) / 1e9);
+	snprintf(line, sizeof(line), "jprof: recording %s: %llu samples, %u JVMs (%u with Java "
+		 "stacks), %llu lost", when, (unsigned long long)st[JP_STAT_SAMPLES], jvms, java,
+		 (unsigned long long)st[JP_STAT_RB_DROPS]);
+	log_status(line);
 }
 
 static void summary(struct rec *r, double secs, const char *where)
@@ -1582,6 +1617,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.options = agent_options(o, agent_opts, sizeof(agent_opts)),
 		.no_attach = o->no_attach,
 		.start_ns = r.t_start_ns,
+		.note = on_attach_note,
+		.report_all = o->verbose,
 	};
 	__u64 t0, deadline;
 	struct rec_out outs[JP_MAX_OUTPUTS];
@@ -1714,6 +1751,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		syms__free_dropped(r.syms);
 		attacher__poll(r.att, mono_ns(), on_agent_ready, &r);
 		pauses__poll(r.pauses, mono_ns(), false);
+		status_tick(&r, mono_ns(), t0, deadline);
 		/* as perf does: -p targets all gone end the recording, a round after (their last) */
 		if (o->npids && targets_gone(o)) {
 			if (r.targets_gone++) {
@@ -1722,6 +1760,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			}
 		}
 	}
+	log_status(NULL);
 	pauses__poll(r.pauses, mono_ns(), true);
 	if (exit_signal)
 		pr_info("%s: stopping and writing what was recorded", strsignal(exit_signal));

@@ -39,6 +39,7 @@ struct ent {
 	unsigned int tries;
 	bool attached_now;
 	bool again; /* connected; loading again for events its agent lacks (one try) */
+	bool told, told_retry; /* o.note called for its outcome, for its first failed try */
 	__u64 found_ns, first_try_ns, next_ns, connect_since_ns, done_ns;
 	char why[200];
 };
@@ -318,6 +319,71 @@ static void connect_step(struct ent *e, __u64 now_ns, attacher_ready_fn ready, v
 			     : now_ns + ms_ns(CHANNEL_SLOW_MS);
 }
 
+/* one JVM's outcome, or where its attach stands (no "jprof: " prefix, no newline) */
+static void outcome(const struct attacher *a, const struct ent *e, __u64 now_ns, char *buf,
+		    size_t len)
+{
+	__u64 t0 = a->o.start_ns;
+	double found_s = e->found_ns > t0 ? (e->found_ns - t0) / 1e9 : 0;
+
+	switch (e->st) {
+	case ENT_JAVA:
+		snprintf(buf, len,
+			 "JVM %u (%s): Java stacks from %.2f s after start; agent %s (found at "
+			 "%.2f s, %.0f ms from first try, %u %s)",
+			 e->jvm.pid, e->jvm.main, (e->done_ns - t0) / 1e9,
+			 e->attached_now ? "attached" : "already loaded", found_s,
+			 e->first_try_ns ? (e->done_ns - e->first_try_ns) / 1e6 : 0.0, e->tries,
+			 e->tries == 1 ? "try" : "tries");
+		break;
+	case ENT_NATIVE:
+		snprintf(buf, len, "JVM %u (%s): no Java stacks: %s (%u %s)", e->jvm.pid,
+			 e->jvm.main, e->why, e->tries, e->tries == 1 ? "try" : "tries");
+		break;
+	case ENT_GONE:
+		snprintf(buf, len,
+			 "JVM %u (%s): exited %.2f s after start, before its agent was ready (%u %s)",
+			 e->jvm.pid, e->jvm.main, (e->done_ns - t0) / 1e9, e->tries,
+			 e->tries == 1 ? "try" : "tries");
+		break;
+	default:
+		/* e->why: a try in progress keeps what ended the one before */
+		snprintf(buf, len,
+			 "JVM %u (%s): no Java stacks by the end (%.2f s after start), still trying "
+			 "after %u %s: %s%s%s",
+			 e->jvm.pid, e->jvm.main, (now_ns - t0) / 1e9, e->tries,
+			 e->tries == 1 ? "try" : "tries",
+			 e->run	     ? jvm_attach__progress(e->run) :
+			 e->why[0] ? e->why :
+				     "not started yet",
+			 e->run && e->why[0] ? "; the try before: " : "", e->run && e->why[0] ? e->why : "");
+		break;
+	}
+}
+
+/* each JVM's outcome as it comes (o.note), and its first failure, once */
+static void tell(struct attacher *a, __u64 now_ns)
+{
+	char line[1200];
+
+	for (size_t i = 0; a->o.note && i < a->n; i++) {
+		struct ent *e = &a->ents[i];
+
+		if (e->told || e->st == ENT_GONE)
+			continue;
+		if (e->st == ENT_JAVA || e->st == ENT_NATIVE) {
+			e->told = true;
+			outcome(a, e, now_ns, line, sizeof(line));
+			a->o.note(a->o.note_ctx, line);
+		} else if (e->st == ENT_RETRY && !e->told_retry) {
+			e->told_retry = true;
+			snprintf(line, sizeof(line), "JVM %u (%s): attach failed (%s), retrying",
+				 e->jvm.pid, e->jvm.main, e->why);
+			a->o.note(a->o.note_ctx, line);
+		}
+	}
+}
+
 void attacher__poll(struct attacher *a, __u64 now_ns, attacher_ready_fn ready, void *ctx)
 {
 	struct ent *e;
@@ -356,6 +422,7 @@ void attacher__poll(struct attacher *a, __u64 now_ns, attacher_ready_fn ready, v
 		}
 		start_try(a, e, now_ns);
 	}
+	tell(a, now_ns);
 }
 
 bool attacher__busy(const struct attacher *a)
@@ -382,48 +449,16 @@ void attacher__counts(const struct attacher *a, unsigned int *ret_jvms, unsigned
 
 void attacher__report(const struct attacher *a, __u64 now_ns, FILE *f)
 {
-	__u64 t0 = a->o.start_ns;
+	char line[1200];
 
 	for (size_t i = 0; i < a->n; i++) {
 		const struct ent *e = &a->ents[i];
-		double found_s = e->found_ns > t0 ? (e->found_ns - t0) / 1e9 : 0;
 
-		switch (e->st) {
-		case ENT_JAVA:
-			fprintf(f,
-				"jprof: JVM %u (%s): Java stacks from %.2f s after start; agent %s "
-				"(found at %.2f s, %.0f ms from first try, %u %s)\n",
-				e->jvm.pid, e->jvm.main, (e->done_ns - t0) / 1e9,
-				e->attached_now ? "attached" : "already loaded", found_s,
-				e->first_try_ns ? (e->done_ns - e->first_try_ns) / 1e6 : 0.0,
-				e->tries, e->tries == 1 ? "try" : "tries");
-			break;
-		case ENT_NATIVE:
-			fprintf(f, "jprof: JVM %u (%s): no Java stacks: %s (%u %s)\n", e->jvm.pid,
-				e->jvm.main, e->why, e->tries, e->tries == 1 ? "try" : "tries");
-			break;
-		case ENT_GONE:
-			fprintf(f,
-				"jprof: JVM %u (%s): exited %.2f s after start, before its agent "
-				"was ready (%u %s)\n",
-				e->jvm.pid, e->jvm.main, (e->done_ns - t0) / 1e9, e->tries,
-				e->tries == 1 ? "try" : "tries");
-			break;
-		default:
-			/* e->why: a try in progress keeps what ended the one before */
-			fprintf(f,
-				"jprof: JVM %u (%s): no Java stacks by the end (%.2f s after "
-				"start), "
-				"still trying after %u %s: %s%s%s\n",
-				e->jvm.pid, e->jvm.main, (now_ns - t0) / 1e9, e->tries,
-				e->tries == 1 ? "try" : "tries",
-				e->run	    ? jvm_attach__progress(e->run)
-				: e->why[0] ? e->why
-					    : "not started yet",
-				e->run && e->why[0] ? "; the try before: " : "",
-				e->run && e->why[0] ? e->why : "");
-			break;
-		}
+		/* told while recording: a JVM that got its stacks needs no second line */
+		if (e->told && e->st == ENT_JAVA && !a->o.report_all)
+			continue;
+		outcome(a, e, now_ns, line, sizeof(line));
+		fprintf(f, "jprof: %s\n", line);
 	}
 	if (a->jvms_dropped || a->tries_skipped)
 		fprintf(f,

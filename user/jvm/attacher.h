@@ -14,6 +14,14 @@ struct attacher_opts {
 	const char *options;	/* agent options, may be NULL */
 	bool no_attach;		/* only use agents that are loaded already */
 	__u64 start_ns;		/* jprof's start (CLOCK_MONOTONIC): report times count from it */
+	/*
+	 * Told once per JVM, from attacher__poll, as its attach ends (Java stacks, or none for
+	 * a reason that will not change) and at its first failed try: one line without the
+	 * "jprof: " prefix. May be NULL.
+	 */
+	void (*note)(void *ctx, const char *line);
+	void *note_ctx;
+	bool report_all; /* attacher__report lists JVMs with Java stacks too (told already) */
 };
 
 /*
