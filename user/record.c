@@ -572,27 +572,17 @@ static void handle_new_pids(struct rec *r)
 /* the process has exited (a zombie) or is exiting (no memory mapped any more) */
 static bool proc_exiting(__u32 pid)
 {
-	char path[64], buf[128], *p;
+	char path[64], c;
 	ssize_t n;
 	int fd;
 
-	(void)snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the state follows the name, which may hold ')' */
-	if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+	if (proc_gone(pid))
 		return true;
 	(void)snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ESRCH;
-	n = read(fd, buf, 1);
+	n = read(fd, &c, 1);
 	close(fd);
 	return n == 0;
 }
@@ -958,17 +948,9 @@ static void on_attach_note(void *ctx, const char *line)
 /* every -p process has exited (a zombie, or gone) */
 static bool targets_gone(const struct jp_opts *o)
 {
-	char path[48], buf[512], *p;
-
-	for (size_t i = 0; i < o->npids; i++) {
-		snprintf(path, sizeof(path), "/proc/%u/stat", o->pids[i]);
-		if (proc_read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
-			continue;
-		/* "pid (comm) S ...": the state follows the last ')' (a comm may hold one) */
-		p = strrchr(buf, ')');
-		if (!p || p[1] != ' ' || (p[2] != 'Z' && p[2] != 'X'))
+	for (size_t i = 0; i < o->npids; i++)
+		if (!proc_gone(o->pids[i]))
 			return false;
-	}
 	return true;
 }
 

@@ -11,6 +11,7 @@
 #include "attach.h"
 #include "attacher.h"
 #include "log.h"
+#include "util/procfs.h"
 
 #define MAX_JVMS	4096  /* JVMs tracked per recording (each one costs ~1 KiB) */
 #define MAX_HELPERS	8     /* attach helpers (child processes) at once */
@@ -184,24 +185,7 @@ static void retire(struct attacher *a, struct ent *e)
 /* the process exited: reaped, or a zombie (its parent has not waited for it yet) */
 static bool is_gone(const struct ent *e)
 {
-	char path[64], buf[128], *p;
-	ssize_t n;
-	int fd;
-
-	if (kill((pid_t)e->jvm.pid, 0) && errno == ESRCH)
-		return true;
-	(void)snprintf(path, sizeof(path), "/proc/%u/stat", e->jvm.pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* "pid (comm) S ...": the state follows the last ')' (comm may hold one) */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	return (kill((pid_t)e->jvm.pid, 0) && errno == ESRCH) || proc_gone(e->jvm.pid);
 }
 
 /* a helper finished: what next for its JVM */

@@ -175,16 +175,12 @@ static int read_small(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
-/* the thread sleeps (S, D); its state follows the last ')' of stat (comm may hold any) */
+/* the thread sleeps (S, D) */
 static bool thread_sleeps(__u32 pid, __u32 tid)
 {
-	char path[64], buf[512], *p;
+	int st = proc_state(pid, tid);
 
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
-	if (read_small(path, buf, sizeof(buf)) <= 0)
-		return false;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+	return st == 'S' || st == 'D';
 }
 
 /*

@@ -72,6 +72,31 @@ __u64 proc_start_mono_ns(__u32 pid)
 	return start > suspended ? start - suspended : 0;
 }
 
+int proc_state(__u32 pid, __u32 tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	n = proc_read_small(AT_FDCWD, path, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ESRCH ? -ENOENT : (int)n;
+	p = strrchr(buf, ')'); /* the state follows the name, which may hold ')' */
+	if (!p || p[1] != ' ' || !p[2])
+		return -EIO;
+	return (unsigned char)p[2];
+}
+
+bool proc_gone(__u32 pid)
+{
+	int st = proc_state(pid, 0);
+
+	return st == -ENOENT || st == 'Z' || st == 'X';
+}
+
 int proc_runtime_at(int dir_fd, const char *path, __u64 *ret)
 {
 	char buf[128];

@@ -4,6 +4,7 @@
 #define JPROF_UTIL_PROCFS_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /*
@@ -14,6 +15,14 @@ ssize_t proc_read_small(int dir_fd, const char *path, char *buf, size_t size);
 
 /* field 22 of /proc/<pid>/stat: the start time in clock ticks. 0, or -errno (-EIO: unparsable) */
 int proc_start_ticks(__u32 pid, __u64 *ret);
+
+/*
+ * The state letter of /proc/<pid>/stat (tid 0) or /proc/<pid>/task/<tid>/stat ('R', 'S',
+ * 'D', 'Z', ...), -ENOENT when there is no such process or thread, -errno
+ */
+int proc_state(__u32 pid, __u32 tid);
+/* the process has exited: gone, or a zombie its parent has not waited for yet */
+bool proc_gone(__u32 pid);
 
 /* when the process started, as CLOCK_MONOTONIC ns, never later than the real start; 0 unknown */
 __u64 proc_start_mono_ns(__u32 pid);
