@@ -1160,6 +1160,14 @@ static const char *agent_options(const struct jp_opts *o, char *buf, size_t size
 	return buf[0] ? buf : NULL;
 }
 
+/* JP_AGENT_EV_* this recording wants from every agent: as in agent_options() */
+static __u32 wanted_agent_events(const struct jp_opts *o)
+{
+	/* blocked time takes a monitor wait's Java stack from the lock events */
+	return o->agent_events |
+	       (o->events & (1u << JP_EV_OFFCPU | 1u << JP_EV_SYSCALL) ? JP_AGENT_EV_LOCK : 0);
+}
+
 static void record_view(const struct jp_opts *o, int format, struct model_view *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -1634,7 +1642,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			pr_err("joining samples: %s", strerror(-err));
 			break;
 		}
-		join__heartbeat(r.join, mono_ns(), o->alloc_interval);
+		join__heartbeat(r.join, mono_ns(), wanted_agent_events(o), o->alloc_interval);
 		handle_new_pids(&r);
 		drop_withdrawn_agents(&r);
 		retire_dead_jvms(&r, mono_ns());
