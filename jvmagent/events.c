@@ -20,8 +20,8 @@
  * racing on a new class may both name it: two ids, the same name, harmless). Sampled
  * objects (live tracking) get tags without CLASS_TAG, so ObjectFree tells them apart.
  */
-#define CLASS_TAG    (1ull << 63)
-#define EV_MAX_DEPTH 512 /* frames of an event's stack: 8 KiB on the Java thread's stack */
+#define CLASS_TAG	    (1ull << 63)
+#define EV_MAX_DEPTH	    512 /* frames of an event's stack: 8 KiB on the Java thread's stack */
 #define EV_INTERVAL_DEFAULT (512u * 1024) /* JVMTI's heap sampling interval */
 
 static jvmtiEnv *ev_jvmti;

@@ -128,8 +128,8 @@ static void *watch_main(void *arg)
 		.name = (char *)"jprof agent watcher",
 		.group = NULL,
 	};
-	struct timespec nap = { .tv_sec = 0, .tv_nsec = (long)WATCH_NS };
-	__u64 seen[JP_RING_WANT_MAX] = { 0 }, last[JP_RING_WANT_MAX] = { 0 };
+	struct timespec nap = {.tv_sec = 0, .tv_nsec = (long)WATCH_NS};
+	__u64 seen[JP_RING_WANT_MAX] = {0}, last[JP_RING_WANT_MAX] = {0};
 	JNIEnv *env = NULL;
 
 	(void)arg;
@@ -144,8 +144,7 @@ static void *watch_main(void *arg)
 		unsigned int want = wanted(now, seen, last, &interval), had = jpa_events_on();
 
 		/* only what differs is a JVMTI call (jpa_events_switch compares first) */
-		if ((want & jpa_events_active()) != had ||
-		    (want & (JPA_EV_ALLOC | JPA_EV_LIVE)))
+		if ((want & jpa_events_active()) != had || (want & (JPA_EV_ALLOC | JPA_EV_LIVE)))
 			(void)jpa_events_switch(want, interval);
 		if (jpa_events_on() != had)
 			__atomic_fetch_add(&w_hdr->ev_switches, 1, __ATOMIC_RELAXED);

@@ -2037,7 +2037,8 @@ int jvm_agent__heartbeat(struct jvm_agent *a, __u64 now_ns, __u32 want, __u32 al
 	/* the interval first: the agent reads it when a stamp tells it to switch on */
 	if (want & (JP_RING_F_EV_ALLOC | JP_RING_F_EV_LIVE) &&
 	    pwrite(a->ring_fd, &alloc_interval, sizeof(alloc_interval),
-		   offsetof(struct jp_ring_hdr, want_alloc_interval)) != (ssize_t)sizeof(alloc_interval))
+		   offsetof(struct jp_ring_hdr, want_alloc_interval)) !=
+		    (ssize_t)sizeof(alloc_interval))
 		err = -EIO;
 	/* only the events wanted: another reader's stamps of the others stay untouched */
 	for (int i = 0; i < JP_RING_WANT_MAX; i++)
