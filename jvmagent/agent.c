@@ -9,7 +9,9 @@
  * 64..65536), dir=PATH (instead of /tmp; tests only), recompile (see jpa_recompile),
  * perfmap (also write /tmp/perf-<pid>.map of the JIT code, for perf and other tools; jprof
  * names JIT code from the dictionary), testfault=N (TESTS ONLY: every Nth stack walk faults
- * on purpose inside the protected region, to show the fault is caught and reported).
+ * on purpose inside the protected region, to show the fault is caught and reported),
+ * lock, alloc[=BYTES], live (JVMTI events: their capabilities; they are on only while a
+ * reader wants them, see watch.c).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -675,6 +677,7 @@ JPA_EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved
 JPA_EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
 	(void)vm;
+	jpa_watch_stop();
 	/* tell jprof, and drop the channel files (its open fds still read) */
 	drop_channel();
 }

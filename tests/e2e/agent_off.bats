@@ -33,8 +33,10 @@ handler_ns() { od -An -t u8 -j 248 -N 8 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
 ev_on() { od -An -t u4 -j 424 -N 4 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
 flags() { od -An -t u4 -j 24 -N 4 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
 watcher_ns() { od -An -t u8 -j 440 -N 8 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
-# the agent's cost now, as one line: events, time in their callbacks, time in the handler
-cost() { echo "$(events) $(events_ns) $(handler_ns)"; }
+# the agent's cost now, as one line: events and the time in their callbacks
+cost() { echo "$(events) $(events_ns)"; }
+# jprof processes on the host (another one, on a shared machine, may sample every JVM)
+jprofs() { pgrep -x jprof | tr '\n' ' '; }
 
 # JP_RING_F_EV_LOCK|ALLOC|LIVE
 ALL_ON=28
@@ -58,32 +60,51 @@ wait_off() {
 	return 1
 }
 
-# idle_check SECS: the JVM works on, the agent's cost does not move
+# idle_check SECS: the JVM works on, the agent's cost does not move. The stack-request
+# handler runs only on a jprof's signal: its time must not move either, unless another
+# jprof (a `record -a` of someone else on a shared host) sampled the JVM meanwhile.
 idle_check() {
-	local before after w0 w1
+	local before after w0 w1 h0 h1 others
+	others=$(jprofs)
 	before=$(cost)
+	h0=$(handler_ns)
 	w0=$(watcher_ns)
 	sleep "$1"
 	after=$(cost)
+	h1=$(handler_ns)
 	w1=$(watcher_ns)
-	echo "agent over $1 s idle: events/events_ns/handler_ns $before -> $after;" \
-		"watcher thread $(((w1 - w0) / 1000)) us CPU"
+	others+=$(jprofs)
+	echo "agent over $1 s idle: events/events_ns $before -> $after; handler_ns $h0 -> $h1;" \
+		"watcher thread $(((w1 - w0) / 1000)) us CPU${others:+; other jprofs running: $others}"
 	[[ $before == "$after" ]]
+	[[ -n $others || $h0 == "$h1" ]]
 	[[ $(ev_on) == 0 ]]
 	kill -0 "$JPID" # still allocating and contending
 }
 
+# wait_all_on: until the agent has every event on (max 6 s)
+wait_all_on() {
+	for ((i = 0; i < 60; i++)); do
+		[[ -e /tmp/jprof-$JPID.ring && $(ev_on) == "$ALL_ON" ]] && return 0
+		sleep 0.1
+	done
+	# JP_RING_F_READER: this agent follows the reader protocol
+	(($(flags) & 32)) || echo "the JVM's agent is not this build's: another jprof attached" \
+		"its own first (a concurrent recording of all JVMs?)" >&2
+	echo "events on: $(ev_on), not $ALL_ON" >&2
+	return 1
+}
+
+# check_stop JDK: the agent loaded at the JVM's start with the capabilities (the attach path
+# is check_kill's): so it stays this build's agent even when another jprof on a shared host
+# records all JVMs meanwhile (that one reads this agent too, but never stamps: old or new, it
+# does not want these events)
 check_stop() {
-	start_load "$1"
+	JVM_OPT=-agentpath:$JPROF_AGENT=lock,live start_load "$1"
 	"$JPROF" record -p "$JPID" -e alloc,live,lock -d 4 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&- &
 	RPID=$!
 	# while it records: every event on, and jprof list says so
-	for ((i = 0; i < 60; i++)); do
-		[[ -e /tmp/jprof-$JPID.ring && $(ev_on) == "$ALL_ON" ]] && break
-		sleep 0.1
-	done
-	[[ $(ev_on) == "$ALL_ON" ]]
-	(($(flags) & 32)) # JP_RING_F_READER: this agent follows the reader protocol
+	wait_all_on
 	"$JPROF" list | tee "$OUT/list.on" | grep -Eq "^$JPID .* lock,alloc,live +"
 	wait "$RPID"
 	RPID=
@@ -117,14 +138,12 @@ check_kill() {
 	start_load "$1"
 	"$JPROF" record -p "$JPID" -e alloc,live,lock -d 60 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&- &
 	RPID=$!
-	for ((i = 0; i < 100; i++)); do
-		[[ -e /tmp/jprof-$JPID.ring && $(ev_on) == "$ALL_ON" ]] && break
-		sleep 0.1
-	done
-	[[ $(ev_on) == "$ALL_ON" ]]
+	wait_all_on
 	local e0
 	e0=$(events)
-	sleep 1
+	# past the 3 s an attach's events wait for jprof's first stamp (watch.c GRACE_NS): from
+	# now on only jprof's stamps keep them on
+	sleep 3
 	(($(events) > e0)) # events flow while jprof reads
 	kill -9 "$RPID"
 	wait "$RPID" 2>/dev/null || true
@@ -155,4 +174,22 @@ check_kill() {
 	grep -q 'AgentOffLoad.contend' "$OUT/lock.folded"
 	wait_off 5
 	idle_check 5
+}
+
+# The JVM ends on its own (VMDeath) while its watcher runs and its events are on: it exits
+# as it would without the agent, and the agent removes its files.
+@test "agent off (JDK 25): a JVM that exits while its events are on exits cleanly" {
+	require_jdk "$JDK25"
+	"$JDK25/bin/java" -Xmx256m -cp "$CLS" AgentOffLoad 4 >"$OUT/app.out" 2>"$OUT/app.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/app.out" 20
+	"$JPROF" record -p "$JPID" -e alloc,live,lock -d 10 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&-
+	local rc=0
+	wait "$JPID" || rc=$?
+	cat "$OUT/app.out" "$OUT/app.err"
+	[[ $rc == 0 ]]
+	grep -q '^done ' "$OUT/app.out"
+	[[ ! -e /tmp/jprof-$JPID.ring ]]
+	JPID=
+	grep -q 'agent events: [1-9][0-9]* allocation samples' "$OUT/err"
 }
