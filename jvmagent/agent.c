@@ -9,7 +9,9 @@
  * 64..65536), dir=PATH (instead of /tmp; tests only), recompile (see jpa_recompile),
  * perfmap (also write /tmp/perf-<pid>.map of the JIT code, for perf and other tools; jprof
  * names JIT code from the dictionary), testfault=N (TESTS ONLY: every Nth stack walk faults
- * on purpose inside the protected region, to show the fault is caught and reported).
+ * on purpose inside the protected region, to show the fault is caught and reported),
+ * lock, alloc[=BYTES], live (JVMTI events: their capabilities; they are on only while a
+ * reader wants them, see watch.c).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -376,10 +378,30 @@ static int go_live(JNIEnv *env, jthread current)
 	return err;
 }
 
+/*
+ * The watcher (watch.c) switches lock/alloc/live on while a reader wants them and off
+ * when it is gone. An agent loaded at the JVM's start has no reader yet: its events wait
+ * for one. Without a watcher the events asked are simply on, as before it.
+ */
+static void start_watcher(void)
+{
+	int err;
+
+	if (!jpa_events_active())
+		return; /* nothing to switch: no thread either (a later attach adding events starts it) */
+	err = jpa_watch_start(jvm, opts.alloc_interval);
+	if (err) {
+		jpa_log("no watcher thread (%s): lock/alloc events stay on for the JVM's life",
+			strerror(-err));
+		(void)jpa_events_enable(jpa_events_active(), opts.alloc_interval, opts.depth);
+	}
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread thread)
 {
 	(void)j;
 	(void)go_live(env, thread);
+	start_watcher();
 }
 
 /* the JVM is going away (also on System.exit, where Agent_OnUnload never comes) */
@@ -396,6 +418,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env)
 {
 	(void)j;
 	(void)env;
+	jpa_watch_stop();
 	drop_channel();
 }
 
@@ -461,10 +484,13 @@ static int set_events(int live)
 	if (opts.events != jpa_events_active())
 		jpa_log("JVM lacks some event capabilities: asked 0x%x, got 0x%x", opts.events,
 			jpa_events_active());
-	if (jpa_events_enable(opts.alloc_interval, opts.depth))
+	/* at the JVM's start no reader is there yet: the watcher switches them on for one */
+	if (jpa_events_enable(live ? opts.events : 0, opts.alloc_interval, opts.depth))
 		jpa_log("enabling lock/alloc events failed, going on without some");
 	else
 		publish_events();
+	if (live)
+		jpa_watch_arrival(opts.events, opts.alloc_interval);
 	return 0;
 }
 
@@ -493,13 +519,15 @@ static int add_events(const char *options)
 		return 0;
 	}
 	fill_callbacks(&cb);
+	jpa_watch_arrival(o.events, o.alloc_interval);
 	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE ||
-	    jpa_events_enable(o.alloc_interval ? o.alloc_interval : opts.alloc_interval,
+	    jpa_events_enable(o.events, o.alloc_interval ? o.alloc_interval : opts.alloc_interval,
 			      opts.depth)) {
 		jpa_log("enabling lock/alloc events failed, going on without some");
 		return 0;
 	}
 	publish_events();
+	start_watcher(); /* the first events of this agent: its watcher starts now */
 	if (jpa_events_active() & ~had & JPA_EV_LOCK)
 		jpa_events_scan_blocked(jpa_jni_env());
 	jpa_log("events added on a later attach: 0x%x", jpa_events_active());
@@ -626,6 +654,7 @@ static int start(JavaVM *vm, const char *options, int attached)
 	(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
 	(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
 	err = go_live(jpa_jni_env(), NULL);
+	start_watcher();
 	if (!err && opts.recompile)
 		jpa_recompile();
 	return err;
@@ -648,6 +677,7 @@ JPA_EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved
 JPA_EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
 	(void)vm;
+	jpa_watch_stop();
 	/* tell jprof, and drop the channel files (its open fds still read) */
 	drop_channel();
 }

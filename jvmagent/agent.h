@@ -89,11 +89,29 @@ struct jpa_thread *jpa_thread_self(JNIEnv **ret_env);
 int jpa_events_caps(jvmtiEnv *jvmti, unsigned int flags, jvmtiCapabilities *caps);
 /* sets the callbacks of the events that got their capability */
 void jpa_events_callbacks(jvmtiEventCallbacks *cb);
-/* turns them on; alloc_interval bytes (0: 512 KiB), depth frames per stack; 0 or -errno */
-int jpa_events_enable(__u32 alloc_interval, __u32 depth);
-unsigned int jpa_events_active(void);
+/* turns want on too; alloc_interval bytes (0: 512 KiB), depth frames per stack; 0 or -errno */
+int jpa_events_enable(unsigned int want, __u32 alloc_interval, __u32 depth);
+/*
+ * switches the events of want this agent can send on, the others off (JVMTI DISABLE, heap
+ * sampling interval back to 512 KiB); thread-safe, JVMTI context (a JVM-attached thread).
+ * 0 or -EINVAL: some switch failed (jpa_events_on() says what is on)
+ */
+int jpa_events_switch(unsigned int want, __u32 alloc_interval);
+unsigned int jpa_events_active(void); /* JPA_EV_* it can send */
+unsigned int jpa_events_on(void);     /* JPA_EV_* on now */
 /* after a late attach: threads already blocked entering a monitor, as waits since now */
 void jpa_events_scan_blocked(JNIEnv *env);
+/*
+ * watch.c: the watcher thread, which keeps the events on only while a reader wants them
+ * (the reader protocol of ring.h). Starts once, in the live phase, after jpa_ring_open;
+ * 0 or -errno (then the events stay as they are). alloc_interval: the agent's option.
+ */
+int jpa_watch_start(JavaVM *vm, __u32 alloc_interval);
+/* an attach asked for events: they count as wanted for a grace period (jprof connects) */
+void jpa_watch_arrival(unsigned int events, __u32 alloc_interval);
+/* the JVM is going away: the watcher makes no JVMTI call any more */
+void jpa_watch_stop(void);
+
 /* vmstructs.c: HotSpot's own layout tables (gHotSpotVMStructs), read at start */
 /* finds the code cache bounds; 0 or -errno (then jpa_vm_in_code() is always 0) */
 int jpa_vm_init(void);

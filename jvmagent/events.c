@@ -2,6 +2,7 @@
 /* events.c: JVMTI event callbacks (contended monitors, sampled allocations, frees) into the ring. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -19,13 +20,19 @@
  * racing on a new class may both name it: two ids, the same name, harmless). Sampled
  * objects (live tracking) get tags without CLASS_TAG, so ObjectFree tells them apart.
  */
-#define CLASS_TAG    (1ull << 63)
-#define EV_MAX_DEPTH 512 /* frames of an event's stack: 8 KiB on the Java thread's stack */
+#define CLASS_TAG	    (1ull << 63)
+#define EV_MAX_DEPTH	    512 /* frames of an event's stack: 8 KiB on the Java thread's stack */
+#define EV_INTERVAL_DEFAULT (512u * 1024) /* JVMTI's heap sampling interval */
 
 static jvmtiEnv *ev_jvmti;
-static unsigned int ev_flags;
+static unsigned int ev_flags; /* JPA_EV_* the agent can send: capabilities and callbacks */
+static unsigned int ev_on;    /* JPA_EV_* switched on now (read relaxed by the callbacks) */
 static __u32 ev_depth = EV_MAX_DEPTH;
-static double ev_interval; /* heap sampling interval in bytes */
+static double ev_interval = EV_INTERVAL_DEFAULT; /* heap sampling interval in bytes */
+static __u32 ev_interval_set; /* the interval we set, 0: JVMTI's own left alone */
+static int ev_sampling;	      /* SampledObjectAlloc is on (for alloc, live or both) */
+/* jpa_events_switch: the watcher thread and an attach may both switch */
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static __u64 next_class_id;
 static __u64 next_obj_tag;
 static int can_tag;
@@ -124,7 +131,8 @@ static void JNICALL on_sampled_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, j
 	p = -expm1(-(double)size / ev_interval);
 	ev.weight = p > 0 ? (__u64)((double)size / p + 0.5) : (__u64)size;
 	ev.class_id = class_id(env, klass);
-	if ((ev_flags & JPA_EV_LIVE) && can_tag) {
+	/* live tracking off: no new tags (the ones given stay, see jpa_events_switch) */
+	if ((__atomic_load_n(&ev_on, __ATOMIC_RELAXED) & JPA_EV_LIVE) && can_tag) {
 		__u64 tag = __atomic_add_fetch(&next_obj_tag, 1, __ATOMIC_RELAXED) & ~CLASS_TAG;
 
 		if ((*ev_jvmti)->SetTag(ev_jvmti, object, (jlong)tag) == JVMTI_ERROR_NONE)
@@ -190,31 +198,96 @@ void jpa_events_callbacks(jvmtiEventCallbacks *cb)
 		cb->ObjectFree = on_object_free;
 }
 
-int jpa_events_enable(__u32 alloc_interval, __u32 depth)
+static int set_mode(jvmtiEventMode mode, jvmtiEvent ev)
 {
-	jvmtiEnv *j = ev_jvmti;
+	return (*ev_jvmti)->SetEventNotificationMode(ev_jvmti, mode, ev, NULL) ? -EINVAL : 0;
+}
+
+/*
+ * Switches the events of want (of those this agent can send) on and the others off.
+ * SampledObjectAlloc serves alloc and live: it is on while either is. The heap sampling
+ * interval is set when allocation sampling goes on (or the interval asked changes) and put
+ * back to JVMTI's 512 KiB when it goes off: with the event off HotSpot samples nothing, so
+ * the interval costs nothing then, but another agent of this JVM finds the default.
+ *
+ * Live tracking off: no new object is tagged and ObjectFree is off, so no callback runs for
+ * the objects tagged before. Their tags stay: JVMTI has no cheap way to drop them all (a
+ * heap walk, IterateThroughHeap, would pause the JVM for a whole-heap scan), and what they
+ * cost is small and bounded: one weak entry per sampled object still alive (about one per
+ * interval of live heap: 2,000 for a GiB at 512 KiB), which each GC checks and drops as
+ * the objects die. Class tags stay too: they keep class ids stable for the next recording.
+ */
+int jpa_events_switch(unsigned int want, __u32 alloc_interval)
+{
+	unsigned int on, cur;
+	__u32 interval = alloc_interval ? alloc_interval : EV_INTERVAL_DEFAULT;
 	int err = 0;
 
+	if (!ev_jvmti)
+		return -ENOTSUP;
+	pthread_mutex_lock(&ev_lock);
+	cur = ev_on;
+	on = want & ev_flags;
+	if ((on ^ cur) & JPA_EV_LOCK) {
+		jvmtiEventMode m = on & JPA_EV_LOCK ? JVMTI_ENABLE : JVMTI_DISABLE;
+
+		/* Entered without Enter is harmless (jprof pairs them), so both or neither count */
+		if (set_mode(m, JVMTI_EVENT_MONITOR_CONTENDED_ENTER) ||
+		    set_mode(m, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED))
+			err = -EINVAL;
+		else
+			cur ^= JPA_EV_LOCK;
+	}
+	/* ObjectFree off before the allocations it tracks, on after them */
+	if ((cur & JPA_EV_LIVE) && !(on & JPA_EV_LIVE)) {
+		if (set_mode(JVMTI_DISABLE, JVMTI_EVENT_OBJECT_FREE))
+			err = -EINVAL;
+		else
+			cur &= ~JPA_EV_LIVE;
+	}
+	if (on & (JPA_EV_ALLOC | JPA_EV_LIVE)) {
+		if (!ev_sampling || interval != ev_interval_set) {
+			/* the weight of a sample needs the interval it was taken at: set it first */
+			ev_interval = (double)interval;
+			if ((*ev_jvmti)->SetHeapSamplingInterval(ev_jvmti, (jint)interval))
+				err = -EINVAL;
+			else
+				ev_interval_set = interval;
+		}
+		if (!ev_sampling) {
+			if (set_mode(JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC))
+				err = -EINVAL;
+			else
+				ev_sampling = 1;
+		}
+	} else if (ev_sampling) {
+		if (set_mode(JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC))
+			err = -EINVAL;
+		else
+			ev_sampling = 0;
+		if (!ev_sampling && ev_interval_set != EV_INTERVAL_DEFAULT &&
+		    !(*ev_jvmti)->SetHeapSamplingInterval(ev_jvmti, (jint)EV_INTERVAL_DEFAULT))
+			ev_interval_set = EV_INTERVAL_DEFAULT;
+	}
+	/* alloc is on while sampling is and it was asked for (live asks for sampling too) */
+	cur = (cur & ~JPA_EV_ALLOC) | (ev_sampling && (on & JPA_EV_ALLOC) ? JPA_EV_ALLOC : 0);
+	if ((on & JPA_EV_LIVE) && !(cur & JPA_EV_LIVE) && ev_sampling) {
+		if (set_mode(JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE))
+			err = -EINVAL;
+		else
+			cur |= JPA_EV_LIVE;
+	}
+	/* what JVMTI switched: a failed switch is tried again on the next call */
+	__atomic_store_n(&ev_on, cur, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ev_lock);
+	return err;
+}
+
+int jpa_events_enable(unsigned int want, __u32 alloc_interval, __u32 depth)
+{
 	if (depth && depth < EV_MAX_DEPTH)
 		ev_depth = depth;
-	ev_interval = alloc_interval ? (double)alloc_interval : 512.0 * 1024;
-	if (ev_flags & JPA_EV_LOCK) {
-		if ((*j)->SetEventNotificationMode(j, JVMTI_ENABLE,
-						   JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL) ||
-		    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE,
-						   JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL))
-			err = -EINVAL;
-	}
-	if (ev_flags & (JPA_EV_ALLOC | JPA_EV_LIVE)) {
-		if ((*j)->SetHeapSamplingInterval(j, (jint)ev_interval) ||
-		    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE,
-						   JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL))
-			err = -EINVAL;
-	}
-	if ((ev_flags & JPA_EV_LIVE) &&
-	    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL))
-		err = -EINVAL;
-	return err;
+	return want ? jpa_events_switch(jpa_events_on() | want, alloc_interval) : 0;
 }
 
 /*
@@ -234,7 +307,7 @@ void jpa_events_scan_blocked(JNIEnv *env)
 	__u64 t0 = now_ns();
 	__u32 tid;
 
-	if (!(ev_flags & JPA_EV_LOCK) || !env || jpa_vm_os_tid(0, &tid) == -ENOENT ||
+	if (!(jpa_events_on() & JPA_EV_LOCK) || !env || jpa_vm_os_tid(0, &tid) == -ENOENT ||
 	    (*ev_jvmti)->GetAllThreads(ev_jvmti, &n, &threads) != JVMTI_ERROR_NONE)
 		return;
 	for (jint i = 0; i < n; i++) {
@@ -268,4 +341,9 @@ next:
 unsigned int jpa_events_active(void)
 {
 	return ev_flags;
+}
+
+unsigned int jpa_events_on(void)
+{
+	return __atomic_load_n(&ev_on, __ATOMIC_ACQUIRE);
 }

@@ -30,7 +30,14 @@
 
 #define JP_RING_MAGIC	0x4a505247u /* "JPRG" */
 #define JP_DICT_MAGIC	0x4a504449u /* "JPDI" */
-#define JP_RING_VERSION 3 /* 3: JP_REC_EVENT, JP_DICT_CLASS_ID, event counters */
+/*
+ * 3: JP_REC_EVENT, JP_DICT_CLASS_ID, event counters. The reader protocol (the reader_* and
+ * want_* fields, ev_on, JP_RING_F_READER) kept 3: it only uses bytes an agent before it left
+ * zero and never read (pad3) or that a jprof before it never reads (after handler_timed), so
+ * a new jprof reads an agent before it (whose events stay on, as they did) and the other way
+ * round; jprof tells them apart by JP_RING_F_READER.
+ */
+#define JP_RING_VERSION 3
 
 #define JP_RING_HDR_SIZE      4096u
 #define JP_RING_DATA_MIN      (64u << 10)
@@ -59,9 +66,21 @@ struct jp_ring_hdr {
 	/* 64: producers' cache line */
 	__u64 head;	 /* reserved up to here (CAS by producers) */
 	__u8 pad2[56];
-	/* 128: consumer's cache line */
-	__u64 tail;	 /* consumed up to here (written by jprof only) */
-	__u8 pad3[56];
+	/* 128: consumer's cache line, written by jprof only */
+	__u64 tail;	 /* consumed up to here */
+	/*
+	 * The reader protocol (JP_RING_F_READER). Each poll round a reader stores its
+	 * CLOCK_MONOTONIC time into reader_ns and into the want_ns[] of each event it wants
+	 * from this JVM (JP_RING_WANT_*). The agent never compares these with its own clock:
+	 * a stamp that changed since its last look (every JP_RING_WATCH_MS) means a reader
+	 * alive; an event whose stamp stayed the same for JP_RING_READER_GONE_MS is switched
+	 * off. One stamp per event, so two readers that want different events each keep
+	 * theirs on, and none can switch another's off.
+	 */
+	__u64 reader_ns;
+	__u64 want_ns[3];	      /* [JP_RING_WANT_*]: lock, alloc, live */
+	__u32 want_alloc_interval; /* bytes between allocation samples, 0: JVMTI's 512 KiB */
+	__u8 pad3[20];
 	/* 192: counters, relaxed atomic adds by the agent */
 	__u64 traces;	       /* trace records committed (any num_frames) */
 	__u64 ring_full;       /* traces dropped: no room */
@@ -87,6 +106,11 @@ struct jp_ring_hdr {
 	__u64 fallback_ok;    /* ... of which it recovered the Java frames */
 	__u64 fallback_ns;    /* thread CPU time spent in the fallback, all tries */
 	__u64 handler_timed;  /* handler calls timed into handler_ns (0: an agent before) */
+	/* the reader protocol, agent side (JP_RING_F_READER) */
+	__u32 ev_on;	      /* JP_RING_F_EV_* switched on now (release store after the switch) */
+	__u32 ev_pad;
+	__u64 ev_switches;    /* times the watcher switched events on or off */
+	__u64 watcher_ns;     /* thread CPU time of the agent's watcher thread */
 };
 
 #define JP_HANDLER_TIMED_EVERY 16u
@@ -144,6 +168,21 @@ struct jp_ring_walk {
 #define JP_RING_F_EV_LOCK  4u  /* MonitorContendedEnter/Entered */
 #define JP_RING_F_EV_ALLOC 8u  /* SampledObjectAlloc */
 #define JP_RING_F_EV_LIVE  16u /* ObjectFree of sampled objects */
+/*
+ * The agent switches the events above on only while a reader wants them (want_ns) and off
+ * within about a second of its last stamp: EV_* then say what it can send, ev_on what it
+ * sends now. An agent without this bit keeps the events it was given on for good.
+ */
+#define JP_RING_F_READER 32u
+
+enum jp_ring_want {
+	JP_RING_WANT_LOCK = 0,
+	JP_RING_WANT_ALLOC = 1,
+	JP_RING_WANT_LIVE = 2,
+	JP_RING_WANT_MAX
+};
+#define JP_RING_WATCH_MS       100u  /* the agent looks at the stamps this often */
+#define JP_RING_READER_GONE_MS 1000u /* an unchanged stamp for this long: reader gone */
 
 /* record header in the data area; every record is a multiple of 16 bytes */
 struct jp_rec_hdr {
@@ -270,7 +309,16 @@ enum jp_dict_type {
 	JP_DICT_MAX
 };
 
-_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES + 9 * 8, "ring header");
+_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES + 12 * 8, "ring header");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, reader_ns) == 136, "reader stamps");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, want_alloc_interval) == 168, "want");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, pad3) + 20 == 192, "consumer line");
+/* tests/e2e/agent_off.bats reads these at fixed offsets */
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, events) == 368, "events");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, events_ns) == 384, "events_ns");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, ev_on) == 424, "ev_on");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, ev_switches) == 432, "ev_switches");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, watcher_ns) == 440, "watcher_ns");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, handler) == 40, "handler");
 _Static_assert(sizeof(struct jp_ring_hdr) <= JP_RING_HDR_SIZE, "ring header fits its page");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, head) == 64, "head on its own line");

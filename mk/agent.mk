@@ -8,7 +8,7 @@ $(OUT)/tests/agent/agent_driver: tests/agent/agent_driver.c $(OUT)/user/jvm/agen
 		$(OUT)/user/util/safe_open.o $(OUT)/user/util/procfs.o $(OUT)/user/log.o | $(OUT)/.deps-ok
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $^ -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $(filter %.c %.o,$^) -o $@
 
 $(OUT)/tests/agent/.java-stamp: $(wildcard tests/agent/*.java) | $(OUT)/.deps-ok
 	$(call msg,JAVAC,$(OUT)/tests/agent)

@@ -2684,3 +2684,15 @@ void join__report(const struct join *j, FILE *f)
 		}
 	}
 }
+
+/* the reader protocol: every agent of the join learns this jprof still reads it */
+void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 alloc_interval)
+{
+	__u32 want = (agent_events & JP_AGENT_EV_LOCK ? JP_RING_F_EV_LOCK : 0) |
+		     (agent_events & JP_AGENT_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
+		     (agent_events & JP_AGENT_EV_LIVE ? JP_RING_F_EV_LIVE : 0);
+
+	for (size_t i = 0; i < j->njvms; i++)
+		if (j->jvms[i]->a && !j->jvms[i]->retired)
+			(void)jvm_agent__heartbeat(j->jvms[i]->a, now_ns, want, alloc_interval);
+}

@@ -115,4 +115,10 @@ void join__release(struct join *j);
  * the agent's and the join's non-zero loss counters */
 void join__report(const struct join *j, FILE *f);
 
+/*
+ * Stamps every agent's ring (jvm_agent__heartbeat) with now_ns and the events wanted
+ * (JP_AGENT_EV_*): call it every poll round, or the agents switch those events off.
+ */
+void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 alloc_interval);
+
 #endif /* JPROF_JOIN_H */

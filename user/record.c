@@ -382,8 +382,10 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 	size_t i;
 
 	a = jvm_agent__open(jvm->pid, jvm->nspid);
-	if (a)
+	if (a) {
 		signo = jvm_agent__signo(a);
+		jvm_agent__events_since(a, r->t_start_ns);
+	}
 	if (!a || signo <= 0) {
 		err = !a && errno != ENOENT ? -errno : -EAGAIN;
 		jvm_agent__free(a);
@@ -1248,6 +1250,14 @@ static const char *agent_options(const struct jp_opts *o, char *buf, size_t size
 	return buf[0] ? buf : NULL;
 }
 
+/* JP_AGENT_EV_* this recording wants from every agent: as in agent_options() */
+static __u32 wanted_agent_events(const struct jp_opts *o)
+{
+	/* blocked time takes a monitor wait's Java stack from the lock events */
+	return o->agent_events |
+	       (o->events & (1u << JP_EV_OFFCPU | 1u << JP_EV_SYSCALL) ? JP_AGENT_EV_LOCK : 0);
+}
+
 static void record_view(const struct jp_opts *o, int format, struct model_view *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -1726,6 +1736,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			pr_err("joining samples: %s", strerror(-err));
 			break;
 		}
+		join__heartbeat(r.join, mono_ns(), wanted_agent_events(o), o->alloc_interval);
 		handle_new_pids(&r);
 		drop_withdrawn_agents(&r);
 		retire_dead_jvms(&r, mono_ns());
@@ -1813,6 +1824,20 @@ out_close:
 	return ret;
 }
 
+/* the events an agent has switched on, for `jprof list` (jvm_agent__events_str) */
+static void agent_events_str(const struct jvm_info *jvm, char *buf, size_t size)
+{
+	struct jvm_agent *a;
+
+	snprintf(buf, size, "%s", jvm->agent == JVM_AGENT_LOADED ? "?" : "-");
+	if (jvm->agent != JVM_AGENT_LOADED)
+		return;
+	a = jvm_agent__open(jvm->pid, jvm->nspid);
+	if (a)
+		(void)jvm_agent__events_str(a, buf, size);
+	jvm_agent__free(a);
+}
+
 int list_run(const struct jp_opts *o)
 {
 	struct jvm_info *list = NULL;
@@ -1826,12 +1851,16 @@ int list_run(const struct jp_opts *o)
 		pr_err("reading /proc: %s", strerror(-n));
 		return JP_EXIT_FAILURE;
 	}
-	printf("%-8s %-8s %-12s %-10s %-15s %-12s %s\n", "PID", "NSPID", "USER", "VERSION", "AGENT",
-	       "CONTAINER", "MAIN");
-	for (int i = 0; i < n; i++)
-		printf("%-8u %-8u %-12s %-10s %-15s %-12s %s\n", list[i].pid, list[i].nspid,
-		       list[i].user, list[i].version, state[list[i].agent % 3],
+	printf("%-8s %-8s %-12s %-10s %-15s %-16s %-12s %s\n", "PID", "NSPID", "USER", "VERSION",
+	       "AGENT", "EVENTS", "CONTAINER", "MAIN");
+	for (int i = 0; i < n; i++) {
+		char ev[32];
+
+		agent_events_str(&list[i], ev, sizeof(ev));
+		printf("%-8u %-8u %-12s %-10s %-15s %-16s %-12s %s\n", list[i].pid, list[i].nspid,
+		       list[i].user, list[i].version, state[list[i].agent % 3], ev,
 		       list[i].container[0] ? list[i].container : "-", list[i].main);
+	}
 	free(list);
 	return JP_EXIT_OK;
 }

@@ -200,8 +200,8 @@ assert c[int(sys.argv[6])] == "", c
 @test "containers: list shows each JVM's container; list --containers the containers with their JVMs" {
 	run -0 "$JPROF" list
 	echo "$output"
-	grep -Eq "^$PID_A +1 +jpt-ct1 +17[^ ]* +[a-z-]+ +${ID_A:0:12} +CtWork" <<<"$output"
-	grep -Eq "^$PID_B +1 +jpt-ct2 +25[^ ]* +[a-z-]+ +${ID_B:0:12} +CtWork" <<<"$output"
+	grep -Eq "^$PID_A +1 +jpt-ct1 +17[^ ]* +[a-z-]+ +[a-z,!?-]+ +${ID_A:0:12} +CtWork" <<<"$output"
+	grep -Eq "^$PID_B +1 +jpt-ct2 +25[^ ]* +[a-z-]+ +[a-z,!?-]+ +${ID_B:0:12} +CtWork" <<<"$output"
 	grep -Eq "^$PID_H +$PID_H +root +.* - +CtWork" <<<"$output"
 	run -0 "$JPROF" list --containers
 	echo "$output"

@@ -207,6 +207,7 @@ struct jvm_agent {
 	struct kv_map str_idx; /* (hash, len) -> index in str_tab */
 	struct jm_str **str_tab;
 	size_t n_strs, cap_strs;
+	__u64 events_since_ns; /* event records older than this are skipped (another reader's) */
 };
 
 /* budget -------------------------------------------------------------------- */
@@ -1672,6 +1673,8 @@ static int deliver_event(struct jvm_agent *a, __u32 len, java_event_fn fn, void 
 		a->events_unread++;
 		return 0;
 	}
+	if (r.time_ns < a->events_since_ns)
+		return 0; /* written for an earlier reader, before its agent switched it off */
 	copy_frames(a, sizeof(r), n);
 	/* GetStackTrace frames: no PC, so no JIT/inlined split; interpreted or native */
 	for (int i = 0; i < n; i++)
@@ -1974,4 +1977,60 @@ const char *java_trace_err_str(int code)
 __u64 jvm_agent__all_bytes(void)
 {
 	return __atomic_load_n(&agents_bytes, __ATOMIC_RELAXED);
+}
+
+/* the reader protocol ------------------------------------------------------ */
+
+/* one aligned 8-byte store into the header page the agent maps, as store_tail does */
+static int store_hdr_u64(struct jvm_agent *a, size_t off, __u64 v)
+{
+	return pwrite(a->ring_fd, &v, sizeof(v), (off_t)off) == (ssize_t)sizeof(v) ? 0 : -EIO;
+}
+
+int jvm_agent__heartbeat(struct jvm_agent *a, __u64 now_ns, __u32 want, __u32 alloc_interval)
+{
+	static const __u32 bits[JP_RING_WANT_MAX] = {
+		[JP_RING_WANT_LOCK] = JP_RING_F_EV_LOCK,
+		[JP_RING_WANT_ALLOC] = JP_RING_F_EV_ALLOC,
+		[JP_RING_WANT_LIVE] = JP_RING_F_EV_LIVE,
+	};
+	int err = 0;
+
+	/* the interval first: the agent reads it when a stamp tells it to switch on */
+	if (want & (JP_RING_F_EV_ALLOC | JP_RING_F_EV_LIVE) &&
+	    pwrite(a->ring_fd, &alloc_interval, sizeof(alloc_interval),
+		   offsetof(struct jp_ring_hdr, want_alloc_interval)) !=
+		    (ssize_t)sizeof(alloc_interval))
+		err = -EIO;
+	/* only the events wanted: another reader's stamps of the others stay untouched */
+	for (int i = 0; i < JP_RING_WANT_MAX; i++)
+		if (want & bits[i] &&
+		    store_hdr_u64(a, offsetof(struct jp_ring_hdr, want_ns) + (size_t)i * 8, now_ns))
+			err = -EIO;
+	if (store_hdr_u64(a, offsetof(struct jp_ring_hdr, reader_ns), now_ns))
+		err = -EIO;
+	return err;
+}
+
+void jvm_agent__events_since(struct jvm_agent *a, __u64 since_ns)
+{
+	a->events_since_ns = since_ns;
+}
+
+int jvm_agent__events_str(const struct jvm_agent *a, char *buf, size_t size)
+{
+	const __u32 all = JP_RING_F_EV_LOCK | JP_RING_F_EV_ALLOC | JP_RING_F_EV_LIVE;
+	struct jp_ring_hdr h;
+	__u32 on;
+
+	if (pread(a->ring_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return -EIO;
+	/* an agent before the protocol: what it sends, on since it was given them */
+	on = (h.flags & JP_RING_F_READER ? h.ev_on : h.flags) & all;
+	snprintf(buf, size, "%s%s%s%s%s", on ? "" : "-", on & JP_RING_F_EV_LOCK ? ",lock" : "",
+		 on & JP_RING_F_EV_ALLOC ? ",alloc" : "", on & JP_RING_F_EV_LIVE ? ",live" : "",
+		 on && !(h.flags & JP_RING_F_READER) ? "!" : "");
+	if (buf[0] == ',')
+		memmove(buf, buf + 1, strlen(buf)); /* with its NUL */
+	return 0;
 }

@@ -151,4 +151,24 @@ const char *java_trace_err_str(int code);
 /* the dictionaries' bytes held for all JVMs, against the global budget (-v report) */
 __u64 jvm_agent__all_bytes(void);
 
+/*
+ * The reader protocol (jvmagent/ring.h): stamps the ring header with now_ns (the reader is
+ * alive) and each event of want (JP_RING_F_EV_*) with it, and the allocation interval
+ * wanted (0: the JVM's default). Call it every poll round: an agent switches an event off
+ * about a second after its stamp stopped moving. 0 or -EIO.
+ */
+int jvm_agent__heartbeat(struct jvm_agent *a, __u64 now_ns, __u32 want, __u32 alloc_interval);
+/*
+ * The events the agent has switched on now, as text: "-" none, "lock,alloc,live", a "!"
+ * after them from an agent before the reader protocol (they stay on for the JVM's life).
+ * 0, or -EIO (buf untouched).
+ */
+int jvm_agent__events_str(const struct jvm_agent *a, char *buf, size_t size);
+/*
+ * Event records timed before since_ns (CLOCK_MONOTONIC) are skipped: what the agent wrote
+ * for an earlier recording (killed, or in the second before its agent switched off) is
+ * not this recording's. Trace records are answers to this jprof's requests: all kept.
+ */
+void jvm_agent__events_since(struct jvm_agent *a, __u64 since_ns);
+
 #endif /* JPROF_AGENT_RING_H */
