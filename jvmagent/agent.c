@@ -629,7 +629,7 @@ static int start(JavaVM *vm, const char *options, int attached)
 		/* nothing is hooked yet: a later attach (once there is room) may try again */
 		if (!jpa_ring_path()[0])
 			__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
-		return err;
+		return JP_AGENT_RC_FILES + err;
 	}
 	/*
 	 * Only when asked: jprof names JIT code from the dictionary, and a perf map costs
@@ -671,7 +671,10 @@ JPA_EXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 JPA_EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
-	return start(vm, options, 1) ? JNI_ERR : JNI_OK;
+	int err = start(vm, options, 1);
+
+	/* the reason, for jprof (ring.h JP_AGENT_RC_FILES); never 0 when it failed */
+	return err ? (jint)err : JNI_OK;
 }
 
 JPA_EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)

@@ -48,6 +48,12 @@
 #define JP_AGCT_CODES	      12 /* counters for AGCT codes 0 (no Java frame), -1 .. -11 */
 #define JP_DICT_SIZE_MAX      (256ull << 20)
 #define JP_DICT_REC_MAX	      (8u << 20) /* one dictionary record is never larger */
+/*
+ * What Agent_OnAttach returns when the agent does not start (HotSpot answers it to jprof
+ * as the load's "return code"): JP_AGENT_RC_FILES - errno when its channel files could not
+ * be created in the JVM's /tmp, -errno for other reasons (jprof says which).
+ */
+#define JP_AGENT_RC_FILES     (-1000)
 
 /* header page of the .ring file */
 struct jp_ring_hdr {

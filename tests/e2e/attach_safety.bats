@@ -238,3 +238,15 @@ start_fake() {
 	[[ $output != *"removed"*"agent file"* ]]
 	grep -Eq '^java;.*Busy\.spin' "$OUT/q.folded"
 }
+
+# An agent that cannot start says why in jprof's report, not only in the JVM's stderr
+@test "attach safety: an agent that cannot create its files says why in jprof's report" {
+	start_busy
+	mkdir "/tmp/jprof-$BUSY.ring" # root's directory where the agent's ring goes
+	run -0 "$JPROF" record -p "$BUSY" -d 2 -o "$OUT/p.folded"
+	rmdir "/tmp/jprof-$BUSY.ring"
+	echo "$output" | grep -E "JVM $BUSY"
+	[[ $output == *"JVM $BUSY (Busy): no Java stacks"*"the agent could not create its files jprof-PID.ring/.dict in the JVM's /tmp: Is a directory"* ]]
+	grep -Eq '^java;' "$OUT/p.folded" # still profiled, with native frames
+	kill -0 "$BUSY"
+}

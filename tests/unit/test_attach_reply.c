@@ -36,6 +36,14 @@ TEST(reply_failures_say_why_on_one_line)
 
 	EXPECT_EQ(parse("0\nreturn code: -1\nbad\toptions\n", err, sizeof(err)), -EINVAL);
 	EXPECT_STREQ(err, "agent load failed: Agent_OnAttach returned -1: bad options");
+	/* jprof's agent says why it did not start (ring.h JP_AGENT_RC_FILES, -errno) */
+	EXPECT_EQ(parse("0\nreturn code: -1013\n", err, sizeof(err)), -EINVAL);
+	EXPECT_STREQ(err, "agent load failed: Agent_OnAttach returned -1013 (the agent could not "
+			  "create its files jprof-PID.ring/.dict in the JVM's /tmp: Permission "
+			  "denied)");
+	EXPECT_EQ(parse("0\nreturn code: -95\n", err, sizeof(err)), -EINVAL);
+	EXPECT_STREQ(err, "agent load failed: Agent_OnAttach returned -95 (the agent did not "
+			  "start: Operation not supported)");
 	EXPECT_EQ(parse("101\nAttach listener is not enabled\n", err, sizeof(err)), -EPERM);
 	EXPECT_STREQ(err, "agent load failed: Attach listener is not enabled");
 	EXPECT_EQ(parse("0\n/tmp/a.so was not loaded.\n/tmp/a.so: cannot open\n", err, sizeof(err)),

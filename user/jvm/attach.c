@@ -606,8 +606,18 @@ static int parse_reply(struct attach_ctx *c, char *reply, size_t len)
 	msg = strchr(rest, '\n');
 	msg = msg ? msg + 1 : rest + strlen(rest);
 	if (rc) {
+		char why[160] = "";
+
 		msg = flatten(msg);
-		set_err(c, "agent load failed: Agent_OnAttach returned %d%s%.160s", rc,
+		/* jprof's agent says why it did not start (ring.h JP_AGENT_RC_FILES) */
+		if (rc < JP_AGENT_RC_FILES && rc > JP_AGENT_RC_FILES - 4096)
+			snprintf(why, sizeof(why),
+				 " (the agent could not create its files jprof-PID.ring/.dict in the "
+				 "JVM's /tmp: %s)",
+				 strerror(JP_AGENT_RC_FILES - rc));
+		else if (rc < -1 && rc > -4096)
+			snprintf(why, sizeof(why), " (the agent did not start: %s)", strerror(-rc));
+		set_err(c, "agent load failed: Agent_OnAttach returned %d%s%s%.160s", rc, why,
 			*msg ? ": " : "", msg);
 		return -EINVAL;
 	}
