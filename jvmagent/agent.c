@@ -81,7 +81,7 @@ int jpa_create(const char *path, int flags, unsigned int mode)
 	fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
-	(void)fchmod(fd, mode); /* undo the JVM's umask: jprof reads these as another user */
+	(void)fchmod(fd, mode); /* exactly mode, whatever the JVM's umask */
 	return fd;
 }
 

@@ -125,7 +125,8 @@ int jpa_dict_open(const char *dir, __u32 pid)
 	err = jpa_path(dict_file, sizeof(dict_file), dir, "jprof", pid, "dict");
 	if (err)
 		return err;
-	fd = jpa_create(dict_file, O_WRONLY | O_APPEND, 0644);
+	/* the JVM's user and root only: class, method and thread names, JIT addresses */
+	fd = jpa_create(dict_file, O_WRONLY | O_APPEND, 0600);
 	if (fd < 0)
 		return fd;
 	if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
