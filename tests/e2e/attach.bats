@@ -154,14 +154,14 @@ attach_ok() {
 # application's output: jprof sends none then, and of two jprofs attaching at once only one
 # sends it (the other waits for the listener it starts).
 @test "attach: two attaches of a fresh JVM at once send one SIGQUIT: no thread dump (4 JVMs)" {
-	local i out1 out2 delays=(0 0.01 0.03 0.06)
-	for i in "${!delays[@]}"; do
+	local delay out1 out2
+	# the second one 0-60 ms later, while the first one's SIGQUIT starts the listener
+	for delay in 0 0.01 0.03 0.06; do
 		start_jvm "$JDK17"
-		out1=$WORK/two.$N.$i.a out2=$WORK/two.$N.$i.b
-		"$DRIVER" -v -t 15000 "$JPID" "$MARKER_AGENT" "$WORK/marker.$N.$i" >"$out1" 2>&1 &
-		# the second one, while the first one's SIGQUIT starts the listener
-		sleep "${delays[$i]}"
-		"$DRIVER" -v -t 15000 "$JPID" "$MARKER_AGENT" "$WORK/marker.$N.$i" >"$out2" 2>&1
+		out1=$WORK/two.$N.$delay.a out2=$WORK/two.$N.$delay.b
+		"$DRIVER" -v -t 15000 "$JPID" "$MARKER_AGENT" "$WORK/marker.$N.$delay" >"$out1" 2>&1 &
+		sleep "$delay"
+		"$DRIVER" -v -t 15000 "$JPID" "$MARKER_AGENT" "$WORK/marker.$N.$delay" >"$out2" 2>&1
 		wait $!
 		cat "$out1" "$out2"
 		grep -Eq "attached|already loaded" "$out1" && grep -Eq "attached|already loaded" "$out2"
