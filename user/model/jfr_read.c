@@ -790,7 +790,8 @@ static int read_metadata(struct ctx *c, size_t at)
 		return bad(c, "metadata over the size limits", at);
 	if (err || r.err)
 		return bad(c, "malformed metadata element tree", r.pos);
-	qsort(c->cls, c->ncls, sizeof(*c->cls), cmp_cls);
+	if (c->ncls)
+		qsort(c->cls, c->ncls, sizeof(*c->cls), cmp_cls);
 	c->exec_id = ~0ull;
 	c->ti_cls = c->string_cls = ~0u;
 	for (size_t i = 0; i < c->ncls; i++) {
