@@ -219,6 +219,7 @@ struct ctx {
 	__u64 first_start_ns, min_start_ns, max_end_ns;
 	size_t gc_cap;
 	jp_id *stack_buf;
+	jp_id no_stack; /* "[no stack trace]" */
 	struct jfr_read_info own; /* when the caller passes no info */
 };
 
@@ -1305,9 +1306,22 @@ static jp_id stack_with_leaf(struct ctx *c, const struct ev *ev, const char *fmt
 	return id;
 }
 
+/* adds to a row; an event without a stack trace (none recorded, or none in the file) gets one */
 static int add(struct ctx *c, jp_id stack, jp_id labels, enum jp_value v, __u64 val)
 {
-	return val ? model__add(c->m, stack, labels, v, val) : 0;
+	if (!val)
+		return 0;
+	if (!stack && !c->no_stack) {
+		struct jp_location loc = {.kind = JP_FK_ROOT};
+		jp_id id;
+
+		loc.func = model__func(c->m, "[no stack trace]", "", false);
+		id = loc.func ? model__location(c->m, &loc) : 0;
+		c->no_stack = id ? model__stack(c->m, &id, 1) : 0;
+		if (!c->no_stack)
+			return -ENOMEM;
+	}
+	return model__add(c->m, stack ? stack : c->no_stack, labels, v, val);
 }
 
 /* a sample event: into the model */
