@@ -1647,7 +1647,8 @@ static int read_chunk(struct ctx *c, size_t at, size_t *ret_size)
 
 bool jfr_read_is_jfr(const void *buf, size_t len)
 {
-	return len >= 4 && !memcmp(buf, "FLR", 4);
+	/* 3 bytes are no folded line either: say it is a cut JFR file */
+	return len >= 3 && !memcmp(buf, "FLR", len < 4 ? len : 4);
 }
 
 int model__read_jfr_info(struct model *m, const void *buf, size_t len, struct jfr_read_info *info,

@@ -61,7 +61,7 @@ int model__read_jfr_info(struct model *m, const void *buf, size_t len, struct jf
 			 char *why, size_t why_len);
 int model__read_jfr(struct model *m, const void *buf, size_t len, char *why, size_t why_len);
 
-/* buf starts like a JFR chunk ("FLR\0") */
+/* buf starts like a JFR chunk ("FLR\0"; "FLR" alone too: a cut one) */
 bool jfr_read_is_jfr(const void *buf, size_t len);
 
 #endif /* JPROF_JFR_READ_H */
