@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # jfr_read.bats: `jprof report` reads JFR files: jprof's own (a real JVM recorded to .jfr and
 # .folded at once gives the same Java stacks back), the JDK's own (JDK 17 and 25,
-# -XX:StartFlightRecording with the profile settings: the hot method, its JVM's pid, --top),
+# -XX:StartFlightRecording with the profile settings: the hot method, its JVM's pid, --top;
+# jcmd JFR.dump of a running JVM, one and two chunks),
 # and a malformed or truncated file gets one line and exit code 1.
 bats_require_minimum_version 1.5.0
 
@@ -75,6 +76,33 @@ check_jdk_file() {
 @test "jfr_read: JDK 25's own recording (settings=profile): the hot method, its pid, --top" {
 	jdk_record "$JDK25" jdk25
 	check_jdk_file jdk25
+}
+
+@test "jfr_read: jcmd JFR.start/JFR.dump of a running JVM (JDK 25), one and two chunks" {
+	local jdk=$JDK25 n1 n2 top
+	require_jdk "$jdk"
+	require_apps
+	"$jdk/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	"$jdk/bin/jcmd" "$JPID" JFR.start name=jr settings=profile >"$OUT/jcmd.out" 2>&1 ||
+		{ cat "$OUT/jcmd.out" >&2; return 1; }
+	sleep 3
+	"$jdk/bin/jcmd" "$JPID" JFR.dump name=jr filename="$OUT/d1.jfr" >>"$OUT/jcmd.out" 2>&1
+	sleep 2
+	# a second dump of the same recording spans the first one's chunk and a new one
+	"$jdk/bin/jcmd" "$JPID" JFR.dump name=jr filename="$OUT/d2.jfr" >>"$OUT/jcmd.out" 2>&1
+	run -0 "$JPROF" report "$OUT/d1.jfr" -o "$OUT/d1.folded"
+	run -0 "$JPROF" report "$OUT/d2.jfr" -o "$OUT/d2.folded"
+	n1=$(folded_total "$OUT/d1.folded")
+	n2=$(folded_total "$OUT/d2.folded")
+	read -r _ top < <(folded_top "$OUT/d2.folded")
+	echo "dumps: $n1 then $n2 samples, top $top" >&3
+	((n1 >= 50 && n2 > n1)) || { echo "samples: $n1, then $n2" >&2; return 1; }
+	[[ $top == JavaHot.countedLoop ]]
+	# each dump ends a chunk: the second file holds two (as the JDK's own tool counts them)
+	"$jdk/bin/jfr" summary "$OUT/d2.jfr" >"$OUT/summary" 2>&1
+	grep -q -E '^ *Chunks: 2$' "$OUT/summary" || { cat "$OUT/summary" >&2; return 1; }
 }
 
 @test "jfr_read: jprof's own JFR of a real JVM reads back to the Java stacks of its folded output" {
