@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # jfr_read.bats: `jprof report` reads JFR files: jprof's own (a real JVM recorded to .jfr and
-# .folded at once gives the same Java stacks back), the JDK's own (JDK 17 and 25,
+# .folded at once gives the same Java stacks back, and an allocation recording its graph
+# byte for byte), the JDK's own (JDK 17 and 25,
 # -XX:StartFlightRecording with the profile settings: the hot method, its JVM's pid, --top;
 # jcmd JFR.dump of a running JVM, one and two chunks),
 # and a malformed or truncated file gets one line and exit code 1.
@@ -124,6 +125,24 @@ check_jdk_file() {
 	# every sample comes back, with or without Java frames
 	[[ $(folded_total "$OUT/back.folded") -eq $(folded_total "$OUT/r.folded") ]]
 	grep -q -E '^java;.*JavaHot\.countedLoop_\[j\] [0-9]+$' "$OUT/back.folded"
+}
+
+@test "jfr_read: jprof's own -e alloc JFR gives its allocation graph back byte for byte" {
+	require_root_bpf
+	require_apps
+	require_jdk "$JDK17"
+	[[ -f $APPS/EvAlloc.class ]] || { missing "EvAlloc not built in $APPS (make apps)"; return; }
+	"$JDK17/bin/java" -Xmx512m -cp "$APPS" EvAlloc 1500 5000 >"$OUT/app.out" 2>&1 3>&- &
+	JPID=$!
+	wait_ready "$OUT/app.out" 10
+	run -0 "$JPROF" record -p "$JPID" -e alloc -d 4 -o "$OUT/a.folded" -o "$OUT/a.jfr"
+	# the JFR file has the recording's CPU samples too: the allocation stacks are those whose
+	# leaf is the allocated class (jdk.ObjectAllocationSample's objectClass)
+	run -0 "$JPROF" report "$OUT/a.jfr" --include '_\[a\]$' -o "$OUT/back.folded"
+	cat "$OUT/a.folded" >&3
+	grep -q -E '^java;EvAlloc\.main_\[[ji0]\];EvAlloc\.dying_\[[ji0]\];long\[\]_\[a\] [0-9]+$' \
+		"$OUT/a.folded"
+	diff "$OUT/a.folded" "$OUT/back.folded"
 }
 
 @test "jfr_read: a truncated or malformed JFR file gets one line and exit code 1" {
