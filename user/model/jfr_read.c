@@ -21,10 +21,10 @@
 
 #include "jfr_read.h"
 
-#define JFR_HEADER	68
-#define JFR_MAX_STR	1024 /* bytes of one decoded string (longer ones are cut) */
-#define JFR_MAX_NEST	16   /* inline values within values */
-#define JFR_META_DEPTH	16   /* the metadata's element tree */
+#define JFR_HEADER     68
+#define JFR_MAX_STR    1024 /* bytes of one decoded string (longer ones are cut) */
+#define JFR_MAX_NEST   16   /* inline values within values */
+#define JFR_META_DEPTH 16   /* the metadata's element tree */
 #ifndef JP_FUZZ_BUDGETS
 #define JFR_MAX_CLASSES (1u << 14)
 #define JFR_MAX_FIELDS	(1u << 18)
@@ -42,7 +42,18 @@
 #endif
 
 /* what a class is made of: a primitive, a string, or fields */
-enum prim { P_STRUCT = 0, P_BOOL, P_BYTE, P_CHAR, P_SHORT, P_INT, P_LONG, P_FLOAT, P_DOUBLE, P_STRING };
+enum prim {
+	P_STRUCT = 0,
+	P_BOOL,
+	P_BYTE,
+	P_CHAR,
+	P_SHORT,
+	P_INT,
+	P_LONG,
+	P_FLOAT,
+	P_DOUBLE,
+	P_STRING
+};
 
 /* the classes this reader uses, by name */
 enum ckind {
@@ -114,19 +125,45 @@ static const struct {
 	const char *name;
 	enum role role;
 } roles[] = {
-	{"startTime", R_START},	     {"duration", R_DURATION},	   {"eventThread", R_THREAD},
-	{"sampledThread", R_THREAD}, {"stackTrace", R_STACK},	   {"objectClass", R_CLASS},
-	{"monitorClass", R_CLASS},   {"parkedClass", R_CLASS},	   {"weight", R_WEIGHT},
-	{"allocationSize", R_ALLOC_SIZE}, {"tlabSize", R_TLAB_SIZE}, {"calls", R_CALLS},
-	{"pid", R_PID},		     {"processName", R_PROCESS},   {"container", R_CONTAINER},
-	{"cgroupId", R_CGROUP},	     {"name", R_NAME},		   {"cause", R_CAUSE},
-	{"sumOfPauses", R_SUM_PAUSES}, {"gcId", R_GC_ID},	   {"title", R_TITLE},
-	{"host", R_HOST},	     {"command", R_COMMAND},	   {"events", R_EVENTS},
-	{"samplingPeriod", R_PERIOD}, {"samples", R_SAMPLES},	   {"lost", R_LOST},
-	{"losses", R_LOSSES},	     {"id", R_ID},		   {"value", R_VALUE},
-	{"osName", R_OS_NAME},	     {"osThreadId", R_OS_TID},	   {"javaName", R_JAVA_NAME},
-	{"frames", R_FRAMES},	     {"method", R_METHOD},	   {"lineNumber", R_LINE},
-	{"type", R_TYPE},	     {"descriptor", R_DESCRIPTOR}, {"string", R_STRING},
+	{"startTime", R_START},
+	{"duration", R_DURATION},
+	{"eventThread", R_THREAD},
+	{"sampledThread", R_THREAD},
+	{"stackTrace", R_STACK},
+	{"objectClass", R_CLASS},
+	{"monitorClass", R_CLASS},
+	{"parkedClass", R_CLASS},
+	{"weight", R_WEIGHT},
+	{"allocationSize", R_ALLOC_SIZE},
+	{"tlabSize", R_TLAB_SIZE},
+	{"calls", R_CALLS},
+	{"pid", R_PID},
+	{"processName", R_PROCESS},
+	{"container", R_CONTAINER},
+	{"cgroupId", R_CGROUP},
+	{"name", R_NAME},
+	{"cause", R_CAUSE},
+	{"sumOfPauses", R_SUM_PAUSES},
+	{"gcId", R_GC_ID},
+	{"title", R_TITLE},
+	{"host", R_HOST},
+	{"command", R_COMMAND},
+	{"events", R_EVENTS},
+	{"samplingPeriod", R_PERIOD},
+	{"samples", R_SAMPLES},
+	{"lost", R_LOST},
+	{"losses", R_LOSSES},
+	{"id", R_ID},
+	{"value", R_VALUE},
+	{"osName", R_OS_NAME},
+	{"osThreadId", R_OS_TID},
+	{"javaName", R_JAVA_NAME},
+	{"frames", R_FRAMES},
+	{"method", R_METHOD},
+	{"lineNumber", R_LINE},
+	{"type", R_TYPE},
+	{"descriptor", R_DESCRIPTOR},
+	{"string", R_STRING},
 	{"description", R_DESCRIPTION},
 };
 
@@ -156,10 +193,10 @@ static const struct {
 
 struct jfield {
 	const char *name;
-	__u64 type;   /* class id */
-	__u32 cls;    /* index of that class */
-	bool cp;      /* the value is a key into the class's pool */
-	bool array;   /* dimension 1 */
+	__u64 type; /* class id */
+	__u32 cls;  /* index of that class */
+	bool cp;    /* the value is a key into the class's pool */
+	bool array; /* dimension 1 */
 	enum role role;
 };
 
@@ -219,7 +256,7 @@ struct ctx {
 	__u64 first_start_ns, min_start_ns, max_end_ns;
 	size_t gc_cap;
 	jp_id *stack_buf;
-	jp_id no_stack; /* "[no stack trace]" */
+	jp_id no_stack;		  /* "[no stack trace]" */
 	struct jfr_read_info own; /* when the caller passes no info */
 };
 
@@ -328,8 +365,7 @@ static void put_utf8(char *buf, size_t size, size_t *w, unsigned int cp)
 	}
 }
 
-static bool resolve_string(struct ctx *c, __u32 cls, __u64 key, char *buf, size_t size,
-			   int depth);
+static bool resolve_string(struct ctx *c, __u32 cls, __u64 key, char *buf, size_t size, int depth);
 
 /*
  * A string value: 0 null, 1 empty, 2 a key of the java.lang.String pool, 3 UTF-8, 4 chars
@@ -572,8 +608,7 @@ static struct cpent *cp_get(struct ctx *c, __u32 ci, __u64 key)
  * whose "name") is a string, inline or through another pool (Symbol, Class, FrameType,
  * GCName ...). depth bounds the chain.
  */
-static bool resolve_string(struct ctx *c, __u32 ci, __u64 key, char *buf, size_t size,
-			   int depth)
+static bool resolve_string(struct ctx *c, __u32 ci, __u64 key, char *buf, size_t size, int depth)
 {
 	const struct jclass *k = &c->cls[ci];
 	struct cpent *e;
@@ -845,7 +880,8 @@ static int read_checkpoint(struct ctx *c, struct rd *r, size_t at)
 		if (r->err)
 			break;
 		if (ci == ~0u)
-			return bad(c, "a constant pool of a type the metadata does not describe", at);
+			return bad(c, "a constant pool of a type the metadata does not describe",
+				   at);
 		n = rd_count(c, r);
 		for (__u32 k = 0; k < n && !r->err; k++) {
 			__u64 key = rd_long(c, r);
@@ -873,7 +909,7 @@ static int read_checkpoint(struct ctx *c, struct rd *r, size_t at)
 static void class_display(const char *s, char *out, size_t size)
 {
 	static const char prim[] = "ZBCSIJFD";
-	static const char *const pname[] = {"boolean", "byte", "char", "short",
+	static const char *const pname[] = {"boolean", "byte", "char",	"short",
 					    "int",     "long", "float", "double"};
 	size_t dims = 0, w = 0, n;
 	const char *p;
@@ -989,8 +1025,8 @@ static jp_id frame_loc(struct ctx *c, __u32 mci, __u64 mkey, __s64 line, enum jp
 				if (f->role == R_TYPE && f->cp) {
 					ck = rd_long(c, &r);
 					if (!r.err)
-						(void)resolve_string(c, f->cls, ck, cls, sizeof(cls),
-								     4);
+						(void)resolve_string(c, f->cls, ck, cls,
+								     sizeof(cls), 4);
 				} else if (f->role == R_NAME) {
 					(void)rd_str_field(c, &r, f, name, sizeof(name), 3);
 				} else if (f->role == R_DESCRIPTOR) {
@@ -1009,11 +1045,11 @@ static jp_id frame_loc(struct ctx *c, __u32 mci, __u64 mkey, __s64 line, enum jp
 		/* jprof writes native code as Native frames of a pseudo class: where it lives */
 		if (c->jprof && !java_kind(kind)) {
 			java = false;
-			native = !strcmp(cls, "[kernel]")	     ? JP_FK_KERNEL
+			native = !strcmp(cls, "[kernel]")    ? JP_FK_KERNEL
 				 : !strcmp(cls, "libjvm.so") ? JP_FK_JVM
 							     : JP_FK_NATIVE;
-			loc.func = model__func(c->m, name,
-					       strcmp(cls, "[native]") ? cls : "", false);
+			loc.func =
+				model__func(c->m, name, strcmp(cls, "[native]") ? cls : "", false);
 		} else {
 			java = cls[0] && (java_kind(kind) || kind == JP_FK_NATIVE);
 			/* jprof's writer puts "()V" where the model's name had no descriptor */
@@ -1281,7 +1317,8 @@ static jp_id stack_with_leaf(struct ctx *c, const struct ev *ev, const char *fmt
 		char raw[JFR_MAX_STR], disp[JFR_MAX_STR], name[JFR_MAX_STR + 16];
 		struct jp_location loc = {.kind = JP_FK_ROOT};
 
-		if (ev->cls_ci == ~0u || !resolve_string(c, ev->cls_ci, ev->cls, raw, sizeof(raw), 4))
+		if (ev->cls_ci == ~0u ||
+		    !resolve_string(c, ev->cls_ci, ev->cls, raw, sizeof(raw), 4))
 			snprintf(raw, sizeof(raw), "[unknown class]");
 		class_display(raw, disp, sizeof(disp));
 		snprintf(name, sizeof(name), fmt, disp);
@@ -1367,7 +1404,7 @@ static int sample_event(struct ctx *c, struct rd *r, const struct jclass *k, siz
 	case E_ALLOC_TLAB:
 	case E_ALLOC_OUTSIDE:
 		err = add(c, stack, labels, JP_VAL_ALLOC_SPACE,
-			  k->kind == E_ALLOC		     ? ev.weight
+			  k->kind == E_ALLOC			    ? ev.weight
 			  : k->kind == E_ALLOC_TLAB && ev.tlab_size ? ev.tlab_size
 								    : ev.alloc_size);
 		if (!err)
@@ -1491,7 +1528,8 @@ static int info_event(struct ctx *c, struct rd *r, const struct jclass *k, size_
 		}
 		break;
 	case E_SETTING:
-		if (c->exec_id != ~0ull && id == c->exec_id && !strcmp(name, "period") && parse_period(value))
+		if (c->exec_id != ~0ull && id == c->exec_id && !strcmp(name, "period") &&
+		    parse_period(value))
 			c->period_ns = in->period_ns = parse_period(value);
 		break;
 	case E_JVMINFO:

@@ -23,12 +23,12 @@ struct jfr_read_info {
 	__u64 duration_ns;   /* from it to the latest chunk's end */
 	__u64 period_ns;     /* CPU sampling period the file states, 0 unknown */
 	__u32 chunks;
-	__u32 pid;	      /* the JVM's pid (jdk.JVMInformation), 0 unknown */
-	bool jprof;	      /* written by jprof (it has jprof.* event types) */
-	__u64 events;	      /* events read into the model */
-	__u64 skipped;	      /* events of other types, left out */
-	__u64 unresolved;     /* references to constant pool entries the file does not have */
-	__u64 cut_stacks;     /* stack traces deeper than the limit: their root end left out */
+	__u32 pid;	  /* the JVM's pid (jdk.JVMInformation), 0 unknown */
+	bool jprof;	  /* written by jprof (it has jprof.* event types) */
+	__u64 events;	  /* events read into the model */
+	__u64 skipped;	  /* events of other types, left out */
+	__u64 unresolved; /* references to constant pool entries the file does not have */
+	__u64 cut_stacks; /* stack traces deeper than the limit: their root end left out */
 	/* jprof.Recording, when the file has one; interned in the model, NULL when absent */
 	const char *title, *host, *command, *events_list, *losses;
 	__u64 samples, lost;
