@@ -582,6 +582,13 @@ TEST(another_writers_layout_and_string_encodings)
 	char why[256], *t;
 
 	ASSERT_TRUE(m);
+	/* the fuzzer's seed tests/fuzz/corpus/fuzz_jfr_read/foreign.jfr is this chunk */
+	if (getenv("JFR_READ_SEED")) {
+		FILE *f = fopen(getenv("JFR_READ_SEED"), "w");
+
+		ASSERT_TRUE(f && fwrite(buf, 1, len, f) == len);
+		fclose(f);
+	}
 	EXPECT_EQ(model__read_jfr_info(m, buf, len, &info, why, sizeof(why)), 0);
 	EXPECT_STREQ(why, "");
 	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 2);
