@@ -45,15 +45,20 @@ jdk_record() {
 	[[ -s $OUT/$name.jfr ]] || { echo "the JVM wrote no $OUT/$name.jfr" >&2; return 1; }
 }
 
-# check_jdk_file NAME: report reads it: the hot method leads, the JVM's pid labels its samples
+# check_jdk_file JDK NAME: report reads it: as many samples as the JDK's jfr tool counts, the
+# hot method leads, the JVM's pid labels its samples
 check_jdk_file() {
-	local name=$1 top n total
+	local jdk=$1 name=$2 top n total
 	run -0 "$JPROF" report "$OUT/$name.jfr" -o "$OUT/$name.folded"
 	total=$(folded_total "$OUT/$name.folded")
 	read -r n top < <(folded_top "$OUT/$name.folded")
 	echo "$name: $total samples, top $top x $n" >&3
 	# 4 s of two busy threads, sampled every 10 ms (the profile settings): over 100 samples
 	((total >= 100)) || { echo "only $total samples" >&2; return 1; }
+	# every jdk.ExecutionSample is one sample, as the JDK's own tool counts them
+	"$jdk/bin/jfr" summary "$OUT/$name.jfr" >"$OUT/$name.summary" 2>&1
+	[[ $(awk '$1 == "jdk.ExecutionSample" { print $2 }' "$OUT/$name.summary") == "$total" ]] ||
+		{ grep -E 'ExecutionSample' "$OUT/$name.summary" >&2; return 1; }
 	# worker-a spins in countedLoop all the time, worker-b half of it in busyB
 	[[ $top == JavaHot.countedLoop ]] || { echo "top is $top, not JavaHot.countedLoop" >&2; return 1; }
 	((n * 100 >= total * 40)) || { echo "countedLoop has $n of $total" >&2; return 1; }
@@ -69,14 +74,14 @@ check_jdk_file() {
 	[[ ${lines[1]} == *JavaHot.countedLoop* ]] || { echo "--top row 1: ${lines[1]}" >&2; return 1; }
 }
 
-@test "jfr_read: JDK 17's own recording (settings=profile): the hot method, its pid, --top" {
+@test "jfr_read: JDK 17's own recording (settings=profile): every sample, the hot method, its pid, --top" {
 	jdk_record "$JDK17" jdk17
-	check_jdk_file jdk17
+	check_jdk_file "$JDK17" jdk17
 }
 
-@test "jfr_read: JDK 25's own recording (settings=profile): the hot method, its pid, --top" {
+@test "jfr_read: JDK 25's own recording (settings=profile): every sample, the hot method, its pid, --top" {
 	jdk_record "$JDK25" jdk25
-	check_jdk_file jdk25
+	check_jdk_file "$JDK25" jdk25
 }
 
 @test "jfr_read: jcmd JFR.start/JFR.dump of a running JVM (JDK 25), one and two chunks" {
