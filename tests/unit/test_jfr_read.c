@@ -315,19 +315,52 @@ static void b_be(struct bld *b, __u64 v, int n)
 		b_u8(b, (unsigned)(v >> (8 * i)) & 0xff);
 }
 
+/* integers as the header's flag says: varints, or big-endian ints and longs (flag bit 0 off) */
+static bool fixed_ints;
+
+static void b_int(struct bld *b, __u64 v)
+{
+	if (fixed_ints)
+		b_be(b, v, 4);
+	else
+		b_var(b, v);
+}
+
+static void b_long(struct bld *b, __u64 v)
+{
+	if (fixed_ints)
+		b_be(b, v, 8);
+	else
+		b_var(b, v);
+}
+
+static void b_char(struct bld *b, __u64 v)
+{
+	if (fixed_ints)
+		b_be(b, v, 2);
+	else
+		b_var(b, v);
+}
+
 static void b_utf8(struct bld *b, const char *s)
 {
 	b_u8(b, 3);
-	b_var(b, strlen(s));
+	b_int(b, strlen(s));
 	memcpy(b->b + b->n, s, strlen(s));
 	b->n += strlen(s);
 }
 
-/* an event: its size (a padded 5-byte varint, as async-profiler writes it), then body */
+/* an event: its size (a padded 5-byte varint, as async-profiler writes it; an int), then body */
 static void b_event(struct bld *out, const struct bld *body)
 {
 	__u64 size = body->n + 5;
 
+	if (fixed_ints) {
+		b_be(out, body->n + 4, 4);
+		memcpy(out->b + out->n, body->b, body->n);
+		out->n += body->n;
+		return;
+	}
 	for (int i = 0; i < 4; i++)
 		b_u8(out, (unsigned)((size >> (7 * i)) & 0x7f) | 0x80);
 	b_u8(out, (unsigned)(size >> 28));
@@ -357,17 +390,17 @@ static unsigned ms_i(const char *s)
 
 static void b_class(struct bld *b, const char *name, const char *id, int nfields, bool event)
 {
-	b_var(b, ms_i("class"));
-	b_var(b, event ? 3 : 2);
-	b_var(b, ms_i("name"));
-	b_var(b, ms_i(name));
-	b_var(b, ms_i("id"));
-	b_var(b, ms_i(id));
+	b_int(b, ms_i("class"));
+	b_int(b, event ? 3 : 2);
+	b_int(b, ms_i("name"));
+	b_int(b, ms_i(name));
+	b_int(b, ms_i("id"));
+	b_int(b, ms_i(id));
 	if (event) {
-		b_var(b, ms_i("superType"));
-		b_var(b, ms_i("jdk.jfr.Event"));
+		b_int(b, ms_i("superType"));
+		b_int(b, ms_i("jdk.jfr.Event"));
 	}
-	b_var(b, (__u64)nfields);
+	b_int(b, (__u64)nfields);
 }
 
 /* the id (as its metadata string) of a class of foreign_chunk() */
@@ -390,21 +423,21 @@ static const char *cls_id(const char *name)
 
 static void b_field(struct bld *b, const char *name, const char *cls, bool cp, bool array)
 {
-	b_var(b, ms_i("field"));
-	b_var(b, 2u + cp + array);
-	b_var(b, ms_i("name"));
-	b_var(b, ms_i(name));
-	b_var(b, 6); /* "class" */
-	b_var(b, ms_i(cls_id(cls)));
+	b_int(b, ms_i("field"));
+	b_int(b, 2u + cp + array);
+	b_int(b, ms_i("name"));
+	b_int(b, ms_i(name));
+	b_int(b, 6); /* "class" */
+	b_int(b, ms_i(cls_id(cls)));
 	if (cp) {
-		b_var(b, ms_i("constantPool"));
-		b_var(b, ms_i("true"));
+		b_int(b, ms_i("constantPool"));
+		b_int(b, ms_i("true"));
 	}
 	if (array) {
-		b_var(b, ms_i("dimension"));
-		b_var(b, ms_i("1"));
+		b_int(b, ms_i("dimension"));
+		b_int(b, ms_i("1"));
 	}
-	b_var(b, 0); /* no children */
+	b_int(b, 0); /* no children */
 }
 
 /*
@@ -413,28 +446,29 @@ static void b_field(struct bld *b, const char *name, const char *cls, bool cp, b
  * string pool, and an event type the reader does not know. Three samples: two of
  * p/Cls.m\u00e9th (interpreted, line 42) under p/Cls.run, one of the unknown type.
  */
-static size_t foreign_chunk(unsigned char *out)
+static size_t foreign_chunk(unsigned char *out, bool fixed)
 {
 	static struct bld c, meta, body, cp;
 	size_t meta_off, cp_off;
 
+	fixed_ints = fixed;
 	memset(&c, 0, sizeof(c));
 	memset(&meta, 0, sizeof(meta));
 	memset(&cp, 0, sizeof(cp));
 	/* metadata: type 0, start, duration, id, strings, root */
-	b_var(&meta, 0);
-	b_var(&meta, 0);
-	b_var(&meta, 0);
-	b_var(&meta, 1);
-	b_var(&meta, sizeof(ms) / sizeof(ms[0]));
+	b_long(&meta, 0);
+	b_long(&meta, 0);
+	b_long(&meta, 0);
+	b_long(&meta, 1);
+	b_int(&meta, sizeof(ms) / sizeof(ms[0]));
 	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
 		b_utf8(&meta, ms[i]);
-	b_var(&meta, ms_i("root"));
-	b_var(&meta, 0);
-	b_var(&meta, 1);
-	b_var(&meta, ms_i("metadata"));
-	b_var(&meta, 0);
-	b_var(&meta, 13);
+	b_int(&meta, ms_i("root"));
+	b_int(&meta, 0);
+	b_int(&meta, 1);
+	b_int(&meta, ms_i("metadata"));
+	b_int(&meta, 0);
+	b_int(&meta, 13);
 	b_class(&meta, "long", "100", 0, false);
 	b_class(&meta, "int", "101", 0, false);
 	b_class(&meta, "java.lang.String", "102", 0, false);
@@ -468,75 +502,75 @@ static size_t foreign_chunk(unsigned char *out)
 	b_field(&meta, "startTime", "long", false, false);
 
 	/* the constant pool: type 1, start, duration, delta, kind, pools */
-	b_var(&cp, 1);
-	b_var(&cp, 0);
-	b_var(&cp, 0);
-	b_var(&cp, 0);
+	b_long(&cp, 1);
+	b_long(&cp, 0);
+	b_long(&cp, 0);
+	b_long(&cp, 0);
 	b_u8(&cp, 0);
-	b_var(&cp, 8);
-	b_var(&cp, 102); /* java.lang.String pool: key 9 */
-	b_var(&cp, 1);
-	b_var(&cp, 9);
+	b_int(&cp, 8);
+	b_long(&cp, 102); /* java.lang.String pool: key 9 */
+	b_int(&cp, 1);
+	b_long(&cp, 9);
 	b_utf8(&cp, "run");
-	b_var(&cp, 103); /* symbols: 1 "p/Cls" in chars, 2 "m\xe9th" in Latin-1, 3 via the pool */
-	b_var(&cp, 3);
-	b_var(&cp, 1);
+	b_long(&cp, 103); /* symbols: 1 "p/Cls" in chars, 2 "m\xe9th" in Latin-1, 3 via the pool */
+	b_int(&cp, 3);
+	b_long(&cp, 1);
 	b_u8(&cp, 4);
-	b_var(&cp, 5);
+	b_int(&cp, 5);
 	for (const char *s = "p/Cls"; *s; s++)
-		b_var(&cp, (unsigned char)*s);
-	b_var(&cp, 2);
+		b_char(&cp, (unsigned char)*s);
+	b_long(&cp, 2);
 	b_u8(&cp, 5);
-	b_var(&cp, 4);
+	b_int(&cp, 4);
 	b_u8(&cp, 'm');
 	b_u8(&cp, 0xe9);
 	b_u8(&cp, 't');
 	b_u8(&cp, 'h');
-	b_var(&cp, 3);
+	b_long(&cp, 3);
 	b_u8(&cp, 2);
-	b_var(&cp, 9);
-	b_var(&cp, 104); /* class 1: extra [7, 8], name symbol 1 */
-	b_var(&cp, 1);
-	b_var(&cp, 1);
-	b_var(&cp, 2);
-	b_var(&cp, 7);
-	b_var(&cp, 8);
-	b_var(&cp, 1);
-	b_var(&cp, 105); /* methods 1 (m\xe9th), 2 (run) */
-	b_var(&cp, 2);
-	b_var(&cp, 1);
-	b_var(&cp, 2);
-	b_var(&cp, 1);
-	b_var(&cp, 2);
-	b_var(&cp, 3);
-	b_var(&cp, 1);
-	b_var(&cp, 106); /* frame type 1 */
-	b_var(&cp, 1);
-	b_var(&cp, 1);
+	b_long(&cp, 9);
+	b_long(&cp, 104); /* class 1: extra [7, 8], name symbol 1 */
+	b_int(&cp, 1);
+	b_long(&cp, 1);
+	b_int(&cp, 2);
+	b_long(&cp, 7);
+	b_long(&cp, 8);
+	b_long(&cp, 1);
+	b_long(&cp, 105); /* methods 1 (m\xe9th), 2 (run) */
+	b_int(&cp, 2);
+	b_long(&cp, 1);
+	b_long(&cp, 2);
+	b_long(&cp, 1);
+	b_long(&cp, 2);
+	b_long(&cp, 3);
+	b_long(&cp, 1);
+	b_long(&cp, 106); /* frame type 1 */
+	b_int(&cp, 1);
+	b_long(&cp, 1);
 	b_utf8(&cp, "Interpreted");
-	b_var(&cp, 108); /* stack 5: m\xe9th:42 <- run:-1 */
-	b_var(&cp, 1);
-	b_var(&cp, 5);
-	b_var(&cp, 2);
-	b_var(&cp, 1);
-	b_var(&cp, 42);
-	b_var(&cp, 1);
-	b_var(&cp, 1);
-	b_var(&cp, 0xffffffff);
-	b_var(&cp, 2);
+	b_long(&cp, 108); /* stack 5: m\xe9th:42 <- run:-1 */
+	b_int(&cp, 1);
+	b_long(&cp, 5);
+	b_int(&cp, 2);
+	b_long(&cp, 1);
+	b_int(&cp, 42);
+	b_long(&cp, 1);
+	b_long(&cp, 1);
+	b_int(&cp, 0xffffffff);
+	b_long(&cp, 2);
 	b_u8(&cp, 0);
-	b_var(&cp, 109); /* thread 3: "w\xe9" in Latin-1, tid 777 */
-	b_var(&cp, 1);
-	b_var(&cp, 3);
+	b_long(&cp, 109); /* thread 3: "w\xe9" in Latin-1, tid 777 */
+	b_int(&cp, 1);
+	b_long(&cp, 3);
 	b_u8(&cp, 5);
-	b_var(&cp, 2);
+	b_int(&cp, 2);
 	b_u8(&cp, 'w');
 	b_u8(&cp, 0xe9);
-	b_var(&cp, 777);
+	b_long(&cp, 777);
 	b_u8(&cp, 0);
-	b_var(&cp, 110); /* a pool of booleans, to be skipped: key 1 -> 1 */
-	b_var(&cp, 1);
-	b_var(&cp, 1);
+	b_long(&cp, 110); /* a pool of booleans, to be skipped: key 1 -> 1 */
+	b_int(&cp, 1);
+	b_long(&cp, 1);
 	b_u8(&cp, 1);
 
 	b_be(&c, 0x464c5200, 4);
@@ -547,18 +581,18 @@ static size_t foreign_chunk(unsigned char *out)
 	b_be(&c, 5000, 8);    /* duration */
 	b_be(&c, 1000, 8);    /* start ticks */
 	b_be(&c, 1000000, 8); /* ticks per second */
-	b_be(&c, 3, 4);
+	b_be(&c, fixed ? 2 : 3, 4); /* final chunk, integers compressed or not */
 	for (int i = 0; i < 2; i++) {
 		memset(&body, 0, sizeof(body));
-		b_var(&body, 111);
-		b_var(&body, 5);
-		b_var(&body, 1500);
-		b_var(&body, 3);
+		b_long(&body, 111);
+		b_long(&body, 5);
+		b_long(&body, 1500);
+		b_long(&body, 3);
 		b_event(&c, &body);
 	}
 	memset(&body, 0, sizeof(body));
-	b_var(&body, 112);
-	b_var(&body, 1600);
+	b_long(&body, 112);
+	b_long(&body, 1600);
 	b_event(&c, &body);
 	cp_off = c.n;
 	b_event(&c, &cp);
@@ -578,7 +612,7 @@ TEST(another_writers_layout_and_string_encodings)
 	struct model *m = model__new();
 	struct jfr_read_info info;
 	unsigned char buf[8192];
-	size_t len = foreign_chunk(buf);
+	size_t len = foreign_chunk(buf, false);
 	char why[256], *t;
 
 	ASSERT_TRUE(m);
@@ -620,5 +654,34 @@ TEST(not_jfr)
 	EXPECT_TRUE(!jfr_read_is_jfr("FLX", 4));
 	EXPECT_EQ(model__read_jfr(m, "FLR\0\0\x01", 6, why, sizeof(why)), -EINVAL);
 	EXPECT_TRUE(strstr(why, "no JFR chunk") != NULL);
+	model__free(m);
+}
+
+/* the same chunk with fixed-width big-endian integers (compressed-integers flag off) */
+TEST(fixed_width_integers)
+{
+	struct model *m = model__new(), *v = model__new();
+	unsigned char buf[8192], vbuf[8192];
+	size_t len = foreign_chunk(buf, true), vlen = foreign_chunk(vbuf, false);
+	char why[256], *a, *b;
+
+	ASSERT_TRUE(m && v);
+	EXPECT_TRUE(len > vlen);
+	EXPECT_EQ(model__read_jfr(m, buf, len, why, sizeof(why)), 0);
+	EXPECT_STREQ(why, "");
+	EXPECT_EQ(model__read_jfr(v, vbuf, vlen, why, sizeof(why)), 0);
+	a = rows_sorted(m);
+	b = rows_sorted(v);
+	EXPECT_STREQ(a, b);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 2);
+	free(a);
+	free(b);
+	for (size_t n = 0; n < len; n++) {
+		struct model *t = model__new();
+
+		EXPECT_EQ(model__read_jfr(t, buf, n, why, sizeof(why)), -EINVAL);
+		model__free(t);
+	}
+	model__free(v);
 	model__free(m);
 }
