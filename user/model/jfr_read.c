@@ -32,11 +32,11 @@
 #define JFR_MAX_CP	(1u << 22) /* constant pool entries of a chunk */
 #define JFR_MAX_DEPTH	8192	   /* frames kept of a stack trace */
 #define JFR_MAX_GC	(1u << 16)
-#else /* fuzzing: small enough for a fuzzer's inputs to reach */
-#define JFR_MAX_CLASSES 256u
-#define JFR_MAX_FIELDS	2048u
-#define JFR_MAX_MSTRS	4096u
-#define JFR_MAX_CP	4096u
+#else /* fuzzing: small enough for a fuzzer's inputs to reach, large enough for a JDK recording */
+#define JFR_MAX_CLASSES 1024u
+#define JFR_MAX_FIELDS	8192u
+#define JFR_MAX_MSTRS	8192u
+#define JFR_MAX_CP	16384u
 #define JFR_MAX_DEPTH	64
 #define JFR_MAX_GC	64u
 #endif
