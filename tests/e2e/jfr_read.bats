@@ -115,7 +115,10 @@ check_jdk_file() {
 	require_root_bpf
 	require_apps
 	require_jdk "$JDK17"
-	"$JDK17/bin/java" -cp "$APPS" JavaHot split 60 >"$OUT/java.out" 2>&1 3>&- &
+	[[ -r $JPROF_AGENT ]] || { missing "agent not built at $JPROF_AGENT (run make)"; return; }
+	# the agent from the start: no other jprof's (another build's) can be attached first
+	"$JDK17/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" JavaHot split 60 >"$OUT/java.out" \
+		2>&1 3>&- &
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
 	sleep 1
@@ -137,13 +140,17 @@ check_jdk_file() {
 	require_apps
 	require_jdk "$JDK17"
 	[[ -f $APPS/EvAlloc.class ]] || { missing "EvAlloc not built in $APPS (make apps)"; return; }
-	"$JDK17/bin/java" -Xmx512m -cp "$APPS" EvAlloc 1500 5000 >"$OUT/app.out" 2>&1 3>&- &
+	[[ -r $JPROF_AGENT ]] || { missing "agent not built at $JPROF_AGENT (run make)"; return; }
+	# the agent with its allocation events from the start: another jprof (other tests record
+	# the whole host) could otherwise attach its agent first, without them
+	"$JDK17/bin/java" -Xmx512m -agentpath:"$JPROF_AGENT"=alloc -cp "$APPS" EvAlloc 1500 5000 \
+		>"$OUT/app.out" 2>&1 3>&- &
 	JPID=$!
 	wait_ready "$OUT/app.out" 10
-	run -0 "$JPROF" record -p "$JPID" -e alloc -d 4 -o "$OUT/a.folded" -o "$OUT/a.jfr"
+	# as jvmevents.bats records it: until the JVM has exited
+	run -0 "$JPROF" record -p "$JPID" -e alloc -d 9 -o "$OUT/a.folded" -o "$OUT/a.jfr"
 	cat "$OUT/a.folded" >&3
-	# the recording itself has allocations (a JVM whose agent another jprof build loaded first
-	# sends none: that is no fault of the reader)
+	# the recording itself has allocations
 	grep -q -E '^java;EvAlloc\.main_\[[ji0]\];EvAlloc\.dying_\[[ji0]\];long\[\]_\[a\] [0-9]+$' \
 		"$OUT/a.folded" || { echo "record got no allocations: $output" >&2; return 1; }
 	# the JFR file has the recording's CPU samples too: the allocation stacks are those whose
