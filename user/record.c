@@ -33,6 +33,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "model/filter.h"
+#include "model/jfr_read.h"
 #include "model/pprof_read.h"
 #include "sym/syms.h"
 
@@ -1913,7 +1914,7 @@ static char *read_all(const char *path, size_t max, size_t *ret_len)
 	return buf;
 }
 
-/* the recording in path: a pprof file (jprof's or another tool's), or folded stacks */
+/* the recording in path: a JFR or pprof file (jprof's or another tool's), or folded stacks */
 static int report_load(const struct jp_opts *o, struct model *m)
 {
 	char why[256];
@@ -1927,6 +1928,15 @@ static int report_load(const struct jp_opts *o, struct model *m)
 		pr_err("cannot read %s: %s", o->input, errno == EFBIG ? "larger than 1 GiB" :
 									 strerror(errno));
 		return -errno;
+	}
+	if (jfr_read_is_jfr(buf, len)) {
+		err = model__read_jfr(m, buf, len, why, sizeof(why));
+		if (err == -EINVAL)
+			pr_err("%s: not a usable JFR recording: %s", o->input, why);
+		else if (err)
+			pr_err("reading %s: %s", o->input, strerror(-err));
+		free(buf);
+		return err;
 	}
 	/* gzip, or a protobuf whose first field is a sample type: not folded text */
 	if (len >= 2 && (((unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) ||

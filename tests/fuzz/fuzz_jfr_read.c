@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * fuzz_jfr_read.c: jprof report's JFR reader on arbitrary bytes. Whatever it accepts must
+ * render as a profile, write back as JFR, and read back with the same CPU samples (unless
+ * the written file is over the reader's fuzzing budgets, which are small).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/jfr_read.h"
+#include "model/model.h"
+#include "model/view.h"
+#include "out/jfr.h"
+#include "profile.h"
+
+static void roundtrip(const struct model *m)
+{
+	struct jfr_opts o = {.duration_ns = 1000000};
+	struct model *back = model__new();
+	char *buf = NULL, why[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f || !back)
+		abort();
+	if (out_jfr_write(m, &o, f))
+		abort();
+	fclose(f);
+	err = model__read_jfr(back, buf, len, why, sizeof(why));
+	if (err && !(err == -EINVAL && strstr(why, "limit")))
+		abort();
+	if (!err && model__total(back, JP_VAL_CPU_SAMPLES) != model__total(m, JP_VAL_CPU_SAMPLES))
+		abort();
+	free(buf);
+	model__free(back);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct model *m = model__new();
+	struct model_view v = {.values = (1u << JP_VAL_MAX) - 1, .dotted = true, .lines = true};
+	struct profile *p = profile__new("f", "samples");
+	struct jfr_read_info info;
+	char why[256];
+
+	if (!m || !p)
+		abort();
+	if (!model__read_jfr_info(m, data, size, &info, why, sizeof(why))) {
+		(void)model__to_profile(m, &v, p);
+		roundtrip(m);
+		free(info.gc);
+	} else if (!why[0]) {
+		abort(); /* a refusal always says why */
+	}
+	profile__free(p);
+	model__free(m);
+	return 0;
+}
