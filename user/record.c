@@ -1914,8 +1914,40 @@ static char *read_all(const char *path, size_t max, size_t *ret_len)
 	return buf;
 }
 
+/* what a saved recording says about itself (times, host, command, ...), for report's outputs */
+struct report_meta {
+	struct out_meta meta;
+	struct out_gc_pause *gc; /* malloc'ed */
+	char filters[600];
+};
+
+/* a JFR file's own account: jprof's jprof.Recording event, the chunks' times, GC pauses */
+static void meta_from_jfr(struct report_meta *rm, struct jfr_read_info *in)
+{
+	struct out_meta *mt = &rm->meta;
+
+	mt->start_unix_ns = in->start_unix_ns;
+	mt->duration_ns = in->duration_ns;
+	mt->freq_hz = in->period_ns ? (__u32)((1000000000ull + in->period_ns / 2) / in->period_ns) : 0;
+	mt->title = in->title;
+	mt->host = in->host;
+	mt->command = in->command;
+	mt->events = in->events_list;
+	mt->losses = in->losses;
+	mt->samples = in->samples;
+	mt->lost = in->lost;
+	rm->gc = in->n_gc ? calloc(in->n_gc, sizeof(*rm->gc)) : NULL;
+	for (size_t i = 0; rm->gc && i < in->n_gc; i++)
+		rm->gc[i] = (struct out_gc_pause){ .start_ns = in->gc[i].start_ns,
+						   .duration_ns = in->gc[i].duration_ns,
+						   .pid = in->gc[i].pid, .gc_id = in->gc[i].gc_id,
+						   .name = in->gc[i].name, .cause = in->gc[i].cause };
+	mt->gc_pauses = rm->gc;
+	mt->n_gc_pauses = rm->gc ? in->n_gc : 0;
+}
+
 /* the recording in path: a JFR or pprof file (jprof's or another tool's), or folded stacks */
-static int report_load(const struct jp_opts *o, struct model *m)
+static int report_load(const struct jp_opts *o, struct model *m, struct report_meta *rm)
 {
 	char why[256];
 	size_t len = 0, bad_line = 0;
@@ -1930,7 +1962,12 @@ static int report_load(const struct jp_opts *o, struct model *m)
 		return -errno;
 	}
 	if (jfr_read_is_jfr(buf, len)) {
-		err = model__read_jfr(m, buf, len, why, sizeof(why));
+		struct jfr_read_info info = { 0 };
+
+		err = model__read_jfr_info(m, buf, len, &info, why, sizeof(why));
+		if (!err)
+			meta_from_jfr(rm, &info);
+		free(info.gc);
 		if (err == -EINVAL)
 			pr_err("%s: not a usable JFR recording: %s", o->input, why);
 		else if (err)
@@ -2008,9 +2045,39 @@ static bool report_filters(const struct jp_opts *o)
 	return o->npids || o->ntids || o->comm || o->container || o->include || o->exclude;
 }
 
+/* report's selection in its own flags ("--pid 42 --include 'X'"), NULL when none */
+static const char *report_filter_text(const struct jp_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+#define PUT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	buf[0] = '\0';
+	for (size_t i = 0; i < o->npids; i++)
+		PUT("%s%u", i ? "," : " --pid ", o->pids[i]);
+	for (size_t i = 0; i < o->ntids; i++)
+		PUT("%s%u", i ? "," : " --tid ", o->tids[i]);
+	if (o->comm)
+		PUT(" --comm '%s'", o->comm);
+	if (o->container)
+		PUT(" --container '%s'", o->container);
+	if (o->include)
+		PUT(" --include '%s'", o->include);
+	if (o->exclude)
+		PUT(" --exclude '%s'", o->exclude);
+	if (o->reverse)
+		PUT(" --reverse");
+	if (o->min_percent > 0)
+		PUT(" --min-percent %g", o->min_percent);
+#undef PUT
+	if (n >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf[0] ? buf + 1 : NULL;
+}
+
 int report_run(const struct jp_opts *o)
 {
 	struct model *m = model__new(), *sel = NULL;
+	struct report_meta rm = { 0 };
 	struct out_input input = { 0 };
 	struct outfile *file = NULL;
 	regex_t inc, exc;
@@ -2037,8 +2104,9 @@ int report_run(const struct jp_opts *o)
 		}
 		has_exc = o->exclude != NULL;
 	}
-	if (report_load(o, m))
+	if (report_load(o, m, &rm))
 		goto out_free;
+	rm.meta.filters = report_filter_text(o, rm.filters, sizeof(rm.filters));
 	if (report_filters(o)) {
 		struct model_filter f = {
 			.pids = o->pids, .npids = o->npids, .tids = o->tids, .ntids = o->ntids,
@@ -2061,6 +2129,7 @@ int report_run(const struct jp_opts *o)
 		}
 	}
 	input.model = sel ? sel : m;
+	input.meta = &rm.meta;
 	report_view(o, input.model, &input.view);
 	if (o->top) {
 		err = out_top_write(input.model, &input.view, o->top, stdout);
@@ -2094,5 +2163,6 @@ out_free:
 		regfree(&exc);
 	model__free(sel);
 	model__free(m);
+	free(rm.gc);
 	return ret;
 }

@@ -193,6 +193,7 @@ static void write_meta(const struct out_meta *meta, FILE *f)
 	json_opt_str(f, "command", meta->command);
 	json_opt_str(f, "events", meta->events);
 	json_opt_str(f, "losses", meta->losses);
+	json_opt_str(f, "filters", meta->filters);
 	if (meta->freq_hz)
 		fprintf(f, ",\"freq\":%" PRIu32, meta->freq_hz);
 	if (meta->duration_ns)
