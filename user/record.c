@@ -2003,9 +2003,31 @@ static int report_load(const struct jp_opts *o, struct model *m, struct report_m
 }
 
 /* like record: CPU samples alone count samples; with other events every column is ns */
-static void report_view(const struct jp_opts *o, const struct model *m, struct model_view *v)
+/* name is one of the comma-separated events (a recording's "cpu,offcpu", "lock,alloc") */
+static bool has_event(const char *events, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = events; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * What report weighs: CPU samples (or time), or the blocked time of off-CPU and syscalls
+ * beside it; a recording of agent events only (its events say so, or it holds no CPU
+ * sample) shows the first of them, in its own unit.
+ */
+static void report_view(const struct jp_opts *o, const struct model *m, const char *events,
+			struct model_view *v)
 {
 	bool other = model__total(m, JP_VAL_OFFCPU_NS) || model__total(m, JP_VAL_SYSCALL_NS);
+	/* jprof's -e lock/alloc/live sample CPU too (to find the JVMs), but do not show it */
+	bool agent_only = events && !has_event(events, "cpu") && !has_event(events, "offcpu") &&
+			  !has_event(events, "syscalls") &&
+			  (has_event(events, "lock") || has_event(events, "alloc") ||
+			   has_event(events, "live"));
 
 	memset(v, 0, sizeof(*v));
 	if (!other)
@@ -2016,7 +2038,8 @@ static void report_view(const struct jp_opts *o, const struct model *m, struct m
 		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS | 1u << JP_VAL_PAUSE_NS |
 			    (model__total(m, JP_VAL_OFFCPU_NS) ? 0 : 1u << JP_VAL_SYSCALL_NS);
 	/* a profile of agent events only (-e lock, alloc, live): its own unit, one of them */
-	if (!other && !model__total(m, JP_VAL_CPU_SAMPLES) && !model__total(m, JP_VAL_CPU_NS)) {
+	if (agent_only ||
+	    (!other && !model__total(m, JP_VAL_CPU_SAMPLES) && !model__total(m, JP_VAL_CPU_NS))) {
 		static const enum jp_value ev[] = { JP_VAL_DELAY_NS, JP_VAL_ALLOC_SPACE,
 						    JP_VAL_INUSE_SPACE };
 
@@ -2130,7 +2153,7 @@ int report_run(const struct jp_opts *o)
 	}
 	input.model = sel ? sel : m;
 	input.meta = &rm.meta;
-	report_view(o, input.model, &input.view);
+	report_view(o, input.model, rm.meta.events, &input.view);
 	if (o->top) {
 		err = out_top_write(input.model, &input.view, o->top, stdout);
 		if (!err && fflush(stdout))
