@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "util/ttysafe.h"
 
 static enum log_level level = LOG_INFO;
 
@@ -21,7 +22,7 @@ enum log_level log_get_level(void)
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
-	char buf[1024];
+	char buf[1024], safe[1024];
 	va_list ap;
 	size_t n;
 
@@ -33,5 +34,10 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	fprintf(stderr, "jprof: %s%s\n", prefix[lvl], buf);
+	/*
+	 * Messages name threads, processes, classes and cgroups that other users chose: no
+	 * control character of theirs reaches the terminal raw (ESC sequences could rewrite
+	 * what root sees, or worse). The one place every diagnostic goes through.
+	 */
+	fprintf(stderr, "jprof: %s%s\n", prefix[lvl], tty_escape(buf, safe, sizeof(safe), 1));
 }

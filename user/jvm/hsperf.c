@@ -637,11 +637,28 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns)
 		err = hsperf_read_layout(h->buf, (size_t)len, &h->lay, &cur);
 	}
 	if (err) {
-		len = pread(h->fd, h->buf, HSPERF_FILE_MAX, 0);
+		/*
+		 * The prologue first: a file that is not PerfData costs 32 bytes, not
+		 * HSPERF_FILE_MAX; one that is is read up to what its prologue says is used
+		 */
+		size_t want = HSPERF_FILE_MAX;
+
+		len = pread(h->fd, h->buf, PROLOGUE_LEN, 0);
 		if (len < 0)
 			return -errno;
 		h->ctr.bytes_read += (__u64)len;
-		err = hsperf_parse_layout(h->buf, (size_t)len, &cur, &h->lay);
+		err = hsperf_parse_layout(h->buf, (size_t)len, &cur, NULL);
+		if (err != -ENODATA && err != -EINVAL) {
+			__u32 used = rd32(h->buf + 8, h->buf[4] == 0);
+
+			if (used >= PROLOGUE_LEN && used < HSPERF_FILE_MAX)
+				want = used;
+			len = pread(h->fd, h->buf, want, 0);
+			if (len < 0)
+				return -errno;
+			h->ctr.bytes_read += (__u64)len;
+			err = hsperf_parse_layout(h->buf, (size_t)len, &cur, &h->lay);
+		}
 	}
 	h->ctr.reads++;
 	if (err) {

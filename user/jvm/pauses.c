@@ -18,7 +18,7 @@
 #define ALIVE_EVERY_NS 1000000000ull /* is the process still the one watched? */
 #define BAD_READS_MAX  20	      /* reads in a row that are not PerfData: the file is dropped */
 #define BIG_READ       (64u << 10)    /* a file read costs more than a JVM's: read it once a second */
-#define EXITED_KEPT    256 	      /* exited JVMs whose pauses stay for the report */
+#define EXITED_KEPT    256	      /* exited JVMs whose pauses stay for the report */
 /* per pauses__poll call: a host full of hostile files costs at most this, the rest waits */
 #define ROUND_NS       2000000ull
 #define ROUND_BYTES    (2u << 20)
