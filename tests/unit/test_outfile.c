@@ -177,3 +177,24 @@ TEST(dev_stdout_is_written_in_place)
 	EXPECT_STREQ(buf, "x\n");
 	close(p[0]);
 }
+
+/* a killed jprof's temporary file is removed by the next run; a live one's is not */
+TEST(stale_temporary_files_of_dead_runs_are_removed)
+{
+	char path[600], dead[600], live[600], why[256];
+	struct outfile *o = NULL;
+
+	make_dir();
+	snprintf(path, sizeof(path), "%s/p.folded", dir);
+	snprintf(dead, sizeof(dead), "%s/.p.folded.jprof-99999999-deadbeef", dir);
+	snprintf(live, sizeof(live), "%s/.p.folded.jprof-%d-deadbeef", dir, (int)getppid());
+	fclose(fopen(dead, "w"));
+	fclose(fopen(live, "w"));
+	EXPECT_EQ(outfile__open(path, &o, why, sizeof(why)), 0);
+	EXPECT_EQ(outfile__commit(o), 0);
+	EXPECT_EQ(access(dead, F_OK), -1);
+	EXPECT_EQ(access(live, F_OK), 0);
+	unlink(live);
+	unlink(path);
+	rmdir(dir);
+}

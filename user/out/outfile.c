@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* outfile.c: the -o file: a temporary file renamed into place, or a device written in place. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -209,6 +211,47 @@ static int open_in_place(const char *path, struct outfile *o)
 	return 0;
 }
 
+/*
+ * Temporary files an earlier jprof left when it was killed: ".<base>.jprof-<pid>-<hex>" of a
+ * pid that no longer runs, a regular file of ours (never another user's, never a link),
+ * in the directory of this -o. At most 4,096 names looked at.
+ */
+static void remove_stale(struct outfile *o)
+{
+	char prefix[NAME_MAX + 16];
+	struct dirent *d;
+	int dfd, seen = 0;
+	size_t pl;
+	DIR *dir;
+
+	pl = (size_t)snprintf(prefix, sizeof(prefix), ".%.200s.jprof-", o->base);
+	dfd = openat(o->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	dir = fdopendir(dfd);
+	if (!dir) {
+		close(dfd);
+		return;
+	}
+	while (seen++ < 4096 && (d = readdir(dir))) {
+		char *end;
+		long pid;
+		struct stat st;
+
+		if (strncmp(d->d_name, prefix, pl))
+			continue;
+		pid = strtol(d->d_name + pl, &end, 10);
+		if (pid <= 0 || *end != '-' || pid == getpid() || !kill((pid_t)pid, 0) ||
+		    errno != ESRCH)
+			continue;
+		if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		(void)unlinkat(dirfd(dir), d->d_name, 0);
+	}
+	closedir(dir);
+}
+
 static int open_tmp(struct outfile *o)
 {
 	for (int i = 0; i < TMP_TRIES; i++) {
@@ -217,8 +260,8 @@ static int open_tmp(struct outfile *o)
 
 		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 			r = (unsigned int)getpid() * 2654435761u + (unsigned int)i;
-		if (snprintf(o->tmp, sizeof(o->tmp), ".%.200s.jprof-%08x", o->base, r) >=
-		    (int)sizeof(o->tmp))
+		if (snprintf(o->tmp, sizeof(o->tmp), ".%.200s.jprof-%d-%08x", o->base, (int)getpid(),
+			     r) >= (int)sizeof(o->tmp))
 			return -ENAMETOOLONG;
 		fd = openat(o->dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    0644);
@@ -286,6 +329,7 @@ int outfile__open(const char *path, struct outfile **ret, char *why, size_t why_
 		err = o->dirfd;
 		goto out;
 	}
+	remove_stale(o);
 	err = open_tmp(o);
 out:
 	if (err) {
