@@ -5,7 +5,8 @@ AGENT_TEST_BINS := $(OUT)/tests/agent/agent_driver $(OUT)/tests/agent/.java-stam
 
 # linked against the plain (non-sanitized) reader object: it runs next to real JVMs
 $(OUT)/tests/agent/agent_driver: tests/agent/agent_driver.c $(OUT)/user/jvm/agent_ring.o \
-		$(OUT)/user/util/safe_open.o $(OUT)/user/util/procfs.o $(OUT)/user/log.o | $(OUT)/.deps-ok
+		$(OUT)/user/util/safe_open.o $(OUT)/user/util/procfs.o $(OUT)/user/util/fdlimit.o \
+		$(OUT)/user/util/ttysafe.o $(OUT)/user/log.o | $(OUT)/.deps-ok
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $(filter %.c %.o,$^) -o $@

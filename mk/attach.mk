@@ -3,8 +3,8 @@
 
 ATTACH_TEST_DIR := $(OUT)/tests/attach
 ATTACH_TEST_OBJS := $(OUT)/user/jvm/discover.o $(OUT)/user/jvm/attach.o $(OUT)/user/log.o \
-		    $(OUT)/user/util/cgroup.o $(OUT)/user/util/procfs.o \
-		    $(OUT)/user/util/safe_open.o
+		    $(OUT)/user/util/cgroup.o $(OUT)/user/util/procfs.o $(OUT)/user/util/safe_open.o \
+		    $(OUT)/user/util/fdlimit.o $(OUT)/user/util/ttysafe.o
 
 $(ATTACH_TEST_DIR)/attach_test: tests/attach/attach_test.c $(ATTACH_TEST_OBJS) | $(OUT)/.deps-ok
 	$(call msg,CC,$@)

@@ -17,7 +17,7 @@ $(SC_USER_OBJS): BASEFLAGS += -I$(OUT)/gen
 
 SC_DRIVER := $(OUT)/tests/kernel/sc_driver
 SC_DRIVER_OBJS := $(addprefix $(OUT)/user/,log.o kernel/session.o kernel/syscalls.o \
-	kernel/offcpu.o kernel/tp_probe.o out/sctable.o util/procfs.o)
+	kernel/offcpu.o kernel/tp_probe.o out/sctable.o util/procfs.o util/ttysafe.o)
 
 $(SC_DRIVER): tests/kernel/sc_driver.c $(SC_DRIVER_OBJS) | $(OUT)/.deps-ok
 	$(call msg,CC,$@)

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "jvm/discover.h"
 #include "util/cgroup.h"
+#include "util/ttysafe.h"
 
 static int add_entry(struct ct_filter *f, const char *abs_path, __u64 id, __u32 level)
 {
@@ -175,7 +176,8 @@ int containers_list_run(const struct jp_opts *o)
 {
 	struct jvm_info *jvms = NULL;
 	struct cgroup_dir *v = NULL;
-	char mount[4096];
+	char mount[4096], safe[3][1024];
+	unsigned long skipped = 0;
 	int n, nj, err;
 
 	(void)o;
@@ -185,7 +187,7 @@ int containers_list_run(const struct jp_opts *o)
 		       "`mount -t cgroup2 none /sys/fs/cgroup/unified`");
 		return JP_EXIT_FAILURE;
 	}
-	n = cgroup_walk(mount, pick_named, NULL, &v);
+	n = cgroup_walk(mount, pick_named, NULL, &v, &skipped);
 	if (n < 0) {
 		pr_err("reading the cgroup tree %s: %s", mount, strerror(-n));
 		return JP_EXIT_FAILURE;
@@ -206,17 +208,25 @@ int containers_list_run(const struct jp_opts *o)
 			if (!strncmp(jvms[k].cgroup, rel, pl) &&
 			    (jvms[k].cgroup[pl] == '\0' || jvms[k].cgroup[pl] == '/'))
 				count++;
-		printf("%-14s %-9s %-6d %s\n", v[i].name,
-		       !strncmp(v[i].name, "pod", 3) ? "pod" : "container", count, rel);
+		/* cgroup names are anyone's with a delegated subtree: escaped */
+		printf("%-14s %-9s %-6d %s\n", tty_escape(v[i].name, safe[0], sizeof(safe[0]), 0),
+		       !strncmp(v[i].name, "pod", 3) ? "pod" : "container", count,
+		       tty_escape(rel, safe[1], sizeof(safe[1]), 0));
 		for (int k = 0; k < nj; k++)
 			if (!strncmp(jvms[k].cgroup, rel, pl) &&
 			    (jvms[k].cgroup[pl] == '\0' || jvms[k].cgroup[pl] == '/'))
 				printf("    JVM pid %u (nspid %u, user %s, Java %s) %s\n",
-				       jvms[k].pid, jvms[k].nspid, jvms[k].user, jvms[k].version,
-				       jvms[k].main);
+				       jvms[k].pid, jvms[k].nspid,
+				       tty_escape(jvms[k].user, safe[0], sizeof(safe[0]), 0),
+				       tty_escape(jvms[k].version, safe[1], sizeof(safe[1]), 0),
+				       tty_escape(jvms[k].main, safe[2], sizeof(safe[2]), 0));
 	}
 	if (!n)
 		printf("(no container cgroups under %s)\n", mount);
+	if (skipped)
+		pr_warn("%lu cgroup directories not looked at (budget: 65,536 in all, 4,096 per "
+			"owner of a delegated subtree); containers there are not listed",
+			skipped);
 	free(v);
 	free(jvms);
 	return JP_EXIT_OK;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "util/ttysafe.h"
 
 static enum log_level level = LOG_INFO;
 static char status[256]; /* the status line shown, "" none */
@@ -41,7 +42,7 @@ enum log_level log_get_level(void)
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
-	char buf[1024];
+	char buf[1024], safe[1024];
 	va_list ap;
 	size_t n;
 
@@ -53,9 +54,14 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
+	/*
+	 * Messages name threads, processes, classes and cgroups that other users chose: no
+	 * control character of theirs reaches the terminal raw (ESC sequences could rewrite
+	 * what root sees, or worse). The one place every diagnostic goes through.
+	 */
 	if (status[0])
 		fputs("\r\033[K", stderr);
-	fprintf(stderr, "jprof: %s%s\n", prefix[lvl], buf);
+	fprintf(stderr, "jprof: %s%s\n", prefix[lvl], tty_escape(buf, safe, sizeof(safe), 1));
 	if (status[0]) {
 		fputs(status, stderr);
 		fflush(stderr);

@@ -24,6 +24,7 @@
 #include "jvm/agent_ring.h"
 #include "jvm/attacher.h"
 #include "jvm/discover.h"
+#include "util/fdlimit.h"
 #include "jvm/hswatch.h"
 #include "jvm/pauses.h"
 #include "out/out.h"
@@ -1681,6 +1682,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		pr_err("out of memory");
 		goto out_free;
 	}
+	/* fds per JVM (hsperfdata, agent files): the hard limit where allowed, see fdlimit.h */
+	pr_debug("open files limit: %lu", fdlimit_raise());
 	r.att = attacher__new(&ao);
 	r.pauses = pauses__new();
 	/* without inotify, new JVMs are still found through their samples */

@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "util/cgroup.h"
+#include "util/ttysafe.h"
 #include "jvm/discover.h"
 
 #define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -172,4 +173,86 @@ TEST(walk_and_find_container)
 		rmdir(path);
 	}
 	rmdir(root);
+}
+
+static bool pick_named(const struct cgroup_dir *d, void *ctx)
+{
+	(void)ctx;
+	return d->name[0] != '\0';
+}
+
+/*
+ * A user with a delegated subtree: 5,000 cgroups of its own do not make the walk fail or
+ * hide root's containers, and its copy of a real container's full id neither gets that
+ * container's label nor is selected by --container.
+ */
+TEST(delegated_subtree_flood_and_copied_id)
+{
+	char root[] = "/tmp/jprof-test-cgroup.XXXXXX", path[512], err[256];
+	struct cgroup_dir *v = NULL;
+	struct cgroup_names *names;
+	unsigned long skipped = 0;
+	__u64 id_copy = 0, id_real = 0;
+	__u32 level;
+	int n, real = 0, copies = 0;
+
+	if (geteuid() != 0)
+		return; /* chown needs root: make test runs as root */
+	EXPECT_TRUE(mkdtemp(root) != NULL);
+	snprintf(path, sizeof(path), "%s/system.slice", root);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/system.slice/docker-" HEX64 ".scope", root);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/user", root);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	EXPECT_EQ(chown(path, 65534, 65534), 0);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(path, sizeof(path), "%s/user/g%d", root, i);
+		EXPECT_EQ(mkdir(path, 0755), 0);
+		EXPECT_EQ(chown(path, 65534, 65534), 0);
+	}
+	snprintf(path, sizeof(path), "%s/user/docker-" HEX64 ".scope", root);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	EXPECT_EQ(chown(path, 65534, 65534), 0);
+
+	n = cgroup_walk(root, pick_named, NULL, &v, &skipped);
+	EXPECT_TRUE(n >= 1);
+	EXPECT_TRUE(skipped > 0);
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(v[i].name, "0123456789ab"))
+			real++;
+		else if (!strcmp(v[i].name, "0123456789ab~u65534"))
+			copies++;
+	}
+	EXPECT_EQ(real, 1);
+	EXPECT_TRUE(copies <= 1);
+	free(v);
+	v = NULL;
+	/* the full id selects root's directory only */
+	n = cgroup_find_container(root, HEX64, &v, err, sizeof(err));
+	EXPECT_EQ(n, 1);
+	if (n == 1)
+		EXPECT_TRUE(strstr(v[0].path, "/system.slice/") != NULL);
+	free(v);
+	/* labels: the copy is told apart */
+	EXPECT_EQ(cgroup_stat(root, "system.slice/docker-" HEX64 ".scope", &id_real, &level), 0);
+	EXPECT_EQ(cgroup_stat(root, "user/docker-" HEX64 ".scope", &id_copy, &level), 0);
+	names = cgroup_names__new(root);
+	EXPECT_STREQ(cgroup_names__get(names, id_real), "0123456789ab");
+	EXPECT_TRUE(strcmp(cgroup_names__get(names, id_copy), "0123456789ab") != 0);
+	cgroup_names__free(names);
+
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	EXPECT_EQ(system(path), 0);
+}
+
+TEST(control_characters_are_escaped)
+{
+	char buf[64];
+
+	EXPECT_STREQ(tty_escape("a\x1b[2Jb\\c\n", buf, sizeof(buf), 0), "a\\x1b[2Jb\\\\c\\x0a");
+	EXPECT_STREQ(tty_escape("line\x07\n", buf, sizeof(buf), 1), "line\\x07\n");
+	/* cut before an escape that would not fit whole */
+	EXPECT_STREQ(tty_escape("abc\x1b", buf, 6, 0), "abc");
+	EXPECT_STREQ(tty_escape("caf\xc3\xa9", buf, sizeof(buf), 0), "caf\xc3\xa9");
 }

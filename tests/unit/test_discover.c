@@ -2,7 +2,9 @@
 /* test_discover.c: JVM discovery on the fixture /proc tree in tests/fixtures/proc. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -153,7 +155,7 @@ TEST(probe_jar_in_pid_namespace_with_agent)
 	EXPECT_EQ(jvm_signal_caught(FIXTURE, 101, SIGQUIT), 0);
 }
 
-TEST(probe_module_no_attach_release_symlink_stays_in_root)
+TEST(probe_module_no_attach_release_symlink_not_followed)
 {
 	struct jvm_info j;
 
@@ -161,8 +163,8 @@ TEST(probe_module_no_attach_release_symlink_stays_in_root)
 	EXPECT_STREQ(j.main, "org.app/org.app.Main");
 	EXPECT_EQ(j.agent, JVM_AGENT_NO_ATTACH);
 	EXPECT_STREQ(j.container, "");
-	/* release -> /opt/real-release, resolved inside 104/root, not on the host */
-	EXPECT_STREQ(j.version, "25.0.3");
+	/* release -> /opt/real-release: a JDK's user may plant it, so no link is followed */
+	EXPECT_STREQ(j.version, "?");
 }
 
 TEST(probe_env_options_and_missing_release)
@@ -253,4 +255,76 @@ TEST(groups_and_signal_state_of_this_process)
 	EXPECT_EQ(jvm_signal_caught("/proc", (__u32)getpid(), SIGQUIT), 0);
 	EXPECT_EQ(jvm_signal_caught("/proc", 2147483646u, SIGQUIT), -ESRCH);
 	EXPECT_EQ(jvm_read_groups("/proc", 2147483646u, g, 4), -ESRCH);
+}
+
+/* a fake /proc/<pid> whose JDK's release (or a directory on its path) is what the test makes */
+static void fake_jvm(const char *proc, unsigned int pid)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "mkdir -p %s/%u/root/jdk/lib/server %s/%u/root/real", proc, pid, proc,
+		 pid);
+	EXPECT_EQ(system(p), 0);
+	snprintf(p, sizeof(p), "%s/%u/maps", proc, pid);
+	f = fopen(p, "w");
+	fputs("7f-8f r-xp 0 0:0 1 /jdk/lib/server/libjvm.so\n", f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/%u/status", proc, pid);
+	f = fopen(p, "w");
+	fputs("Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nNSpid:\t7\n", f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/%u/cmdline", proc, pid);
+	f = fopen(p, "w");
+	fwrite("java\0Main\0", 1, 10, f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/%u/root/real/release", proc, pid);
+	f = fopen(p, "w");
+	fputs("JAVA_VERSION=\"9.9.9\"\n", f);
+	fclose(f);
+}
+
+/*
+ * What the JVM's user controls is never followed or opened: a release that is a symlink
+ * (to a root-only file), a FIFO (would block a plain open), a directory symlink on the
+ * JDK's path, a file the user could not read. A plain readable one is read.
+ */
+TEST(release_planted_by_the_jvm_user_is_not_opened)
+{
+	char proc[128], p[300], q[1024];
+	struct jvm_info j;
+
+	snprintf(proc, sizeof(proc), "build/tmp-test-discover-%d", (int)getpid());
+	fake_jvm(proc, 11);
+	snprintf(p, sizeof(p), "%s/11/root/jdk/release", proc);
+	EXPECT_EQ(symlink("/real/release", p), 0);
+	ASSERT_TRUE(jvm_probe(proc, 11, &j) == 0);
+	EXPECT_STREQ(j.version, "?");
+
+	unlink(p);
+	EXPECT_EQ(mkfifo(p, 0644), 0);
+	ASSERT_TRUE(jvm_probe(proc, 11, &j) == 0); /* returns: the FIFO was never opened */
+	EXPECT_STREQ(j.version, "?");
+
+	unlink(p);
+	snprintf(q, sizeof(q), "%s/11/root/real/release", proc);
+	EXPECT_EQ(link(q, p), 0);
+	EXPECT_EQ(chmod(q, 0600), 0);
+	EXPECT_EQ(chown(q, 0, 0), geteuid() == 0 ? 0 : -1);
+	ASSERT_TRUE(jvm_probe(proc, 11, &j) == 0);
+	EXPECT_STREQ(j.version, geteuid() == 0 ? "?" : "9.9.9"); /* not root: the file is ours */
+	EXPECT_EQ(chmod(q, 0644), 0);
+	ASSERT_TRUE(jvm_probe(proc, 11, &j) == 0);
+	EXPECT_STREQ(j.version, "9.9.9");
+
+	/* the JDK directory itself a symlink: libjvm's path in maps has none, so refuse */
+	fake_jvm(proc, 12);
+	snprintf(p, sizeof(p), "%s/12/root/jdk", proc);
+	snprintf(q, sizeof(q), "rm -rf %s && ln -s real %s && mkdir -p %s/12/root/real/lib/server",
+		 p, p, proc);
+	EXPECT_EQ(system(q), 0);
+	ASSERT_TRUE(jvm_probe(proc, 12, &j) == 0);
+	EXPECT_STREQ(j.version, "?");
+	snprintf(p, sizeof(p), "rm -rf %s", proc);
+	EXPECT_EQ(system(p), 0);
 }

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,4 +103,98 @@ TEST(devices_are_written_in_place)
 		fputs("x\n", outfile__stream(o));
 		EXPECT_EQ(outfile__commit(o), -ENOSPC);
 	}
+}
+
+/*
+ * A directory link planted by another user in a sticky world-writable directory is not
+ * followed, wherever it is on the path (also through a link's target); the refusal names
+ * it. fs.protected_symlinks plays no part: the check is jprof's own.
+ */
+TEST(planted_directory_link_is_refused)
+{
+	char sticky[300], victim[300], link[400], path[600], why[512], chain[700], own[400];
+	struct outfile *o = NULL;
+	struct stat st;
+
+	make_dir();
+	snprintf(sticky, sizeof(sticky), "%s/sticky", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	EXPECT_EQ(mkdir(sticky, 0755), 0);
+	EXPECT_EQ(chmod(sticky, 01777), 0);
+	EXPECT_EQ(mkdir(victim, 0755), 0);
+	snprintf(link, sizeof(link), "%s/link", sticky);
+	EXPECT_EQ(symlink("../victim", link), 0);
+	if (geteuid() == 0)
+		EXPECT_EQ(lchown(link, 65534, 65534), 0);
+	snprintf(path, sizeof(path), "%s/x.folded", link);
+	if (geteuid() == 0) {
+		EXPECT_EQ(outfile__open(path, &o, why, sizeof(why)), -EPERM);
+		EXPECT_TRUE(strstr(why, "/sticky/link is a symbolic link owned by another user") != NULL);
+		/* nothing created in the target directory */
+		snprintf(chain, sizeof(chain), "ls -A %s | wc -l | grep -qx 0", victim);
+		EXPECT_EQ(system(chain), 0);
+		/* reached through a link of our own elsewhere: still refused */
+		snprintf(own, sizeof(own), "%s/own", dir);
+		EXPECT_EQ(symlink("sticky/link/deeper", own), 0);
+		snprintf(chain, sizeof(chain), "%s/own", dir);
+		EXPECT_EQ(outfile__open(chain, &o, why, sizeof(why)), -EPERM);
+		unlink(own);
+		/* the same link, owned by root (the directory's owner), is followed */
+		EXPECT_EQ(lchown(link, 0, 0), 0);
+	}
+	EXPECT_EQ(outfile__open(path, &o, why, sizeof(why)), 0);
+	fputs("ok\n", outfile__stream(o));
+	EXPECT_EQ(outfile__commit(o), 0);
+	snprintf(path, sizeof(path), "%s/x.folded", victim);
+	EXPECT_EQ(stat(path, &st), 0);
+	unlink(path);
+	unlink(link);
+	rmdir(sticky);
+	rmdir(victim);
+	rmdir(dir);
+}
+
+TEST(dev_stdout_is_written_in_place)
+{
+	struct outfile *o = NULL;
+	char why[256];
+	int p[2];
+
+	/* /dev/stdout -> /proc/self/fd/1 -> pipe:[N]: a magic link, opened as the kernel does */
+	EXPECT_EQ(pipe(p), 0);
+	int saved = dup(1);
+	EXPECT_EQ(dup2(p[1], 1), 1);
+	EXPECT_EQ(outfile__open("/dev/stdout", &o, why, sizeof(why)), 0);
+	if (o) {
+		fputs("x\n", outfile__stream(o));
+		EXPECT_EQ(outfile__commit(o), 0);
+	}
+	dup2(saved, 1);
+	close(saved);
+	char buf[8] = {0};
+	close(p[1]);
+	EXPECT_EQ(read(p[0], buf, sizeof(buf)), 2);
+	EXPECT_STREQ(buf, "x\n");
+	close(p[0]);
+}
+
+/* a killed jprof's temporary file is removed by the next run; a live one's is not */
+TEST(stale_temporary_files_of_dead_runs_are_removed)
+{
+	char path[600], dead[600], live[600], why[256];
+	struct outfile *o = NULL;
+
+	make_dir();
+	snprintf(path, sizeof(path), "%s/p.folded", dir);
+	snprintf(dead, sizeof(dead), "%s/.p.folded.jprof-99999999-deadbeef", dir);
+	snprintf(live, sizeof(live), "%s/.p.folded.jprof-%d-deadbeef", dir, (int)getppid());
+	fclose(fopen(dead, "w"));
+	fclose(fopen(live, "w"));
+	EXPECT_EQ(outfile__open(path, &o, why, sizeof(why)), 0);
+	EXPECT_EQ(outfile__commit(o), 0);
+	EXPECT_EQ(access(dead, F_OK), -1);
+	EXPECT_EQ(access(live, F_OK), 0);
+	unlink(live);
+	unlink(path);
+	rmdir(dir);
 }

@@ -154,3 +154,35 @@ TEST(proc_tmp)
 	unlink(link);
 	unlink(path);
 }
+
+/*
+ * A directory symlink on any component is refused too (a JDK's release below a planted
+ * directory link), also inside a process's root (SAFE_IN_ROOT, what discover uses).
+ */
+TEST(directory_link_on_the_path_is_refused)
+{
+	char root[] = "/tmp/jprof-test-safeopen.XXXXXX", path[600];
+	struct safe_expect exp = SAFE_EXPECT_ANY;
+	int rfd, fd;
+
+	EXPECT_TRUE(mkdtemp(root) != NULL);
+	snprintf(path, sizeof(path), "%s/real", root);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/real/release", root);
+	fclose(fopen(path, "w"));
+	snprintf(path, sizeof(path), "%s/jdk", root);
+	EXPECT_EQ(symlink("real", path), 0);
+	rfd = open(root, O_PATH | O_DIRECTORY);
+	EXPECT_TRUE(rfd >= 0);
+	EXPECT_EQ(safe_open_at(rfd, "/jdk/release", SAFE_IN_ROOT, &exp, NULL), -ELOOP);
+	EXPECT_EQ(safe_open_at(rfd, "jdk/release", SAFE_BENEATH, &exp, NULL), -ELOOP);
+	fd = safe_open_at(rfd, "/real/release", SAFE_IN_ROOT, &exp, NULL);
+	EXPECT_TRUE(fd >= 0);
+	close(fd);
+	/* ".." cannot leave the root either */
+	fd = safe_open_at(rfd, "/../../../etc/passwd", SAFE_IN_ROOT, &exp, NULL);
+	EXPECT_TRUE(fd == -ENOENT);
+	close(rfd);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	EXPECT_EQ(system(path), 0);
+}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "discover.h"
+#include "util/safe_open.h"
 #include "util/cgroup.h"
 #include "log.h"
 
@@ -386,8 +387,30 @@ static int scan_maps(int dfd, struct jvm_info *info)
 	return is_jvm;
 }
 
+/*
+ * A JDK's release file, which the JVM's user may have planted (a JDK unpacked in a home
+ * directory): resolved inside the process's root with no symlink on any component
+ * (java_home comes from /proc/<pid>/maps, where the kernel writes paths without links),
+ * only a regular file (O_PATH first: a FIFO or device is never opened), and only one the
+ * JVM's user could read itself (a hard link to a root-only file is not read for it).
+ */
+static int open_release(int root_fd, const char *path, uid_t uid)
+{
+	struct stat st;
+	int fd;
+
+	fd = safe_open_at(root_fd, path, SAFE_IN_ROOT, &SAFE_EXPECT_ANY, &st);
+	if (fd < 0)
+		return fd;
+	if (!(st.st_mode & S_IROTH) && !(st.st_uid == uid && (st.st_mode & S_IRUSR))) {
+		close(fd);
+		return -EACCES;
+	}
+	return fd;
+}
+
 /* JAVA_VERSION="17.0.15" from <home>/release, resolved inside the process's root */
-static void read_version(int dfd, const char *home, char *version, size_t version_len)
+static void read_version(int dfd, const char *home, uid_t uid, char *version, size_t version_len)
 {
 	char path[sizeof(((struct jvm_info *)0)->java_home) + 16], *buf;
 	const char *v;
@@ -412,7 +435,7 @@ static void read_version(int dfd, const char *home, char *version, size_t versio
 			snprintf(path, sizeof(path), "%.*s/release", (int)(strlen(home) - 4), home);
 		else
 			break;
-		fd = jvm_open_in_root(root_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
+		fd = open_release(root_fd, path, uid);
 		if (fd < 0)
 			continue;
 		len = read_bounded_fd(fd, buf, RELEASE_MAX);
@@ -756,7 +779,7 @@ int jvm_probe(const char *proc_root, __u32 pid, struct jvm_info *ret)
 			snprintf(info.container, sizeof(info.container), "%s", label);
 	}
 	read_cmdline_env(dfd, &info);
-	read_version(dfd, info.java_home, info.version, sizeof(info.version));
+	read_version(dfd, info.java_home, info.uid, info.version, sizeof(info.version));
 	user_name(info.uid, info.user, sizeof(info.user));
 	*ret = info;
 	err = 0;

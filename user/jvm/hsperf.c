@@ -462,6 +462,21 @@ struct hsperf *hsperf__open(__u32 pid, __u32 nspid, uid_t uid, const char *user,
 	return h;
 }
 
+void hsperf__close_file(struct hsperf *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+	if (h->buf)
+		buf_put();
+	h->buf = NULL;
+}
+
+bool hsperf__is_open(const struct hsperf *h)
+{
+	return h->fd >= 0;
+}
+
 void hsperf__free(struct hsperf *h)
 {
 	if (!h)
@@ -585,24 +600,47 @@ int hsperf__poll(struct hsperf *h, __u64 now_ns)
 	 * The entries stay where they are while the prologue says nothing was added: then
 	 * only the bytes up to the last value read are read (12 KiB of a JVM's 32 KiB)
 	 */
+	if (h->fd < 0 || !h->buf)
+		return -EBADF;
 	err = -ESTALE;
 	if (h->lay.n_entries) {
 		len = pread(h->fd, h->buf, hsperf_layout_end(&h->lay), 0);
 		if (len < 0)
 			return -errno;
+		h->ctr.bytes_read += (__u64)len;
 		err = hsperf_read_layout(h->buf, (size_t)len, &h->lay, &cur);
 	}
 	if (err) {
-		len = pread(h->fd, h->buf, HSPERF_FILE_MAX, 0);
+		/*
+		 * The prologue first: a file that is not PerfData costs 32 bytes, not
+		 * HSPERF_FILE_MAX; one that is is read up to what its prologue says is used
+		 */
+		size_t want = HSPERF_FILE_MAX;
+
+		len = pread(h->fd, h->buf, PROLOGUE_LEN, 0);
 		if (len < 0)
 			return -errno;
-		err = hsperf_parse_layout(h->buf, (size_t)len, &cur, &h->lay);
+		h->ctr.bytes_read += (__u64)len;
+		err = hsperf_parse_layout(h->buf, (size_t)len, &cur, NULL);
+		if (err != -ENODATA && err != -EINVAL) {
+			__u32 used = rd32(h->buf + 8, h->buf[4] == 0);
+
+			if (used >= PROLOGUE_LEN && used < HSPERF_FILE_MAX)
+				want = used;
+			len = pread(h->fd, h->buf, want, 0);
+			if (len < 0)
+				return -errno;
+			h->ctr.bytes_read += (__u64)len;
+			err = hsperf_parse_layout(h->buf, (size_t)len, &cur, &h->lay);
+		}
 	}
 	h->ctr.reads++;
 	if (err) {
 		h->ctr.bad_reads++;
+		h->ctr.bad_in_a_row++;
 		return err;
 	}
+	h->ctr.bad_in_a_row = 0;
 	h->ctr.bad_entries += cur.bad_entries;
 	h->vm_created = cur.vm_created;
 	if (cur.freq_hz && !h->freq_hz)

@@ -10,7 +10,7 @@
 
 #define HSPERF_COLLECTORS 4	     /* sun.gc.collector.0..3: HotSpot has at most 3 */
 #define HSPERF_STR_LEN	  64	     /* collector names and GC causes are cut here */
-#define HSPERF_FILE_MAX	  (1u << 20) /* bytes read per poll; HotSpot's default file is 64 KiB */
+#define HSPERF_FILE_MAX	  (256u << 10) /* bytes read per poll; HotSpot's default file is 64 KiB */
 
 /* what one read of the file holds (only the counters jprof uses) */
 struct hsperf_collector {
@@ -93,6 +93,13 @@ struct hsperf *hsperf__open(__u32 pid, __u32 nspid, uid_t uid, const char *user,
 /* the same over an fd already open (taken over, also on failure): for tests */
 struct hsperf *hsperf__open_fd(int fd, bool from_zero);
 void hsperf__free(struct hsperf *h); /* NULL-safe */
+/*
+ * Closes the file (the JVM exited, or the file is not PerfData): what was counted stays
+ * for the reports, polls return -EBADF from now on. Idempotent.
+ */
+void hsperf__close_file(struct hsperf *h);
+/* the file is still open */
+bool hsperf__is_open(const struct hsperf *h);
 
 /*
  * Reads the file again (one bounded pread) and records what changed since the last read:
@@ -132,6 +139,8 @@ __u64 hsperf__clock_origin_ns(const struct hsperf *h);
 /* counters of the reader: reads, bad reads, pauses missed between reads, events dropped */
 struct hsperf_counters {
 	__u64 reads, bad_reads, gc_missed, sp_merged, events_dropped, bad_entries;
+	__u64 bytes_read;  /* over all reads */
+	__u64 bad_in_a_row; /* reads in a row that were not PerfData (0 after a good one) */
 };
 void hsperf__counters(const struct hsperf *h, struct hsperf_counters *ret);
 

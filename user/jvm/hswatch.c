@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hswatch.h"
@@ -22,8 +23,10 @@ struct hswatch {
 	int fd;
 	int tmp_wd;
 	int wds[WATCH_DIRS_MAX];
+	char names[WATCH_DIRS_MAX][NAME_MAX + 1]; /* the directory of each watch, in /tmp */
 	size_t nwds;
-	__u64 dirs_skipped, overflows;
+	unsigned long pid_max;
+	__u64 dirs_skipped, overflows, phantoms;
 	/* pids found by a directory scan, handed out by the next reads */
 	__u32 backlog[256];
 	size_t nbacklog;
@@ -52,6 +55,52 @@ static bool known_wd(const struct hswatch *w, int wd)
 	return false;
 }
 
+static const char *wd_name(const struct hswatch *w, int wd)
+{
+	for (size_t i = 0; i < w->nwds; i++)
+		if (w->wds[i] == wd)
+			return w->names[i];
+	return NULL;
+}
+
+/*
+ * A pid file names a JVM worth a look: its process exists, or it does not and its file
+ * is gone too (a JVM that came and went removes it). A file that stays while no such
+ * process exists (or with a pid beyond pid_max) is anyone's name, not a JVM: 20,000 of
+ * them in a user's directory were 65 phantom "exited before attach" lines in root's report.
+ */
+static bool real_pid(struct hswatch *w, const char *dir, __u32 pid)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (w->pid_max && pid > w->pid_max)
+		goto phantom;
+	(void)snprintf(path, sizeof(path), "/proc/%u", pid);
+	if (!stat(path, &st))
+		return true;
+	if (!dir || snprintf(path, sizeof(path), "/tmp/%s/%u", dir, pid) >= (int)sizeof(path) ||
+	    fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW))
+		return true;
+phantom:
+	w->phantoms++;
+	return false;
+}
+
+static unsigned long read_pid_max(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	unsigned long v = 0;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			v = strtoul(buf, NULL, 10);
+		fclose(f);
+	}
+	return v;
+}
+
 /* watch /tmp/<name>; files created before the watch are picked up by a scan */
 static void watch_dir(struct hswatch *w, const char *name, bool scan)
 {
@@ -72,6 +121,7 @@ static void watch_dir(struct hswatch *w, const char *name, bool scan)
 	wd = inotify_add_watch(w->fd, path, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW);
 	if (wd < 0 || known_wd(w, wd))
 		return;
+	(void)snprintf(w->names[w->nwds], sizeof(w->names[0]), "%s", name);
 	w->wds[w->nwds++] = wd;
 	if (!scan)
 		return;
@@ -86,7 +136,8 @@ static void watch_dir(struct hswatch *w, const char *name, bool scan)
 	while (seen++ < SCAN_NAMES_MAX && (d = readdir(dir))) {
 		__u32 pid = name_pid(d->d_name);
 
-		if (pid && w->nbacklog < sizeof(w->backlog) / sizeof(w->backlog[0]))
+		if (pid && w->nbacklog < sizeof(w->backlog) / sizeof(w->backlog[0]) &&
+		    real_pid(w, name, pid))
 			w->backlog[w->nbacklog++] = pid;
 	}
 	closedir(dir);
@@ -101,6 +152,7 @@ struct hswatch *hswatch__new(void)
 
 	if (!w)
 		return NULL;
+	w->pid_max = read_pid_max();
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0)
 		goto out_free;
@@ -166,7 +218,7 @@ int hswatch__read(struct hswatch *w, __u32 *pids, size_t max)
 				continue;
 			}
 			pid = name_pid(ev->name);
-			if (!pid)
+			if (!pid || !real_pid(w, wd_name(w, ev->wd), pid))
 				continue;
 			if (n < max)
 				pids[n++] = pid;
@@ -181,4 +233,9 @@ void hswatch__counters(const struct hswatch *w, __u64 *ret_dirs_skipped, __u64 *
 {
 	*ret_dirs_skipped = w ? w->dirs_skipped : 0;
 	*ret_overflows = w ? w->overflows : 0;
+}
+
+__u64 hswatch__phantoms(const struct hswatch *w)
+{
+	return w ? w->phantoms : 0;
 }

@@ -27,4 +27,10 @@ int hswatch__read(struct hswatch *w, __u32 *pids, size_t max);
 /* directories not watched (budget), and times the kernel's event queue overflowed */
 void hswatch__counters(const struct hswatch *w, __u64 *ret_dirs_skipped, __u64 *ret_overflows);
 
+/*
+ * pid files not handed out: no such process while the file stays (a killed JVM's, or
+ * anyone's name), or a pid beyond kernel.pid_max
+ */
+__u64 hswatch__phantoms(const struct hswatch *w);
+
 #endif /* JPROF_JVM_HSWATCH_H */

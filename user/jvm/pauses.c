@@ -3,8 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pauses.h"
+#include "util/fdlimit.h"
+#include "util/procfs.h"
 
 #define PAUSES_MAX    4096	     /* JVMs watched per recording */
 #define READ_EVERY_NS 100000000ull   /* a JVM's file: 10 reads per second */
@@ -12,20 +15,31 @@
 #define QUIET_READS   20
 #define LOOK_EVERY_NS 200000000ull   /* a file not found yet */
 #define LOOK_FOR_NS   10000000000ull /* give up after (-XX:-UsePerfData, PerfDisableSharedMem) */
+#define ALIVE_EVERY_NS 1000000000ull /* is the process still the one watched? */
+#define BAD_READS_MAX  20	      /* reads in a row that are not PerfData: the file is dropped */
+#define BIG_READ       (64u << 10)    /* a file read costs more than a JVM's: read it once a second */
+#define EXITED_KEPT    256	      /* exited JVMs whose pauses stay for the report */
+/* per pauses__poll call: a host full of hostile files costs at most this, the rest waits */
+#define ROUND_NS       2000000ull
+#define ROUND_BYTES    (2u << 20)
 
 struct watched {
 	struct jvm_info jvm;
 	struct hsperf *h;
+	__u64 start_ticks; /* the process's start: a pid reused later is another process */
 	bool started_during;
-	bool gone; /* read failed after the JVM exited: its last read stands */
+	bool gone;   /* no more reads: the JVM exited (its last read stands) or gave up */
+	bool exited; /* the process is gone: its reader is closed */
 	__u32 quiet; /* reads in a row that counted no pause (at most QUIET_READS) */
-	__u64 first_ns, next_ns;
+	__u64 first_ns, next_ns, alive_ns;
 };
 
 struct pauses {
 	struct watched *w;
 	size_t n, cap;
-	__u64 dropped;
+	size_t next;  /* where the next round starts: rounds cut short are fair */
+	size_t nexited; /* exited JVMs kept (with pauses) */
+	__u64 dropped, exited_dropped, exited_freed, not_perfdata, no_fd, rounds_cut;
 };
 
 struct pauses *pauses__new(void)
@@ -43,22 +57,81 @@ void pauses__free(struct pauses *p)
 	free(p);
 }
 
+/* the live entry of pid (an exited one of the same pid was another process) */
 static struct watched *find(const struct pauses *p, __u32 pid)
 {
 	for (size_t i = 0; i < p->n; i++)
-		if (p->w[i].jvm.pid == pid)
+		if (p->w[i].jvm.pid == pid && !p->w[i].exited)
 			return &p->w[i];
 	return NULL;
+}
+
+static void remove_at(struct pauses *p, size_t i)
+{
+	if (p->w[i].exited && p->w[i].h)
+		p->nexited--;
+	hsperf__free(p->w[i].h);
+	memmove(&p->w[i], &p->w[i + 1], (p->n - i - 1) * sizeof(p->w[0]));
+	p->n--;
+	if (p->next > i)
+		p->next--;
+}
+
+/*
+ * The process watched is gone (or its pid is another process now): its reader is closed
+ * at once (an fd per JVM that came and went is what ran jprof out of fds), after a last
+ * read, which the open fd still allows. What it counted stays for the report when it
+ * counted a pause, within EXITED_KEPT JVMs (the oldest go first, counted); the rest is
+ * freed.
+ */
+static void retire(struct pauses *p, size_t i, __u64 now_ns)
+{
+	struct watched *w = &p->w[i];
+
+	if (w->h && hsperf__is_open(w->h))
+		(void)hsperf__poll(w->h, now_ns);
+	w->gone = w->exited = true;
+	if (!w->h || !hsperf__pause_count(w->h)) {
+		p->exited_freed++;
+		remove_at(p, i);
+		return;
+	}
+	hsperf__close_file(w->h);
+	p->nexited++;
+	while (p->nexited > EXITED_KEPT) {
+		size_t k;
+
+		for (k = 0; k < p->n && !(p->w[k].exited && p->w[k].h); k++)
+			;
+		if (k == p->n)
+			break;
+		p->exited_dropped++;
+		remove_at(p, k);
+	}
+}
+
+/* 1: the process watched is alive (and the same one), 0: gone */
+static int still_there(const struct watched *w)
+{
+	__u64 ticks;
+
+	if (proc_start_ticks(w->jvm.pid, &ticks))
+		return 0;
+	return !w->start_ticks || ticks == w->start_ticks;
 }
 
 static struct watched *insert(struct pauses *p, const struct jvm_info *jvm, bool started_during,
 			      int *ret)
 {
 	struct watched *w = find(p, jvm->pid);
+	__u64 ticks = 0;
 
 	*ret = 0;
-	if (w)
+	(void)proc_start_ticks(jvm->pid, &ticks);
+	if (w && (!ticks || !w->start_ticks || ticks == w->start_ticks))
 		return w;
+	if (w) /* the pid is another process now: the old one exited */
+		retire(p, (size_t)(w - p->w), 0);
 	if (p->n == PAUSES_MAX) {
 		p->dropped++;
 		*ret = -ENOSPC;
@@ -78,15 +151,21 @@ static struct watched *insert(struct pauses *p, const struct jvm_info *jvm, bool
 	w = &p->w[p->n++];
 	memset(w, 0, sizeof(*w));
 	w->jvm = *jvm;
+	w->start_ticks = ticks;
 	w->started_during = started_during;
 	*ret = 1;
 	return w;
 }
 
-static void try_open(struct watched *w)
+static void try_open(struct pauses *p, struct watched *w)
 {
-	if (w->h)
+	if (w->h || w->exited)
 		return;
+	/* an fd per JVM: only while half of the fds are free (attaching needs the rest) */
+	if (!fdlimit_room()) {
+		p->no_fd++;
+		return;
+	}
 	w->h = hsperf__open(w->jvm.pid, w->jvm.nspid, w->jvm.uid, w->jvm.user, w->started_during);
 }
 
@@ -106,7 +185,7 @@ int pauses__probe(struct pauses *p, const struct jvm_info *jvm, bool started_dur
 	w = insert(p, jvm, started_during, &ret);
 	if (!w)
 		return ret;
-	try_open(w);
+	try_open(p, w);
 	if (!w->h)
 		return -ENOENT;
 	ret = hsperf__poll(w->h, now_ns);
@@ -116,40 +195,104 @@ int pauses__probe(struct pauses *p, const struct jvm_info *jvm, bool started_dur
 	return hsperf__vm_created(w->h);
 }
 
+static __u64 mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* one watched JVM's turn; the bytes it read */
+static __u64 poll_one(struct pauses *p, size_t i, __u64 now_ns, bool final)
+{
+	struct watched *w = &p->w[i];
+	struct hsperf_counters c0, c1;
+	__u64 before;
+	int err;
+
+	if (!w->first_ns)
+		w->first_ns = now_ns;
+	if (!w->h) {
+		try_open(p, w);
+		if (!w->h) {
+			/* not there (yet): look again for a while, then give up */
+			w->next_ns = now_ns + LOOK_EVERY_NS;
+			if (now_ns - w->first_ns > LOOK_FOR_NS)
+				w->gone = true;
+			return 0;
+		}
+	}
+	/*
+	 * The fd keeps the file readable after the JVM exits and removes it. An idle
+	 * JVM (no GC, no safepoint for 2 s) is read once a second: its counts stay
+	 * exact, and a pause is timed one by one unless two come within that second.
+	 */
+	hsperf__counters(w->h, &c0);
+	before = hsperf__pause_count(w->h);
+	err = hsperf__poll(w->h, now_ns);
+	hsperf__counters(w->h, &c1);
+	if (err == -EIO || err == -EBADF) {
+		w->gone = true;
+	} else if (c1.bad_in_a_row >= BAD_READS_MAX) {
+		/* not PerfData for 2 s: not a JVM's file, or not one jprof can read */
+		p->not_perfdata++;
+		w->gone = true;
+		hsperf__close_file(w->h);
+	}
+	if (hsperf__pause_count(w->h) != before)
+		w->quiet = 0;
+	else if (w->quiet < QUIET_READS)
+		w->quiet++;
+	w->next_ns = now_ns + (w->quiet < QUIET_READS ? READ_EVERY_NS : READ_QUIET_NS);
+	/* a file far larger than a JVM's is read once a second, at most */
+	if (!final && c1.bytes_read - c0.bytes_read > BIG_READ)
+		w->next_ns = now_ns + READ_QUIET_NS;
+	return c1.bytes_read - c0.bytes_read;
+}
+
 void pauses__poll(struct pauses *p, __u64 now_ns, bool final)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		struct watched *w = &p->w[i];
-		__u64 before;
+	__u64 t0 = mono_now(), bytes = 0;
+	size_t start = p->next < p->n ? p->next : 0;
 
-		if (w->gone || (!final && now_ns < w->next_ns))
-			continue;
-		if (!w->first_ns)
-			w->first_ns = now_ns;
-		if (!w->h) {
-			try_open(w);
-			if (!w->h) {
-				/* not there (yet): look again for a while, then give up */
-				w->next_ns = now_ns + LOOK_EVERY_NS;
-				if (now_ns - w->first_ns > LOOK_FOR_NS)
-					w->gone = true;
-				continue;
+	(void)fdlimit_check(now_ns);
+	/*
+	 * A round-robin from where the last round stopped: when the budget (time, bytes)
+	 * cuts a round short, the next one starts with the JVMs it did not reach. The final
+	 * round reads every file (still within a budget 50 times larger: -d is kept).
+	 */
+	for (size_t i = start, left = p->n; left && p->n; left--) {
+		struct watched *w;
+
+		if (i >= p->n)
+			i = 0;
+		w = &p->w[i];
+		if (!w->exited && now_ns >= w->alive_ns) {
+			size_t n = p->n;
+
+			w->alive_ns = now_ns + ALIVE_EVERY_NS;
+			if (!still_there(w)) {
+				retire(p, i, now_ns);
+				if (p->n < n)
+					continue; /* removed: i is the next one now */
 			}
 		}
-		/*
-		 * The fd keeps the file readable after the JVM exits and removes it. An idle
-		 * JVM (no GC, no safepoint for 2 s) is read once a second: its counts stay
-		 * exact, and a pause is timed one by one unless two come within that second.
-		 */
-		before = hsperf__pause_count(w->h);
-		if (hsperf__poll(w->h, now_ns) == -EIO)
-			w->gone = true;
-		if (hsperf__pause_count(w->h) != before)
-			w->quiet = 0;
-		else if (w->quiet < QUIET_READS)
-			w->quiet++;
-		w->next_ns = now_ns + (w->quiet < QUIET_READS ? READ_EVERY_NS : READ_QUIET_NS);
+		if (w->gone || (!final && now_ns < w->next_ns)) {
+			i++;
+			continue;
+		}
+		bytes += poll_one(p, i, now_ns, final);
+		i++;
+		if (bytes > (final ? 50ull : 1ull) * ROUND_BYTES ||
+		    mono_now() - t0 > (final ? 50ull : 1ull) * ROUND_NS) {
+			if (left > 1)
+				p->rounds_cut++;
+			p->next = i;
+			return;
+		}
 	}
+	p->next = 0;
 }
 
 void pauses__report(const struct pauses *p, FILE *f)
@@ -160,6 +303,22 @@ void pauses__report(const struct pauses *p, FILE *f)
 	if (p->dropped)
 		fprintf(f, "jprof: pauses: %llu JVMs beyond %d not watched\n",
 			(unsigned long long)p->dropped, PAUSES_MAX);
+	if (p->no_fd)
+		fprintf(f,
+			"jprof: pauses: %llu hsperfdata files not opened: over half of the file "
+			"descriptors in use (ulimit -n %lu)\n",
+			(unsigned long long)p->no_fd, fdlimit_soft());
+	if (p->not_perfdata)
+		fprintf(f, "jprof: pauses: %llu hsperfdata files dropped: not PerfData\n",
+			(unsigned long long)p->not_perfdata);
+	if (p->exited_dropped)
+		fprintf(f, "jprof: pauses: %llu exited JVMs' pauses not kept (budget %d)\n",
+			(unsigned long long)p->exited_dropped, EXITED_KEPT);
+	if (p->rounds_cut)
+		fprintf(f,
+			"jprof: pauses: %llu rounds of hsperfdata reads cut short by their budget "
+			"(%u KiB, %llu ms a round)\n",
+			(unsigned long long)p->rounds_cut, ROUND_BYTES >> 10, ROUND_NS / 1000000);
 }
 
 void pauses__report_json(const struct pauses *p, FILE *f)

@@ -33,6 +33,11 @@ int pauses__probe(struct pauses *p, const struct jvm_info *jvm, bool started_dur
 /*
  * Reads due files (each JVM every 100 ms; files not found yet are looked for every
  * 200 ms for 10 s). Never blocks on a JVM: one pread per file. final: read every file now.
+ * A JVM that exited (pid + start time, checked once a second) has its file read a last
+ * time and closed; what it counted stays for the report only when it counted a pause
+ * (256 such JVMs). A round has a budget (2 ms, 2 MiB; 50 times that when final): the next
+ * round goes on where it stopped. Rounds cut short, files dropped (not PerfData) and files
+ * not opened for want of fds are counted and reported by pauses__report.
  */
 void pauses__poll(struct pauses *p, __u64 now_ns, bool final);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* outfile.c: the -o file: a temporary file renamed into place, or a device written in place. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -10,6 +12,10 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "outfile.h"
@@ -28,32 +34,6 @@ static int set_why(char *why, size_t len, int err, const char *what)
 	if (why && len)
 		snprintf(why, len, "%s", what);
 	return err;
-}
-
-/* the target of a link whose target does not exist yet: its directory must */
-static int resolve_dangling(const char *link, char *ret, size_t len)
-{
-	char target[PATH_MAX], dir[PATH_MAX], base[PATH_MAX], real[PATH_MAX];
-	ssize_t n = readlink(link, target, sizeof(target) - 1);
-
-	if (n < 0)
-		return -errno;
-	target[n] = '\0';
-	if (target[0] != '/') {
-		char ldir[PATH_MAX];
-
-		if (snprintf(ldir, sizeof(ldir), "%s", link) >= (int)sizeof(ldir) ||
-		    snprintf(dir, sizeof(dir), "%s/%s", dirname(ldir), target) >= (int)sizeof(dir))
-			return -ENAMETOOLONG;
-	} else {
-		snprintf(dir, sizeof(dir), "%s", target);
-	}
-	snprintf(base, sizeof(base), "%s", dir);
-	if (!realpath(dirname(dir), real))
-		return -errno;
-	if (snprintf(ret, len, "%s/%s", real, basename(base)) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
 }
 
 /*
@@ -82,6 +62,140 @@ static int check_planted(const char *path, const struct stat *lst, const char *w
 	return -EPERM;
 }
 
+/* a link sits at dirpath (no links in it): may the caller follow it? (check_planted's rule) */
+static int link_allowed(const char *dirpath, const struct stat *lst, const char *link, char *why,
+			size_t len)
+{
+	struct stat dst;
+
+	if (stat(dirpath, &dst))
+		return -errno;
+	if (!(dst.st_mode & S_ISVTX) || !(dst.st_mode & S_IWOTH) || lst->st_uid == geteuid() ||
+	    lst->st_uid == dst.st_uid || lst->st_uid == 0)
+		return 0;
+	if (why && len)
+		snprintf(why, len,
+			 "%.200s is a symbolic link owned by another user in a world-writable "
+			 "sticky directory; refusing to write through it",
+			 link);
+	return -EPERM;
+}
+
+/*
+ * path resolved by hand, one component at a time, into ret (absolute, no symlink left in
+ * it): every link met on the way, in a directory part or in a link's target, must pass
+ * the kernel's protected_symlinks rule, whatever fs.protected_symlinks says on this host
+ * (realpath would follow /tmp/link -> /etc planted by another user). The last component
+ * may not exist (it is kept by name); a last component that is a link is followed too
+ * (the caller replaces the link's target), a dangling one to a name in an existing
+ * directory. At most 40 links, as the kernel.
+ */
+static int resolve_checked(const char *path, char *ret, size_t len, char *why, size_t why_len)
+{
+	char todo[PATH_MAX], res[PATH_MAX], cand[PATH_MAX], target[PATH_MAX];
+	struct statfs sfs;
+	int links = 0, err;
+
+	if (path[0] == '/') {
+		res[0] = '\0';
+	} else if (!getcwd(res, sizeof(res))) {
+		return -errno;
+	} else if (!strcmp(res, "/")) {
+		res[0] = '\0';
+	}
+	if (snprintf(todo, sizeof(todo), "%s", path) >= (int)sizeof(todo))
+		return -ENAMETOOLONG;
+	for (;;) {
+		char *comp = todo, *rest;
+		struct stat st;
+		ssize_t n;
+		bool last;
+
+		while (*comp == '/')
+			comp++;
+		if (!*comp)
+			break;
+		rest = strchr(comp, '/');
+		if (rest)
+			*rest++ = '\0';
+		else
+			rest = comp + strlen(comp);
+		while (*rest == '/')
+			rest++;
+		last = !*rest;
+		if (!strcmp(comp, ".")) {
+			memmove(todo, rest, strlen(rest) + 1);
+			continue;
+		}
+		if (!strcmp(comp, "..")) {
+			char *slash = strrchr(res, '/');
+
+			if (slash)
+				*slash = '\0';
+			memmove(todo, rest, strlen(rest) + 1);
+			continue;
+		}
+		if (snprintf(cand, sizeof(cand), "%s/%s", res, comp) >= (int)sizeof(cand))
+			return -ENAMETOOLONG;
+		if (lstat(cand, &st)) {
+			if (errno == ENOENT && last) {
+				memcpy(res, cand, sizeof(res));
+				break;
+			}
+			return -errno;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			if (!last && !S_ISDIR(st.st_mode))
+				return -ENOTDIR;
+			memcpy(res, cand, sizeof(res));
+			memmove(todo, rest, strlen(rest) + 1);
+			continue;
+		}
+		if (++links > 40)
+			return -ELOOP;
+		err = link_allowed(res[0] ? res : "/", &st, cand, why, why_len);
+		if (err)
+			return err;
+		/* a /proc magic link (/dev/stdout -> /proc/self/fd/1 -> pipe:[N]) names no
+		 * path: the kernel follows it on open, and nobody plants links in /proc */
+		if (last && !statfs(res[0] ? res : "/", &sfs) && sfs.f_type == PROC_SUPER_MAGIC) {
+			memcpy(res, cand, sizeof(res));
+			break;
+		}
+		n = readlink(cand, target, sizeof(target) - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		if (snprintf(cand, sizeof(cand), "%s%s%s", target, *rest ? "/" : "", rest) >=
+		    (int)sizeof(cand))
+			return -ENAMETOOLONG;
+		memcpy(todo, cand, sizeof(todo));
+		if (target[0] == '/')
+			res[0] = '\0';
+	}
+	if (snprintf(ret, len, "%s", res[0] ? res : "/") >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/*
+ * The directory resolve_checked() found, opened without following any link: one swapped
+ * in since is refused (ELOOP), not followed. openat2 is 5.6+; before, O_NOFOLLOW covers
+ * the last component only.
+ */
+static int open_dir_nofollow(const char *dir)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOSYS)
+		fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 static int open_in_place(const char *path, struct outfile *o)
 {
 	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
@@ -97,6 +211,47 @@ static int open_in_place(const char *path, struct outfile *o)
 	return 0;
 }
 
+/*
+ * Temporary files an earlier jprof left when it was killed: ".<base>.jprof-<pid>-<hex>" of a
+ * pid that no longer runs, a regular file of ours (never another user's, never a link),
+ * in the directory of this -o. At most 4,096 names looked at.
+ */
+static void remove_stale(struct outfile *o)
+{
+	char prefix[NAME_MAX + 16];
+	struct dirent *d;
+	int dfd, seen = 0;
+	size_t pl;
+	DIR *dir;
+
+	pl = (size_t)snprintf(prefix, sizeof(prefix), ".%.200s.jprof-", o->base);
+	dfd = openat(o->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	dir = fdopendir(dfd);
+	if (!dir) {
+		close(dfd);
+		return;
+	}
+	while (seen++ < 4096 && (d = readdir(dir))) {
+		char *end;
+		long pid;
+		struct stat st;
+
+		if (strncmp(d->d_name, prefix, pl))
+			continue;
+		pid = strtol(d->d_name + pl, &end, 10);
+		if (pid <= 0 || *end != '-' || pid == getpid() || !kill((pid_t)pid, 0) ||
+		    errno != ESRCH)
+			continue;
+		if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		(void)unlinkat(dirfd(dir), d->d_name, 0);
+	}
+	closedir(dir);
+}
+
 static int open_tmp(struct outfile *o)
 {
 	for (int i = 0; i < TMP_TRIES; i++) {
@@ -105,8 +260,8 @@ static int open_tmp(struct outfile *o)
 
 		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 			r = (unsigned int)getpid() * 2654435761u + (unsigned int)i;
-		if (snprintf(o->tmp, sizeof(o->tmp), ".%.200s.jprof-%08x", o->base, r) >=
-		    (int)sizeof(o->tmp))
+		if (snprintf(o->tmp, sizeof(o->tmp), ".%.200s.jprof-%d-%08x", o->base, (int)getpid(),
+			     r) >= (int)sizeof(o->tmp))
 			return -ENAMETOOLONG;
 		fd = openat(o->dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    0644);
@@ -138,18 +293,13 @@ int outfile__open(const char *path, struct outfile **ret, char *why, size_t why_
 		why[0] = '\0';
 	if (!path || !*path)
 		return -EINVAL;
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
-		err = check_planted(path, &st, "a symbolic link", why, why_len);
-		if (err)
-			return err;
-		/* rename must replace the link's target, not the link */
-		if (!realpath(path, real)) {
-			err = errno == ENOENT ? resolve_dangling(path, real, sizeof(real)) : -errno;
-			if (err)
-				return set_why(why, why_len, err, "a symbolic link to nowhere");
-		}
-		path = real;
+	err = resolve_checked(path, real, sizeof(real), why, why_len);
+	if (err) {
+		if (why && why_len && !why[0] && err == -ENOENT)
+			set_why(why, why_len, err, "a directory on its path does not exist");
+		return err;
 	}
+	path = real;
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
@@ -174,11 +324,12 @@ int outfile__open(const char *path, struct outfile **ret, char *why, size_t why_
 		err = -ENAMETOOLONG;
 		goto out;
 	}
-	o->dirfd = open(dirname(dir), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	o->dirfd = open_dir_nofollow(dirname(dir));
 	if (o->dirfd < 0) {
-		err = -errno;
+		err = o->dirfd;
 		goto out;
 	}
+	remove_stale(o);
 	err = open_tmp(o);
 out:
 	if (err) {

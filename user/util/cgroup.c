@@ -15,6 +15,9 @@
 
 #define WALK_MAX_DEPTH 32
 #define WALK_MAX_DIRS  65536
+#define WALK_USER_DIRS 4096 /* per non-root owner */
+#define WALK_OWNERS    16   /* owners counted one by one; the others share a budget */
+#define WALK_PICK_MAX  4096
 #define MOUNTINFO_MAX  (1 << 20)
 #define CT_ID_LEN      64
 #define POD_UID_LEN    36
@@ -261,8 +264,41 @@ struct walk {
 	visit_fn fn;
 	void *ctx;
 	size_t dirs;
+	unsigned long skipped;
+	bool stop;
+	unsigned int owners[WALK_OWNERS + 1]; /* [WALK_OWNERS]: all the others */
+	size_t owner_dirs[WALK_OWNERS + 1];
+	unsigned int nowners;
+	unsigned int tree_owner; /* the mount's owner: its directories are not delegated */
 	struct cgroup_dir d; /* one, reused: path grows and shrinks with the recursion */
 };
+
+/* a directory of a non-root owner: within its owner's budget? */
+static bool owner_budget(struct walk *w, unsigned int uid)
+{
+	unsigned int i;
+
+	if (uid == w->tree_owner)
+		return true;
+	for (i = 0; i < w->nowners && w->owners[i] != uid; i++)
+		;
+	if (i == w->nowners) {
+		if (w->nowners < WALK_OWNERS)
+			w->owners[w->nowners++] = uid;
+		else
+			i = WALK_OWNERS;
+	}
+	return ++w->owner_dirs[i] <= WALK_USER_DIRS;
+}
+
+/* the label of a container cgroup a user made in a delegated subtree: "<label>~u<uid>" */
+static void owner_label(char *label, size_t len, bool delegated, unsigned int uid)
+{
+	size_t l = strlen(label);
+
+	if (delegated && l && l < len)
+		(void)snprintf(label + l, len - l, "~u%u", uid);
+}
 
 static int walk_dir(struct walk *w, int dfd, size_t plen, __u32 level)
 {
@@ -270,33 +306,55 @@ static int walk_dir(struct walk *w, int dfd, size_t plen, __u32 level)
 	DIR *dir;
 	int err = 0;
 
+	struct stat dst;
+	unsigned int dir_owner;
+
+	dir_owner = fstat(dfd, &dst) ? w->tree_owner : dst.st_uid;
 	dir = fdopendir(dfd);
 	if (!dir) {
 		err = -errno;
 		close(dfd);
 		return err;
 	}
-	while (!err && (de = readdir(dir))) {
+	while (!err && !w->stop && (de = readdir(dir))) {
+		struct stat st;
 		int cfd;
 		size_t nl;
 
 		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (++w->dirs > WALK_MAX_DIRS) {
-			err = -E2BIG;
-			break;
-		}
 		nl = strlen(de->d_name);
 		if (plen + 1 + nl >= sizeof(w->d.path))
 			continue;
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+			continue; /* removed meanwhile */
+		if (!owner_budget(w, st.st_uid)) {
+			w->skipped++;
+			/* the rest of a user's own directory is the user's too: not read */
+			if (st.st_uid == dir_owner)
+				break;
+			continue;
+		}
+		if (++w->dirs > WALK_MAX_DIRS) {
+			w->skipped++;
+			w->stop = true;
+			break;
+		}
 		w->d.path[plen] = '/';
 		memcpy(w->d.path + plen + 1, de->d_name, nl + 1);
 		w->d.level = level + 1;
+		w->d.owner = st.st_uid;
+		w->d.delegated = st.st_uid != w->tree_owner;
 		if (dir_id(dirfd(dir), de->d_name, &w->d.id))
 			continue; /* removed meanwhile */
 		cgroup_dir_container(de->d_name, w->d.id_full, sizeof(w->d.id_full), w->d.name,
 				     sizeof(w->d.name));
+		owner_label(w->d.name, sizeof(w->d.name), w->d.delegated, st.st_uid);
 		err = w->fn(&w->d, w->ctx);
+		if (err == -E2BIG) { /* the visitor's own budget: what it has stands */
+			w->stop = true;
+			err = 0;
+		}
 		if (err || level + 1 >= WALK_MAX_DEPTH)
 			continue;
 		cfd = openat(dirfd(dir), de->d_name,
@@ -310,7 +368,7 @@ static int walk_dir(struct walk *w, int dfd, size_t plen, __u32 level)
 	return err;
 }
 
-static int walk_tree(const char *mount, visit_fn fn, void *ctx)
+static int walk_tree(const char *mount, visit_fn fn, void *ctx, unsigned long *ret_skipped)
 {
 	struct walk *w = calloc(1, sizeof(*w));
 	size_t ml = strlen(mount);
@@ -329,7 +387,14 @@ static int walk_tree(const char *mount, visit_fn fn, void *ctx)
 	w->fn = fn;
 	w->ctx = ctx;
 	fd = open(w->d.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		struct stat st;
+
+		w->tree_owner = fstat(fd, &st) ? 0 : st.st_uid;
+	}
 	err = fd < 0 ? -errno : walk_dir(w, fd, ml, 0);
+	if (ret_skipped)
+		*ret_skipped = w->skipped;
 	free(w);
 	return err;
 }
@@ -339,6 +404,7 @@ struct collect {
 	void *ctx;
 	struct cgroup_dir *v;
 	size_t n, cap;
+	bool over;
 };
 
 static int collect_one(const struct cgroup_dir *d, void *vctx)
@@ -351,8 +417,10 @@ static int collect_one(const struct cgroup_dir *d, void *vctx)
 		size_t nc = c->cap ? c->cap * 2 : 8;
 		struct cgroup_dir *nv;
 
-		if (nc > 4096)
+		if (nc > WALK_PICK_MAX) {
+			c->over = true;
 			return -E2BIG;
+		}
 		nv = realloc(c->v, nc * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
@@ -363,11 +431,15 @@ static int collect_one(const struct cgroup_dir *d, void *vctx)
 	return 0;
 }
 
-int cgroup_walk(const char *mount, cgroup_pick_fn fn, void *ctx, struct cgroup_dir **ret)
+int cgroup_walk(const char *mount, cgroup_pick_fn fn, void *ctx, struct cgroup_dir **ret,
+		unsigned long *ret_skipped)
 {
 	struct collect c = {.pick = fn, .ctx = ctx};
-	int err = walk_tree(mount, collect_one, &c);
+	unsigned long skipped = 0;
+	int err = walk_tree(mount, collect_one, &c, &skipped);
 
+	if (ret_skipped)
+		*ret_skipped = skipped + (c.over ? 1 : 0);
 	if (err) {
 		free(c.v);
 		return err;
@@ -402,12 +474,24 @@ int cgroup_find_container(const char *mount, const char *prefix, struct cgroup_d
 		want[i] = prefix[i] == '_' ? '-' : (char)tolower((unsigned char)prefix[i]);
 		want[i + 1] = '\0';
 	}
-	n = cgroup_walk(mount, prefix_pick, want, &v);
+	n = cgroup_walk(mount, prefix_pick, want, &v, NULL);
 	if (n < 0)
 		return n;
 	if (!n) {
 		free(v);
 		return -ENOENT;
+	}
+	/* where root's directories match, a user's of the same id are a copy of the name */
+	{
+		int k = 0;
+		bool any_root = false;
+
+		for (int i = 0; i < n; i++)
+			any_root |= !v[i].delegated;
+		for (int i = 0; i < n; i++)
+			if (!any_root || !v[i].delegated)
+				v[k++] = v[i];
+		n = k;
 	}
 	for (int i = 0; i < n; i++) {
 		bool dup = false;
@@ -464,6 +548,7 @@ static int names_visit(const struct cgroup_dir *d, void *vctx)
 	}
 	c->v[c->n].id = d->id;
 	cgroup_path_label(d->path + ml, c->v[c->n].label, sizeof(c->v[c->n].label));
+	owner_label(c->v[c->n].label, sizeof(c->v[c->n].label), d->delegated, d->owner);
 	c->n++;
 	return 0;
 }
@@ -480,7 +565,7 @@ static void names_refresh(struct cgroup_names *c)
 	c->n = 0;
 	c->last_walk_ns = mono_ns();
 	/* a truncated walk (budget) still names what it saw */
-	(void)walk_tree(c->mount, names_visit, c);
+	(void)walk_tree(c->mount, names_visit, c, NULL);
 	qsort(c->v, c->n, sizeof(*c->v), ent_cmp);
 }
 

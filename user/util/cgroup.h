@@ -17,6 +17,8 @@ struct cgroup_dir {
 	__u32 level;		    /* depth: the mount's root is 0 */
 	char name[CGROUP_NAME_LEN]; /* container label of the directory itself, "" if none */
 	char id_full[72];	    /* the full container id or pod uid that matched, "" if none */
+	unsigned int owner;	    /* the directory's owner */
+	bool delegated;		    /* owned by another than the tree's owner (root): a user's */
 };
 
 /*
@@ -40,7 +42,10 @@ int cgroup_dir_container(const char *name, char *full, size_t full_len, char *la
 
 /*
  * The container label of a cgroup path (relative or absolute): its innermost container
- * component, else its innermost pod, else "" (the host).
+ * component, else its innermost pod, else "" (the host). The cgroup tree's labels
+ * (cgroup_walk's name, cgroup_names__get) of a directory owned by another user than the
+ * tree's owner (root) end in "~u<uid>": a user's own cgroup named after a real container
+ * never shares its label.
  */
 void cgroup_path_label(const char *path, char *label, size_t len);
 
@@ -51,16 +56,23 @@ void cgroup_path_label(const char *path, char *label, size_t len);
 int cgroup_stat(const char *mount, const char *path, __u64 *ret_id, __u32 *ret_level);
 
 /*
- * Every directory of the tree below mount (bounded: depth 32, 65,536 directories) for
- * which fn returns true is appended to *ret (malloc'ed; free()). Returns the count or
- * -errno. fn sees each dir with path, id, level, name and id_full filled.
+ * Every directory of the tree below mount for which fn returns true is appended to *ret
+ * (malloc'ed; free()). Returns the count or -errno. fn sees each dir with path, id,
+ * level, name, id_full and owner filled. The walk streams (one directory open per level)
+ * and is bounded: depth 32, 65,536 directories, 4,096 per owner other than the tree's
+ * (a user with a delegated subtree cannot hide the rest of the tree), 4,096 picked; past a budget it
+ * stops or skips, never fails, and *ret_skipped (may be NULL) says how many directories
+ * were not looked at.
  */
 typedef bool (*cgroup_pick_fn)(const struct cgroup_dir *d, void *ctx);
-int cgroup_walk(const char *mount, cgroup_pick_fn fn, void *ctx, struct cgroup_dir **ret);
+int cgroup_walk(const char *mount, cgroup_pick_fn fn, void *ctx, struct cgroup_dir **ret,
+		unsigned long *ret_skipped);
 
 /*
  * The directories of the container (or pod) whose id or pod uid starts with prefix
- * (a leading "pod" is allowed). Several directories of the same id are all returned.
+ * (a leading "pod" is allowed). Several directories of the same id are all returned;
+ * when some are not delegated (owned by the tree's owner, root), those only: a user's
+ * delegated subtree may copy a real container's full id into a name of its own.
  * Returns the count; -ENOENT with none; -EEXIST when several ids match (their full ids,
  * up to 8, space-separated in err). *ret is malloc'ed.
  */

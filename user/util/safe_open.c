@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/fdlimit.h"
 #include "util/safe_open.h"
 
 int safe_check_fd(int fd, const struct safe_expect *exp, struct stat *ret_st)
@@ -48,8 +49,12 @@ static int reopen(int pathfd, unsigned int flags, const struct stat *checked, st
 	fd = open(buf, oflags | O_NOATIME);
 	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership or CAP_FOWNER */
 		fd = open(buf, oflags);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		int err = -errno;
+
+		fdlimit_note(err, "a file of another process");
+		return err;
+	}
 	if (fstat(fd, &st) || st.st_dev != checked->st_dev || st.st_ino != checked->st_ino) {
 		close(fd);
 		return -ESTALE;
@@ -87,8 +92,12 @@ int safe_open_at(int dirfd, const char *path, unsigned int flags, const struct s
 	if (flags & SAFE_SAME_MOUNT)
 		how.resolve |= RESOLVE_NO_XDEV;
 	pfd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	if (pfd < 0)
-		return -errno;
+	if (pfd < 0) {
+		int err = -errno;
+
+		fdlimit_note(err, path);
+		return err;
+	}
 	fd = check_and_reopen(pfd, flags, exp, ret_st);
 	close(pfd);
 	return fd;
