@@ -663,6 +663,24 @@ static void gone_report(const struct rec *r)
 			(unsigned long long)r->gone_more);
 }
 
+/* what the watch of hsperfdata directories left out (budgets, or files of no process) */
+static void watch_report(const struct rec *r)
+{
+	__u64 dirs = 0, overflows = 0, phantoms;
+
+	if (!r->watch)
+		return;
+	hswatch__counters(r->watch, &dirs, &overflows);
+	phantoms = hswatch__phantoms(r->watch);
+	if (dirs || overflows || phantoms)
+		fprintf(stderr,
+			"jprof: new JVMs: %llu hsperfdata directories not watched (budget), %llu "
+			"overflows of the kernel's event queue, %llu pid files of no process "
+			"ignored\n",
+			(unsigned long long)dirs, (unsigned long long)overflows,
+			(unsigned long long)phantoms);
+}
+
 static bool only_syscalls(const struct jp_opts *o)
 {
 	return o->events == 1u << JP_EV_SYSCALL;
@@ -1113,6 +1131,7 @@ static void summary(struct rec *r, double secs, const char *where)
 	join__stats(r->join, &js);
 	join__report(r->join, stderr);
 	gone_report(r);
+	watch_report(r);
 	if (r->pauses)
 		pauses__report(r->pauses, stderr);
 	if (r->att) {

@@ -12,6 +12,7 @@
 #include "attacher.h"
 #include "log.h"
 #include "util/procfs.h"
+#include "util/ttysafe.h"
 
 #define MAX_JVMS	4096  /* JVMs tracked per recording (each one costs ~1 KiB) */
 #define MAX_HELPERS	8     /* attach helpers (child processes) at once */
@@ -433,7 +434,7 @@ void attacher__counts(const struct attacher *a, unsigned int *ret_jvms, unsigned
 
 void attacher__report(const struct attacher *a, __u64 now_ns, FILE *f)
 {
-	char line[1200];
+	char line[1200], safe[1200];
 
 	for (size_t i = 0; i < a->n; i++) {
 		const struct ent *e = &a->ents[i];
@@ -442,7 +443,8 @@ void attacher__report(const struct attacher *a, __u64 now_ns, FILE *f)
 		if (e->told && e->st == ENT_JAVA && !a->o.report_all)
 			continue;
 		outcome(a, e, now_ns, line, sizeof(line));
-		fprintf(f, "jprof: %s\n", line);
+		/* the main class is the JVM's user's text: no control character reaches a tty */
+		fprintf(f, "jprof: %s\n", tty_escape(line, safe, sizeof(safe), 0));
 	}
 	if (a->jvms_dropped || a->tries_skipped)
 		fprintf(f,
