@@ -32,6 +32,12 @@
 #define TRACE_REC_MAX (sizeof(struct jp_trace_rec) + JP_DEPTH_MAX * sizeof(struct jp_frame))
 #define INLINE_MAX    64 /* deepest inline chain we believe */
 #define CHAIN_BYTES   (sizeof(__u64) + sizeof(__s32)) /* a chain entry: method and bci */
+/*
+ * Entries of a method's line table we believe: a method's bytecode is at most 65,535
+ * bytes (JVMS 4.7.3), so no real table has more distinct starts. A larger one is ignored
+ * (counted over budget), its frames go without line numbers.
+ */
+#define JM_LINES_MAX 65536u
 
 /*
  * What one JVM's dictionary may make us hold (methods, strings, line tables, compiled
@@ -964,6 +970,58 @@ static int parse_method(struct jvm_agent *a, struct cur *c, __u32 cls)
 	return 0;
 }
 
+/* entries of a line table read in their order: which came first decides between equal bcis */
+struct jm_line_at {
+	__s32 bci, line;
+	__u32 i;
+};
+
+static int line_at_cmp(const void *pa, const void *pb)
+{
+	const struct jm_line_at *x = pa, *y = pb;
+
+	if (x->bci != y->bci)
+		return x->bci < y->bci ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * n entries (bci, line) from c into lines, sorted by bci, one entry per bci (the last of
+ * the table's entries with that bci, as a scan for the greatest start <= bci found it):
+ * JVMTI does not promise a sorted table, and a lookup must not be linear in a size the
+ * JVM's user chooses. Returns the entries kept (0 when the scratch cannot be had).
+ */
+static __u32 lines_load(struct jm_line *lines, struct cur *c, __u32 n)
+{
+	struct jm_line_at *t = malloc((size_t)n * sizeof(*t));
+	bool sorted = true;
+	__u32 k = 0;
+
+	for (__u32 i = 0; i < n; i++) {
+		lines[i].bci = (__s32)cur_u32(c);
+		lines[i].line = (__s32)cur_u32(c);
+		if (i && lines[i].bci <= lines[i - 1].bci)
+			sorted = false;
+	}
+	if (sorted || c->bad) {
+		free(t);
+		return c->bad ? 0 : n;
+	}
+	if (!t)
+		return 0;
+	for (__u32 i = 0; i < n; i++)
+		t[i] = (struct jm_line_at){ lines[i].bci, lines[i].line, i };
+	qsort(t, n, sizeof(*t), line_at_cmp);
+	for (__u32 i = 0; i < n; i++) {
+		if (i + 1 < n && t[i + 1].bci == t[i].bci)
+			continue; /* a later entry of the same bci wins */
+		lines[k].bci = t[i].bci;
+		lines[k++].line = t[i].line;
+	}
+	free(t);
+	return k;
+}
+
 /*
  * The name and line table of m, read again from its entry in the dictionary file (the
  * JVM's user writes that file: every length is checked again, and the entry must still
@@ -994,6 +1052,10 @@ static struct jm_method_x *method_x(struct jvm_agent *a, struct jm_method *m)
 	memcpy(&n_lines, hdr + 12, 4);
 	if (id != m->id || !name_len || n_lines > JP_DICT_REC_MAX / sizeof(struct jm_line))
 		return NULL;
+	if (n_lines > JM_LINES_MAX) {
+		a->over_budget++; /* no real method has so many: its frames go without lines */
+		n_lines = 0;
+	}
 	len = (size_t)name_len + msig_len + (size_t)n_lines * sizeof(struct jm_line);
 	if (charge(a, sizeof(*x) + len)) /* the read buffer, given back below */
 		return NULL;
@@ -1008,14 +1070,18 @@ static struct jm_method_x *method_x(struct jvm_agent *a, struct jm_method *m)
 	c.left -= msig_len;
 	if (!c.bad && n_lines && !charge(a, (size_t)n_lines * sizeof(*x->lines))) {
 		x->lines = malloc((size_t)n_lines * sizeof(*x->lines));
-		if (!x->lines)
-			uncharge(a, (size_t)n_lines * sizeof(*x->lines));
-		for (__u32 i = 0; x->lines && i < n_lines; i++) {
-			x->lines[i].bci = (__s32)cur_u32(&c);
-			x->lines[i].line = (__s32)cur_u32(&c);
+		x->n_lines = x->lines ? lines_load(x->lines, &c, n_lines) : 0;
+		uncharge(a, (size_t)(n_lines - x->n_lines) * sizeof(*x->lines));
+		if (!x->n_lines) {
+			free(x->lines);
+			x->lines = NULL;
+		} else if (x->n_lines < n_lines) {
+			/* equal bcis made fewer: x_free gives back what n_lines says */
+			struct jm_line *p = realloc(x->lines, (size_t)x->n_lines * sizeof(*p));
+
+			if (p)
+				x->lines = p;
 		}
-		if (x->lines)
-			x->n_lines = n_lines;
 	}
 	if (!x->name)
 		goto out;
@@ -1892,8 +1958,7 @@ int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci)
 {
 	struct jm_method *m = method_find(a, method_id);
 	const struct jm_method_x *x;
-	__s32 best_bci = -1;
-	int line = -1;
+	__u32 lo, hi;
 
 	if (!m) {
 		dict_refresh(a);
@@ -1901,14 +1966,18 @@ int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci)
 	}
 	if (!m || bci < 0 || !(x = method_x(a, m)))
 		return -1;
-	/* the entry with the greatest start <= bci; JVMTI does not promise sorted tables */
-	for (__u32 i = 0; i < x->n_lines; i++) {
-		if (x->lines[i].bci <= bci && x->lines[i].bci >= best_bci) {
-			best_bci = x->lines[i].bci;
-			line = x->lines[i].line;
-		}
+	/* the entry with the greatest start <= bci: the table is sorted by bci (lines_load) */
+	lo = 0;
+	hi = x->n_lines;
+	while (lo < hi) {
+		__u32 mid = lo + (hi - lo) / 2;
+
+		if (x->lines[mid].bci <= bci)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return line;
+	return lo ? x->lines[lo - 1].line : -1;
 }
 
 const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
