@@ -1864,6 +1864,16 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 	return err < 0 ? err : count;
 }
 
+__u64 jvm_agent__unread(const struct jvm_agent *a)
+{
+	__u64 head;
+
+	if (pread(a->ring_fd, &head, sizeof(head), offsetof(struct jp_ring_hdr, head)) !=
+	    (ssize_t)sizeof(head))
+		return 0;
+	return head - a->tail <= a->data_size ? head - a->tail : 0;
+}
+
 /* names ---------------------------------------------------------------------- */
 
 const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigned int flags)
