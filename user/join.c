@@ -38,7 +38,11 @@
 #define JOIN_TRACE_BUDGET     (32ull << 20)
 /* agent-ring records per JVM per join__poll: a round stays in the tens of ms */
 #define JOIN_TRACES_PER_ROUND 4096
+#ifndef JP_FUZZ_BUDGETS
 #define JOIN_POLL_ROUND_NS    (50ull * 1000 * 1000) /* no next JVM after this in one round */
+#else /* fuzzing: the time budgets within a fuzzer's reach */
+#define JOIN_POLL_ROUND_NS    (200ull * 1000)
+#endif
 #define JOIN_POLL_ROUNDS      64 /* rounds over the agent rings in one join__poll, at most */
 #define JOIN_FLUSH_NS	      (250ull * 1000 * 1000) /* reading the rings at the end */
 /*
@@ -47,7 +51,11 @@
  * JVM. Frames are named from a dictionary the JVM's user writes: one may cost a read of
  * its method's entry (a 64 KiB name, a line table to sort) or a refresh of the dictionary.
  */
+#ifndef JP_FUZZ_BUDGETS
 #define JOIN_LATE_NS	      (100ull * 1000 * 1000)
+#else
+#define JOIN_LATE_NS	      (200ull * 1000)
+#endif
 #define JOIN_LATE_EVERY	      16 /* frames between two looks at the clock */
 #define JOIN_LATE_MARKER      "[Java frames dropped: jprof's time budget]"
 

@@ -6,7 +6,7 @@
  *          methods of 65,536 entries each in descending order; the ring gets allocation
  *          events of 4,000 frames naming them at random bytecode indexes
  *   bloat: the dictionary gets 64 methods of 100 lines; the ring gets allocation events
- *          of 64 random frames from random thread ids (every one a new stack and label)
+ *          of 256 random frames from random thread ids (every one a new stack and label)
  * Events are reserved as the agent does (CAS on head, PAD at the end of the data area),
  * so the JVM's own agent may write beside them; a full ring is waited on, not dropped.
  * Prints "flooding" once the dictionary is written, then the events written at the end.
@@ -29,7 +29,7 @@
 #define HANG_N	 16
 #define BLOAT_N	 64
 #define FRAMES_H 4000
-#define FRAMES_B 64
+#define FRAMES_B 256
 
 static __u64 now_ns(void)
 {

@@ -37,7 +37,11 @@
  * bytes (JVMS 4.7.3), so no real table has more distinct starts. A larger one is ignored
  * (counted over budget), its frames go without line numbers.
  */
+#ifndef JP_FUZZ_BUDGETS
 #define JM_LINES_MAX 65536u
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define JM_LINES_MAX 64u
+#endif
 
 /*
  * What one JVM's dictionary may make us hold (methods, strings, line tables, compiled

@@ -80,7 +80,11 @@ struct model;
  * (model__add -ENOSPC) and counts a refusal. Every source of names, stacks and labels is
  * untrusted somewhere (a JVM's agent, a process's symbols, a file read by report).
  */
+#ifndef JP_FUZZ_BUDGETS
 #define MODEL_MAX_BYTES (1ull << 30)
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define MODEL_MAX_BYTES (256ull << 10)
+#endif
 
 struct model *model__new(void);	   /* NULL + errno */
 void model__free(struct model *m); /* NULL-safe */
