@@ -61,6 +61,8 @@
 #define DICT_REFRESH_MOVES (64ull << 20)
 #define DBUF_KEEP	 (1u << 20) /* a larger record buffer is freed after use */
 #define DICT_CHUNK	 (64u << 10) /* dictionary bytes read at once: records are small */
+/* ring records looked at in one poll: 16 times a join round's, a few ms of reads */
+#define POLL_RECORDS_MAX 65536u
 
 /* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
 static __u64 agents_bytes;
@@ -1819,8 +1821,11 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 		a->tail = head;
 		return store_tail(a);
 	}
-	/* one record is 16 bytes at least: at most data_size/16 per call */
-	for (__u32 i = 0; a->tail != head && i < a->data_size / 16; i++) {
+	/*
+	 * one record is 16 bytes at least: at most data_size/16 per call, and POLL_RECORDS_MAX
+	 * (a 64 MiB ring of 16-byte pads would be 4 million reads in one call)
+	 */
+	for (__u32 i = 0; a->tail != head && i < a->data_size / 16 && i < POLL_RECORDS_MAX; i++) {
 		__u64 off = a->tail & mask;
 		struct jp_rec_hdr h;
 
@@ -1848,7 +1853,10 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 				count++;
 			}
 		} else if (h.type == JP_REC_EVENT) {
-			if (h.len > TRACE_REC_MAX ||
+			if (!efn) {
+				a->events_unread++; /* not asked for: not even read */
+				count++;
+			} else if (h.len > TRACE_REC_MAX ||
 			    pread(a->ring_fd, a->rec, h.len, (off_t)(a->hdr_size + off)) !=
 				    (ssize_t)h.len) {
 				a->malformed++;
