@@ -21,6 +21,7 @@
 #include "jvm/jwalk.h"
 #include "kernel/syscalls.h"
 #include "util/cgroup.h"
+#include "util/hashkey.h"
 
 #define JOIN_WAIT_NS	 (3000ull * 1000 * 1000) /* how long a sample waits for its trace, and back */
 #define JOIN_MAX_FRAMES	 (JP_MAX_KSTACK + JP_MAX_USTACK + 4096 + 8)
@@ -323,9 +324,8 @@ struct ev_slot {
 
 static size_t ev_hash(__u64 k1, __u64 k2, size_t cap)
 {
-	__u64 h = (k1 * 0x9e3779b97f4a7c15ull) ^ (k2 * 0xc2b2ae3d27d4eb4full);
-
-	return (size_t)(h ^ (h >> 29)) & (cap - 1);
+	/* keyed: tags and thread ids are the JVM's user's to choose */
+	return (size_t)hash_keyed(k1 ^ hash_keyed(k2)) & (cap - 1);
 }
 
 static struct ev_slot *ev_find(struct ev_slot *t, size_t cap, __u64 k1, __u64 k2)

@@ -886,6 +886,65 @@ TEST(line_table_sorted_searched_bounded)
 	fixture_fini(&f);
 }
 
+/*
+ * Method ids aimed at one slot of an unkeyed multiplicative hash ((id * C) >> 17 of every
+ * table up to 2^20 slots: id * C = k << 37) cost a probe each, not a scan of all before
+ * them: 100,000 of them are read and found in well under the seconds a scan per id took.
+ */
+TEST(method_ids_aimed_at_one_slot_stay_cheap)
+{
+	const __u64 c = 0x9e3779b97f4a7c15ull;
+	const __u32 n = 100000;
+	size_t len = sizeof(struct jp_dict_rec) + 8 + 3 + (size_t)n * 17, w = 0;
+	unsigned char *buf = malloc(len);
+	struct jp_dict_rec r = { (__u32)len, JP_DICT_CLASS, 0 };
+	struct timespec t0, t1;
+	struct fixture f;
+	struct jvm_agent *a;
+	__u64 inv = c, found = 0;
+	__u16 v16;
+	int fd;
+
+	ASSERT_TRUE(buf != NULL);
+	for (int i = 0; i < 5; i++)
+		inv *= 2 - c * inv; /* Newton: c * inv == 1 (mod 2^64) */
+	fixture_init(&f);
+	memcpy(buf, &r, sizeof(r));
+	w = sizeof(r);
+	v16 = 3;
+	memcpy(buf + w, &v16, 2);
+	v16 = 0;
+	memcpy(buf + w + 2, &v16, 2);
+	memcpy(buf + w + 4, &n, 4);
+	memcpy(buf + w + 8, "LT;", 3);
+	w += 11;
+	for (__u32 k = 1; k <= n; k++) {
+		__u64 id = ((__u64)k << 37) * inv;
+
+		memcpy(buf + w, &id, 8);
+		v16 = 1;
+		memcpy(buf + w + 8, &v16, 2);
+		memset(buf + w + 10, 0, 6);
+		buf[w + 16] = 'm';
+		w += 17;
+	}
+	fd = open(f.dict, O_WRONLY | O_APPEND);
+	EXPECT_EQ(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	for (__u32 k = 1; k <= n; k += 97)
+		found += jvm_agent__method_name(a, ((__u64)k << 37) * inv, 0) != NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_EQ(found, (n + 96) / 97);
+	EXPECT_TRUE((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) <
+		    2000000000L);
+	jvm_agent__free(a);
+	free(buf);
+	fixture_fini(&f);
+}
+
 /* a FIFO where the ring should be is never opened (an open would block or be seen) */
 TEST(fifo_never_opened)
 {

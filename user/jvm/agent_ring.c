@@ -27,6 +27,7 @@
 #include "jvm/agent_ring.h"
 #include "log.h"
 #include "ring.h"
+#include "util/hashkey.h"
 #include "util/safe_open.h"
 
 #define TRACE_REC_MAX (sizeof(struct jp_trace_rec) + JP_DEPTH_MAX * sizeof(struct jp_frame))
@@ -253,9 +254,8 @@ static void uncharge(struct jvm_agent *a, size_t n)
 
 static size_t kv_hash(__u64 k1, __u64 k2)
 {
-	__u64 h = k1 * 0x9e3779b97f4a7c15ull ^ (k2 + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
-
-	return (size_t)(h ^ (h >> 31));
+	/* keyed: thread and class ids, tags, string hashes are the JVM's user's to choose */
+	return (size_t)hash_keyed(k1 ^ hash_keyed(k2 + 0x632be59bd9b4e019ull));
 }
 
 static struct kv_entry *kv_slot(const struct kv_map *m, __u64 k1, __u64 k2)
@@ -845,7 +845,8 @@ int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret)
 
 static size_t method_slot0(__u64 id, size_t cap)
 {
-	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+	/* keyed: ids aimed at one slot would make every lookup a scan of the table */
+	return (size_t)(hash_keyed(id) >> 17) & (cap - 1);
 }
 
 /*

@@ -6,6 +6,7 @@
 
 #include "model.h"
 #include "sym/strpool.h"
+#include "util/hashkey.h"
 
 static const struct {
 	const char *type, *unit;
@@ -60,8 +61,10 @@ static bool bytes_eq(const void *ctx, const void *a, const void *b, size_t size)
 	return !memcmp(a, b, size);
 }
 
+/* keyed (hashkey.h): names, addresses and stacks come from processes of other users */
 static __u64 mix(__u64 h)
 {
+	h ^= hash_key();
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
