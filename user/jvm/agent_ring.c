@@ -62,6 +62,9 @@
 #define DICT_REFRESH_MOVES (64ull << 20)
 #define DBUF_KEEP	 (1u << 20) /* a larger record buffer is freed after use */
 #define DICT_CHUNK	 (64u << 10) /* dictionary bytes read at once: records are small */
+/* lookups' refreshes of the dictionary: LOOKUP_REFRESH_MAX bytes per LOOKUP_WINDOW_NS */
+#define LOOKUP_REFRESH_MAX (1u << 20)
+#define LOOKUP_WINDOW_NS   (10ull * 1000 * 1000)
 /* ring records looked at in one poll: 16 times a join round's, a few ms of reads */
 #define POLL_RECORDS_MAX 65536u
 
@@ -215,6 +218,7 @@ struct jvm_agent {
 	size_t n_classes, cap_classes;
 	struct kv_map class_idx;
 	__u64 events_unread; /* event records polled by a caller that takes none */
+	__u64 lr_window_ns, lr_bytes; /* lookup_refresh's window and bytes parsed in it */
 	struct jm_str *strs;
 	struct kv_map str_idx; /* (hash, len) -> index in str_tab */
 	struct jm_str **str_tab;
@@ -1535,7 +1539,43 @@ static const unsigned char *dict_bytes(struct jvm_agent *a, __u64 off, size_t le
 	return a->dbuf;
 }
 
+static void dict_refresh_max(struct jvm_agent *a, __u64 max);
+
 static void dict_refresh(struct jvm_agent *a)
+{
+	dict_refresh_max(a, DICT_REFRESH_MAX);
+}
+
+static __u64 mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/*
+ * A refresh because a lookup met an unknown id: in each LOOKUP_WINDOW_NS one of a poll's
+ * size, or what LOOKUP_REFRESH_MAX bytes allow. Each frame of a record may name an unknown id, and the JVM's user
+ * may append to the dictionary all the time: the polls' own refreshes read the rest.
+ */
+static void lookup_refresh(struct jvm_agent *a)
+{
+	__u64 now = mono_now_ns(), before = a->dict_off;
+
+	if (now - a->lr_window_ns > LOOKUP_WINDOW_NS) {
+		a->lr_window_ns = now;
+		a->lr_bytes = 0;
+	}
+	if (a->lr_bytes >= LOOKUP_REFRESH_MAX)
+		return;
+	/* the window's first may read as much as a poll's (the dictionary as jprof found it) */
+	dict_refresh_max(a, a->lr_bytes ? LOOKUP_REFRESH_MAX - a->lr_bytes : DICT_REFRESH_MAX);
+	a->lr_bytes += a->dict_off - before;
+}
+
+/* parses at most max bytes of what was appended */
+static void dict_refresh_max(struct jvm_agent *a, __u64 max)
 {
 	struct stat st;
 	__u64 limit, ob;
@@ -1563,8 +1603,8 @@ static void dict_refresh(struct jvm_agent *a)
 		a->dict_off = h.hdr_size;
 	}
 	/* bounded work per call: what is left is read on the next poll */
-	if (limit > a->dict_off + DICT_REFRESH_MAX) {
-		limit = a->dict_off + DICT_REFRESH_MAX;
+	if (limit > a->dict_off + max) {
+		limit = a->dict_off + max;
 		a->dict_seen_size = 0;
 	}
 	/* each pass moves dict_off forward by >= 8 bytes or stops */
@@ -1896,7 +1936,7 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 	char **slot;
 
 	if (!m) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		m = method_find(a, method_id);
 		if (!m)
 			return NULL;
@@ -1968,7 +2008,7 @@ const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java)
 	struct jm_blob *b = blob_find(a, pc);
 
 	if (!b) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		b = blob_find(a, pc);
 	}
 	*ret_java = b && b->method_id;
@@ -1984,7 +2024,7 @@ int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci)
 	__u32 lo, hi;
 
 	if (!m) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		m = method_find(a, method_id);
 	}
 	if (!m || bci < 0 || !(x = method_x(a, m)))
@@ -2008,7 +2048,7 @@ const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
 	__u32 i;
 
 	if (kv_get(&a->thread_idx, tid, 0, &i)) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		if (kv_get(&a->thread_idx, tid, 0, &i))
 			return NULL;
 	}
@@ -2020,7 +2060,7 @@ const char *jvm_agent__class_name(struct jvm_agent *a, __u64 class_id)
 	__u32 i;
 
 	if (kv_get(&a->class_idx, class_id, 0, &i)) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		if (kv_get(&a->class_idx, class_id, 0, &i))
 			return NULL;
 	}
