@@ -21,6 +21,7 @@
 #include "jvm/jwalk.h"
 #include "kernel/syscalls.h"
 #include "util/cgroup.h"
+#include "util/hashkey.h"
 
 #define JOIN_WAIT_NS	 (3000ull * 1000 * 1000) /* how long a sample waits for its trace, and back */
 #define JOIN_MAX_FRAMES	 (JP_MAX_KSTACK + JP_MAX_USTACK + 4096 + 8)
@@ -38,9 +39,26 @@
 #define JOIN_TRACE_BUDGET     (32ull << 20)
 /* agent-ring records per JVM per join__poll: a round stays in the tens of ms */
 #define JOIN_TRACES_PER_ROUND 4096
+#ifndef JP_FUZZ_BUDGETS
 #define JOIN_POLL_ROUND_NS    (50ull * 1000 * 1000) /* no next JVM after this in one round */
+#else /* fuzzing: the time budgets within a fuzzer's reach */
+#define JOIN_POLL_ROUND_NS    (200ull * 1000)
+#endif
 #define JOIN_POLL_ROUNDS      64 /* rounds over the agent rings in one join__poll, at most */
 #define JOIN_FLUSH_NS	      (250ull * 1000 * 1000) /* reading the rings at the end */
+/*
+ * A record being resolved when its round's time is up goes on for this long at most; past
+ * it the rest of its Java frames are dropped (a marker stands for them) and counted for its
+ * JVM. Frames are named from a dictionary the JVM's user writes: one may cost a read of
+ * its method's entry (a 64 KiB name, a line table to sort) or a refresh of the dictionary.
+ */
+#ifndef JP_FUZZ_BUDGETS
+#define JOIN_LATE_NS	      (100ull * 1000 * 1000)
+#else
+#define JOIN_LATE_NS	      (200ull * 1000)
+#endif
+#define JOIN_LATE_EVERY	      16 /* frames between two looks at the clock */
+#define JOIN_LATE_MARKER      "[Java frames dropped: jprof's time budget]"
 
 /* why a JVM sample has no Java stack */
 enum miss_reason {
@@ -146,6 +164,12 @@ struct jvm_ent {
 	__u64 monitor_joined; /* blocked samples given the Java stack of their monitor wait */
 	/* -e lock: blocked intervals in LockSupport.park, and those under --lock-threshold */
 	__u64 parks, park_short;
+	/*
+	 * budgets: records whose Java frames were dropped for time (JOIN_LATE_NS), agent
+	 * events of a kind not asked for (-e), samples the model's budget refused, and the
+	 * agent ring's bytes left unread at the end (its reading's time was up)
+	 */
+	__u64 time_drops, ev_skipped, model_drops, unread_end;
 	/* the process exited and its agent was freed (join__retire_jvm): its last figures */
 	bool retired;
 	bool final_kept; /* the agent was freed, final holds its figures (retired or released) */
@@ -269,6 +293,13 @@ struct join {
 	struct join_stats st;
 	__u64 now_ns;
 	struct jvm_ent *cur_jvm; /* during a poll callback */
+	/*
+	 * while the rings are read and their records paired: when that is to end (0: no
+	 * bound); past it by JOIN_LATE_NS a stack's remaining Java frames are dropped (late)
+	 */
+	__u64 deadline_ns;
+	unsigned int late_count; /* frames since the clock was read */
+	bool late, late_marked;	 /* past the bound; this stack has its marker */
 	/* agent events waiting for their other half, bounded open-addressing tables */
 	struct age_site *ages; /* -e live: age at death of freed sampled objects, per site */
 	size_t nages;
@@ -293,9 +324,8 @@ struct ev_slot {
 
 static size_t ev_hash(__u64 k1, __u64 k2, size_t cap)
 {
-	__u64 h = (k1 * 0x9e3779b97f4a7c15ull) ^ (k2 * 0xc2b2ae3d27d4eb4full);
-
-	return (size_t)(h ^ (h >> 29)) & (cap - 1);
+	/* keyed: tags and thread ids are the JVM's user's to choose */
+	return (size_t)hash_keyed(k1 ^ hash_keyed(k2)) & (cap - 1);
 }
 
 static struct ev_slot *ev_find(struct ev_slot *t, size_t cap, __u64 k1, __u64 k2)
@@ -878,6 +908,15 @@ static void push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct
 
 	if (loc_cache_get(j, n, key, f->method_id, c))
 		return;
+	if (!j->late && j->deadline_ns && ++j->late_count % JOIN_LATE_EVERY == 0 &&
+	    mono_ns() > j->deadline_ns + JOIN_LATE_NS)
+		j->late = true;
+	if (j->late) {
+		if (!j->late_marked)
+			push(j, n, JOIN_LATE_MARKER, JP_FK_ROOT);
+		j->late_marked = true;
+		return;
+	}
 	name = jvm_agent__method_name(e->a, f->method_id, 0);
 	line = f->bci >= 0 && name ? jvm_agent__line(e->a, f->method_id, f->bci) : -1;
 	if (!name) {
@@ -891,6 +930,28 @@ static void push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct
 		loc_cache_put(j, key, f->method_id, c, id);
 }
 
+/* a stack is built: its JVM counts it when its Java frames were cut for time */
+static void late_done(struct join *j, struct jvm_ent *e)
+{
+	if (j->late_marked && e)
+		e->time_drops++;
+	j->late_marked = false;
+}
+
+/*
+ * err from the model: a refusal of its budget is a dropped sample (counted for its JVM),
+ * not an error that ends the recording
+ */
+static int model_drop(struct join *j, struct jvm_ent *e, int err)
+{
+	if (!err || !model__over_budget(j->model))
+		return err;
+	if (e)
+		e->model_drops++;
+	j->st.model_drops++;
+	return 0;
+}
+
 static struct last_cpu *last_cpu_slot(struct join *j, __u32 pid, __u32 tid)
 {
 	return &j->last[(pid * 2654435761u ^ tid * 40503u) % JOIN_LAST_SLOTS];
@@ -902,7 +963,8 @@ static int last_cpu_settle(struct join *j, struct last_cpu *l)
 	__u64 c = l->carry_ns;
 
 	l->carry_ns = 0;
-	return c ? model__add(j->model, l->stack, l->labels, JP_VAL_CPU_NS, c) : 0;
+	return c ? model_drop(j, NULL, model__add(j->model, l->stack, l->labels, JP_VAL_CPU_NS, c)) :
+		   0;
 }
 
 /* the thread's slot, taken over from another thread (whose carry goes to its own stack) */
@@ -966,11 +1028,12 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 		return 0;
 	if (marker)
 		push(j, &n, marker, JP_FK_ROOT);
+	late_done(j, e);
 	j->pool_used = 0;
 	stack = model__stack(j->model, j->locs, n);
 	labels = sample_labels(j, s, e);
 	if (!stack || !labels)
-		return -ENOMEM;
+		return model_drop(j, e, -ENOMEM);
 	j->committed = stack;
 	switch (s->kind) {
 	case JP_EV_CPU:
@@ -999,7 +1062,7 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 	}
 	if (!err)
 		j->st.samples++;
-	return err;
+	return model_drop(j, e, err);
 }
 
 /*
@@ -1079,11 +1142,12 @@ static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 	push(j, &n, "[park]", JP_FK_ROOT);
 	for (int f = 0; f < t->num_frames; f++)
 		push_java(j, &n, e, &t->frames[f]);
+	late_done(j, e);
 	j->pool_used = 0;
 	stack = model__stack(j->model, j->locs, n);
 	labels = sample_labels(j, s, e);
 	if (!stack || !labels)
-		return -ENOMEM;
+		return model_drop(j, e, -ENOMEM) ? -ENOMEM : 1;
 	err = model__add(j->model, stack, labels, JP_VAL_CONTENTIONS, 1);
 	if (!err)
 		err = model__add(j->model, stack, labels, JP_VAL_DELAY_NS, s->weight);
@@ -1092,6 +1156,7 @@ static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 		j->st.parks++;
 		j->st.park_ns += s->weight;
 	}
+	err = model_drop(j, e, err);
 	return err ? err : 1;
 }
 
@@ -1873,6 +1938,21 @@ static int keep_trace(struct join *j, struct jvm_ent *e, __u32 tid, const struct
 	return 0;
 }
 
+/*
+ * After a record: 0 to read the next, -EAGAIN when this JVM's records of the round are
+ * read or the round's time is up (the record is consumed; the rest waits in the ring)
+ */
+static int round_next(struct join *j)
+{
+	if (!--j->round_left)
+		return -EAGAIN;
+	if (j->deadline_ns && mono_ns() > j->deadline_ns) {
+		j->round_left = 0;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 static int on_trace(void *ctx, const struct java_trace *tr)
 {
 	struct join *j = ctx;
@@ -1894,8 +1974,7 @@ static int on_trace(void *ctx, const struct java_trace *tr)
 	}
 	if (err)
 		return err;
-	/* the record is consumed; a negative return only ends this round's reading */
-	return --j->round_left ? 0 : -EAGAIN;
+	return round_next(j);
 }
 
 /*
@@ -1959,6 +2038,7 @@ static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event 
 	}
 	for (int i = 0; i < ev->num_frames; i++)
 		push_java(j, &n, e, &ev->frames[i]);
+	late_done(j, e);
 	*ret_stack = model__stack(j->model, j->locs, n);
 	*ret_labels = model__labels(j->model, &l);
 	if (ret_jstack)
@@ -2016,9 +2096,19 @@ static int on_event(void *ctx, const struct java_event *ev)
 	struct ev_slot *w;
 	jp_id stack, labels, jstack = 0;
 	__u64 k1 = (__u64)e->pid << 32 | 1, objects;
+	__u32 want = j->o.agent_events;
 	int err = 0;
 
 	j->traces_read++;
+	/* only what -e asked for is joined: another kind costs a count, not a stack */
+	if (!((ev->kind == JP_AEV_ALLOC && want & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE)) ||
+	      (ev->kind == JP_AEV_FREE && want & JP_AGENT_EV_LIVE) ||
+	      ((ev->kind == JP_AEV_MONITOR_ENTER || ev->kind == JP_AEV_MONITOR_ENTERED ||
+		ev->kind == JP_AEV_MONITOR_BLOCKED) &&
+	       want & JP_AGENT_EV_LOCK))) {
+		e->ev_skipped++;
+		return round_next(j);
+	}
 	switch (ev->kind) {
 	case JP_AEV_ALLOC:
 		e->ev_allocs++;
@@ -2114,9 +2204,10 @@ static int on_event(void *ctx, const struct java_event *ev)
 	default:
 		break;
 	}
+	err = model_drop(j, e, err);
 	if (err)
 		return err;
-	return --j->round_left ? 0 : -EAGAIN;
+	return round_next(j);
 }
 
 /* at the end: what was sampled and never freed is live (inuse_space / inuse_objects) */
@@ -2133,6 +2224,7 @@ static int add_live(struct join *j)
 		if (!err)
 			err = model__add(j->model, w->stack, w->labels, JP_VAL_INUSE_OBJECTS,
 					 w->objects);
+		err = model_drop(j, NULL, err);
 	}
 	return err;
 }
@@ -2250,13 +2342,15 @@ static bool poll_agents(struct join *j)
 
 		if (!e->a)
 			continue;
-		if (k && mono_ns() - t0 > JOIN_POLL_ROUND_NS) {
+		if (k && (mono_ns() - t0 > JOIN_POLL_ROUND_NS ||
+			  (j->deadline_ns && mono_ns() > j->deadline_ns))) {
 			more = true;
 			break;
 		}
 		j->cur_jvm = e;
 		j->round_left = j->o.traces_per_round;
-		err = jvm_agent__poll_events(e->a, on_trace, on_event, j);
+		/* without -e alloc, live or lock no event is looked at: counted as unread */
+		err = jvm_agent__poll_events(e->a, on_trace, j->o.agent_events ? on_event : NULL, j);
 		if (err == -EAGAIN && !j->round_left)
 			more = true;
 		else if (err < 0 && err != -EAGAIN)
@@ -2266,6 +2360,17 @@ static bool poll_agents(struct join *j)
 		j->rr = (j->rr + 1) % j->njvms;
 	j->cur_jvm = NULL;
 	return more;
+}
+
+/*
+ * The time reading the rings and pairing their records may take from now (until, 0: no
+ * bound): how long the poll loop waits for the join, whatever the records hold
+ */
+static void time_bound(struct join *j, __u64 until)
+{
+	j->deadline_ns = until;
+	j->late = j->late_marked = false;
+	j->late_count = 0;
 }
 
 static int pair_and_expire(struct join *j, bool all)
@@ -2291,12 +2396,16 @@ static int pair_and_expire(struct join *j, bool all)
 int join__poll(struct join *j, __u64 now_ns)
 {
 	__u64 t0 = mono_ns();
+	int err;
 
 	j->now_ns = now_ns ? now_ns : t0;
+	time_bound(j, t0 + JOIN_POLL_ROUND_NS);
 	for (int n = 0;
 	     poll_agents(j) && ++n < JOIN_POLL_ROUNDS && mono_ns() - t0 < JOIN_POLL_ROUND_NS;)
 		;
-	return pair_and_expire(j, false);
+	err = pair_and_expire(j, false);
+	time_bound(j, 0);
+	return err;
 }
 
 /* forgets a pid's entries in an event table (its JVM is gone: nothing of it is alive) */
@@ -2327,17 +2436,22 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 	if (!e || e->retired)
 		return 0;
 	if (e->a) {
-		/* what its ring still holds, then no sample of it waits any more */
+		/* what its ring still holds (in a round's time), then no sample of it waits */
+		time_bound(j, mono_ns() + JOIN_POLL_ROUND_NS);
 		j->cur_jvm = e;
 		do {
 			j->round_left = j->o.traces_per_round;
-			err = jvm_agent__poll_events(e->a, on_trace, on_event, j);
-		} while (err == -EAGAIN && !j->round_left && ++n < 64);
+			err = jvm_agent__poll_events(e->a, on_trace,
+						     j->o.agent_events ? on_event : NULL, j);
+		} while (err == -EAGAIN && !j->round_left && mono_ns() <= j->deadline_ns &&
+			 ++n < 64);
 		j->cur_jvm = NULL;
 		j->now_ns = now_ns;
 		err = retry_dirty(j);
 		if (!err)
 			err = expire(j, e, true);
+		time_bound(j, 0);
+		e->unread_end += jvm_agent__unread(e->a);
 		free_agent(e);
 	}
 	ev_drop_pid(j->live, EV_LIVE_CAP, &j->nlive, pid);
@@ -2359,6 +2473,7 @@ int join__flush(struct join *j)
 	int err;
 
 	j->end_ns = t0;
+	time_bound(j, t0 + JOIN_FLUSH_NS);
 	/*
 	 * What the agents wrote up to now, then, while samples still wait, what they write
 	 * next: a thread sampled just before the end answers when it next runs, which on a
@@ -2382,6 +2497,11 @@ int join__flush(struct join *j)
 	}
 	j->now_ns = mono_ns();
 	err = pair_and_expire(j, true);
+	time_bound(j, 0);
+	/* what the rings still hold was not read in time: counted, not read */
+	for (size_t i = 0; i < j->njvms; i++)
+		if (j->jvms[i]->a)
+			j->jvms[i]->unread_end += jvm_agent__unread(j->jvms[i]->a);
 	/* CPU time carried past the last sample with a Java stack: to that stack */
 	for (size_t i = 0; i < JOIN_LAST_SLOTS && !err; i++)
 		err = last_cpu_settle(j, &j->last[i]);
@@ -2429,7 +2549,7 @@ static bool ent_agent_stats(const struct jvm_ent *e, struct jvm_agent_stats *as)
 static void report_losses(const struct jvm_ent *e, const struct jvm_agent_stats *as, bool have,
 			  char *buf, size_t size)
 {
-	char a[256] = "", jn[128] = "", fb[192] = "";
+	char a[256] = "", jn[384] = "", fb[192] = "";
 	size_t w = 0;
 
 	if (have) {
@@ -2441,12 +2561,18 @@ static void report_losses(const struct jvm_ent *e, const struct jvm_agent_stats 
 		w = cat_count(a, sizeof(a), w, as->malformed, "malformed");
 		w = cat_count(a, sizeof(a), w, as->over_budget, "dictionary entries over budget");
 		w = cat_count(a, sizeof(a), w, as->events_dropped, "events dropped (ring full)");
-		w = cat_count(a, sizeof(a), w, as->events_unread, "events unread");
 	}
 	w = cat_count(jn, sizeof(jn), 0, e->unmatched, "traces without sample");
 	w = cat_count(jn, sizeof(jn), w, e->ev_orphan, "monitor waits without their start");
 	w = cat_count(jn, sizeof(jn), w, e->ev_over_budget, "events over budget");
-	cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
+	w = cat_count(jn, sizeof(jn), w, e->trace_drops, "traces over budget");
+	/* events -e did not ask for: skipped unread by the ring reader, or here by kind */
+	w = cat_count(jn, sizeof(jn), w, e->ev_skipped + (have ? as->events_unread : 0),
+		      "events not asked for (skipped)");
+	w = cat_count(jn, sizeof(jn), w, e->time_drops, "stacks cut short (time budget)");
+	w = cat_count(jn, sizeof(jn), w, e->unread_end >> 10,
+		      "KiB of agent records left unread (time budget)");
+	cat_count(jn, sizeof(jn), w, e->model_drops, "samples dropped (model budget)");
 	/* the agent's own figures (all its traces, matched or not); its time per request/try */
 	if (as->handler_ns && as->traces)
 		w = (size_t)snprintf(fb, sizeof(fb),
@@ -2623,7 +2749,7 @@ void join__report(const struct join *j, FILE *f)
 	report_ages(j, f);
 	for (size_t i = 0; i < j->njvms; i++) {
 		const struct jvm_ent *e = j->jvms[i];
-		char why[1024], loss[640], cpu[256];
+		char why[1024], loss[1024], cpu[256];
 		size_t w = 0;
 		/* the agent's counters, read once (a pread of its ring header) for all lines */
 		struct jvm_agent_stats as;

@@ -1209,6 +1209,11 @@ static void summary(struct rec *r, double secs, const char *where)
 			(unsigned long long)st[JP_STAT_FILTERED],
 			r->ctf ? (r->o->npids ? "-p, --cgroup/--container" : "--cgroup/--container") :
 				 "-p");
+	if (js.model_drops)
+		fprintf(stderr,
+			"jprof: %llu samples dropped: the profile reached its budget (%llu MiB); "
+			"the JVM lines say whose\n",
+			(unsigned long long)js.model_drops, (unsigned long long)(MODEL_MAX_BYTES >> 20));
 	if (r->first_sample_ns > r->t_start_ns)
 		fprintf(stderr, "jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
 			(r->first_sample_ns - r->t_start_ns) / 1e6,

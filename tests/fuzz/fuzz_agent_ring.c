@@ -54,6 +54,7 @@ static int on_event(void *ctx, const struct java_event *e)
 
 		if (n)
 			(void)strlen(n);
+		(void)jvm_agent__line(a, e->frames[i].method_id, e->frames[i].bci);
 	}
 	return 0;
 }
@@ -136,6 +137,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	(void)jvm_agent__method_name(a, 0x1000, 0);
 	(void)jvm_agent__thread_name(a, 1);
+	if (jvm_agent__unread(a) > DATA_SIZE)
+		__builtin_trap(); /* what a ring holds is at most its size */
 	jvm_agent__stats(a, &st);
 	jvm_agent__free(a);
 	return 0;

@@ -4,8 +4,9 @@
  * join__sample, traces from a real agent ring file (jvm_agent__open_files, join__add_jvm),
  * join__poll and join__flush, with budgets small enough to be reached. Every sample fed
  * must be in the profile at the end (join stats), none lost, nothing leaked.
- * Input: u8 budgets[4], u8 per_round, u8 flags (high nibble: ring depth; low 0xf: flush with
- * samples still waiting, which naps), then ops until the bytes run out:
+ * Input: u8 budgets[4], u8 per_round (high bits: -e lock, alloc, live), u8 flags (high
+ * nibble: ring depth; low 0xf: flush with samples still waiting, which naps), then ops until
+ * the bytes run out (an op byte below 0xf0 is taken % 4, from 0xf0 it is 4 + % 2):
  *   0: sample  u8 who, u8 tid, u8 kind, u8 flags, u8 klen, u8 ulen, s8 sig_err, u16 dt,
  *              then klen + ulen u64 frames and 2 x jlen of the BPF Java walk (as far as the
  *              bytes go); flags: 3 JP_SF_SIGNALED/KERNEL_CTX, 4 JP_SF_JWALK, 8 walked
@@ -13,6 +14,11 @@
  *   1: trace   u8 jvm, u8 tid, s8 num_frames, u16 dt, then frames {s32 bci, u64 method}
  *   2: poll    u16 dt (ms)
  *   3: garbage u8 jvm, u8 len, len bytes written raw at the ring's head (committed or not)
+ *   4: event   u8 jvm, u8 tid, u8 kind, u16 num_frames, u8 seed: frames of the methods op 5
+ *              announces at bcis from seed (a few bytes make a 4,000-frame stack)
+ *   5: method  u8 jvm, u8 which (of 4), u16 n_lines, u8 seed: a class record with one method
+ *              whose line table (in no order, starts repeated) comes from seed
+ * Models and time budgets are small (JP_FUZZ_BUDGETS): samples the model refuses are counted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,9 +38,11 @@
 #include "join.h"
 #include "jvm/agent_ring.h"
 #include "model/model.h"
+#include "opts.h"
 #include "sym/syms.h"
 
 #define DATA_SIZE JP_RING_DATA_MIN
+#define M_FUZZ	  0x5f0000ull /* the methods op 5 announces: M_FUZZ + 8 * (0..3) */
 #define NJVMS	  3
 /* beyond PID_MAX_LIMIT: no such process, so symbols and tid maps fail fast, never read a real one */
 #define PID_BASE 4300000u
@@ -103,6 +111,47 @@ static void setup_once(void)
 	atexit(cleanup);
 }
 
+/* op 5: appends a class record "LF;" with method M_FUZZ + 8 * which of n lines from seed */
+static void dict_method(struct ring *r, unsigned int which, __u32 n, unsigned int seed)
+{
+	size_t len = sizeof(struct jp_dict_rec) + 8 + 3 + 16 + 1 + (size_t)n * 8, w = 0;
+	unsigned char *b = malloc(len);
+	struct jp_dict_rec h = {(__u32)len, JP_DICT_CLASS, 0};
+	__u64 id = M_FUZZ + 8 * (__u64)which;
+	__u16 v16;
+	__u32 v32 = 1;
+	int fd = open(r->dict, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (!b || fd < 0)
+		abort();
+#define PUT(p, k) (memcpy(b + w, (p), (k)), w += (k))
+	PUT(&h, sizeof(h));
+	v16 = 3;
+	PUT(&v16, 2);
+	v16 = 0;
+	PUT(&v16, 2);
+	PUT(&v32, 4);
+	PUT("LF;", 3);
+	PUT(&id, 8);
+	v16 = 1;
+	PUT(&v16, 2);
+	v16 = 0;
+	PUT(&v16, 2);
+	PUT(&n, 4);
+	PUT("m", 1);
+	for (__u32 i = 0; i < n; i++) {
+		__s32 bci = (__s32)((seed * 2654435761u * (i + 1)) % 512), line = (__s32)i;
+
+		PUT(&bci, 4);
+		PUT(&line, 4);
+	}
+#undef PUT
+	if (write(fd, b, len) != (ssize_t)len)
+		abort();
+	close(fd);
+	free(b);
+}
+
 static struct jvm_agent *ring_open(struct ring *r, unsigned int max_depth)
 {
 	struct jp_dict_hdr dh = {JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 1, 0};
@@ -159,7 +208,8 @@ static void ring_put(struct ring *r, const void *rec, __u32 len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static __u64 frames[2 * 256 + 2 * 8];
-	static unsigned char rec[sizeof(struct jp_trace_rec) + 256 * sizeof(struct jp_ring_frame)];
+	static unsigned char rec[sizeof(struct jp_event_rec) +
+				 JP_DEPTH_MAX * sizeof(struct jp_ring_frame)];
 	struct in in = {data, size};
 	struct join_opts o = {.mark_offcpu = true};
 	struct join_stats st;
@@ -168,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct join *j;
 	__u64 now = 1000ull * 1000000000, fed = 0;
 	unsigned int max_depth;
-	uint8_t flags;
+	uint8_t flags, per;
 	int err = 0;
 
 	if (!dir[0])
@@ -178,7 +228,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.pend_budget = 64 + take(&in, 1) * 64;
 	o.trace_budget_jvm = 64 + take(&in, 1) * 32;
 	o.trace_budget = 64 + take(&in, 1) * 64;
-	o.traces_per_round = 1 + (unsigned int)take(&in, 1) % 16;
+	per = (uint8_t)take(&in, 1);
+	o.traces_per_round = 1 + per % 16;
+	o.agent_events = (per >> 4) & (JP_AGENT_EV_LOCK | JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE);
 	flags = (uint8_t)take(&in, 1);
 	max_depth = 1 + (flags >> 4) * 16;
 	syms = syms__new(kallsyms);
@@ -196,7 +248,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	while (in.n && !err) {
-		switch (take(&in, 1) % 4) {
+		uint8_t op = (uint8_t)take(&in, 1);
+
+		switch (op < 0xf0 ? op % 4 : 4 + op % 2) {
 		case 0: {
 			struct jp_sample s = {0};
 			uint8_t who = (uint8_t)take(&in, 1), f;
@@ -270,6 +324,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				ring_put(r, raw, len);
 			break;
 		}
+		case 4: {
+			struct jp_event_rec *e = (struct jp_event_rec *)rec;
+			struct ring *r = &rings[take(&in, 1) % 2];
+			unsigned int seed;
+			int nf;
+
+			memset(e, 0, sizeof(*e));
+			e->tid = (__u32)take(&in, 1) % 8;
+			e->kind = (__u16)(take(&in, 1) % (JP_AEV_MAX + 1));
+			nf = (int)(take(&in, 2) % (JP_DEPTH_MAX + 1));
+			seed = (unsigned int)take(&in, 1);
+			now += 1000;
+			e->time_ns = now;
+			e->size = 64;
+			e->weight = 4096;
+			e->tag = seed & 1 ? 0 : now;
+			e->num_frames = nf;
+			for (int i = 0; i < nf; i++) {
+				struct jp_ring_frame *f = (struct jp_ring_frame *)(e + 1) + i;
+
+				f->bci = (__s32)((seed + 1u) * 40503u * (unsigned int)(i + 1) % 600);
+				f->pad = 0;
+				f->method_id = M_FUZZ + 8 * ((seed + (unsigned int)i) % 4);
+			}
+			e->h.len = (__u32)(sizeof(*e) + (size_t)nf * sizeof(struct jp_ring_frame));
+			e->h.type = JP_REC_EVENT;
+			e->h.seq = ((struct jp_ring_hdr *)r->mem)->head;
+			if (DATA_SIZE - e->h.seq % DATA_SIZE < e->h.len)
+				e->h.seq += DATA_SIZE - e->h.seq % DATA_SIZE;
+			ring_put(r, e, e->h.len);
+			break;
+		}
+		case 5: {
+			struct ring *r = &rings[take(&in, 1) % 2];
+			unsigned int which = (unsigned int)take(&in, 1) % 4;
+			__u32 n = (__u32)take(&in, 2) % 4096;
+
+			dict_method(r, which, n, (unsigned int)take(&in, 1));
+			break;
+		}
 		}
 	}
 	/* everything still waiting gives up before the flush (no nap), unless the input says not */
@@ -281,13 +375,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("FUZZ_JOIN_VERBOSE")) /* to see what a corpus file reaches */
 		fprintf(stderr,
 			"fed %llu samples %llu jvm %llu complete %llu backlog %llu unmatched %llu "
-			"trace_drops %llu err %d\n",
+			"trace_drops %llu model_drops %llu err %d\n",
 			(unsigned long long)fed, (unsigned long long)st.samples,
 			(unsigned long long)st.jvm_samples, (unsigned long long)st.java_complete,
 			(unsigned long long)st.backlog, (unsigned long long)st.unmatched_traces,
-			(unsigned long long)st.trace_drops, err);
-	/* no allocation fails here: every sample fed is in the profile, and counted as such */
-	if (err || st.samples != fed || st.jvm_samples > st.samples ||
+			(unsigned long long)st.trace_drops, (unsigned long long)st.model_drops, err);
+	if (getenv("FUZZ_JOIN_VERBOSE")) {
+		fprintf(stderr, "model refusals %llu\n",
+			(unsigned long long)model__over_budget(model));
+		join__report(j, stderr);
+	}
+	/*
+	 * no allocation fails here: every sample fed is in the profile, and counted as such,
+	 * but those the model's budget refused (counted; a JVM's are still its samples)
+	 */
+	if (err || st.samples > fed || st.samples + st.model_drops < fed ||
+	    st.jvm_samples > st.samples + st.model_drops ||
 	    st.java_complete > st.jvm_samples || st.backlog > st.jvm_samples)
 		abort();
 	{

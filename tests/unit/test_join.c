@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "opts.h"
 #include "out/out.h"
 #include "sym/syms.h"
 
@@ -766,6 +767,63 @@ TEST(budgets_count_what_falls_out)
 	free(rep);
 	teardown(&f);
 	fa_close(&fa);
+}
+
+/* appends a committed allocation event of one frame (pkg/Work.run) */
+static void fa_alloc(struct fake_agent *a, __u32 tid, __u64 time_ns)
+{
+	struct jp_ring_hdr *h = (struct jp_ring_hdr *)a->mem;
+	__u32 len = sizeof(struct jp_event_rec) + sizeof(struct jp_ring_frame);
+	struct jp_ring_frame fr = { .bci = 7, .method_id = FA_METHOD };
+	struct jp_event_rec *r;
+
+	r = (struct jp_event_rec *)(a->mem + JP_RING_HDR_SIZE + h->head % FA_DATA);
+	memset(r, 0, sizeof(*r));
+	r->h.len = len;
+	r->h.type = JP_REC_EVENT;
+	r->h.seq = h->head;
+	r->time_ns = time_ns;
+	r->tid = tid;
+	r->kind = JP_AEV_ALLOC;
+	r->size = 16;
+	r->weight = 1024;
+	r->num_frames = 1;
+	memcpy(r + 1, &fr, sizeof(fr));
+	h->head += len;
+}
+
+/* agent events are joined only when -e asked for their kind; the others are counted */
+TEST(agent_events_only_as_asked)
+{
+	static const __u32 asked[] = { 0, JP_AGENT_EV_LOCK, JP_AGENT_EV_ALLOC };
+	__u64 b = 100 * SEC;
+
+	for (size_t k = 0; k < sizeof(asked) / sizeof(asked[0]); k++) {
+		struct join_opts o = { .agent_events = asked[k] };
+		struct fake_agent fa;
+		struct fixture f;
+		char *rep;
+
+		ASSERT_TRUE(setup(&f, &o) == 0);
+		ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java",
+					  fa_open(&fa)) == 0);
+		for (__u32 i = 0; i < 10; i++)
+			fa_alloc(&fa, 50000 + i, b + i);
+		fa_flush(&fa);
+		EXPECT_EQ(join__poll(f.join, b + 1000), 0);
+		EXPECT_EQ(join__flush(f.join), 0);
+		rep = report(&f);
+		if (asked[k] == JP_AGENT_EV_ALLOC) {
+			EXPECT_EQ(model__total(f.model, JP_VAL_ALLOC_SPACE), 10 * 1024);
+			EXPECT_TRUE(rep && !strstr(rep, "not asked for"));
+		} else {
+			EXPECT_EQ(model__total(f.model, JP_VAL_ALLOC_SPACE), 0);
+			EXPECT_TRUE(rep && strstr(rep, "10 events not asked for (skipped)"));
+		}
+		free(rep);
+		teardown(&f);
+		fa_close(&fa);
+	}
 }
 
 __attribute__((destructor)) static void cleanup(void)

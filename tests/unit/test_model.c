@@ -468,3 +468,59 @@ TEST(container_filter_and_view)
 	profile__free(p);
 	model__free(m);
 }
+
+/*
+ * The model's budget: stacks, labels, strings past it are refused (0, -ENOSPC) and counted;
+ * what was interned before stays and is still found
+ */
+TEST(budget_refuses_and_counts)
+{
+	struct model *m = model__new();
+	struct jp_labels lab = { .pid = 1, .tid = 2, .comm = "c", .thread = "t", .container = "" };
+	struct model_mem mem;
+	char name[32];
+	jp_id locs[64], first, l0;
+	size_t refused = 0, added = 0;
+
+	ASSERT_TRUE(m != NULL);
+	first = java_stack(m, 0x7f0000001234);
+	l0 = model__labels(m, &lab);
+	ASSERT_TRUE(first && l0);
+	EXPECT_EQ(model__add(m, first, l0, JP_VAL_CPU_SAMPLES, 1), 0);
+	size_t budget;
+
+	model__mem(m, &mem);
+	budget = mem.bytes + (1u << 20);
+	model__set_max_bytes(m, budget);
+	for (int i = 0; i < 100000; i++) {
+		jp_id s, l;
+
+		snprintf(name, sizeof(name), "f%d", i);
+		for (int k = 0; k < 64; k++) {
+			struct jp_location loc = { .func = model__func(m, name, "", false),
+						   .addr = (__u64)k, .kind = JP_FK_NATIVE };
+
+			locs[k] = loc.func ? model__location(m, &loc) : 0;
+		}
+		lab.tid = 100 + (__u32)i;
+		s = model__stack(m, locs, 64);
+		l = model__labels(m, &lab);
+		if (!s || !l || model__add(m, s, l, JP_VAL_CPU_SAMPLES, 1)) {
+			refused++;
+			continue;
+		}
+		added++;
+	}
+	model__mem(m, &mem);
+	EXPECT_TRUE(refused > 0);
+	EXPECT_TRUE(added > 100);
+	EXPECT_TRUE(model__over_budget(m) > 0);
+	EXPECT_EQ(mem.over_budget, model__over_budget(m));
+	EXPECT_TRUE(mem.bytes <= budget);
+	/* what came before is still found, and adding to an existing row still works */
+	EXPECT_EQ(java_stack(m, 0x7f0000001234), first);
+	lab.tid = 2;
+	EXPECT_EQ(model__labels(m, &lab), l0);
+	EXPECT_EQ(model__add(m, first, l0, JP_VAL_CPU_SAMPLES, 1), 0);
+	model__free(m);
+}

@@ -28,11 +28,22 @@
 #include "log.h"
 #include "util/procfs.h"
 #include "ring.h"
+#include "util/hashkey.h"
 #include "util/safe_open.h"
 
 #define TRACE_REC_MAX (sizeof(struct jp_trace_rec) + JP_DEPTH_MAX * sizeof(struct jp_frame))
 #define INLINE_MAX    64 /* deepest inline chain we believe */
 #define CHAIN_BYTES   (sizeof(__u64) + sizeof(__s32)) /* a chain entry: method and bci */
+/*
+ * Entries of a method's line table we believe: a method's bytecode is at most 65,535
+ * bytes (JVMS 4.7.3), so no real table has more distinct starts. A larger one is ignored
+ * (counted over budget), its frames go without line numbers.
+ */
+#ifndef JP_FUZZ_BUDGETS
+#define JM_LINES_MAX 65536u
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define JM_LINES_MAX 64u
+#endif
 
 /*
  * What one JVM's dictionary may make us hold (methods, strings, line tables, compiled
@@ -52,6 +63,11 @@
 #define DICT_REFRESH_MOVES (64ull << 20)
 #define DBUF_KEEP	 (1u << 20) /* a larger record buffer is freed after use */
 #define DICT_CHUNK	 (64u << 10) /* dictionary bytes read at once: records are small */
+/* lookups' refreshes of the dictionary: LOOKUP_REFRESH_MAX bytes per LOOKUP_WINDOW_NS */
+#define LOOKUP_REFRESH_MAX (1u << 20)
+#define LOOKUP_WINDOW_NS   (10ull * 1000 * 1000)
+/* ring records looked at in one poll: 16 times a join round's, a few ms of reads */
+#define POLL_RECORDS_MAX 65536u
 
 /* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
 static __u64 agents_bytes;
@@ -203,6 +219,7 @@ struct jvm_agent {
 	size_t n_classes, cap_classes;
 	struct kv_map class_idx;
 	__u64 events_unread; /* event records polled by a caller that takes none */
+	__u64 lr_window_ns, lr_bytes; /* lookup_refresh's window and bytes parsed in it */
 	struct jm_str *strs;
 	struct kv_map str_idx; /* (hash, len) -> index in str_tab */
 	struct jm_str **str_tab;
@@ -243,9 +260,8 @@ static void uncharge(struct jvm_agent *a, size_t n)
 
 static size_t kv_hash(__u64 k1, __u64 k2)
 {
-	__u64 h = k1 * 0x9e3779b97f4a7c15ull ^ (k2 + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
-
-	return (size_t)(h ^ (h >> 31));
+	/* keyed: thread and class ids, tags, string hashes are the JVM's user's to choose */
+	return (size_t)hash_keyed(k1 ^ hash_keyed(k2 + 0x632be59bd9b4e019ull));
 }
 
 static struct kv_entry *kv_slot(const struct kv_map *m, __u64 k1, __u64 k2)
@@ -796,7 +812,8 @@ int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret)
 
 static size_t method_slot0(__u64 id, size_t cap)
 {
-	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+	/* keyed: ids aimed at one slot would make every lookup a scan of the table */
+	return (size_t)(hash_keyed(id) >> 17) & (cap - 1);
 }
 
 /*
@@ -927,6 +944,58 @@ static int parse_method(struct jvm_agent *a, struct cur *c, __u32 cls)
 	return 0;
 }
 
+/* entries of a line table read in their order: which came first decides between equal bcis */
+struct jm_line_at {
+	__s32 bci, line;
+	__u32 i;
+};
+
+static int line_at_cmp(const void *pa, const void *pb)
+{
+	const struct jm_line_at *x = pa, *y = pb;
+
+	if (x->bci != y->bci)
+		return x->bci < y->bci ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * n entries (bci, line) from c into lines, sorted by bci, one entry per bci (the last of
+ * the table's entries with that bci, as a scan for the greatest start <= bci found it):
+ * JVMTI does not promise a sorted table, and a lookup must not be linear in a size the
+ * JVM's user chooses. Returns the entries kept (0 when the scratch cannot be had).
+ */
+static __u32 lines_load(struct jm_line *lines, struct cur *c, __u32 n)
+{
+	struct jm_line_at *t = malloc((size_t)n * sizeof(*t));
+	bool sorted = true;
+	__u32 k = 0;
+
+	for (__u32 i = 0; i < n; i++) {
+		lines[i].bci = (__s32)cur_u32(c);
+		lines[i].line = (__s32)cur_u32(c);
+		if (i && lines[i].bci <= lines[i - 1].bci)
+			sorted = false;
+	}
+	if (sorted || c->bad) {
+		free(t);
+		return c->bad ? 0 : n;
+	}
+	if (!t)
+		return 0;
+	for (__u32 i = 0; i < n; i++)
+		t[i] = (struct jm_line_at){ lines[i].bci, lines[i].line, i };
+	qsort(t, n, sizeof(*t), line_at_cmp);
+	for (__u32 i = 0; i < n; i++) {
+		if (i + 1 < n && t[i + 1].bci == t[i].bci)
+			continue; /* a later entry of the same bci wins */
+		lines[k].bci = t[i].bci;
+		lines[k++].line = t[i].line;
+	}
+	free(t);
+	return k;
+}
+
 /*
  * The name and line table of m, read again from its entry in the dictionary file (the
  * JVM's user writes that file: every length is checked again, and the entry must still
@@ -957,6 +1026,10 @@ static struct jm_method_x *method_x(struct jvm_agent *a, struct jm_method *m)
 	memcpy(&n_lines, hdr + 12, 4);
 	if (id != m->id || !name_len || n_lines > JP_DICT_REC_MAX / sizeof(struct jm_line))
 		return NULL;
+	if (n_lines > JM_LINES_MAX) {
+		a->over_budget++; /* no real method has so many: its frames go without lines */
+		n_lines = 0;
+	}
 	len = (size_t)name_len + msig_len + (size_t)n_lines * sizeof(struct jm_line);
 	if (charge(a, sizeof(*x) + len)) /* the read buffer, given back below */
 		return NULL;
@@ -971,14 +1044,18 @@ static struct jm_method_x *method_x(struct jvm_agent *a, struct jm_method *m)
 	c.left -= msig_len;
 	if (!c.bad && n_lines && !charge(a, (size_t)n_lines * sizeof(*x->lines))) {
 		x->lines = malloc((size_t)n_lines * sizeof(*x->lines));
-		if (!x->lines)
-			uncharge(a, (size_t)n_lines * sizeof(*x->lines));
-		for (__u32 i = 0; x->lines && i < n_lines; i++) {
-			x->lines[i].bci = (__s32)cur_u32(&c);
-			x->lines[i].line = (__s32)cur_u32(&c);
+		x->n_lines = x->lines ? lines_load(x->lines, &c, n_lines) : 0;
+		uncharge(a, (size_t)(n_lines - x->n_lines) * sizeof(*x->lines));
+		if (!x->n_lines) {
+			free(x->lines);
+			x->lines = NULL;
+		} else if (x->n_lines < n_lines) {
+			/* equal bcis made fewer: x_free gives back what n_lines says */
+			struct jm_line *p = realloc(x->lines, (size_t)x->n_lines * sizeof(*p));
+
+			if (p)
+				x->lines = p;
 		}
-		if (x->lines)
-			x->n_lines = n_lines;
 	}
 	if (!x->name)
 		goto out;
@@ -1425,7 +1502,43 @@ static const unsigned char *dict_bytes(struct jvm_agent *a, __u64 off, size_t le
 	return a->dbuf;
 }
 
+static void dict_refresh_max(struct jvm_agent *a, __u64 max);
+
 static void dict_refresh(struct jvm_agent *a)
+{
+	dict_refresh_max(a, DICT_REFRESH_MAX);
+}
+
+static __u64 mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/*
+ * A refresh because a lookup met an unknown id: in each LOOKUP_WINDOW_NS one of a poll's
+ * size, or what LOOKUP_REFRESH_MAX bytes allow. Each frame of a record may name an unknown id, and the JVM's user
+ * may append to the dictionary all the time: the polls' own refreshes read the rest.
+ */
+static void lookup_refresh(struct jvm_agent *a)
+{
+	__u64 now = mono_now_ns(), before = a->dict_off;
+
+	if (now - a->lr_window_ns > LOOKUP_WINDOW_NS) {
+		a->lr_window_ns = now;
+		a->lr_bytes = 0;
+	}
+	if (a->lr_bytes >= LOOKUP_REFRESH_MAX)
+		return;
+	/* the window's first may read as much as a poll's (the dictionary as jprof found it) */
+	dict_refresh_max(a, a->lr_bytes ? LOOKUP_REFRESH_MAX - a->lr_bytes : DICT_REFRESH_MAX);
+	a->lr_bytes += a->dict_off - before;
+}
+
+/* parses at most max bytes of what was appended */
+static void dict_refresh_max(struct jvm_agent *a, __u64 max)
 {
 	struct stat st;
 	__u64 limit, ob;
@@ -1453,8 +1566,8 @@ static void dict_refresh(struct jvm_agent *a)
 		a->dict_off = h.hdr_size;
 	}
 	/* bounded work per call: what is left is read on the next poll */
-	if (limit > a->dict_off + DICT_REFRESH_MAX) {
-		limit = a->dict_off + DICT_REFRESH_MAX;
+	if (limit > a->dict_off + max) {
+		limit = a->dict_off + max;
 		a->dict_seen_size = 0;
 	}
 	/* each pass moves dict_off forward by >= 8 bytes or stops */
@@ -1714,8 +1827,11 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 		a->tail = head;
 		return store_tail(a);
 	}
-	/* one record is 16 bytes at least: at most data_size/16 per call */
-	for (__u32 i = 0; a->tail != head && i < a->data_size / 16; i++) {
+	/*
+	 * one record is 16 bytes at least: at most data_size/16 per call, and POLL_RECORDS_MAX
+	 * (a 64 MiB ring of 16-byte pads would be 4 million reads in one call)
+	 */
+	for (__u32 i = 0; a->tail != head && i < a->data_size / 16 && i < POLL_RECORDS_MAX; i++) {
 		__u64 off = a->tail & mask;
 		struct jp_rec_hdr h;
 
@@ -1743,7 +1859,10 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 				count++;
 			}
 		} else if (h.type == JP_REC_EVENT) {
-			if (h.len > TRACE_REC_MAX ||
+			if (!efn) {
+				a->events_unread++; /* not asked for: not even read */
+				count++;
+			} else if (h.len > TRACE_REC_MAX ||
 			    pread(a->ring_fd, a->rec, h.len, (off_t)(a->hdr_size + off)) !=
 				    (ssize_t)h.len) {
 				a->malformed++;
@@ -1763,6 +1882,16 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 	return err < 0 ? err : count;
 }
 
+__u64 jvm_agent__unread(const struct jvm_agent *a)
+{
+	__u64 head;
+
+	if (pread(a->ring_fd, &head, sizeof(head), offsetof(struct jp_ring_hdr, head)) !=
+	    (ssize_t)sizeof(head))
+		return 0;
+	return head - a->tail <= a->data_size ? head - a->tail : 0;
+}
+
 /* names ---------------------------------------------------------------------- */
 
 const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigned int flags)
@@ -1772,7 +1901,7 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 	char **slot;
 
 	if (!m) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		m = method_find(a, method_id);
 		if (!m)
 			return NULL;
@@ -1844,7 +1973,7 @@ const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java)
 	struct jm_blob *b = blob_find(a, pc);
 
 	if (!b) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		b = blob_find(a, pc);
 	}
 	*ret_java = b && b->method_id;
@@ -1857,23 +1986,26 @@ int jvm_agent__line(struct jvm_agent *a, __u64 method_id, __s32 bci)
 {
 	struct jm_method *m = method_find(a, method_id);
 	const struct jm_method_x *x;
-	__s32 best_bci = -1;
-	int line = -1;
+	__u32 lo, hi;
 
 	if (!m) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		m = method_find(a, method_id);
 	}
 	if (!m || bci < 0 || !(x = method_x(a, m)))
 		return -1;
-	/* the entry with the greatest start <= bci; JVMTI does not promise sorted tables */
-	for (__u32 i = 0; i < x->n_lines; i++) {
-		if (x->lines[i].bci <= bci && x->lines[i].bci >= best_bci) {
-			best_bci = x->lines[i].bci;
-			line = x->lines[i].line;
-		}
+	/* the entry with the greatest start <= bci: the table is sorted by bci (lines_load) */
+	lo = 0;
+	hi = x->n_lines;
+	while (lo < hi) {
+		__u32 mid = lo + (hi - lo) / 2;
+
+		if (x->lines[mid].bci <= bci)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return line;
+	return lo ? x->lines[lo - 1].line : -1;
 }
 
 const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
@@ -1881,7 +2013,7 @@ const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
 	__u32 i;
 
 	if (kv_get(&a->thread_idx, tid, 0, &i)) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		if (kv_get(&a->thread_idx, tid, 0, &i))
 			return NULL;
 	}
@@ -1893,7 +2025,7 @@ const char *jvm_agent__class_name(struct jvm_agent *a, __u64 class_id)
 	__u32 i;
 
 	if (kv_get(&a->class_idx, class_id, 0, &i)) {
-		dict_refresh(a);
+		lookup_refresh(a);
 		if (kv_get(&a->class_idx, class_id, 0, &i))
 			return NULL;
 	}

@@ -82,6 +82,8 @@ int jvm_agent__poll(struct jvm_agent *a, java_trace_fn fn, void *ctx);
 
 /* Same, and every event record to efn (NULL: events are counted as unread and skipped). */
 int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn efn, void *ctx);
+/* bytes of records in the ring not read yet (the producer's head as it says, bounded) */
+__u64 jvm_agent__unread(const struct jvm_agent *a);
 /* JNI signature ("Ljava/lang/String;") of an event's class id, NULL when unknown */
 const char *jvm_agent__class_name(struct jvm_agent *a, __u64 class_id);
 

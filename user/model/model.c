@@ -6,6 +6,7 @@
 
 #include "model.h"
 #include "sym/strpool.h"
+#include "util/hashkey.h"
 
 static const struct {
 	const char *type, *unit;
@@ -49,7 +50,7 @@ struct table {
 	jp_id *slots;		  /* 0 = empty */
 	size_t nslots;
 	elem_hash_fn hash_of;
-	const struct model *m; /* for hash_of and the comparisons that need the model */
+	struct model *m; /* for hash_of, the comparisons that need the model, its budget */
 };
 
 typedef bool (*elem_eq_fn)(const void *ctx, const void *a, const void *b, size_t size);
@@ -60,8 +61,10 @@ static bool bytes_eq(const void *ctx, const void *a, const void *b, size_t size)
 	return !memcmp(a, b, size);
 }
 
+/* keyed (hashkey.h): names, addresses and stacks come from processes of other users */
 static __u64 mix(__u64 h)
 {
+	h ^= hash_key();
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
@@ -82,7 +85,7 @@ static __u64 hash_bytes(const void *p, size_t n, __u64 h)
 }
 
 static void table_init(struct table *t, size_t elem_size, elem_hash_fn hash_of,
-		       const struct model *m)
+		       struct model *m)
 {
 	memset(t, 0, sizeof(*t));
 	t->elem_size = elem_size;
@@ -102,10 +105,15 @@ static void *table_at(const struct table *t, jp_id id)
 	return (char *)t->elems + (size_t)id * t->elem_size;
 }
 
+static bool model_refuse(struct model *m, size_t more);
+
 static int table_rehash(struct table *t, size_t nslots)
 {
-	jp_id *slots = calloc(nslots, sizeof(*slots));
+	jp_id *slots;
 
+	if (model_refuse(t->m, nslots * sizeof(*slots)))
+		return -ENOSPC;
+	slots = calloc(nslots, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (size_t id = 1; id < t->n; id++) {
@@ -126,8 +134,11 @@ static int table_reserve(struct table *t)
 	if (t->n + 1 > t->cap) {
 		/* by half again: the last growth of a large table leaves a third unused, not half */
 		size_t cap = t->cap ? t->cap + t->cap / 2 : 64;
-		void *e = realloc(t->elems, cap * t->elem_size);
+		void *e;
 
+		if (model_refuse(t->m, (cap - t->cap) * t->elem_size))
+			return -ENOSPC;
+		e = realloc(t->elems, cap * t->elem_size);
 		if (!e)
 			return -ENOMEM;
 		t->elems = e;
@@ -194,7 +205,33 @@ struct model {
 	/* the stack being interned: compared by stack_eq through this */
 	const jp_id *probe_locs;
 	size_t probe_n;
+	/*
+	 * What the tables may hold in all (MODEL_MAX_BYTES unless set): what would grow past
+	 * is refused and counted, so no source of names, stacks or labels (a JVM's agent, a
+	 * file being read) can make jprof grow without bound
+	 */
+	size_t max_bytes;
+	__u64 over_budget;
 };
+
+static size_t table_bytes(const struct table *t);
+
+static size_t model_bytes(const struct model *m)
+{
+	return m->pool.total + table_bytes(&m->strs) + table_bytes(&m->funcs) +
+	       table_bytes(&m->maps) + table_bytes(&m->locs) + table_bytes(&m->labels) +
+	       table_bytes(&m->stacks) + table_bytes(&m->rows) +
+	       m->cap_stack_locs * sizeof(*m->stack_locs);
+}
+
+/* true (counted) when more bytes would take the model past its budget */
+static bool model_refuse(struct model *m, size_t more)
+{
+	if (model_bytes(m) + more <= m->max_bytes)
+		return false;
+	m->over_budget++;
+	return true;
+}
 
 static __u64 str_hash(const char *s)
 {
@@ -279,6 +316,7 @@ struct model *model__new(void)
 	if (!m)
 		return NULL;
 	strpool_init(&m->pool, 0);
+	m->max_bytes = MODEL_MAX_BYTES;
 	table_init(&m->strs, sizeof(const char *), strs_hash_of, m);
 	table_init(&m->funcs, sizeof(struct jp_func), func_hash_of, m);
 	table_init(&m->maps, sizeof(struct jp_mapping), map_hash_of, m);
@@ -334,6 +372,9 @@ const char *model__str(struct model *m, const char *s)
 				return t;
 		}
 	}
+	/* a new block of the pool at most (strpool.c: 64 KiB, or the string's own) */
+	if (model_refuse(m, n + 1 + (64u << 10)))
+		return NULL;
 	s = strpool_add(&m->pool, s, n);
 	if (!s)
 		return NULL;
@@ -423,6 +464,8 @@ jp_id model__stack(struct model *m, const jp_id *locs, size_t n)
 
 		while (cap < m->nstack_locs + n)
 			cap += cap / 2;
+		if (model_refuse(m, (cap - m->cap_stack_locs) * sizeof(*p)))
+			return 0;
 		p = realloc(m->stack_locs, cap * sizeof(*p));
 		if (!p)
 			return 0;
@@ -459,6 +502,8 @@ static int add_column(struct model *m, enum jp_value v)
 	char *e = NULL;
 
 	if (m->rows.cap) {
+		if (model_refuse(m, m->rows.cap * size))
+			return -ENOSPC;
 		e = malloc(m->rows.cap * size);
 		if (!e)
 			return -ENOMEM;
@@ -481,18 +526,21 @@ int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u6
 		struct row_key k;
 		__u64 all[1 + JP_VAL_MAX];
 	} r;
+	__u64 over;
 	jp_id id;
+	int err;
 
 	if (v >= JP_VAL_MAX || !stack || !labels)
 		return -EINVAL;
-	if (m->col[v] < 0 && add_column(m, v))
-		return -ENOMEM;
+	if (m->col[v] < 0 && (err = add_column(m, v)))
+		return err;
 	memset(&r, 0, sizeof(r));
 	r.k.stack = stack;
 	r.k.labels = labels;
+	over = m->over_budget;
 	id = table_intern(&m->rows, &r, row_hash(stack, labels), row_eq, NULL);
 	if (!id)
-		return -ENOMEM;
+		return m->over_budget != over ? -ENOSPC : -ENOMEM;
 	row_vals(m, id)[m->col[v]] += value;
 	m->totals[v] += value;
 	return 0;
@@ -614,8 +662,16 @@ void model__mem(const struct model *m, struct model_mem *ret)
 	ret->loc_bytes = table_bytes(&m->locs);
 	ret->stack_bytes = table_bytes(&m->stacks) + m->cap_stack_locs * sizeof(*m->stack_locs);
 	ret->row_bytes = table_bytes(&m->rows);
-	ret->bytes = m->pool.total + table_bytes(&m->strs) + table_bytes(&m->funcs) +
-		     table_bytes(&m->maps) + table_bytes(&m->locs) + table_bytes(&m->labels) +
-		     table_bytes(&m->stacks) + table_bytes(&m->rows) +
-		     m->cap_stack_locs * sizeof(*m->stack_locs);
+	ret->bytes = model_bytes(m);
+	ret->over_budget = m->over_budget;
+}
+
+void model__set_max_bytes(struct model *m, size_t max_bytes)
+{
+	m->max_bytes = max_bytes;
+}
+
+__u64 model__over_budget(const struct model *m)
+{
+	return m->over_budget;
 }

@@ -75,6 +75,17 @@ struct jp_sample_row {
 
 struct model;
 
+/*
+ * What a model's tables may hold in all, strings included; past it find-or-add returns 0
+ * (model__add -ENOSPC) and counts a refusal. Every source of names, stacks and labels is
+ * untrusted somewhere (a JVM's agent, a process's symbols, a file read by report).
+ */
+#ifndef JP_FUZZ_BUDGETS
+#define MODEL_MAX_BYTES (1ull << 30)
+#else /* fuzzing: small enough for a fuzzer's inputs to reach */
+#define MODEL_MAX_BYTES (256ull << 10)
+#endif
+
 struct model *model__new(void);	   /* NULL + errno */
 void model__free(struct model *m); /* NULL-safe */
 
@@ -89,7 +100,10 @@ jp_id model__labels(struct model *m, const struct jp_labels *l);
 /* a stack of location ids, leaf first */
 jp_id model__stack(struct model *m, const jp_id *locs, size_t n);
 
-/* adds values to the row of (stack, labels). 0 or -ENOMEM/-EINVAL */
+/*
+ * Adds values to the row of (stack, labels). 0 or -ENOMEM/-EINVAL, -ENOSPC when the
+ * model's budget refused a new row (counted: model__over_budget).
+ */
 int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u64 value);
 
 /* sets row i's value of v (a column that exists). 0 or -EINVAL */
@@ -106,8 +120,13 @@ struct model_mem {
 	size_t strs, funcs, maps, locs, labels, stacks, stack_locs, rows;
 	size_t bytes;
 	size_t str_bytes, loc_bytes, stack_bytes, row_bytes; /* parts of bytes */
+	__u64 over_budget; /* additions the budget refused */
 };
 void model__mem(const struct model *m, struct model_mem *ret);
+/* the budget in bytes (MODEL_MAX_BYTES by default); smaller for tests */
+void model__set_max_bytes(struct model *m, size_t max_bytes);
+/* find-or-adds the budget refused since model__new (a refused sample counts once or more) */
+__u64 model__over_budget(const struct model *m);
 /* row i, expanded into *buf (which it returns); NULL past the last row */
 const struct jp_sample_row *model__row(const struct model *m, size_t i, struct jp_sample_row *buf);
 const struct jp_func *model__get_func(const struct model *m, jp_id id);
