@@ -81,6 +81,11 @@ $(OUT)/jprof: $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
+# every module but main.c, for the test drivers: each links what it uses from it
+$(OUT)/libjprof.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 # JVM agent -------------------------------------------------------------------
 AGENT_SRCS := $(wildcard jvmagent/*.c)
 AGENT_OBJS := $(patsubst %.c,$(OUT)/%.o,$(AGENT_SRCS))

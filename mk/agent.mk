@@ -4,12 +4,10 @@
 AGENT_TEST_BINS := $(OUT)/tests/agent/agent_driver $(OUT)/tests/agent/.java-stamp
 
 # linked against the plain (non-sanitized) reader object: it runs next to real JVMs
-$(OUT)/tests/agent/agent_driver: tests/agent/agent_driver.c $(OUT)/user/jvm/agent_ring.o \
-		$(OUT)/user/util/safe_open.o $(OUT)/user/util/procfs.o $(OUT)/user/util/fdlimit.o \
-		$(OUT)/user/util/ttysafe.o $(OUT)/user/log.o | $(OUT)/.deps-ok
+$(OUT)/tests/agent/agent_driver: tests/agent/agent_driver.c $(OUT)/libjprof.a | $(OUT)/.deps-ok
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $(filter %.c %.o,$^) -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $< $(OUT)/libjprof.a $(LDLIBS) -o $@
 
 $(OUT)/tests/agent/.java-stamp: $(wildcard tests/agent/*.java) | $(OUT)/.deps-ok
 	$(call msg,JAVAC,$(OUT)/tests/agent)

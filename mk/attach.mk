@@ -2,14 +2,10 @@
 # attach.mk: the dynamic-attach test driver, a marker agent and a sleeping JVM for tests/e2e/attach.bats.
 
 ATTACH_TEST_DIR := $(OUT)/tests/attach
-ATTACH_TEST_OBJS := $(OUT)/user/jvm/discover.o $(OUT)/user/jvm/attach.o $(OUT)/user/log.o \
-		    $(OUT)/user/util/cgroup.o $(OUT)/user/util/procfs.o $(OUT)/user/util/safe_open.o \
-		    $(OUT)/user/util/fdlimit.o $(OUT)/user/util/ttysafe.o
-
-$(ATTACH_TEST_DIR)/attach_test: tests/attach/attach_test.c $(ATTACH_TEST_OBJS) | $(OUT)/.deps-ok
+$(ATTACH_TEST_DIR)/attach_test: tests/attach/attach_test.c $(OUT)/libjprof.a | $(OUT)/.deps-ok
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $< $(ATTACH_TEST_OBJS) -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $< $(OUT)/libjprof.a $(LDLIBS) -o $@
 
 $(ATTACH_TEST_DIR)/marker_agent.so: tests/attach/marker_agent.c | $(OUT)/.deps-ok
 	$(call msg,CC,$@)

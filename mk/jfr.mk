@@ -2,13 +2,11 @@
 # jfr.mk: the JFR writer's e2e driver (tests/out/), for tests/e2e/jfr.bats and `make bench-jfr`.
 
 JFR_DRIVER	:= $(OUT)/tests/out/jfr_driver
-JFR_DRIVER_OBJS := $(OUT)/user/out/jfr.o $(OUT)/user/model/model.o $(OUT)/user/sym/strpool.o \
-		   $(OUT)/user/util/bytebuf.o $(OUT)/user/util/strindex.o
 
-$(JFR_DRIVER): tests/out/jfr_driver.c tests/out/jfr_model.h $(JFR_DRIVER_OBJS) | $(OUT)/.deps-ok
+$(JFR_DRIVER): tests/out/jfr_driver.c tests/out/jfr_model.h $(OUT)/libjprof.a | $(OUT)/.deps-ok
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) -Itests/out $(WARN) $(CFLAGS) $< $(JFR_DRIVER_OBJS) -o $@
+	$(Q)$(CC) $(BASEFLAGS) -Itests/out $(WARN) $(CFLAGS) $< $(OUT)/libjprof.a $(LDLIBS) -o $@
 
 .PHONY: jfr-test bench-jfr
 jfr-test: $(JFR_DRIVER)

@@ -16,13 +16,11 @@ $(SC_USER_OBJS): $(SC_NAMES_H)
 $(SC_USER_OBJS): BASEFLAGS += -I$(OUT)/gen
 
 SC_DRIVER := $(OUT)/tests/kernel/sc_driver
-SC_DRIVER_OBJS := $(addprefix $(OUT)/user/,log.o kernel/session.o kernel/syscalls.o \
-	kernel/offcpu.o kernel/tp_probe.o out/sctable.o util/procfs.o util/ttysafe.o)
 
-$(SC_DRIVER): tests/kernel/sc_driver.c $(SC_DRIVER_OBJS) | $(OUT)/.deps-ok
+$(SC_DRIVER): tests/kernel/sc_driver.c $(OUT)/libjprof.a | $(OUT)/.deps-ok
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $< $(SC_DRIVER_OBJS) -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(BASEFLAGS) $(WARN) $(CFLAGS) $< $(OUT)/libjprof.a $(LDLIBS) -o $@
 
 .PHONY: sc-driver
 sc-driver: $(SC_DRIVER)
