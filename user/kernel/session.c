@@ -41,6 +41,11 @@ struct kernel_session {
 	unsigned int round_left;
 	__u64 round_ns, round_end_ns; /* end 0: set by the round's first record */
 	bool round_over;
+	/* jw_methods entries put there per process, so a registration scans only for its own */
+	struct jw_count {
+		__u32 tgid, n;
+	} *jw_counts;
+	size_t n_jw_counts, cap_jw_counts;
 };
 
 /*
@@ -549,43 +554,91 @@ int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid)
 	return 0;
 }
 
+/* the count of tgid's jw_methods entries; NULL when it has none and add is false */
+static __u32 *jw_count(struct kernel_session *s, __u32 tgid, bool add)
+{
+	struct jw_count *c;
+
+	for (size_t i = 0; i < s->n_jw_counts; i++)
+		if (s->jw_counts[i].tgid == tgid)
+			return &s->jw_counts[i].n;
+	if (!add)
+		return NULL;
+	if (s->n_jw_counts == s->cap_jw_counts) {
+		size_t cap = s->cap_jw_counts ? s->cap_jw_counts * 2 : 16;
+
+		c = realloc(s->jw_counts, cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		s->jw_counts = c;
+		s->cap_jw_counts = cap;
+	}
+	s->jw_counts[s->n_jw_counts] = (struct jw_count){ .tgid = tgid };
+	return &s->jw_counts[s->n_jw_counts++].n;
+}
+
 int kernel_session__jw_method(struct kernel_session *s, __u32 tgid, __u64 method, bool known)
 {
 	struct jp_jw_method k = { .tgid = tgid, .method = method };
+	__u32 *n = jw_count(s, tgid, known);
 	__u8 one = 1;
 
 	if (!known) {
-		if (bpf_map__delete_elem(s->cpu->maps.jw_methods, &k, sizeof(k), 0) &&
-		    errno != ENOENT)
-			return -errno;
+		if (bpf_map__delete_elem(s->cpu->maps.jw_methods, &k, sizeof(k), 0)) {
+			if (errno != ENOENT)
+				return -errno;
+		} else if (n && *n) {
+			(*n)--;
+		}
 		return 0;
 	}
 	/* full: that method's frames keep asking the agent */
 	if (bpf_map__update_elem(s->cpu->maps.jw_methods, &k, sizeof(k), &one, sizeof(one),
-				 BPF_ANY))
+				 BPF_NOEXIST)) {
+		if (errno == EEXIST)
+			return 0;
 		return -errno;
+	}
+	/* no room to count it: it is dropped as if the map were full */
+	if (!n) {
+		(void)bpf_map__delete_elem(s->cpu->maps.jw_methods, &k, sizeof(k), 0);
+		return -ENOMEM;
+	}
+	(*n)++;
 	return 0;
 }
 
-/* every jw_methods entry of tgid: a process's Method*s mean nothing in the next one */
+/*
+ * Every jw_methods entry of tgid: a process's Method*s mean nothing in the next one. Only
+ * a process that has entries scans the map, and it stops at its last one: another
+ * process's 65,536 entries made every registration scan them all (45 ms).
+ */
 static void jw_methods_drop(struct kernel_session *s, __u32 tgid)
 {
 	struct jp_jw_method k, next, *prev = NULL;
 	int fd = bpf_map__fd(s->cpu->maps.jw_methods);
+	__u32 *n = jw_count(s, tgid, false);
 
-	if (!s->cpu->rodata->java_walk)
-		return; /* nothing was ever put there */
-	for (int i = 0; i < JP_MAX_JW_METHODS * 2; i++) {
+	if (!s->cpu->rodata->java_walk || !n || !*n)
+		return; /* nothing of tgid's there */
+	for (int i = 0; *n && i < JP_MAX_JW_METHODS * 2; i++) {
 		if (bpf_map_get_next_key(fd, prev, &next))
 			break;
 		if (next.tgid == tgid) {
 			/* deleted: the walk goes on from the last key kept (or the start) */
-			(void)bpf_map_delete_elem(fd, &next);
+			if (!bpf_map_delete_elem(fd, &next))
+				(*n)--;
 			continue;
 		}
 		k = next;
 		prev = &k;
 	}
+	/* the process is gone or starts anew: its count goes (the table follows live JVMs) */
+	for (size_t i = 0; i < s->n_jw_counts; i++)
+		if (s->jw_counts[i].tgid == tgid) {
+			s->jw_counts[i] = s->jw_counts[--s->n_jw_counts];
+			break;
+		}
 }
 
 int kernel_session__set_jwalk(struct kernel_session *s, __u32 tgid, const struct jp_jwalk *w)
@@ -745,6 +798,7 @@ void kernel_session__free(struct kernel_session *s)
 	free(s->links);
 	free(s->pfds);
 	free(s->cpu_pids);
+	free(s->jw_counts);
 	ring_buffer__free(s->rb);
 	jvms_bpf__destroy(s->jvms);
 	cpu_bpf__destroy(s->cpu);
