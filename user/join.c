@@ -2520,9 +2520,17 @@ void join__release(struct join *j)
 	j->lc = NULL;
 }
 
+static bool ent_agent_stats(const struct jvm_ent *e, struct jvm_agent_stats *as);
+
 void join__stats(const struct join *j, struct join_stats *ret)
 {
+	struct jvm_agent_stats as;
+
 	*ret = j->st;
+	ret->agent_lost = 0;
+	for (size_t i = 0; i < j->njvms; i++)
+		if (ent_agent_stats(j->jvms[i], &as))
+			ret->agent_lost += as.ring_full + as.events_dropped;
 }
 
 /* appends ", N what" to a report clause when n is not zero */

@@ -97,6 +97,7 @@ struct join_stats {
 	__u64 model_full;	/* frames the model could not store (out of memory) */
 	__u64 model_drops;	/* samples the model's budget refused (model__over_budget) */
 	__u64 parks, park_ns;	/* -e lock: LockSupport.park intervals in the lock view */
+	__u64 agent_lost;	/* traces and events the JVMs' agents dropped this recording */
 };
 void join__stats(const struct join *j, struct join_stats *ret);
 /*

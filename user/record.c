@@ -1123,7 +1123,7 @@ static void summary(struct rec *r, double secs, const char *where)
 {
 	__u64 st[JP_STAT_MAX];
 	struct join_stats js;
-	char what[96];
+	char what[96], agent_lost[96] = "";
 	unsigned int jvms = 0, jvms_java = 0;
 	int open = r->offcpu_open > 0 ? r->offcpu_open : 0;
 
@@ -1221,16 +1221,21 @@ static void summary(struct rec *r, double secs, const char *where)
 	else
 		fprintf(stderr, "jprof: no sample (sampling from %.0f ms after start)\n",
 			(r->sampling_ns - r->t_start_ns) / 1e6);
+	/* every loss of this recording: the kernel's ring, and what the agents dropped */
+	if (js.agent_lost)
+		snprintf(agent_lost, sizeof(agent_lost),
+			 ", %llu Java stacks and events the JVMs' agents dropped (ring full)",
+			 (unsigned long long)js.agent_lost);
 	fprintf(stderr,
-		"jprof: %llu %ssamples (%s%.1f s), %llu lost (ring buffer full), "
+		"jprof: %llu %ssamples (%s%.1f s), %llu lost (ring buffer full)%s, "
 		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
 		(unsigned long long)(r->o->events & (1u << JP_EV_CPU) ?
 					     model__total(r->model, JP_VAL_CPU_SAMPLES) :
 					     js.samples),
 		r->o->events == 1u << JP_EV_CPU || !(r->o->events & (1u << JP_EV_CPU)) ? "" : "CPU ",
 		what, secs,
-		(unsigned long long)st[JP_STAT_RB_DROPS], (unsigned long long)js.processes,
-		jvms, jvms_java, where);
+		(unsigned long long)st[JP_STAT_RB_DROPS], agent_lost,
+		(unsigned long long)js.processes, jvms, jvms_java, where);
 	syms_report(r);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
 		 "(%llu busy, %llu failed, %llu not sent: one still queued, %llu not sent: not a "

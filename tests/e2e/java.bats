@@ -176,6 +176,21 @@ complete_pct() {
 	kill -0 "$JPID"
 }
 
+# An agent serves one recording after another: its counters in each report are that
+# recording's, not its life's (the second one showed the first one's requests too)
+@test "the agent's counters in a report are that recording's" {
+	local rec req n
+	start_java "$JDK17" split 30
+	for rec in 1 2; do
+		run -0 "$JPROF" record -p "$JPID" -F 499 --java-walk signal -d 2 -o "$OUT/$rec.folded"
+		req=$(sed -nE "s/^jprof: JVM $JPID \(java\): .*stack requests: ([0-9]+),.*/\1/p" <<<"$output")
+		n=$(sed -nE "s/^jprof: JVM $JPID \(java\): ([0-9]+) samples,.*/\1/p" <<<"$output")
+		echo "recording $rec: $n samples, $req stack requests"
+		# a signal per Java sample: about as many requests as samples, never twice as many
+		((n > 100 && req * 10 <= n * 12))
+	done
+}
+
 @test "a JVM with attach disabled is profiled natively with a clear warning" {
 	start_java "$JDK17" split 20 -XX:+DisableAttachMechanism
 	run -0 "$JPROF" record -p "$JPID" -d 2 -o "$OUT/d.folded"

@@ -246,7 +246,7 @@ TEST(well_formed_traces_and_names)
 	put_trace(&f, 77, BLOB + 0x3c, 4, stack4, 1);
 	put_trace(&f, 78, 0, JAVA_TRACE_ERR_NOT_JAVA_THREAD, NULL, 1);
 	put_trace(&f, 77, 0x1234, 2, stack4 + 1, 1); /* pc outside any blob */
-	hdr(&f)->agct_err[2] = 5;
+	hdr(&f)->agct_err[2] = 5; /* before this reader: an earlier recording's */
 	flush_ring(&f);
 
 	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
@@ -277,8 +277,15 @@ TEST(well_formed_traces_and_names)
 	EXPECT_EQ(pread(fd, &tail, 8, offsetof(struct jp_ring_hdr, tail)), 8);
 	close(fd);
 	EXPECT_EQ(tail, hdr(&f)->head);
+	/* the counters count from this reader's start: the 5 before it are not this recording's */
 	jvm_agent__stats(a, &st);
-	EXPECT_EQ(st.agct_err[2], 5);
+	EXPECT_EQ(st.agct_err[2], 0);
+	hdr(&f)->agct_err[2] = 12;
+	hdr(&f)->ring_full = 0; /* went back: an untrusted counter never gives a negative */
+	flush_ring(&f);
+	jvm_agent__stats(a, &st);
+	EXPECT_EQ(st.agct_err[2], 7);
+	EXPECT_EQ(st.ring_full, 0);
 	EXPECT_EQ(st.malformed, 0);
 	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 0);
 	EXPECT_STREQ(java_trace_err_str(-2), "GC active");
@@ -1149,8 +1156,6 @@ TEST(event_records_and_class_ids)
 	put_trace(&f, 77, 0, 1, stack4, 1);
 	put_event(&f, JP_AEV_FREE, 0, 9, 0, NULL);
 	put_event(&f, JP_AEV_MAX, 3, 0, 0, NULL); /* unknown kind: malformed */
-	hdr(&f)->events = 3;
-	hdr(&f)->events_dropped = 2;
 	flush_ring(&f);
 	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
 	ASSERT_TRUE(a);
@@ -1158,11 +1163,15 @@ TEST(event_records_and_class_ids)
 	EXPECT_EQ(s.n, 1);
 	jvm_agent__free(a);
 
-	/* again, events to their own collector */
+	/* again, events to their own collector; 1 event was counted for an earlier reader */
 	hdr(&f)->tail = 0;
+	hdr(&f)->events = 1;
 	flush_ring_tail(&f, 1);
 	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
 	ASSERT_TRUE(a);
+	hdr(&f)->events = 4;
+	hdr(&f)->events_dropped = 2;
+	flush_ring(&f);
 	EXPECT_EQ(jvm_agent__poll_events(a, NULL, collect_ev, &se), 4);
 	ASSERT_TRUE(se.n == 2);
 	EXPECT_EQ(se.e[0].kind, JP_AEV_ALLOC);

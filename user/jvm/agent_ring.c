@@ -225,6 +225,11 @@ struct jvm_agent {
 	struct jm_str **str_tab;
 	size_t n_strs, cap_strs;
 	__u64 events_since_ns; /* event records older than this are skipped (another reader's) */
+	/*
+	 * The agent's counters when this reader connected: they count for the JVM's life (an
+	 * agent serves one recording after another), the report counts for this recording
+	 */
+	struct jp_ring_hdr base;
 };
 
 /* budget -------------------------------------------------------------------- */
@@ -596,6 +601,8 @@ static struct jvm_agent *agent_open_fds(int ring_fd, int dict_fd, unsigned int u
 		err = check_file(dict_fd, uid, JP_DICT_SIZE_MAX + JP_DICT_REC_MAX, &size);
 	if (err)
 		goto out_free;
+	if (pread(ring_fd, &a->base, sizeof(a->base), 0) != (ssize_t)sizeof(a->base))
+		memset(&a->base, 0, sizeof(a->base));
 	a->rec = malloc(TRACE_REC_MAX);
 	a->frames = calloc(JP_DEPTH_MAX, sizeof(*a->frames));
 	if (!a->rec || !a->frames) {
@@ -2047,24 +2054,27 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->bytes = a->bytes;
 	if (pread(a->ring_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return;
-	ret->traces = h.traces;
-	ret->ring_full = h.ring_full;
-	ret->not_java_thread = h.not_java_thread;
-	ret->busy = h.busy;
-	ret->faults = h.faults;
-	ret->threads_full = h.threads_full;
-	ret->events = h.events;
-	ret->events_dropped = h.events_dropped;
+	/* since this reader connected; a counter that went back (untrusted) counts 0 */
+#define SINCE(f) (h.f > a->base.f ? h.f - a->base.f : 0)
+	ret->traces = SINCE(traces);
+	ret->ring_full = SINCE(ring_full);
+	ret->not_java_thread = SINCE(not_java_thread);
+	ret->busy = SINCE(busy);
+	ret->faults = SINCE(faults);
+	ret->threads_full = SINCE(threads_full);
+	ret->events = SINCE(events);
+	ret->events_dropped = SINCE(events_dropped);
 	ret->events_unread = a->events_unread;
-	ret->fallback_tried = h.fallback_tried;
-	ret->fallback_ok = h.fallback_ok;
-	ret->fallback_ns = h.fallback_ns;
-	ret->handler_ns = h.handler_ns;
-	ret->handler_timed = h.handler_timed;
-	ret->events_ns = h.events_ns;
+	ret->fallback_tried = SINCE(fallback_tried);
+	ret->fallback_ok = SINCE(fallback_ok);
+	ret->fallback_ns = SINCE(fallback_ns);
+	ret->handler_ns = SINCE(handler_ns);
+	ret->handler_timed = SINCE(handler_timed);
+	ret->events_ns = SINCE(events_ns);
 	ret->ring_flags = h.flags;
 	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)
-		ret->agct_err[i] = h.agct_err[i];
+		ret->agct_err[i] = SINCE(agct_err[i]);
+#undef SINCE
 }
 
 const char *java_trace_err_str(int code)
