@@ -31,6 +31,7 @@
 #include "out/outfile.h"
 #include "util/cgroup.h"
 #include "util/procfs.h"
+#include "util/ttysafe.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "model/filter.h"
@@ -647,10 +648,10 @@ static void handle_new_jvm_files(struct rec *r)
 	}
 }
 
-static void gone_report(const struct rec *r)
+static void gone_report(const struct rec *r, FILE *f)
 {
 	for (size_t i = 0; i < r->ngone; i++)
-		fprintf(stderr,
+		fprintf(f,
 			"jprof: JVM %u: %llu samples in all, none with Java stacks: exited before "
 			"attach (%s, %.2f s after start)\n",
 			r->gone[i].pid, (unsigned long long)pid_samples(r, r->gone[i].pid),
@@ -659,12 +660,12 @@ static void gone_report(const struct rec *r)
 					       "file seen",
 			(r->gone[i].seen_ns - r->t_start_ns) / 1e9);
 	if (r->gone_more)
-		fprintf(stderr, "jprof: %llu more JVMs exited before attach\n",
+		fprintf(f, "jprof: %llu more JVMs exited before attach\n",
 			(unsigned long long)r->gone_more);
 }
 
 /* what the watch of hsperfdata directories left out (budgets, or files of no process) */
-static void watch_report(const struct rec *r)
+static void watch_report(const struct rec *r, FILE *f)
 {
 	__u64 dirs = 0, overflows = 0, phantoms;
 
@@ -673,7 +674,7 @@ static void watch_report(const struct rec *r)
 	hswatch__counters(r->watch, &dirs, &overflows);
 	phantoms = hswatch__phantoms(r->watch);
 	if (dirs || overflows || phantoms)
-		fprintf(stderr,
+		fprintf(f,
 			"jprof: new JVMs: %llu hsperfdata directories not watched (budget), %llu "
 			"overflows of the kernel's event queue, %llu pid files of no process "
 			"ignored\n",
@@ -1119,28 +1120,46 @@ static void status_tick(struct rec *r, __u64 now, __u64 t0, __u64 deadline)
 	log_status(line);
 }
 
+/* text to stderr with other users' control characters escaped (ttysafe.h), lines kept */
+static void print_escaped(const char *text, size_t len)
+{
+	size_t cap = len * 4 + 1;
+	char *safe = text ? malloc(cap) : NULL;
+
+	if (!text)
+		return;
+	fputs(safe ? tty_escape(text, safe, cap, 1) : text, stderr);
+	free(safe);
+}
+
 static void summary(struct rec *r, double secs, const char *where)
 {
 	__u64 st[JP_STAT_MAX];
 	struct join_stats js;
-	char what[96], agent_lost[96] = "";
+	char what[96], agent_lost[96] = "", *text = NULL;
+	size_t len = 0;
+	/* gathered, then printed escaped: names in it are other users' (comm, main class) */
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		out = stderr;
 	unsigned int jvms = 0, jvms_java = 0;
 	int open = r->offcpu_open > 0 ? r->offcpu_open : 0;
 
 	kstats(r, st);
 	join__stats(r->join, &js);
-	join__report(r->join, stderr);
-	gone_report(r);
-	watch_report(r);
+	join__report(r->join, out);
+	gone_report(r, out);
+	watch_report(r, out);
 	if (r->pauses)
-		pauses__report(r->pauses, stderr);
+		pauses__report(r->pauses, out);
 	if (r->att) {
-		attacher__report(r->att, mono_ns(), stderr);
+		attacher__report(r->att, mono_ns(), out);
 		attacher__counts(r->att, &jvms, &jvms_java);
 	}
 	/* each event in its own unit */
 	if (r->o->events & (1u << JP_EV_OFFCPU))
-		fprintf(stderr,
+		fprintf(out,
 			"jprof: off-CPU: %llu intervals, %.3f s blocked, %d still open at the end, "
 			"%llu lost; %llu thread switches the kernel's tracepoint did not report, "
 			"their time taken from the scheduler's runtime\n",
@@ -1149,14 +1168,14 @@ static void summary(struct rec *r, double secs, const char *where)
 			(unsigned long long)st[JP_STAT_OFFCPU_LOST],
 			(unsigned long long)st[JP_STAT_SWITCH_MISSED]);
 	if (r->o->events & (1u << JP_EV_SYSCALL))
-		fprintf(stderr, "jprof: slow syscalls: %llu calls, %.3f s%s\n",
+		fprintf(out, "jprof: slow syscalls: %llu calls, %.3f s%s\n",
 			(unsigned long long)model__total(r->model, JP_VAL_SYSCALL_CALLS),
 			model__total(r->model, JP_VAL_SYSCALL_NS) / 1e9,
 			r->o->events & (1u << JP_EV_OFFCPU) ?
 				" (their blocked time is in the off-CPU time, counted once there)" :
 				"");
 	if (r->o->events & (1u << JP_EV_CPU))
-		fprintf(stderr,
+		fprintf(out,
 			"jprof: CPU time: %.3f s on CPU (%s), %llu thread exits%s carried their time "
 			"after the last sample, %llu threads new in the recording, %llu samples "
 			"weighed one period (thread's earlier runtime unknown)\n",
@@ -1167,13 +1186,13 @@ static void summary(struct rec *r, double secs, const char *where)
 			(unsigned long long)st[JP_STAT_CPU_NEW],
 			(unsigned long long)st[JP_STAT_CPU_NOPREV]);
 	if (r->o->wall)
-		fprintf(stderr,
+		fprintf(out,
 			"jprof: wall: %.6f s recorded; per thread, on-CPU + runnable + blocked time "
 			"add up to it for threads that lived through it; JVM pauses beside "
 			"them (hsperfdata): [GC pause] %.6f s, [safepoint] %.6f s\n",
 			r->window_ns / 1e9, r->band_gc_ns / 1e9, r->band_safepoint_ns / 1e9);
 	if (r->o->agent_events & JP_AGENT_EV_LOCK)
-		fprintf(stderr,
+		fprintf(out,
 			"jprof: monitor contention: %llu waits, %.3f s waited (of them "
 			"java.util.concurrent parks: %llu, %.3f s; parks shorter than --min-block "
 			"%u us are not seen)\n",
@@ -1181,16 +1200,16 @@ static void summary(struct rec *r, double secs, const char *where)
 			model__total(r->model, JP_VAL_DELAY_NS) / 1e9, (unsigned long long)js.parks,
 			js.park_ns / 1e9, r->o->min_block_us);
 	if (r->o->agent_events & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE))
-		fprintf(stderr,
+		fprintf(out,
 			"jprof: allocations: %llu bytes, %llu objects (estimated from samples)\n",
 			(unsigned long long)model__total(r->model, JP_VAL_ALLOC_SPACE),
 			(unsigned long long)model__total(r->model, JP_VAL_ALLOC_OBJECTS));
 	if (r->o->agent_events & JP_AGENT_EV_LIVE)
-		fprintf(stderr, "jprof: live at the end: %llu bytes, %llu objects (estimated)\n",
+		fprintf(out, "jprof: live at the end: %llu bytes, %llu objects (estimated)\n",
 			(unsigned long long)model__total(r->model, JP_VAL_INUSE_SPACE),
 			(unsigned long long)model__total(r->model, JP_VAL_INUSE_OBJECTS));
 	if (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] || r->withdrawn)
-		fprintf(stderr,
+		fprintf(out,
 			"jprof: %llu stack requests not sent (the process's handler for the signal "
 			"was not, or was being changed from, the agent's: exec or signal reset); "
 			"JVMs unregistered: %llu at exec, %llu at exit, %u withdrawn by the agent\n",
@@ -1204,29 +1223,29 @@ static void summary(struct rec *r, double secs, const char *where)
 	else
 		what[0] = '\0';
 	if ((r->o->npids || r->ctf) && (r->o->events & (1u << JP_EV_CPU)))
-		fprintf(stderr,
+		fprintf(out,
 			"jprof: %llu CPU samples of other processes left out in the kernel (%s)\n",
 			(unsigned long long)st[JP_STAT_FILTERED],
 			r->ctf ? (r->o->npids ? "-p, --cgroup/--container" : "--cgroup/--container") :
 				 "-p");
 	if (js.model_drops)
-		fprintf(stderr,
+		fprintf(out,
 			"jprof: %llu samples dropped: the profile reached its budget (%llu MiB); "
 			"the JVM lines say whose\n",
 			(unsigned long long)js.model_drops, (unsigned long long)(MODEL_MAX_BYTES >> 20));
 	if (r->first_sample_ns > r->t_start_ns)
-		fprintf(stderr, "jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
+		fprintf(out, "jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
 			(r->first_sample_ns - r->t_start_ns) / 1e6,
 			(r->sampling_ns - r->t_start_ns) / 1e6);
 	else
-		fprintf(stderr, "jprof: no sample (sampling from %.0f ms after start)\n",
+		fprintf(out, "jprof: no sample (sampling from %.0f ms after start)\n",
 			(r->sampling_ns - r->t_start_ns) / 1e6);
 	/* every loss of this recording: the kernel's ring, and what the agents dropped */
 	if (js.agent_lost)
 		snprintf(agent_lost, sizeof(agent_lost),
 			 ", %llu Java stacks and events the JVMs' agents dropped (ring full)",
 			 (unsigned long long)js.agent_lost);
-	fprintf(stderr,
+	fprintf(out,
 		"jprof: %llu %ssamples (%s%.1f s), %llu lost (ring buffer full)%s, "
 		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
 		(unsigned long long)(r->o->events & (1u << JP_EV_CPU) ?
@@ -1236,6 +1255,11 @@ static void summary(struct rec *r, double secs, const char *where)
 		what, secs,
 		(unsigned long long)st[JP_STAT_RB_DROPS], agent_lost,
 		(unsigned long long)js.processes, jvms, jvms_java, where);
+	if (out != stderr) {
+		fclose(out);
+		print_escaped(text, len);
+		free(text);
+	}
 	syms_report(r);
 	pr_debug("bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
 		 "(%llu busy, %llu failed, %llu not sent: one still queued, %llu not sent: not a "
