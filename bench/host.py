@@ -83,7 +83,7 @@ def jprof_summary(text):
 
 
 def run_jprof(jprof, args, tmp, timeout=120):
-    r = subprocess.run([jprof, "record", "-a"] + args + ["-o", os.path.join(tmp, "out.folded")],
+    r = subprocess.run([jprof, "record", "-a", "-v"] + args + ["-o", os.path.join(tmp, "out.folded")],
                        cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                        timeout=timeout)
     if r.returncode != 0:

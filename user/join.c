@@ -131,6 +131,7 @@ struct jvm_ent {
 	struct jwalk *jw; /* --java-walk shadow: BPF's frames against the agent's; NULL off */
 	__u32 serial; /* unique in the join (pids are reused): Java frames' cache key */
 	char comm[JP_COMM_LEN + 1];
+	char name[96];	     /* what a person knows it by: its main class or jar ("" unknown) */
 	struct jvm_agent *a; /* NULL: a JVM without agent */
 	bool pending;	     /* no agent yet, but one is being attached */
 	char note[160];
@@ -466,6 +467,14 @@ static struct jvm_ent *find_jvm(const struct join *j, __u32 pid)
 		if (j->jvms[i]->pid == pid && !j->jvms[i]->retired)
 			return j->jvms[i];
 	return NULL;
+}
+
+void join__set_jvm_name(struct join *j, __u32 pid, const char *name)
+{
+	struct jvm_ent *e = find_jvm(j, pid);
+
+	if (e && name && *name)
+		snprintf(e->name, sizeof(e->name), "%s", name);
 }
 
 void join__set_jvm_note(struct join *j, __u32 pid, const char *note)
@@ -2752,9 +2761,41 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 			e->pid, (unsigned long long)st.named, (unsigned long long)st.unlearned);
 }
 
-void join__report(const struct join *j, FILE *f)
+/*
+ * Notes JVMs share (an agent attached late: the same advice for each) in one line, with
+ * their pids: a host's dozen JVMs made a dozen identical lines
+ */
+static void report_notes(const struct join *j, FILE *f)
+{
+	for (size_t i = 0; i < j->njvms; i++) {
+		const char *note = j->jvms[i]->note;
+		size_t n = 0, w = 0;
+		char pids[128] = "";
+		bool first = true;
+
+		if (!note[0])
+			continue;
+		for (size_t k = 0; k < j->njvms && first; k++)
+			first = k >= i || strcmp(j->jvms[k]->note, note);
+		if (!first)
+			continue; /* told with the first JVM of this note */
+		for (size_t k = i; k < j->njvms; k++) {
+			if (strcmp(j->jvms[k]->note, note))
+				continue;
+			if (n++ < 8 && w < sizeof(pids))
+				w += (size_t)snprintf(pids + w, sizeof(pids) - w, "%s%u", w ? ", " : "",
+						      j->jvms[k]->pid);
+		}
+		fprintf(f, "jprof: JVM%s %s%s: %s\n", n > 1 ? "s" : "", pids, n > 8 ? ", ..." : "",
+			note);
+	}
+}
+
+void join__report(const struct join *j, FILE *f, bool verbose)
 {
 	report_ages(j, f);
+	if (!verbose)
+		report_notes(j, f);
 	for (size_t i = 0; i < j->njvms; i++) {
 		const struct jvm_ent *e = j->jvms[i];
 		char why[1024], loss[1024], cpu[256];
@@ -2784,15 +2825,18 @@ void join__report(const struct join *j, FILE *f)
 			"jprof: JVM %u (%s): %llu samples, %llu in Java threads of which %llu with "
 			"complete Java stacks (%.1f%%), %llu in JVM-internal threads (%llu not "
 			"asked again)%s%s%s%s\n",
-			e->pid, e->comm, (unsigned long long)e->samples,
+			e->pid, e->name[0] ? e->name : e->comm, (unsigned long long)e->samples,
 			(unsigned long long)e->java_samples, (unsigned long long)e->complete,
 			e->java_samples ? 100.0 * e->complete / e->java_samples : 0.0,
 			(unsigned long long)e->internal, (unsigned long long)e->internal_known, cpu,
 			why[0] ? "; missing: " : "", why, loss);
+		report_missing_events(j, e, &as, have, f);
+		/* the rest is for -v: how the stacks were had, what the agent's events cost */
+		if (!verbose)
+			continue;
 		if (e->note[0])
 			fprintf(f, "jprof: JVM %u: %s\n", e->pid, e->note);
 		report_jwalk(e, f);
-		report_missing_events(j, e, &as, have, f);
 		if (e->ev_allocs || e->ev_frees || e->ev_locks || e->ev_lock_short || e->parks ||
 		    e->park_short || e->ev_blocked_at_attach) {
 			fprintf(f,

@@ -54,6 +54,8 @@ void join__free(struct join *j); /* NULL-safe; frees the agents it owns */
 
 /* Hands the agent channel of a JVM to the join (owned from now on). */
 int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a);
+/* The name the report gives the JVM: its main class or jar (copied, cut to 95 bytes) */
+void join__set_jvm_name(struct join *j, __u32 pid, const char *name);
 /* A line of context for the JVM's end-of-run report (copied); e.g. why frames may be off. */
 void join__set_jvm_note(struct join *j, __u32 pid, const char *note);
 /*
@@ -113,9 +115,13 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns);
  * Nothing may be joined after it.
  */
 void join__release(struct join *j);
-/* one line per JVM: samples, complete Java stacks, each reason one was missing, and
- * the agent's and the join's non-zero loss counters */
-void join__report(const struct join *j, FILE *f);
+/*
+ * One line per JVM: samples, complete Java stacks, each reason one was missing, and the
+ * agent's and the join's non-zero loss counters; events it lacks. verbose adds per JVM
+ * its notes, how BPF walked its stacks and its agent events; else JVMs that share a note
+ * share its line.
+ */
+void join__report(const struct join *j, FILE *f, bool verbose);
 
 /*
  * Stamps every agent's ring (jvm_agent__heartbeat) with now_ns and the events wanted

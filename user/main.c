@@ -19,12 +19,14 @@
 
 #define JPROF_VERSION "0.1.0"
 
+/* -v given this often: 2 lets libbpf's debug messages through (hundreds of lines a start) */
+static unsigned int verbosity;
+
 /* libbpf explains failures in its own terms (often wrongly: "raise RLIMIT_MEMLOCK");
- * jprof says what failed itself, so libbpf speaks only with -v */
+ * jprof says what failed itself, so libbpf speaks only with -v, its debug only with -vv */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	(void)level;
-	if (log_get_level() < LOG_DEBUG)
+	if (log_get_level() < LOG_DEBUG || (level == LIBBPF_DEBUG && verbosity < 2))
 		return 0;
 	fputs("jprof: ", stderr); /* libbpf's lines start with "libbpf: " */
 	return vfprintf(stderr, fmt, ap);
@@ -53,6 +55,7 @@ int main(int argc, char **argv)
 	}
 	if (o.verbose)
 		log_set_level(LOG_DEBUG);
+	verbosity = o.verbosity;
 	libbpf_set_print(libbpf_print);
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -154,7 +154,9 @@ void opts_usage(FILE *f)
 	      "                        program, with a signal to the agent only where it cannot\n"
 	      "                        (VM code, stubs) and in 1 of 64 samples to check; signal:\n"
 	      "                        the agent, by a signal, always; shadow: both, compared\n"
-	      "  -v, --verbose         debug messages, libbpf's included\n"
+	      "  -v, --verbose         the full end-of-run report (per JVM: BPF walk, agent\n"
+	      "                        events, GC tables, ...) and debug messages; -vv: libbpf's\n"
+	      "                        debug messages too\n"
 	      "  -h, --help            this text\n"
 	      "      --version         version\n"
 	      "\n"
@@ -575,6 +577,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case 'v':
 			o->verbose = true;
+			o->verbosity++;
 			break;
 		case 'h':
 			o->cmd = JP_CMD_HELP;

@@ -36,6 +36,7 @@ struct jp_opts {
 	int format;		/* enum out_format, -1 = from -o's extension, else folded */
 	unsigned int events;	/* bit per JP_EV_* */
 	bool per_pid, per_thread, no_attach, dotted, lines, verbose;
+	unsigned int verbosity;	/* -v once: the full report and debug messages; twice: libbpf's too */
 	bool recompile;		  /* --recompile: have code compiled before the attach recompiled */
 	bool perf_map;		  /* --perf-map: agents loaded now write perf maps for other tools */
 	bool no_boost;		  /* --no-boost: keep the scheduling priority jprof was started with */

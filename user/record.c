@@ -397,6 +397,7 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 	err = proc_start_ticks(jvm->pid, &start);
 	if (!err)
 		err = join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", a);
+	join__set_jvm_name(r->join, jvm->pid, jvm->main);
 	if (err) {
 		jvm_agent__free(a);
 		return err;
@@ -456,6 +457,7 @@ static void track_jvm(struct rec *r, const struct jvm_info *jvm, bool started_du
 		pr_debug("JVM %u: pauses not watched: %s", jvm->pid, strerror(-err));
 	if (!join__knows_jvm(r->join, jvm->pid))
 		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
+	join__set_jvm_name(r->join, jvm->pid, jvm->main);
 	err = attacher__add(r->att, jvm, mono_ns());
 	if (err < 0)
 		pr_debug("JVM %u: not tracked: %s", jvm->pid, strerror(-err));
@@ -483,6 +485,7 @@ static void note_jvm(struct rec *r, const struct jvm_info *jvm, bool started_dur
 {
 	if (!join__knows_jvm(r->join, jvm->pid)) {
 		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
+		join__set_jvm_name(r->join, jvm->pid, jvm->main);
 		join__set_jvm_pending(r->join, jvm->pid,
 				      !r->o->no_attach && jvm->agent != JVM_AGENT_NO_ATTACH);
 	}
@@ -648,9 +651,13 @@ static void handle_new_jvm_files(struct rec *r)
 	}
 }
 
-static void gone_report(const struct rec *r, FILE *f)
+static void gone_report(const struct rec *r, FILE *f, bool verbose)
 {
-	for (size_t i = 0; i < r->ngone; i++)
+	/* short JVMs (a build's) come by the dozen: their count, and each with -v */
+	if (!verbose && r->ngone + r->gone_more)
+		fprintf(f, "jprof: %llu JVMs exited before attach (no Java stacks; -v lists them)\n",
+			(unsigned long long)(r->ngone + r->gone_more));
+	for (size_t i = 0; verbose && i < r->ngone; i++)
 		fprintf(f,
 			"jprof: JVM %u: %llu samples in all, none with Java stacks: exited before "
 			"attach (%s, %.2f s after start)\n",
@@ -659,7 +666,7 @@ static void gone_report(const struct rec *r, FILE *f)
 					     : "gone before it could be looked at, its hsperfdata "
 					       "file seen",
 			(r->gone[i].seen_ns - r->t_start_ns) / 1e9);
-	if (r->gone_more)
+	if (verbose && r->gone_more)
 		fprintf(f, "jprof: %llu more JVMs exited before attach\n",
 			(unsigned long long)r->gone_more);
 }
@@ -1140,18 +1147,20 @@ static void summary(struct rec *r, double secs, const char *where)
 	size_t len = 0;
 	/* gathered, then printed escaped: names in it are other users' (comm, main class) */
 	FILE *out = open_memstream(&text, &len);
+	unsigned int jvms = 0, jvms_java = 0;
+	int open = r->offcpu_open > 0 ? r->offcpu_open : 0;
+	/* by default what matters; -v: how each figure came about, per JVM */
+	bool v = r->o->verbose;
 
 	if (!out)
 		out = stderr;
-	unsigned int jvms = 0, jvms_java = 0;
-	int open = r->offcpu_open > 0 ? r->offcpu_open : 0;
 
 	kstats(r, st);
 	join__stats(r->join, &js);
-	join__report(r->join, out);
-	gone_report(r, out);
+	join__report(r->join, out, v);
+	gone_report(r, out, v);
 	watch_report(r, out);
-	if (r->pauses)
+	if (r->pauses && v)
 		pauses__report(r->pauses, out);
 	if (r->att) {
 		attacher__report(r->att, mono_ns(), out);
@@ -1174,7 +1183,7 @@ static void summary(struct rec *r, double secs, const char *where)
 			r->o->events & (1u << JP_EV_OFFCPU) ?
 				" (their blocked time is in the off-CPU time, counted once there)" :
 				"");
-	if (r->o->events & (1u << JP_EV_CPU))
+	if (r->o->events & (1u << JP_EV_CPU) && v)
 		fprintf(out,
 			"jprof: CPU time: %.3f s on CPU (%s), %llu thread exits%s carried their time "
 			"after the last sample, %llu threads new in the recording, %llu samples "
@@ -1208,7 +1217,8 @@ static void summary(struct rec *r, double secs, const char *where)
 		fprintf(out, "jprof: live at the end: %llu bytes, %llu objects (estimated)\n",
 			(unsigned long long)model__total(r->model, JP_VAL_INUSE_SPACE),
 			(unsigned long long)model__total(r->model, JP_VAL_INUSE_OBJECTS));
-	if (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] || r->withdrawn)
+	if (v && (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] ||
+		  r->withdrawn))
 		fprintf(out,
 			"jprof: %llu stack requests not sent (the process's handler for the signal "
 			"was not, or was being changed from, the agent's: exec or signal reset); "
@@ -1222,7 +1232,7 @@ static void summary(struct rec *r, double secs, const char *where)
 			 (unsigned long long)st[JP_STAT_IDLE]);
 	else
 		what[0] = '\0';
-	if ((r->o->npids || r->ctf) && (r->o->events & (1u << JP_EV_CPU)))
+	if (v && (r->o->npids || r->ctf) && (r->o->events & (1u << JP_EV_CPU)))
 		fprintf(out,
 			"jprof: %llu CPU samples of other processes left out in the kernel (%s)\n",
 			(unsigned long long)st[JP_STAT_FILTERED],
@@ -1233,13 +1243,17 @@ static void summary(struct rec *r, double secs, const char *where)
 			"jprof: %llu samples dropped: the profile reached its budget (%llu MiB); "
 			"the JVM lines say whose\n",
 			(unsigned long long)js.model_drops, (unsigned long long)(MODEL_MAX_BYTES >> 20));
-	if (r->first_sample_ns > r->t_start_ns)
-		fprintf(out, "jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
-			(r->first_sample_ns - r->t_start_ns) / 1e6,
-			(r->sampling_ns - r->t_start_ns) / 1e6);
-	else
+	/* the first sample's time with -v; none at all is a problem, said always */
+	if (r->first_sample_ns > r->t_start_ns) {
+		if (v)
+			fprintf(out,
+				"jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
+				(r->first_sample_ns - r->t_start_ns) / 1e6,
+				(r->sampling_ns - r->t_start_ns) / 1e6);
+	} else {
 		fprintf(out, "jprof: no sample (sampling from %.0f ms after start)\n",
 			(r->sampling_ns - r->t_start_ns) / 1e6);
+	}
 	/* every loss of this recording: the kernel's ring, and what the agents dropped */
 	if (js.agent_lost)
 		snprintf(agent_lost, sizeof(agent_lost),

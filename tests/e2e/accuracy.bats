@@ -41,7 +41,7 @@ wait_sampling() {
 # record: jprof records $APID from before the trigger ($OUT/go) until after the program
 # exited; the folded profile is $OUT/cpu.folded
 record() {
-	"$JPROF" record -p "$APID" -F 99 -d $((WORK_S + 6)) --cpu-time --per-thread \
+	"$JPROF" record -v -p "$APID" -F 99 -d $((WORK_S + 6)) --cpu-time --per-thread \
 		-o "$OUT/cpu.folded" 2>"$OUT/jprof.err" 3>&- &
 	JPROF_PID=$!
 	wait_sampling "$JPROF_PID"

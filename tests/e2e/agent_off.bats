@@ -101,7 +101,7 @@ wait_all_on() {
 # does not want these events)
 check_stop() {
 	JVM_OPT=-agentpath:$JPROF_AGENT=lock,live start_load "$1"
-	"$JPROF" record -p "$JPID" -e alloc,live,lock -d 4 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&- &
+	"$JPROF" record -v -p "$JPID" -e alloc,live,lock -d 4 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&- &
 	RPID=$!
 	# while it records: every event on, and jprof list says so
 	wait_all_on
@@ -119,7 +119,7 @@ check_stop() {
 	# a plain CPU recording afterwards: no event of the earlier one, none switched on
 	local c0
 	c0=$(cost)
-	"$JPROF" record -p "$JPID" -d 2 -o "$OUT/cpu.folded" 2>"$OUT/err2" 3>&-
+	"$JPROF" record -v -p "$JPID" -d 2 -o "$OUT/cpu.folded" 2>"$OUT/err2" 3>&-
 	cat "$OUT/err2"
 	! grep -q 'agent events' "$OUT/err2"
 	[[ $(events) == "${c0%% *}" ]]
@@ -136,7 +136,7 @@ check_stop() {
 
 check_kill() {
 	start_load "$1"
-	"$JPROF" record -p "$JPID" -e alloc,live,lock -d 60 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&- &
+	"$JPROF" record -v -p "$JPID" -e alloc,live,lock -d 60 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&- &
 	RPID=$!
 	wait_all_on
 	local e0
@@ -168,7 +168,7 @@ check_kill() {
 	JVM_OPT=-agentpath:$JPROF_AGENT=lock,live start_load "$JDK17"
 	sleep 2
 	[[ $(ev_on) == 0 && $(events) == 0 ]]
-	"$JPROF" record -p "$JPID" -e lock -d 3 -o "$OUT/lock.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -v -p "$JPID" -e lock -d 3 -o "$OUT/lock.folded" 2>"$OUT/err" 3>&-
 	cat "$OUT/err"
 	grep -q 'agent events: 0 allocation samples, 0 frees, [1-9][0-9]* monitor waits' "$OUT/err"
 	grep -q 'AgentOffLoad.contend' "$OUT/lock.folded"
@@ -183,7 +183,7 @@ check_kill() {
 	"$JDK25/bin/java" -Xmx256m -cp "$CLS" AgentOffLoad 4 >"$OUT/app.out" 2>"$OUT/app.err" 3>&- &
 	JPID=$!
 	wait_ready "$OUT/app.out" 20
-	"$JPROF" record -p "$JPID" -e alloc,live,lock -d 10 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -v -p "$JPID" -e alloc,live,lock -d 10 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&-
 	local rc=0
 	wait "$JPID" || rc=$?
 	cat "$OUT/app.out" "$OUT/app.err"

@@ -99,7 +99,7 @@ start_fake() {
 	# -p, not -a: only our processes, whatever else runs on the host meanwhile
 	local list
 	list=$(IFS=,; echo "${FAKES[*]},$BUSY")
-	run -0 "$JPROF" record -p "$list" -d 6 -o "$OUT/all.folded"
+	run -0 "$JPROF" record -v -p "$list" -d 6 -o "$OUT/all.folded"
 	echo "$output"
 	# jprof's own measure: the first sample comes within 1 s of sampling's start, and sampling
 	# starts before any attach (what precedes it is loading BPF, the same with or without JVMs)
@@ -162,7 +162,7 @@ start_fake() {
 		ln -s "$1" "$2" && ln -s "$1" "/tmp/.java_pid$3" && ln -s "$1" "/tmp/.attach_pid$3" &&
 		ln -s "$1" "$4/.attach_pid$3"' sh "$watched" "$copy_name" "$ns" "$WORK/home"
 	[[ -L $copy_name && -L /tmp/.java_pid$ns && -L $WORK/home/.attach_pid$ns ]]
-	run -0 "$JPROF" record -p "$BUSY" -d 3 -o "$OUT/s.folded"
+	run -0 "$JPROF" record -v -p "$BUSY" -d 3 -o "$OUT/s.folded"
 	echo "$output"
 	[[ $(stat -c '%s %Y %i %u' "$watched"; sha256sum <"$watched") == "$sum" ]]
 	# attached cleanly all the same: HotSpot replaced its socket path, the copy got a new name
@@ -202,7 +202,7 @@ start_fake() {
 	PIDS+=("$jpid")
 	# the attack is in place: the JVM's /tmp is the root-owned directory
 	[[ $(stat -c %i "/proc/$jpid/root/tmp") == $(stat -c %i "$rootdir") ]]
-	run -0 "$JPROF" record -p "$jpid" -d 3 -o "$OUT/m.folded"
+	run -0 "$JPROF" record -v -p "$jpid" -d 3 -o "$OUT/m.folded"
 	echo "$output"
 	after=$(ls -la --time-style=+%s "$rootdir" | grep -v ' \.\.$'; sha256sum "$rootdir/keep")
 	[[ $after == "$before" ]] || { echo "before: $before"; echo "after: $after"; return 1; }
@@ -243,7 +243,7 @@ start_fake() {
 @test "attach safety: an agent that cannot create its files says why in jprof's report" {
 	start_busy
 	mkdir "/tmp/jprof-$BUSY.ring" # root's directory where the agent's ring goes
-	run -0 "$JPROF" record -p "$BUSY" -d 2 -o "$OUT/p.folded"
+	run -0 "$JPROF" record -v -p "$BUSY" -d 2 -o "$OUT/p.folded"
 	rmdir "/tmp/jprof-$BUSY.ring"
 	echo "$output" | grep -E "JVM $BUSY"
 	[[ $output == *"JVM $BUSY (Busy): no Java stacks"*"the agent could not create its files jprof-PID.ring/.dict in the JVM's /tmp: Is a directory"* ]]

@@ -30,7 +30,7 @@ record_gc() {
 	require_root_bpf
 	require_jdk "$jdk"
 	[[ -f $APPS/GcPauses.class ]] || { missing "GcPauses not built in $APPS (make apps)"; return; }
-	"$JPROF" record -a -d "${GC_SECS:-12}" "$@" >"$OUT/stdout" 2>"$OUT/err" 3>&- &
+	"$JPROF" record -v -a -d "${GC_SECS:-12}" "$@" >"$OUT/stdout" 2>"$OUT/err" 3>&- &
 	JPROF_PID=$!
 	# sampling runs once jprof says it records (its first line)
 	for ((i = 0; i < 100; i++)); do

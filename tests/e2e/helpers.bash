@@ -142,7 +142,7 @@ jwalk_check() {
 # walk failure after the agent connected counts, "agent not ready" included
 complete_pct() {
 	local line pct cpu='CPU samples of Java threads: [0-9]+ of [0-9]+ complete'
-	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT" | head -1)
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT" | head -1)
 	[[ -n $line ]] || { echo "no per-JVM line for $JPID" >&2; return 1; }
 	pct=$(sed -nE 's/.*, ([0-9.]+)% of the [0-9]+ after the agent connected.*/\1/p' <<<"$line")
 	[[ -n $pct ]] ||

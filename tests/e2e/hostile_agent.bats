@@ -81,7 +81,7 @@ victim() {
 # once it records, with JPROF_PID and T_REC (when it began to record, $EPOCHREALTIME)
 start_jprof() {
 	local tp
-	/usr/bin/time -v -o "$W/time.txt" timeout -s KILL 60 "$JPROF" record "$@" \
+	/usr/bin/time -v -o "$W/time.txt" timeout -s KILL 60 "$JPROF" record -v "$@" \
 		2>"$W/err.txt" 3>&- &
 	tp=$!
 	PIDS+=("$tp")

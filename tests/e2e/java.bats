@@ -67,7 +67,7 @@ check_split() {
 # before it are marked and counted as "agent not yet attached")
 complete_pct() {
 	local line java complete noagent
-	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT" | head -1)
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT" | head -1)
 	java=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
 	complete=$(sed -nE 's/.* of which ([0-9]+) with complete Java stacks.*/\1/p' <<<"$line")
 	noagent=$(sed -nE 's/.*[ ,]([0-9]+) agent not yet attached.*/\1/p' <<<"$line")
@@ -82,7 +82,7 @@ complete_pct() {
 	echo "complete Java stacks: $pct%"
 	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
 	# the agent's own time per stack request, from its handler's clock
-	us=$(sed -nE "s/^jprof: JVM $JPID \(java\): .*stack requests: [1-9][0-9]*, ([0-9.]+) us each in the agent.*/\1/p" <<<"$REPORT")
+	us=$(sed -nE "s/^jprof: JVM $JPID \([^)]*\): .*stack requests: [1-9][0-9]*, ([0-9.]+) us each in the agent.*/\1/p" <<<"$REPORT")
 	echo "agent handler: ${us:-none} us per request"
 	awk -v u="${us:-0}" 'BEGIN { exit !(u > 0 && u < 1000) }'
 }
@@ -183,8 +183,8 @@ complete_pct() {
 	start_java "$JDK17" split 30
 	for rec in 1 2; do
 		run -0 "$JPROF" record -p "$JPID" -F 499 --java-walk signal -d 2 -o "$OUT/$rec.folded"
-		req=$(sed -nE "s/^jprof: JVM $JPID \(java\): .*stack requests: ([0-9]+),.*/\1/p" <<<"$output")
-		n=$(sed -nE "s/^jprof: JVM $JPID \(java\): ([0-9]+) samples,.*/\1/p" <<<"$output")
+		req=$(sed -nE "s/^jprof: JVM $JPID \([^)]*\): .*stack requests: ([0-9]+),.*/\1/p" <<<"$output")
+		n=$(sed -nE "s/^jprof: JVM $JPID \([^)]*\): ([0-9]+) samples,.*/\1/p" <<<"$output")
 		echo "recording $rec: $n samples, $req stack requests"
 		# a signal per Java sample: about as many requests as samples, never twice as many
 		((n > 100 && req * 10 <= n * 12))

@@ -28,7 +28,7 @@ walk_run() {
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
 	sleep 1
-	run -0 "$JPROF" record -p "$JPID" -F 999 -d 6 --per-thread --java-walk "$mode" \
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 6 --per-thread --java-walk "$mode" \
 		-o "$OUT/w.folded"
 	REPORT=$output
 	echo "$REPORT" | grep -E "^jprof: JVM $JPID"
@@ -51,7 +51,7 @@ shadow_run() {
 bpf_run() {
 	local line named samples requests unnamed
 	walk_run "$1" bpf
-	line=$(grep -E "^jprof: JVM $JPID \(java\): " <<<"$REPORT")
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
 	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
 	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
 	named=$(grep -E "^jprof: JVM $JPID: Java stacks named from BPF's walk without a signal: " \
@@ -86,7 +86,7 @@ bpf_run() {
 }
 
 @test "--java-walk: a bad mode is refused with a clear error" {
-	run -2 "$JPROF" record -a -d 1 --java-walk sometimes -o "$OUT/x.folded"
+	run -2 "$JPROF" record -v -a -d 1 --java-walk sometimes -o "$OUT/x.folded"
 	[[ $output == *"--java-walk: 'sometimes': expected signal, bpf or shadow"* ]]
 	[[ ! -e $OUT/x.folded ]]
 }

@@ -41,7 +41,7 @@ ratio_ok() {
 
 check_lock() {
 	start_app "$1" EvContend 20 100 2000
-	"$JPROF" record -p "$JPID" -e lock -d 8 -o "$OUT/lock.folded" -o "$OUT/lock.pb.gz" \
+	"$JPROF" record -v -p "$JPID" -e lock -d 8 -o "$OUT/lock.folded" -o "$OUT/lock.pb.gz" \
 		-o "$OUT/lock.html" -o "$OUT/lock.jfr" 2>"$OUT/err" 3>&-
 	wait "$JPID"
 	JPID=
@@ -73,7 +73,7 @@ check_lock() {
 # java.util.concurrent: a waiter parks in ReentrantLock.lock() while a holder sleeps with it
 check_park() {
 	start_app "$1" EvPark 20 100 2000
-	"$JPROF" record -p "$JPID" -e lock -d 8 -o "$OUT/park.folded" -o "$OUT/park.pb.gz" \
+	"$JPROF" record -v -p "$JPID" -e lock -d 8 -o "$OUT/park.folded" -o "$OUT/park.pb.gz" \
 		2>"$OUT/err" 3>&-
 	wait "$JPID"
 	JPID=
@@ -126,9 +126,9 @@ check_park() {
 # same copy, loaded again it adds the events, live (no JVM restart).
 @test "lock (JDK 17): an agent an earlier recording loaded without events adds them" {
 	start_app "$JDK17" EvContend 20 100 3500
-	"$JPROF" record -p "$JPID" -d 1 -o "$OUT/cpu.folded" 2>"$OUT/err1" 3>&-
+	"$JPROF" record -v -p "$JPID" -d 1 -o "$OUT/cpu.folded" 2>"$OUT/err1" 3>&-
 	grep -q "agent attached" "$OUT/err1"
-	"$JPROF" record -p "$JPID" -e lock -d 8 -o "$OUT/lock.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -v -p "$JPID" -e lock -d 8 -o "$OUT/lock.folded" 2>"$OUT/err" 3>&-
 	wait "$JPID"
 	JPID=
 	cat "$OUT/err" "$OUT/app.out" "$OUT/app.err"
@@ -144,14 +144,14 @@ check_park() {
 # recording that asks for them says so instead of showing no contention.
 @test "lock, alloc: a JVM whose agent was loaded without these events is named" {
 	JVM_OPT=-agentpath:$JPROF_AGENT start_app "$JDK17" EvContend 20 100 2000
-	"$JPROF" record -p "$JPID" -e lock,alloc -d 3 -o "$OUT/none.pb.gz" 2>"$OUT/err" 3>&-
+	"$JPROF" record -v -p "$JPID" -e lock,alloc -d 3 -o "$OUT/none.pb.gz" 2>"$OUT/err" 3>&-
 	cat "$OUT/err"
 	grep -Eq "^jprof: JVM $JPID: its agent runs without the lock,alloc events asked \(loaded at the JVM's start" "$OUT/err"
 }
 
 check_alloc() {
 	start_app "$1" EvAlloc 1500 5000
-	"$JPROF" record -p "$JPID" -e alloc -d 9 -o "$OUT/alloc.folded" -o "$OUT/alloc.jfr" \
+	"$JPROF" record -v -p "$JPID" -e alloc -d 9 -o "$OUT/alloc.folded" -o "$OUT/alloc.jfr" \
 		2>"$OUT/err" 3>&-
 	wait "$JPID"
 	JPID=
@@ -188,7 +188,7 @@ check_alloc() {
 
 check_live() {
 	start_app "$1" EvAlloc 1500 4000
-	"$JPROF" record -p "$JPID" -e live -d 8 -o "$OUT/live.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -v -p "$JPID" -e live -d 8 -o "$OUT/live.folded" 2>"$OUT/err" 3>&-
 	wait "$JPID"
 	JPID=
 	cat "$OUT/err" "$OUT/app.out"
@@ -224,7 +224,7 @@ check_live() {
 # VM and AGCT cannot walk it; the wait's Java stack comes from MonitorContendedEnter.
 check_offcpu_monitor() {
 	start_app "$1" EvHot 3000 4000
-	"$JPROF" record -p "$JPID" -e offcpu -d 8 -o "$OUT/off.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -v -p "$JPID" -e offcpu -d 8 -o "$OUT/off.folded" 2>"$OUT/err" 3>&-
 	wait "$JPID"
 	JPID=
 	cat "$OUT/err" "$OUT/app.out"
@@ -243,7 +243,7 @@ check_offcpu_monitor() {
 # EvHot test above before, when its waiters had blocked before the attach.
 check_blocked_at_attach() {
 	start_app "$1" EvBlocked 8000
-	"$JPROF" record -p "$JPID" -e offcpu -d 3 -o "$OUT/off.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -v -p "$JPID" -e offcpu -d 3 -o "$OUT/off.folded" 2>"$OUT/err" 3>&-
 	kill_jpid
 	JPID=
 	cat "$OUT/err"
@@ -260,12 +260,12 @@ check_blocked_at_attach() {
 # that, 64% of this app's CPU samples of Java threads had complete Java stacks.
 check_spin() {
 	start_app "$1" EvSpin 2000 5000
-	"$JPROF" record -p "$JPID" -e cpu,lock -d 5 -o "$OUT/spin.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -v -p "$JPID" -e cpu,lock -d 5 -o "$OUT/spin.folded" 2>"$OUT/err" 3>&-
 	kill_jpid
 	cat "$OUT/err"
 	awk '{ print $NF, $0 }' "$OUT/spin.folded" | sort -nr | head -5 | cut -c1-300
-	pct=$(sed -nE "s/^jprof: JVM $JPID \(java\): .*CPU samples of Java threads: .*, ([0-9.]+)% of the [0-9]+ after the agent connected.*/\1/p" "$OUT/err")
-	[[ -n $pct ]] || pct=$(sed -nE "s/^jprof: JVM $JPID \(java\): .* with complete Java stacks \(([0-9.]+)%\).*/\1/p" "$OUT/err")
+	pct=$(sed -nE "s/^jprof: JVM $JPID \([^)]*\): .*CPU samples of Java threads: .*, ([0-9.]+)% of the [0-9]+ after the agent connected.*/\1/p" "$OUT/err")
+	[[ -n $pct ]] || pct=$(sed -nE "s/^jprof: JVM $JPID \([^)]*\): .* with complete Java stacks \(([0-9.]+)%\).*/\1/p" "$OUT/err")
 	echo "complete Java stacks: $pct%"
 	awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 90) }'
 	grep -Eq '[1-9][0-9]* blocked or spinning samples got the Java stack of their monitor wait' "$OUT/err"

@@ -70,7 +70,7 @@ check_report() {
 	samples=$(sed -nE 's/^jprof: ([0-9]+) samples \(.*/\1/p' "$OUT/err")
 	[[ $samples -gt 0 ]]
 	[[ $(folded_total "$OUT/p.folded") -eq $samples ]]
-	pct=$(sed -nE "s/^jprof: JVM $JPID \(java\): .* complete Java stacks \(([0-9.]+)%\).*/\1/p" "$OUT/err")
+	pct=$(sed -nE "s/^jprof: JVM $JPID \([^)]*\): .* complete Java stacks \(([0-9.]+)%\).*/\1/p" "$OUT/err")
 	echo "# $THREADS threads: $(grep -E "^jprof: JVM $JPID \(" "$OUT/err" | cut -d: -f3-)" >&3
 	echo "# $(grep -E '^jprof: [0-9]+ samples' "$OUT/err" | cut -d, -f1-4)" >&3
 	[[ -n $pct ]] && awk -v p="$pct" -v m="$min" 'BEGIN { exit !(p >= m) }'

@@ -59,9 +59,9 @@ javac_run() {
 		# before the live phase, "Agent_OnAttach returned -1", not retried): that is
 		# start-up attach, not the walk this file measures; javac is live after 1 s
 		sleep 1
-		run -0 "$JPROF" record -p "$JPID" --per-pid -F 999 -d 12 -o "$OUT/j.folded"
+		run -0 "$JPROF" record -v -p "$JPID" --per-pid -F 999 -d 12 -o "$OUT/j.folded"
 	else
-		run -0 "$JPROF" record -a --no-attach --per-pid -F 999 -d 12 --java-walk shadow \
+		run -0 "$JPROF" record -v -a --no-attach --per-pid -F 999 -d 12 --java-walk shadow \
 			-o "$OUT/j.folded"
 	fi
 	REPORT=$output
@@ -102,12 +102,12 @@ math_run() {
 	JPID=$!
 	wait_file "$OUT/math.out" 20
 	sleep 1 # past start-up: steady state
-	run -0 "$JPROF" record -p "$JPID" --no-attach -F 999 -d 6 -o "$OUT/m.folded"
+	run -0 "$JPROF" record -v -p "$JPID" --no-attach -F 999 -d 6 -o "$OUT/m.folded"
 	REPORT=$output
 	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
 	pct=$(complete_pct)
 	echo "complete Java stacks: $pct%"
-	grep -Eq "^jprof: JVM $JPID \(java\): .*fallback walker: [1-9][0-9]* of [0-9]+ AGCT failures recovered" <<<"$REPORT"
+	grep -Eq "^jprof: JVM $JPID \([^)]*\): .*fallback walker: [1-9][0-9]* of [0-9]+ AGCT failures recovered" <<<"$REPORT"
 	# the loop's own frame under main, in most of the profile (pre-attach samples included)
 	k=$(folded_sum '^java;MathLoop\.main_\[[0ij]\];MathLoop\.kernel_\[j\]' "$OUT/m.folded")
 	all=$(folded_total "$OUT/m.folded")
@@ -154,7 +154,7 @@ math_run() {
 	JPID=$!
 	pid=$JPID
 	wait_file "$OUT/math.out" 20
-	run -0 "$JPROF" record -p "$JPID" --no-attach -F 999 -d 4 -o "$OUT/m.folded"
+	run -0 "$JPROF" record -v -p "$JPID" --no-attach -F 999 -d 4 -o "$OUT/m.folded"
 	REPORT=$output
 	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
 	wait "$JPID" || rc=$?
@@ -168,7 +168,7 @@ math_run() {
 	echo "agent faults ${agent_faults:-0}, of AGCT walks ${walk_faults:-0}, kept 'unknown, Java' ${unknown:-0}"
 	# the fallback's own faults: counted by the agent beyond the AGCT walks' faults
 	((${agent_faults:-0} > ${walk_faults:-0} && ${unknown:-0} > 0))
-	grep -Eq "^jprof: JVM $pid \(java\): .*fallback walker: [1-9][0-9]* of [0-9]+ AGCT failures recovered" <<<"$REPORT"
+	grep -Eq "^jprof: JVM $pid \([^)]*\): .*fallback walker: [1-9][0-9]* of [0-9]+ AGCT failures recovered" <<<"$REPORT"
 }
 
 # end_jvm LOG DONE_RE NAME: the JVM in JPID ended (or ends) on its own with exit 0, LOG has
@@ -197,7 +197,7 @@ ruby_run() {
 		exec jruby "$BATS_TEST_DIRNAME/../apps/ruby_work.rb" 14 >"$OUT/ruby.out" 2>&1 3>&-) &
 	JPID=$!
 	wait_ready "$OUT/ruby.out" 30
-	run -0 "$JPROF" record -p "$JPID" -F 999 -d 8 -o "$OUT/r.folded"
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 8 -o "$OUT/r.folded"
 	REPORT=$output
 	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
 	pct=$(complete_pct)
@@ -277,7 +277,7 @@ h2_cpu() {
 	local pid pct h2 all
 	start_h2 "$1" 20
 	pid=$JPID
-	run -0 "$JPROF" record -p "$JPID" -F 999 -d 8 -o "$OUT/h2.folded"
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 8 -o "$OUT/h2.folded"
 	REPORT=$output
 	foreign_agent "$pid"
 	grep -E "^jprof: JVM $pid " <<<"$REPORT"
@@ -305,7 +305,7 @@ h2_lock() {
 	local pid waits secs lock mv lockmv off offmv nojava want
 	start_h2 "$1" 12 since-agent
 	pid=$JPID
-	run -0 "$JPROF" record -p "$JPID" -F 999 -e cpu,offcpu,lock -d 10 -o "$OUT/h2.folded"
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -e cpu,offcpu,lock -d 10 -o "$OUT/h2.folded"
 	REPORT=$output
 	foreign_agent "$pid"
 	grep -E "^jprof: (JVM $pid|monitor contention|off-CPU)" <<<"$REPORT"

@@ -70,7 +70,7 @@ attack() {
 	[[ $target == -p ]] && targ=(-p "$JPID")
 	# with -a jprof reads every process on a shared host: cap it, so that a runaway never
 	# brings the global OOM killer to other processes
-	(ulimit -v $((4 << 20)) && exec "$JPROF" record "${targ[@]}" -F 999 -d 12 "$@" \
+	(ulimit -v $((4 << 20)) && exec "$JPROF" record -v "${targ[@]}" -F 999 -d 12 "$@" \
 		-o "$OUT/out.folded") >"$OUT/jprof.out" 2>&1 3>&- &
 	RPID=$!
 	# with -a, agents go into every JVM on the host first: the clock starts after that

@@ -383,7 +383,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("FUZZ_JOIN_VERBOSE")) {
 		fprintf(stderr, "model refusals %llu\n",
 			(unsigned long long)model__over_budget(model));
-		join__report(j, stderr);
+		join__report(j, stderr, true);
 	}
 	/*
 	 * no allocation fails here: every sample fed is in the profile, and counted as such,
@@ -397,7 +397,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FILE *dev = fopen("/dev/null", "w");
 
 		if (dev) {
-			join__report(j, dev);
+			join__report(j, dev, true);
 			fclose(dev);
 		}
 	}

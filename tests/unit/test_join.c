@@ -268,7 +268,7 @@ TEST(jvm_without_agent_is_marked_and_counted)
 	m = open_memstream(&rep, &len);
 	ASSERT_TRUE(m != NULL);
 	join__set_jvm_note(f.join, s.pid, "a note");
-	join__report(f.join, m);
+	join__report(f.join, m, true);
 	fclose(m);
 	EXPECT_TRUE(strstr(rep, "1 samples, 1 in Java threads of which 0 with complete") != NULL);
 	EXPECT_TRUE(strstr(rep, "missing: 1 no agent") != NULL);
@@ -298,7 +298,7 @@ TEST(jvm_being_attached_is_marked_pending)
 			  "testproc;[no Java stack: no agent];join_leaf 1\n");
 	m = open_memstream(&rep, &len);
 	ASSERT_TRUE(m != NULL);
-	join__report(f.join, m);
+	join__report(f.join, m, true);
 	fclose(m);
 	EXPECT_TRUE(strstr(rep, "1 no agent") != NULL);
 	EXPECT_TRUE(strstr(rep, "1 agent not yet attached") != NULL);
@@ -463,7 +463,7 @@ static char *report(struct fixture *f)
 
 	if (!m)
 		return NULL;
-	join__report(f->join, m);
+	join__report(f->join, m, true);
 	fclose(m);
 	return rep;
 }
