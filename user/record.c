@@ -1809,13 +1809,17 @@ static int report_load(const struct jp_opts *o, struct model *m)
 	}
 	p = profile__new("jprof", "samples");
 	f = p ? fmemopen(buf, len, "r") : NULL;
-	err = f ? profile__read_folded(p, f, &bad_line) : -ENOMEM;
+	err = f ? profile__read_folded_why(p, f, &bad_line, why, sizeof(why)) : -ENOMEM;
 	if (f)
 		fclose(f);
-	if (err == -EINVAL)
+	if (err == -E2BIG) {
+		pr_err("%s:%zu: %s", o->input, bad_line, why);
+		err = -EINVAL;
+	} else if (err == -EINVAL) {
 		pr_err("%s:%zu: not a folded-stack line (nor a pprof file)", o->input, bad_line);
-	else if (err)
+	} else if (err) {
 		pr_err("reading %s: %s", o->input, strerror(-err));
+	}
 	if (!err)
 		err = model__from_profile(m, p, JP_VAL_CPU_SAMPLES);
 	profile__free(p);
