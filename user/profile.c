@@ -274,8 +274,8 @@ static size_t kid_hash(const struct profile_node *parent, const char *name, __u3
 }
 
 /* the slot of child (parent, interned name, kind) in the hash, or of the empty slot to fill */
-static size_t kid_slot(const struct profile *p, const struct profile_node *parent,
-		       const char *name, __u32 kind)
+static size_t kid_slot(const struct profile *p, const struct profile_node *parent, const char *name,
+		       __u32 kind)
 {
 	size_t i = kid_hash(parent, name, kind) & (p->kidcap - 1);
 

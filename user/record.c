@@ -43,7 +43,7 @@
 #define JVM_START_MAX_S	   5 /* ...or, when its hsperfdata says it is still starting, this old */
 #define NEW_PIDS_MAX	   4096
 #define OFFCPU_BLOCKED_MAX 65536 /* threads blocked since before the recording, reported */
-#define REPORT_MAX_BYTES   (1u << 30) /* a saved recording jprof report reads */
+#define REPORT_MAX_BYTES   (256u << 20) /* a saved recording jprof report reads: its budget */
 
 static volatile sig_atomic_t exiting;
 static volatile sig_atomic_t exit_signal;
@@ -1792,8 +1792,9 @@ static int report_load(const struct jp_opts *o, struct model *m)
 	int err;
 
 	if (!buf) {
-		pr_err("cannot read %s: %s", o->input, errno == EFBIG ? "larger than 1 GiB" :
-									 strerror(errno));
+		pr_err("cannot read %s: %s", o->input,
+		       errno == EFBIG ? "larger than 268435456 bytes (a budget of jprof report)"
+				      : strerror(errno));
 		return -errno;
 	}
 	/* gzip, or a protobuf whose first field is a sample type: not folded text */

@@ -46,7 +46,8 @@ static struct profile *read_folded(const void *data, size_t size)
 	}
 	err = profile__read_folded_why(p, f, &line, why, sizeof(why));
 	if (err == -E2BIG && (!line || !why[0] || !strstr(why, "budget"))) {
-		fprintf(stderr, "a budget crossed without its line or reason: %zu '%s'\n", line, why);
+		fprintf(stderr, "a budget crossed without its line or reason: %zu '%s'\n", line,
+			why);
 		abort();
 	}
 	fclose(f);

@@ -19,26 +19,26 @@
  * inputs reach them.
  */
 #ifndef JP_FUZZ_BUDGETS
-#define PPROF_MAX_RAW	  (256ull << 20) /* decompressed bytes */
-#define PPROF_MAX_STRS	  (2u << 20)	 /* string table entries */
-#define PPROF_MAX_SAMPLES (4u << 20)
-#define PPROF_MAX_LOCS	  (2u << 20)
-#define PPROF_MAX_FUNCS	  (2u << 20)
-#define PPROF_MAX_MAPS	  (64u << 10)
-#define PPROF_MAX_TYPES	  64
+#define PPROF_MAX_RAW	    (256ull << 20) /* decompressed bytes */
+#define PPROF_MAX_STRS	    (2u << 20)	   /* string table entries */
+#define PPROF_MAX_SAMPLES   (4u << 20)
+#define PPROF_MAX_LOCS	    (2u << 20)
+#define PPROF_MAX_FUNCS	    (2u << 20)
+#define PPROF_MAX_MAPS	    (64u << 10)
+#define PPROF_MAX_TYPES	    64
 #define PPROF_MAX_ALL_LINES (4u << 20) /* lines of all locations */
 #else
-#define PPROF_MAX_RAW	  (1ull << 20)
-#define PPROF_MAX_STRS	  4096
-#define PPROF_MAX_SAMPLES 4096
-#define PPROF_MAX_LOCS	  4096
-#define PPROF_MAX_FUNCS	  4096
-#define PPROF_MAX_MAPS	  256
-#define PPROF_MAX_TYPES	  64
+#define PPROF_MAX_RAW	    (1ull << 20)
+#define PPROF_MAX_STRS	    4096
+#define PPROF_MAX_SAMPLES   4096
+#define PPROF_MAX_LOCS	    4096
+#define PPROF_MAX_FUNCS	    4096
+#define PPROF_MAX_MAPS	    256
+#define PPROF_MAX_TYPES	    64
 #define PPROF_MAX_ALL_LINES 4096
 #endif
-#define PPROF_MAX_LINES 64	     /* inline frames in one pprof location */
-#define PPROF_MAX_DEPTH 8192	     /* frames in one sample */
+#define PPROF_MAX_LINES 64   /* inline frames in one pprof location */
+#define PPROF_MAX_DEPTH 8192 /* frames in one sample */
 
 struct span {
 	const unsigned char *p;
@@ -193,8 +193,8 @@ static int bad(struct parse *ps, const char *what)
 static int over(struct parse *ps, const char *what, unsigned long long limit)
 {
 	if (ps->why && ps->why_len)
-		snprintf(ps->why, ps->why_len, "more than %llu %s (a budget of jprof report)", limit,
-			 what);
+		snprintf(ps->why, ps->why_len, "more than %llu %s (a budget of jprof report)",
+			 limit, what);
 	return -EINVAL;
 }
 
@@ -267,9 +267,9 @@ static int top_level(struct parse *ps, const unsigned char *p, size_t n)
 		const char *what;
 		size_t max;
 	} budget[7] = {
-		[1] = {"sample types", PPROF_MAX_TYPES},  [2] = {"samples", PPROF_MAX_SAMPLES},
-		[3] = {"mappings", PPROF_MAX_MAPS},	  [4] = {"locations", PPROF_MAX_LOCS},
-		[5] = {"functions", PPROF_MAX_FUNCS},	  [6] = {"strings", PPROF_MAX_STRS},
+		[1] = {"sample types", PPROF_MAX_TYPES}, [2] = {"samples", PPROF_MAX_SAMPLES},
+		[3] = {"mappings", PPROF_MAX_MAPS},	 [4] = {"locations", PPROF_MAX_LOCS},
+		[5] = {"functions", PPROF_MAX_FUNCS},	 [6] = {"strings", PPROF_MAX_STRS},
 	};
 	const size_t *count[7] = {NULL,		  &ps->ntypes_raw, &ps->nsamples, &ps->nmaps_raw,
 				  &ps->nlocs_raw, &ps->nfuncs_raw, &ps->nstrs};
