@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* profile.c: the aggregate trie (sorted child arrays, interned names), merge and folded reader. */
+/*
+ * profile.c: the aggregate trie (child arrays sorted when read, a hash of (parent, name, kind) to
+ * find a child, interned names), merge and folded reader.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,7 +19,9 @@
 /*
  * 48 bytes: most nodes of a Java profile sit on a chain (one child), so the only child is
  * held in the node and an array is allocated from the second on; siblings are found through
- * the parent's sorted array, not a link.
+ * the parent's sorted array, not a link. A new child is appended (a child is found through
+ * the profile's hash, not the array) and the array sorted when it is next read: inserting
+ * into the sorted array made 2 million distinct roots in random order quadratic (issue 26).
  */
 struct profile_node {
 	const char *name; /* interned in profile->strs */
@@ -28,7 +33,8 @@ struct profile_node {
 	__u64 self;
 	__u64 total;
 	__u32 nkids;
-	__u32 kind; /* enum jp_frame_kind */
+	__u32 kind : 8;	    /* enum jp_frame_kind */
+	__u32 unsorted : 1; /* kids.arr is not sorted yet */
 };
 
 struct node_slab {
@@ -64,6 +70,8 @@ struct profile {
 	size_t nnodes;
 	struct node_slab *slabs;
 	struct strtab strs;
+	struct profile_node **kidtab; /* open addressing, by (parent, name, kind); cap power of 2 */
+	size_t kidcap;
 };
 
 static __u64 sat_add(__u64 a, __u64 b)
@@ -224,6 +232,7 @@ void profile__free(struct profile *p)
 		free(s);
 	}
 	strtab_free(&p->strs);
+	free(p->kidtab);
 	free(p->title);
 	free(p->unit);
 	free(p);
@@ -253,6 +262,80 @@ static int frame_cmp(const char *name, enum jp_frame_kind kind, const struct pro
 			return c;
 	}
 	return (int)kind - (int)n->kind;
+}
+
+static size_t kid_hash(const struct profile_node *parent, const char *name, __u32 kind)
+{
+	__u64 h = (__u64)(uintptr_t)parent * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (__u64)(uintptr_t)name * 0xc2b2ae3d27d4eb4fULL + kind;
+	h ^= h >> 29;
+	return (size_t)h;
+}
+
+/* the slot of child (parent, interned name, kind) in the hash, or of the empty slot to fill */
+static size_t kid_slot(const struct profile *p, const struct profile_node *parent, const char *name,
+		       __u32 kind)
+{
+	size_t i = kid_hash(parent, name, kind) & (p->kidcap - 1);
+
+	for (; p->kidtab[i]; i = (i + 1) & (p->kidcap - 1)) {
+		const struct profile_node *n = p->kidtab[i];
+
+		if (n->parent == parent && n->name == name && n->kind == kind)
+			break;
+	}
+	return i;
+}
+
+/* room for one more node in the hash */
+static int kidtab_reserve(struct profile *p)
+{
+	struct profile_node **nt;
+	size_t ncap;
+
+	if ((p->nnodes + 1) * 2 <= p->kidcap)
+		return 0;
+	ncap = p->kidcap ? p->kidcap * 2 : 1024;
+	if (ncap < p->kidcap || ncap > SIZE_MAX / sizeof(*nt))
+		return -ENOMEM;
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->kidcap; i++) {
+		struct profile_node *n = p->kidtab[i];
+		size_t j;
+
+		if (!n)
+			continue;
+		for (j = kid_hash(n->parent, n->name, n->kind) & (ncap - 1); nt[j];
+		     j = (j + 1) & (ncap - 1))
+			;
+		nt[j] = n;
+	}
+	free(p->kidtab);
+	p->kidtab = nt;
+	p->kidcap = ncap;
+	return 0;
+}
+
+static int kid_ptr_cmp(const void *a, const void *b)
+{
+	const struct profile_node *x = *(struct profile_node *const *)a;
+	const struct profile_node *y = *(struct profile_node *const *)b;
+
+	return frame_cmp(x->name, x->kind, y);
+}
+
+/* sorts n's children if some came out of order; a reader's view, so n may be const there */
+static void kids_sort(const struct profile_node *cn)
+{
+	struct profile_node *n = (struct profile_node *)cn;
+
+	if (!n->unsorted)
+		return;
+	qsort(n->kids.arr, n->nkids, sizeof(*n->kids.arr), kid_ptr_cmp);
+	n->unsorted = 0;
 }
 
 /* binary search among parent's children: true and its place, or false and the insertion point */
@@ -289,11 +372,14 @@ static struct profile_node *kid_get(struct profile *p, struct profile_node *pare
 				    const char *name, enum jp_frame_kind kind)
 {
 	struct profile_node *n;
-	__u32 pos = 0;
+	size_t slot;
 
-	n = kid_find(parent, name, kind, &pos);
-	if (n)
-		return n;
+	name = strtab_intern(&p->strs, name);
+	if (!name || kidtab_reserve(p))
+		return NULL;
+	slot = kid_slot(p, parent, name, kind);
+	if (p->kidtab[slot])
+		return p->kidtab[slot];
 	/* arrays hold 2, 4, 8 ... children: one grows when its count is a power of two */
 	if (parent->nkids >= 2 && !(parent->nkids & (parent->nkids - 1))) {
 		struct profile_node **nk;
@@ -314,8 +400,7 @@ static struct profile_node *kid_get(struct profile *p, struct profile_node *pare
 		nk[0] = parent->kids.one;
 		parent->kids.arr = nk;
 	}
-	name = strtab_intern(&p->strs, name);
-	n = name ? node_alloc(p) : NULL;
+	n = node_alloc(p);
 	if (!n) {
 		/* the array may have been made for this child: back to the one it had */
 		if (parent->nkids == 1) {
@@ -332,10 +417,12 @@ static struct profile_node *kid_get(struct profile *p, struct profile_node *pare
 	if (!parent->nkids) {
 		parent->kids.one = n;
 	} else {
-		memmove(&parent->kids.arr[pos + 1], &parent->kids.arr[pos],
-			(parent->nkids - pos) * sizeof(*parent->kids.arr));
-		parent->kids.arr[pos] = n;
+		parent->kids.arr[parent->nkids] = n;
+		if (!parent->unsorted &&
+		    frame_cmp(name, kind, parent->kids.arr[parent->nkids - 1]) < 0)
+			parent->unsorted = 1;
 	}
+	p->kidtab[slot] = n;
 	parent->nkids++;
 	p->nnodes++;
 	return n;
@@ -432,7 +519,10 @@ int profile__walk(const struct profile *p, profile_walk_fn fn, void *ctx)
 
 const struct profile_node *profile_node__child(const struct profile_node *n)
 {
-	return n->nkids ? kid_at(n, 0) : NULL;
+	if (!n->nkids)
+		return NULL;
+	kids_sort(n);
+	return kid_at(n, 0);
 }
 
 /* the sibling after n: found by n's key in its parent's sorted array */
@@ -441,7 +531,10 @@ const struct profile_node *profile_node__next(const struct profile_node *n)
 	const struct profile_node *p = n->parent;
 	__u32 pos;
 
-	if (!p || p->nkids < 2 || !kid_index(p, n->name, n->kind, &pos) || pos + 1 == p->nkids)
+	if (!p || p->nkids < 2)
+		return NULL;
+	kids_sort(p);
+	if (!kid_index(p, n->name, n->kind, &pos) || pos + 1 == p->nkids)
 		return NULL;
 	return p->kids.arr[pos + 1];
 }
@@ -499,6 +592,7 @@ static int merge_pass(struct profile *dst, const struct profile *src, profile_ma
 			f.kind = kind_valid(f.kind);
 		}
 		if (adding) {
+			kids_sort(d);
 			dc = kid_find(d, f.name, f.kind, &pos);
 			if (!dc) /* pass 0 created it */
 				return -EFAULT;
@@ -510,7 +604,7 @@ static int merge_pass(struct profile *dst, const struct profile *src, profile_ma
 				return -ENOMEM;
 		}
 		if (s->nkids) {
-			s = kid_at(s, 0);
+			s = profile_node__child(s);
 			d = dc;
 			continue;
 		}
@@ -548,6 +642,35 @@ int profile__merge(struct profile *dst, const struct profile *src)
 }
 
 /* folded reader ---------------------------------------------------------------------------- */
+
+/*
+ * Budgets of the folded reader: the file may come from another user (report is often run as
+ * root). Crossing one stops the read with -E2BIG and a reason naming it and its limit. Fuzz
+ * builds lower them so that small inputs reach them.
+ */
+#ifndef JP_FUZZ_BUDGETS
+#define FOLDED_MAX_BYTES (256u << 20) /* bytes of the whole input */
+#define FOLDED_MAX_NAME	 (64u << 10)  /* bytes of one frame name */
+#define FOLDED_MAX_DEPTH 8192	      /* frames in one stack */
+#define FOLDED_MAX_NODES (1u << 20)   /* distinct nodes of the trie */
+#else
+#define FOLDED_MAX_BYTES (1u << 20)
+#define FOLDED_MAX_NAME	 1024
+#define FOLDED_MAX_DEPTH 256
+#define FOLDED_MAX_NODES 4096
+#endif
+
+struct folded_why {
+	char *buf;
+	size_t len;
+};
+
+static int folded_over(struct folded_why *w, const char *what, unsigned long long limit)
+{
+	if (w->buf && w->len)
+		snprintf(w->buf, w->len, "%s %llu (a budget of jprof report)", what, limit);
+	return -E2BIG;
+}
 
 static const struct {
 	const char *suffix;
@@ -601,12 +724,12 @@ static int parse_weight(const char *s, size_t len, __u64 *ret_w)
 
 /* parses one line (without its newline) into p; -EINVAL when malformed */
 static int folded_line(struct profile *p, char *line, size_t len, struct jp_frame **frames,
-		       size_t *cap)
+		       size_t *cap, struct folded_why *why)
 {
 	size_t nf = 0, sep;
 	__u64 w;
 	char *s, *end;
-	int leading = 1;
+	int leading = 1, err;
 
 	if (len && line[len - 1] == '\r')
 		line[--len] = '\0';
@@ -634,6 +757,10 @@ static int folded_line(struct profile *p, char *line, size_t len, struct jp_fram
 		}
 		if (end)
 			*end = '\0';
+		if (nf >= FOLDED_MAX_DEPTH)
+			return folded_over(why, "a stack deeper than", FOLDED_MAX_DEPTH);
+		if ((end ? (size_t)(end - s) : strlen(s)) > FOLDED_MAX_NAME)
+			return folded_over(why, "a frame name longer than", FOLDED_MAX_NAME);
 		(*frames)[nf].kind = folded_kind(s, leading);
 		(*frames)[nf].name = s;
 		leading = leading && (*frames)[nf].kind == JP_FK_ROOT;
@@ -641,27 +768,41 @@ static int folded_line(struct profile *p, char *line, size_t len, struct jp_fram
 		if (!end)
 			break;
 	}
-	return profile__add(p, *frames, nf, w);
+	err = profile__add(p, *frames, nf, w);
+	if (!err && profile__node_count(p) > FOLDED_MAX_NODES)
+		err = folded_over(why, "more distinct frames in the tree than", FOLDED_MAX_NODES);
+	return err;
 }
 
-int profile__read_folded(struct profile *p, FILE *f, size_t *ret_bad_line)
+int profile__read_folded_why(struct profile *p, FILE *f, size_t *ret_bad_line, char *why_buf,
+			     size_t why_len)
 {
+	struct folded_why why = {why_buf, why_len};
 	struct jp_frame *frames = NULL;
-	size_t cap = 0, bufsz = 0, lineno = 0;
+	size_t cap = 0, bufsz = 0, lineno = 0, bytes = 0;
 	char *buf = NULL;
 	ssize_t len;
 	int err = 0;
 
+	if (why_buf && why_len)
+		why_buf[0] = '\0';
 	errno = 0;
 	while ((len = getline(&buf, &bufsz, f)) >= 0) {
 		lineno++;
+		bytes += (size_t)len;
+		if (bytes > FOLDED_MAX_BYTES) {
+			err = folded_over(&why, "more bytes than", FOLDED_MAX_BYTES);
+			if (ret_bad_line)
+				*ret_bad_line = lineno;
+			goto out_free;
+		}
 		if (len && buf[len - 1] == '\n')
 			buf[--len] = '\0';
 		if (!len || (len == 1 && buf[0] == '\r'))
 			continue; /* blank line */
-		err = folded_line(p, buf, (size_t)len, &frames, &cap);
+		err = folded_line(p, buf, (size_t)len, &frames, &cap, &why);
 		if (err) {
-			if (err == -EINVAL && ret_bad_line)
+			if ((err == -EINVAL || err == -E2BIG) && ret_bad_line)
 				*ret_bad_line = lineno;
 			goto out_free;
 		}
@@ -673,4 +814,9 @@ out_free:
 	free(buf);
 	free(frames);
 	return err;
+}
+
+int profile__read_folded(struct profile *p, FILE *f, size_t *ret_bad_line)
+{
+	return profile__read_folded_why(p, f, ret_bad_line, NULL, 0);
 }

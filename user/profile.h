@@ -78,5 +78,12 @@ int profile__merge_mapped(struct profile *dst, const struct profile *src, profil
  * when that is not NULL. Lines before it stay added.
  */
 int profile__read_folded(struct profile *p, FILE *f, size_t *ret_bad_line);
+/*
+ * Same, and the reader's budgets (the input may be another user's): 256 MiB read, frame names
+ * of 64 KiB, stacks of 8192 frames, 1Mi distinct nodes in the trie. Crossing one returns
+ * -E2BIG with its line in *ret_bad_line and a reason naming the budget in why_buf.
+ */
+int profile__read_folded_why(struct profile *p, FILE *f, size_t *ret_bad_line, char *why_buf,
+			     size_t why_len);
 
 #endif /* JPROF_PROFILE_H */

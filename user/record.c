@@ -46,7 +46,7 @@
 #define JVM_START_MAX_S	   5 /* ...or, when its hsperfdata says it is still starting, this old */
 #define NEW_PIDS_MAX	   4096
 #define OFFCPU_BLOCKED_MAX 65536 /* threads blocked since before the recording, reported */
-#define REPORT_MAX_BYTES   (1u << 30) /* a saved recording jprof report reads */
+#define REPORT_MAX_BYTES   (256u << 20) /* a saved recording jprof report reads: its budget */
 
 static volatile sig_atomic_t exiting;
 static volatile sig_atomic_t exit_signal;
@@ -2027,8 +2027,9 @@ static int report_load(const struct jp_opts *o, struct model *m, struct report_m
 	int err;
 
 	if (!buf) {
-		pr_err("cannot read %s: %s", o->input, errno == EFBIG ? "larger than 1 GiB" :
-									 strerror(errno));
+		pr_err("cannot read %s: %s", o->input,
+		       errno == EFBIG ? "larger than 268435456 bytes (a budget of jprof report)"
+				      : strerror(errno));
 		return -errno;
 	}
 	if (jfr_read_is_jfr(buf, len)) {
@@ -2058,13 +2059,17 @@ static int report_load(const struct jp_opts *o, struct model *m, struct report_m
 	}
 	p = profile__new("jprof", "samples");
 	f = p ? fmemopen(buf, len, "r") : NULL;
-	err = f ? profile__read_folded(p, f, &bad_line) : -ENOMEM;
+	err = f ? profile__read_folded_why(p, f, &bad_line, why, sizeof(why)) : -ENOMEM;
 	if (f)
 		fclose(f);
-	if (err == -EINVAL)
+	if (err == -E2BIG) {
+		pr_err("%s:%zu: %s", o->input, bad_line, why);
+		err = -EINVAL;
+	} else if (err == -EINVAL) {
 		pr_err("%s:%zu: not a folded-stack line (nor a pprof file)", o->input, bad_line);
-	else if (err)
+	} else if (err) {
 		pr_err("reading %s: %s", o->input, strerror(-err));
+	}
 	if (!err)
 		err = model__from_profile(m, p, JP_VAL_CPU_SAMPLES);
 	profile__free(p);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * fuzz_pprof.c: jprof report's pprof reader on arbitrary bytes (raw and gzip'ed). Whatever it
- * accepts must write back as pprof and read back to the same totals.
+ * accepts must write back as pprof and read back to the same totals. Built with
+ * JP_FUZZ_BUDGETS, whose small budgets (1 MiB uncompressed, 4096 strings, samples, locations,
+ * functions and location lines) seeds of the corpus reach (budget_*).
  */
 #include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <zlib.h>
@@ -28,11 +31,16 @@ static void roundtrip(const struct model *m)
 	if (out_pprof_write(m, &o, f))
 		abort();
 	fclose(f);
-	if (model__read_pprof(back, buf, len, why, sizeof(why)))
+	if (model__read_pprof(back, buf, len, why, sizeof(why))) {
+		/* the writer may make more locations than the file had (one per inline line) */
+		if (strstr(why, "(a budget of jprof report)"))
+			goto out;
 		abort();
+	}
 	for (int v = 0; v < JP_VAL_MAX; v++)
 		if (model__total(back, v) != model__total(m, v))
 			abort();
+out:
 	free(buf);
 	model__free(back);
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_profile.c: the aggregate trie, merge and the folded reader. */
+/* test_profile.c: the aggregate trie, merge, the folded reader and report readers' budgets. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "harness.h"
+#include "model/model.h"
+#include "model/pprof_read.h"
 #include "profile.h"
 
 #define F(n, k) ((struct jp_frame){ (n), (k) })
@@ -349,4 +351,162 @@ TEST(read_folded_bare_suffix_is_a_name)
 	ASSERT_TRUE(n);
 	EXPECT_TRUE(kid(n, "x_[j]", JP_FK_INLINED) != NULL);
 	profile__free(p);
+}
+
+/* jprof report's readers and their budgets (issue 26) ------------------------------------------ */
+
+/* reads s with the budgets; the reason goes to why */
+static int read_why(const char *s, size_t len, size_t *ret_line, char *why, size_t why_len,
+		    struct profile **ret_p)
+{
+	struct profile *p = profile__new("t", "samples");
+	FILE *f = fmemopen((void *)s, len, "r");
+	int err = p && f ? profile__read_folded_why(p, f, ret_line, why, why_len) : -ENOMEM;
+
+	if (f)
+		fclose(f);
+	*ret_p = p;
+	return err;
+}
+
+TEST(read_folded_budgets)
+{
+	size_t n = (64 << 10) + 100, line = 0;
+	char *s = malloc(n + 16), why[160];
+	struct profile *p;
+
+	ASSERT_TRUE(s != NULL);
+	/* a frame name of 64 KiB + 1 */
+	memcpy(s, "ok 1\nmain;", 10);
+	memset(s + 10, 'x', (64 << 10) + 1);
+	strcpy(s + 10 + (64 << 10) + 1, " 1\n");
+	EXPECT_EQ(read_why(s, strlen(s), &line, why, sizeof(why), &p), -E2BIG);
+	EXPECT_EQ(line, 2);
+	EXPECT_STREQ(why, "a frame name longer than 65536 (a budget of jprof report)");
+	EXPECT_EQ(profile__total(p), 1);
+	profile__free(p);
+	/* exactly 64 KiB is a name */
+	strcpy(s + 10 + (64 << 10), " 1\n");
+	EXPECT_EQ(read_why(s, strlen(s), &line, why, sizeof(why), &p), 0);
+	EXPECT_EQ(profile__total(p), 2);
+	profile__free(p);
+	free(s);
+
+	/* 8193 frames in one stack; 8192 pass */
+	s = malloc(8193 * 2 + 16);
+	ASSERT_TRUE(s != NULL);
+	for (size_t i = 0; i < 8193; i++)
+		memcpy(s + 2 * i, "a;", 2);
+	strcpy(s + 2 * 8193 - 1, " 1\n");
+	EXPECT_EQ(read_why(s, strlen(s), &line, why, sizeof(why), &p), -E2BIG);
+	EXPECT_EQ(line, 1);
+	EXPECT_STREQ(why, "a stack deeper than 8192 (a budget of jprof report)");
+	profile__free(p);
+	strcpy(s + 2 * 8192 - 1, " 1\n");
+	EXPECT_EQ(read_why(s, strlen(s), &line, why, sizeof(why), &p), 0);
+	EXPECT_EQ(profile__node_count(p), 8192);
+	profile__free(p);
+	free(s);
+}
+
+TEST(read_folded_node_budget_and_random_roots)
+{
+	/* 1Mi + 1 distinct roots, in a scrambled order: refused at the line past the budget */
+	size_t want = (1 << 20) + 1, len = 0, line = 0;
+	char *s = malloc(want * 12 + 1), why[160];
+	struct profile *p;
+
+	ASSERT_TRUE(s != NULL);
+	for (size_t i = 0; i < want; i++)
+		len += (size_t)sprintf(s + len, "r%07zx 1\n", (i * 2654435761u) % want);
+	EXPECT_EQ(read_why(s, len, &line, why, sizeof(why), &p), -E2BIG);
+	EXPECT_EQ(line, want);
+	EXPECT_STREQ(why, "more distinct frames in the tree than 1048576 (a budget of jprof report)");
+	/* what was read is a sorted tree */
+	EXPECT_TRUE(check_tree(profile__root(p)));
+	EXPECT_EQ(profile__total(p), want);
+	profile__free(p);
+	free(s);
+}
+
+TEST(children_out_of_order_are_sorted_when_read)
+{
+	struct profile *p = profile__new("t", "samples");
+	static const char *names[] = {"m", "c", "x", "a", "m", "b", "z", "c"};
+	const struct profile_node *n;
+	const char *want = "abcmxz";
+
+	ASSERT_TRUE(p != NULL);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct jp_frame f[2] = {F(names[i], JP_FK_JIT), F("leaf", JP_FK_NATIVE)};
+
+		EXPECT_EQ(profile__add(p, f, 2, 1), 0);
+		EXPECT_EQ(profile__add(p, f, 1, 1), 0);
+	}
+	EXPECT_EQ(profile__node_count(p), 12);
+	EXPECT_TRUE(check_tree(profile__root(p)));
+	for (n = profile_node__child(profile__root(p)); n; n = profile_node__next(n), want++)
+		EXPECT_TRUE(profile_node__name(n)[0] == *want);
+	EXPECT_TRUE(*want == '\0');
+	/* a child added after a read comes in its place too */
+	{
+		struct jp_frame f = F("d", JP_FK_JIT);
+
+		EXPECT_EQ(profile__add(p, &f, 1, 1), 0);
+		EXPECT_STREQ(profile_node__name(profile_node__next(profile_node__next(
+				     profile_node__next(profile_node__child(profile__root(p)))))),
+			     "d");
+		EXPECT_TRUE(check_tree(profile__root(p)));
+	}
+	profile__free(p);
+}
+
+/* a pprof head (string table "", "samples", "count"; one sample type) and n copies of unit */
+static unsigned char *pprof_bomb(const unsigned char *unit, size_t ulen, size_t n, size_t *ret_len)
+{
+	static const unsigned char head[] = {0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x32, 0x00,
+					     0x32, 0x07, 's',  'a',  'm',  'p',  'l',  'e',
+					     's',  0x32, 0x05, 'c',  'o',  'u',  'n',  't'};
+	unsigned char *b = malloc(sizeof(head) + ulen * n);
+
+	if (!b)
+		return NULL;
+	memcpy(b, head, sizeof(head));
+	for (size_t i = 0; i < n; i++)
+		memcpy(b + sizeof(head) + i * ulen, unit, ulen);
+	*ret_len = sizeof(head) + ulen * n;
+	return b;
+}
+
+TEST(read_pprof_budgets)
+{
+	static const struct {
+		unsigned char unit[4];
+		size_t ulen, n;
+		const char *why;
+	} cases[] = {
+		{{0x32, 0x00}, 2, (2u << 20) - 3 + 1, /* the head has 3 strings */
+		 "more than 2097152 strings (a budget of jprof report)"},
+		{{0x12, 0x00}, 2, (4u << 20) + 1,
+		 "more than 4194304 samples (a budget of jprof report)"},
+		{{0x22, 0x02, 0x08, 0x01}, 4, (2u << 20) + 1,
+		 "more than 2097152 locations (a budget of jprof report)"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct model *m = model__new();
+		size_t len = 0;
+		unsigned char *b = pprof_bomb(cases[i].unit, cases[i].ulen, cases[i].n, &len);
+		char why[160];
+
+		ASSERT_TRUE(m && b);
+		EXPECT_EQ(model__read_pprof(m, b, len, why, sizeof(why)), -EINVAL);
+		EXPECT_STREQ(why, cases[i].why);
+		/* one fewer is within the budget */
+		EXPECT_TRUE(model__read_pprof(m, b, len - cases[i].ulen, why, sizeof(why)) !=
+			    -ENOMEM);
+		EXPECT_TRUE(strstr(why, "budget") == NULL);
+		free(b);
+		model__free(m);
+	}
 }

@@ -12,9 +12,33 @@
 
 #include "pprof_read.h"
 
-#define PPROF_MAX_RAW	(1ull << 30) /* decompressed bytes */
-#define PPROF_MAX_LINES 64	     /* inline frames in one pprof location */
-#define PPROF_MAX_DEPTH 8192	     /* frames in one sample */
+/*
+ * Budgets: the file may come from another user (report is often run as root), so what it makes
+ * us hold is bounded by these, whatever its size after decompression. Crossing one refuses the
+ * file with a reason naming the budget and its limit. Fuzz builds lower them so that small
+ * inputs reach them.
+ */
+#ifndef JP_FUZZ_BUDGETS
+#define PPROF_MAX_RAW	    (256ull << 20) /* decompressed bytes */
+#define PPROF_MAX_STRS	    (2u << 20)	   /* string table entries */
+#define PPROF_MAX_SAMPLES   (4u << 20)
+#define PPROF_MAX_LOCS	    (2u << 20)
+#define PPROF_MAX_FUNCS	    (2u << 20)
+#define PPROF_MAX_MAPS	    (64u << 10)
+#define PPROF_MAX_TYPES	    64
+#define PPROF_MAX_ALL_LINES (4u << 20) /* lines of all locations */
+#else
+#define PPROF_MAX_RAW	    (1ull << 20)
+#define PPROF_MAX_STRS	    4096
+#define PPROF_MAX_SAMPLES   4096
+#define PPROF_MAX_LOCS	    4096
+#define PPROF_MAX_FUNCS	    4096
+#define PPROF_MAX_MAPS	    256
+#define PPROF_MAX_TYPES	    64
+#define PPROF_MAX_ALL_LINES 4096
+#endif
+#define PPROF_MAX_LINES 64   /* inline frames in one pprof location */
+#define PPROF_MAX_DEPTH 8192 /* frames in one sample */
 
 struct span {
 	const unsigned char *p;
@@ -165,6 +189,15 @@ static int bad(struct parse *ps, const char *what)
 	return -EINVAL;
 }
 
+/* the file crossed a budget: one reason that names it and its limit */
+static int over(struct parse *ps, const char *what, unsigned long long limit)
+{
+	if (ps->why && ps->why_len)
+		snprintf(ps->why, ps->why_len, "more than %llu %s (a budget of jprof report)",
+			 limit, what);
+	return -EINVAL;
+}
+
 static int push_span(struct span **v, size_t *n, size_t *cap, const struct span *sp)
 {
 	if (*n == *cap) {
@@ -230,9 +263,22 @@ static int top_level(struct parse *ps, const unsigned char *p, size_t n)
 	__u64 val;
 	int f, wt, err = 0;
 
+	static const struct {
+		const char *what;
+		size_t max;
+	} budget[7] = {
+		[1] = {"sample types", PPROF_MAX_TYPES}, [2] = {"samples", PPROF_MAX_SAMPLES},
+		[3] = {"mappings", PPROF_MAX_MAPS},	 [4] = {"locations", PPROF_MAX_LOCS},
+		[5] = {"functions", PPROF_MAX_FUNCS},	 [6] = {"strings", PPROF_MAX_STRS},
+	};
+	const size_t *count[7] = {NULL,		  &ps->ntypes_raw, &ps->nsamples, &ps->nmaps_raw,
+				  &ps->nlocs_raw, &ps->nfuncs_raw, &ps->nstrs};
+
 	while (!err && (f = rd_field(&r, &wt, &val, &sp))) {
 		if (wt != 2)
 			continue; /* time, duration, period, ...: not needed here */
+		if (f >= 1 && f <= 6 && *count[f] >= budget[f].max)
+			return over(ps, budget[f].what, budget[f].max);
 		switch (f) {
 		case 1:
 			err = push_span(&ps->types_raw, &ps->ntypes_raw, &ps->cap_types_raw, &sp);
@@ -402,6 +448,8 @@ static int parse_locs(struct parse *ps)
 				}
 				if (lr.err || l->nlines >= PPROF_MAX_LINES)
 					return bad(ps, "malformed location line");
+				if (ps->nlines >= PPROF_MAX_ALL_LINES)
+					return over(ps, "location lines", PPROF_MAX_ALL_LINES);
 				if (ps->nlines == ps->cap_lines) {
 					size_t nc = ps->cap_lines ? ps->cap_lines * 2 : 256;
 					struct pline *nl = realloc(ps->lines, nc * sizeof(*nl));
@@ -588,7 +636,7 @@ static int parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf
 
 static int gunzip(const unsigned char *in, size_t n, unsigned char **ret, size_t *ret_len)
 {
-	size_t cap = n * 4 + 4096, len = 0;
+	size_t cap = n < PPROF_MAX_RAW / 8 ? n * 4 + 4096 : PPROF_MAX_RAW, len = 0;
 	unsigned char *out = malloc(cap);
 	z_stream z;
 	int zr;
@@ -646,12 +694,15 @@ int model__read_pprof(struct model *m, const void *buf, size_t len, char *why, s
 	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
 		err = gunzip(p, len, &raw, &len);
 		if (err)
-			return err == -E2BIG	? bad(&ps, "larger than 1 GiB uncompressed")
+			return err == -E2BIG	? over(&ps, "bytes uncompressed", PPROF_MAX_RAW)
 			       : err == -EINVAL ? bad(&ps, "not valid gzip data")
 						: err;
 		p = raw;
 	}
-	err = top_level(&ps, p, len);
+	if (len > PPROF_MAX_RAW)
+		err = over(&ps, "bytes uncompressed", PPROF_MAX_RAW);
+	else
+		err = top_level(&ps, p, len);
 	if (!err)
 		err = parse_types(&ps);
 	if (!err && !ps.ncols)

@@ -12,7 +12,8 @@
  * model's columns (jp_value_type/unit) fill them; another tool's profile puts its first
  * column into JP_VAL_CPU_SAMPLES. Labels pid, tid, comm, thread and container are kept;
  * function system names give frame kinds. Returns 0, -ENOMEM, or -EINVAL with the reason in
- * why (malformed, over the size limits).
+ * why (malformed, or over one of the budgets: 256 MiB uncompressed, 4Mi samples, 2Mi strings,
+ * locations and functions, 64Ki mappings, 4Mi location lines, 8192 frames a sample).
  */
 int model__read_pprof(struct model *m, const void *buf, size_t len, char *why, size_t why_len);
 
