@@ -1988,7 +1988,7 @@ static char *read_all(const char *path, size_t max, size_t *ret_len)
 struct report_meta {
 	struct out_meta meta;
 	struct out_gc_pause *gc; /* malloc'ed */
-	char filters[600];
+	char filters[1200], filters_now[600];
 };
 
 /* a JFR file's own account: jprof's jprof.Recording event, the chunks' times, GC pauses */
@@ -2014,6 +2014,51 @@ static void meta_from_jfr(struct report_meta *rm, struct jfr_read_info *in)
 						   .name = in->gc[i].name, .cause = in->gc[i].cause };
 	mt->gc_pauses = rm->gc;
 	mt->n_gc_pauses = rm->gc ? in->n_gc : 0;
+}
+
+/*
+ * A pprof file's own account: time_nanos, duration_nanos, period, and jprof's comments
+ * (the command, then jprof:KEY=VALUE, out/format.c meta_notes)
+ */
+static void meta_from_pprof(struct report_meta *rm, const struct pprof_read_info *in)
+{
+	struct out_meta *mt = &rm->meta;
+
+	mt->start_unix_ns = in->time_ns;
+	mt->duration_ns = in->duration_ns;
+	mt->freq_hz = in->period ? (__u32)((1000000000ull + in->period / 2) / in->period) : 0;
+	for (size_t i = 0; i < in->ncomments; i++) {
+		const char *c = in->comments[i], *eq;
+		unsigned long long v;
+
+		if (strncmp(c, "jprof:", 6) || !(eq = strchr(c, '='))) {
+			if (i == 0 && *c)
+				mt->command = c; /* jprof's first comment: its command line */
+			continue;
+		}
+		c += 6;
+		v = strtoull(eq + 1, NULL, 10);
+#define KEY(k) ((size_t)(eq - c) == strlen(k) && !strncmp(c, k, strlen(k)))
+		if (KEY("title"))
+			mt->title = eq + 1;
+		else if (KEY("unit"))
+			mt->unit = eq + 1;
+		else if (KEY("host"))
+			mt->host = eq + 1;
+		else if (KEY("events"))
+			mt->events = eq + 1;
+		else if (KEY("losses"))
+			mt->losses = eq + 1;
+		else if (KEY("filters"))
+			mt->filters = eq + 1;
+		else if (KEY("freq_hz") && v < 1000000)
+			mt->freq_hz = (__u32)v;
+		else if (KEY("samples"))
+			mt->samples = v;
+		else if (KEY("lost"))
+			mt->lost = v;
+#undef KEY
+	}
 }
 
 /* the recording in path: a JFR or pprof file (jprof's or another tool's), or folded stacks */
@@ -2049,7 +2094,11 @@ static int report_load(const struct jp_opts *o, struct model *m, struct report_m
 	/* gzip, or a protobuf whose first field is a sample type: not folded text */
 	if (len >= 2 && (((unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) ||
 			 (unsigned char)buf[0] == 0x0a)) {
-		err = model__read_pprof(m, buf, len, why, sizeof(why));
+		struct pprof_read_info info;
+
+		err = model__read_pprof_info(m, buf, len, &info, why, sizeof(why));
+		if (!err)
+			meta_from_pprof(rm, &info);
 		if (err == -EINVAL)
 			pr_err("%s: not a usable pprof profile: %s", o->input, why);
 		else if (err)
@@ -2143,6 +2192,20 @@ static bool report_filters(const struct jp_opts *o)
 	return o->npids || o->ntids || o->comm || o->container || o->include || o->exclude;
 }
 
+/* the unit of the graph report draws: its first column's ("samples", "ns", "bytes") */
+static const char *view_unit(const struct model_view *v)
+{
+	for (int c = 0; c < JP_VAL_MAX; c++) {
+		const char *u;
+
+		if (!(v->values & (1u << c)))
+			continue;
+		u = jp_value_unit((enum jp_value)c);
+		return !strcmp(u, "nanoseconds") ? "ns" : !strcmp(u, "bytes") ? "bytes" : "samples";
+	}
+	return NULL;
+}
+
 /* report's selection in its own flags ("--pid 42 --include 'X'"), NULL when none */
 static const char *report_filter_text(const struct jp_opts *o, char *buf, size_t len)
 {
@@ -2204,7 +2267,17 @@ int report_run(const struct jp_opts *o)
 	}
 	if (report_load(o, m, &rm))
 		goto out_free;
-	rm.meta.filters = report_filter_text(o, rm.filters, sizeof(rm.filters));
+	/* this report's selection, after the one that made the file (a report of a report) */
+	{
+		const char *now = report_filter_text(o, rm.filters_now, sizeof(rm.filters_now));
+
+		if (now && rm.meta.filters)
+			snprintf(rm.filters, sizeof(rm.filters), "%s; then %s", rm.meta.filters, now);
+		else if (now)
+			snprintf(rm.filters, sizeof(rm.filters), "%s", now);
+		if (now)
+			rm.meta.filters = rm.filters;
+	}
 	if (report_filters(o)) {
 		struct model_filter f = {
 			.pids = o->pids, .npids = o->npids, .tids = o->tids, .ntids = o->ntids,
@@ -2229,6 +2302,7 @@ int report_run(const struct jp_opts *o)
 	input.model = sel ? sel : m;
 	input.meta = &rm.meta;
 	report_view(o, input.model, rm.meta.events, &input.view);
+	rm.meta.unit = view_unit(&input.view);
 	if (o->top) {
 		err = out_top_write(input.model, &input.view, o->top, stdout);
 		if (!err && fflush(stdout))

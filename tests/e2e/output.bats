@@ -111,3 +111,32 @@ teardown() {
 	run -0 "$JPROF" report "$OUT/r.pb.gz" --comm hotab -o "$OUT/r.folded"
 	grep -q '^hotab' "$OUT/r.folded"
 }
+
+# record -> pprof -> report -> any format keeps when, where, what and how it was recorded,
+# and what each report selected (it was 1970 in JFR, no header in HTML, no command in pprof)
+@test "output: report keeps the recording's metadata through pprof and JFR, and its filters" {
+	local start
+	"$APPS/hotab" 4 >/dev/null 3>&- &
+	APP_PID=$!
+	run -0 "$JPROF" record -p "$APP_PID" -d 1 -o "$OUT/r.pb.gz" -o "$OUT/r.jfr"
+	run -0 "$JPROF" report "$OUT/r.pb.gz" -p "$APP_PID" -o "$OUT/a.pb.gz"
+	run -0 "$JPROF" report "$OUT/a.pb.gz" --comm hotab -o "$OUT/b.html"
+	grep -o '"meta":{[^}]*}' "$OUT/b.html" | tee "$OUT/meta"
+	grep -q "\"command\":\"[^\"]*record -p $APP_PID -d 1 " "$OUT/meta"
+	grep -q "\"filters\":\"--pid $APP_PID; then --comm 'hotab'\"" "$OUT/meta"
+	grep -q '"title":"jprof: CPU (samples)"' "$OUT/meta"
+	grep -q "\"host\":\"$(hostname)\"" "$OUT/meta"
+	grep -q '"freq":99,' "$OUT/meta"
+	grep -Eq '"duration_ns":(9[0-9]{8}|1[0-9]{9}),' "$OUT/meta"
+	start=$(sed -nE 's/.*"start":"([^"]+)".*/\1/p' "$OUT/meta")
+	[[ $start == "$(date -u +%Y-%m-%d)"* ]]
+	# JFR from pprof starts when the recording did, as jprof's own JFR of it does
+	run -0 "$JPROF" report "$OUT/a.pb.gz" -o "$OUT/c.jfr"
+	require_jdk "$JDK17"
+	[[ $("$JDK17/bin/jfr" summary "$OUT/c.jfr" | grep ' Start:') == \
+		$("$JDK17/bin/jfr" summary "$OUT/r.jfr" | grep ' Start:') ]]
+	# and the JFR reads back with its header
+	run -0 "$JPROF" report "$OUT/r.jfr" -o "$OUT/d.html"
+	grep -q "\"command\":\"[^\"]*record -p $APP_PID -d 1 " "$OUT/d.html"
+	grep -q "\"start\":\"$start\"" "$OUT/d.html"
+}

@@ -180,6 +180,9 @@ struct parse {
 	size_t ncols;
 	char *why;
 	size_t why_len;
+	struct pprof_read_info *info; /* NULL: not asked */
+	__u64 comments[PPROF_INFO_COMMENTS]; /* string indices; more are left out */
+	size_t ncomments;
 };
 
 static int bad(struct parse *ps, const char *what)
@@ -256,6 +259,26 @@ static void *find_id(void *base, size_t n, size_t size, __u64 id)
 	return NULL;
 }
 
+/* comment = 13, repeated int64 string indices, one a field or packed: the first few */
+static void keep_comments(struct parse *ps, int wt, __u64 val, const struct span *sp)
+{
+	struct rd r;
+
+	if (wt == 0) {
+		if (ps->ncomments < PPROF_INFO_COMMENTS)
+			ps->comments[ps->ncomments++] = val;
+		return;
+	}
+	if (wt != 2)
+		return;
+	r = (struct rd){sp->p, sp->p + sp->n, 0};
+	while (!r.err && r.p < r.end && ps->ncomments < PPROF_INFO_COMMENTS) {
+		val = rd_varint(&r);
+		if (!r.err)
+			ps->comments[ps->ncomments++] = val;
+	}
+}
+
 static int top_level(struct parse *ps, const unsigned char *p, size_t n)
 {
 	struct rd r = {p, p + n, 0};
@@ -275,8 +298,21 @@ static int top_level(struct parse *ps, const unsigned char *p, size_t n)
 				  &ps->nlocs_raw, &ps->nfuncs_raw, &ps->nstrs};
 
 	while (!err && (f = rd_field(&r, &wt, &val, &sp))) {
+		if (f == 13) {
+			keep_comments(ps, wt, val, &sp);
+			continue;
+		}
+		if (wt == 0 && ps->info) {
+			/* time_nanos, duration_nanos, period: the recording's own account */
+			if (f == 9)
+				ps->info->time_ns = val;
+			else if (f == 10)
+				ps->info->duration_ns = val;
+			else if (f == 12)
+				ps->info->period = val;
+		}
 		if (wt != 2)
-			continue; /* time, duration, period, ...: not needed here */
+			continue;
 		if (f >= 1 && f <= 6 && *count[f] >= budget[f].max)
 			return over(ps, budget[f].what, budget[f].max);
 		switch (f) {
@@ -681,9 +717,29 @@ static int gunzip(const unsigned char *in, size_t n, unsigned char **ret, size_t
 	return 0;
 }
 
+/* the comments, as strings of the model (they live as long as it) */
+static void info_comments(struct parse *ps)
+{
+	char buf[1024];
+	const char *s;
+
+	for (size_t i = 0; i < ps->ncomments; i++) {
+		s = str_at(ps, ps->comments[i], buf, sizeof(buf));
+		s = s ? model__str(ps->m, s) : NULL;
+		if (s)
+			ps->info->comments[ps->info->ncomments++] = s;
+	}
+}
+
 int model__read_pprof(struct model *m, const void *buf, size_t len, char *why, size_t why_len)
 {
-	struct parse ps = {.m = m, .why = why, .why_len = why_len};
+	return model__read_pprof_info(m, buf, len, NULL, why, why_len);
+}
+
+int model__read_pprof_info(struct model *m, const void *buf, size_t len,
+			   struct pprof_read_info *info, char *why, size_t why_len)
+{
+	struct parse ps = {.m = m, .why = why, .why_len = why_len, .info = info};
 	const unsigned char *p = buf;
 	unsigned char *raw = NULL;
 	jp_id *stack_buf = NULL;
@@ -691,6 +747,8 @@ int model__read_pprof(struct model *m, const void *buf, size_t len, char *why, s
 
 	if (why && why_len)
 		why[0] = '\0';
+	if (info)
+		memset(info, 0, sizeof(*info));
 	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
 		err = gunzip(p, len, &raw, &len);
 		if (err)
@@ -720,6 +778,8 @@ int model__read_pprof(struct model *m, const void *buf, size_t len, char *why, s
 	}
 	for (size_t i = 0; !err && i < ps.nsamples; i++)
 		err = parse_sample(&ps, &ps.samples[i], stack_buf);
+	if (!err && info)
+		info_comments(&ps);
 	for (size_t i = 0; ps.locs && i < ps.nlocs_raw; i++)
 		free(ps.locs[i].model_ids);
 	free(stack_buf);

@@ -3,6 +3,7 @@
 #ifndef JPROF_PPROF_READ_H
 #define JPROF_PPROF_READ_H
 
+#include <linux/types.h>
 #include <stddef.h>
 
 #include "model.h"
@@ -16,5 +17,21 @@
  * locations and functions, 64Ki mappings, 4Mi location lines, 8192 frames a sample).
  */
 int model__read_pprof(struct model *m, const void *buf, size_t len, char *why, size_t why_len);
+
+#define PPROF_INFO_COMMENTS 16
+
+/* what the profile says about itself, beside its samples */
+struct pprof_read_info {
+	__u64 time_ns;	   /* time_nanos: its start, ns since the epoch; 0 unknown */
+	__u64 duration_ns; /* duration_nanos */
+	__u64 period;	   /* period, in period_type's unit (jprof: CPU nanoseconds) */
+	/* comment strings, the first PPROF_INFO_COMMENTS (jprof: its command, then jprof:KEY=VALUE) */
+	const char *comments[PPROF_INFO_COMMENTS];
+	size_t ncomments;
+};
+
+/* model__read_pprof, and the profile's own account into *info (its strings are m's) */
+int model__read_pprof_info(struct model *m, const void *buf, size_t len,
+			   struct pprof_read_info *info, char *why, size_t why_len);
 
 #endif /* JPROF_PPROF_READ_H */
