@@ -15,7 +15,9 @@
 
 #include "log.h"
 #include "opts.h"
+#include "list.h"
 #include "record.h"
+#include "report.h"
 
 #define JPROF_VERSION "0.1.0"
 

@@ -8,10 +8,4 @@
 /* Runs `jprof record`; returns a JP_EXIT_* code. self_dir: directory of the jprof binary. */
 int record_run(const struct jp_opts *o, const char *self_dir);
 
-/* `jprof list`: JVMs on this host. Returns a JP_EXIT_* code. */
-int list_run(const struct jp_opts *o);
-
-/* `jprof report`: re-renders a saved folded profile. Returns a JP_EXIT_* code. */
-int report_run(const struct jp_opts *o);
-
 #endif /* JPROF_RECORD_H */

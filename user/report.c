@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* report.c: `jprof report`: a saved recording (pprof, JFR, folded) read, selected, written. */
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "report.h"
+#include "out/out.h"
+#include "out/outfile.h"
+#include "model/filter.h"
+#include "model/jfr_read.h"
+#include "model/model.h"
+#include "model/pprof_read.h"
+#include "model/view.h"
+#include "profile.h"
+
+#define REPORT_MAX_BYTES (256u << 20) /* a saved recording jprof report reads: its budget */
+
+/* The -o file (atomically replaced at the end, see outfile.h), or stdout: *ret_file stays NULL */
+static int open_output(const struct jp_opts *o, struct outfile **ret_file, FILE **ret_f)
+{
+	char why[512];
+	int err;
+
+	*ret_file = NULL;
+	if (!o->output) {
+		*ret_f = stdout;
+		return 0;
+	}
+	err = outfile__open(o->output, ret_file, why, sizeof(why));
+	if (err) {
+		pr_err("cannot write %s: %s", o->output, why[0] ? why : strerror(-err));
+		return err;
+	}
+	*ret_f = outfile__stream(*ret_file);
+	return 0;
+}
+
+/* writes the profile; with an -o file, puts it in place (or drops it on error) */
+static int write_profile(const struct jp_opts *o, const struct out_input *in, struct outfile *file,
+			 FILE *f)
+{
+	int err = out_write(o->format, in, f);
+
+	if (!file) {
+		if (!err && fflush(f))
+			err = -errno;
+		return err;
+	}
+	if (err) {
+		outfile__abort(file);
+		return err;
+	}
+	return outfile__commit(file);
+}
+
+/* reads all of path (at most max bytes): a malloc'ed buffer, or NULL + errno */
+static char *read_all(const char *path, size_t max, size_t *ret_len)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		int e = errno;
+
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap) {
+			char *nb;
+
+			if (cap >= max) {
+				free(buf);
+				close(fd);
+				errno = EFBIG;
+				return NULL;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+	}
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	*ret_len = len;
+	return buf;
+}
+
+/* what a saved recording says about itself (times, host, command, ...), for report's outputs */
+struct report_meta {
+	struct out_meta meta;
+	struct out_gc_pause *gc; /* malloc'ed */
+	char filters[1200], filters_now[600];
+};
+
+/* a JFR file's own account: jprof's jprof.Recording event, the chunks' times, GC pauses */
+static void meta_from_jfr(struct report_meta *rm, struct jfr_read_info *in)
+{
+	struct out_meta *mt = &rm->meta;
+
+	mt->start_unix_ns = in->start_unix_ns;
+	mt->duration_ns = in->duration_ns;
+	mt->freq_hz = in->period_ns ? (__u32)((1000000000ull + in->period_ns / 2) / in->period_ns) : 0;
+	mt->title = in->title;
+	mt->host = in->host;
+	mt->command = in->command;
+	mt->events = in->events_list;
+	mt->losses = in->losses;
+	mt->samples = in->samples;
+	mt->lost = in->lost;
+	rm->gc = in->n_gc ? calloc(in->n_gc, sizeof(*rm->gc)) : NULL;
+	for (size_t i = 0; rm->gc && i < in->n_gc; i++)
+		rm->gc[i] = (struct out_gc_pause){ .start_ns = in->gc[i].start_ns,
+						   .duration_ns = in->gc[i].duration_ns,
+						   .pid = in->gc[i].pid, .gc_id = in->gc[i].gc_id,
+						   .name = in->gc[i].name, .cause = in->gc[i].cause };
+	mt->gc_pauses = rm->gc;
+	mt->n_gc_pauses = rm->gc ? in->n_gc : 0;
+}
+
+/*
+ * A pprof file's own account: time_nanos, duration_nanos, period, and jprof's comments
+ * (the command, then jprof:KEY=VALUE, out/format.c meta_notes)
+ */
+static void meta_from_pprof(struct report_meta *rm, const struct pprof_read_info *in)
+{
+	struct out_meta *mt = &rm->meta;
+
+	mt->start_unix_ns = in->time_ns;
+	mt->duration_ns = in->duration_ns;
+	mt->freq_hz = in->period ? (__u32)((1000000000ull + in->period / 2) / in->period) : 0;
+	for (size_t i = 0; i < in->ncomments; i++) {
+		const char *c = in->comments[i], *eq;
+		unsigned long long v;
+
+		if (strncmp(c, "jprof:", 6) || !(eq = strchr(c, '='))) {
+			if (i == 0 && *c)
+				mt->command = c; /* jprof's first comment: its command line */
+			continue;
+		}
+		c += 6;
+		v = strtoull(eq + 1, NULL, 10);
+#define KEY(k) ((size_t)(eq - c) == strlen(k) && !strncmp(c, k, strlen(k)))
+		if (KEY("title"))
+			mt->title = eq + 1;
+		else if (KEY("unit"))
+			mt->unit = eq + 1;
+		else if (KEY("host"))
+			mt->host = eq + 1;
+		else if (KEY("events"))
+			mt->events = eq + 1;
+		else if (KEY("losses"))
+			mt->losses = eq + 1;
+		else if (KEY("filters"))
+			mt->filters = eq + 1;
+		else if (KEY("freq_hz") && v < 1000000)
+			mt->freq_hz = (__u32)v;
+		else if (KEY("samples"))
+			mt->samples = v;
+		else if (KEY("lost"))
+			mt->lost = v;
+#undef KEY
+	}
+}
+
+/* the recording in path: a JFR or pprof file (jprof's or another tool's), or folded stacks */
+static int report_load(const struct jp_opts *o, struct model *m, struct report_meta *rm)
+{
+	char why[256];
+	size_t len = 0, bad_line = 0;
+	char *buf = read_all(o->input, REPORT_MAX_BYTES, &len);
+	struct profile *p;
+	FILE *f;
+	int err;
+
+	if (!buf) {
+		pr_err("cannot read %s: %s", o->input,
+		       errno == EFBIG ? "larger than 268435456 bytes (a budget of jprof report)"
+				      : strerror(errno));
+		return -errno;
+	}
+	if (jfr_read_is_jfr(buf, len)) {
+		struct jfr_read_info info = { 0 };
+
+		err = model__read_jfr_info(m, buf, len, &info, why, sizeof(why));
+		if (!err)
+			meta_from_jfr(rm, &info);
+		free(info.gc);
+		if (err == -EINVAL)
+			pr_err("%s: not a usable JFR recording: %s", o->input, why);
+		else if (err)
+			pr_err("reading %s: %s", o->input, strerror(-err));
+		free(buf);
+		return err;
+	}
+	/* gzip, or a protobuf whose first field is a sample type: not folded text */
+	if (len >= 2 && (((unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) ||
+			 (unsigned char)buf[0] == 0x0a)) {
+		struct pprof_read_info info;
+
+		err = model__read_pprof_info(m, buf, len, &info, why, sizeof(why));
+		if (!err)
+			meta_from_pprof(rm, &info);
+		if (err == -EINVAL)
+			pr_err("%s: not a usable pprof profile: %s", o->input, why);
+		else if (err)
+			pr_err("reading %s: %s", o->input, strerror(-err));
+		free(buf);
+		return err;
+	}
+	p = profile__new("jprof", "samples");
+	f = p ? fmemopen(buf, len, "r") : NULL;
+	err = f ? profile__read_folded_why(p, f, &bad_line, why, sizeof(why)) : -ENOMEM;
+	if (f)
+		fclose(f);
+	if (err == -E2BIG) {
+		pr_err("%s:%zu: %s", o->input, bad_line, why);
+		err = -EINVAL;
+	} else if (err == -EINVAL) {
+		pr_err("%s:%zu: not a folded-stack line (nor a pprof file)", o->input, bad_line);
+	} else if (err) {
+		pr_err("reading %s: %s", o->input, strerror(-err));
+	}
+	if (!err)
+		err = model__from_profile(m, p, JP_VAL_CPU_SAMPLES);
+	profile__free(p);
+	free(buf);
+	return err;
+}
+
+/* like record: CPU samples alone count samples; with other events every column is ns */
+/* name is one of the comma-separated events (a recording's "cpu,offcpu", "lock,alloc") */
+static bool has_event(const char *events, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = events; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * What report weighs: CPU samples (or time), or the blocked time of off-CPU and syscalls
+ * beside it; a recording of agent events only (its events say so, or it holds no CPU
+ * sample) shows the first of them, in its own unit.
+ */
+static void report_view(const struct jp_opts *o, const struct model *m, const char *events,
+			struct model_view *v)
+{
+	bool other = model__total(m, JP_VAL_OFFCPU_NS) || model__total(m, JP_VAL_SYSCALL_NS);
+	/* jprof's -e lock/alloc/live sample CPU too (to find the JVMs), but do not show it */
+	bool agent_only = events && !has_event(events, "cpu") && !has_event(events, "offcpu") &&
+			  !has_event(events, "syscalls") &&
+			  (has_event(events, "lock") || has_event(events, "alloc") ||
+			   has_event(events, "live"));
+
+	memset(v, 0, sizeof(*v));
+	if (!other)
+		v->values = model__total(m, JP_VAL_CPU_SAMPLES) && !o->cpu_time ?
+				    1u << JP_VAL_CPU_SAMPLES :
+				    1u << JP_VAL_CPU_NS;
+	else
+		v->values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_OFFCPU_NS | 1u << JP_VAL_PAUSE_NS |
+			    (model__total(m, JP_VAL_OFFCPU_NS) ? 0 : 1u << JP_VAL_SYSCALL_NS);
+	/* a profile of agent events only (-e lock, alloc, live): its own unit, one of them */
+	if (agent_only ||
+	    (!other && !model__total(m, JP_VAL_CPU_SAMPLES) && !model__total(m, JP_VAL_CPU_NS))) {
+		static const enum jp_value ev[] = { JP_VAL_DELAY_NS, JP_VAL_ALLOC_SPACE,
+						    JP_VAL_INUSE_SPACE };
+
+		for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+			if (model__total(m, ev[i])) {
+				v->values = 1u << ev[i];
+				break;
+			}
+		}
+	}
+	if (o->format == OUT_PPROF)
+		for (int c = 0; c < JP_VAL_MAX; c++)
+			if (model__total(m, c))
+				v->values |= 1u << c;
+	v->per_pid = o->per_pid;
+	v->per_thread = o->per_thread;
+	v->per_container = o->per_container;
+	v->dotted = o->dotted;
+	v->lines = o->lines;
+	v->reverse = o->reverse;
+	v->min_percent = o->min_percent;
+}
+
+static bool report_filters(const struct jp_opts *o)
+{
+	return o->npids || o->ntids || o->comm || o->container || o->include || o->exclude;
+}
+
+/* the unit of the graph report draws: its first column's ("samples", "ns", "bytes") */
+static const char *view_unit(const struct model_view *v)
+{
+	for (int c = 0; c < JP_VAL_MAX; c++) {
+		const char *u;
+
+		if (!(v->values & (1u << c)))
+			continue;
+		u = jp_value_unit((enum jp_value)c);
+		return !strcmp(u, "nanoseconds") ? "ns" : !strcmp(u, "bytes") ? "bytes" : "samples";
+	}
+	return NULL;
+}
+
+/* report's selection in its own flags ("--pid 42 --include 'X'"), NULL when none */
+static const char *report_filter_text(const struct jp_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+#define PUT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	buf[0] = '\0';
+	for (size_t i = 0; i < o->npids; i++)
+		PUT("%s%u", i ? "," : " --pid ", o->pids[i]);
+	for (size_t i = 0; i < o->ntids; i++)
+		PUT("%s%u", i ? "," : " --tid ", o->tids[i]);
+	if (o->comm)
+		PUT(" --comm '%s'", o->comm);
+	if (o->container)
+		PUT(" --container '%s'", o->container);
+	if (o->include)
+		PUT(" --include '%s'", o->include);
+	if (o->exclude)
+		PUT(" --exclude '%s'", o->exclude);
+	if (o->reverse)
+		PUT(" --reverse");
+	if (o->min_percent > 0)
+		PUT(" --min-percent %g", o->min_percent);
+#undef PUT
+	if (n >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf[0] ? buf + 1 : NULL;
+}
+
+int report_run(const struct jp_opts *o)
+{
+	struct model *m = model__new(), *sel = NULL;
+	struct report_meta rm = { 0 };
+	struct out_input input = { 0 };
+	struct outfile *file = NULL;
+	regex_t inc, exc;
+	bool has_inc = false, has_exc = false;
+	FILE *out = NULL;
+	int err, ret = JP_EXIT_FAILURE;
+
+	if (!m)
+		return JP_EXIT_FAILURE;
+	if (o->include || o->exclude) {
+		char msg[256];
+		int rc = 0;
+
+		if (o->include && (rc = regcomp(&inc, o->include, REG_EXTENDED | REG_NOSUB))) {
+			regerror(rc, &inc, msg, sizeof(msg));
+			pr_err("--include '%s': %s", o->include, msg);
+			goto out_free;
+		}
+		has_inc = o->include != NULL;
+		if (o->exclude && (rc = regcomp(&exc, o->exclude, REG_EXTENDED | REG_NOSUB))) {
+			regerror(rc, &exc, msg, sizeof(msg));
+			pr_err("--exclude '%s': %s", o->exclude, msg);
+			goto out_free;
+		}
+		has_exc = o->exclude != NULL;
+	}
+	if (report_load(o, m, &rm))
+		goto out_free;
+	/* this report's selection, after the one that made the file (a report of a report) */
+	{
+		const char *now = report_filter_text(o, rm.filters_now, sizeof(rm.filters_now));
+
+		if (now && rm.meta.filters)
+			snprintf(rm.filters, sizeof(rm.filters), "%s; then %s", rm.meta.filters, now);
+		else if (now)
+			snprintf(rm.filters, sizeof(rm.filters), "%s", now);
+		if (now)
+			rm.meta.filters = rm.filters;
+	}
+	if (report_filters(o)) {
+		struct model_filter f = {
+			.pids = o->pids, .npids = o->npids, .tids = o->tids, .ntids = o->ntids,
+			.comm = o->comm, .container = o->container,
+			.include = has_inc ? &inc : NULL, .exclude = has_exc ? &exc : NULL,
+		};
+
+		sel = model__new();
+		err = sel ? model__filter(m, &f, sel) : -ENOMEM;
+		if (err) {
+			pr_err("filtering: %s", strerror(-err));
+			goto out_free;
+		}
+		/* an empty output would look like an idle recording: say so, write nothing */
+		if (!model__rows(sel) && model__rows(m)) {
+			pr_err("no sample of %s matches the filters (%zu sample rows before them); "
+			       "nothing written",
+			       o->input, model__rows(m));
+			goto out_free;
+		}
+	}
+	input.model = sel ? sel : m;
+	input.meta = &rm.meta;
+	report_view(o, input.model, rm.meta.events, &input.view);
+	rm.meta.unit = view_unit(&input.view);
+	if (o->top) {
+		err = out_top_write(input.model, &input.view, o->top, stdout);
+		if (!err && fflush(stdout))
+			err = -errno;
+		if (err) {
+			pr_err("writing the table: %s", strerror(-err));
+			ret = JP_EXIT_OUTPUT;
+			goto out_free;
+		}
+		if (!o->output) {
+			ret = JP_EXIT_OK;
+			goto out_free;
+		}
+	}
+	if (open_output(o, &file, &out)) {
+		ret = JP_EXIT_OUTPUT;
+		goto out_free;
+	}
+	err = write_profile(o, &input, file, out);
+	if (err) {
+		pr_err("writing %s: %s", o->output ? o->output : "stdout", strerror(-err));
+		ret = JP_EXIT_OUTPUT;
+		goto out_free;
+	}
+	ret = JP_EXIT_OK;
+out_free:
+	if (has_inc)
+		regfree(&inc);
+	if (has_exc)
+		regfree(&exc);
+	model__free(sel);
+	model__free(m);
+	free(rm.gc);
+	return ret;
+}
