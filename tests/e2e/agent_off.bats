@@ -101,7 +101,7 @@ wait_all_on() {
 # does not want these events)
 check_stop() {
 	JVM_OPT=-agentpath:$JPROF_AGENT=lock,live start_load "$1"
-	"$JPROF" record -v -p "$JPID" -e alloc,live,lock -d 4 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&- &
+	"$JPROF" record -v -p "$JPID" -e alloc,live,lock -d 4 -o "$OUT/ev.pb.gz" 2>"$OUT/err" 3>&- &
 	RPID=$!
 	# while it records: every event on, and jprof list says so
 	wait_all_on
@@ -136,7 +136,7 @@ check_stop() {
 
 check_kill() {
 	start_load "$1"
-	"$JPROF" record -v -p "$JPID" -e alloc,live,lock -d 60 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&- &
+	"$JPROF" record -v -p "$JPID" -e alloc,live,lock -d 60 -o "$OUT/ev.pb.gz" 2>"$OUT/err" 3>&- &
 	RPID=$!
 	wait_all_on
 	local e0
@@ -183,7 +183,7 @@ check_kill() {
 	"$JDK25/bin/java" -Xmx256m -cp "$CLS" AgentOffLoad 4 >"$OUT/app.out" 2>"$OUT/app.err" 3>&- &
 	JPID=$!
 	wait_ready "$OUT/app.out" 20
-	"$JPROF" record -v -p "$JPID" -e alloc,live,lock -d 10 -o "$OUT/ev.folded" 2>"$OUT/err" 3>&-
+	"$JPROF" record -v -p "$JPID" -e alloc,live,lock -d 10 -o "$OUT/ev.pb.gz" 2>"$OUT/err" 3>&-
 	local rc=0
 	wait "$JPID" || rc=$?
 	cat "$OUT/app.out" "$OUT/app.err"

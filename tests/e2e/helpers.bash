@@ -152,3 +152,28 @@ complete_pct() {
 	[[ -n $pct ]] || { echo "no completeness figure in: $line" >&2; return 1; }
 	echo "$pct"
 }
+
+# Attacks run as the unprivileged test user $U (untrusted*.bats, hostile_agent.bats).
+# attack_workdir PREFIX: $W, a directory of $U's under /tmp; PIDS and TMPS start empty;
+# AS_USER runs a command as $U (setpriv execs it: in the background $! is its pid)
+attack_workdir() {
+	PIDS=()
+	TMPS=()
+	W=$(mktemp -d "/tmp/$1.XXXXXX")
+	chown "$U:$U" "$W"
+	chmod 755 "$W"
+	AS_USER=(setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all --)
+}
+
+# attack_cleanup: kills and reaps $PIDS, removes $TMPS and $W
+attack_cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	rm -f "${TMPS[@]}"
+	rm -rf "$W"
+}

@@ -33,26 +33,12 @@ teardown_file() {
 }
 
 setup() {
-	PIDS=()
-	TMPS=()
-	W=$(mktemp -d /tmp/jpt-host.XXXXXX)
-	chown "$U:$U" "$W"
-	chmod 755 "$W"
+	attack_workdir jpt-host
 }
 
 teardown() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	rm -f "${TMPS[@]}"
-	rm -rf "$W"
+	attack_cleanup
 }
-
-AS_USER=(setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all --)
 
 # victim MODE: JavaHot as the test user with the agent, and agentflood MODE on its channel;
 # sets JPID
@@ -112,9 +98,11 @@ jvm_line() {
 
 @test "hostile agent: a million-entry line table and 4,000-frame events: -d is kept, output written" {
 	victim hang
-	start_jprof -a -e cpu,alloc -d 4 -o "$W/out.folded"
+	# cpu and alloc share no graph: pprof keeps both, report draws the CPU one
+	start_jprof -a -e cpu,alloc -d 4 -o "$W/out.pb.gz"
 	wait_jprof
 	[[ $status -eq 0 ]] || { tail -20 "$W/err.txt"; return 1; }
+	"$JPROF" report "$W/out.pb.gz" -o "$W/out.folded"
 	(($(echo "$SECS < 4 + $EXIT_SLACK_S" | bc)))
 	# the recording is there (the flood's own CPU, the JVM's samples; its Java stacks may
 	# be few: its user fills its ring), and the report says what was given up
@@ -128,7 +116,7 @@ jvm_line() {
 
 @test "hostile agent: under the same flood, SIGTERM ends the recording within 2 s, output written" {
 	victim hang
-	start_jprof -a -e cpu,alloc -o "$W/out.folded"
+	start_jprof -a -e cpu,alloc -o "$W/out.pb.gz"
 	sleep 3
 	local t0=$EPOCHREALTIME
 	kill -TERM "$JPROF_PID"
@@ -138,6 +126,7 @@ jvm_line() {
 	[[ $status -eq 0 ]] || { tail -20 "$W/err.txt"; return 1; }
 	(($(echo "$SECS < $EXIT_SLACK_S" | bc)))
 	grep -q 'stopping and writing' "$W/err.txt"
+	"$JPROF" report "$W/out.pb.gz" -o "$W/out.folded"
 	grep -Eq '^agentflood;.*main' "$W/out.folded"
 	jvm_line | grep -Eq ': [1-9][0-9]* samples'
 	jvm_line | grep -Eq 'time budget'

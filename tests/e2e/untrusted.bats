@@ -29,28 +29,12 @@ teardown_file() {
 }
 
 setup() {
-	PIDS=()
-	TMPS=()
-	W=$(mktemp -d /tmp/jpt-untr.XXXXXX)
-	chown "$U:$U" "$W"
-	chmod 755 "$W"
+	attack_workdir jpt-untr
 }
 
 teardown() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	rm -f "${TMPS[@]}"
-	rm -rf "$W"
+	attack_cleanup
 }
-
-# "${AS_USER[@]}" CMD...: runs CMD as the test user; setpriv execs it, so in the
-# background $! is CMD's pid
-AS_USER=(setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all --)
 
 # watch_opens PATH: records every real open of PATH's inode (fanotify; O_PATH is not one)
 # in $W/opens as "<pid> <exe>"

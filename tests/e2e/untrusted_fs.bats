@@ -28,29 +28,19 @@ teardown_file() {
 }
 
 setup() {
-	PIDS=()
+	attack_workdir jpt-untrfs
 	CGS=()
-	W=$(mktemp -d /tmp/jpt-untrfs.XXXXXX)
-	chown "$U:$U" "$W"
-	chmod 755 "$W"
 }
 
 teardown() {
 	local p
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
+	attack_cleanup
 	pkill -KILL -u "$U" 2>/dev/null || true
 	for p in "${CGS[@]}"; do
 		rmdir "$p" 2>/dev/null || true
 	done
-	rm -rf "$W" "/tmp/hsperfdata_$U"
+	rm -rf "/tmp/hsperfdata_$U"
 }
-
-AS_USER=(setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all --)
 
 # watch_opens PATH: every real open of PATH's inode (fanotify) in $W/opens as "<pid> <exe>"
 watch_opens() {
