@@ -100,7 +100,7 @@ only_pid() {
 }
 
 @test "containers: --cgroup (relative) profiles only the containerd one, Java frames across namespaces (JDK 17)" {
-	run -0 "$JPROF" record --cgroup "cri-containerd-$ID_A.scope" --per-pid -d 8 -o "$OUT/a.folded"
+	run -0 "$JPROF" record -v --cgroup "cri-containerd-$ID_A.scope" --per-pid -d 8 -o "$OUT/a.folded"
 	echo "$output"
 	only_pid "$PID_A" "$OUT/a.folded"
 	# the agent was attached into its pid+mount namespace, as its user
