@@ -2105,7 +2105,7 @@ static int on_event(void *ctx, const struct java_event *ev)
 	struct ev_slot *w;
 	jp_id stack, labels, jstack = 0;
 	__u64 k1 = (__u64)e->pid << 32 | 1, objects;
-	__u32 want = j->o.agent_events;
+	__u32 want = j->o.joined_events;
 	int err = 0;
 
 	j->traces_read++;
@@ -2359,7 +2359,7 @@ static bool poll_agents(struct join *j)
 		j->cur_jvm = e;
 		j->round_left = j->o.traces_per_round;
 		/* without -e alloc, live or lock no event is looked at: counted as unread */
-		err = jvm_agent__poll_events(e->a, on_trace, j->o.agent_events ? on_event : NULL, j);
+		err = jvm_agent__poll_events(e->a, on_trace, j->o.joined_events ? on_event : NULL, j);
 		if (err == -EAGAIN && !j->round_left)
 			more = true;
 		else if (err < 0 && err != -EAGAIN)
@@ -2451,7 +2451,7 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 		do {
 			j->round_left = j->o.traces_per_round;
 			err = jvm_agent__poll_events(e->a, on_trace,
-						     j->o.agent_events ? on_event : NULL, j);
+						     j->o.joined_events ? on_event : NULL, j);
 		} while (err == -EAGAIN && !j->round_left && mono_ns() <= j->deadline_ns &&
 			 ++n < 64);
 		j->cur_jvm = NULL;

@@ -32,6 +32,11 @@ struct join_opts {
 	bool offcpu_parks_only; /* off-CPU runs for the parks alone: its own time is not added */
 	__u32 agent_events;	/* JP_AGENT_EV_* asked of every agent: one without them is named */
 	/*
+	 * JP_AGENT_EV_* whose records are joined, the rest skipped and counted: agent_events,
+	 * and lock under -e offcpu or syscalls (a monitor wait's Java stack for blocked time)
+	 */
+	__u32 joined_events;
+	/*
 	 * called with a JVM thread's global tid when its agent answered that it is not a Java
 	 * thread (GC, compiler): its stack requests can stop (native); and when a re-ask
 	 * (JP_SF_NATIVE_RECHECK) found a Java thread: they start again. NULL: they go on.

@@ -1623,6 +1623,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.offcpu_parks_only =
 			(o->agent_events & JP_AGENT_EV_LOCK) && !(o->events & (1u << JP_EV_OFFCPU)),
 		.agent_events = o->agent_events,
+		.joined_events = wanted_agent_events(o),
 	};
 	char agent_opts[128];
 	struct sigaction sa = { .sa_handler = on_signal };

@@ -231,6 +231,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	per = (uint8_t)take(&in, 1);
 	o.traces_per_round = 1 + per % 16;
 	o.agent_events = (per >> 4) & (JP_AGENT_EV_LOCK | JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE);
+	o.joined_events = o.agent_events;
 	flags = (uint8_t)take(&in, 1);
 	max_depth = 1 + (flags >> 4) * 16;
 	syms = syms__new(kallsyms);

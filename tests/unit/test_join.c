@@ -799,7 +799,7 @@ TEST(agent_events_only_as_asked)
 	__u64 b = 100 * SEC;
 
 	for (size_t k = 0; k < sizeof(asked) / sizeof(asked[0]); k++) {
-		struct join_opts o = { .agent_events = asked[k] };
+		struct join_opts o = { .agent_events = asked[k], .joined_events = asked[k] };
 		struct fake_agent fa;
 		struct fixture f;
 		char *rep;
