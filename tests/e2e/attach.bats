@@ -177,6 +177,8 @@ attach_ok() {
 	start=$(awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[20] }' "/proc/$JPID/stat")
 	mkdir -p -m 0700 /run/jprof
 	touch "/run/jprof/sigquit-$JPID-$start"
+	# a marker a killed jprof left a minute ago: spent, swept at the next claim
+	touch -d '1 minute ago' /run/jprof/sigquit-1-1
 	run "$DRIVER" -v -t 2000 "$JPID" "$MARKER_AGENT" "$WORK/marker.$N"
 	rm -f "/run/jprof/sigquit-$JPID-$start"
 	echo "$output"
@@ -184,6 +186,7 @@ attach_ok() {
 	[[ ! -S /tmp/.java_pid$JPID ]] # not signalled: no listener
 	jvm_unharmed
 	attach_ok "$WORK/marker.$N" "$WORK/marker.$N"
+	[[ ! -e /run/jprof/sigquit-1-1 ]]
 }
 
 # HotSpot restarts a listener whose socket file is gone at the next SIGQUIT (no dump): a

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* attach.c: loads the agent into a running HotSpot JVM (attach protocol 1), across namespaces. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -953,6 +954,31 @@ static void sigquit_marker(__u32 pid, char *buf, size_t len)
  * dump. The one that creates /run/jprof/sigquit-<pid>-<start ticks> (root's own directory)
  * sends it; the other waits for the listener. 1: this jprof may send it.
  */
+/*
+ * Markers older than SIGQUIT_HOLD_S are spent: a jprof killed mid-attach left them. At
+ * most 256 a call, so the directory stays as small as the attaches in flight.
+ */
+static void sweep_sigquit(int dfd)
+{
+	int rfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = rfd >= 0 ? fdopendir(rfd) : NULL;
+	struct dirent *de;
+	struct stat st;
+	int n = 0;
+
+	if (!d) {
+		if (rfd >= 0)
+			close(rfd);
+		return;
+	}
+	while (n++ < 256 && (de = readdir(d)))
+		if (!strncmp(de->d_name, "sigquit-", 8) &&
+		    !fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    time(NULL) - st.st_mtime >= SIGQUIT_HOLD_S)
+			(void)unlinkat(dfd, de->d_name, 0);
+	closedir(d);
+}
+
 static int claim_sigquit(struct jvm_attach *a)
 {
 	char name[64];
@@ -968,6 +994,7 @@ static int claim_sigquit(struct jvm_attach *a)
 		close(dfd);
 		return 1;
 	}
+	sweep_sigquit(dfd);
 	sigquit_marker(a->jvm.pid, name, sizeof(name));
 	for (tries = 0; tries < 2 && fd < 0; tries++) {
 		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
