@@ -62,7 +62,10 @@ bpf_run() {
 		"not named ${unnamed:-0}"
 	((named * 100 >= samples * 80 && requests * 100 <= samples * 15))
 	((${unnamed:-0} * 500 <= samples))
-	jwalk_check "$JPID" 95 99.5 0.5
+	# the walks counted here are the samples that took a signal: every 64th, plus each that
+	# BPF could not walk whole (in the interpreter's entry, a stub, outside the code cache);
+	# those are few among all samples (the 80% above) but weigh up to 1 in 20 of these
+	jwalk_check "$JPID" 90 99.5 0.5
 }
 
 @test "jdk17: BPF walks the Java stacks of samples in Java code, the same as the agent's" {
