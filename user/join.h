@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * join.h: turns kernel samples (+ the agents' Java traces for JVM threads) into
- * stacks of typed frames and adds them to the profile. See DESIGN.md "The join".
+ * stacks of typed frames and adds them to the profile. See docs/DESIGN.md "The seams".
  */
 #ifndef JPROF_JOIN_H
 #define JPROF_JOIN_H

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	 * Large blocks (the model's tables, symbol tables) in their own mappings, always:
 	 * glibc otherwise raises this threshold to the largest block freed, after which they
 	 * come from the heap, where growing one copies it (old and new both resident) and
-	 * freeing one leaves a hole. Measured by bench/longrun.py (DESIGN.md).
+	 * freeing one leaves a hole. Measured by bench/longrun.py (docs/decisions.md).
 	 */
 	(void)mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * model.h: the profile model (see DESIGN.md "The model"). The join hands it resolved
+ * model.h: the profile model (see docs/DESIGN.md "The seams"). The join hands it resolved
  * samples: frames as identities (locations), labels, and values in event columns. It
  * keeps them pprof-shaped: interned strings, functions, mappings, locations, stacks,
  * label sets, and one row of values per (stack, label set). Names are strings of a
