@@ -102,6 +102,8 @@ $(OUT)/libjprofagent.so: $(AGENT_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete -Wl,-z,now $^ -lpthread -ldl -lm -o $@
 
+comma := ,
+
 # tests ---------------------------------------------------------------------------
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(TEST_SRCS))
@@ -115,7 +117,13 @@ APP_JAVA  := $(wildcard tests/apps/*.java)
 $(OUT)/tests/unit/%: tests/unit/%.c $(ASAN_OBJS) | $(OUT)/.deps-ok
 	$(call msg,TEST-CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) $< $(ASAN_OBJS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(BASEFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) $< $(ASAN_OBJS) $(LDLIBS) \
+		$(UNIT_LDFLAGS) -o $@
+
+# test_join counts the allocations, formatting and file syscalls of the steady-state sample
+# paths: every call of these from jprof's code goes through its counting wrappers
+$(OUT)/tests/unit/test_join: UNIT_LDFLAGS := $(patsubst %,-Wl$(comma)--wrap=%,malloc calloc \
+	realloc vsnprintf snprintf fstat read pread64 open openat stat)
 
 $(OUT)/tests/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) | $(OUT)/.deps-ok
 	$(call msg,FUZZ-CC,$@)

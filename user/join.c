@@ -21,6 +21,7 @@
 #include "jvm/jwalk.h"
 #include "kernel/syscalls.h"
 #include "util/cgroup.h"
+#include "util/blkcache.h"
 #include "util/hashkey.h"
 
 #define JOIN_WAIT_NS	 (3000ull * 1000 * 1000) /* how long a sample waits for its trace, and back */
@@ -78,6 +79,9 @@ enum miss_reason {
 	MISS_JWALK,	 /* walked by BPF, not signalled, and its frames could not be named */
 	MISS_MAX
 };
+
+/* AGCT codes 0 .. -(MISS_AGCT_CODES - 1) have a marker formatted once */
+enum { MISS_AGCT_CODES = 16 };
 
 static const char *const miss_names[MISS_MAX] = {
 	[MISS_AGCT] = "AGCT", [MISS_SIG_BUSY] = "signal busy (-EBUSY)",
@@ -267,6 +271,9 @@ struct join {
 	struct syms *syms;
 	struct model *model;
 	struct join_opts o;
+	struct blkcache blk; /* waiting samples, traces and thread slots: reused, not malloc'd */
+	/* "[no Java stack: REASON]" markers, each formatted once: by reason, by AGCT code */
+	char miss_marks[MISS_MAX][64], agct_marks[MISS_AGCT_CODES][64];
 	struct jvm_ent **jvms;
 	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */
 	/* threads with something waiting: chained hash by (pid, tid) */
@@ -409,28 +416,28 @@ struct join *join__new(struct syms *syms, struct model *model, const struct join
 }
 
 /* the samples on a JVM's list of waiting ones (by jnode), freed unaccounted: the JVM goes */
-static void pends_free(struct dl *h)
+static void pends_free(struct join *j, struct dl *h)
 {
 	while (!dl_empty(h)) {
 		struct dl *n = h->next;
 
 		dl_del(n);
-		free(dl_entry(n, struct pend, jnode));
+		blk_free(&j->blk, dl_entry(n, struct pend, jnode));
 	}
 }
 
-static void jvm_ent__free(struct jvm_ent *e)
+static void jvm_ent__free(struct join *j, struct jvm_ent *e)
 {
 	if (!e)
 		return;
 	jwalk__free(e->jw);
-	pends_free(&e->pend);
-	pends_free(&e->jwait);
+	pends_free(j, &e->pend);
+	pends_free(j, &e->jwait);
 	while (!dl_empty(&e->traces)) {
 		struct dl *n = e->traces.next;
 
 		dl_del(n);
-		free(dl_entry(n, struct ptr, jnode));
+		blk_free(&j->blk, dl_entry(n, struct ptr, jnode));
 	}
 	jvm_agent__free(e->a);
 	free(e->tids);
@@ -443,14 +450,15 @@ void join__free(struct join *j)
 	if (!j)
 		return;
 	for (size_t i = 0; i < j->njvms; i++)
-		jvm_ent__free(j->jvms[i]);
+		jvm_ent__free(j, j->jvms[i]);
 	free(j->jvms);
 	for (size_t i = 0; i < j->thr_cap; i++) {
 		for (struct thr *t = j->thr_tab[i], *next; t; t = next) {
 			next = t->hnext;
-			free(t);
+			blk_free(&j->blk, t);
 		}
 	}
+	blk_release(&j->blk);
 	free(j->thr_tab);
 	free(j->pidset);
 	free(j->waits);
@@ -1222,9 +1230,15 @@ static int add_java(struct join *j, const struct jp_sample *s, const __u64 *ksta
 
 static const char *miss_marker(struct join *j, enum miss_reason r, int code)
 {
-	if (r == MISS_AGCT)
+	char *m;
+
+	if (r == MISS_AGCT && (code > 0 || code <= -MISS_AGCT_CODES))
 		return pool_fmt(j, "[no Java stack: %s]", java_trace_err_str(code));
-	return pool_fmt(j, "[no Java stack: %s]", miss_names[r]);
+	m = r == MISS_AGCT ? j->agct_marks[-code] : j->miss_marks[r];
+	if (!m[0])
+		snprintf(m, sizeof(j->miss_marks[0]), "[no Java stack: %s]",
+			 r == MISS_AGCT ? java_trace_err_str(code) : miss_names[r]);
+	return m;
 }
 
 /* a CPU sample of a Java thread, for the per-JVM completeness of CPU samples */
@@ -1491,7 +1505,7 @@ static struct thr *thr_get(struct join *j, __u32 pid, __u32 tid)
 	/* a failed grow only makes the chains longer, unless there is no table yet */
 	if ((j->thr_n + 1) * 2 > j->thr_cap && thr_grow(j) && !j->thr_cap)
 		return NULL;
-	t = calloc(1, sizeof(*t));
+	t = blk_zalloc(&j->blk, sizeof(*t));
 	if (!t)
 		return NULL;
 	t->pid = pid;
@@ -1520,7 +1534,7 @@ static void thr_put(struct join *j, struct thr *t)
 		*pp = t->hnext;
 	dl_del(&t->dnode);
 	j->thr_n--;
-	free(t);
+	blk_free(&j->blk, t);
 }
 
 static void mark_dirty(struct join *j, struct thr *t)
@@ -1538,7 +1552,7 @@ static struct thr *pend_free(struct join *j, struct pend *p)
 	dl_del(&p->jnode);
 	p->jvm->pend_bytes -= p->cost;
 	j->pend_bytes -= p->cost;
-	free(p);
+	blk_free(&j->blk, p);
 	return t;
 }
 
@@ -1550,7 +1564,7 @@ static struct thr *ptr_free(struct join *j, struct ptr *p)
 	dl_del(&p->jnode);
 	p->jvm->trace_bytes -= p->cost;
 	j->trace_bytes -= p->cost;
-	free(p);
+	blk_free(&j->blk, p);
 	return t;
 }
 
@@ -1612,7 +1626,7 @@ static size_t pend_cost(const struct jp_sample *s)
 static struct pend *pend_new(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 			     const __u64 *ustack, struct jvm_ent *e, size_t cost)
 {
-	struct pend *p = malloc(cost);
+	struct pend *p = blk_alloc(&j->blk, cost);
 
 	if (!p)
 		return NULL;
@@ -1927,7 +1941,7 @@ static int keep_trace(struct join *j, struct jvm_ent *e, __u32 tid, const struct
 		if (!t)
 			return -ENOMEM;
 	}
-	p = malloc(cost);
+	p = blk_alloc(&j->blk, cost);
 	if (!p) {
 		thr_put(j, t);
 		return -ENOMEM;

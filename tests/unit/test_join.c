@@ -7,6 +7,8 @@
  * the matching rule, bounded rounds and the budgets.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #undef jp_frame
 
 #include "capture.h"
+#include "clock.h"
 #include "harness.h"
 #include "join.h"
 #include "jvm/agent_ring.h"
@@ -824,6 +827,178 @@ TEST(agent_events_only_as_asked)
 		teardown(&f);
 		fa_close(&fa);
 	}
+}
+
+/*
+ * Counting wrappers (the Makefile links this binary with --wrap for each): calls from
+ * jprof's code while `counting` is set are counted, then passed on.
+ */
+static int counting;
+static unsigned long n_alloc, n_fmt, n_sys;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__real_realloc(void *p, size_t n);
+int __real_vsnprintf(char *s, size_t n, const char *fmt, va_list ap);
+int __real_fstat(int fd, struct stat *st);
+ssize_t __real_read(int fd, void *buf, size_t n);
+ssize_t __real_pread64(int fd, void *buf, size_t n, off_t off);
+int __real_open(const char *path, int flags, ...);
+int __real_openat(int dfd, const char *path, int flags, ...);
+int __real_stat(const char *path, struct stat *st);
+
+void *__wrap_malloc(size_t n)
+{
+	n_alloc += counting;
+	return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t k, size_t n)
+{
+	n_alloc += counting;
+	return __real_calloc(k, n);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	n_alloc += counting;
+	return __real_realloc(p, n);
+}
+
+int __wrap_vsnprintf(char *s, size_t n, const char *fmt, va_list ap)
+{
+	n_fmt += counting;
+	return __real_vsnprintf(s, n, fmt, ap);
+}
+
+int __wrap_snprintf(char *s, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	n_fmt += counting;
+	va_start(ap, fmt);
+	r = __real_vsnprintf(s, n, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int __wrap_fstat(int fd, struct stat *st)
+{
+	n_sys += counting;
+	return __real_fstat(fd, st);
+}
+
+ssize_t __wrap_read(int fd, void *buf, size_t n)
+{
+	n_sys += counting;
+	return __real_read(fd, buf, n);
+}
+
+ssize_t __wrap_pread64(int fd, void *buf, size_t n, off_t off)
+{
+	n_sys += counting;
+	return __real_pread64(fd, buf, n, off);
+}
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = (mode_t)va_arg(ap, int);
+	va_end(ap);
+	n_sys += counting;
+	return __real_open(path, flags, mode);
+}
+
+int __wrap_openat(int dfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = (mode_t)va_arg(ap, int);
+	va_end(ap);
+	n_sys += counting;
+	return __real_openat(dfd, path, flags, mode);
+}
+
+int __wrap_stat(const char *path, struct stat *st)
+{
+	n_sys += counting;
+	return __real_stat(path, st);
+}
+
+/*
+ * The paths a steady-state sample takes allocate nothing, format no string and make no
+ * file syscall: a native sample of frames seen before, a JVM sample whose Java stack the
+ * agent's signal handler sent, and a JVM sample of a thread that has no Java stack (its
+ * marker). Warmed up first (names, caches, thread slots), then counted: join__sample, and
+ * join__poll (which completes the Java samples) apart. The threads here are ones the
+ * agent's dictionary does not name (like a GC worker's): that looks at the dictionary
+ * file at most every 10 ms, not per sample. A poll round reads the dictionary's size once.
+ */
+TEST(steady_state_samples_allocate_format_and_call_nothing)
+{
+	enum { THREADS = 8, WARM = 20, ROUNDS = 400 };
+	unsigned long sa = 0, sf = 0, ss = 0, pa = 0, pf = 0, ps = 0, a0, f0, s0;
+	struct join_opts o = { 0 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	__u64 b = 100 * SEC, w0 = 0;
+	double ms;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	for (int r = 0; r < WARM + ROUNDS; r++) {
+		__u64 t = b + (__u64)r * 10000000;
+		struct jp_sample s;
+
+		if (r == WARM)
+			w0 = mono_ns();
+		for (__u32 i = 0; i < THREADS; i++)
+			fa_trace(&fa, 20000 + i, t + i + 50, 1);
+		fa_flush(&fa);
+		a0 = n_alloc, f0 = n_fmt, s0 = n_sys;
+		counting = r >= WARM;
+		for (__u32 i = 0; i < THREADS; i++) {
+			/* Java: its trace follows */
+			s = jsample(20000 + i, t + i);
+			EXPECT_EQ(join__sample(f.join, &s, kstack, ustack), 0);
+			/* no Java stack: a JVM thread that was not signalled (a marker) */
+			s = sample(JP_EV_CPU, 2, 2);
+			s.tid = 30000 + i;
+			s.time_ns = t + i;
+			EXPECT_EQ(join__sample(f.join, &s, kstack, ustack), 0);
+			/* another process: native and kernel frames only */
+			s = sample(JP_EV_CPU, 2, 2);
+			s.pid = s.tid = (__u32)getppid();
+			s.time_ns = t + i;
+			EXPECT_EQ(join__sample(f.join, &s, kstack, ustack), 0);
+		}
+		sa += n_alloc - a0, sf += n_fmt - f0, ss += n_sys - s0;
+		a0 = n_alloc, f0 = n_fmt, s0 = n_sys;
+		EXPECT_EQ(join__poll(f.join, t + 1000000), 0);
+		pa += n_alloc - a0, pf += n_fmt - f0, ps += n_sys - s0;
+		counting = 0;
+	}
+	ms = (double)(mono_ns() - w0) / 1e6;
+	printf("    %d rounds of %d threads in %.1f ms: samples %lu allocations, %lu formatted, "
+	       "%lu file syscalls; polls %lu, %lu, %lu\n",
+	       ROUNDS, THREADS * 3, ms, sa, sf, ss, pa, pf, ps);
+	EXPECT_EQ(sa + pa, 0);
+	EXPECT_EQ(sf + pf, 0);
+	/* not per sample: per 10 ms (thread names), and one per poll round (the dictionary) */
+	EXPECT_TRUE(ss + ps <= ROUNDS + 2 + (unsigned long)(ms / 10));
+	EXPECT_TRUE(ss <= 2 + (unsigned long)(ms / 10));
+	EXPECT_EQ(join__flush(f.join), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.java_complete, (WARM + ROUNDS) * THREADS);
+	teardown(&f);
+	fa_close(&fa);
 }
 
 __attribute__((destructor)) static void cleanup(void)

@@ -66,6 +66,8 @@
 /* lookups' refreshes of the dictionary: LOOKUP_REFRESH_MAX bytes per LOOKUP_WINDOW_NS */
 #define LOOKUP_REFRESH_MAX (1u << 20)
 #define LOOKUP_WINDOW_NS   (10ull * 1000 * 1000)
+/* a thread the dictionary does not name looks at the file at most this often */
+#define THREAD_MISS_NS	   (10ull * 1000 * 1000)
 /* ring records looked at in one poll: 16 times a join round's, a few ms of reads */
 #define POLL_RECORDS_MAX 65536u
 
@@ -220,6 +222,7 @@ struct jvm_agent {
 	struct kv_map class_idx;
 	__u64 events_unread; /* event records polled by a caller that takes none */
 	__u64 lr_window_ns, lr_bytes; /* lookup_refresh's window and bytes parsed in it */
+	__u64 tn_miss_ns;	      /* the last refresh for a thread the dictionary did not name */
 	struct jm_str *strs;
 	struct kv_map str_idx; /* (hash, len) -> index in str_tab */
 	struct jm_str **str_tab;
@@ -2020,6 +2023,16 @@ const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
 	__u32 i;
 
 	if (kv_get(&a->thread_idx, tid, 0, &i)) {
+		/*
+		 * A thread the agent never names (a GC or compiler worker) is asked about at each
+		 * of its samples: a look at the file (fstat) at most every THREAD_MISS_NS, not
+		 * per sample; the polls' own refreshes read new threads meanwhile.
+		 */
+		__u64 now = mono_now_ns();
+
+		if (now - a->tn_miss_ns < THREAD_MISS_NS)
+			return NULL;
+		a->tn_miss_ns = now;
 		lookup_refresh(a);
 		if (kv_get(&a->thread_idx, tid, 0, &i))
 			return NULL;
