@@ -66,8 +66,8 @@
 /* lookups' refreshes of the dictionary: LOOKUP_REFRESH_MAX bytes per LOOKUP_WINDOW_NS */
 #define LOOKUP_REFRESH_MAX (1u << 20)
 #define LOOKUP_WINDOW_NS   (10ull * 1000 * 1000)
-/* a thread the dictionary does not name looks at the file at most this often */
-#define THREAD_MISS_NS	   (10ull * 1000 * 1000)
+/* threads the dictionary does not name, remembered so they do not look at the file again */
+#define THREAD_MISS_SLOTS 256u
 /* ring records looked at in one poll: 16 times a join round's, a few ms of reads */
 #define POLL_RECORDS_MAX 65536u
 
@@ -222,7 +222,9 @@ struct jvm_agent {
 	struct kv_map class_idx;
 	__u64 events_unread; /* event records polled by a caller that takes none */
 	__u64 lr_window_ns, lr_bytes; /* lookup_refresh's window and bytes parsed in it */
-	__u64 tn_miss_ns;	      /* the last refresh for a thread the dictionary did not name */
+	/* threads the dictionary did not name, and its size then (not looked for again before
+	 * it grows): a GC worker's samples ask at each sample */
+	struct { __u32 tid; __u64 seen; } tn_miss[THREAD_MISS_SLOTS];
 	struct jm_str *strs;
 	struct kv_map str_idx; /* (hash, len) -> index in str_tab */
 	struct jm_str **str_tab;
@@ -2025,17 +2027,19 @@ const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
 	if (kv_get(&a->thread_idx, tid, 0, &i)) {
 		/*
 		 * A thread the agent never names (a GC or compiler worker) is asked about at each
-		 * of its samples: a look at the file (fstat) at most every THREAD_MISS_NS, not
-		 * per sample; the polls' own refreshes read new threads meanwhile.
+		 * of its samples: it looks at the file (fstat) once, and again only once a poll's
+		 * refresh has read more of it. A new thread looks at once.
 		 */
-		__u64 now = mono_now_ns();
+		__u32 slot = (tid * 2654435761u) >> 24;
 
-		if (now - a->tn_miss_ns < THREAD_MISS_NS)
+		if (a->tn_miss[slot].tid == tid && a->tn_miss[slot].seen == a->dict_seen_size)
 			return NULL;
-		a->tn_miss_ns = now;
 		lookup_refresh(a);
-		if (kv_get(&a->thread_idx, tid, 0, &i))
+		if (kv_get(&a->thread_idx, tid, 0, &i)) {
+			a->tn_miss[slot].tid = tid;
+			a->tn_miss[slot].seen = a->dict_seen_size;
 			return NULL;
+		}
 	}
 	return i < a->n_threads ? a->threads[i].name : NULL;
 }
