@@ -136,6 +136,7 @@ struct jvm_ent {
 	__u32 serial; /* unique in the join (pids are reused): Java frames' cache key */
 	char comm[JP_COMM_LEN + 1];
 	char name[96];	     /* what a person knows it by: its main class or jar ("" unknown) */
+	__u64 cgroup;	     /* its cgroup id, for the labels of its agent's events (0: host) */
 	struct jvm_agent *a; /* NULL: a JVM without agent */
 	bool pending;	     /* no agent yet, but one is being attached */
 	char note[160];
@@ -483,6 +484,14 @@ void join__set_jvm_name(struct join *j, __u32 pid, const char *name)
 
 	if (e && name && *name)
 		snprintf(e->name, sizeof(e->name), "%s", name);
+}
+
+void join__set_jvm_cgroup(struct join *j, __u32 pid, __u64 cgroup_id)
+{
+	struct jvm_ent *e = find_jvm(j, pid);
+
+	if (e)
+		e->cgroup = cgroup_id;
 }
 
 void join__set_jvm_note(struct join *j, __u32 pid, const char *note)
@@ -1027,6 +1036,8 @@ static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm
 	if (!pcomm[0])
 		memcpy(pcomm, comm, sizeof(pcomm));
 	l.comm = pcomm;
+	if (e && s->cgroup_id)
+		e->cgroup = s->cgroup_id; /* where it runs now: its events go there too */
 	l.thread = e && e->a ? jvm_agent__thread_name(e->a, ns_tid(e, s->tid)) : NULL;
 	if (!l.thread)
 		l.thread = comm;
@@ -2045,7 +2056,8 @@ static const char *class_display(struct join *j, const char *sig)
 static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event *ev,
 		     const char *leaf_fmt, jp_id *ret_stack, jp_id *ret_labels, jp_id *ret_jstack)
 {
-	struct jp_labels l = { .pid = e->pid, .cgroup = 0, .container = "" };
+	struct jp_labels l = { .pid = e->pid, .cgroup = e->cgroup,
+			       .container = cgroup_names__get(j->o.cgroups, e->cgroup) };
 	size_t n = 0;
 
 	j->pool_used = 0;

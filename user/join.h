@@ -61,6 +61,8 @@ void join__free(struct join *j); /* NULL-safe; frees the agents it owns */
 int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a);
 /* The name the report gives the JVM: its main class or jar (copied, cut to 95 bytes) */
 void join__set_jvm_name(struct join *j, __u32 pid, const char *name);
+/* the JVM's cgroup id: its agent's events are labelled with its container (0: the host's) */
+void join__set_jvm_cgroup(struct join *j, __u32 pid, __u64 cgroup_id);
 /* A line of context for the JVM's end-of-run report (copied); e.g. why frames may be off. */
 void join__set_jvm_note(struct join *j, __u32 pid, const char *note);
 /*

@@ -372,6 +372,13 @@ static void retire_dead_jvms(struct rec *r, __u64 now)
  * Opens the agent channel and tells BPF to request stacks. 0, -EAGAIN while the agent
  * has not published its channel yet (the attacher asks again), or -errno. Never waits.
  */
+/* what a person knows a JVM by, and the container its agent's events belong to */
+static void set_jvm_labels(struct rec *r, const struct jvm_info *jvm)
+{
+	join__set_jvm_name(r->join, jvm->pid, jvm->main);
+	join__set_jvm_cgroup(r->join, jvm->pid, cgroup_names__id(r->cgnames, jvm->cgroup));
+}
+
 static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 {
 	struct jvm_agent *a;
@@ -392,7 +399,7 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 	err = proc_start_ticks(jvm->pid, &start);
 	if (!err)
 		err = join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", a);
-	join__set_jvm_name(r->join, jvm->pid, jvm->main);
+	set_jvm_labels(r, jvm);
 	if (err) {
 		jvm_agent__free(a);
 		return err;
@@ -452,7 +459,7 @@ static void track_jvm(struct rec *r, const struct jvm_info *jvm, bool started_du
 		pr_debug("JVM %u: pauses not watched: %s", jvm->pid, strerror(-err));
 	if (!join__knows_jvm(r->join, jvm->pid))
 		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
-	join__set_jvm_name(r->join, jvm->pid, jvm->main);
+	set_jvm_labels(r, jvm);
 	err = attacher__add(r->att, jvm, mono_ns());
 	if (err < 0)
 		pr_debug("JVM %u: not tracked: %s", jvm->pid, strerror(-err));
@@ -480,7 +487,7 @@ static void note_jvm(struct rec *r, const struct jvm_info *jvm, bool started_dur
 {
 	if (!join__knows_jvm(r->join, jvm->pid)) {
 		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
-		join__set_jvm_name(r->join, jvm->pid, jvm->main);
+		set_jvm_labels(r, jvm);
 		join__set_jvm_pending(r->join, jvm->pid,
 				      !r->o->no_attach && jvm->agent != JVM_AGENT_NO_ATTACH);
 	}
@@ -1416,24 +1423,32 @@ struct band_ctx {
  * The JVM's process name as its samples have it, so the band sits under the same root;
  * copied: the model's pointers move when it grows.
  */
-static void band_comm(struct model *m, __u32 pid, char *buf, size_t size)
+/* the labels of the band: the process's newest row (a JVM started during the recording was
+ * its shell before the exec), or its cgroup and "java" when it has none */
+static void band_labels(struct rec *r, const struct jvm_info *jvm, struct jp_labels *ret,
+			char *comm, size_t size)
 {
-	/* the newest row: a JVM started during the recording was its shell before the exec */
+	struct model *m = r->model;
+
+	*ret = (struct jp_labels){ .pid = jvm->pid, .thread = "", .comm = comm,
+				   .cgroup = cgroup_names__id(r->cgnames, jvm->cgroup) };
+	snprintf(comm, size, "java");
 	for (size_t i = model__rows(m); i > 0; i--) {
 		struct jp_sample_row rb;
 		const struct jp_labels *l = model__get_labels(m, model__row(m, i - 1, &rb)->labels);
 
-		if (l && l->pid == pid && l->tid && l->comm && l->comm[0]) {
-			snprintf(buf, size, "%s", l->comm);
-			return;
+		if (l && l->pid == jvm->pid && l->tid && l->comm && l->comm[0]) {
+			snprintf(comm, size, "%s", l->comm);
+			if (l->cgroup)
+				ret->cgroup = l->cgroup;
+			break;
 		}
 	}
-	snprintf(buf, size, "java");
+	ret->container = cgroup_names__get(r->cgnames, ret->cgroup);
 }
 
-static int band_add(struct model *m, __u32 pid, const char *comm, const char *frame, __u64 ns)
+static int band_add(struct model *m, const struct jp_labels *l, const char *frame, __u64 ns)
 {
-	struct jp_labels l = { .pid = pid, .tid = 0, .comm = comm, .thread = "", .container = "" };
 	struct jp_location loc = { .kind = JP_FK_ROOT };
 	jp_id id, stack, labels;
 
@@ -1442,7 +1457,7 @@ static int band_add(struct model *m, __u32 pid, const char *comm, const char *fr
 	loc.func = model__func(m, frame, "", false);
 	id = loc.func ? model__location(m, &loc) : 0;
 	stack = id ? model__stack(m, &id, 1) : 0;
-	labels = model__labels(m, &l);
+	labels = model__labels(m, l);
 	if (!stack || !labels)
 		return -ENOMEM;
 	return model__add(m, stack, labels, JP_VAL_PAUSE_NS, ns);
@@ -1461,6 +1476,7 @@ static void band_jvm(void *vctx, const struct jvm_info *jvm, const struct hsperf
 	struct band_ctx *c = vctx;
 	unsigned int n = hsperf__stats(h, st, HSPERF_COLLECTORS + 1);
 	__u64 gc = 0, sp = 0;
+	struct jp_labels l;
 	char comm[64];
 
 	if (c->err || !n)
@@ -1470,10 +1486,10 @@ static void band_jvm(void *vctx, const struct jvm_info *jvm, const struct hsperf
 	sp = st[n - 1].total_ns > gc ? st[n - 1].total_ns - gc : 0; /* safepoints: last */
 	if (!gc && !sp)
 		return;
-	band_comm(c->r->model, jvm->pid, comm, sizeof(comm));
-	c->err = band_add(c->r->model, jvm->pid, comm, "[GC pause]", gc);
+	band_labels(c->r, jvm, &l, comm, sizeof(comm));
+	c->err = band_add(c->r->model, &l, "[GC pause]", gc);
 	if (!c->err)
-		c->err = band_add(c->r->model, jvm->pid, comm, "[safepoint]", sp);
+		c->err = band_add(c->r->model, &l, "[safepoint]", sp);
 	c->gc_ns += gc;
 	c->safepoint_ns += sp;
 }

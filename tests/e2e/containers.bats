@@ -171,6 +171,25 @@ assert seen == want, (seen, want)
 	! grep -Ev "^\[container $a\];" "$OUT/r.folded"
 }
 
+@test "containers: --per-container puts a containerised JVM's allocation events and GC band under its container" {
+	run -0 "$JPROF" record -a --per-container --per-pid -e alloc -d 6 -o "$OUT/alloc.folded"
+	echo "$output"
+	local a=${ID_A:0:12} b=${ID_B:0:12}
+	grep -Eq "^\[container $a\];java \[$PID_A\];.*CtWork\.fill" "$OUT/alloc.folded"
+	grep -Eq "^\[container $b\];java \[$PID_B\];.*CtWork\.fill" "$OUT/alloc.folded"
+	grep -Eq "^\[host\];java \[$PID_H\];.*CtWork\.fill" "$OUT/alloc.folded"
+	# before: the agents' events were labelled with no container, all under [host]
+	! grep -E "java \[($PID_A|$PID_B)\]" "$OUT/alloc.folded" | grep -E '^\[host\]'
+	# -e wall: each JVM's pause band ([GC pause], [safepoint]) under its own group too
+	run -0 "$JPROF" record -p "$PID_A,$PID_H" -e wall --per-container --per-pid -d 4 \
+		-o "$OUT/wall.folded"
+	echo "$output"
+	grep -E "^\[container $a\];java \[$PID_A\];\[(GC pause|safepoint)\]" "$OUT/wall.folded"
+	grep -E "^\[host\];java \[$PID_H\];\[(GC pause|safepoint)\]" "$OUT/wall.folded"
+	! grep -E "java \[$PID_A\];\[(GC pause|safepoint)\]" "$OUT/wall.folded" | grep -E '^\[host\]'
+	! grep -E "java \[$PID_H\];\[(GC pause|safepoint)\]" "$OUT/wall.folded" | grep -Ev '^\[host\]'
+}
+
 # the pids of the processes under a group heading of the syscall table
 sc_group_pids() {
 	awk -v g="$1" '$0 == g { on = 1; next } /^\[/ { on = 0 }

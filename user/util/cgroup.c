@@ -609,3 +609,13 @@ const char *cgroup_names__get(struct cgroup_names *c, __u64 id)
 	}
 	return e ? e->label : "";
 }
+
+__u64 cgroup_names__id(const struct cgroup_names *c, const char *path)
+{
+	__u32 level;
+	__u64 id;
+
+	if (!c || !path || !path[0] || cgroup_stat(c->mount, path, &id, &level))
+		return 0;
+	return id;
+}

@@ -85,5 +85,7 @@ struct cgroup_names *cgroup_names__new(const char *mount); /* NULL + errno */
 void cgroup_names__free(struct cgroup_names *n);	   /* NULL-safe */
 /* the label of cgroup id ("" for the host or unknown); valid until the next call */
 const char *cgroup_names__get(struct cgroup_names *n, __u64 id);
+/* the id of a cgroup v2 path as /proc/<pid>/cgroup shows it, 0 when unknown or n is NULL */
+__u64 cgroup_names__id(const struct cgroup_names *n, const char *path);
 
 #endif /* JPROF_UTIL_CGROUP_H */
