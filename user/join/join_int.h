@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * join_int.h: the join's own state and the functions its files share (user/join.c and
+ * the files of user/join/); nothing outside the join includes it. The public interface is join.h.
+ */
+#ifndef JPROF_JOIN_INT_H
+#define JPROF_JOIN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "join.h"
+#include "ring.h"
+#include "model/model.h"
+#include "sym/syms.h"
+#include "jvm/agent_ring.h"
+#include "jvm/jwalk.h"
+#include "util/blkcache.h"
+
+#define JOIN_WAIT_NS	 (3000ull * 1000 * 1000) /* how long a sample waits for its trace, and back */
+#define JOIN_MAX_FRAMES	 (JP_MAX_KSTACK + JP_MAX_USTACK + 4096 + 8)
+#define JOIN_NAME_POOL	 (256 * 1024)
+#define TIDMAP_RESCAN_NS (100ull * 1000 * 1000)
+
+/*
+ * Budgets (bytes). A pending sample costs ~100 bytes + 8 per frame: 32 MiB per JVM
+ * holds 1.5 s of 999 Hz on about 50 busy CPUs with 40-frame stacks. Traces wait only
+ * when their sample was lost or is late, so their budget is smaller.
+ */
+#define JOIN_PEND_BUDGET_JVM  (32ull << 20)
+#define JOIN_PEND_BUDGET      (96ull << 20)
+#define JOIN_TRACE_BUDGET_JVM (8ull << 20)
+#define JOIN_TRACE_BUDGET     (32ull << 20)
+/* agent-ring records per JVM per join__poll: a round stays in the tens of ms */
+#define JOIN_TRACES_PER_ROUND 4096
+#ifndef JP_FUZZ_BUDGETS
+#define JOIN_POLL_ROUND_NS (50ull * 1000 * 1000) /* no next JVM after this in one round */
+#else /* fuzzing: the time budgets within a fuzzer's reach */
+#define JOIN_POLL_ROUND_NS (200ull * 1000)
+#endif
+#define JOIN_POLL_ROUNDS 64 /* rounds over the agent rings in one join__poll, at most */
+#define JOIN_FLUSH_NS	 (250ull * 1000 * 1000) /* reading the rings at the end */
+/*
+ * A record being resolved when its round's time is up goes on for this long at most; past
+ * it the rest of its Java frames are dropped (a marker stands for them) and counted for its
+ * JVM. Frames are named from a dictionary the JVM's user writes: one may cost a read of
+ * its method's entry (a 64 KiB name, a line table to sort) or a refresh of the dictionary.
+ */
+#ifndef JP_FUZZ_BUDGETS
+#define JOIN_LATE_NS (100ull * 1000 * 1000)
+#else
+#define JOIN_LATE_NS (200ull * 1000)
+#endif
+#define JOIN_LATE_EVERY	 16 /* frames between two looks at the clock */
+#define JOIN_LATE_MARKER "[Java frames dropped: jprof's time budget]"
+
+/* why a JVM sample has no Java stack */
+enum miss_reason {
+	MISS_AGCT = 0,	 /* + AGCT code, see agct[] */
+	MISS_SIG_BUSY,	 /* bpf_send_signal_thread -EBUSY */
+	MISS_SIG_ERR,	 /* other signal errors */
+	MISS_NO_TRACE,	 /* signal sent, no trace came within the bound (ring full, handler) */
+	MISS_NOT_SENT,	 /* agent not ready when sampled */
+	MISS_AGENT_BUSY, /* handler re-entered */
+	MISS_NO_AGENT,	 /* JVM without an agent (attach failed or disabled) */
+	MISS_PENDING,	 /* the agent is being attached: samples before it is connected */
+	MISS_FAULT,	 /* the agent's walk faulted; caught in the JVM */
+	MISS_OTHER,	 /* a code the agent should not send */
+	MISS_BACKLOG,	 /* did not wait for its trace: the join's budget was full */
+	MISS_OPEN,	 /* off-CPU, still blocked at the end: never signalled (it would wake) */
+	MISS_FOLLOW,	 /* followed a request whose sample or trace is not known */
+	MISS_JWALK,	 /* walked by BPF, not signalled, and its frames could not be named */
+	MISS_MAX
+};
+
+/* AGCT codes 0 .. -(MISS_AGCT_CODES - 1) have a marker formatted once */
+enum { MISS_AGCT_CODES = 16 };
+
+/* what each reason reads as in the report and the markers */
+extern const char *const join_miss_names[MISS_MAX];
+
+/* an intrusive circular list; an entry sits on two: its thread's and its JVM's */
+struct dl {
+	struct dl *prev, *next;
+};
+
+#define dl_entry(p, type, member) ((type *)((char *)(p)-offsetof(type, member)))
+
+static inline void dl_init(struct dl *h)
+{
+	h->prev = h->next = h;
+}
+
+static inline bool dl_empty(const struct dl *h)
+{
+	return h->next == h;
+}
+
+static inline void dl_add_tail(struct dl *h, struct dl *n)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void dl_del(struct dl *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	dl_init(n);
+}
+
+struct tid_pair {
+	__u32 nstid, tid;
+};
+
+struct jvm_ent {
+	__u32 pid, nspid;
+	struct jwalk *jw; /* --java-walk shadow: BPF's frames against the agent's; NULL off */
+	__u32 serial;	  /* unique in the join (pids are reused): Java frames' cache key */
+	char comm[JP_COMM_LEN + 1];
+	char name[96];	     /* what a person knows it by: its main class or jar ("" unknown) */
+	__u64 cgroup;	     /* its cgroup id, for the labels of its agent's events (0: host) */
+	struct jvm_agent *a; /* NULL: a JVM without agent */
+	bool pending;	     /* no agent yet, but one is being attached */
+	char note[160];
+	struct tid_pair *tids;	  /* sorted by nstid */
+	struct tid_pair *by_host; /* the same, sorted by tid */
+	size_t ntids;
+	__u64 tids_scanned_ns, unresolved_scan_ns;
+	/* waiting, oldest first: struct pend.jnode, struct ptr.jnode */
+	struct dl pend, traces;
+	/*
+	 * samples BPF walked (JP_SF_JWALK) in code the dictionary does not name yet: HotSpot
+	 * posts CompiledMethodLoad from its service thread, after the code first ran (struct
+	 * pend.jnode, oldest first)
+	 */
+	struct dl jwait;
+	__u64 jwait_dict;     /* the dictionary's size when they were last tried */
+	struct dl unresolved; /* struct ptr.tnode of traces whose host tid is not known yet */
+	size_t pend_bytes, trace_bytes;
+	/* report */
+	__u64 samples, java_samples, complete, internal;
+	__u64 internal_known; /* ... of which not signalled: known JVM-internal (JP_SF_NATIVE_THREAD) */
+	/* CPU samples of Java threads: all, complete, before the agent was connected */
+	__u64 cpu_java, cpu_complete, cpu_before;
+	__u64 followed; /* samples given the stack of the request they followed */
+	__u64 miss[MISS_MAX];
+	__u64 agct[12];
+	__u64 unmatched, trace_drops;
+	/* agent events (-e lock, alloc, live) */
+	__u64 ev_allocs, ev_frees, ev_locks, ev_lock_short, ev_orphan, ev_over_budget;
+	__u64 ev_blocked_at_attach; /* threads the attach scan found blocked on a monitor */
+	__u64 monitor_joined;	    /* blocked samples given the Java stack of their monitor wait */
+	/* -e lock: blocked intervals in LockSupport.park, and those under --lock-threshold */
+	__u64 parks, park_short;
+	/*
+	 * budgets: records whose Java frames were dropped for time (JOIN_LATE_NS), agent
+	 * events of a kind not asked for (-e), samples the model's budget refused, and the
+	 * agent ring's bytes left unread at the end (its reading's time was up)
+	 */
+	__u64 time_drops, ev_skipped, model_drops, unread_end;
+	/* the process exited and its agent was freed (join__retire_jvm): its last figures */
+	bool retired;
+	bool final_kept; /* the agent was freed, final holds its figures (retired or released) */
+	struct jvm_agent_stats final;
+};
+
+/* one thread with something waiting; forgotten when nothing waits any more */
+struct thr {
+	struct thr *hnext; /* hash chain */
+	__u32 pid, tid;
+	struct dl pend;	  /* struct pend.tnode, in arrival (= time) order */
+	struct dl traces; /* struct ptr.tnode, in arrival order */
+	struct dl dnode;  /* on join.dirty: new samples may match waiting traces */
+};
+
+/* a sample waiting for its trace */
+struct pend {
+	struct dl tnode, jnode;
+	struct thr *thr;
+	struct jvm_ent *jvm;
+	size_t cost;
+	struct jp_sample s;
+	__u64 frames[]; /* kstack then ustack */
+};
+
+/* a trace waiting for its sample */
+struct ptr {
+	struct dl tnode, jnode;
+	struct thr *thr; /* NULL: on jvm.unresolved */
+	struct jvm_ent *jvm;
+	size_t cost;
+	__u64 seen_ns;
+	struct java_trace t;
+	struct java_frame frames[];
+};
+
+/*
+ * A thread's last CPU sample as committed: where its CPU time after that sample goes when
+ * it exits (JP_SF_CPU_TAIL). Direct-mapped by (pid, tid); a collision forgets the older.
+ */
+#define JOIN_LAST_SLOTS 4096
+/* jp_sample.flags inside the join only: the sample's CPU time was carried (last_cpu) */
+#define JOIN_SF_CARRIED 0x80000000u
+struct last_cpu {
+	__u32 pid, tid;
+	jp_id stack, labels;
+	__u64 carry_ns; /* CPU time of later samples without a Java stack, for the next one */
+	/*
+	 * The thread's newest stack request (a signalled sample) as read, and the newest
+	 * one that met its trace: its stack (Java frames from index jfrom on) or its walk's
+	 * error code. A sample that follows a request (JP_SF_FOLLOWS) read after that
+	 * request met its trace takes its Java part from here (lead_ns == sig_ns).
+	 */
+	__u64 sig_ns, lead_ns;
+	jp_id lead_stack;
+	__u32 lead_jfrom;
+	__s32 lead_code;
+	/* the sample time of the first of the thread's "not a Java thread" answers in a row */
+	__u64 native_ns;
+};
+
+/*
+ * A Java thread answers "not a Java thread" too, for a moment: from its start to the
+ * agent's ThreadStart. Only a thread that answers so for this long is a native thread.
+ */
+#define NATIVE_AFTER_NS (200ull * 1000 * 1000)
+
+/*
+ * Frames resolved before, by key: a kernel address, a user address of a pid (not in the
+ * code cache: perf-map names change at the same address), a Java (method, bci, kind) of a
+ * JVM. Each frame of each sample was symbolized and its name hashed into the model; most
+ * are the same few thousand frames again (a third of jprof's own CPU, perf, 10 JVMs).
+ * Direct-mapped; a new syms generation (a pid's maps re-read or dropped) empties it.
+ */
+#define LOC_CACHE_SLOTS 16384 /* 640 KiB */
+#define LC_KERNEL	(1ull << 62)
+#define LC_USER		(2ull << 62)
+#define LC_JAVA		(3ull << 62)
+struct loc_cache_ent {
+	__u64 a, b;
+	__u32 c, gen;
+	jp_id id;
+};
+
+/* age-at-death histogram of one allocation site: <1 ms, <10 ms, <100 ms, <1 s, <10 s, more */
+#define AGE_BUCKETS 6
+#define AGE_SITES   64 /* sites with a row of their own; the others share one */
+struct age_site {
+	jp_id stack;
+	__u64 n[AGE_BUCKETS];
+};
+
+struct join {
+	struct syms *syms;
+	struct model *model;
+	struct join_opts o;
+	struct blkcache blk; /* waiting samples, traces and thread slots: reused, not malloc'd */
+	/* "[no Java stack: REASON]" markers, each formatted once: by reason, by AGCT code */
+	char miss_marks[MISS_MAX][64], agct_marks[MISS_AGCT_CODES][64];
+	struct jvm_ent **jvms;
+	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */
+	/* threads with something waiting: chained hash by (pid, tid) */
+	struct thr **thr_tab;
+	size_t thr_cap, thr_n;
+	struct dl dirty; /* struct thr.dnode */
+	size_t pend_bytes, trace_bytes;
+	unsigned int round_left; /* agent records the current JVM may still deliver this round */
+	__u64 end_ns;		 /* when join__flush began: the recording's end */
+	__u64 traces_read;	 /* agent records delivered, all JVMs */
+	struct last_cpu last[JOIN_LAST_SLOTS];
+	/* resolved frames (see loc_cache_get); entries of another gen are empty */
+	struct loc_cache_ent *lc;
+	__u32 lc_gen, serials;
+	__u64 lc_syms_gen;
+	jp_id committed;  /* the stack commit() added last */
+	size_t java_from; /* add_java: the index of its first Java frame in locs */
+	/* per-sample scratch: the stack as model locations, leaf first */
+	jp_id locs[JOIN_MAX_FRAMES];
+	char pool[JOIN_NAME_POOL];
+	size_t pool_used;
+	/* distinct pids seen: small open-addressing set */
+	__u32 *pidset;
+	size_t pidset_cap, pidset_n;
+	struct join_stats st;
+	__u64 now_ns;
+	struct jvm_ent *cur_jvm; /* during a poll callback */
+	/*
+	 * while the rings are read and their records paired: when that is to end (0: no
+	 * bound); past it by JOIN_LATE_NS a stack's remaining Java frames are dropped (late)
+	 */
+	__u64 deadline_ns;
+	unsigned int late_count; /* frames since the clock was read */
+	bool late, late_marked;	 /* past the bound; this stack has its marker */
+	/* agent events waiting for their other half, bounded open-addressing tables */
+	struct age_site *ages; /* -e live: age at death of freed sampled objects, per site */
+	size_t nages;
+	__u64 ages_other[AGE_BUCKETS]; /* sites past AGE_SITES */
+	struct ev_slot *waits;	       /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
+	struct ev_slot *live;	       /* (pid, tag) -> a sampled object not freed yet */
+	size_t nwaits, nlive;
+};
+
+/* an event waiting for its other half: a monitor wait for its end, an object for its free */
+struct ev_slot {
+	__u64 k1, k2; /* k1 0: empty */
+	jp_id stack, labels;
+	__u64 time_ns;
+	__u64 space, objects;
+	jp_id jstack; /* monitor waits: the Java frames alone, for the wait's off-CPU time */
+	__u64 end_ns; /* monitor waits: Entered (0: still waiting); kept for late samples */
+};
+
+#define EV_WAITS_CAP 4096u	/* threads waiting on a monitor at once, all JVMs */
+#define EV_LIVE_CAP  (1u << 18) /* sampled objects tracked live (48 B each: 12 MiB) */
+
+/* a finished wait stays this long for the off-CPU sample of its end, which comes later */
+#define WAIT_KEEP_NS (2ull * 1000 * 1000 * 1000)
+
+/* join.c: the samples, the JVMs and their threads, the stack committed to the model */
+struct jvm_ent *jn_find_jvm(const struct join *j, __u32 pid);
+void jn_tidmap_rescan(struct jvm_ent *e, __u64 now);
+__u32 jn_host_tid(struct jvm_ent *e, __u32 nstid, __u64 now);
+__u32 jn_ns_tid(struct jvm_ent *e, __u32 tid);
+int jn_model_drop(struct join *j, struct jvm_ent *e, int err);
+struct last_cpu *jn_last_cpu_slot(struct join *j, __u32 pid, __u32 tid);
+int jn_last_cpu_settle(struct join *j, struct last_cpu *l);
+struct last_cpu *jn_last_own(struct join *j, __u32 pid, __u32 tid);
+int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,
+	      const char *marker);
+int jn_add_native(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		  const __u64 *ustack, struct jvm_ent *e, const char *marker);
+void jn_tally_cpu(struct jvm_ent *e, const struct jp_sample *s, bool complete, bool before);
+int jn_add_missing(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		   const __u64 *ustack, struct jvm_ent *e, enum miss_reason r, int code);
+int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack,
+	      struct jvm_ent *e, const struct java_trace *t);
+
+/* join/frames.c: frames of a stack, named once and cached */
+const char *jn_pool_fmt(struct join *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void jn_push(struct join *j, size_t *n, const char *name, enum jp_frame_kind kind);
+bool jn_push_user_frame(struct join *j, size_t *n, __u32 pid, __u64 addr, bool stop_at_code);
+void jn_push_kernel(struct join *j, size_t *n, const struct jp_sample *s, const __u64 *kstack);
+void jn_push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct java_frame *f);
+void jn_late_done(struct join *j, struct jvm_ent *e);
+bool jn_push_agent_code(struct join *j, size_t *n, struct jvm_ent *e, __u32 pid, __u64 addr);
+void jn_push_native_part(struct join *j, size_t *n, const struct jp_sample *s, const __u64 *kstack,
+			 const __u64 *ustack);
+bool jn_agent_on_stack(struct join *j, const struct jp_sample *s, const __u64 *ustack);
+const char *jn_miss_marker(struct join *j, enum miss_reason r, int code);
+
+/* join/wait.c: samples waiting for their Java traces and traces for their samples */
+int jn_add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_ent *e);
+int jn_pend_add(struct join *j, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack,
+		struct jvm_ent *e);
+int jn_add_follower(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		    const __u64 *ustack, struct jvm_ent *e);
+int jn_add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		   const __u64 *ustack, struct jvm_ent *e);
+int jn_round_next(struct join *j);
+int jn_on_trace(void *ctx, const struct java_trace *tr);
+int jn_retry_dirty(struct join *j);
+int jn_expire(struct join *j, struct jvm_ent *e, bool all);
+bool jn_poll_agents(struct join *j);
+void jn_time_bound(struct join *j, __u64 until);
+int jn_pair_and_expire(struct join *j, bool all);
+
+/* join/events.c: the agents' events (monitor waits, allocations, live objects) */
+int jn_add_monitor_wait(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+			const __u64 *ustack, struct jvm_ent *e);
+int jn_on_event(void *ctx, const struct java_event *ev);
+int jn_add_live(struct join *j);
+void jn_ev_drop_pid(struct ev_slot *t, size_t cap, size_t *n, __u32 pid);
+
+#endif /* JPROF_JOIN_INT_H */
