@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * record_int.h: one recording's state (struct rec) and the functions the files of
+ * `jprof record` share: user/record.c (the loop), record/jvms.c (JVMs found, attached,
+ * retired), record/outputs.c (what is written) and record/summary.c (what is said).
+ */
+#ifndef JPROF_RECORD_INT_H
+#define JPROF_RECORD_INT_H
+
+/* record.c: one recording: targets, kernel session, JVM agents, the poll loop, the output. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "clock.h"
+#include "containers.h"
+#include "join.h"
+#include "record.h"
+#include "kernel/offcpu.h"
+#include "kernel/session.h"
+#include "kernel/syscalls.h"
+#include "jvm/agent_ring.h"
+#include "jvm/attacher.h"
+#include "jvm/discover.h"
+#include "util/fdlimit.h"
+#include "jvm/hswatch.h"
+#include "jvm/pauses.h"
+#include "out/out.h"
+#include "out/outfile.h"
+#include "util/cgroup.h"
+#include "util/procfs.h"
+#include "util/ttysafe.h"
+#include "model/model.h"
+#include "model/view.h"
+#include "sym/syms.h"
+
+#define POLL_MS		   100
+#define POLL_ATTACH_MS	   20 /* while attaches run: serve their helpers without delay */
+#define POLL_YOUNG_MS	   50 /* while young processes wait to be classified */
+#define JVM_MIN_AGE_S	   1 /* attach a JVM that started during the recording once it is this old */
+#define JVM_START_MAX_S	   5 /* ...or, when its hsperfdata says it is still starting, this old */
+#define NEW_PIDS_MAX	   4096
+#define OFFCPU_BLOCKED_MAX 65536 /* threads blocked since before the recording, reported */
+
+/* set by SIGINT/SIGTERM (record.c): the loop ends and the outputs are written */
+extern volatile sig_atomic_t rec_exiting;
+
+/* pids seen for the first time; classified (JVM or not) outside the ring callback */
+struct pidq {
+	__u32 pids[NEW_PIDS_MAX];
+	size_t n;
+};
+
+struct rec {
+	const struct jp_opts *o;
+	unsigned int targets_gone; /* rounds since every -p process exited */
+	__u64 status_ns;	   /* the status line's last update (status_tick) */
+	struct syms *syms;
+	struct kernel_session *ks;
+	/* the kernel side's counters and CPU event, kept when it is freed before the writers */
+	__u64 kstats[JP_STAT_MAX];
+	const char *cpu_event;
+	struct offcpu *offcpu;
+	int offcpu_open; /* intervals still open at the end (offcpu__flush_open) */
+	struct syscalls *sc;
+	struct model *model;
+	struct join *join;
+	char agent_path[4096];
+	/* every pid seen in a sample (open hash) and its process name */
+	__u32 *seen;
+	char (*pcomm)[JP_COMM_LEN];
+	__u64 *pcount; /* samples per pid, for JVMs that exit before they could be tracked */
+	size_t seen_cap, seen_n;
+	struct pidq q;
+	bool q_fast;	  /* a queued process is looked at every round: poll faster */
+	ino_t mnt_ns_ino; /* jprof's mount namespace */
+	/*
+	 * JVMs whose agent answers stack requests. Registered in BPF once the kernel session
+	 * runs (agents connected before it wait here); dropped when the agent withdraws.
+	 */
+	struct {
+		struct jvm_agent *a; /* owned by the join */
+		__u32 pid;	     /* 0: slot unused */
+		int signo;
+		__u64 start_ticks;
+		__u64 handler;
+		bool in_bpf;
+		__u64 dead_ns; /* when the process was first found gone, 0 while it lives */
+	} agents[JP_MAX_JVMS];
+	__u64 retire_check_ns; /* the last look for JVMs that exited */
+	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */
+	size_t nagents;
+	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
+	/* attaches run in helper processes, in the background: sampling never waits on them */
+	struct attacher *att;
+	/* GC and safepoint pauses of every tracked JVM, from its hsperfdata file */
+	struct pauses *pauses;
+	/* new JVMs announced by their hsperfdata file; those gone before they were looked at */
+	struct hswatch *watch;
+	struct {
+		__u32 pid;
+		__u64 seen_ns;
+		bool looked_at; /* known as a JVM, gone while it was still starting */
+	} gone[64];
+	size_t ngone;
+	__u64 gone_more;
+	/* CLOCK_MONOTONIC: record_run's start, sampling's start, the first sample's time */
+	__u64 t_start_ns, sampling_ns, first_sample_ns;
+	struct ct_filter *ctf;	      /* --cgroup/--container, NULL: none */
+	struct cgroup_names *cgnames; /* cgroup id -> container label, NULL without cgroup v2 */
+	__u64 window_ns;   /* -e wall: from the window's start to the end of the recording */
+	__u64 wall_end_ns; /* -e wall: the end; samples after it are clipped to it */
+	int wall_tails; /* -e wall: threads whose CPU time since their last sample came at the end */
+	__u64 band_gc_ns, band_safepoint_ns; /* -e wall: the pause band's time, all JVMs */
+};
+
+/* one output of a recording: an -o file, or stdout */
+struct rec_out {
+	const char *path; /* NULL: stdout */
+	int format;	  /* enum out_format */
+	bool existed;	  /* a regular file was there: it stays as it was if writing fails */
+	struct outfile *file;
+	FILE *f;
+};
+
+/* record.c */
+long rec_seen_get(struct rec *r, __u32 pid, bool *is_new);
+
+/* record/jvms.c */
+void rec_drop_withdrawn_agents(struct rec *r);
+void rec_retire_dead_jvms(struct rec *r, __u64 now);
+int rec_on_agent_ready(void *ctx, const struct jvm_info *jvm, bool attached_now);
+void rec_handle_new_pids(struct rec *r);
+void rec_handle_new_jvm_files(struct rec *r);
+void rec_gone_report(const struct rec *r, FILE *f, bool verbose);
+void rec_watch_report(const struct rec *r, FILE *f);
+void rec_find_agent(struct rec *r, const char *self_dir);
+int rec_check_agent(const struct rec *r);
+void rec_on_attach_note(void *ctx, const char *line);
+void rec_setup_initial_jvms(struct rec *r);
+const char *rec_agent_options(const struct jp_opts *o, char *buf, size_t size);
+__u32 rec_wanted_agent_events(const struct jp_opts *o);
+
+/* record/outputs.c */
+void rec_abort_outputs(struct rec_out *outs, size_t n);
+int rec_open_outputs(const struct jp_opts *o, struct rec_out *outs, size_t *ret_n);
+const char *rec_events_shown(const struct jp_opts *o);
+int rec_write_syscall_table(struct rec *r);
+void rec_add_pause_band(struct rec *r);
+int rec_write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n, char *where,
+		      size_t wlen);
+
+/* record/summary.c */
+__u64 rec_pid_samples(const struct rec *r, __u32 pid);
+void rec_mem_report(const struct rec *r);
+void rec_kstats(const struct rec *r, __u64 *st);
+void rec_status_tick(struct rec *r, __u64 now, __u64 t0, __u64 deadline);
+void rec_summary(struct rec *r, double secs, const char *where);
+__u64 rec_js_samples(const struct rec *r);
+
+#endif /* JPROF_RECORD_INT_H */

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* summary.c: what a recording says: the status line while it runs, the report at its end */
+#include "record/record_int.h"
+
+/* samples read of pid so far */
+__u64 rec_pid_samples(const struct rec *r, __u32 pid)
+{
+	size_t i;
+
+	if (!r->seen_cap)
+		return 0;
+	i = (pid * 2654435761u) & (r->seen_cap - 1);
+	while (r->seen[i] && r->seen[i] != pid)
+		i = (i + 1) & (r->seen_cap - 1);
+	return r->seen[i] ? r->pcount[i] : 0;
+}
+
+/* what the symbolizer refused or left out (untrusted files, budgets): one line, when any */
+static void syms_report(const struct rec *r)
+{
+	struct syms_stats ss;
+
+	syms__stats(r->syms, &ss);
+	if (!ss.unsafe_files && !ss.elf_over_budget && !ss.perfmap_not_owned &&
+	    !ss.perfmap_dropped && !ss.perfmap_over_budget && !ss.paths_over_budget)
+		return;
+	fprintf(stderr,
+		"jprof: symbols: %llu files refused as unsafe (link, mount, type, swapped), %llu "
+		"perf maps not owned by their process's user ignored, %llu ELF files and %llu "
+		"perf-map reads left out by memory budgets, %llu perf-map entries and %llu paths "
+		"dropped; their frames show as addresses\n",
+		(unsigned long long)ss.unsafe_files, (unsigned long long)ss.perfmap_not_owned,
+		(unsigned long long)ss.elf_over_budget, (unsigned long long)ss.perfmap_over_budget,
+		(unsigned long long)ss.perfmap_dropped, (unsigned long long)ss.paths_over_budget);
+}
+
+/* -v: what jprof's memory holds at the end of the recording, by owner */
+void rec_mem_report(const struct rec *r)
+{
+	struct model_mem mm;
+	struct syms_stats ss;
+
+	model__mem(r->model, &mm);
+	syms__stats(r->syms, &ss);
+	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels, %zu "
+		 "locations, %zu functions, %zu strings; MB in rows %.1f, stacks %.1f, locations "
+		 "%.1f, strings %.1f); symbols: ELF %.1f MB, perf maps %.1f MB, "
+		 "%llu pids, %llu files; agent dictionaries %.1f MB (%u JVMs that exited freed)",
+		 mm.bytes / 1048576.0, mm.stacks, mm.stack_locs, mm.rows, mm.labels, mm.locs,
+		 mm.funcs, mm.strs, mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0,
+		 mm.loc_bytes / 1048576.0, mm.str_bytes / 1048576.0, ss.elf_bytes / 1048576.0,
+		 ss.perfmap_bytes / 1048576.0, (unsigned long long)ss.pids,
+		 (unsigned long long)ss.dsos, jvm_agent__all_bytes() / 1048576.0, r->retired);
+}
+
+/* the kernel side's counters: read now, or as kept when it was freed */
+void rec_kstats(const struct rec *r, __u64 *st)
+{
+	if (r->ks)
+		kernel_session__stats(r->ks, st);
+	else
+		memcpy(st, r->kstats, sizeof(r->kstats));
+}
+
+/*
+ * On a terminal, once a second: how long, how many samples, JVMs and losses so far (one
+ * status line that messages print above; none when stderr is a file or a pipe)
+ */
+void rec_status_tick(struct rec *r, __u64 now, __u64 t0, __u64 deadline)
+{
+	__u64 st[JP_STAT_MAX];
+	unsigned int jvms = 0, java = 0;
+	char line[200], when[64];
+
+	if (!log_is_tty() || now < r->status_ns + 1000000000ull)
+		return;
+	r->status_ns = now;
+	rec_kstats(r, st);
+	if (r->att)
+		attacher__counts(r->att, &jvms, &java);
+	if (deadline != ~0ull)
+		snprintf(when, sizeof(when), "%.0f of %.0f s", (now - t0) / 1e9,
+			 (deadline - t0) / 1e9);
+	else
+		snprintf(when, sizeof(when), "%.0f s (Ctrl-C to stop)", (now - t0) / 1e9);
+	snprintf(line, sizeof(line),
+		 "jprof: recording %s: %llu samples, %u JVMs (%u with Java "
+		 "stacks), %llu lost",
+		 when, (unsigned long long)st[JP_STAT_SAMPLES], jvms, java,
+		 (unsigned long long)st[JP_STAT_RB_DROPS]);
+	log_status(line);
+}
+
+/* text to stderr with other users' control characters escaped (ttysafe.h), lines kept */
+static void print_escaped(const char *text, size_t len)
+{
+	size_t cap = len * 4 + 1;
+	char *safe = text ? malloc(cap) : NULL;
+
+	if (!text)
+		return;
+	fputs(safe ? tty_escape(text, safe, cap, 1) : text, stderr);
+	free(safe);
+}
+
+void rec_summary(struct rec *r, double secs, const char *where)
+{
+	__u64 st[JP_STAT_MAX];
+	struct join_stats js;
+	char what[96], agent_lost[96] = "", *text = NULL;
+	size_t len = 0;
+	/* gathered, then printed escaped: names in it are other users' (comm, main class) */
+	FILE *out = open_memstream(&text, &len);
+	unsigned int jvms = 0, jvms_java = 0;
+	int open = r->offcpu_open > 0 ? r->offcpu_open : 0;
+	/* by default what matters; -v: how each figure came about, per JVM */
+	bool v = r->o->verbose;
+
+	if (!out)
+		out = stderr;
+
+	rec_kstats(r, st);
+	join__stats(r->join, &js);
+	join__report(r->join, out, v);
+	rec_gone_report(r, out, v);
+	rec_watch_report(r, out);
+	if (r->pauses && v)
+		pauses__report(r->pauses, out);
+	if (r->att) {
+		attacher__report(r->att, mono_ns(), out);
+		attacher__counts(r->att, &jvms, &jvms_java);
+	}
+	/* each event in its own unit */
+	if (r->o->events & (1u << JP_EV_OFFCPU))
+		fprintf(out,
+			"jprof: off-CPU: %llu intervals, %.3f s blocked, %d still open at the end, "
+			"%llu lost; %llu thread switches the kernel's tracepoint did not report, "
+			"their time taken from the scheduler's runtime\n",
+			(unsigned long long)st[JP_STAT_OFFCPU] + (__u64)open,
+			model__total(r->model, JP_VAL_OFFCPU_NS) / 1e9, open,
+			(unsigned long long)st[JP_STAT_OFFCPU_LOST],
+			(unsigned long long)st[JP_STAT_SWITCH_MISSED]);
+	if (r->o->events & (1u << JP_EV_SYSCALL))
+		fprintf(out, "jprof: slow syscalls: %llu calls, %.3f s%s\n",
+			(unsigned long long)model__total(r->model, JP_VAL_SYSCALL_CALLS),
+			model__total(r->model, JP_VAL_SYSCALL_NS) / 1e9,
+			r->o->events & (1u << JP_EV_OFFCPU)
+				? " (their blocked time is in the off-CPU time, counted once there)"
+				: "");
+	if (r->o->events & (1u << JP_EV_CPU) && v)
+		fprintf(out,
+			"jprof: CPU time: %.3f s on CPU (%s), %llu thread exits%s carried their "
+			"time "
+			"after the last sample, %llu threads new in the recording, %llu samples "
+			"weighed one period (thread's earlier runtime unknown)\n",
+			model__total(r->model, JP_VAL_CPU_NS) / 1e9,
+			r->o->wall ? "switch timestamps" : "scheduler runtime",
+			(unsigned long long)st[JP_STAT_CPU_TAIL] + (__u64)r->wall_tails,
+			r->o->wall ? " and threads alive at the end" : "",
+			(unsigned long long)st[JP_STAT_CPU_NEW],
+			(unsigned long long)st[JP_STAT_CPU_NOPREV]);
+	if (r->o->wall)
+		fprintf(out,
+			"jprof: wall: %.6f s recorded; per thread, on-CPU + runnable + blocked "
+			"time "
+			"add up to it for threads that lived through it; JVM pauses beside "
+			"them (hsperfdata): [GC pause] %.6f s, [safepoint] %.6f s\n",
+			r->window_ns / 1e9, r->band_gc_ns / 1e9, r->band_safepoint_ns / 1e9);
+	if (r->o->agent_events & JP_AGENT_EV_LOCK)
+		fprintf(out,
+			"jprof: monitor contention: %llu waits, %.3f s waited (of them "
+			"java.util.concurrent parks: %llu, %.3f s; parks shorter than --min-block "
+			"%u us are not seen)\n",
+			(unsigned long long)model__total(r->model, JP_VAL_CONTENTIONS),
+			model__total(r->model, JP_VAL_DELAY_NS) / 1e9, (unsigned long long)js.parks,
+			js.park_ns / 1e9, r->o->min_block_us);
+	if (r->o->agent_events & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE))
+		fprintf(out,
+			"jprof: allocations: %llu bytes, %llu objects (estimated from samples)\n",
+			(unsigned long long)model__total(r->model, JP_VAL_ALLOC_SPACE),
+			(unsigned long long)model__total(r->model, JP_VAL_ALLOC_OBJECTS));
+	if (r->o->agent_events & JP_AGENT_EV_LIVE)
+		fprintf(out, "jprof: live at the end: %llu bytes, %llu objects (estimated)\n",
+			(unsigned long long)model__total(r->model, JP_VAL_INUSE_SPACE),
+			(unsigned long long)model__total(r->model, JP_VAL_INUSE_OBJECTS));
+	if (v && (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] ||
+		  r->withdrawn))
+		fprintf(out,
+			"jprof: %llu stack requests not sent (the process's handler for the signal "
+			"was not, or was being changed from, the agent's: exec or signal reset); "
+			"JVMs unregistered: %llu at exec, %llu at exit, %u withdrawn by the "
+			"agent\n",
+			(unsigned long long)st[JP_STAT_NO_HANDLER],
+			(unsigned long long)st[JP_STAT_JVM_EXEC],
+			(unsigned long long)st[JP_STAT_JVM_EXIT], r->withdrawn);
+	if (r->o->events & (1u << JP_EV_CPU))
+		snprintf(what, sizeof(what), "%s, %u Hz, %llu idle not shown, ", r->cpu_event,
+			 r->o->freq_hz, (unsigned long long)st[JP_STAT_IDLE]);
+	else
+		what[0] = '\0';
+	if (v && (r->o->npids || r->ctf) && (r->o->events & (1u << JP_EV_CPU)))
+		fprintf(out,
+			"jprof: %llu CPU samples of other processes left out in the kernel (%s)\n",
+			(unsigned long long)st[JP_STAT_FILTERED],
+			r->ctf ? (r->o->npids ? "-p, --cgroup/--container" : "--cgroup/--container")
+			       : "-p");
+	if (js.model_drops)
+		fprintf(out,
+			"jprof: %llu samples dropped: the profile reached its budget (%llu MiB); "
+			"the JVM lines say whose\n",
+			(unsigned long long)js.model_drops,
+			(unsigned long long)(MODEL_MAX_BYTES >> 20));
+	/* the first sample's time with -v; none at all is a problem, said always */
+	if (r->first_sample_ns > r->t_start_ns) {
+		if (v)
+			fprintf(out,
+				"jprof: first sample %.0f ms after start (sampling from %.0f ms)\n",
+				(r->first_sample_ns - r->t_start_ns) / 1e6,
+				(r->sampling_ns - r->t_start_ns) / 1e6);
+	} else {
+		fprintf(out, "jprof: no sample (sampling from %.0f ms after start)\n",
+			(r->sampling_ns - r->t_start_ns) / 1e6);
+	}
+	/* every loss of this recording: the kernel's ring, and what the agents dropped */
+	if (js.agent_lost)
+		snprintf(agent_lost, sizeof(agent_lost),
+			 ", %llu Java stacks and events the JVMs' agents dropped (ring full)",
+			 (unsigned long long)js.agent_lost);
+	fprintf(out,
+		"jprof: %llu %ssamples (%s%.1f s), %llu lost (ring buffer full)%s, "
+		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
+		(unsigned long long)(r->o->events & (1u << JP_EV_CPU)
+					     ? model__total(r->model, JP_VAL_CPU_SAMPLES)
+					     : js.samples),
+		r->o->events == 1u << JP_EV_CPU || !(r->o->events & (1u << JP_EV_CPU)) ? ""
+										       : "CPU ",
+		what, secs, (unsigned long long)st[JP_STAT_RB_DROPS], agent_lost,
+		(unsigned long long)js.processes, jvms, jvms_java, where);
+	if (out != stderr) {
+		fclose(out);
+		print_escaped(text, len);
+		free(text);
+	}
+	syms_report(r);
+	pr_debug(
+		"bpf: %llu samples, %llu kernel-stack errors, %llu user-stack errors, %llu signals "
+		"(%llu busy, %llu failed, %llu not sent: one still queued, %llu not sent: not a "
+		"Java thread), %llu unmatched traces",
+		(unsigned long long)st[JP_STAT_SAMPLES], (unsigned long long)st[JP_STAT_KSTACK_ERR],
+		(unsigned long long)st[JP_STAT_USTACK_ERR],
+		(unsigned long long)st[JP_STAT_SIG_SENT], (unsigned long long)st[JP_STAT_SIG_BUSY],
+		(unsigned long long)st[JP_STAT_SIG_ERR], (unsigned long long)st[JP_STAT_SIG_QUEUED],
+		(unsigned long long)st[JP_STAT_NATIVE_SKIP],
+		(unsigned long long)js.unmatched_traces);
+}
+
+__u64 rec_js_samples(const struct rec *r)
+{
+	struct join_stats js;
+
+	join__stats(r->join, &js);
+	return js.samples;
+}
