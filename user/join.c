@@ -102,6 +102,7 @@ void join__free(struct join *j)
 	for (size_t i = 0; i < j->njvms; i++)
 		jvm_ent__free(j, j->jvms[i]);
 	free(j->jvms);
+	free(j->by_pid);
 	for (size_t i = 0; i < j->thr_cap; i++) {
 		for (struct thr *t = j->thr_tab[i], *next; t; t = next) {
 			next = t->hnext;
@@ -119,12 +120,78 @@ void join__free(struct join *j)
 }
 
 /* the live JVM entry of pid (a retired one stays for the report, its pid may be reused) */
+/*
+ * The live JVMs by pid: a lookup per sample costs a hash and a probe or two, whatever the
+ * number of JVMs that came and went (they stay in jvms[] for the report only).
+ */
+static size_t by_pid_slot(size_t cap, __u32 pid)
+{
+	return (size_t)(hash_keyed(pid) >> 17) & (cap - 1);
+}
+
 struct jvm_ent *jn_find_jvm(const struct join *j, __u32 pid)
 {
-	for (size_t i = 0; i < j->njvms; i++)
-		if (j->jvms[i]->pid == pid && !j->jvms[i]->retired)
-			return j->jvms[i];
-	return NULL;
+	if (!j->by_pid_n)
+		return NULL;
+	for (size_t i = by_pid_slot(j->by_pid_cap, pid);; i = (i + 1) & (j->by_pid_cap - 1)) {
+		struct jvm_ent *e = j->by_pid[i];
+
+		if (!e || e->pid == pid)
+			return e;
+	}
+}
+
+static void by_pid_put(struct jvm_ent **t, size_t cap, struct jvm_ent *e)
+{
+	size_t i = by_pid_slot(cap, e->pid);
+
+	while (t[i])
+		i = (i + 1) & (cap - 1);
+	t[i] = e;
+}
+
+static int by_pid_add(struct join *j, struct jvm_ent *e)
+{
+	if ((j->by_pid_n + 1) * 2 > j->by_pid_cap) {
+		size_t nc = j->by_pid_cap ? j->by_pid_cap * 2 : 64;
+		struct jvm_ent **nt = calloc(nc, sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		for (size_t i = 0; i < j->by_pid_cap; i++)
+			if (j->by_pid[i])
+				by_pid_put(nt, nc, j->by_pid[i]);
+		free(j->by_pid);
+		j->by_pid = nt;
+		j->by_pid_cap = nc;
+	}
+	by_pid_put(j->by_pid, j->by_pid_cap, e);
+	j->by_pid_n++;
+	return 0;
+}
+
+/* removes e, moving back the entries of its probe run that would no longer be found */
+static void by_pid_del(struct join *j, const struct jvm_ent *e)
+{
+	size_t mask = j->by_pid_cap - 1, i, k;
+
+	if (!j->by_pid_n)
+		return;
+	for (i = by_pid_slot(j->by_pid_cap, e->pid); j->by_pid[i] != e; i = (i + 1) & mask)
+		if (!j->by_pid[i])
+			return;
+	j->by_pid[i] = NULL;
+	j->by_pid_n--;
+	for (k = (i + 1) & mask; j->by_pid[k]; k = (k + 1) & mask) {
+		size_t home = by_pid_slot(j->by_pid_cap, j->by_pid[k]->pid);
+
+		/* k's entry stays unless the hole lies between its home and k */
+		if ((k > i && (home <= i || home > k)) || (k < i && home <= i && home > k)) {
+			j->by_pid[i] = j->by_pid[k];
+			j->by_pid[k] = NULL;
+			i = k;
+		}
+	}
 }
 
 void join__set_jvm_name(struct join *j, __u32 pid, const char *name)
@@ -188,13 +255,22 @@ int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, stru
 	if (!e)
 		return -ENOMEM;
 	e->serial = ++j->serials;
-	n = realloc(j->jvms, (j->njvms + 1) * sizeof(*n));
-	if (!n) {
+	if (j->njvms == j->jvms_cap) {
+		size_t nc = j->jvms_cap ? j->jvms_cap * 2 : 16;
+
+		n = realloc(j->jvms, nc * sizeof(*n));
+		if (!n) {
+			free(e);
+			return -ENOMEM;
+		}
+		j->jvms = n;
+		j->jvms_cap = nc;
+	}
+	e->pid = pid;
+	if (by_pid_add(j, e)) {
 		free(e);
 		return -ENOMEM;
 	}
-	j->jvms = n;
-	e->pid = pid;
 	e->nspid = nspid;
 	e->a = a;
 	dl_init(&e->pend);
@@ -811,6 +887,7 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 	e->tids = e->by_host = NULL;
 	e->ntids = 0;
 	e->retired = true;
+	by_pid_del(j, e);
 	e->pending = false;
 	return err;
 }

@@ -829,6 +829,37 @@ TEST(agent_events_only_as_asked)
 	}
 }
 
+/* JVMs come and go: the live ones are found by pid, retired ones are not, pids are reused */
+TEST(jvms_by_pid_through_churn)
+{
+	enum { N = 3000 };
+	struct join_opts o = { 0 };
+	struct fixture f;
+	int bad = 0;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	for (__u32 p = 1; p <= N; p++)
+		ASSERT_TRUE(join__add_jvm(f.join, p * 7, p * 7, "java", NULL) == 0);
+	/* every third retires: probe runs close over the holes */
+	for (__u32 p = 1; p <= N; p += 3)
+		EXPECT_EQ(join__retire_jvm(f.join, p * 7, 0), 0);
+	for (__u32 p = 1; p <= N; p++)
+		bad += join__knows_jvm(f.join, p * 7) != ((p - 1) % 3 != 0);
+	EXPECT_EQ(bad, 0);
+	/* a retired pid comes back as a new JVM; the others stay */
+	for (__u32 p = 1; p <= N; p += 3)
+		ASSERT_TRUE(join__add_jvm(f.join, p * 7, p * 7, "java", NULL) == 0);
+	for (__u32 p = 1; p <= N; p++)
+		bad += !join__knows_jvm(f.join, p * 7);
+	for (__u32 p = 1; p <= N; p++)
+		EXPECT_EQ(join__retire_jvm(f.join, p * 7, 0), 0);
+	for (__u32 p = 1; p <= N; p++)
+		bad += join__knows_jvm(f.join, p * 7);
+	EXPECT_EQ(bad, 0);
+	EXPECT_TRUE(!join__knows_jvm(f.join, 5));
+	teardown(&f);
+}
+
 /*
  * Counting wrappers (the Makefile links this binary with --wrap for each): calls from
  * jprof's code while `counting` is set are counted, then passed on.

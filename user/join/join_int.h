@@ -261,7 +261,11 @@ struct join {
 	struct blkcache blk; /* waiting samples, traces and thread slots: reused, not malloc'd */
 	/* "[no Java stack: REASON]" markers, each formatted once: by reason, by AGCT code */
 	char miss_marks[MISS_MAX][64], agct_marks[MISS_AGCT_CODES][64];
-	struct jvm_ent **jvms;
+	struct jvm_ent **jvms; /* every JVM of the recording, retired ones too (the report) */
+	size_t jvms_cap;
+	/* the live ones by pid: open addressing, linear probing, no tombstones (by_pid_*) */
+	struct jvm_ent **by_pid;
+	size_t by_pid_cap, by_pid_n;
 	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */
 	/* threads with something waiting: chained hash by (pid, tid) */
 	struct thr **thr_tab;
