@@ -10,6 +10,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 CT_SECS=240 # the workloads outlive every test of the file; teardown_file ends them
+# (-Xmx64m: their allocations make a young GC about every second, for the pause band)
 
 hex64() {
 	od -An -N32 -tx1 /dev/urandom | tr -d ' \n'
@@ -27,7 +28,7 @@ start_ct() {
 			'cd "$1" && mount -t tmpfs tmpfs /tmp && cp CtWork.class /tmp/ && cd /tmp &&
 			 u=$2 g=$3 h=$4 s=$5 && shift 5 &&
 			 exec setpriv --reuid="$u" --regid="$g" --clear-groups "$h/bin/java" "$@" \
-				-cp /tmp CtWork "$s" /tmp/ready' \
+				-Xmx64m -cp /tmp CtWork "$s" /tmp/ready' \
 			sh "$APPS" "$uid" "$gid" "$home" "$CT_SECS" "$@"
 	) >"$WORK/$user.log" 2>&1 3>&- &
 	u=$!
@@ -65,7 +66,7 @@ setup_file() {
 	PID_A=$(start_ct "$CG_A" "$JDK17" jpt-ct1)
 	PID_B=$(start_ct "$CG_B" "$JDK25" jpt-ct2)
 	# the host: a JVM and a native loop, both busy while the containers are profiled
-	"$JDK17/bin/java" -cp "$APPS" CtWork "$CT_SECS" "$WORK/host-ready" >"$WORK/host.log" 2>&1 3>&- &
+	"$JDK17/bin/java" -Xmx64m -cp "$APPS" CtWork "$CT_SECS" "$WORK/host-ready" >"$WORK/host.log" 2>&1 3>&- &
 	PID_H=$!
 	echo "$PID_H" >>"$WORK/pids"
 	sh -c 'while :; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.02; done' 3>&- &
