@@ -103,6 +103,7 @@ void join__free(struct join *j)
 		jvm_ent__free(j, j->jvms[i]);
 	free(j->jvms);
 	free(j->by_pid);
+	free(j->ups);
 	for (size_t i = 0; i < j->thr_cap; i++) {
 		for (struct thr *t = j->thr_tab[i], *next; t; t = next) {
 			next = t->hnext;
@@ -236,6 +237,53 @@ bool join__has_jvm(const struct join *j, __u32 pid)
 	struct jvm_ent *e = jn_find_jvm(j, pid);
 
 	return e && e->a;
+}
+
+/*
+ * An update for the capture side waits in the join until the record loop takes it. Over
+ * JOIN_UPDATES_MAX one that only saves signals is dropped (and counted); one that withdraws
+ * a Method* BPF must no longer name is always kept.
+ */
+void jn_update(struct join *j, const struct join_update *u)
+{
+	bool must = u->kind == JOIN_UP_JW_METHOD && !u->on;
+
+	if (j->nups >= JOIN_UPDATES_MAX && !must) {
+		j->st.updates_dropped++;
+		return;
+	}
+	if (j->nups == j->ups_cap) {
+		size_t nc = j->ups_cap ? j->ups_cap * 2 : 256;
+		struct join_update *nv = realloc(j->ups, nc * sizeof(*nv));
+
+		if (!nv) {
+			j->st.updates_dropped++; /* a withdrawal too: out of memory */
+			return;
+		}
+		j->ups = nv;
+		j->ups_cap = nc;
+	}
+	j->ups[j->nups++] = *u;
+}
+
+/* jwalk's callback: a Method* was learnt or forgotten */
+void jn_jw_method(void *ctx, __u32 pid, __u64 method, bool known)
+{
+	jn_update(ctx,
+		  &(struct join_update){
+			  .kind = JOIN_UP_JW_METHOD, .pid = pid, .method = method, .on = known});
+}
+
+size_t join__take_updates(struct join *j, struct join_update *buf, size_t max)
+{
+	size_t n = j->nups < max ? j->nups : max;
+
+	if (!n)
+		return 0;
+	memcpy(buf, j->ups, n * sizeof(*buf));
+	memmove(j->ups, j->ups + n, (j->nups - n) * sizeof(*buf));
+	j->nups -= n;
+	return n;
 }
 
 int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a)
@@ -681,13 +729,18 @@ static void tell_native(struct join *j, const struct jp_sample *s, bool native)
 	if (!native) {
 		l->native_ns = 0;
 		if (s->flags & JP_SF_NATIVE_RECHECK)
-			j->o.native_thread(j->o.native_ctx, s->tid, false);
+			jn_update(j, &(struct join_update){.kind = JOIN_UP_NATIVE_THREAD,
+							   .pid = s->pid,
+							   .tid = s->tid});
 		return;
 	}
 	if (!l->native_ns || l->native_ns > s->time_ns)
 		l->native_ns = s->time_ns;
 	if (!(s->flags & JP_SF_NATIVE_RECHECK) && s->time_ns - l->native_ns >= NATIVE_AFTER_NS)
-		j->o.native_thread(j->o.native_ctx, s->tid, true);
+		jn_update(j, &(struct join_update){.kind = JOIN_UP_NATIVE_THREAD,
+						   .pid = s->pid,
+						   .tid = s->tid,
+						   .on = true});
 }
 
 /* a sample meets its trace */
@@ -701,7 +754,7 @@ int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, co
 	comm[JP_COMM_LEN] = '\0';
 	native = t->num_frames == JAVA_TRACE_ERR_NOT_JAVA_THREAD ||
 		 (t->num_frames == -3 && jvm_service_thread(comm));
-	if (j->o.native_thread)
+	if (j->o.native_threads)
 		tell_native(j, s, native);
 	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only) {
 		int r = t->num_frames > 0 ? add_park(j, s, e, t) : 0;

@@ -37,15 +37,28 @@ struct join_opts {
 	 */
 	__u32 joined_events;
 	/*
-	 * called with a JVM thread's global tid when its agent answered that it is not a Java
-	 * thread (GC, compiler): its stack requests can stop (native); and when a re-ask
-	 * (JP_SF_NATIVE_RECHECK) found a Java thread: they start again. NULL: they go on.
+	 * JOIN_UP_NATIVE_THREAD updates are made (a JVM thread's agent answered that it is
+	 * not a Java thread: its stack requests can stop). false: they go on.
 	 */
-	void (*native_thread)(void *ctx, __u32 tid, bool native);
-	void *native_ctx;
-	/* --java-walk: an interpreted method's Method* the join can name, or no longer */
-	void (*jw_method)(void *ctx, __u32 pid, __u64 method, bool known);
-	void *jw_ctx;
+	bool native_threads;
+};
+
+/*
+ * What the capture side must learn from the join: returned as data, taken by the record
+ * loop once a round (join__take_updates), never called upward from a sample.
+ */
+enum join_update_kind {
+	/* a JVM thread (global tid) is native (GC, compiler: on) or, re-asked, Java (off) */
+	JOIN_UP_NATIVE_THREAD = 1,
+	/* --java-walk: an interpreted method's Method* of JVM pid can be named (on), or not */
+	JOIN_UP_JW_METHOD,
+};
+
+struct join_update {
+	__u32 kind; /* enum join_update_kind */
+	__u32 pid, tid;
+	bool on;
+	__u64 method;
 };
 
 struct join;
@@ -91,6 +104,12 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
  * longer than the bound (now_ns: CLOCK_MONOTONIC, 0: now) without one.
  */
 int join__poll(struct join *j, __u64 now_ns);
+/*
+ * Moves up to max pending updates, oldest first, into buf; returns how many. Updates wait
+ * in the join until taken (at most JOIN_UPDATES_MAX: past it a "native" or "known" one is
+ * dropped and counted, costing signals only; one that withdraws a Method* is always kept).
+ */
+size_t join__take_updates(struct join *j, struct join_update *buf, size_t max);
 /* End of run: reads the agent rings for at most a few hundred ms, pairs what can be
  * paired and adds everything still waiting. */
 int join__flush(struct join *j);
@@ -107,6 +126,7 @@ struct join_stats {
 	__u64 model_drops;	/* samples the model's budget refused (model__over_budget) */
 	__u64 parks, park_ns;	/* -e lock: LockSupport.park intervals in the lock view */
 	__u64 agent_lost;	/* traces and events the JVMs' agents dropped this recording */
+	__u64 updates_dropped;	/* updates for the capture side over JOIN_UPDATES_MAX */
 };
 void join__stats(const struct join *j, struct join_stats *ret);
 /*

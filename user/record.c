@@ -76,22 +76,25 @@ long rec_seen_get(struct rec *r, __u32 pid, bool *is_new)
 	return (long)s;
 }
 
-/* the join learnt whether a JVM thread is a Java thread: stack requests stop or start */
-static void on_native_thread(void *ctx, __u32 tid, bool native)
+/*
+ * What the join learnt for the capture side since the last round: threads of JVMs that are
+ * not Java threads (their stack requests stop, or start again), Method*s BPF's Java walk may
+ * name (or no longer). Applied once a round, never from inside a sample's join.
+ */
+static void apply_join_updates(struct rec *r)
 {
-	struct rec *r = ctx;
+	struct join_update u[256];
+	size_t n;
 
-	if (r->ks)
-		(void)kernel_session__native_thread(r->ks, tid, native);
-}
-
-/* the join can name an interpreted method of a JVM (or no longer): BPF's walk follows */
-static void on_jw_method(void *ctx, __u32 pid, __u64 method, bool known)
-{
-	struct rec *r = ctx;
-
-	if (r->ks)
-		(void)kernel_session__jw_method(r->ks, pid, method, known);
+	while ((n = join__take_updates(r->join, u, 256))) {
+		for (size_t i = 0; i < n && r->ks; i++) {
+			if (u[i].kind == JOIN_UP_NATIVE_THREAD)
+				(void)kernel_session__native_thread(r->ks, u[i].tid, u[i].on);
+			else if (u[i].kind == JOIN_UP_JW_METHOD)
+				(void)kernel_session__jw_method(r->ks, u[i].pid, u[i].method,
+								u[i].on);
+		}
+	}
 }
 
 static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack)
@@ -357,10 +360,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			r.cgnames = cgroup_names__new(mount);
 		jo.cgroups = r.cgnames;
 	}
-	jo.native_thread = on_native_thread;
-	jo.native_ctx = &r;
-	jo.jw_method = on_jw_method;
-	jo.jw_ctx = &r;
+	jo.native_threads = true;
 	r.join = join__new(r.syms, r.model, &jo);
 	if (!r.join) {
 		pr_err("out of memory");
@@ -424,6 +424,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			pr_err("joining samples: %s", strerror(-err));
 			break;
 		}
+		apply_join_updates(&r);
 		join__heartbeat(r.join, mono_ns(), rec_wanted_agent_events(o), o->alloc_interval);
 		rec_handle_new_pids(&r);
 		rec_drop_withdrawn_agents(&r);

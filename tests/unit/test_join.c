@@ -627,22 +627,29 @@ TEST(samples_during_a_pending_request_take_its_trace)
 	fa_close(&fa);
 }
 
-/* what the join told the kernel side about native threads */
+/* what the join told the kernel side about native threads, taken as the record loop does */
 struct told {
 	int n;
 	__u32 tid[8];
 	bool native[8];
 };
 
-static void on_native(void *ctx, __u32 tid, bool native)
+static void take_told(struct join *j, struct told *t)
 {
-	struct told *t = ctx;
+	struct join_update u[4];
+	size_t n;
 
-	if (t->n < 8) {
-		t->tid[t->n] = tid;
-		t->native[t->n] = native;
+	while ((n = join__take_updates(j, u, 4))) {
+		for (size_t i = 0; i < n; i++) {
+			if (u[i].kind != JOIN_UP_NATIVE_THREAD)
+				continue;
+			if (t->n < 8) {
+				t->tid[t->n] = u[i].tid;
+				t->native[t->n] = u[i].on;
+			}
+			t->n++;
+		}
 	}
-	t->n++;
 }
 
 /* one signalled sample of tid at t and its trace (n frames, or an error code) */
@@ -661,7 +668,7 @@ static void answer(struct fixture *f, struct fake_agent *fa, __u32 tid, __u64 t,
 TEST(native_threads_are_told_after_a_while_and_again_when_java)
 {
 	struct told told = { 0 };
-	struct join_opts o = { .native_thread = on_native, .native_ctx = &told };
+	struct join_opts o = { .native_threads = true };
 	struct fake_agent fa;
 	struct fixture f;
 	struct jp_sample s;
@@ -677,8 +684,10 @@ TEST(native_threads_are_told_after_a_while_and_again_when_java)
 	/* a GC thread: told once it has answered so for 200 ms */
 	answer(&f, &fa, 9, b, JAVA_TRACE_ERR_NOT_JAVA_THREAD, 0);
 	answer(&f, &fa, 9, b + 100 * ms, JAVA_TRACE_ERR_NOT_JAVA_THREAD, 0);
+	take_told(f.join, &told);
 	EXPECT_EQ(told.n, 0);
 	answer(&f, &fa, 9, b + 250 * ms, JAVA_TRACE_ERR_NOT_JAVA_THREAD, 0);
+	take_told(f.join, &told);
 	EXPECT_EQ(told.n, 1);
 	EXPECT_EQ(told.tid[0], 9);
 	EXPECT_TRUE(told.native[0]);
@@ -688,8 +697,10 @@ TEST(native_threads_are_told_after_a_while_and_again_when_java)
 	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
 	/* a re-ask: still native, nothing to tell; then it has attached: told */
 	answer(&f, &fa, 9, b + 400 * ms, JAVA_TRACE_ERR_NOT_JAVA_THREAD, JP_SF_NATIVE_RECHECK);
+	take_told(f.join, &told);
 	EXPECT_EQ(told.n, 1);
 	answer(&f, &fa, 9, b + 500 * ms, 1, JP_SF_NATIVE_RECHECK);
+	take_told(f.join, &told);
 	EXPECT_EQ(told.n, 2);
 	EXPECT_EQ(told.tid[1], 9);
 	EXPECT_TRUE(!told.native[1]);

@@ -261,6 +261,9 @@ struct join {
 	struct blkcache blk; /* waiting samples, traces and thread slots: reused, not malloc'd */
 	/* "[no Java stack: REASON]" markers, each formatted once: by reason, by AGCT code */
 	char miss_marks[MISS_MAX][64], agct_marks[MISS_AGCT_CODES][64];
+	/* updates for the capture side, oldest first, until join__take_updates */
+	struct join_update *ups;
+	size_t nups, ups_cap;
 	struct jvm_ent **jvms; /* every JVM of the recording, retired ones too (the report) */
 	size_t jvms_cap;
 	/* the live ones by pid: open addressing, linear probing, no tombstones (by_pid_*) */
@@ -324,7 +327,12 @@ struct ev_slot {
 /* a finished wait stays this long for the off-CPU sample of its end, which comes later */
 #define WAIT_KEEP_NS (2ull * 1000 * 1000 * 1000)
 
+/* at most this many updates wait for the record loop (join__take_updates) */
+#define JOIN_UPDATES_MAX 65536
+
 /* join.c: the samples, the JVMs and their threads, the stack committed to the model */
+void jn_update(struct join *j, const struct join_update *u);
+void jn_jw_method(void *ctx, __u32 pid, __u64 method, bool known);
 struct jvm_ent *jn_find_jvm(const struct join *j, __u32 pid);
 void jn_tidmap_rescan(struct jvm_ent *e, __u64 now);
 __u32 jn_host_tid(struct jvm_ent *e, __u32 nstid, __u64 now);

@@ -243,7 +243,7 @@ int jn_pend_add(struct join *j, const struct jp_sample *s, const __u64 *kstack, 
 		return -ENOMEM;
 	}
 	if (s->jstack_err && !e->jw) /* NULL: not compared */
-		e->jw = jwalk__new(e->pid, j->o.jw_method, j->o.jw_ctx);
+		e->jw = jwalk__new(e->pid, jn_jw_method, j);
 	p->thr = t;
 	dl_add_tail(&t->pend, &p->tnode);
 	dl_add_tail(&e->pend, &p->jnode);
@@ -311,7 +311,7 @@ int jn_add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstac
 	struct pend *p;
 
 	if (!e->jw)
-		e->jw = jwalk__new(e->pid, j->o.jw_method, j->o.jw_ctx);
+		e->jw = jwalk__new(e->pid, jn_jw_method, j);
 	if (!jwalk__trace(e->jw, e->a, s, jframes_of(s, ustack), &tr))
 		return jn_finish(j, s, kstack, ustack, e, &tr);
 	/* the first to wait reads what the dictionary has gained (the others wait for it) */
