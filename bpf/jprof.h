@@ -17,6 +17,8 @@
 #define JP_EV_CPU     0
 #define JP_EV_OFFCPU  1
 #define JP_EV_SYSCALL 2
+/* a process's last thread exited (jvms.bpf.c): pid and time only; the session keeps it */
+#define JP_EV_EXIT    3
 
 /* jp_sample.flags */
 #define JP_SF_SIGNALED	 1u	/* a stack request signal was sent to the thread */
@@ -80,7 +82,8 @@
  */
 #define JP_STAT_SWITCH_MISSED 21
 #define JP_STAT_NATIVE_SKIP   22 /* no signal: a JVM thread known not to be a Java thread */
-#define JP_STAT_MAX	      23
+#define JP_STAT_EXIT_LOST     23 /* process exits not told to user space: the ring was full */
+#define JP_STAT_MAX	      24
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java

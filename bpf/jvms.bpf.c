@@ -38,11 +38,25 @@ int jvms_exit(void *ctx)
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct jp_sample *e;
 
 	(void)ctx;
 	bpf_map_delete_elem(&native_threads, &tid);
 	if (BPF_CORE_READ(task, signal, live.counter))
 		return 0;
+	/* user space drops what it holds of the process (symbols): told once, in the ring */
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (e) {
+		__builtin_memset(e, 0, sizeof(*e));
+		e->time_ns = bpf_ktime_get_ns();
+		e->pid = tgid;
+		e->tid = tid;
+		e->kind = JP_EV_EXIT;
+		e->syscall_nr = -1;
+		bpf_ringbuf_submit(e, ringbuf_wakeup_flags());
+	} else {
+		stat_inc(JP_STAT_EXIT_LOST);
+	}
 	bpf_map_delete_elem(&jwalk, &tgid);
 	if (!bpf_map_delete_elem(&jvms, &tgid))
 		stat_inc(JP_STAT_JVM_EXIT);

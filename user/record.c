@@ -59,6 +59,19 @@ static int seen_grow(struct rec *r)
 	return 0;
 }
 
+/* slot of pid, -1 when it was never seen */
+long rec_seen_find(const struct rec *r, __u32 pid)
+{
+	size_t i;
+
+	if (!r->seen_cap)
+		return -1;
+	i = (pid * 2654435761u) & (r->seen_cap - 1);
+	while (r->seen[i] && r->seen[i] != pid)
+		i = (i + 1) & (r->seen_cap - 1);
+	return r->seen[i] ? (long)i : -1;
+}
+
 /* slot of pid, inserted when new (*is_new set) */
 long rec_seen_get(struct rec *r, __u32 pid, bool *is_new)
 {
@@ -425,6 +438,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			break;
 		}
 		apply_join_updates(&r);
+		rec_take_exits(&r, mono_ns());
 		join__heartbeat(r.join, mono_ns(), rec_wanted_agent_events(o), o->alloc_interval);
 		rec_handle_new_pids(&r);
 		rec_drop_withdrawn_agents(&r);
@@ -505,6 +519,7 @@ out_free:
 	syms__free(r.syms);
 	model__free(r.model);
 	free(r.seen);
+	free(r.exited);
 	free(r.pcomm);
 	free(r.pcount);
 out_close:

@@ -24,6 +24,9 @@
 #include "cpu.skel.h"
 #include "jvms.skel.h"
 
+/* exits kept between two takes (a round): past it they are counted, not kept */
+#define KS_EXITS_MAX 8192
+
 struct kernel_session {
 	struct cpu_bpf *cpu;
 	struct jvms_bpf *jvms; /* exec and exit drop jvms entries */
@@ -46,6 +49,10 @@ struct kernel_session {
 		__u32 tgid, n;
 	} *jw_counts;
 	size_t n_jw_counts, cap_jw_counts;
+	/* processes that exited (JP_EV_EXIT), until kernel_session__take_exits */
+	__u32 exits[KS_EXITS_MAX];
+	size_t nexits;
+	__u64 exits_dropped;
 };
 
 /*
@@ -69,10 +76,18 @@ static int on_record(void *ctx, void *data, size_t size)
 	const __u64 *frames = (const __u64 *)(smp + 1);
 	int err = 0;
 
-	if (size >= sizeof(*smp) &&
-	    size >= sizeof(*smp) + ((size_t)smp->kstack_len + smp->ustack_len) * sizeof(__u64) +
-			    (size_t)smp->jstack_len * sizeof(struct jp_jframe))
+	if (size >= sizeof(*smp) && smp->kind == JP_EV_EXIT) {
+		/* not a sample: the record loop takes the exits once a round */
+		if (s->nexits < KS_EXITS_MAX)
+			s->exits[s->nexits++] = smp->pid;
+		else
+			s->exits_dropped++;
+	} else if (size >= sizeof(*smp) &&
+		   size >= sizeof(*smp) +
+				   ((size_t)smp->kstack_len + smp->ustack_len) * sizeof(__u64) +
+				   (size_t)smp->jstack_len * sizeof(struct jp_jframe)) {
 		err = s->fn(s->ctx, smp, frames, frames + smp->kstack_len);
+	}
 	/* else: cannot happen with our programs; never trust a length anyway */
 	if (err)
 		return err;
@@ -662,6 +677,16 @@ int kernel_session__add_pid(struct kernel_session *s, __u32 tgid)
 	if (bpf_map__update_elem(s->cpu->maps.pids, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+size_t kernel_session__take_exits(struct kernel_session *s, __u32 *pids, size_t max)
+{
+	size_t n = s->nexits < max ? s->nexits : max;
+
+	memcpy(pids, s->exits, n * sizeof(*pids));
+	memmove(s->exits, s->exits + n, (s->nexits - n) * sizeof(*pids));
+	s->nexits -= n;
+	return n;
 }
 
 void kernel_session__stats(const struct kernel_session *s, __u64 ret[JP_STAT_MAX])

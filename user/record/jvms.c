@@ -129,6 +129,50 @@ void rec_retire_dead_jvms(struct rec *r, __u64 now)
 }
 
 /*
+ * Processes that exited, as the kernel tells (JP_EV_EXIT): once their last samples are
+ * joined (RETIRE_AFTER_NS, as for JVMs), their symbols go, and a later process of the same
+ * pid loads its own. A long recording of a host where processes come and go keeps what
+ * live processes need. JVMs are retired by rec_retire_dead_jvms (their agents too).
+ */
+#define EXITED_MAX 65536u
+
+void rec_take_exits(struct rec *r, __u64 now)
+{
+	__u32 pids[256];
+	size_t n;
+
+	if (!r->ks)
+		return;
+	if (!r->exited && !(r->exited = calloc(EXITED_MAX, sizeof(*r->exited))))
+		return; /* they keep their symbols: as before */
+	while ((n = kernel_session__take_exits(r->ks, pids, 256))) {
+		for (size_t i = 0; i < n; i++) {
+			if (r->exited_n == EXITED_MAX) {
+				r->exited_dropped++; /* its symbols stay until the end */
+				continue;
+			}
+			r->exited[(r->exited_head + r->exited_n++) % EXITED_MAX] =
+				(struct exited){ .pid = pids[i], .at_ns = now };
+		}
+	}
+	while (r->exited_n && now - r->exited[r->exited_head].at_ns >= RETIRE_AFTER_NS) {
+		__u32 pid = r->exited[r->exited_head].pid;
+		long slot;
+
+		r->exited_head = (r->exited_head + 1) % EXITED_MAX;
+		r->exited_n--;
+		if (join__knows_jvm(r->join, pid))
+			continue;
+		syms__drop_pid(r->syms, pid);
+		r->exited_forgotten++;
+		/* a later process of this pid: its first sample loads its symbols again */
+		slot = rec_seen_find(r, pid);
+		if (slot >= 0)
+			memcpy(r->pcomm[slot], "\001", 2);
+	}
+}
+
+/*
  * Opens the agent channel and tells BPF to request stacks. 0, -EAGAIN while the agent
  * has not published its channel yet (the attacher asks again), or -errno. Never waits.
  */

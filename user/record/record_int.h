@@ -97,6 +97,14 @@ struct rec {
 		__u64 dead_ns; /* when the process was first found gone, 0 while it lives */
 	} agents[JP_MAX_JVMS];
 	__u64 retire_check_ns; /* the last look for JVMs that exited */
+	/* processes that exited (the kernel's JP_EV_EXIT), their symbols dropped RETIRE_AFTER_NS
+	 * later: a FIFO ring of EXITED_MAX */
+	struct exited {
+		__u32 pid;
+		__u64 at_ns;
+	} *exited;
+	size_t exited_head, exited_n;
+	__u64 exited_dropped, exited_forgotten;
 	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */
 	size_t nagents;
 	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
@@ -133,9 +141,11 @@ struct rec_out {
 };
 
 /* record.c */
+long rec_seen_find(const struct rec *r, __u32 pid);
 long rec_seen_get(struct rec *r, __u32 pid, bool *is_new);
 
 /* record/jvms.c */
+void rec_take_exits(struct rec *r, __u64 now);
 void rec_drop_withdrawn_agents(struct rec *r);
 void rec_retire_dead_jvms(struct rec *r, __u64 now);
 int rec_on_agent_ready(void *ctx, const struct jvm_info *jvm, bool attached_now);

@@ -5,14 +5,9 @@
 /* samples read of pid so far */
 __u64 rec_pid_samples(const struct rec *r, __u32 pid)
 {
-	size_t i;
+	long slot = rec_seen_find(r, pid);
 
-	if (!r->seen_cap)
-		return 0;
-	i = (pid * 2654435761u) & (r->seen_cap - 1);
-	while (r->seen[i] && r->seen[i] != pid)
-		i = (i + 1) & (r->seen_cap - 1);
-	return r->seen[i] ? r->pcount[i] : 0;
+	return slot >= 0 ? r->pcount[slot] : 0;
 }
 
 /* what the symbolizer refused or left out (untrusted files, budgets): one line, when any */
@@ -45,12 +40,14 @@ void rec_mem_report(const struct rec *r)
 	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels, %zu "
 		 "locations, %zu functions, %zu strings; MB in rows %.1f, stacks %.1f, locations "
 		 "%.1f, strings %.1f); symbols: ELF %.1f MB, perf maps %.1f MB, "
-		 "%llu pids, %llu files; agent dictionaries %.1f MB (%u JVMs that exited freed)",
+		 "%llu pids, %llu files (%llu processes that exited forgotten); agent dictionaries "
+		 "%.1f MB (%u JVMs that exited freed)",
 		 mm.bytes / 1048576.0, mm.stacks, mm.stack_locs, mm.rows, mm.labels, mm.locs,
 		 mm.funcs, mm.strs, mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0,
 		 mm.loc_bytes / 1048576.0, mm.str_bytes / 1048576.0, ss.elf_bytes / 1048576.0,
 		 ss.perfmap_bytes / 1048576.0, (unsigned long long)ss.pids,
-		 (unsigned long long)ss.dsos, jvm_agent__all_bytes() / 1048576.0, r->retired);
+		 (unsigned long long)ss.dsos, (unsigned long long)r->exited_forgotten,
+		 jvm_agent__all_bytes() / 1048576.0, r->retired);
 }
 
 /* the kernel side's counters: read now, or as kept when it was freed */
