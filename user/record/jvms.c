@@ -152,7 +152,7 @@ void rec_take_exits(struct rec *r, __u64 now)
 				continue;
 			}
 			r->exited[(r->exited_head + r->exited_n++) % EXITED_MAX] =
-				(struct exited){ .pid = pids[i], .at_ns = now };
+				(struct exited){.pid = pids[i], .at_ns = now};
 		}
 	}
 	while (r->exited_n && now - r->exited[r->exited_head].at_ns >= RETIRE_AFTER_NS) {
