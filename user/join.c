@@ -473,8 +473,11 @@ void join__set_jvm_name(struct join *j, __u32 pid, const char *name)
 {
 	struct jvm_ent *e = find_jvm(j, pid);
 
-	if (e && name && *name)
+	if (e && name && *name) {
 		snprintf(e->name, sizeof(e->name), "%s", name);
+		/* its samples before it was known join its root */
+		model__name_process(j->model, pid, e->name);
+	}
 }
 
 void join__set_jvm_note(struct join *j, __u32 pid, const char *note)
@@ -1019,6 +1022,7 @@ static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm
 	if (!pcomm[0])
 		memcpy(pcomm, comm, sizeof(pcomm));
 	l.comm = pcomm;
+	l.main = e ? e->name : "";
 	l.thread = e && e->a ? jvm_agent__thread_name(e->a, ns_tid(e, s->tid)) : NULL;
 	if (!l.thread)
 		l.thread = comm;
@@ -2037,6 +2041,7 @@ static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event 
 	j->pool_used = 0;
 	l.tid = host_tid(e, ev->tid, j->now_ns);
 	l.comm = e->comm;
+	l.main = e->name;
 	l.thread = jvm_agent__thread_name(e->a, ev->tid);
 	if (!l.thread)
 		l.thread = pool_fmt(j, "tid-%u", ev->tid);
