@@ -199,8 +199,11 @@ void join__set_jvm_name(struct join *j, __u32 pid, const char *name)
 {
 	struct jvm_ent *e = jn_find_jvm(j, pid);
 
-	if (e && name && *name)
+	if (e && name && *name) {
 		snprintf(e->name, sizeof(e->name), "%s", name);
+		/* its samples before it was known join its root */
+		model__name_process(j->model, pid, e->name);
+	}
 }
 
 void join__set_jvm_cgroup(struct join *j, __u32 pid, __u64 cgroup_id)
@@ -510,6 +513,7 @@ static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm
 	if (!pcomm[0])
 		memcpy(pcomm, comm, sizeof(pcomm));
 	l.comm = pcomm;
+	l.main = e ? e->name : "";
 	if (e && s->cgroup_id)
 		e->cgroup = s->cgroup_id; /* where it runs now: its events go there too */
 	l.thread = e && e->a ? jvm_agent__thread_name(e->a, jn_ns_tid(e, s->tid)) : NULL;

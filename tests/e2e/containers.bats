@@ -96,8 +96,8 @@ setup() {
 # nothing of the host or of the other container, not even a native sample
 only_pid() {
 	local pid=$1 file=$2
-	grep -Eq "^java \[$pid\];" "$file"
-	! grep -Ev "^java \[$pid\];" "$file"
+	grep -Eq "^java \[$pid\][^;]*;" "$file"
+	! grep -Ev "^java \[$pid\][^;]*;" "$file"
 }
 
 @test "containers: --cgroup (relative) profiles only the containerd one, Java frames across namespaces (JDK 17)" {
@@ -131,12 +131,12 @@ only_pid() {
 	echo "$output"
 	local a=${ID_A:0:12} b=${ID_B:0:12}
 	# each JVM under its own group, with Java frames, and nowhere else
-	grep -Eq "^\[container $a\];java \[$PID_A\];.*CtWork\.burn" "$OUT/all.folded"
-	grep -Eq "^\[container $b\];java \[$PID_B\];.*CtWork\.burn" "$OUT/all.folded"
-	grep -Eq "^\[host\];java \[$PID_H\];.*CtWork\.burn" "$OUT/all.folded"
+	grep -Eq "^\[container $a\];java \[$PID_A\][^;]*;.*CtWork\.burn" "$OUT/all.folded"
+	grep -Eq "^\[container $b\];java \[$PID_B\][^;]*;.*CtWork\.burn" "$OUT/all.folded"
+	grep -Eq "^\[host\];java \[$PID_H\][^;]*;.*CtWork\.burn" "$OUT/all.folded"
 	grep -Eq "^\[host\];sh \[$PID_N\];" "$OUT/all.folded"
-	! grep -E "^\[container $a\];" "$OUT/all.folded" | grep -Ev "^\[container $a\];java \[$PID_A\];"
-	! grep -E "^\[container $b\];" "$OUT/all.folded" | grep -Ev "^\[container $b\];java \[$PID_B\];"
+	! grep -E "^\[container $a\];" "$OUT/all.folded" | grep -Ev "^\[container $a\];java \[$PID_A\][^;]*;"
+	! grep -E "^\[container $b\];" "$OUT/all.folded" | grep -Ev "^\[container $b\];java \[$PID_B\][^;]*;"
 	! grep -E "java \[($PID_A|$PID_B)\]" "$OUT/all.folded" | grep -E '^\[host\]'
 	# every line has one of the three roots
 	! grep -Ev '^\[(container [0-9a-f]{12}|host)\];' "$OUT/all.folded"
@@ -176,19 +176,19 @@ assert seen == want, (seen, want)
 	run -0 "$JPROF" record -a --per-container --per-pid -e alloc -d 6 -o "$OUT/alloc.folded"
 	echo "$output"
 	local a=${ID_A:0:12} b=${ID_B:0:12}
-	grep -Eq "^\[container $a\];java \[$PID_A\];.*CtWork\.fill" "$OUT/alloc.folded"
-	grep -Eq "^\[container $b\];java \[$PID_B\];.*CtWork\.fill" "$OUT/alloc.folded"
-	grep -Eq "^\[host\];java \[$PID_H\];.*CtWork\.fill" "$OUT/alloc.folded"
+	grep -Eq "^\[container $a\];java \[$PID_A\][^;]*;.*CtWork\.fill" "$OUT/alloc.folded"
+	grep -Eq "^\[container $b\];java \[$PID_B\][^;]*;.*CtWork\.fill" "$OUT/alloc.folded"
+	grep -Eq "^\[host\];java \[$PID_H\][^;]*;.*CtWork\.fill" "$OUT/alloc.folded"
 	# before: the agents' events were labelled with no container, all under [host]
 	! grep -E "java \[($PID_A|$PID_B)\]" "$OUT/alloc.folded" | grep -E '^\[host\]'
 	# -e wall: each JVM's pause band ([GC pause], [safepoint]) under its own group too
 	run -0 "$JPROF" record -p "$PID_A,$PID_H" -e wall --per-container --per-pid -d 4 \
 		-o "$OUT/wall.folded"
 	echo "$output"
-	grep -E "^\[container $a\];java \[$PID_A\];\[(GC pause|safepoint)\]" "$OUT/wall.folded"
-	grep -E "^\[host\];java \[$PID_H\];\[(GC pause|safepoint)\]" "$OUT/wall.folded"
-	! grep -E "java \[$PID_A\];\[(GC pause|safepoint)\]" "$OUT/wall.folded" | grep -E '^\[host\]'
-	! grep -E "java \[$PID_H\];\[(GC pause|safepoint)\]" "$OUT/wall.folded" | grep -Ev '^\[host\]'
+	grep -E "^\[container $a\];java \[$PID_A\][^;]*;\[(GC pause|safepoint)\]" "$OUT/wall.folded"
+	grep -E "^\[host\];java \[$PID_H\][^;]*;\[(GC pause|safepoint)\]" "$OUT/wall.folded"
+	! grep -E "java \[$PID_A\][^;]*;\[(GC pause|safepoint)\]" "$OUT/wall.folded" | grep -E '^\[host\]'
+	! grep -E "java \[$PID_H\][^;]*;\[(GC pause|safepoint)\]" "$OUT/wall.folded" | grep -Ev '^\[host\]'
 }
 
 # the pids of the processes under a group heading of the syscall table
@@ -265,7 +265,7 @@ assert c[int(sys.argv[6])] == "", c
 	run -0 "$JPROF" record --container "${id:0:16}" --per-pid -d 3 -o "$OUT/n.folded"
 	echo "$output"
 	only_pid "$pid" "$OUT/n.folded"
-	grep -Eq "^java \[$pid\];\[no Java stack: [^]]*\];" "$OUT/n.folded"
+	grep -Eq "^java \[$pid\][^;]*;\[no Java stack: [^]]*\];" "$OUT/n.folded"
 	! grep -q 'CtWork\.burn' "$OUT/n.folded"
 	[[ $output == *"JVM $pid (CtWork): "*"attach mechanism disabled (-XX:+DisableAttachMechanism)"* ]]
 	while read -r p; do kill -9 "$p" 2>/dev/null || true; done <"$cg/cgroup.procs"

@@ -51,8 +51,8 @@ check_split() {
 	a=$(folded_sum ';JavaHot\.spinA_' "$OUT/s.folded")
 	b=$(folded_sum ';JavaHot\.spinB_' "$OUT/s.folded")
 	# thread roots carry the Java thread names
-	grep -Eq "^java \[$JPID\];worker-a \[$ta\];.*JavaHot\.spinA_" "$OUT/s.folded"
-	grep -Eq "^java \[$JPID\];worker-b \[$tb\];.*JavaHot\.spinB_" "$OUT/s.folded"
+	grep -Eq "^java \[$JPID\][^;]*;worker-a \[$ta\];.*JavaHot\.spinA_" "$OUT/s.folded"
+	grep -Eq "^java \[$JPID\][^;]*;worker-b \[$tb\];.*JavaHot\.spinB_" "$OUT/s.folded"
 	(( a + b > 300 ))
 	awk -v a="$a" -v b="$b" -v ca=$((a1 - a0)) -v cb=$((b1 - b0)) 'BEGIN {
 		p = 100 * a / (a + b); t = 100 * ca / (ca + cb);
@@ -206,8 +206,8 @@ complete_pct() {
 	start_java "$JDK25" split 20
 	run -0 "$JPROF" record -a -d 3 --per-pid -o "$OUT/all.folded"
 	echo "$output"
-	grep -Eq "^java \[$first\];.*JavaHot\.spinA_" "$OUT/all.folded"
-	grep -Eq "^java \[$JPID\];.*JavaHot\.spinA_" "$OUT/all.folded"
+	grep -Eq "^java \[$first\][^;]*;.*JavaHot\.spinA_" "$OUT/all.folded"
+	grep -Eq "^java \[$JPID\][^;]*;.*JavaHot\.spinA_" "$OUT/all.folded"
 	{ kill -9 "$first" && wait "$first"; } 2>/dev/null || true
 }
 
@@ -220,7 +220,7 @@ complete_pct() {
 	wait "$jp" || rc=$?
 	cat "$OUT/late.err"
 	[[ $rc -eq 0 ]]
-	grep -Eq "^java \[$JPID\];.*JavaHot\.countedLoop_\[j\]" "$OUT/late.folded"
+	grep -Eq "^java \[$JPID\][^;]*;.*JavaHot\.countedLoop_\[j\]" "$OUT/late.folded"
 }
 
 @test "jprof list shows the JVM with its version, then the loaded agent" {

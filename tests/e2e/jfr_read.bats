@@ -65,7 +65,7 @@ check_jdk_file() {
 	grep -q -E '^java;.*JavaHot\.spinA_\[[ji0]\];JavaHot\.countedLoop_\[j\] [0-9]+$' "$OUT/$name.folded"
 	# the JVM's pid (jdk.JVMInformation) and its threads' names label the samples
 	run -0 "$JPROF" report "$OUT/$name.jfr" -p "$JPID" --per-pid --per-thread -o "$OUT/$name.pid.folded"
-	grep -q -E "^java \[$JPID\];worker-a \[[0-9]+\];.*JavaHot\.countedLoop_\[j\] [0-9]+$" \
+	grep -q -E "^java \[$JPID\][^;]*;worker-a \[[0-9]+\];.*JavaHot\.countedLoop_\[j\] [0-9]+$" \
 		"$OUT/$name.pid.folded"
 	# --top: a table whose first row is the hot method
 	run -0 "$JPROF" report "$OUT/$name.jfr" --top 5

@@ -213,9 +213,9 @@ blocked_whole() {
 	[[ $output =~ [0-9]+\ still\ blocked\ at\ the\ end ]]
 	local secs launcher main
 	secs=$(sed -nE 's/.* samples \((.*, )?([0-9.]+) s\), .*/\2/p' <<<"$output" | tail -1)
-	launcher=$(folded_sum "^java \\[[0-9]+\\];java \\[$pid\\];" "$OUT/java.folded")
-	main=$(folded_sum '^java \[[0-9]+\];main \[[0-9]+\];' "$OUT/java.folded")
-	grep -E "^java \[[0-9]+\];(java|main) " "$OUT/java.folded" | cut -c1-200
+	launcher=$(folded_sum "^java \\[[0-9]+\\][^;]*;java \\[$pid\\][^;]*;" "$OUT/java.folded")
+	main=$(folded_sum '^java \[[0-9]+\][^;]*;main \[[0-9]+\];' "$OUT/java.folded")
+	grep -E "^java \[[0-9]+\][^;]*;(java|main) " "$OUT/java.folded" | cut -c1-200
 	echo "recording $secs s; blocked: launcher (pthread_join) $launcher ns, main $main ns"
 	for ns in "$launcher" "$main"; do
 		awk -v ns="$ns" -v secs="$secs" 'BEGIN { exit (ns < secs * 0.95e9 || ns > secs * 1.05e9) }'

@@ -79,7 +79,7 @@ javac_run() {
 	((n > 300))
 	# and the stacks are whole, not cut at a wrong guess of the fallback: javac's Java
 	# stacks start at its main (or a thread's run) in nearly every sample that has one
-	grep -E "^[^;]* \[$pid\];" "$OUT/j.folded" >"$OUT/j.pid.folded"
+	grep -E "^[^;]* \[$pid\][^;]*;" "$OUT/j.folded" >"$OUT/j.pid.folded"
 	rooted "$OUT/j.pid.folded" 'com/sun/tools/javac/Main\.main_|java/lang/Thread\.run' \
 		"main or Thread.run" 980
 	pct=$(JPID=$pid complete_pct)

@@ -51,7 +51,7 @@ wall_mix() {
 	[[ -n $dur ]]
 	[[ $status -eq 0 ]]
 	# per-thread roots without asking: wall is a per-thread view
-	grep -Eq "^java \[$JPID_SAVED\];spinner \[[0-9]+\];" "$OUT/wall.folded"
+	grep -Eq "^java \[$JPID_SAVED\][^;]*;spinner \[[0-9]+\];" "$OUT/wall.folded"
 	grep -q '\[runnable\]' "$OUT/wall.folded" || echo "# no runnable time (idle machine)"
 }
 

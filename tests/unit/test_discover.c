@@ -38,6 +38,19 @@ TEST(cmdline_main_class_after_options)
 		"Hello.java", 0);
 }
 
+TEST(cmdline_jdk_tool_launchers)
+{
+	/* javac's main class wins over its first source file (issue 25) */
+	CMDLINE("/usr/lib/jvm/jdk/bin/javac\0-d\0out\0src/A.java\0src/B.java\0",
+		"com.sun.tools.javac.Main", 0);
+	CMDLINE("javac\0-J-XX:+DisableAttachMechanism\0A.java\0", "com.sun.tools.javac.Main", 1);
+	CMDLINE("jar\0cf\0x.jar\0A.class\0", "sun.tools.jar.Main", 0);
+	/* not a tool: a launcher named like one only by its directory */
+	CMDLINE("/opt/javac/bin/java\0Main\0", "Main", 0);
+	CMDLINE("java\0-m\0jdk.compiler/com.sun.tools.javac.Main\0A.java\0",
+		"jdk.compiler/com.sun.tools.javac.Main", 0);
+}
+
 TEST(cmdline_jar_and_module)
 {
 	CMDLINE("java\0-jar\0/srv/app.jar\0--port\0", "/srv/app.jar", 0);

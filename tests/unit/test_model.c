@@ -235,6 +235,39 @@ TEST(view_renders_names_and_roots)
 	model__free(m);
 }
 
+/* a JVM's samples before its main class was known join its named root (issue 25) */
+TEST(process_root_named_by_main_class)
+{
+	struct model *m = model__new();
+	struct jp_labels lab = {
+		.pid = 10, .tid = 11, .comm = "java", .thread = "main", .container = ""};
+	struct jp_labels other = {
+		.pid = 12, .tid = 12, .comm = "java", .thread = "main", .container = ""};
+	struct model_view v = {.values = 1u << JP_VAL_CPU_SAMPLES, .per_pid = true};
+	struct profile *p;
+	jp_id s = java_stack(m, 0x7f0000001234), l = model__labels(m, &lab), lo;
+	char *out;
+	int err;
+
+	lo = model__labels(m, &other);
+	EXPECT_EQ(model__add(m, s, l, JP_VAL_CPU_SAMPLES, 3), 0);
+	EXPECT_EQ(model__add(m, s, lo, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__name_process(m, 10, "org.h2.tools.Server"), 0);
+	lab.main = "org.h2.tools.Server";
+	EXPECT_EQ(model__labels(m, &lab), l); /* found again by its new content */
+	EXPECT_EQ(model__add(m, s, model__labels(m, &lab), JP_VAL_CPU_SAMPLES, 2), 0);
+	p = profile__new("t", "samples");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	out = capture(out_folded_write, p, &err);
+	EXPECT_STREQ(out, "java [10] org.h2.tools.Server;com/acme/App.main_[0];"
+			  "java/io/FileOutputStream.write_[j];__libc_write;vfs_write_[k] 5\n"
+			  "java [12];com/acme/App.main_[0];java/io/FileOutputStream.write_[j];"
+			  "__libc_write;vfs_write_[k] 1\n");
+	free(out);
+	profile__free(p);
+	model__free(m);
+}
+
 /* top-level fields of a protobuf message: counts per field number, string-table entries */
 static int pb_walk(const unsigned char *p, size_t n, int counts[32], char strs[][64], int *nstrs)
 {
@@ -324,7 +357,7 @@ TEST(pprof_reads_back_what_it_wrote)
 {
 	struct model *m = model__new(), *back = model__new();
 	struct jp_labels a = { .pid = 10, .tid = 11, .comm = "java", .thread = "main",
-			       .container = "" },
+			       .container = "", .main = "org.acme.App" },
 			 b = { .pid = 20, .tid = 21, .comm = "sh", .thread = "sh", .container = "c1" };
 	struct pprof_opts po = { .values = (1u << JP_VAL_MAX) - 1 };
 	struct model_view v = { .values = 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_OFFCPU_NS,
@@ -354,6 +387,7 @@ TEST(pprof_reads_back_what_it_wrote)
 	y = capture(out_folded_write, q, &err);
 	EXPECT_STREQ(x, y);
 	EXPECT_TRUE(strstr(y, "sh [20];sh [21];") != NULL);
+	EXPECT_TRUE(strstr(y, "java [10] org.acme.App;main [11];") != NULL);
 	free(x);
 	free(y);
 	profile__free(p);

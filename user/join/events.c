@@ -175,6 +175,7 @@ static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event 
 	j->pool_used = 0;
 	l.tid = jn_host_tid(e, ev->tid, j->now_ns);
 	l.comm = e->comm;
+	l.main = e->name;
 	l.thread = jvm_agent__thread_name(e->a, ev->tid);
 	if (!l.thread)
 		l.thread = jn_pool_fmt(j, "tid-%u", ev->tid);

@@ -499,11 +499,46 @@ static void attach_flag_of(const char *a, int *state)
 		*state = ATTACH_FLAG_OFF;
 }
 
+/*
+ * The JDK's tool launchers (javac, jar...) start their tool's main class from a module:
+ * their own arguments are the tool's (javac's first source file is no main class).
+ */
+static const char *tool_main(const char *argv0, size_t len)
+{
+	static const char *const tools[][2] = {
+		{"javac", "com.sun.tools.javac.Main"},
+		{"jar", "sun.tools.jar.Main"},
+		{"javadoc", "jdk.javadoc.internal.tool.Main"},
+		{"jshell", "jdk.internal.jshell.tool.JShellToolProvider"},
+		{"jlink", "jdk.tools.jlink.internal.Main"},
+		{"jdeps", "com.sun.tools.jdeps.Main"},
+		{"jpackage", "jdk.jpackage.main.Main"},
+		{"jcmd", "sun.tools.jcmd.JCmd"},
+		{"jps", "sun.tools.jps.Jps"},
+		{"jstack", "sun.tools.jstack.JStack"},
+		{"jmap", "sun.tools.jmap.JMap"},
+		{"jstat", "sun.tools.jstat.Jstat"},
+		{"jfr", "jdk.jfr.internal.tool.Main"},
+		{"keytool", "sun.security.tools.keytool.Main"},
+		{"serialver", "sun.tools.serialver.SerialVer"},
+	};
+	const char *base = memrchr(argv0, '/', len);
+	size_t blen;
+
+	base = base ? base + 1 : argv0;
+	blen = len - (size_t)(base - argv0);
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (strlen(tools[i][0]) == blen && !memcmp(base, tools[i][0], blen))
+			return tools[i][1];
+	return NULL;
+}
+
 /* like jvm_parse_cmdline, leaving *state alone when the flag is absent */
 static void parse_cmdline(const char *buf, size_t len, char *main, size_t main_len, int *state)
 {
 	const char *end = buf + len, *a, *next;
 	int argi = 0, take_next = 0, skip_next = 0;
+	const char *tool = NULL;
 
 	if (main_len)
 		main[0] = '\0';
@@ -511,8 +546,17 @@ static void parse_cmdline(const char *buf, size_t len, char *main, size_t main_l
 		size_t alen = strnlen(a, (size_t)(end - a));
 
 		next = a + alen + 1;
-		if (argi == 0) /* the launcher itself */
+		if (argi == 0) { /* the launcher itself */
+			tool = tool_main(a, alen);
+			if (tool)
+				copy_clean(main, main_len, tool, strlen(tool));
 			continue;
+		}
+		if (tool) { /* only the attach flags of -J options matter */
+			if (!strncmp(a, "-J", 2) && alen > 2 && a + alen < end)
+				attach_flag_of(a + 2, state);
+			continue;
+		}
 		if (take_next) {
 			copy_clean(main, main_len, a, alen);
 			return;

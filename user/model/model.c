@@ -280,6 +280,8 @@ static __u64 labels_hash_of(const struct table *t, const void *e)
 	const struct jp_labels *c = e;
 	__u64 h = ptr_hash(c->comm, ptr_hash(c->thread, ptr_hash(c->container, mix(c->cgroup))));
 
+	h = ptr_hash(c->main, h);
+
 	(void)t;
 	return mix(h ^ ((__u64)c->pid << 32 | c->tid));
 }
@@ -434,9 +436,32 @@ jp_id model__labels(struct model *m, const struct jp_labels *l)
 	c.comm = model__str(m, l->comm);
 	c.thread = model__str(m, l->thread);
 	c.container = model__str(m, l->container);
-	if (!c.comm || !c.thread || !c.container)
+	c.main = model__str(m, l->main);
+	if (!c.comm || !c.thread || !c.container || !c.main)
 		return 0;
 	return table_intern(&m->labels, &c, labels_hash_of(&m->labels, &c), bytes_eq, NULL);
+}
+
+int model__name_process(struct model *m, __u32 pid, const char *main)
+{
+	const char *s;
+	bool changed = false;
+
+	if (!main || !*main)
+		return 0;
+	s = model__str(m, main);
+	if (!s)
+		return -ENOSPC;
+	for (size_t id = 1; id < m->labels.n; id++) {
+		struct jp_labels *l = table_at(&m->labels, (jp_id)id);
+
+		if (l->pid == pid && !l->main[0]) {
+			l->main = s;
+			changed = true;
+		}
+	}
+	/* same labels twice now (named and unnamed before) are two ids of one content: harmless */
+	return changed && m->labels.nslots ? table_rehash(&m->labels, m->labels.nslots) : 0;
 }
 
 /* ctx: the model, whose probe_locs/probe_n hold the stack being looked up */

@@ -65,6 +65,7 @@ struct jp_labels {
 	const char *thread;    /* thread name (Java name when known) */
 	__u64 cgroup;	       /* cgroup v2 id, 0 unknown */
 	const char *container; /* short container id or name, "" for the host */
+	const char *main;      /* the JVM's main class or jar as started, "" unknown (NULL: "") */
 };
 
 struct jp_sample_row {
@@ -97,6 +98,11 @@ jp_id model__func(struct model *m, const char *name, const char *file, bool java
 jp_id model__mapping(struct model *m, const struct jp_mapping *mp);
 jp_id model__location(struct model *m, const struct jp_location *loc);
 jp_id model__labels(struct model *m, const struct jp_labels *l);
+/*
+ * Names process pid's labels without a main class by main (its samples taken before the
+ * JVM was known): one process, one root. 0 or -ENOSPC/-ENOMEM (then some keep "").
+ */
+int model__name_process(struct model *m, __u32 pid, const char *main);
 /* a stack of location ids, leaf first */
 jp_id model__stack(struct model *m, const jp_id *locs, size_t n);
 

@@ -591,7 +591,7 @@ static int parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf
 	__u64 *loc_ids = NULL, *vals = NULL, val;
 	size_t nloc = 0, cap_loc = 0, nval = 0, cap_val = 0, depth = 0;
 	struct jp_labels lab = {.comm = "", .thread = "", .container = ""};
-	char comm[256] = "", thread[256] = "", cont[256] = "", key[32];
+	char comm[256] = "", thread[256] = "", cont[256] = "", main[256] = "", key[32];
 	struct span sp;
 	jp_id stack, labels;
 	int f, wt, err = 0;
@@ -631,6 +631,8 @@ static int parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf
 				str_at(ps, str, thread, sizeof(thread));
 			else if (!strcmp(key, "container"))
 				str_at(ps, str, cont, sizeof(cont));
+			else if (!strcmp(key, "main"))
+				str_at(ps, str, main, sizeof(main));
 		}
 	}
 	if (!err && r.err)
@@ -657,6 +659,7 @@ static int parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf
 		lab.comm = comm;
 		lab.thread = thread;
 		lab.container = cont;
+		lab.main = main;
 		stack = model__stack(ps->m, stack_buf, depth);
 		labels = model__labels(ps->m, &lab);
 		if (!labels || (!stack && depth))

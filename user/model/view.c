@@ -9,7 +9,7 @@
 #include "profile.h"
 
 #define VIEW_MAX_FRAMES 8192
-#define VIEW_ROOT_LEN	128
+#define VIEW_ROOT_LEN	160
 
 struct view_ctx {
 	const struct model *m;
@@ -85,7 +85,9 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 				snprintf(c->container, sizeof(c->container), "[host]");
 			c->frames[k++] = (struct jp_frame){c->container, JP_FK_ROOT};
 		}
-		if (c->v->per_pid)
+		if (c->v->per_pid && l->main && l->main[0]) /* as a person knows it (issue 25) */
+			snprintf(c->proc, sizeof(c->proc), "%s [%u] %s", l->comm, l->pid, l->main);
+		else if (c->v->per_pid)
 			snprintf(c->proc, sizeof(c->proc), "%s [%u]", l->comm, l->pid);
 		else
 			snprintf(c->proc, sizeof(c->proc), "%s", l->comm);

@@ -185,6 +185,8 @@ static void samples(struct enc *e, const int *cols, int ncols)
 			label_num(e, "pid", l->pid);
 			label_num(e, "tid", l->tid);
 			label_str(e, "comm", l->comm);
+			if (l->main[0])
+				label_str(e, "main", l->main);
 			if (l->thread[0])
 				label_str(e, "thread", l->thread);
 			if (l->container[0])

@@ -288,6 +288,7 @@ static void band_labels(struct rec *r, const struct jvm_info *jvm, struct jp_lab
 	*ret = (struct jp_labels){.pid = jvm->pid,
 				  .thread = "",
 				  .comm = comm,
+				  .main = jvm->main,
 				  .cgroup = cgroup_names__id(r->cgnames, jvm->cgroup)};
 	snprintf(comm, size, "java");
 	for (size_t i = model__rows(m); i > 0; i--) {
