@@ -422,11 +422,14 @@ void rec_handle_new_jvm_files(struct rec *r)
 
 		if (pids[i] == (__u32)getpid() || join__knows_jvm(r->join, pids[i]))
 			continue;
-		(void)rec_seen_get(r, pids[i], &is_new);
 		err = jvm_probe("/proc", pids[i], &jvm);
-		/* outside --cgroup/--container: never sampled, so neither noted nor attached */
+		/*
+		 * outside --cgroup/--container: never sampled, so neither noted nor attached,
+		 * nor seen (the seen processes' threads blocked all along are reported)
+		 */
 		if (r->ctf && (err || !ct_filter_has_path(r->ctf, jvm.cgroup)))
 			continue;
+		(void)rec_seen_get(r, pids[i], &is_new);
 		if (!err) {
 			/* counted from now on; rec_handle_new_pids attaches it once it is initialised */
 			note_jvm(r, &jvm, true);
