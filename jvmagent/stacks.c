@@ -454,7 +454,8 @@ static int java_anchor_walk(struct jpa_call_trace *t, ucontext_t *c, uintptr_t j
 		return 0;
 	sp = *(volatile uintptr_t *)a.sp;
 	/* a stub's frame lies above the interrupted sp, within the span, and has no pc */
-	if (!sp || sp & 7 || sp <= usp || sp - usp > FB_SPAN - STUB_FRAME_MAX || *(volatile uintptr_t *)a.pc)
+	if (!sp || sp & 7 || sp <= usp || sp - usp > FB_SPAN - STUB_FRAME_MAX ||
+	    *(volatile uintptr_t *)a.pc)
 		return 0;
 	cpc = stub_return(sp, &csp);
 	return (cpc && retry(t, c, cpc, csp, stack_at(csp - 16), tries)) ||
