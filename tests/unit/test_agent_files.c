@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +43,46 @@ TEST(chan_name_match)
 		  0);
 	EXPECT_EQ(jvm_chan_name_match("", 42, NULL), 0);
 	EXPECT_EQ(jvm_chan_name_match(".ring", 42, NULL), 0);
+}
+
+/* this process maps a ring: found by its maps, of the names before the token refused */
+TEST(chan_files_find_in_maps)
+{
+	struct jvm_chan_files cf;
+	char path[128];
+	void *m;
+	int fd;
+
+	EXPECT_EQ(jvm_chan_files_find((__u32)getpid(), (__u32)getpid(), &cf), -ENOENT);
+	snprintf(path, sizeof(path), "/tmp/jprof-%d.ring", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_TRUE(fd >= 0);
+	EXPECT_EQ(ftruncate(fd, 4096), 0);
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT_TRUE(m != MAP_FAILED);
+	close(fd);
+	EXPECT_EQ(jvm_chan_files_find((__u32)getpid(), (__u32)getpid(), &cf), -EPROTO);
+	munmap(m, 4096);
+	unlink(path);
+	snprintf(path, sizeof(path), "/tmp/jprof-%d-00112233445566ff.ring", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_TRUE(fd >= 0);
+	EXPECT_EQ(ftruncate(fd, 4096), 0);
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT_TRUE(m != MAP_FAILED);
+	close(fd);
+	EXPECT_EQ(jvm_chan_files_find((__u32)getpid(), (__u32)getpid(), &cf), 0);
+	snprintf(path, sizeof(path), "jprof-%d-00112233445566ff.ring", (int)getpid());
+	EXPECT_STREQ(cf.ring, path);
+	snprintf(path, sizeof(path), "jprof-%d-00112233445566ff.dict", (int)getpid());
+	EXPECT_STREQ(cf.dict, path);
+	/* another pid's name is not this pid's channel */
+	EXPECT_EQ(jvm_chan_files_find((__u32)getpid(), (__u32)getpid() + 1, &cf), -ENOENT);
+	snprintf(path, sizeof(path), "/tmp/jprof-%d-00112233445566ff.ring", (int)getpid());
+	unlink(path);
+	/* given up: "(deleted)" */
+	EXPECT_EQ(jvm_chan_files_find((__u32)getpid(), (__u32)getpid(), &cf), -ENOENT);
+	munmap(m, 4096);
 }
 
 static void put_ring(const char *dir, const char *name, __u64 start_ns)
