@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -69,6 +70,32 @@ int jpa_path(char *buf, size_t size, const char *dir, const char *name, __u32 pi
 	int n = snprintf(buf, size, "%s/%s-%u.%s", dir, name, pid, ext);
 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static char chan_token[JP_CHAN_TOKEN_LEN + 1];
+
+int jpa_channel_path(char *buf, size_t size, const char *dir, __u32 pid, const char *ext)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char r[JP_CHAN_TOKEN_LEN / 2];
+	ssize_t n;
+	int len;
+
+	/* start() runs once at a time (its `started` flag): no race on the token */
+	if (!chan_token[0]) {
+		do
+			n = getrandom(r, sizeof(r), GRND_NONBLOCK);
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(r))
+			return n < 0 ? -errno : -EIO;
+		for (size_t i = 0; i < sizeof(r); i++) {
+			chan_token[2 * i] = hex[r[i] >> 4];
+			chan_token[2 * i + 1] = hex[r[i] & 15];
+		}
+		chan_token[JP_CHAN_TOKEN_LEN] = '\0';
+	}
+	len = snprintf(buf, size, "%s/jprof-%u-%s.%s", dir, pid, chan_token, ext);
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
 int jpa_create(const char *path, int flags, unsigned int mode)
@@ -569,18 +596,19 @@ static void jpa_recompile(void)
 
 /*
  * Another copy of this library (a different path: each jprof copies its own agent into
- * the JVM's /tmp) already runs here if this process maps a live jprof-<pid>.ring. Our
+ * the JVM's /tmp) already runs here if this process maps a live jprof-<pid>-<token>.ring. Our
  * `started` flag is per copy; two agents would each install a handler and fight over
  * the channel files.
  */
 static int other_agent_runs(__u32 pid)
 {
-	char line[4096], want[64];
+	const size_t tail = JP_CHAN_TOKEN_LEN + sizeof(".ring") - 1;
+	char line[4096], want[32];
 	size_t wn, n;
 	int found = 0;
 	FILE *f;
 
-	snprintf(want, sizeof(want), "/jprof-%u.ring", pid);
+	snprintf(want, sizeof(want), "/jprof-%u-", pid);
 	wn = strlen(want);
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
@@ -589,7 +617,10 @@ static int other_agent_runs(__u32 pid)
 		n = strcspn(line, "\n");
 		line[n] = '\0';
 		/* a "(deleted)" one belongs to an agent that gave the channel up */
-		found = n >= wn && !strcmp(line + n - wn, want);
+		if (n < wn + tail || strcmp(line + n - 5, ".ring") ||
+		    strncmp(line + n - tail - wn, want, wn))
+			continue;
+		found = strspn(line + n - tail, "0123456789abcdef") == JP_CHAN_TOKEN_LEN;
 	}
 	fclose(f);
 	return found;
@@ -624,8 +655,8 @@ static int start(JavaVM *vm, const char *options, int attached)
 	if (!err)
 		err = jpa_dict_open(opts.dir, pid);
 	if (err) {
-		jpa_log("cannot create %s/jprof-%u.{ring,dict}: %s, not starting", opts.dir, pid,
-			strerror(-err));
+		jpa_log("cannot create %s/jprof-%u-%s.{ring,dict}: %s, not starting", opts.dir,
+			pid, chan_token[0] ? chan_token : "<token>", strerror(-err));
 		/* nothing is hooked yet: a later attach (once there is room) may try again */
 		if (!jpa_ring_path()[0])
 			__atomic_store_n(&started, 0, __ATOMIC_RELEASE);

@@ -16,9 +16,14 @@ void jpa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* the calling thread's JNIEnv, NULL when it has none */
 JNIEnv *jpa_jni_env(void);
 
-/* "dir/jprof-<pid>.<ext>"; -ENAMETOOLONG when it does not fit */
+/* "dir/<name>-<pid>.<ext>"; -ENAMETOOLONG when it does not fit */
 int jpa_path(char *buf, size_t size, const char *dir, const char *name, __u32 pid,
 	     const char *ext);
+/*
+ * "dir/jprof-<pid>-<token>.<ext>" (ring.h), the token drawn once per process on the first
+ * call; -ENAMETOOLONG, or -errno when no random bytes could be had
+ */
+int jpa_channel_path(char *buf, size_t size, const char *dir, __u32 pid, const char *ext);
 /* unlinks path, then creates it O_EXCL|O_NOFOLLOW|O_CLOEXEC with mode (umask undone); fd or -errno */
 int jpa_create(const char *path, int flags, unsigned int mode);
 
@@ -30,7 +35,7 @@ enum jpa_counter {
 	JPA_THREADS_FULL,
 	JPA_EVENTS_NS,
 };
-/* creates and maps dir/jprof-<pid>.ring; 0 or -errno */
+/* creates and maps dir/jprof-<pid>-<token>.ring; 0 or -errno */
 int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, __u32 flags);
 /*
  * resolves AGCT, installs the SIGSEGV/SIGBUS guard (chained to the JVM's), picks (or

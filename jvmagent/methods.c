@@ -122,7 +122,7 @@ int jpa_dict_open(const char *dir, __u32 pid)
 	};
 	int fd, err;
 
-	err = jpa_path(dict_file, sizeof(dict_file), dir, "jprof", pid, "dict");
+	err = jpa_channel_path(dict_file, sizeof(dict_file), dir, pid, "dict");
 	if (err)
 		return err;
 	/* the JVM's user and root only: class, method and thread names, JIT addresses */

@@ -2,8 +2,13 @@
 /*
  * ring.h: the JVM<->root ABI of the agent channel. Two files in the JVM's /tmp:
  *
- *   jprof-<nspid>.ring  header page + data area of trace records (mmap'ed by both sides)
- *   jprof-<nspid>.dict  append-only log: file header, then dictionary records
+ *   jprof-<nspid>-<token>.ring  header page + data area of trace records (mmap'ed by both sides)
+ *   jprof-<nspid>-<token>.dict  append-only log: file header, then dictionary records
+ *
+ * <token>: JP_CHAN_TOKEN_LEN lowercase hex digits from getrandom(), the same for both
+ * files, so nobody can create them ahead of the JVM (a file squatting a predictable name
+ * made the agent fail). jprof learns the name from the JVM's /proc/<pid>/maps, which
+ * shows the mapped ring (a channel the JVM's user owns), and opens only files of that user.
  *
  * Fixed-width fields only; both sides are x86-64/arm64 little-endian LP64 and the
  * layouts below are _Static_assert'ed. Everything here is written by the JVM's
@@ -37,7 +42,8 @@
  * a new jprof reads an agent before it (whose events stay on, as they did) and the other way
  * round; jprof tells them apart by JP_RING_F_READER.
  */
-#define JP_RING_VERSION 3
+#define JP_RING_VERSION 4 /* 4: the files' names carry a random token (above) */
+#define JP_CHAN_TOKEN_LEN 16
 
 #define JP_RING_HDR_SIZE      4096u
 #define JP_RING_DATA_MIN      (64u << 10)

@@ -59,7 +59,7 @@ int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, 
 	/* room for 4 traces of full depth at least, so big stacks still flow */
 	while (data_size < 4 * TRACE_BYTES(max_depth) && data_size < JP_RING_DATA_MAX)
 		data_size <<= 1;
-	err = jpa_path(ring_file, sizeof(ring_file), dir, "jprof", pid, "ring");
+	err = jpa_channel_path(ring_file, sizeof(ring_file), dir, pid, "ring");
 	if (err)
 		return err;
 	fd = jpa_create(ring_file, O_RDWR, 0600);

@@ -11,7 +11,7 @@
 // "ops N" (transactions of all threads), "blocked_ns N" (the JVM's own measure of the time
 // the workers were blocked entering a contended monitor: ThreadMXBean with contention
 // monitoring, ms resolution) and exits 0. The blocked time counts from "ready", or with
-// since-agent from when the jprof agent's channel /tmp/jprof-PID.ring appears (polled
+// since-agent from when the jprof agent's channel /tmp/jprof-PID-TOKEN.ring appears (polled
 // every 10 ms; the agent turns its monitor events on just after), so that it covers
 // what a late-attached jprof can see. Only java.sql is compiled against: H2's driver is
 // found on the class path at run time (JDBC service loading).
@@ -19,7 +19,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -104,8 +103,8 @@ public class H2Load {
 		Thread.sleep(warmup * 1000);
 		System.out.println("ready");
 		System.out.flush();
-		Path ring = Paths.get("/tmp/jprof-" + ProcessHandle.current().pid() + ".ring");
-		while (sinceAgent && !Files.exists(ring) && System.nanoTime() < until)
+		String ring = "/jprof-" + ProcessHandle.current().pid() + "-";
+		while (sinceAgent && !mapsRing(ring) && System.nanoTime() < until)
 			Thread.sleep(10);
 		long[] blocked0 = blockedMs(mx, ts);
 		long blocked = 0;
@@ -125,6 +124,14 @@ public class H2Load {
 	}
 
 	/* each thread's total time blocked on monitor entry so far, in ms (0: thread ended) */
+	// the agent's ring (its name has a random token) is mapped once the agent runs
+	static boolean mapsRing(String want) throws Exception {
+		for (String l : Files.readAllLines(Paths.get("/proc/self/maps")))
+			if (l.endsWith(".ring") && l.contains(want))
+				return true;
+		return false;
+	}
+
 	static long[] blockedMs(ThreadMXBean mx, Thread[] ts) {
 		long[] ids = new long[ts.length], ms = new long[ts.length];
 		for (int i = 0; i < ts.length; i++)

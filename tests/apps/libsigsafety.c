@@ -50,13 +50,28 @@ JNIEXPORT jint JNICALL Java_SignalSafety_resetAgentSignal(JNIEnv *env, jclass cl
  */
 JNIEXPORT jint JNICALL Java_SignalSafety_withdrawSignal(JNIEnv *env, jclass cls)
 {
-	char path[64];
+	char line[4096], want[32], *path = NULL;
 	__s32 zero = 0;
 	int fd, err = 0;
+	size_t n;
+	FILE *f;
 
 	(void)env;
 	(void)cls;
-	snprintf(path, sizeof(path), "/tmp/jprof-%d.ring", (int)getpid());
+	/* the ring's name has a random token: the mapping names it (jvmagent/ring.h) */
+	snprintf(want, sizeof(want), "/jprof-%d-", (int)getpid());
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	while (!path && fgets(line, sizeof(line), f)) {
+		n = strcspn(line, "\n");
+		line[n] = '\0';
+		if (n > 5 && !strcmp(line + n - 5, ".ring") && strstr(line, want))
+			path = strchr(line, '/');
+	}
+	fclose(f);
+	if (!path)
+		return -ENOENT;
 	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -27,12 +27,12 @@ teardown() {
 }
 
 # fields of the JVM's ring header (offsets _Static_assert'ed in jvmagent/ring.h)
-events() { od -An -t u8 -j 368 -N 8 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
-events_ns() { od -An -t u8 -j 384 -N 8 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
-handler_ns() { od -An -t u8 -j 248 -N 8 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
-ev_on() { od -An -t u4 -j 424 -N 4 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
-flags() { od -An -t u4 -j 24 -N 4 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
-watcher_ns() { od -An -t u8 -j 440 -N 8 "/tmp/jprof-$JPID.ring" | tr -d ' '; }
+events() { od -An -t u8 -j 368 -N 8 "$(chan_ring "$JPID")" | tr -d ' '; }
+events_ns() { od -An -t u8 -j 384 -N 8 "$(chan_ring "$JPID")" | tr -d ' '; }
+handler_ns() { od -An -t u8 -j 248 -N 8 "$(chan_ring "$JPID")" | tr -d ' '; }
+ev_on() { od -An -t u4 -j 424 -N 4 "$(chan_ring "$JPID")" | tr -d ' '; }
+flags() { od -An -t u4 -j 24 -N 4 "$(chan_ring "$JPID")" | tr -d ' '; }
+watcher_ns() { od -An -t u8 -j 440 -N 8 "$(chan_ring "$JPID")" | tr -d ' '; }
 # the agent's cost now, as one line: events and the time in their callbacks
 cost() { echo "$(events) $(events_ns)"; }
 # jprof processes on the host (another one, on a shared machine, may sample every JVM)
@@ -85,7 +85,7 @@ idle_check() {
 # wait_all_on: until the agent has every event on (max 6 s)
 wait_all_on() {
 	for ((i = 0; i < 60; i++)); do
-		[[ -e /tmp/jprof-$JPID.ring && $(ev_on) == "$ALL_ON" ]] && return 0
+		chan_ring "$JPID" >/dev/null && [[ $(ev_on) == "$ALL_ON" ]] && return 0
 		sleep 0.1
 	done
 	# JP_RING_F_READER: this agent follows the reader protocol
@@ -189,7 +189,7 @@ check_kill() {
 	cat "$OUT/app.out" "$OUT/app.err"
 	[[ $rc == 0 ]]
 	grep -q '^done ' "$OUT/app.out"
-	[[ ! -e /tmp/jprof-$JPID.ring ]]
+	! compgen -G "/tmp/jprof-$JPID-*.ring"
 	JPID=
 	grep -q 'agent events: [1-9][0-9]* allocation samples' "$OUT/err"
 }

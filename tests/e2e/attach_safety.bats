@@ -58,7 +58,7 @@ teardown() {
 	for p in "${PIDS[@]}"; do
 		wait "$p" 2>/dev/null || true
 		# what our JVMs and their agents leave in /tmp when killed
-		rm -f "/tmp/.java_pid$p" "/tmp/.attach_pid$p" "/tmp/jprof-$p.ring" "/tmp/jprof-$p.dict" \
+		rm -f "/tmp/.java_pid$p" "/tmp/.attach_pid$p" "/tmp/jprof-$p-"*.ring "/tmp/jprof-$p-"*.dict \
 			"/tmp/perf-$p.map"
 	done
 }
@@ -211,43 +211,74 @@ start_fake() {
 	kill -0 "$jpid"
 }
 
-# A JVM killed with -9 leaves its agent's channel files; a later JVM of the same pid and
-# another user cannot replace them in the sticky /tmp, and its agent would refuse to start.
-# jprof removes such a channel before it attaches: it is another user's, or it began before
-# the JVM did. A channel of the JVM's own agent is kept.
-@test "attach safety: agent files an earlier process of the same pid left do not block the JVM" {
-	start_busy
-	# what a root JVM of this pid, killed long ago, would have left: a ring that began at
-	# boot, 8 MB, and its dictionary
-	python3 - "/tmp/jprof-$BUSY.ring" <<-'PY'
+# ring_file PATH START_NS: a ring header (version 4) of START_NS with an empty 64 KiB data area
+ring_file() {
+	python3 - "$1" "$2" <<-'PY'
 	import struct, sys
-	hdr = struct.pack("<IHHIIiIII", 0x4a505247, 3, 4096, 65536, 1, 0, 2048, 0, 0) + struct.pack("<Q", 1)
+	hdr = struct.pack("<IHHIIiIII", 0x4a505247, 4, 4096, 65536, 1, 0, 2048, 0, 0) + struct.pack("<Q", int(sys.argv[2]))
 	open(sys.argv[1], "wb").write(hdr + b"\0" * (4096 + 65536 - len(hdr)))
 	PY
-	printf 'stale' >"/tmp/jprof-$BUSY.dict"
-	chmod 0644 "/tmp/jprof-$BUSY.ring" "/tmp/jprof-$BUSY.dict"
-	# the agent, as the test user, could not replace root's files in the sticky /tmp
+}
+
+# Issue 26: the agent's channel names carry a random token and jprof finds them in the JVM's
+# maps, so files another user creates for the JVM's pid (the names of before, or made-up
+# tokens) neither stop its agent nor are opened, used or removed by root. A channel of the
+# JVM's own user that began before the JVM did (a killed JVM of that pid left it) is removed.
+@test "attach safety: channel files another user squats for the JVM's pid are neither used nor touched" {
+	local squatter=jpt-att-squat suid f t before after ring
+	suid=$(make_test_user "$squatter")
+	start_busy
+	local -a sq=("/tmp/jprof-$BUSY.ring" "/tmp/jprof-$BUSY.dict")
+	for t in 0123456789abcdef fedcba9876543210 00000000deadbeef; do
+		sq+=("/tmp/jprof-$BUSY-$t.ring" "/tmp/jprof-$BUSY-$t.dict")
+	done
+	rm -f "${sq[@]}" # what earlier runs left
+	for f in "${sq[@]}"; do
+		if [[ $f == *.ring ]]; then
+			setpriv --reuid="$suid" --regid="$suid" --clear-groups bash -c "$(declare -f ring_file); ring_file $f 1"
+		else
+			setpriv --reuid="$suid" --regid="$suid" --clear-groups sh -c "printf squat >$f"
+		fi
+	done
+	setpriv --reuid="$suid" --regid="$suid" --clear-groups chmod 0666 "${sq[@]}"
+	# what a killed JVM of this pid and user left: a ring that began at boot, and its dictionary
+	local stale=/tmp/jprof-$BUSY-5555555555555555
+	setpriv --reuid="$TUID" --regid="$TGID" --clear-groups bash -c "$(declare -f ring_file); ring_file $stale.ring 1; printf stale >$stale.dict"
+	before=$(stat -c '%n %u %a %s %Y %i' "${sq[@]}"; sha256sum "${sq[@]}")
 	run -0 "$JPROF" record -v -p "$BUSY" -d 3 -o "$OUT/p.folded"
+	after=$(stat -c '%n %u %a %s %Y %i' "${sq[@]}"; sha256sum "${sq[@]}")
+	rm -f "${sq[@]}" "$stale.ring" "$stale.dict"
+	drop_test_user "$squatter"
 	echo "$output" | grep -v libbpf | grep -E "attach|JVM $BUSY"
+	[[ $after == "$before" ]] || { echo "before: $before"; echo "after: $after"; return 1; }
 	[[ $output == *"removed 2 agent files an earlier process of its pid left in its /tmp"* ]]
+	[[ ! -e $stale.ring && ! -e $stale.dict ]]
 	[[ $output == *"JVM $BUSY (Busy): Java stacks from "*"agent attached"* ]]
 	grep -Eq '^java;.*Busy\.spin' "$OUT/p.folded"
-	# the channel now is the JVM's own agent's, and a second recording keeps it
-	[[ $(stat -c %u "/tmp/jprof-$BUSY.ring") == "$TUID" ]]
+	# the channel is the JVM's own agent's: its user's, readable by it (and root) only
+	ring=$(chan_ring "$BUSY")
+	[[ $ring =~ ^/tmp/jprof-$BUSY-[0-9a-f]{16}\.ring$ ]]
+	[[ $(stat -c '%u %a' "$ring" "${ring%.ring}.dict") == "$TUID 600"$'\n'"$TUID 600" ]]
+	# a second recording keeps it
 	run -0 "$JPROF" record -v -p "$BUSY" -d 2 -o "$OUT/q.folded"
 	[[ $output != *"removed"*"agent file"* ]]
+	[[ $(chan_ring "$BUSY") == "$ring" ]]
 	grep -Eq '^java;.*Busy\.spin' "$OUT/q.folded"
 }
 
 # An agent that cannot start says why in jprof's report, not only in the JVM's stderr
 @test "attach safety: an agent that cannot create its files says why in jprof's report" {
-	start_busy
-	mkdir "/tmp/jprof-$BUSY.ring" # root's directory where the agent's ring goes
+	# files of at most 1 MiB: the agent's ring (4 MiB) cannot be allocated (EFBIG; HotSpot
+	# ignores SIGXFSZ), the JVM's own 32 KiB hsperfdata can
+	local ready=$WORK/home/busy.$N.fsize.ready
+	as_user prlimit --fsize=1048576 -- "$JDK17/bin/java" -cp "$WORK/cp" Busy 2 "$ready"
+	BUSY=$LASTPID
+	wait_file "$ready" 60 || { cat "$WORK/out.$N."*; return 1; }
 	run -0 "$JPROF" record -v -p "$BUSY" -d 2 -o "$OUT/p.folded"
-	rmdir "/tmp/jprof-$BUSY.ring"
 	echo "$output" | grep -E "JVM $BUSY"
-	# the agent, the JVM user, cannot remove root's directory in the sticky /tmp (EPERM)
-	[[ $output == *"JVM $BUSY (Busy): no Java stacks"*"the agent could not create its files jprof-PID.ring/.dict in the JVM's /tmp: Operation not permitted)"* ]]
+	[[ $output == *"JVM $BUSY (Busy): no Java stacks"*"the agent could not create its files jprof-PID-TOKEN.ring/.dict in the JVM's /tmp: File too large)"* ]] ||
+		{ cat "$WORK/out.$N."*; return 1; }
 	grep -Eq '^java;' "$OUT/p.folded" # still profiled, with native frames
 	kill -0 "$BUSY"
+	! compgen -G "/tmp/jprof-$BUSY-*.ring"
 }

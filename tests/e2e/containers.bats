@@ -270,3 +270,49 @@ assert c[int(sys.argv[6])] == "", c
 	[[ $output == *"JVM $pid (CtWork): "*"attach mechanism disabled (-XX:+DisableAttachMechanism)"* ]]
 	while read -r p; do kill -9 "$p" 2>/dev/null || true; done <"$cg/cgroup.procs"
 }
+
+# Issue 26: a user with a delegated subtree creates 66,000 cgroups that look like containers;
+# the walk's budgets (65,536 directories, 4,096 per non-root owner) keep --container and
+# list --containers working for root, in seconds. Every cgroup made here is removed.
+@test "containers: 66,000 cgroups of a user's delegated subtree: --container and list --containers still work" {
+	local deleg=$CGMNT/jpt-deleg.slice uid t0 t1 t2
+	uid=$(id -u jpt-ct1)
+	echo "$deleg" >>"$WORK/cgroups.extra"
+	mkdir "$deleg"
+	chown "$uid" "$deleg" "$deleg/cgroup.procs" "$deleg/cgroup.subtree_control" \
+		"$deleg/cgroup.threads"
+	local made=ok
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups /usr/bin/python3 - "$deleg" <<-'PY' || made=
+	import hashlib, os, sys
+	for i in range(66000):
+	    os.mkdir(os.path.join(sys.argv[1], "docker-%s.scope" % hashlib.sha256(b"%d" % i).hexdigest()))
+	PY
+	[[ $made && $(find "$deleg" -mindepth 1 -maxdepth 1 -type d | wc -l) == 66000 ]] || made=
+	t0=$(date +%s.%N)
+	run "$JPROF" list --containers
+	t1=$(date +%s.%N)
+	local list_rc=$status list_out=$output
+	run "$JPROF" record --container "${ID_A:0:12}" --per-pid -d 2 -o "$OUT/d.folded"
+	t2=$(date +%s.%N)
+	local rec_rc=$status rec_out=$output
+	# every cgroup made here goes, whatever came of the test
+	python3 - "$deleg" <<-'PY'
+	import os, sys
+	for e in os.scandir(sys.argv[1]):
+	    if e.is_dir(follow_symlinks=False):
+	        os.rmdir(e.path)
+	os.rmdir(sys.argv[1])
+	PY
+	[[ ! -e $deleg ]]
+	[[ $made ]] || { echo "the test user could not create 66,000 cgroups"; return 1; }
+	echo "list --containers: exit $list_rc, $(echo "$t1 - $t0" | bc) s, $(wc -l <<<"$list_out") lines"
+	echo "record --container: exit $rec_rc, $(echo "$t2 - $t1" | bc) s (2 s recording)"
+	grep -v '^[0-9a-f]\{12\} \+container .*/jpt-deleg.slice/' <<<"$list_out" | head -20
+	echo "$rec_out" | tail -5
+	[[ $list_rc == 0 && $rec_rc == 0 ]]
+	grep -Eq "^${ID_A:0:12} +container +1 +/cri-containerd-$ID_A\.scope$" <<<"$list_out"
+	grep -Eq "^${ID_B:0:12} +container +1 +/docker-$ID_B\.scope$" <<<"$list_out"
+	grep -Eq "JVM pid $PID_A \(nspid 1, user jpt-ct1" <<<"$list_out"
+	only_pid "$PID_A" "$OUT/d.folded"
+	grep -Eq "^java \[$PID_A\][^;]*;.*CtWork\.burn" "$OUT/d.folded"
+}

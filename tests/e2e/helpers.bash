@@ -103,9 +103,17 @@ kill_jpid() {
 		# a killed JVM leaves its attach socket and agent files in /tmp; the suite wraps the
 		# pid space (thread churn), and a later JVM of the same pid and another user could not
 		# create its own attach socket over a root-owned one: it would never answer an attach
-		rm -f "/tmp/.java_pid$JPID" "/tmp/.attach_pid$JPID" "/tmp/jprof-$JPID.ring" \
-			"/tmp/jprof-$JPID.dict" "/tmp/perf-$JPID.map"
+		rm -f "/tmp/.java_pid$JPID" "/tmp/.attach_pid$JPID" "/tmp/jprof-$JPID-"*.ring \
+			"/tmp/jprof-$JPID-"*.dict "/tmp/perf-$JPID.map"
 	fi
+}
+
+# chan_ring PID: the agent's ring of JVM PID (no pid namespace), /tmp/jprof-PID-TOKEN.ring, as
+# its maps name it (the token is random); fails while no agent runs there
+chan_ring() {
+	local f
+	f=$(grep -oE "/tmp/jprof-$1-[0-9a-f]{16}\.ring\$" "/proc/$1/maps" | head -1)
+	[[ -n $f ]] && echo "$f"
 }
 
 # jwalk_check PID MIN_WHOLE_PCT MIN_AGREE_PCT MAX_DIFFER_PCT: jprof's "Java walk in BPF" line

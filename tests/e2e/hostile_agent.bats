@@ -43,15 +43,18 @@ teardown() {
 # victim MODE: JavaHot as the test user with the agent, and agentflood MODE on its channel;
 # sets JPID
 victim() {
+	local ring
 	cp "$APPS"/JavaHot*.class "$W/"
 	"${AS_USER[@]}" "$JDK17/bin/java" -agentpath:"$JPROF_AGENT" -cp "$W" JavaHot split 120 \
 		>"$W/jvm.out" 2>&1 3>&- &
 	JPID=$!
 	PIDS+=("$JPID")
-	TMPS+=("/tmp/jprof-$JPID.ring" "/tmp/jprof-$JPID.dict" "/tmp/perf-$JPID.map")
+	TMPS+=("/tmp/perf-$JPID.map")
 	wait_ready "$W/jvm.out" || { cat "$W/jvm.out"; return 1; }
-	[[ -f /tmp/jprof-$JPID.dict ]]
-	"${AS_USER[@]}" "$APPS/agentflood" "/tmp/jprof-$JPID.ring" "/tmp/jprof-$JPID.dict" 110 "$1" \
+	ring=$(chan_ring "$JPID")
+	TMPS+=("$ring" "${ring%.ring}.dict")
+	[[ -f ${ring%.ring}.dict ]]
+	"${AS_USER[@]}" "$APPS/agentflood" "$ring" "${ring%.ring}.dict" 110 "$1" \
 		>"$W/flood.out" 2>&1 3>&- &
 	PIDS+=($!)
 	for ((i = 0; i < 200; i++)); do

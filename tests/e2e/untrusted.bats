@@ -158,17 +158,19 @@ jprof_rss() {
 # dict_bomb JDK_HOME: a real JVM with the agent, whose user appends 48 MiB of class records
 # (64 KiB names, 2.9 million methods) to its agent dictionary
 dict_bomb() {
-	local home=$1 jpid i
+	local home=$1 jpid i ring
 	require_jdk "$home" || return
 	cp "$APPS"/JavaHot*.class "$W/"
 	"${AS_USER[@]}" "$home/bin/java" -agentpath:"$JPROF_AGENT" -cp "$W" JavaHot split 20 \
 		>"$W/jvm.out" 2>&1 3>&- &
 	PIDS+=($!)
 	jpid=$!
-	TMPS+=("/tmp/jprof-$jpid.ring" "/tmp/jprof-$jpid.dict" "/tmp/perf-$jpid.map")
+	TMPS+=("/tmp/perf-$jpid.map")
 	wait_ready "$W/jvm.out" || { cat "$W/jvm.out"; return 1; }
-	[[ -f /tmp/jprof-$jpid.dict ]]
-	"${AS_USER[@]}" "$APPS/dictbomb" "/tmp/jprof-$jpid.dict" 6
+	ring=$(chan_ring "$jpid")
+	TMPS+=("$ring" "${ring%.ring}.dict")
+	[[ -f ${ring%.ring}.dict ]]
+	"${AS_USER[@]}" "$APPS/dictbomb" "${ring%.ring}.dict" 6
 	jprof_rss -p "$jpid" -F 199 -d 5 -o "$W/out.folded"
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	# the JVM's real methods, read before the bomb, still name its samples

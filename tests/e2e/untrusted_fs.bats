@@ -156,38 +156,3 @@ no_open_by_jprof() {
 	# the user's cgroup named after a container is told apart from a real one
 	[[ $output == *"fedcba987654~u$(id -u "$U")"* ]]
 }
-
-@test "untrusted fs: 66,000 cgroups in a user's delegated subtree: --container and list --containers still work for root" {
-	local mnt d ct id=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef t0 t1 pid
-	mnt=$(awk '$4 == "/" { for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
-	[[ -n $mnt ]] || { missing "a cgroup2 mount"; return; }
-	d=$mnt/jpt-untrfs-flood.$$
-	ct=$mnt/docker-$id.scope
-	mkdir "$d" "$ct" || { missing "cannot create cgroups under $mnt"; return; }
-	CGS=("$ct" "$d")
-	chown "$U" "$d"
-	# the user fills its subtree: 66 x 1,000 cgroups
-	t0=$(date +%s%N)
-	"${AS_USER[@]}" bash -c 'cd "$1" && for a in $(seq 66); do mkdir "$a" && (cd "$a" && mkdir $(seq 1000)) || exit 1; done' \
-		_ "$d"
-	t1=$(date +%s%N)
-	[[ $(find "$d" -mindepth 1 -type d | wc -l) -eq 66066 ]]
-	echo "# 66,066 cgroups made in $(((t1 - t0) / 1000000)) ms" >&3
-	# root's container: a busy shell in it
-	(echo "$BASHPID" >"$ct/cgroup.procs" && exec sh -c 'while :; do :; done') 3>&- &
-	pid=$!
-	t0=$(date +%s%N)
-	run -0 "$JPROF" list --containers
-	t1=$(date +%s%N)
-	echo "# list --containers: $(((t1 - t0) / 1000000)) ms" >&3
-	[[ $output == *"docker-$id.scope"* ]]
-	t0=$(date +%s%N)
-	run -0 "$JPROF" record --container "${id:0:12}" -d 2 -o "$W/ct.folded"
-	t1=$(date +%s%N)
-	echo "$output"
-	echo "# record --container -d 2: $(((t1 - t0) / 1000000)) ms" >&3
-	kill -9 "$pid"
-	wait "$pid" 2>/dev/null || true
-	grep -q "^sh" "$W/ct.folded"
-	! grep -v "^sh" "$W/ct.folded"
-}

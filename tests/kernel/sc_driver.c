@@ -84,14 +84,33 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 }
 
 /* /proc/<pid>/stat field 22, after the parenthesised comm */
-/* the agent's published handler address, from /tmp/jprof-<pid>.ring (no pid namespace here) */
+/*
+ * the agent's published handler address, from /tmp/jprof-<pid>-<token>.ring, the name its
+ * maps show (no pid namespace here)
+ */
 static int agent_handler(__u32 pid, __u64 *ret)
 {
-	char path[96];
+	char path[4200], line[4096], want[32], *p = NULL;
 	__u64 h = 0;
+	size_t n;
+	FILE *f;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%u/root/tmp/jprof-%u.ring", pid, pid);
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	snprintf(want, sizeof(want), "/jprof-%u-", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!p && fgets(line, sizeof(line), f)) {
+		n = strcspn(line, "\n");
+		line[n] = '\0';
+		if (n > 5 && !strcmp(line + n - 5, ".ring") && strstr(line, want))
+			p = strchr(line, '/');
+	}
+	fclose(f);
+	if (!p)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%u/root%s", pid, p);
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

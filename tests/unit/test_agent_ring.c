@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1062,14 +1063,21 @@ TEST(stale_ring_of_a_reused_pid_refused)
 	char ring[64], dict[64];
 	struct timespec ts;
 	struct jvm_agent *a;
+	void *map;
 	int fd;
 
 	fixture_init(&f);
-	snprintf(ring, sizeof(ring), "/tmp/jprof-%d.ring", (int)getpid());
-	snprintf(dict, sizeof(dict), "/tmp/jprof-%d.dict", (int)getpid());
+	/* jprof finds them by the mapping that names them, as the agent maps its ring */
+	snprintf(ring, sizeof(ring), "/tmp/jprof-%d-0123456789abcdef.ring", (int)getpid());
+	snprintf(dict, sizeof(dict), "/tmp/jprof-%d-0123456789abcdef.dict", (int)getpid());
+	errno = 0;
+	EXPECT_TRUE(!jvm_agent__open((__u32)getpid(), (__u32)getpid()));
+	EXPECT_EQ(errno, ENOENT);
 	hdr(&f)->start_ns = 1; /* the agent started long before this process */
-	fd = open(ring, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	fd = open(ring, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	EXPECT_EQ(write(fd, f.mem, JP_RING_HDR_SIZE + DATA_SIZE), JP_RING_HDR_SIZE + DATA_SIZE);
+	map = mmap(NULL, JP_RING_HDR_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT_TRUE(map != MAP_FAILED);
 	close(fd);
 	fd = open(dict, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	EXPECT_EQ(write(fd, f.dbuf, f.dlen), (ssize_t)f.dlen);
@@ -1087,7 +1095,12 @@ TEST(stale_ring_of_a_reused_pid_refused)
 	a = jvm_agent__open((__u32)getpid(), (__u32)getpid());
 	EXPECT_TRUE(a);
 	jvm_agent__free(a);
+	/* a ring given up ("(deleted)" in maps) is no channel */
 	unlink(ring);
+	errno = 0;
+	EXPECT_TRUE(!jvm_agent__open((__u32)getpid(), (__u32)getpid()));
+	EXPECT_EQ(errno, ENOENT);
+	munmap(map, JP_RING_HDR_SIZE);
 	unlink(dict);
 	fixture_fini(&f);
 }

@@ -39,8 +39,8 @@ TEST(reply_failures_say_why_on_one_line)
 	/* jprof's agent says why it did not start (ring.h JP_AGENT_RC_FILES, -errno) */
 	EXPECT_EQ(parse("0\nreturn code: -1013\n", err, sizeof(err)), -EINVAL);
 	EXPECT_STREQ(err, "agent load failed: Agent_OnAttach returned -1013 (the agent could not "
-			  "create its files jprof-PID.ring/.dict in the JVM's /tmp: Permission "
-			  "denied)");
+			  "create its files jprof-PID-TOKEN.ring/.dict in the JVM's /tmp: "
+			  "Permission denied)");
 	EXPECT_EQ(parse("0\nreturn code: -95\n", err, sizeof(err)), -EINVAL);
 	EXPECT_STREQ(err, "agent load failed: Agent_OnAttach returned -95 (the agent did not "
 			  "start: Operation not supported)");

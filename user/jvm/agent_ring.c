@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jvm/agent_files.h"
 #include "jvm/agent_ring.h"
 #include "log.h"
 #include "util/procfs.h"
@@ -650,6 +651,7 @@ struct jvm_agent *jvm_agent__open_files(const char *ring_path, const char *dict_
 
 struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
 {
+	struct jvm_chan_files cf;
 	struct safe_expect exp;
 	char path[64];
 	struct stat st;
@@ -658,20 +660,25 @@ struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
 	snprintf(path, sizeof(path), "/proc/%u", pid);
 	if (stat(path, &st))
 		return NULL;
-	/*
-	 * The JVM's owner: /proc/<pid> belongs to its euid. Files of anybody else are not its
-	 * agent's. Below its /tmp, with no symlink and no mount crossed, and nothing opened
-	 * before it is known to be a regular file of that owner (safe_open.h).
-	 */
-	exp = (struct safe_expect){ .uid = st.st_uid, .one_link = true };
-	snprintf(path, sizeof(path), "jprof-%u.ring", nspid);
-	rfd = safe_open_proc_tmp(pid, path, SAFE_RDWR, &exp, NULL);
+	/* the names are random: the JVM's own maps tell them (agent_files.h) */
+	rfd = jvm_chan_files_find(pid, nspid, &cf);
 	if (rfd < 0) {
 		errno = -rfd;
 		return NULL;
 	}
-	snprintf(path, sizeof(path), "jprof-%u.dict", nspid);
-	dfd = safe_open_proc_tmp(pid, path, 0, &exp, NULL);
+	/*
+	 * The JVM's owner: /proc/<pid> belongs to its euid. Files of anybody else are not its
+	 * agent's. Below its /tmp, with no symlink and no mount crossed, and nothing opened
+	 * before it is known to be a regular file of that owner (safe_open.h). (Not the
+	 * inode maps shows: on overlayfs that is the upper file's, not the one /tmp gives.)
+	 */
+	exp = (struct safe_expect){ .uid = st.st_uid, .one_link = true };
+	rfd = safe_open_proc_tmp(pid, cf.ring, SAFE_RDWR, &exp, NULL);
+	if (rfd < 0) {
+		errno = -rfd;
+		return NULL;
+	}
+	dfd = safe_open_proc_tmp(pid, cf.dict, 0, &exp, NULL);
 	if (dfd < 0) {
 		close(rfd);
 		errno = -dfd;

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_files.h"
 #include "attach.h"
 #include "log.h"
 #include "ring.h"
@@ -613,8 +614,8 @@ static int parse_reply(struct attach_ctx *c, char *reply, size_t len)
 		/* jprof's agent says why it did not start (ring.h JP_AGENT_RC_FILES) */
 		if (rc < JP_AGENT_RC_FILES && rc > JP_AGENT_RC_FILES - 4096)
 			snprintf(why, sizeof(why),
-				 " (the agent could not create its files jprof-PID.ring/.dict in the "
-				 "JVM's /tmp: %s)",
+				 " (the agent could not create its files jprof-PID-TOKEN.ring/.dict "
+				 "in the JVM's /tmp: %s)",
 				 strerror(JP_AGENT_RC_FILES - rc));
 		else if (rc < -1 && rc > -4096)
 			snprintf(why, sizeof(why), " (the agent did not start: %s)", strerror(-rc));
@@ -1133,40 +1134,12 @@ out_free:
 	return 0;
 }
 
-/* 1: the channel file name in the JVM's /tmp is not this process's agent's */
-static int channel_stale(const struct jvm_info *jvm, const char *name, __u64 start_ns,
-			 bool is_ring)
-{
-	struct jp_ring_hdr h;
-	struct stat st;
-	int fd = safe_open_proc_tmp(jvm->pid, name, 0, &SAFE_EXPECT_ANY, &st), stale;
-
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
-	/* the agent creates both as the JVM's euid: another owner's is an older process's */
-	stale = st.st_uid != jvm->uid;
-	if (!stale && is_ring && start_ns &&
-	    pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && h.magic == JP_RING_MAGIC)
-		stale = h.start_ns < start_ns;
-	close(fd);
-	return stale;
-}
-
 int jvm_clear_stale_channel(const struct jvm_info *jvm)
 {
-	char ring[48], dict[48], path[64];
 	__u64 start_ns = proc_start_mono_ns(jvm->pid);
-	int root_fd, tmp_fd, ring_stale, dict_stale, n = 0;
+	int root_fd, tmp_fd, n;
+	char path[64];
 
-	snprintf(ring, sizeof(ring), "jprof-%u.ring", jvm->nspid);
-	snprintf(dict, sizeof(dict), "jprof-%u.dict", jvm->nspid);
-	ring_stale = channel_stale(jvm, ring, start_ns, true);
-	if (ring_stale < 0)
-		return ring_stale;
-	/* a dictionary goes with a stale ring, or alone when it is another user's */
-	dict_stale = ring_stale ? 1 : channel_stale(jvm, dict, 0, false);
-	if (!ring_stale && dict_stale <= 0)
-		return dict_stale < 0 ? dict_stale : 0;
 	snprintf(path, sizeof(path), "/proc/%u/root", jvm->pid);
 	root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
@@ -1175,13 +1148,9 @@ int jvm_clear_stale_channel(const struct jvm_info *jvm)
 	close(root_fd);
 	if (tmp_fd < 0)
 		return tmp_fd;
-	/* by name in that directory: unlink follows nothing */
-	if (ring_stale && !unlinkat(tmp_fd, ring, 0))
-		n++;
-	if (dict_stale > 0 && !unlinkat(tmp_fd, dict, 0))
-		n++;
+	n = jvm_chan_files_sweep(tmp_fd, jvm->nspid, jvm->uid, start_ns);
 	close(tmp_fd);
-	if (n)
+	if (n > 0)
 		pr_debug("attach: pid %u: removed %d agent file%s an earlier process of its pid "
 			 "left in its /tmp", jvm->pid, n, n > 1 ? "s" : "");
 	return n;

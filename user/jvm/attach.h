@@ -30,12 +30,11 @@ int jvm_attach__start(const struct jvm_info *jvm, int agent_fd, const char *opti
 #define JVM_ATTACH_AGAIN 1u
 
 /*
- * Removes the agent channel files (jprof-<nspid>.ring and .dict in the JVM's /tmp) that an
- * earlier process of the same pid left (killed with -9: no VMDeath), which the JVM's agent
- * could not replace when they belong to another user in the sticky /tmp. A channel is
- * stale when its ring began before this process did, or it is not the JVM user's; files
- * are checked without following anything (safe_open) and unlinked by name in that /tmp.
- * Root only. Returns the number of files removed, or -errno.
+ * Removes the agent channel files (jprof-<nspid>-<token>.ring and .dict in the JVM's /tmp)
+ * that an earlier process of the same pid and user left (killed with -9: no VMDeath):
+ * a ring that began before this process did (jvm_chan_files_sweep). Other users' files are
+ * left alone: the names are random, they cannot stand in the agent's way. Root only.
+ * Returns the number of files removed, or -errno.
  */
 int jvm_clear_stale_channel(const struct jvm_info *jvm);
 /* fd that becomes readable when jvm_attach__step has work; -1 once done */

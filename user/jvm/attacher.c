@@ -288,6 +288,13 @@ static void connect_step(struct ent *e, __u64 now_ns, attacher_ready_fn ready, v
 		set_state(e, ENT_QUEUED, now_ns, NULL);
 		return;
 	}
+	if (err == -EPROTO) {
+		/* agent_ring.c, agent_files.c: another ring version, or the names of before */
+		set_state(e, ENT_NATIVE, now_ns,
+			  "its agent is of another jprof version, or its channel is malformed "
+			  "(restart the JVM)");
+		return;
+	}
 	if (err != -EAGAIN) {
 		snprintf(why, sizeof(why), "agent loaded but its channel is not usable (%s)",
 			 strerror(-err));
