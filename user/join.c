@@ -19,6 +19,7 @@
 #include "sym/syms.h"
 #include "jvm/agent_ring.h"
 #include "jvm/jwalk.h"
+#include "join_idle.h"
 #include "kernel/syscalls.h"
 #include "util/cgroup.h"
 #include "util/hashkey.h"
@@ -1209,12 +1210,27 @@ static bool agent_on_stack(struct join *j, const struct jp_sample *s, const __u6
 	return false;
 }
 
+/* an idle pool worker's wait (join_idle.h) left out of -e offcpu and lock, counted: true */
+static bool idle_left_out(struct join *j, const struct jp_sample *s, struct jvm_ent *e,
+			  const struct java_trace *t)
+{
+	if (!j->o.idle_out || s->kind != JP_EV_OFFCPU || (s->flags & JP_SF_RUNNABLE) ||
+	    !join_idle__trace(e->a, t))
+		return false;
+	j->st.idle_waits++;
+	j->st.idle_ns += s->weight;
+	return true;
+}
+
 static int add_java(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		    const __u64 *ustack, struct jvm_ent *e, const struct java_trace *t)
 {
 	size_t n = 0;
-	int err = add_park(j, s, e, t);
+	int err;
 
+	if (idle_left_out(j, s, e, t))
+		return 0;
+	err = add_park(j, s, e, t);
 	if (err < 0)
 		return err;
 	push_native_part(j, &n, s, kstack, ustack);
@@ -1369,7 +1385,7 @@ static int finish(struct join *j, const struct jp_sample *s, const __u64 *kstack
 	if (j->o.native_thread)
 		tell_native(j, s, native);
 	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only) {
-		int r = t->num_frames > 0 ? add_park(j, s, e, t) : 0;
+		int r = t->num_frames > 0 && !idle_left_out(j, s, e, t) ? add_park(j, s, e, t) : 0;
 
 		return r < 0 ? r : 0;
 	}

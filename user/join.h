@@ -30,6 +30,7 @@ struct join_opts {
 	__u64 lock_threshold_ns; /* -e lock: shorter monitor waits are only counted */
 	bool parks;		/* -e lock: blocked intervals in LockSupport.park are contentions */
 	bool offcpu_parks_only; /* off-CPU runs for the parks alone: its own time is not added */
+	bool idle_out; /* blocked time of idle pool workers (join_idle.h) is left out, counted */
 	__u32 agent_events;	/* JP_AGENT_EV_* asked of every agent: one without them is named */
 	/*
 	 * JP_AGENT_EV_* whose records are joined, the rest skipped and counted: agent_events,
@@ -104,6 +105,7 @@ struct join_stats {
 	__u64 model_full;	/* frames the model could not store (out of memory) */
 	__u64 model_drops;	/* samples the model's budget refused (model__over_budget) */
 	__u64 parks, park_ns;	/* -e lock: LockSupport.park intervals in the lock view */
+	__u64 idle_waits, idle_ns; /* blocked intervals of idle pool workers left out */
 	__u64 agent_lost;	/* traces and events the JVMs' agents dropped this recording */
 };
 void join__stats(const struct join *j, struct join_stats *ret);

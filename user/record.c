@@ -1161,6 +1161,11 @@ static void summary(struct rec *r, double secs, const char *where)
 			(unsigned long long)model__total(r->model, JP_VAL_CONTENTIONS),
 			model__total(r->model, JP_VAL_DELAY_NS) / 1e9, (unsigned long long)js.parks,
 			js.park_ns / 1e9, r->o->min_block_us);
+	if (js.idle_waits)
+		fprintf(out,
+			"jprof: %.0f ms of idle pool waits left out (%llu intervals of workers "
+			"waiting for a task or an event loop's select); --idle includes them\n",
+			js.idle_ns / 1e6, (unsigned long long)js.idle_waits);
 	if (r->o->agent_events & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE))
 		fprintf(out,
 			"jprof: allocations: %llu bytes, %llu objects (estimated from samples)\n",
@@ -1622,6 +1627,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.parks = !!(o->agent_events & JP_AGENT_EV_LOCK),
 		.offcpu_parks_only =
 			(o->agent_events & JP_AGENT_EV_LOCK) && !(o->events & (1u << JP_EV_OFFCPU)),
+		/* the wall view keeps every thread's time whole */
+		.idle_out = !o->idle && !o->wall,
 		.agent_events = o->agent_events,
 		.joined_events = wanted_agent_events(o),
 	};
