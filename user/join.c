@@ -20,6 +20,7 @@
 #include "jvm/agent_ring.h"
 #include "jvm/jwalk.h"
 #include "join_idle.h"
+#include "kernel/offcpu.h"
 #include "kernel/syscalls.h"
 #include "util/cgroup.h"
 #include "util/hashkey.h"
@@ -1268,6 +1269,12 @@ static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *k
 	tally_cpu(e, s, false, r == MISS_PENDING || r == MISS_NO_AGENT);
 	if (r == MISS_AGCT && code <= 0 && -code < 12)
 		e->agct[-code]++;
+	/* blocked all recording, no Java stack: one frame, not its native wait (issue 25) */
+	if (j->o.collapse_whole && s->kind == JP_EV_OFFCPU && (s->flags & OFFCPU_SF_WHOLE)) {
+		j->st.whole_threads++;
+		j->st.whole_ns += s->weight;
+		return commit(j, s, e, 0, JOIN_WHOLE_FRAME);
+	}
 	/*
 	 * A CPU sample the agent was not asked about (its signal could not be sent: busy, or
 	 * the thread still in the handler) passes its CPU time on to its thread's next sample,

@@ -30,6 +30,8 @@ struct join_opts {
 	__u64 lock_threshold_ns; /* -e lock: shorter monitor waits are only counted */
 	bool parks;		/* -e lock: blocked intervals in LockSupport.park are contentions */
 	bool offcpu_parks_only; /* off-CPU runs for the parks alone: its own time is not added */
+	/* -e offcpu: a JVM thread blocked all recording without a Java stack: JOIN_WHOLE_FRAME */
+	bool collapse_whole;
 	bool idle_out; /* blocked time of idle pool workers (join_idle.h) is left out, counted */
 	__u32 agent_events;	/* JP_AGENT_EV_* asked of every agent: one without them is named */
 	/*
@@ -48,6 +50,9 @@ struct join_opts {
 	void (*jw_method)(void *ctx, __u32 pid, __u64 method, bool known);
 	void *jw_ctx;
 };
+
+/* the one frame of a JVM thread's blocked time when it was blocked all recording */
+#define JOIN_WHOLE_FRAME "[blocked all recording]"
 
 struct join;
 
@@ -106,6 +111,7 @@ struct join_stats {
 	__u64 model_drops;	/* samples the model's budget refused (model__over_budget) */
 	__u64 parks, park_ns;	/* -e lock: LockSupport.park intervals in the lock view */
 	__u64 idle_waits, idle_ns; /* blocked intervals of idle pool workers left out */
+	__u64 whole_threads, whole_ns; /* JVM threads blocked all recording, collapsed */
 	__u64 agent_lost;	/* traces and events the JVMs' agents dropped this recording */
 };
 void join__stats(const struct join *j, struct join_stats *ret);

@@ -1161,6 +1161,11 @@ static void summary(struct rec *r, double secs, const char *where)
 			(unsigned long long)model__total(r->model, JP_VAL_CONTENTIONS),
 			model__total(r->model, JP_VAL_DELAY_NS) / 1e9, (unsigned long long)js.parks,
 			js.park_ns / 1e9, r->o->min_block_us);
+	if (js.whole_threads)
+		fprintf(out,
+			"jprof: %llu JVM threads blocked all recording without a Java stack (%.3f s): "
+			"one \"" JOIN_WHOLE_FRAME "\" frame each\n",
+			(unsigned long long)js.whole_threads, js.whole_ns / 1e9);
 	if (js.idle_waits)
 		fprintf(out,
 			"jprof: %.0f ms of idle pool waits left out (%llu intervals of workers "
@@ -1629,6 +1634,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			(o->agent_events & JP_AGENT_EV_LOCK) && !(o->events & (1u << JP_EV_OFFCPU)),
 		/* the wall view keeps every thread's time whole */
 		.idle_out = !o->idle && !o->wall,
+		.collapse_whole = (o->events & (1u << JP_EV_OFFCPU)) && !o->wall,
 		.agent_events = o->agent_events,
 		.joined_events = wanted_agent_events(o),
 	};
