@@ -482,6 +482,19 @@ void join__set_jvm_name(struct join *j, __u32 pid, const char *name)
 	}
 }
 
+bool join__only_jvm(const struct join *j, char *buf, size_t size)
+{
+	const struct jvm_ent *e = j->njvms ? j->jvms[0] : NULL;
+
+	for (size_t i = 1; i < j->njvms; i++)
+		if (j->jvms[i]->pid != e->pid)
+			return false;
+	if (!e || !e->name[0])
+		return false;
+	snprintf(buf, size, "%s [%u] %s", e->comm, e->pid, e->name);
+	return true;
+}
+
 void join__set_jvm_note(struct join *j, __u32 pid, const char *note)
 {
 	struct jvm_ent *e = find_jvm(j, pid);

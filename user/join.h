@@ -67,6 +67,11 @@ void join__free(struct join *j); /* NULL-safe; frees the agents it owns */
 int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a);
 /* The name the report gives the JVM: its main class or jar (copied, cut to 95 bytes) */
 void join__set_jvm_name(struct join *j, __u32 pid, const char *name);
+/*
+ * When the recording had one JVM, and its name is known: "comm [pid] name" into buf (a
+ * title names it as its root does), true. Else false, buf untouched.
+ */
+bool join__only_jvm(const struct join *j, char *buf, size_t size);
 /* A line of context for the JVM's end-of-run report (copied); e.g. why frames may be off. */
 void join__set_jvm_note(struct join *j, __u32 pid, const char *note);
 /*

@@ -28,13 +28,15 @@ start_pool() {
 
 # record_twice EVENT: $OUT/def.folded (default) and $OUT/idle.folded (--idle), stderr in .err
 record_twice() {
-	"$JPROF" record -p "$JPID" -e "$1" -d 4 --per-pid -o "$OUT/def.folded" 2>"$OUT/def.err" 3>&-
+	"$JPROF" record -p "$JPID" -e "$1" -d 4 --per-pid -o "$OUT/def.folded" -o "$OUT/def.html" \
+		-o "$OUT/def.pb.gz" 2>"$OUT/def.err" 3>&-
 	"$JPROF" record -p "$JPID" -e "$1" -d 4 --per-pid --idle -o "$OUT/idle.folded" \
 		2>"$OUT/idle.err" 3>&-
 	cat "$OUT/def.err" "$OUT/idle.err"
 }
 
-# check_views CONTENTION_REGEX: what both recordings must show, and what tells them apart
+# check_views CONTENTION_REGEX TITLE_EVENTS: what both recordings must show, what tells them
+# apart, and the title's events
 check_views() {
 	local c_def c_idle i_def i_idle left
 	c_def=$(folded_sum "$1" "$OUT/def.folded")
@@ -56,16 +58,32 @@ check_views() {
 	# the process root names the main class
 	grep -Eq "^java \[$JPID\] IdlePool;" "$OUT/def.folded"
 	grep -Eq "^java \[$JPID\] IdlePool;" "$OUT/idle.folded"
+	# so does the title of a one-JVM recording, and the name survives pprof -> report
+	grep -Fq "\"title\":\"jprof: $2 · java [$JPID] IdlePool\"" "$OUT/def.html"
+	"$JPROF" report --per-pid "$OUT/def.pb.gz" -o "$OUT/back.folded"
+	grep -Eq "^java \[$JPID\] IdlePool;" "$OUT/back.folded"
+	! grep -Ev "^java \[$JPID\] IdlePool;" "$OUT/back.folded"
 }
 
 @test "idle: -e offcpu leaves idle pool workers' waits out (counted), --idle keeps them, contention stays (JDK 17)" {
 	start_pool
 	record_twice offcpu
-	check_views 'IdlePool\.onLock(_\[.\])?;java/util/concurrent/locks/ReentrantLock\.lock'
+	check_views 'IdlePool\.onLock(_\[.\])?;java/util/concurrent/locks/ReentrantLock\.lock' \
+		'off-CPU (ns)'
+	# JVM threads blocked all recording without a Java stack (idle GC, finalizer threads):
+	# one frame under the root, each thread's whole time kept, counted in the report
+	local whole
+	whole=$(folded_sum "^java \\[$JPID\\] IdlePool;\\[blocked all recording\\] " "$OUT/def.folded")
+	echo "blocked all recording: $whole ns"
+	((whole >= 3500000000))
+	grep -Eq '^jprof: [0-9]+ JVM threads blocked all recording without a Java stack' "$OUT/def.err"
+	# nothing else of those threads: the frame is a leaf right under the root
+	! grep -E ';\[blocked all recording\];' "$OUT/def.folded"
 }
 
 @test "idle: -e lock leaves idle pool workers' parks out (counted), --idle keeps them, contention stays (JDK 17)" {
 	start_pool
 	record_twice lock
-	check_views 'IdlePool\.onLock(_\[.\])?;java/util/concurrent/locks/ReentrantLock\.lock.*\[park\] '
+	check_views 'IdlePool\.onLock(_\[.\])?;java/util/concurrent/locks/ReentrantLock\.lock.*\[park\] ' \
+		'lock contention (ns)'
 }
