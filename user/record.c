@@ -1428,11 +1428,13 @@ struct band_ctx {
 };
 
 /*
- * The JVM's process name as its samples have it, so the band sits under the same root;
- * copied: the model's pointers move when it grows.
+ * The JVM's process name and main class as its samples have them, so the band sits under
+ * the same root; copied: the model's pointers move when it grows.
  */
-static void band_comm(struct model *m, __u32 pid, char *buf, size_t size)
+static void band_comm(struct model *m, __u32 pid, char *buf, size_t size, char *main,
+		      size_t main_size)
 {
+	main[0] = '\0';
 	/* the newest row: a JVM started during the recording was its shell before the exec */
 	for (size_t i = model__rows(m); i > 0; i--) {
 		struct jp_sample_row rb;
@@ -1440,15 +1442,18 @@ static void band_comm(struct model *m, __u32 pid, char *buf, size_t size)
 
 		if (l && l->pid == pid && l->tid && l->comm && l->comm[0]) {
 			snprintf(buf, size, "%s", l->comm);
+			snprintf(main, main_size, "%s", l->main ? l->main : "");
 			return;
 		}
 	}
 	snprintf(buf, size, "java");
 }
 
-static int band_add(struct model *m, __u32 pid, const char *comm, const char *frame, __u64 ns)
+static int band_add(struct model *m, __u32 pid, const char *comm, const char *main,
+		    const char *frame, __u64 ns)
 {
-	struct jp_labels l = { .pid = pid, .tid = 0, .comm = comm, .thread = "", .container = "" };
+	struct jp_labels l = { .pid = pid, .tid = 0, .comm = comm, .thread = "", .container = "",
+			       .main = main };
 	struct jp_location loc = { .kind = JP_FK_ROOT };
 	jp_id id, stack, labels;
 
@@ -1476,7 +1481,7 @@ static void band_jvm(void *vctx, const struct jvm_info *jvm, const struct hsperf
 	struct band_ctx *c = vctx;
 	unsigned int n = hsperf__stats(h, st, HSPERF_COLLECTORS + 1);
 	__u64 gc = 0, sp = 0;
-	char comm[64];
+	char comm[64], main[256];
 
 	if (c->err || !n)
 		return;
@@ -1485,10 +1490,10 @@ static void band_jvm(void *vctx, const struct jvm_info *jvm, const struct hsperf
 	sp = st[n - 1].total_ns > gc ? st[n - 1].total_ns - gc : 0; /* safepoints: last */
 	if (!gc && !sp)
 		return;
-	band_comm(c->r->model, jvm->pid, comm, sizeof(comm));
-	c->err = band_add(c->r->model, jvm->pid, comm, "[GC pause]", gc);
+	band_comm(c->r->model, jvm->pid, comm, sizeof(comm), main, sizeof(main));
+	c->err = band_add(c->r->model, jvm->pid, comm, main, "[GC pause]", gc);
 	if (!c->err)
-		c->err = band_add(c->r->model, jvm->pid, comm, "[safepoint]", sp);
+		c->err = band_add(c->r->model, jvm->pid, comm, main, "[safepoint]", sp);
 	c->gc_ns += gc;
 	c->safepoint_ns += sp;
 }
