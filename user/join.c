@@ -23,6 +23,8 @@
 #include "kernel/syscalls.h"
 #include "util/cgroup.h"
 #include "util/hashkey.h"
+#include "join/idle.h"
+#include "kernel/offcpu.h"
 
 const char *const join_miss_names[MISS_MAX] = {
 	[MISS_AGCT] = "AGCT",
@@ -204,6 +206,19 @@ void join__set_jvm_name(struct join *j, __u32 pid, const char *name)
 		/* its samples before it was known join its root */
 		model__name_process(j->model, pid, e->name);
 	}
+}
+
+bool join__only_jvm(const struct join *j, char *buf, size_t size)
+{
+	const struct jvm_ent *e = j->njvms ? j->jvms[0] : NULL;
+
+	for (size_t i = 1; i < j->njvms; i++)
+		if (j->jvms[i]->pid != e->pid)
+			return false;
+	if (!e || !e->name[0])
+		return false;
+	snprintf(buf, size, "%s [%u] %s", e->comm, e->pid, e->name);
+	return true;
 }
 
 void join__set_jvm_cgroup(struct join *j, __u32 pid, __u64 cgroup_id)
@@ -645,12 +660,27 @@ static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 	return err ? err : 1;
 }
 
+/* an idle pool worker's wait (join/idle.h) left out of -e offcpu and lock, counted: true */
+static bool idle_left_out(struct join *j, const struct jp_sample *s, struct jvm_ent *e,
+			  const struct java_trace *t)
+{
+	if (!j->o.idle_out || s->kind != JP_EV_OFFCPU || (s->flags & JP_SF_RUNNABLE) ||
+	    !join_idle__trace(e->a, t))
+		return false;
+	j->st.idle_waits++;
+	j->st.idle_ns += s->weight;
+	return true;
+}
+
 static int add_java(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		    const __u64 *ustack, struct jvm_ent *e, const struct java_trace *t)
 {
 	size_t n = 0;
-	int err = add_park(j, s, e, t);
+	int err;
 
+	if (idle_left_out(j, s, e, t))
+		return 0;
+	err = add_park(j, s, e, t);
 	if (err < 0)
 		return err;
 	jn_push_native_part(j, &n, s, kstack, ustack);
@@ -681,6 +711,12 @@ int jn_add_missing(struct join *j, const struct jp_sample *s, const __u64 *kstac
 	jn_tally_cpu(e, s, false, r == MISS_PENDING || r == MISS_NO_AGENT);
 	if (r == MISS_AGCT && code <= 0 && -code < 12)
 		e->agct[-code]++;
+	/* blocked all recording, no Java stack: one frame, not its native wait (issue 25) */
+	if (j->o.collapse_whole && s->kind == JP_EV_OFFCPU && (s->flags & OFFCPU_SF_WHOLE)) {
+		j->st.whole_threads++;
+		j->st.whole_ns += s->weight;
+		return jn_commit(j, s, e, 0, JOIN_WHOLE_FRAME);
+	}
 	/*
 	 * A CPU sample the agent was not asked about (its signal could not be sent: busy, or
 	 * the thread still in the handler) passes its CPU time on to its thread's next sample,
@@ -761,7 +797,7 @@ int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, co
 	if (j->o.native_threads)
 		tell_native(j, s, native);
 	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only) {
-		int r = t->num_frames > 0 ? add_park(j, s, e, t) : 0;
+		int r = t->num_frames > 0 && !idle_left_out(j, s, e, t) ? add_park(j, s, e, t) : 0;
 
 		return r < 0 ? r : 0;
 	}

@@ -30,6 +30,9 @@ struct join_opts {
 	__u64 lock_threshold_ns; /* -e lock: shorter monitor waits are only counted */
 	bool parks;		/* -e lock: blocked intervals in LockSupport.park are contentions */
 	bool offcpu_parks_only; /* off-CPU runs for the parks alone: its own time is not added */
+	/* -e offcpu: a JVM thread blocked all recording without a Java stack: JOIN_WHOLE_FRAME */
+	bool collapse_whole;
+	bool idle_out; /* blocked time of idle pool workers (join/idle.h) is left out, counted */
 	__u32 agent_events;	/* JP_AGENT_EV_* asked of every agent: one without them is named */
 	/*
 	 * JP_AGENT_EV_* whose records are joined, the rest skipped and counted: agent_events,
@@ -61,6 +64,9 @@ struct join_update {
 	__u64 method;
 };
 
+/* the one frame of a JVM thread's blocked time when it was blocked all recording */
+#define JOIN_WHOLE_FRAME "[blocked all recording]"
+
 struct join;
 
 /*
@@ -74,6 +80,11 @@ void join__free(struct join *j); /* NULL-safe; frees the agents it owns */
 int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a);
 /* The name the report gives the JVM: its main class or jar (copied, cut to 95 bytes) */
 void join__set_jvm_name(struct join *j, __u32 pid, const char *name);
+/*
+ * When the recording had one JVM, and its name is known: "comm [pid] name" into buf (a
+ * title names it as its root does), true. Else false, buf untouched.
+ */
+bool join__only_jvm(const struct join *j, char *buf, size_t size);
 /* the JVM's cgroup id: its agent's events are labelled with its container (0: the host's) */
 void join__set_jvm_cgroup(struct join *j, __u32 pid, __u64 cgroup_id);
 /* A line of context for the JVM's end-of-run report (copied); e.g. why frames may be off. */
@@ -125,6 +136,8 @@ struct join_stats {
 	__u64 model_full;	/* frames the model could not store (out of memory) */
 	__u64 model_drops;	/* samples the model's budget refused (model__over_budget) */
 	__u64 parks, park_ns;	/* -e lock: LockSupport.park intervals in the lock view */
+	__u64 idle_waits, idle_ns; /* blocked intervals of idle pool workers left out */
+	__u64 whole_threads, whole_ns; /* JVM threads blocked all recording, collapsed */
 	__u64 agent_lost;	/* traces and events the JVMs' agents dropped this recording */
 	__u64 updates_dropped;	/* updates for the capture side over JOIN_UPDATES_MAX */
 };

@@ -37,6 +37,7 @@ enum {
 	OPT_CONTAINERS,
 	OPT_CPU_TIME,
 	OPT_LOCK_THRESHOLD,
+	OPT_IDLE,
 	OPT_ALLOC_INTERVAL,
 };
 
@@ -73,6 +74,7 @@ static const struct option long_opts[] = {
 	{ "containers", no_argument, NULL, OPT_CONTAINERS },
 	{ "cpu-time", no_argument, NULL, OPT_CPU_TIME },
 	{ "lock-threshold", required_argument, NULL, OPT_LOCK_THRESHOLD },
+	{ "idle", no_argument, NULL, OPT_IDLE },
 	{ "alloc-interval", required_argument, NULL, OPT_ALLOC_INTERVAL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -132,6 +134,9 @@ void opts_usage(FILE *f)
 	      "      --perf-map        agents loaded now also write /tmp/perf-PID.map, so perf and\n"
 	      "                        other tools name JIT code (the file stays after the JVM)\n"
 	      "      --lock-threshold NS  -e lock: only monitor waits of at least NS (default 0)\n"
+	      "      --idle            -e lock, offcpu: keep the waits of idle pool threads (a\n"
+	      "                        worker waiting for a task, an event loop's select),\n"
+	      "                        left out and counted by default: they are no contention\n"
 	      "      --alloc-interval BYTES  -e alloc/live: mean bytes between samples (512 KiB)\n"
 	      "\n"
 	      "report options (INPUT: a recording saved as .pb.gz, or folded stacks):\n"
@@ -521,6 +526,9 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case OPT_CPU_TIME:
 			o->cpu_time = true;
+			break;
+		case OPT_IDLE:
+			o->idle = true;
 			break;
 		case OPT_LOCK_THRESHOLD:
 			if (opts_parse_u32(optarg, 0, 4000000000u, &o->lock_threshold_ns))

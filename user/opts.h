@@ -63,6 +63,7 @@ struct jp_opts {
 	unsigned int agent_events;   /* JP_AGENT_EV_* */
 	bool cpu_hidden;	     /* only agent events asked: CPU sampled but not shown */
 	unsigned int lock_threshold_ns; /* --lock-threshold */
+	bool idle; /* --idle: -e lock/offcpu keep idle pool workers' waits for a task */
 	unsigned int alloc_interval;	/* --alloc-interval, 0: the agent's 512 KiB */
 };
 

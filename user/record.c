@@ -301,6 +301,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.parks = !!(o->agent_events & JP_AGENT_EV_LOCK),
 		.offcpu_parks_only =
 			(o->agent_events & JP_AGENT_EV_LOCK) && !(o->events & (1u << JP_EV_OFFCPU)),
+		/* the wall view keeps every thread's time whole */
+		.idle_out = !o->idle && !o->wall,
+		.collapse_whole = (o->events & (1u << JP_EV_OFFCPU)) && !o->wall,
 		.agent_events = o->agent_events,
 		.joined_events = rec_wanted_agent_events(o),
 	};

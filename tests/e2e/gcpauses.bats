@@ -98,13 +98,15 @@ check_against_log() {
 check_wall_band() {
 	local got want_n want_ms
 	check_against_log
-	got=$(folded_sum "^[^;]+ \\[$GCPID\\][^;]*;\\[GC pause\\] " "$OUT/w.folded")
+	got=$(folded_sum "^[^;]+ \\[$GCPID\\] GcPauses;\\[GC pause\\] " "$OUT/w.folded")
 	read -r want_n want_ms < <(log_gc_totals)
 	echo "[GC pause] band: $got ns; -Xlog:gc: $want_ms ms"
 	within "$got" "$(awk -v m="$want_ms" 'BEGIN { printf "%.0f", m * 1e6 }')" 10
 	# one line, right under the process: the band is no thread and holds nothing else
 	[[ $(grep -c '\[GC pause\]' "$OUT/w.folded") == 1 ]]
-	grep -Eq "^[^;]+ \\[$GCPID\\][^;]*;[^;]+ \\[[0-9]+\\];" "$OUT/w.folded"
+	grep -Eq "^[^;]+ \\[$GCPID\\] GcPauses;[^;]+ \\[[0-9]+\\];" "$OUT/w.folded"
+	# one root for the process, the band's and the threads' (named by the main class)
+	! grep -Eq "^[^;]+ \\[$GCPID\\];" "$OUT/w.folded"
 	grep -Eq 'JVM pauses beside them \(hsperfdata\): \[GC pause\] [0-9.]+ s' "$OUT/err"
 }
 

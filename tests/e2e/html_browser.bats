@@ -100,6 +100,25 @@ self:   10 samples (18.18%)" ]]
 	[[ -s $ART/synthetic-reverse.png ]]
 }
 
+@test "html browser: threads blocked all recording are hidden, counted in the header, shown by the toggle" {
+	cat >"$OUT/w.folded" <<-'EOF'
+	java [1] Main;Main.main_[0];Main.lock_[j];[park] 30
+	java [1] Main;[blocked all recording] 900
+	java [2] Idle;[blocked all recording] 100
+	EOF
+	run -0 "$JPROF" report "$OUT/w.folded" -o "$OUT/w.html"
+	drive whole "$OUT/w.html" load shot:whole-hidden search:Main.lock whole shot:whole-shown \
+		whole
+	# hidden: the process with nothing else is gone, the other's share is of what is shown
+	[[ $(step load 's["roots"]') == '["java [1] Main"]' ]]
+	[[ $(step load 's["meta"]') == *"hiddenblocked all recording: 1,000 samples"* ]]
+	[[ $(step search:Main.lock 's["match"]') == "Matched: 100.00% of all (30 samples)" ]]
+	# the toggle shows them, and hides them again
+	[[ $(step whole 's["roots"]') == '["java [1] Main", "java [2] Idle"]' ]]
+	[[ $(step whole 's["meta"]') == *"shownblocked all recording"* ]]
+	[[ $(grep -c '"error"' "$LOG") == 0 ]]
+}
+
 # a JavaHot recording with CPU and off-CPU: the header says what was recorded, weights show as
 # time, and the reverse view's widest root is the leaf with the most weight in the data
 real_recording() {

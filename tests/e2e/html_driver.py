@@ -10,6 +10,7 @@ steps:  load            open the file, wait for its load event, print load timin
         click:FRAME     left-click the centre of the widest drawn frame named FRAME
         hover:FRAME     move the mouse over that frame (its tooltip shows in the state)
         reset           click "Reset zoom"
+        whole           click the "blocked all recording" toggle
         view:NAME       click the view button (icicle, flame, reverse)
         pixel:FRAME     print the canvas colour at the centre of FRAME
         shot:NAME       save a screenshot of the viewport as DIR/NAME.png
@@ -237,7 +238,7 @@ def main(argv):
                                                       "windowsVirtualKeyCode": 8})
                 b.pump(0.6)  # the page waits 150 ms after the last key
                 emit(step, state=b.eval("jprof.state()"))
-            elif kind in ("regex", "reset"):
+            elif kind in ("regex", "reset", "whole"):
                 b.click_selector("#" + kind)
                 emit(step, state=b.eval("jprof.state()"))
             elif kind == "view":

@@ -79,6 +79,9 @@ javac_run() {
 	((n > 300))
 	# and the stacks are whole, not cut at a wrong guess of the fallback: javac's Java
 	# stacks start at its main (or a thread's run) in nearly every sample that has one
+	# the JVM is named by javac's main class, not its first source file (issue 25)
+	grep -Eq "^jprof: JVM $pid \(com\.sun\.tools\.javac\.Main\)" <<<"$REPORT"
+	grep -Eq "^javac \[$pid\] com\.sun\.tools\.javac\.Main;" "$OUT/j.folded"
 	grep -E "^[^;]* \[$pid\][^;]*;" "$OUT/j.folded" >"$OUT/j.pid.folded"
 	rooted "$OUT/j.pid.folded" 'com/sun/tools/javac/Main\.main_|java/lang/Thread\.run' \
 		"main or Thread.run" 980

@@ -146,6 +146,8 @@ int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_s
 		r->s.weight = until - from;
 		r->s.time_ns = until;
 		r->s.flags = JP_SF_OPEN | (r->s.flags & JP_SF_RUNNABLE);
+		if (from == start_ns && until == end_ns && !(r->s.flags & JP_SF_RUNNABLE))
+			r->s.flags |= OFFCPU_SF_WHOLE;
 		r->s.sig_err = 0;
 		err = fn(ctx, &r->s, r->frames, r->frames + r->s.kstack_len);
 		if (err)
@@ -265,7 +267,7 @@ int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 en
 		r->s.pid = pid;
 		r->s.tid = (__u32)tid;
 		r->s.kind = JP_EV_OFFCPU;
-		r->s.flags = JP_SF_OPEN;
+		r->s.flags = JP_SF_OPEN | OFFCPU_SF_WHOLE;
 		r->s.ustack_len = 1;
 		r->frames[0] = pc;
 		err = fn(ctx, &r->s, r->frames, r->frames);

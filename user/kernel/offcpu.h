@@ -8,6 +8,12 @@
 
 #include "kernel/session.h"
 
+/*
+ * A JP_SF_OPEN sample's flag (user space only, beside bpf/jprof.h's JP_SF_*): the thread
+ * was blocked from the recording's start (or before) to its end.
+ */
+#define OFFCPU_SF_WHOLE 0x40000000u
+
 struct offcpu_opts {
 	__u64 min_block_ns;	  /* shorter blocked intervals are not reported; 0: all */
 	unsigned int max_threads; /* threads tracked at once (LRU); 0: 16384 */

@@ -227,7 +227,7 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 {
 	static const char *const ev_names[] = {
 		[JP_EV_CPU] = "cpu", [JP_EV_OFFCPU] = "offcpu", [JP_EV_SYSCALL] = "syscalls"};
-	static char host[256], events[64], command[1024], losses[128];
+	static char host[256], events[64], command[1024], losses[128], title[512], jvm[160];
 	size_t n = 0;
 	__u64 st[JP_STAT_MAX];
 	struct timespec now;
@@ -239,6 +239,11 @@ static void record_meta(const struct rec *r, __u64 t0, struct out_meta *m)
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
 	m->title = profile_title(r->o);
+	/* one JVM recorded: the title names it as its root does (issue 25) */
+	if (r->join && join__only_jvm(r->join, jvm, sizeof(jvm))) {
+		snprintf(title, sizeof(title), "%s \u00b7 %s", m->title, jvm);
+		m->title = title;
+	}
 	m->unit = graph_unit(r->o);
 	m->host = host[0] ? host : NULL;
 	events[0] = '\0';

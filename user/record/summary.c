@@ -171,6 +171,16 @@ void rec_summary(struct rec *r, double secs, const char *where)
 			(unsigned long long)model__total(r->model, JP_VAL_CONTENTIONS),
 			model__total(r->model, JP_VAL_DELAY_NS) / 1e9, (unsigned long long)js.parks,
 			js.park_ns / 1e9, r->o->min_block_us);
+	if (js.whole_threads)
+		fprintf(out,
+			"jprof: %llu JVM threads blocked all recording without a Java stack (%.3f s): "
+			"one \"" JOIN_WHOLE_FRAME "\" frame each\n",
+			(unsigned long long)js.whole_threads, js.whole_ns / 1e9);
+	if (js.idle_waits)
+		fprintf(out,
+			"jprof: %.0f ms of idle pool waits left out (%llu intervals of workers "
+			"waiting for a task or an event loop's select); --idle includes them\n",
+			js.idle_ns / 1e6, (unsigned long long)js.idle_waits);
 	if (r->o->agent_events & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE))
 		fprintf(out,
 			"jprof: allocations: %llu bytes, %llu objects (estimated from samples)\n",
