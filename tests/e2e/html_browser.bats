@@ -170,7 +170,8 @@ real_recording() {
 	        stack.append([i, nodes[4 * i + 3]])
 	leaf = collections.Counter()
 	for i in range(1, n):
-	    if self_w[i] > 0:
+	    # threads blocked all recording: one frame the page hides until its toggle is on
+	    if self_w[i] > 0 and names[nodes[4 * i]] != "[blocked all recording]":
 	        leaf[(names[nodes[4 * i]], nodes[4 * i + 1])] += self_w[i]
 	print(leaf.most_common(1)[0][0][0])
 	PY
