@@ -104,7 +104,7 @@ static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
 	}
 	memmove(&a->bkeys[i + 1], &a->bkeys[i], (a->n_blobs - i) * sizeof(a->bkeys[0]));
 	a->moved += (a->n_blobs - i) * sizeof(a->bkeys[0]);
-	a->bkeys[i] = (struct jm_bkey){b->addr, (__u32)(b->end - b->addr), idx};
+	a->bkeys[i] = (struct jm_bkey){ b->addr, (__u32)(b->end - b->addr), idx };
 	a->bpool[idx] = *b;
 	a->n_blobs++;
 	m = ja_method_find(a, b->method_id) ? ja_side_get(a, b->method_id) : NULL;
@@ -151,7 +151,7 @@ static int parse_pcs(struct jvm_agent *a, struct cur *c, struct jm_blob *b, __u3
 		}
 		prev = pc;
 		if (b->pcs)
-			b->pcs[i] = (struct jm_pc){.pc = pc, .first = (__u32)n_chain, .n = n};
+			b->pcs[i] = (struct jm_pc){ .pc = pc, .first = (__u32)n_chain, .n = n };
 		for (__u32 j = 0; j < n; j++) {
 			__u64 m = ja_cur_u64(c);
 			__s32 bci = (__s32)ja_cur_u32(c);
@@ -183,7 +183,7 @@ static int parse_pcs(struct jvm_agent *a, struct cur *c, struct jm_blob *b, __u3
 
 int ja_parse_code_load(struct jvm_agent *a, struct cur *c)
 {
-	struct jm_blob b = {0};
+	struct jm_blob b = { 0 };
 	const unsigned char *body = c->p;
 	__u32 size, n_pcs;
 
@@ -225,7 +225,7 @@ bool ja_blob_pcs(struct jvm_agent *a, struct jm_blob *b)
 	body = malloc(b->len);
 	if (!body || pread(a->dict_fd, body, b->len, (off_t)b->off) != (ssize_t)b->len)
 		goto out;
-	c = (struct cur){.p = body, .left = b->len};
+	c = (struct cur){ .p = body, .left = b->len };
 	if (ja_cur_u64(&c) != b->addr || ja_cur_u32(&c) != b->end - b->addr)
 		goto out;
 	n_pcs = ja_cur_u32(&c);
@@ -250,7 +250,7 @@ bool ja_blob_pcs(struct jvm_agent *a, struct jm_blob *b)
 	}
 	/* keep what the table has: the ja_charge follows n_pcs and n_chain from here */
 	ja_uncharge(a, (size_t)(n_pcs - b->n_pcs) * sizeof(*b->pcs) +
-			       (max_chain - b->n_chain) * CHAIN_BYTES);
+			    (max_chain - b->n_chain) * CHAIN_BYTES);
 	if (b->n_chain && b->n_chain < max_chain) {
 		__u64 *ch = realloc(b->chain, (size_t)b->n_chain * sizeof(*ch));
 		__s32 *bci = realloc(b->chain_bci, (size_t)b->n_chain * sizeof(*bci));
@@ -285,7 +285,7 @@ int ja_parse_code_unload(struct jvm_agent *a, struct cur *c)
 
 int ja_parse_stub(struct jvm_agent *a, struct cur *c)
 {
-	struct jm_blob b = {0};
+	struct jm_blob b = { 0 };
 	__u32 size;
 	__u16 n;
 
@@ -345,8 +345,7 @@ static int classify_leaf(struct jvm_agent *a, __u64 pc, struct java_frame *f, in
 			const struct jm_pc *p = &b->pcs[lo];
 			__u32 len = p->n;
 
-			if (len && len <= (__u32)n &&
-			    b->chain[p->first + len - 1] == b->method_id) {
+			if (len && len <= (__u32)n && b->chain[p->first + len - 1] == b->method_id) {
 				k = (int)len - 1;
 				for (__u32 j = 0; j < len; j++) {
 					if (b->chain[p->first + j] != f[j].method_id)
@@ -385,8 +384,8 @@ void ja_classify(struct jvm_agent *a, __u64 pc, struct java_frame *f, int n)
 	for (; i < n; i++) {
 		if (f[i].bci == -3)
 			f[i].kind = JP_FK_NATIVE;
-		else if (i + 1 < n &&
-			 !ja_kv_get(&a->edges, f[i].method_id, f[i + 1].method_id, &(__u32){0}))
+		else if (i + 1 < n && !ja_kv_get(&a->edges, f[i].method_id, f[i + 1].method_id,
+					      &(__u32){ 0 }))
 			f[i].kind = JP_FK_INLINED;
 		else if (method_is_compiled(a, f[i].method_id) ||
 			 (i > 0 && f[i - 1].kind == JP_FK_INLINED))

@@ -122,7 +122,7 @@ struct jm_side *ja_side_get(struct jvm_agent *a, __u64 id)
 static int parse_method(struct jvm_agent *a, struct cur *c, __u32 cls)
 {
 	__u64 off = a->rec_off + (__u64)(c->p - a->rec_body); /* the entry's, in the file */
-	struct jm_method m = {0}, *old;
+	struct jm_method m = { 0 }, *old;
 	struct jm_side *side;
 	__u16 name_len, msig_len;
 	__u32 n_lines;
@@ -204,7 +204,7 @@ __u32 ja_lines_load(struct jm_line *lines, struct cur *c, __u32 n)
 	if (!t)
 		return 0;
 	for (__u32 i = 0; i < n; i++)
-		t[i] = (struct jm_line_at){lines[i].bci, lines[i].line, i};
+		t[i] = (struct jm_line_at){ lines[i].bci, lines[i].line, i };
 	qsort(t, n, sizeof(*t), line_at_cmp);
 	for (__u32 i = 0; i < n; i++) {
 		if (i + 1 < n && t[i + 1].bci == t[i].bci)
@@ -258,7 +258,7 @@ struct jm_method_x *ja_method_x(struct jvm_agent *a, struct jm_method *m)
 	if (!body || !x ||
 	    pread(a->dict_fd, body, len, (off_t)(m->off + sizeof(hdr))) != (ssize_t)len)
 		goto out;
-	c = (struct cur){.p = body, .left = len};
+	c = (struct cur){ .p = body, .left = len };
 	x->name = ja_cur_str(a, &c, name_len);
 	c.p += msig_len;
 	c.left -= msig_len;
@@ -334,7 +334,7 @@ static int parse_class(struct jvm_agent *a, struct cur *c)
 		if (a->n_mcls >= UINT32_MAX ||
 		    ja_grow(a, (void **)&a->mcls, &a->cap_mcls, a->n_mcls, sizeof(*a->mcls)))
 			return -ENOSPC;
-		a->mcls[a->n_mcls++] = (struct jm_cls){cls, src};
+		a->mcls[a->n_mcls++] = (struct jm_cls){ cls, src };
 	}
 	/* each method takes 16 bytes at least: n cannot exceed what is there */
 	for (__u32 i = 0; !err && i < n; i++)
@@ -396,7 +396,7 @@ static int parse_class_id(struct jvm_agent *a, struct cur *c)
 
 static int parse_dict_rec(struct jvm_agent *a, __u16 type, const unsigned char *body, size_t len)
 {
-	struct cur c = {.p = body, .left = len};
+	struct cur c = { .p = body, .left = len };
 
 	switch (type) {
 	case JP_DICT_CLASS:

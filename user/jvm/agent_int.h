@@ -19,8 +19,9 @@
 #include "jvm/agent_ring.h"
 #include "ring.h"
 
+
 #define TRACE_REC_MAX (sizeof(struct jp_trace_rec) + JP_DEPTH_MAX * sizeof(struct jp_frame))
-#define INLINE_MAX    64			      /* deepest inline chain we believe */
+#define INLINE_MAX    64 /* deepest inline chain we believe */
 #define CHAIN_BYTES   (sizeof(__u64) + sizeof(__s32)) /* a chain entry: method and bci */
 /*
  * Entries of a method's line table we believe: a method's bytecode is at most 65,535
@@ -49,8 +50,8 @@
  * use to stall jprof. Past this a refresh stops; the rest waits for the next poll.
  */
 #define DICT_REFRESH_MOVES (64ull << 20)
-#define DBUF_KEEP	   (1u << 20)  /* a larger record buffer is freed after use */
-#define DICT_CHUNK	   (64u << 10) /* dictionary bytes read at once: records are small */
+#define DBUF_KEEP	 (1u << 20) /* a larger record buffer is freed after use */
+#define DICT_CHUNK	 (64u << 10) /* dictionary bytes read at once: records are small */
 /* lookups' refreshes of the dictionary: LOOKUP_REFRESH_MAX bytes per LOOKUP_WINDOW_NS */
 #define LOOKUP_REFRESH_MAX (1u << 20)
 #define LOOKUP_WINDOW_NS   (10ull * 1000 * 1000)
@@ -60,6 +61,7 @@
 /* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
 /* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
 extern __u64 ja_agents_bytes;
+
 
 /* open-addressing map of (k1, k2) -> index, linear probing, grown at half load */
 struct kv_entry {
@@ -108,13 +110,14 @@ struct jm_method {
 
 /* the methods a frame named or that have compiled code: a few thousand of 25,000 */
 struct jm_side {
-	__u64 id;	       /* 0: empty slot */
-	struct jm_method_x *x; /* NULL until a frame needs it; &x_none when unreadable */
-	__u32 n_blobs;	       /* live compiled blobs whose root is this method */
+	__u64 id;		/* 0: empty slot */
+	struct jm_method_x *x;	/* NULL until a frame needs it; &x_none when unreadable */
+	__u32 n_blobs;		/* live compiled blobs whose root is this method */
 };
 
+
 struct jm_pc {
-	__u64 pc;	/* first: key_lower_bound */
+	__u64 pc; /* first: key_lower_bound */
 	__u32 first, n; /* into jm_blob.chain, innermost first */
 };
 
@@ -131,15 +134,15 @@ struct jm_blob {
 	__u64 off;	 /* its code-load record's body in the dictionary file */
 	struct jm_pc *pcs;
 	__u64 *chain;
-	__s32 *chain_bci;     /* the bci of each chain entry */
-	__u32 len;	      /* the body's length; 0: no inline table, or it could not be read */
+	__s32 *chain_bci; /* the bci of each chain entry */
+	__u32 len;	 /* the body's length; 0: no inline table, or it could not be read */
 	__u32 n_pcs, n_chain; /* of the table read */
-	int is_interp;	      /* the template interpreter */
-	const char *stub;     /* a stub's name (interned), NULL for a method's code */
+	int is_interp;	 /* the template interpreter */
+	const char *stub; /* a stub's name (interned), NULL for a method's code */
 };
 
 struct jm_bkey {
-	__u64 addr;	 /* first: key_lower_bound */
+	__u64 addr; /* first: key_lower_bound */
 	__u32 size, idx; /* idx: into jvm_agent.bpool */
 };
 #define BFREE_NONE UINT32_MAX
@@ -171,7 +174,7 @@ struct jvm_agent {
 	__u64 tail;
 	__u64 start_ns; /* the agent's start (CLOCK_MONOTONIC), from the ring header */
 	__u64 malformed;
-	unsigned char *rec; /* one trace record, copied out */
+	unsigned char *rec;	 /* one trace record, copied out */
 	struct java_frame *frames;
 	/* dictionary */
 	__u64 dict_off;
@@ -181,9 +184,9 @@ struct jvm_agent {
 	size_t dbuf_cap;
 	__u64 win_off;	/* dbuf holds the dictionary's bytes [win_off, win_off + win_len) */
 	size_t win_len; /* 0 outside a refresh */
-	__u64 rec_off;	/* the record being parsed: its body's offset in the file */
-	const unsigned char *rec_body; /* and where that body is in memory */
-	struct jm_method *methods;     /* open addressing by id, cap_methods a power of 2 */
+	__u64 rec_off;			/* the record being parsed: its body's offset in the file */
+	const unsigned char *rec_body;	/* and where that body is in memory */
+	struct jm_method *methods; /* open addressing by id, cap_methods a power of 2 */
 	size_t n_methods, cap_methods;
 	struct jm_side *side; /* the same, by id */
 	size_t n_side, cap_side;
@@ -197,7 +200,7 @@ struct jvm_agent {
 	size_t n_blobs, cap_bkeys;
 	struct jm_blob *bpool;
 	size_t n_bpool, cap_bpool;
-	__u32 bfree;	     /* a free pool slot (its off links the next), BFREE_NONE none */
+	__u32 bfree; /* a free pool slot (its off links the next), BFREE_NONE none */
 	struct kv_map edges; /* (callee, caller) pairs seen in inline chains */
 	struct jm_thread *threads;
 	size_t n_threads, cap_threads;
@@ -205,7 +208,7 @@ struct jvm_agent {
 	struct jm_class *classes; /* JP_DICT_CLASS_ID: the class ids of events */
 	size_t n_classes, cap_classes;
 	struct kv_map class_idx;
-	__u64 events_unread;	      /* event records polled by a caller that takes none */
+	__u64 events_unread; /* event records polled by a caller that takes none */
 	__u64 lr_window_ns, lr_bytes; /* lookup_refresh's window and bytes parsed in it */
 	struct jm_str *strs;
 	struct kv_map str_idx; /* (hash, len) -> index in str_tab */

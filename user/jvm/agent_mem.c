@@ -95,7 +95,7 @@ int ja_kv_put(struct jvm_agent *a, struct kv_map *m, __u64 k1, __u64 k2, __u32 v
 	struct kv_entry *e;
 
 	if ((m->n + 1) * 2 > m->cap) {
-		struct kv_map g = {.cap = m->cap ? m->cap * 2 : 256};
+		struct kv_map g = { .cap = m->cap ? m->cap * 2 : 256 };
 
 		if (ja_charge(a, (g.cap - m->cap) * sizeof(*g.e)))
 			return -ENOSPC;

@@ -35,7 +35,7 @@
 
 static int check_file(int fd, unsigned int expected_uid, __u64 max_size, __u64 *ret_size)
 {
-	struct safe_expect exp = {.uid = (uid_t)expected_uid, .max_size = max_size};
+	struct safe_expect exp = { .uid = (uid_t)expected_uid, .max_size = max_size };
 	struct stat st;
 	int err;
 
@@ -159,7 +159,7 @@ struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
 	 * agent's. Below its /tmp, with no symlink and no mount crossed, and nothing opened
 	 * before it is known to be a regular file of that owner (safe_open.h).
 	 */
-	exp = (struct safe_expect){.uid = st.st_uid, .one_link = true};
+	exp = (struct safe_expect){ .uid = st.st_uid, .one_link = true };
 	snprintf(path, sizeof(path), "jprof-%u.ring", nspid);
 	rfd = safe_open_proc_tmp(pid, path, SAFE_RDWR, &exp, NULL);
 	if (rfd < 0) {
@@ -277,20 +277,19 @@ int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret)
 		if (!lo || hi <= lo || hi - lo > WALK_HEAP_MAX || l2 < 4 || l2 > 16 || !seg ||
 		    seg + ((hi - lo) >> l2) < seg)
 			return -EPROTO;
-		ret->heaps[i] =
-			(struct jp_jwalk_heap){.lo = lo, .hi = hi, .segmap = seg, .log2_seg = l2};
+		ret->heaps[i] = (struct jp_jwalk_heap){ .lo = lo, .hi = hi, .segmap = seg,
+							.log2_seg = l2 };
 	}
 	/* offsets: BPF reads 8 bytes at most at each, inside the first JP_JW_BLOB_HDR */
 	if (w.blob_name > JP_JW_BLOB_HDR - 8 || w.blob_frame_size > JP_JW_BLOB_HDR - 8 ||
 	    w.blob_frame_complete > JP_JW_BLOB_HDR - 8 || w.blob_code > JP_JW_BLOB_HDR - 8 ||
 	    w.code_is_offset > 1 || !w.heap_block || w.heap_block > 64 || w.method_const > 0xff8 ||
-	    !w.const_size || w.const_size > 0xfff || w.const_code_size > 0xffe ||
-	    !w.call_stub_ret || (w.frame_complete_size != 2 && w.frame_complete_size != 4) ||
-	    w.wrapper_anchor > 0xf00 || w.anchor_sp > 0xf8 || w.anchor_fp > 0xf8 ||
-	    w.anchor_pc > 0xf8 ||
-	    (w.hb_length_size &&
-	     ((w.hb_length_size != 4 && w.hb_length_size != 8) ||
-	      w.hb_length + w.hb_length_size > w.heap_block || w.hb_used >= w.heap_block)))
+	    !w.const_size || w.const_size > 0xfff || w.const_code_size > 0xffe || !w.call_stub_ret ||
+	    (w.frame_complete_size != 2 && w.frame_complete_size != 4) ||
+	    w.wrapper_anchor > 0xf00 || w.anchor_sp > 0xf8 || w.anchor_fp > 0xf8 || w.anchor_pc > 0xf8 ||
+	    (w.hb_length_size && ((w.hb_length_size != 4 && w.hb_length_size != 8) ||
+				   w.hb_length + w.hb_length_size > w.heap_block ||
+				   w.hb_used >= w.heap_block)))
 		return -EPROTO;
 	ret->n_heaps = w.n_heaps;
 	ret->call_stub_ret = w.call_stub_ret;
@@ -354,8 +353,7 @@ static int deliver(struct jvm_agent *a, __u32 len, java_trace_fn fn, void *ctx)
 	}
 	memcpy(&r, a->rec, sizeof(r));
 	n = r.num_frames;
-	if (n > 0 &&
-	    (n > (int)JP_DEPTH_MAX || sizeof(r) + (size_t)n * sizeof(struct jp_frame) > len)) {
+	if (n > 0 && (n > (int)JP_DEPTH_MAX || sizeof(r) + (size_t)n * sizeof(struct jp_frame) > len)) {
 		a->malformed++;
 		return 0;
 	}
@@ -448,7 +446,7 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 			break;
 		}
 		if (h.seq != a->tail)
-			break;				 /* reserved, not committed yet */
+			break; /* reserved, not committed yet */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the body was written before seq */
 		if (h.len < sizeof(h) || h.len % 16 || off + h.len > a->data_size ||
 		    h.len > head - a->tail) {
@@ -470,8 +468,8 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 				a->events_unread++; /* not asked for: not even read */
 				count++;
 			} else if (h.len > TRACE_REC_MAX ||
-				   pread(a->ring_fd, a->rec, h.len, (off_t)(a->hdr_size + off)) !=
-					   (ssize_t)h.len) {
+			    pread(a->ring_fd, a->rec, h.len, (off_t)(a->hdr_size + off)) !=
+				    (ssize_t)h.len) {
 				a->malformed++;
 			} else {
 				err = deliver_event(a, h.len, efn, ctx);
@@ -514,7 +512,7 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->bytes = a->bytes;
 	if (pread(a->ring_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return;
-		/* since this reader connected; a counter that went back (untrusted) counts 0 */
+	/* since this reader connected; a counter that went back (untrusted) counts 0 */
 #define SINCE(f) (h.f > a->base.f ? h.f - a->base.f : 0)
 	ret->traces = SINCE(traces);
 	ret->ring_full = SINCE(ring_full);
