@@ -212,8 +212,6 @@ struct ptr {
  * it exits (JP_SF_CPU_TAIL). Direct-mapped by (pid, tid); a collision forgets the older.
  */
 #define JOIN_LAST_SLOTS 4096
-/* jp_sample.flags inside the join only: the sample's CPU time was carried (last_cpu) */
-#define JOIN_SF_CARRIED 0x80000000u
 struct last_cpu {
 	__u32 pid, tid;
 	jp_id stack, labels;
@@ -308,6 +306,7 @@ struct join {
 	struct ev_slot *waits; /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
 	struct ev_slot *live;  /* (pid, tag) -> a sampled object not freed yet */
 	size_t nwaits, nlive;
+	bool carried; /* the sample being committed had its CPU time carried (last_cpu) */
 };
 
 /* an event waiting for its other half: a monitor wait for its end, an object for its free */
@@ -1047,7 +1046,7 @@ static int commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, 
 	switch (s->kind) {
 	case JP_EV_CPU:
 		w = s->weight;
-		if (!(s->flags & (JP_SF_CPU_TAIL | JOIN_SF_CARRIED))) {
+		if (!(s->flags & JP_SF_CPU_TAIL) && !j->carried) {
 			struct last_cpu *l = last_cpu_slot(j, s->pid, s->tid);
 
 			last_cpu_set(j, s, stack, labels);
@@ -1260,11 +1259,14 @@ static int add_missing(struct join *j, const struct jp_sample *s, const __u64 *k
 
 		if (l->pid == s->pid && l->tid == s->tid && l->stack) {
 			struct jp_sample c = *s;
+			int err;
 
 			l->carry_ns += s->weight;
 			c.weight = 0;
-			c.flags |= JOIN_SF_CARRIED;
-			return add_native(j, &c, kstack, ustack, e, miss_marker(j, r, code));
+			j->carried = true; /* for commit, which add_native reaches */
+			err = add_native(j, &c, kstack, ustack, e, miss_marker(j, r, code));
+			j->carried = false;
+			return err;
 		}
 	}
 	return add_native(j, s, kstack, ustack, e, miss_marker(j, r, code));
