@@ -21,7 +21,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all deps test unit fuzz fuzz-smoke check check-e2e run bench format format-check lint \
-	vmlinux clean help apps
+	vmlinux clean help apps check-golden golden-update
 
 WARN	 := -Wall -Wextra -Werror
 CFLAGS	 ?= -O2 -g
@@ -164,6 +164,21 @@ unit test: $(TEST_BINS)
 		$$t || { echo "FAILED: $$t"; exit 1; }; pass=$$((pass + 1)); done; \
 		echo "unit: $$pass test binaries passed"
 
+# golden outputs (tests/golden/): test_golden (in make test) compares every writer's bytes;
+# check-golden also compares the JDK's own reading of the JFR golden file (jfr print).
+# After a wanted change of output: make golden-update, review and commit the diff.
+JFR_TOOL ?= /usr/lib/jvm/java-17-openjdk-amd64/bin/jfr
+check-golden: $(OUT)/tests/unit/test_golden
+	$(Q)$(OUT)/tests/unit/test_golden
+	$(Q)TZ=UTC $(JFR_TOOL) print tests/golden/known.jfr > $(OUT)/known.jfr.txt && \
+		diff -u tests/golden/known.jfr.txt $(OUT)/known.jfr.txt || \
+		{ echo "GOLDEN DIFF: jfr print tests/golden/known.jfr (make golden-update)"; exit 1; }
+	$(Q)echo "golden: every output format byte-identical"
+
+golden-update: $(OUT)/tests/unit/test_golden
+	$(Q)JPROF_UPDATE_GOLDEN=1 $(OUT)/tests/unit/test_golden
+	$(Q)TZ=UTC $(JFR_TOOL) print tests/golden/known.jfr > tests/golden/known.jfr.txt
+
 fuzz: $(FUZZ_BINS)
 	$(Q)set -e; for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(OUT)/fuzz-corpus/$$n; \
 		$$f -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 -max_len=$${FUZZ_MAX_LEN:-262144} \
@@ -186,6 +201,7 @@ check-e2e: all apps
 # everything CI runs, in one command (README's test command)
 check: all apps
 	$(Q)$(MAKE) --no-print-directory test
+	$(Q)$(MAKE) --no-print-directory check-golden
 	$(Q)$(MAKE) --no-print-directory fuzz-smoke
 	$(Q)$(MAKE) --no-print-directory check-e2e
 
@@ -212,7 +228,7 @@ clean:
 	rm -rf $(OUT)
 
 help:
-	@echo "targets: all (default) test fuzz fuzz-smoke check-e2e check run bench format lint vmlinux clean"
+	@echo "targets: all (default) test check-golden golden-update fuzz fuzz-smoke check-e2e check run bench format lint vmlinux clean"
 
 .DEFAULT_GOAL := all
 

@@ -559,7 +559,7 @@ int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size
 	switch (s->kind) {
 	case JP_EV_CPU:
 		w = s->weight;
-		if (!(s->flags & (JP_SF_CPU_TAIL | JOIN_SF_CARRIED))) {
+		if (!(s->flags & JP_SF_CPU_TAIL) && !j->carried) {
 			struct last_cpu *l = jn_last_cpu_slot(j, s->pid, s->tid);
 
 			last_cpu_set(j, s, stack, labels);
@@ -729,11 +729,14 @@ int jn_add_missing(struct join *j, const struct jp_sample *s, const __u64 *kstac
 
 		if (l->pid == s->pid && l->tid == s->tid && l->stack) {
 			struct jp_sample c = *s;
+			int err;
 
 			l->carry_ns += s->weight;
 			c.weight = 0;
-			c.flags |= JOIN_SF_CARRIED;
-			return jn_add_native(j, &c, kstack, ustack, e, jn_miss_marker(j, r, code));
+			j->carried = true; /* for commit, which add_native reaches */
+			err = jn_add_native(j, &c, kstack, ustack, e, jn_miss_marker(j, r, code));
+			j->carried = false;
+			return err;
 		}
 	}
 	return jn_add_native(j, s, kstack, ustack, e, jn_miss_marker(j, r, code));

@@ -441,7 +441,7 @@ static void weigh_path(struct profile_node *n, __u64 w)
 		n->total = sat_add(n->total, w);
 }
 
-int profile__add(struct profile *p, const struct jp_frame *frames, size_t n, __u64 weight)
+int profile__add(struct profile *p, const struct prof_frame *frames, size_t n, __u64 weight)
 {
 	struct profile_node *cur = &p->root;
 
@@ -578,7 +578,7 @@ static int merge_pass(struct profile *dst, const struct profile *src, profile_ma
 {
 	const struct profile_node *s = profile_node__child(&src->root), *next;
 	struct profile_node *d = &dst->root, *dc;
-	struct jp_frame f;
+	struct prof_frame f;
 	__u32 pos;
 	int err;
 
@@ -723,7 +723,7 @@ static int parse_weight(const char *s, size_t len, __u64 *ret_w)
 }
 
 /* parses one line (without its newline) into p; -EINVAL when malformed */
-static int folded_line(struct profile *p, char *line, size_t len, struct jp_frame **frames,
+static int folded_line(struct profile *p, char *line, size_t len, struct prof_frame **frames,
 		       size_t *cap, struct folded_why *why)
 {
 	size_t nf = 0, sep;
@@ -745,7 +745,7 @@ static int folded_line(struct profile *p, char *line, size_t len, struct jp_fram
 		end = strchr(s, ';');
 		if (nf == *cap) {
 			size_t ncap = *cap ? *cap * 2 : 64;
-			struct jp_frame *nfr;
+			struct prof_frame *nfr;
 
 			if (ncap > SIZE_MAX / sizeof(*nfr))
 				return -ENOMEM;
@@ -778,7 +778,7 @@ int profile__read_folded_why(struct profile *p, FILE *f, size_t *ret_bad_line, c
 			     size_t why_len)
 {
 	struct folded_why why = {why_buf, why_len};
-	struct jp_frame *frames = NULL;
+	struct prof_frame *frames = NULL;
 	size_t cap = 0, bufsz = 0, lineno = 0, bytes = 0;
 	char *buf = NULL;
 	ssize_t len;

@@ -9,7 +9,7 @@
 
 #include "frame.h"
 
-struct jp_frame {
+struct prof_frame {
 	const char *name; /* copied (interned) by profile__add */
 	enum jp_frame_kind kind;
 };
@@ -22,7 +22,7 @@ struct profile *profile__new(const char *title, const char *unit);
 void profile__free(struct profile *p); /* NULL-safe */
 
 /* Adds one stack, frames[0] is the root. Returns 0 or -ENOMEM. n == 0 adds to the root. */
-int profile__add(struct profile *p, const struct jp_frame *frames, size_t n, __u64 weight);
+int profile__add(struct profile *p, const struct prof_frame *frames, size_t n, __u64 weight);
 /* s interned in the profile's names (stable until profile__free); NULL when out of memory */
 const char *profile__intern(struct profile *p, const char *s);
 
@@ -65,7 +65,7 @@ int profile__merge(struct profile *dst, const struct profile *src);
  * per src node.
  */
 typedef int (*profile_map_fn)(void *ctx, const char *name, enum jp_frame_kind kind,
-			      struct jp_frame *out);
+			      struct prof_frame *out);
 int profile__merge_mapped(struct profile *dst, const struct profile *src, profile_map_fn map,
 			  void *ctx);
 

@@ -30,10 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* the agent's ABI names its frame like the profile's: renamed here, for the fake agent */
-#define jp_frame jp_ring_frame
 #include "ring.h"
-#undef jp_frame
 
 #include "join.h"
 #include "jvm/agent_ring.h"
@@ -209,7 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static __u64 frames[2 * 256 + 2 * 8];
 	static unsigned char rec[sizeof(struct jp_event_rec) +
-				 JP_DEPTH_MAX * sizeof(struct jp_ring_frame)];
+				 JP_DEPTH_MAX * sizeof(struct jp_frame)];
 	struct in in = {data, size};
 	struct join_opts o = {.mark_offcpu = true};
 	struct join_stats st;
@@ -295,13 +292,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if ((unsigned int)nf > max_depth)
 				nf = t->num_frames = (__s32)max_depth;
 			for (int i = 0; i < nf; i++) {
-				struct jp_ring_frame *f = (struct jp_ring_frame *)(t + 1) + i;
+				struct jp_frame *f = (struct jp_frame *)(t + 1) + i;
 
 				f->bci = (__s32)take(&in, 4);
 				f->pad = 0;
 				f->method_id = take(&in, 8);
 			}
-			t->h.len = (__u32)(sizeof(*t) + (size_t)nf * sizeof(struct jp_ring_frame));
+			t->h.len = (__u32)(sizeof(*t) + (size_t)nf * sizeof(struct jp_frame));
 			t->h.type = JP_REC_TRACE;
 			/* where ring_put puts it: after a pad when it would cross the end */
 			t->h.seq = ((struct jp_ring_hdr *)r->mem)->head;
@@ -343,13 +340,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			e->tag = seed & 1 ? 0 : now;
 			e->num_frames = nf;
 			for (int i = 0; i < nf; i++) {
-				struct jp_ring_frame *f = (struct jp_ring_frame *)(e + 1) + i;
+				struct jp_frame *f = (struct jp_frame *)(e + 1) + i;
 
 				f->bci = (__s32)((seed + 1u) * 40503u * (unsigned int)(i + 1) % 600);
 				f->pad = 0;
 				f->method_id = M_FUZZ + 8 * ((seed + (unsigned int)i) % 4);
 			}
-			e->h.len = (__u32)(sizeof(*e) + (size_t)nf * sizeof(struct jp_ring_frame));
+			e->h.len = (__u32)(sizeof(*e) + (size_t)nf * sizeof(struct jp_frame));
 			e->h.type = JP_REC_EVENT;
 			e->h.seq = ((struct jp_ring_hdr *)r->mem)->head;
 			if (DATA_SIZE - e->h.seq % DATA_SIZE < e->h.len)

@@ -7,7 +7,7 @@
 #include "harness.h"
 #include "out/out.h"
 
-#define F(n, k) ((struct jp_frame){ (n), (k) })
+#define F(n, k) ((struct prof_frame){ (n), (k) })
 #define GOLDEN	"tests/golden/small.folded"
 
 /* out_folded_write into a string; NULL on error (*ret_err says which) */
@@ -59,18 +59,18 @@ static int lines_sorted(const char *s)
 static struct profile *small_profile(void)
 {
 	struct profile *p = profile__new("golden", "samples");
-	struct jp_frame a[] = { F("[process 4242 java]", JP_FK_ROOT), F("[thread main]", JP_FK_ROOT),
+	struct prof_frame a[] = { F("[process 4242 java]", JP_FK_ROOT), F("[thread main]", JP_FK_ROOT),
 				F("start_thread", JP_FK_NATIVE), F("JavaMain", JP_FK_JVM),
 				F("App.main", JP_FK_INTERP), F("App.loop", JP_FK_JIT),
 				F("App.hash", JP_FK_INLINED) };
-	struct jp_frame b[] = { F("[process 4242 java]", JP_FK_ROOT), F("[thread main]", JP_FK_ROOT),
+	struct prof_frame b[] = { F("[process 4242 java]", JP_FK_ROOT), F("[thread main]", JP_FK_ROOT),
 				F("start_thread", JP_FK_NATIVE), F("JavaMain", JP_FK_JVM),
 				F("App.main", JP_FK_INTERP), F("App.loop", JP_FK_JIT),
 				F("write", JP_FK_NATIVE), F("entry_SYSCALL_64", JP_FK_KERNEL),
 				F("ksys_write", JP_FK_KERNEL) };
-	struct jp_frame c[] = { F("[process 4242 java]", JP_FK_ROOT), F("[thread GC Thread#0]", JP_FK_ROOT),
+	struct prof_frame c[] = { F("[process 4242 java]", JP_FK_ROOT), F("[thread GC Thread#0]", JP_FK_ROOT),
 				F("GangWorker::loop", JP_FK_JVM) };
-	struct jp_frame d[] = { F("[process 7 sh]", JP_FK_ROOT), F("main", JP_FK_NATIVE) };
+	struct prof_frame d[] = { F("[process 7 sh]", JP_FK_ROOT), F("main", JP_FK_NATIVE) };
 
 	if (!p)
 		return NULL;
@@ -117,7 +117,7 @@ TEST(golden_small)
 TEST(only_self_weight_and_root_line)
 {
 	struct profile *p = profile__new("t", "samples");
-	struct jp_frame s[] = { F("a", JP_FK_NATIVE), F("b", JP_FK_JIT) };
+	struct prof_frame s[] = { F("a", JP_FK_NATIVE), F("b", JP_FK_JIT) };
 	char *out;
 	int err;
 
@@ -141,10 +141,10 @@ TEST(only_self_weight_and_root_line)
 TEST(sanitized_names)
 {
 	struct profile *p = profile__new("t", "samples");
-	struct jp_frame s1[] = { F("ns;Cls.m", JP_FK_JIT), F("two\nlines\r", JP_FK_NATIVE) };
-	struct jp_frame s2[] = { F(" pad ", JP_FK_NATIVE), F("", JP_FK_KERNEL) };
+	struct prof_frame s1[] = { F("ns;Cls.m", JP_FK_JIT), F("two\nlines\r", JP_FK_NATIVE) };
+	struct prof_frame s2[] = { F(" pad ", JP_FK_NATIVE), F("", JP_FK_KERNEL) };
 	/* renders the same as s1's first frame: one merged line */
-	struct jp_frame s3[] = { F("ns:Cls.m", JP_FK_JIT), F("two\nlines\r", JP_FK_NATIVE) };
+	struct prof_frame s3[] = { F("ns:Cls.m", JP_FK_JIT), F("two\nlines\r", JP_FK_NATIVE) };
 	char *out;
 	int err;
 
@@ -163,10 +163,10 @@ TEST(frames_that_print_alike_share_a_line)
 {
 	/* native, JVM and root markers print without a suffix; "x_[j]" native reads as JIT x */
 	struct profile *p = profile__new("t", "samples");
-	struct jp_frame s1[] = { F("r", JP_FK_ROOT), F("[unknown]", JP_FK_JVM) };
-	struct jp_frame s2[] = { F("r", JP_FK_ROOT), F("[unknown]", JP_FK_NATIVE) };
-	struct jp_frame s3[] = { F("r", JP_FK_NATIVE), F("x_[j]", JP_FK_NATIVE) };
-	struct jp_frame s4[] = { F("r", JP_FK_ROOT), F("x", JP_FK_JIT) };
+	struct prof_frame s1[] = { F("r", JP_FK_ROOT), F("[unknown]", JP_FK_JVM) };
+	struct prof_frame s2[] = { F("r", JP_FK_ROOT), F("[unknown]", JP_FK_NATIVE) };
+	struct prof_frame s3[] = { F("r", JP_FK_NATIVE), F("x_[j]", JP_FK_NATIVE) };
+	struct prof_frame s4[] = { F("r", JP_FK_ROOT), F("x", JP_FK_JIT) };
 	char *out;
 	int err;
 
@@ -190,10 +190,10 @@ TEST(order_is_by_line_not_by_name)
 {
 	/* "a" < "a b" by name, but the line "a 7" sorts after "a b 3" (' ' then '7' > 'b') */
 	struct profile *p = profile__new("t", "samples");
-	struct jp_frame s1[] = { F("a", JP_FK_NATIVE), F("z", JP_FK_NATIVE) };
-	struct jp_frame s2[] = { F("a b", JP_FK_NATIVE) };
-	struct jp_frame s3[] = { F("a 9", JP_FK_NATIVE) };
-	struct jp_frame s4[] = { F("a:", JP_FK_NATIVE) };
+	struct prof_frame s1[] = { F("a", JP_FK_NATIVE), F("z", JP_FK_NATIVE) };
+	struct prof_frame s2[] = { F("a b", JP_FK_NATIVE) };
+	struct prof_frame s3[] = { F("a 9", JP_FK_NATIVE) };
+	struct prof_frame s4[] = { F("a:", JP_FK_NATIVE) };
 	char *out;
 	int err;
 

@@ -8,7 +8,7 @@
 #include "harness.h"
 #include "out/out.h"
 
-#define F(n, k)	   ((struct jp_frame){ (n), (k) })
+#define F(n, k)	   ((struct prof_frame){ (n), (k) })
 #define DATA_OPEN  "<script id=\"jp-data\" type=\"application/json\">"
 #define DATA_CLOSE "</script>"
 
@@ -128,12 +128,12 @@ static int data_is_json(const char *doc, char **ret_data)
 static struct profile *test_profile(void)
 {
 	struct profile *p = profile__new("cpu \"test\" <profile>", "samples");
-	struct jp_frame s1[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
+	struct prof_frame s1[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
 				 F("Main.work", JP_FK_JIT), F("Main.inl", JP_FK_INLINED) };
-	struct jp_frame s2[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
+	struct prof_frame s2[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
 				 F("</script><script>alert(1)</script>", JP_FK_NATIVE),
 				 F("q\"uote\\back", JP_FK_JVM) };
-	struct jp_frame s3[] = { F("ctl\x01\x1f\x7f", JP_FK_KERNEL), F("bad\xff\xc3(utf8", JP_FK_NATIVE),
+	struct prof_frame s3[] = { F("ctl\x01\x1f\x7f", JP_FK_KERNEL), F("bad\xff\xc3(utf8", JP_FK_NATIVE),
 				 F("caf\xc3\xa9 \xe2\x80\xa8 \xf0\x9f\x94\xa5", JP_FK_NATIVE),
 				 F("<!-- & -->", JP_FK_NATIVE), F("\xed\xa0\x80surrogate", JP_FK_NATIVE),
 				 F("\xc0\xafoverlong", JP_FK_NATIVE) };
@@ -216,7 +216,7 @@ TEST(data_content_and_escaping)
 TEST(nodes_and_names_are_compact)
 {
 	struct profile *p = profile__new("t", "ns");
-	struct jp_frame s[3] = { F("same", JP_FK_JIT), F("same", JP_FK_JIT), F("same", JP_FK_JIT) };
+	struct prof_frame s[3] = { F("same", JP_FK_JIT), F("same", JP_FK_JIT), F("same", JP_FK_JIT) };
 	char *doc, *data = NULL;
 	int err;
 

@@ -16,10 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* the agent's ABI names its frame like the profile's: renamed here, for the fake agent */
-#define jp_frame jp_ring_frame
 #include "ring.h"
-#undef jp_frame
 
 #include "capture.h"
 #include "clock.h"
@@ -420,8 +417,8 @@ static void fa_close(struct fake_agent *a)
 static void fa_trace(struct fake_agent *a, __u32 tid, __u64 time_ns, int n)
 {
 	struct jp_ring_hdr *h = (struct jp_ring_hdr *)a->mem;
-	__u32 len = sizeof(struct jp_trace_rec) + (n > 0 ? sizeof(struct jp_ring_frame) : 0);
-	struct jp_ring_frame fr = { .bci = 7, .method_id = FA_METHOD };
+	__u32 len = sizeof(struct jp_trace_rec) + (n > 0 ? sizeof(struct jp_frame) : 0);
+	struct jp_frame fr = { .bci = 7, .method_id = FA_METHOD };
 	__u64 pos = h->head, room = FA_DATA - pos % FA_DATA;
 	struct jp_trace_rec *r;
 
@@ -787,8 +784,8 @@ TEST(budgets_count_what_falls_out)
 static void fa_alloc(struct fake_agent *a, __u32 tid, __u64 time_ns)
 {
 	struct jp_ring_hdr *h = (struct jp_ring_hdr *)a->mem;
-	__u32 len = sizeof(struct jp_event_rec) + sizeof(struct jp_ring_frame);
-	struct jp_ring_frame fr = { .bci = 7, .method_id = FA_METHOD };
+	__u32 len = sizeof(struct jp_event_rec) + sizeof(struct jp_frame);
+	struct jp_frame fr = { .bci = 7, .method_id = FA_METHOD };
 	struct jp_event_rec *r;
 
 	r = (struct jp_event_rec *)(a->mem + JP_RING_HDR_SIZE + h->head % FA_DATA);

@@ -8,7 +8,7 @@
 #include "model/pprof_read.h"
 #include "profile.h"
 
-#define F(n, k) ((struct jp_frame){ (n), (k) })
+#define F(n, k) ((struct prof_frame){ (n), (k) })
 
 static const struct profile_node *kid(const struct profile_node *n, const char *name,
 				      enum jp_frame_kind kind)
@@ -72,10 +72,10 @@ TEST(new_and_accessors)
 TEST(add_weights_and_order)
 {
 	struct profile *p = profile__new("t", "samples");
-	struct jp_frame s1[] = { F("main", JP_FK_NATIVE), F("b", JP_FK_JIT), F("x", JP_FK_KERNEL) };
-	struct jp_frame s2[] = { F("main", JP_FK_NATIVE), F("a", JP_FK_JIT) };
-	struct jp_frame s3[] = { F("main", JP_FK_NATIVE), F("b", JP_FK_INTERP) };
-	struct jp_frame s4[] = { F("main", JP_FK_NATIVE), F("b", JP_FK_JIT) };
+	struct prof_frame s1[] = { F("main", JP_FK_NATIVE), F("b", JP_FK_JIT), F("x", JP_FK_KERNEL) };
+	struct prof_frame s2[] = { F("main", JP_FK_NATIVE), F("a", JP_FK_JIT) };
+	struct prof_frame s3[] = { F("main", JP_FK_NATIVE), F("b", JP_FK_INTERP) };
+	struct prof_frame s4[] = { F("main", JP_FK_NATIVE), F("b", JP_FK_JIT) };
 	const struct profile_node *m, *c;
 
 	ASSERT_TRUE(p);
@@ -112,7 +112,7 @@ TEST(names_are_interned_and_copied)
 {
 	struct profile *p = profile__new("t", "samples");
 	char buf[16];
-	struct jp_frame s[2];
+	struct prof_frame s[2];
 
 	ASSERT_TRUE(p);
 	strcpy(buf, "shared");
@@ -145,7 +145,7 @@ TEST(one_child_then_an_array)
 	size_t i = 0;
 
 	ASSERT_TRUE(p);
-	ASSERT_TRUE(!profile__add(p, (struct jp_frame[]){F("top", JP_FK_NATIVE), F("m", JP_FK_JIT)},
+	ASSERT_TRUE(!profile__add(p, (struct prof_frame[]){F("top", JP_FK_NATIVE), F("m", JP_FK_JIT)},
 				  2, 1));
 	top = kid(profile__root(p), "top", JP_FK_NATIVE);
 	ASSERT_TRUE(top);
@@ -153,7 +153,7 @@ TEST(one_child_then_an_array)
 	EXPECT_TRUE(profile_node__next(profile_node__child(top)) == NULL);
 	for (size_t k = 1; k < sizeof(order) / sizeof(order[0]); k++)
 		ASSERT_TRUE(!profile__add(
-			p, (struct jp_frame[]){F("top", JP_FK_NATIVE), F(order[k], JP_FK_JIT)}, 2,
+			p, (struct prof_frame[]){F("top", JP_FK_NATIVE), F(order[k], JP_FK_JIT)}, 2,
 			k + 1));
 	EXPECT_EQ(profile_node__child_count(top), 6);
 	for (c = profile_node__child(top); c; c = profile_node__next(c), i++)
@@ -169,7 +169,7 @@ TEST(one_child_then_an_array)
 TEST(many_random_stacks)
 {
 	struct profile *p = profile__new("t", "samples");
-	struct jp_frame st[64];
+	struct prof_frame st[64];
 	char names[40][16];
 	__u64 sum = 0;
 	unsigned int seed = 1;
@@ -193,8 +193,8 @@ TEST(many_random_stacks)
 TEST(merge)
 {
 	struct profile *a = profile__new("a", "samples"), *b = profile__new("b", "samples");
-	struct jp_frame s1[] = { F("m", JP_FK_NATIVE), F("x", JP_FK_JIT) };
-	struct jp_frame s2[] = { F("m", JP_FK_NATIVE), F("y", JP_FK_JIT) };
+	struct prof_frame s1[] = { F("m", JP_FK_NATIVE), F("x", JP_FK_JIT) };
+	struct prof_frame s2[] = { F("m", JP_FK_NATIVE), F("y", JP_FK_JIT) };
 	const struct profile_node *m;
 
 	ASSERT_TRUE(a && b);
@@ -222,7 +222,7 @@ TEST(merge)
 }
 
 static int map_upper_kind(void *ctx, const char *name, enum jp_frame_kind kind,
-			  struct jp_frame *out)
+			  struct prof_frame *out)
 {
 	(void)kind;
 	(*(int *)ctx)++;
@@ -234,8 +234,8 @@ static int map_upper_kind(void *ctx, const char *name, enum jp_frame_kind kind,
 TEST(merge_mapped_joins_duplicates)
 {
 	struct profile *a = profile__new("a", "samples"), *b = profile__new("b", "samples");
-	struct jp_frame s1[] = { F("m", JP_FK_JIT), F("x", JP_FK_JIT) };
-	struct jp_frame s2[] = { F("m", JP_FK_INTERP), F("x", JP_FK_KERNEL) };
+	struct prof_frame s1[] = { F("m", JP_FK_JIT), F("x", JP_FK_JIT) };
+	struct prof_frame s2[] = { F("m", JP_FK_INTERP), F("x", JP_FK_KERNEL) };
 	int calls = 0;
 
 	ASSERT_TRUE(a && b);
@@ -438,7 +438,7 @@ TEST(children_out_of_order_are_sorted_when_read)
 
 	ASSERT_TRUE(p != NULL);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		struct jp_frame f[2] = {F(names[i], JP_FK_JIT), F("leaf", JP_FK_NATIVE)};
+		struct prof_frame f[2] = {F(names[i], JP_FK_JIT), F("leaf", JP_FK_NATIVE)};
 
 		EXPECT_EQ(profile__add(p, f, 2, 1), 0);
 		EXPECT_EQ(profile__add(p, f, 1, 1), 0);
@@ -450,7 +450,7 @@ TEST(children_out_of_order_are_sorted_when_read)
 	EXPECT_TRUE(*want == '\0');
 	/* a child added after a read comes in its place too */
 	{
-		struct jp_frame f = F("d", JP_FK_JIT);
+		struct prof_frame f = F("d", JP_FK_JIT);
 
 		EXPECT_EQ(profile__add(p, &f, 1, 1), 0);
 		EXPECT_STREQ(profile_node__name(profile_node__next(profile_node__next(

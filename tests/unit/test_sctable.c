@@ -6,6 +6,7 @@
 
 #include "harness.h"
 #include "out/sctable.h"
+#include "jprof.h" /* JP_SC_HIST_BUCKETS: the histograms the BPF side fills */
 
 /* write to memory; returns the writer's result, *out the NUL-terminated text */
 static int capture(int (*fn)(const struct sc_table *, FILE *), const struct sc_table *t, char **out)

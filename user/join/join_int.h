@@ -203,8 +203,6 @@ struct ptr {
  * it exits (JP_SF_CPU_TAIL). Direct-mapped by (pid, tid); a collision forgets the older.
  */
 #define JOIN_LAST_SLOTS 4096
-/* jp_sample.flags inside the join only: the sample's CPU time was carried (last_cpu) */
-#define JOIN_SF_CARRIED 0x80000000u
 struct last_cpu {
 	__u32 pid, tid;
 	jp_id stack, labels;
@@ -309,6 +307,7 @@ struct join {
 	struct ev_slot *waits;	       /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
 	struct ev_slot *live;	       /* (pid, tag) -> a sampled object not freed yet */
 	size_t nwaits, nlive;
+	bool carried; /* the sample being committed had its CPU time carried (last_cpu) */
 };
 
 /* an event waiting for its other half: a monitor wait for its end, an object for its free */

@@ -10,9 +10,15 @@
 
 #include "log.h"
 #include "kernel/syscalls.h"
+#include "jprof.h"
+#include "out/sctable.h"
 #include "kernel/tp_probe.h"
 #include "syscall_names.h" /* generated: static const char *const syscall_names[] */
 #include "syscalls.skel.h"
+
+/* the table's writer does not include the BPF ABI: its copies of the ABI's values */
+_Static_assert(SC_NR_JPROF == JP_SC_NR_JPROF, "sctable.h SC_NR_JPROF");
+_Static_assert(SC_COMM_LEN == JP_COMM_LEN, "sctable.h SC_COMM_LEN");
 
 #define SC_DEFAULT_ENTRIES 16384
 

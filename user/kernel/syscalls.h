@@ -7,7 +7,8 @@
 #include <stdbool.h>
 
 #include "kernel/session.h"
-#include "out/sctable.h"
+
+struct sc_table; /* out/sctable.h */
 
 struct syscalls_opts {
 	__u64 slow_ns;	 /* calls at least this long become JP_EV_SYSCALL samples; 0: none */

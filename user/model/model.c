@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "sym/strpool.h"
+#include "util/strpool.h"
 #include "util/hashkey.h"
 
 static const struct {
@@ -374,7 +374,7 @@ const char *model__str(struct model *m, const char *s)
 				return t;
 		}
 	}
-	/* a new block of the pool at most (strpool.c: 64 KiB, or the string's own) */
+	/* a new block of the pool at most (util/strpool.c: 64 KiB, or the string's own) */
 	if (model_refuse(m, n + 1 + (64u << 10)))
 		return NULL;
 	s = strpool_add(&m->pool, s, n);

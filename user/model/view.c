@@ -18,7 +18,7 @@ struct view_ctx {
 	const char **names; /* by location id, rendered on first use (in dst's names) */
 	size_t nnames;
 	char proc[VIEW_ROOT_LEN], thread[VIEW_ROOT_LEN], container[VIEW_ROOT_LEN];
-	struct jp_frame frames[VIEW_MAX_FRAMES];
+	struct prof_frame frames[VIEW_MAX_FRAMES];
 	char *buf; /* a name being rendered */
 	size_t cap;
 };
@@ -83,7 +83,7 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 					 l->container);
 			else
 				snprintf(c->container, sizeof(c->container), "[host]");
-			c->frames[k++] = (struct jp_frame){c->container, JP_FK_ROOT};
+			c->frames[k++] = (struct prof_frame){c->container, JP_FK_ROOT};
 		}
 		if (c->v->per_pid && l->main && l->main[0]) /* as a person knows it (issue 25) */
 			snprintf(c->proc, sizeof(c->proc), "%s [%u] %s", l->comm, l->pid, l->main);
@@ -91,12 +91,12 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 			snprintf(c->proc, sizeof(c->proc), "%s [%u]", l->comm, l->pid);
 		else
 			snprintf(c->proc, sizeof(c->proc), "%s", l->comm);
-		c->frames[k++] = (struct jp_frame){c->proc, JP_FK_ROOT};
+		c->frames[k++] = (struct prof_frame){c->proc, JP_FK_ROOT};
 		/* a sample of the whole process (tid 0: the wall view's pause band) is no thread */
 		if (c->v->per_thread && (l->tid || !l->pid)) {
 			snprintf(c->thread, sizeof(c->thread), "%s [%u]",
 				 l->thread[0] ? l->thread : l->comm, l->tid);
-			c->frames[k++] = (struct jp_frame){c->thread, JP_FK_ROOT};
+			c->frames[k++] = (struct prof_frame){c->thread, JP_FK_ROOT};
 		}
 	}
 	locs = model__get_stack(c->m, r->stack, &n);
@@ -105,7 +105,7 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 		enum jp_frame_kind kind;
 		const char *name = loc_name(c, locs[at], &kind);
 
-		c->frames[k++] = (struct jp_frame){name, kind};
+		c->frames[k++] = (struct prof_frame){name, kind};
 	}
 	return profile__add(c->dst, c->frames, k, w);
 }
@@ -113,7 +113,7 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 struct prune_ctx {
 	struct profile *dst;
 	__u64 min;
-	struct jp_frame *frames;
+	struct prof_frame *frames;
 	size_t cap;
 };
 
@@ -127,7 +127,7 @@ static int prune_node(void *vctx, const struct profile_node *const *path, size_t
 		return 1; /* left out, with everything above it */
 	if (depth > c->cap) {
 		size_t nc = depth * 2;
-		struct jp_frame *nf = realloc(c->frames, nc * sizeof(*nf));
+		struct prof_frame *nf = realloc(c->frames, nc * sizeof(*nf));
 
 		if (!nf)
 			return -ENOMEM;

@@ -20,7 +20,7 @@ struct render_buf {
  * A frame as it appears in a line: ';' becomes ':', control bytes '?', leading and trailing
  * spaces '_' (so the weight stays the last field), an empty name "[unknown]"; then the suffix.
  */
-static int render_frame(void *ctx, const char *name, enum jp_frame_kind kind, struct jp_frame *out)
+static int render_frame(void *ctx, const char *name, enum jp_frame_kind kind, struct prof_frame *out)
 {
 	struct render_buf *b = ctx;
 	const char *suffix = jp_frame_kind_suffix(kind);

@@ -163,7 +163,7 @@ void sc_table_finish(struct sc_table *t)
 		for (size_t j = 0; j < p->nrows; j++) {
 			struct sc_row *r = &p->rows[j];
 
-			if (r->nr & JP_SC_NR_JPROF)
+			if (r->nr & SC_NR_JPROF)
 				goto sort_errnos;
 			p->calls += r->calls;
 			p->errors += r->errors;
@@ -274,7 +274,7 @@ static void write_rows(struct w *w, const struct sc_proc *p, bool jprof)
 	for (size_t j = 0; j < p->nrows; j++) {
 		const struct sc_row *r = &p->rows[j];
 
-		if (!(r->nr & JP_SC_NR_JPROF) != !jprof)
+		if (!(r->nr & SC_NR_JPROF) != !jprof)
 			continue;
 		if (jprof && !head) {
 			wr(w, "   caused by jprof (its stack requests; not in the process's "
@@ -352,9 +352,9 @@ static void json_rows(struct w *w, const struct sc_proc *p, bool jprof)
 	for (size_t j = 0; j < p->nrows; j++) {
 		const struct sc_row *r = &p->rows[j];
 
-		if (!(r->nr & JP_SC_NR_JPROF) != !jprof)
+		if (!(r->nr & SC_NR_JPROF) != !jprof)
 			continue;
-		wr(w, "%s\n {\"nr\":%d,\"name\":", first ? "" : ",", r->nr & ~JP_SC_NR_JPROF);
+		wr(w, "%s\n {\"nr\":%d,\"name\":", first ? "" : ",", r->nr & ~SC_NR_JPROF);
 		first = false;
 		wr_json_str(w, r->name, sizeof(r->name));
 		wr(w,

@@ -8,9 +8,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "jprof.h"
 
 #define SC_NAME_LEN 32
+#define SC_COMM_LEN 16 /* a task's comm, as the kernel keeps it (TASK_COMM_LEN) */
+/*
+ * In sc_row.nr: a call jprof caused (its stack requests), not in the process's sums. The
+ * syscall reader (kernel/syscalls.c) checks it is the BPF side's JP_SC_NR_JPROF: this
+ * writer does not include the BPF ABI.
+ */
+#define SC_NR_JPROF 0x40000000
 
 struct sc_errno_count {
 	int err; /* positive errno */
@@ -19,7 +25,7 @@ struct sc_errno_count {
 
 /* one system call of one process (or thread) */
 struct sc_row {
-	int nr; /* with JP_SC_NR_JPROF: caused by jprof, not in the process's sums */
+	int nr; /* with SC_NR_JPROF: caused by jprof, not in the process's sums */
 	char name[SC_NAME_LEN];
 	__u64 calls, errors, total_ns, max_ns;
 	__u64 p50_ns, p90_ns, p99_ns;  /* interpolated within log2 buckets */
@@ -30,7 +36,7 @@ struct sc_row {
 struct sc_proc {
 	__u32 pid;
 	__u32 tid; /* 0: the whole process */
-	char comm[JP_COMM_LEN];
+	char comm[SC_COMM_LEN];
 	__u64 calls, errors, total_ns; /* sums of the rows (sc_table_finish), not jprof's */
 	struct sc_row *rows;
 	size_t nrows;

@@ -36,6 +36,7 @@
 #include "jvm/pauses.h"
 #include "out/out.h"
 #include "out/outfile.h"
+#include "out/sctable.h"
 #include "util/cgroup.h"
 #include "util/procfs.h"
 #include "util/ttysafe.h"

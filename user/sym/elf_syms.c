@@ -11,7 +11,7 @@
 
 #include "demangle.h"
 #include "elf_syms.h"
-#include "strpool.h"
+#include "util/strpool.h"
 
 /*
  * Budgets for one file (an untrusted one: any user's process maps what it likes). libelf

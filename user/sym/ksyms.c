@@ -8,7 +8,7 @@
 
 #include "ksyms.h"
 #include "lines.h"
-#include "strpool.h"
+#include "util/strpool.h"
 
 #define KSYMS_MAX_FILE (256u << 20)
 #ifndef JP_FUZZ_BUDGETS

@@ -9,7 +9,7 @@
 
 #include "lines.h"
 #include "perfmap.h"
-#include "strpool.h"
+#include "util/strpool.h"
 #include "util/safe_open.h"
 
 /*

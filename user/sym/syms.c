@@ -20,7 +20,7 @@
 #include "ksyms.h"
 #include "perfmap.h"
 #include "procmaps.h"
-#include "strpool.h"
+#include "util/strpool.h"
 #include "syms.h"
 #include "util/safe_open.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strpool.h"
+#include "util/strpool.h"
 
 #define STRPOOL_BLOCK (64 * 1024)
 
