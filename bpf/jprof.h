@@ -19,6 +19,8 @@
 #define JP_EV_SYSCALL 2
 /* a process's last thread exited (jvms.bpf.c): pid and time only; the session keeps it */
 #define JP_EV_EXIT    3
+/* a process exec'd a new program (jvms.bpf.c): pid and time only; the session keeps it */
+#define JP_EV_EXEC    4
 
 /* jp_sample.flags */
 #define JP_SF_SIGNALED	 1u	/* a stack request signal was sent to the thread */
@@ -82,7 +84,7 @@
  */
 #define JP_STAT_SWITCH_MISSED 21
 #define JP_STAT_NATIVE_SKIP   22 /* no signal: a JVM thread known not to be a Java thread */
-#define JP_STAT_EXIT_LOST     23 /* process exits not told to user space: the ring was full */
+#define JP_STAT_EXIT_LOST     23 /* process exits/execs not told to user space: ring full */
 #define JP_STAT_MAX	      24
 
 /*

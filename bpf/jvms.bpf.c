@@ -19,8 +19,22 @@ SEC("raw_tp/sched_process_exec")
 int jvms_exec(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct jp_sample *e;
 
 	(void)ctx;
+	/* user space retires a JVM that exec'd, and looks at the new program as a new process */
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (e) {
+		__builtin_memset(e, 0, sizeof(*e));
+		e->time_ns = bpf_ktime_get_ns();
+		e->pid = tgid;
+		e->tid = (__u32)bpf_get_current_pid_tgid();
+		e->kind = JP_EV_EXEC;
+		e->syscall_nr = -1;
+		bpf_ringbuf_submit(e, ringbuf_wakeup_flags());
+	} else {
+		stat_inc(JP_STAT_EXIT_LOST);
+	}
 	bpf_map_delete_elem(&jwalk, &tgid);
 	if (!bpf_map_delete_elem(&jvms, &tgid))
 		stat_inc(JP_STAT_JVM_EXEC);

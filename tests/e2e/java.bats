@@ -298,3 +298,29 @@ complete_pct() {
 	! grep -q 'countedLoop(int)' "$OUT/na.folded"
 	! grep -q jprof-agent "/proc/$JPID/maps"
 }
+
+@test "a JVM that execs a new JVM in the same pid is attached again" {
+	local go=$OUT/go jp i
+	[[ -f $APPS/SignalSafety.class && -f $APPS/libsigsafety.so ]] ||
+		{ missing "SignalSafety and libsigsafety.so (make apps)"; return; }
+	# SignalSafety spins, then (1.5 s after go) execs JavaHot's JVM in its own pid
+	"$JDK17/bin/java" -Djava.library.path="$APPS" -cp "$APPS" SignalSafety exec cpu "$go" 4 \
+		"$JDK17/bin/java" -cp "$APPS" JavaHot split 8 >"$OUT/jvm.out" 2>&1 3>&- &
+	JPID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^ready' "$OUT/jvm.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	"$JPROF" record -v -p "$JPID" -d 9 -o "$OUT/x.folded" 2>"$OUT/err" &
+	jp=$!
+	sleep 1.5
+	touch "$go"
+	wait "$jp"
+	cat "$OUT/jvm.out"
+	grep -v 'debug:' "$OUT/err"
+	grep -q "JVM $JPID exec'd another program: retired, looked at again" "$OUT/err"
+	# the first program's Java frames, then the second's: its JVM got an agent of its own
+	grep -q 'SignalSafety\.spinFor' "$OUT/x.folded"
+	grep -q 'JavaHot\.spinA' "$OUT/x.folded"
+	grep -Eq "^jprof: JVM $JPID \(JavaHot\): Java stacks from" "$OUT/err"
+}

@@ -376,6 +376,17 @@ static void tell(struct attacher *a, __u64 now_ns)
 	}
 }
 
+void attacher__forget(struct attacher *a, __u32 pid, __u64 now_ns)
+{
+	struct ent *e = find(a, pid);
+
+	if (!e || e->st == ENT_GONE)
+		return;
+	if (e->st == ENT_RUNNING)
+		retire(a, e); /* its helper attached to the program that is gone */
+	set_state(e, ENT_GONE, now_ns, "exec'd another program");
+}
+
 void attacher__poll(struct attacher *a, __u64 now_ns, attacher_ready_fn ready, void *ctx)
 {
 	struct ent *e;

@@ -53,6 +53,11 @@ int attacher__add(struct attacher *a, const struct jvm_info *jvm, __u64 now_ns);
  * attaches and retries that are due (at most a few at once), and calls ready for JVMs
  * whose agent is loaded until their channel is connected. Never waits.
  */
+/*
+ * The JVM pid exec'd (or exited): its entry ends, a running helper is stopped, and a later
+ * attacher__add of the pid (the new program, if a JVM) starts afresh.
+ */
+void attacher__forget(struct attacher *a, __u32 pid, __u64 now_ns);
 void attacher__poll(struct attacher *a, __u64 now_ns, attacher_ready_fn ready, void *ctx);
 
 /* true while helpers run or channels are being connected: poll more often then */

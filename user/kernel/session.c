@@ -49,8 +49,8 @@ struct kernel_session {
 		__u32 tgid, n;
 	} *jw_counts;
 	size_t n_jw_counts, cap_jw_counts;
-	/* processes that exited (JP_EV_EXIT), until kernel_session__take_exits */
-	__u32 exits[KS_EXITS_MAX];
+	/* processes that exited (JP_EV_EXIT) or exec'd (JP_EV_EXEC), until take_exits */
+	struct ks_proc_event exits[KS_EXITS_MAX];
 	size_t nexits;
 	__u64 exits_dropped;
 };
@@ -76,10 +76,12 @@ static int on_record(void *ctx, void *data, size_t size)
 	const __u64 *frames = (const __u64 *)(smp + 1);
 	int err = 0;
 
-	if (size >= sizeof(*smp) && smp->kind == JP_EV_EXIT) {
-		/* not a sample: the record loop takes the exits once a round */
+	if (size >= sizeof(*smp) && (smp->kind == JP_EV_EXIT || smp->kind == JP_EV_EXEC)) {
+		/* not a sample: the record loop takes them once a round */
 		if (s->nexits < KS_EXITS_MAX)
-			s->exits[s->nexits++] = smp->pid;
+			s->exits[s->nexits++] = (struct ks_proc_event){
+				.pid = smp->pid, .exec = smp->kind == JP_EV_EXEC
+			};
 		else
 			s->exits_dropped++;
 	} else if (size >= sizeof(*smp) &&
@@ -679,7 +681,8 @@ int kernel_session__add_pid(struct kernel_session *s, __u32 tgid)
 	return 0;
 }
 
-size_t kernel_session__take_exits(struct kernel_session *s, __u32 *pids, size_t max)
+size_t kernel_session__take_exits(struct kernel_session *s, struct ks_proc_event *pids,
+				  size_t max)
 {
 	size_t n = s->nexits < max ? s->nexits : max;
 

@@ -82,12 +82,18 @@ int kernel_session__flush_wall(struct kernel_session *s, __u64 end_ns, kernel_sa
 			       void *ctx);
 /* Sums the per-CPU counters (JP_STAT_*). */
 void kernel_session__stats(const struct kernel_session *s, __u64 ret[JP_STAT_MAX]);
+/* a process whose last thread exited, or that exec'd a new program (exec) */
+struct ks_proc_event {
+	__u32 pid;
+	bool exec;
+};
 /*
- * Moves up to max pids of processes whose last thread exited since the last take into
- * pids, oldest first; returns how many. Exits are records of the one ring (JP_EV_EXIT),
- * kept by the session, never handed to the sample callback.
+ * Moves up to max of the exits and execs since the last take into pids, oldest first;
+ * returns how many. They are records of the one ring (JP_EV_EXIT, JP_EV_EXEC), kept by
+ * the session, never handed to the sample callback.
  */
-size_t kernel_session__take_exits(struct kernel_session *s, __u32 *pids, size_t max);
+size_t kernel_session__take_exits(struct kernel_session *s, struct ks_proc_event *pids,
+				  size_t max);
 /* "cpu-clock" or "cycles" */
 const char *kernel_session__cpu_event(const struct kernel_session *s);
 /* nanoseconds one cpu sample stands for (1e9 / freq) */

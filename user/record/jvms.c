@@ -78,14 +78,36 @@ void rec_drop_withdrawn_agents(struct rec *r)
 	}
 }
 
+#define RETIRE_AFTER_NS (4 * 1000000000ull) /* > the join's wait for a trace (3 s) */
+
+/*
+ * The JVM pid is gone (exited, or exec'd another program): the join reads what its ring
+ * still holds and frees its agent, its BPF entry and symbols go, its attach entry ends.
+ */
+static void retire_jvm(struct rec *r, __u32 pid, __u64 now)
+{
+	int err = join__retire_jvm(r->join, pid, now);
+
+	if (err)
+		pr_debug("JVM %u: retiring it: %s", pid, strerror(-err));
+	for (size_t i = 0; i < r->nagents; i++) {
+		if (r->agents[i].pid != pid)
+			continue;
+		if (r->agents[i].in_bpf)
+			(void)kernel_session__del_jvm(r->ks, pid);
+		memset(&r->agents[i], 0, sizeof(r->agents[i]));
+		r->retired++;
+	}
+	syms__drop_pid(r->syms, pid);
+	attacher__forget(r->att, pid, now);
+}
+
 /*
  * JVMs that exited: once the time their last traces may take is over, the join reads
  * what their rings still hold and frees their agents (dictionaries: megabytes per JVM),
  * and their symbols go; their slot is free again. A long recording of a host where JVMs
  * come and go (build tools, batch jobs) keeps only what live JVMs need. Once a second.
  */
-#define RETIRE_AFTER_NS (4 * 1000000000ull) /* > the join's wait for a trace (3 s) */
-
 void rec_retire_dead_jvms(struct rec *r, __u64 now)
 {
 	bool freed = false;
@@ -96,7 +118,6 @@ void rec_retire_dead_jvms(struct rec *r, __u64 now)
 	for (size_t i = 0; i < r->nagents; i++) {
 		__u32 pid = r->agents[i].pid;
 		__u64 start;
-		int err;
 
 		if (!pid)
 			continue;
@@ -110,14 +131,7 @@ void rec_retire_dead_jvms(struct rec *r, __u64 now)
 		}
 		if (now - r->agents[i].dead_ns < RETIRE_AFTER_NS)
 			continue;
-		err = join__retire_jvm(r->join, pid, now);
-		if (err)
-			pr_debug("JVM %u: retiring it: %s", pid, strerror(-err));
-		if (r->agents[i].in_bpf)
-			(void)kernel_session__del_jvm(r->ks, pid);
-		syms__drop_pid(r->syms, pid);
-		memset(&r->agents[i], 0, sizeof(r->agents[i]));
-		r->retired++;
+		retire_jvm(r, pid, now);
 		freed = true;
 		pr_debug("JVM %u exited: its agent and symbols freed", pid);
 	}
@@ -126,6 +140,27 @@ void rec_retire_dead_jvms(struct rec *r, __u64 now)
 	if (freed)
 		(void)malloc_trim(0);
 #endif
+}
+
+/*
+ * A process exec'd: what jprof held of its old program goes, and its next sample makes it a
+ * new process (symbols loaded again, looked at for a JVM, attached if it is one): a JVM that
+ * execs a new JVM in the same pid is attached again (issue 26). Its start time does not
+ * change, so nothing else would tell.
+ */
+static void on_exec(struct rec *r, __u32 pid, __u64 now)
+{
+	long slot = rec_seen_find(r, pid);
+
+	if (join__knows_jvm(r->join, pid)) {
+		retire_jvm(r, pid, now);
+		pr_debug("JVM %u exec'd another program: retired, looked at again", pid);
+	} else if (slot < 0) {
+		return; /* never sampled: nothing held */
+	}
+	syms__drop_pid(r->syms, pid);
+	if (slot >= 0)
+		memcpy(r->pcomm[slot], "\001", 2); /* its next sample: a new process */
 }
 
 /*
@@ -138,21 +173,25 @@ void rec_retire_dead_jvms(struct rec *r, __u64 now)
 
 void rec_take_exits(struct rec *r, __u64 now)
 {
-	__u32 pids[256];
+	struct ks_proc_event ev[256];
 	size_t n;
 
 	if (!r->ks)
 		return;
 	if (!r->exited && !(r->exited = calloc(EXITED_MAX, sizeof(*r->exited))))
 		return; /* they keep their symbols: as before */
-	while ((n = kernel_session__take_exits(r->ks, pids, 256))) {
+	while ((n = kernel_session__take_exits(r->ks, ev, 256))) {
 		for (size_t i = 0; i < n; i++) {
+			if (ev[i].exec) {
+				on_exec(r, ev[i].pid, now);
+				continue;
+			}
 			if (r->exited_n == EXITED_MAX) {
 				r->exited_dropped++; /* its symbols stay until the end */
 				continue;
 			}
 			r->exited[(r->exited_head + r->exited_n++) % EXITED_MAX] =
-				(struct exited){.pid = pids[i], .at_ns = now};
+				(struct exited){.pid = ev[i].pid, .at_ns = now};
 		}
 	}
 	while (r->exited_n && now - r->exited[r->exited_head].at_ns >= RETIRE_AFTER_NS) {
