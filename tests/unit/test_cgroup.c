@@ -246,6 +246,45 @@ TEST(delegated_subtree_flood_and_copied_id)
 	EXPECT_EQ(system(path), 0);
 }
 
+/* two containers whose ids share their first 12 hex digits are labelled with their full ids */
+TEST(shared_short_id_gets_full_labels)
+{
+	char root[] = "/tmp/jprof-test-cgroup.XXXXXX", path[512];
+	static const char a[] = "0123456789ab" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+			  b[] = "0123456789ab" "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+			  o[] = "fedcba987654" "cccccccccccccccccccccccccccccccccccccccccccccccccccc";
+	struct cgroup_names *names;
+	__u64 ia = 0, ib = 0, io = 0, inner = 0;
+	__u32 level;
+
+	EXPECT_TRUE(mkdtemp(root) != NULL);
+	snprintf(path, sizeof(path), "%s/docker-%s.scope", root, a);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/docker-%s.scope/inner", root, a);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/docker-%s.scope", root, b);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/docker-%s.scope", root, o);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "docker-%s.scope", a);
+	EXPECT_EQ(cgroup_stat(root, path, &ia, &level), 0);
+	snprintf(path, sizeof(path), "docker-%s.scope/inner", a);
+	EXPECT_EQ(cgroup_stat(root, path, &inner, &level), 0);
+	snprintf(path, sizeof(path), "docker-%s.scope", b);
+	EXPECT_EQ(cgroup_stat(root, path, &ib, &level), 0);
+	snprintf(path, sizeof(path), "docker-%s.scope", o);
+	EXPECT_EQ(cgroup_stat(root, path, &io, &level), 0);
+	names = cgroup_names__new(root);
+	ASSERT_TRUE(names != NULL);
+	EXPECT_STREQ(cgroup_names__get(names, ia), a);
+	EXPECT_STREQ(cgroup_names__get(names, inner), a); /* its own container: the same */
+	EXPECT_STREQ(cgroup_names__get(names, ib), b);
+	EXPECT_STREQ(cgroup_names__get(names, io), "fedcba987654"); /* alone: short */
+	cgroup_names__free(names);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	EXPECT_EQ(system(path), 0);
+}
+
 TEST(control_characters_are_escaped)
 {
 	char buf[64];

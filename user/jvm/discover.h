@@ -5,6 +5,7 @@
 
 #include <linux/types.h>
 #include <sys/types.h>
+#include "util/cgroup.h"
 
 enum jvm_agent_state {
 	JVM_AGENT_NONE = 0, /* no jprof agent loaded */
@@ -20,7 +21,7 @@ struct jvm_info {
 	char user[32];	     /* user name, or the uid as text */
 	char version[32];    /* e.g. "17.0.15", from the libjvm.so path's release file; "?" if unknown */
 	char main[256];	     /* main class or -jar file, from the command line */
-	char container[80];  /* container / cgroup id when not in the root cgroup's tree, "" otherwise */
+	char container[CGROUP_NAME_LEN];/* container / cgroup id when not in the root cgroup's tree, "" otherwise */
 	char java_home[256]; /* directory that holds lib/server/libjvm.so, as seen by the JVM */
 	enum jvm_agent_state agent;
 	char cgroup[256];    /* cgroup v2 path ("0::" line of /proc/<pid>/cgroup), "" if none/too long */

@@ -162,11 +162,24 @@ int cgroup_dir_container(const char *name, char *full, size_t full_len, char *la
 	return 0;
 }
 
+/* cgroup_path_label, and the container's full id into full ("" for none or a pod) */
+static void path_label_full(const char *path, char *label, size_t len, char *full_ret,
+			    size_t full_len);
+
 void cgroup_path_label(const char *path, char *label, size_t len)
+{
+	path_label_full(path, label, len, NULL, 0);
+}
+
+static void path_label_full(const char *path, char *label, size_t len, char *full_ret,
+			    size_t full_len)
 {
 	char comp[NAME_MAX + 1], full[72], l[CGROUP_NAME_LEN], ct[CGROUP_NAME_LEN] = "",
 							       pod[CGROUP_NAME_LEN] = "";
 	const char *p = path, *e;
+
+	if (full_len)
+		full_ret[0] = '\0';
 
 	while (*p) {
 		while (*p == '/')
@@ -178,6 +191,8 @@ void cgroup_path_label(const char *path, char *label, size_t len)
 			switch (cgroup_dir_container(comp, full, sizeof(full), l, sizeof(l))) {
 			case 1:
 				memcpy(ct, l, sizeof(ct));
+				if (full_len)
+					snprintf(full_ret, full_len, "%.64s", full);
 				break;
 			case 2:
 				memcpy(pod, l, sizeof(pod));
@@ -515,6 +530,7 @@ int cgroup_find_container(const char *mount, const char *prefix, struct cgroup_d
 struct name_ent {
 	__u64 id;
 	char label[CGROUP_NAME_LEN];
+	char full[CT_ID_LEN + 1]; /* the container's full id, "" for none */
 };
 
 struct cgroup_names {
@@ -547,7 +563,8 @@ static int names_visit(const struct cgroup_dir *d, void *vctx)
 		c->cap = nc;
 	}
 	c->v[c->n].id = d->id;
-	cgroup_path_label(d->path + ml, c->v[c->n].label, sizeof(c->v[c->n].label));
+	path_label_full(d->path + ml, c->v[c->n].label, sizeof(c->v[c->n].label), c->v[c->n].full,
+			sizeof(c->v[c->n].full));
 	owner_label(c->v[c->n].label, sizeof(c->v[c->n].label), d->delegated, d->owner);
 	c->n++;
 	return 0;
@@ -560,12 +577,50 @@ static int ent_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static int label_cmp(const void *a, const void *b)
+{
+	const struct name_ent *x = a, *y = b;
+	int r = strcmp(x->label, y->label);
+
+	return r ? r : strcmp(x->full, y->full);
+}
+
+/*
+ * Two containers whose ids share the first 12 hex digits (and owner) would share a label:
+ * anyone can name a cgroup after another's id. Those are labelled with their full id.
+ */
+static void names_disambiguate(struct cgroup_names *c)
+{
+	qsort(c->v, c->n, sizeof(*c->v), label_cmp);
+	for (size_t i = 0; i < c->n;) {
+		size_t k = i + 1;
+		bool mixed = false;
+
+		while (k < c->n && !strcmp(c->v[k].label, c->v[i].label)) {
+			mixed |= strcmp(c->v[k].full, c->v[i].full) != 0;
+			k++;
+		}
+		for (size_t m = i; mixed && m < k; m++) {
+			char tail[CGROUP_NAME_LEN];
+			size_t sl = strlen(c->v[m].label);
+
+			if (!c->v[m].full[0] || sl < CT_SHORT)
+				continue;
+			/* the short id, then the owner's mark if any: the full id, the same mark */
+			snprintf(tail, sizeof(tail), "%s", c->v[m].label + CT_SHORT);
+			snprintf(c->v[m].label, sizeof(c->v[m].label), "%.64s%.20s", c->v[m].full, tail);
+		}
+		i = k;
+	}
+}
+
 static void names_refresh(struct cgroup_names *c)
 {
 	c->n = 0;
 	c->last_walk_ns = mono_ns();
 	/* a truncated walk (budget) still names what it saw */
 	(void)walk_tree(c->mount, names_visit, c, NULL);
+	names_disambiguate(c);
 	qsort(c->v, c->n, sizeof(*c->v), ent_cmp);
 }
 

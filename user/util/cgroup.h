@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CGROUP_NAME_LEN 48 /* a container label: 12-hex short id, or "pod<uid>" */
+/* a container label: 12-hex short id (the full 64 when two share it), or "pod<uid>" */
+#define CGROUP_NAME_LEN 88
 
 /* one directory of the cgroup v2 tree */
 struct cgroup_dir {
