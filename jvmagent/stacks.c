@@ -412,18 +412,14 @@ static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc, struct 
 	 * the anchor names, AGCT finds no Java frame (-4), but the compiled caller's return
 	 * address sits one word above the anchor's sp, its frame two words up. Measured on
 	 * EvAlloc, JDK 25, ZGC: 398 of 409 such samples walk from there; the stub frame itself
-	 * is not a Java frame and AGCT would not report it. The same for -4 with the pc
-	 * HotSpot filled in itself (make_walkable, x86: sp[-1]) on the way to a block: JDK 17's
-	 * complete_monitor_locking_C spins (ObjectMonitor::TrySpin) again after each park, its
-	 * anchor walkable by then ("_complete_monitor_locking_Java": 15 of 348 samples of
-	 * EvSpin in one run were -4 there).
+	 * is not a Java frame and AGCT would not report it. (Trying this for -4 with the pc
+	 * HotSpot filled in itself, and further up a bigger stub frame, cut 0.3% of H2's
+	 * stacks under C1's Runtime1::monitorenter short: a spilled code-cache word taken for
+	 * the return address. Not done.)
 	 */
-	if (!save->pc || save->pc == stack_at(save->sp - 8)) {
-		uintptr_t csp = 0, cpc = stub_return(save->sp, &csp);
-
-		if (cpc && anchored(t, uc, save, restore, csp, save->fp, cpc, &tries))
-			return 1;
-	}
+	if (!save->pc &&
+	    anchored(t, uc, save, restore, save->sp + 16, save->fp, stack_at(save->sp + 8), &tries))
+		return 1;
 	/* the anchored frame's callers: from its fp, then up from the VM's frames */
 	if (save->a.fp &&
 	    anchored_chain(t, uc, save, restore, save->fp, save->sp, top, &tried, &tries))
