@@ -331,31 +331,6 @@ static int anchored(struct jpa_call_trace *t, void *uc, struct anchor_save *save
 }
 
 /*
- * A C2 runtime stub's frame is 16-byte aligned and ends in the return address into its
- * compiled caller: at sp + 8 for the smallest frame (saved rbp, return address), at
- * sp + 24, + 40 or + 56 for a bigger one. The first word there that points into the code
- * cache (and not back into the stub, whose pc is sp[-1]) is taken as that return address;
- * 0 when none is. A guess AGCT checks (its frame must be safe for sender) before it
- * reports anything.
- */
-#define STUB_FRAME_MAX 64
-
-static uintptr_t stub_return(uintptr_t sp, uintptr_t *ret_sp)
-{
-	uintptr_t stub_pc = stack_at(sp - 8);
-
-	for (uintptr_t off = 8; off < STUB_FRAME_MAX; off += 16) {
-		uintptr_t pc = stack_at(sp + off);
-
-		if (pc != stub_pc && jpa_vm_in_code(pc)) {
-			*ret_sp = sp + off + 8;
-			return pc;
-		}
-	}
-	return 0;
-}
-
-/*
  * Follows the rbp chain from link (frames at or above lo, below top) and tries each
  * return address into the code cache whose frame lies above the anchored one.
  */
@@ -412,10 +387,7 @@ static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc, struct 
 	 * the anchor names, AGCT finds no Java frame (-4), but the compiled caller's return
 	 * address sits one word above the anchor's sp, its frame two words up. Measured on
 	 * EvAlloc, JDK 25, ZGC: 398 of 409 such samples walk from there; the stub frame itself
-	 * is not a Java frame and AGCT would not report it. (Trying this for -4 with the pc
-	 * HotSpot filled in itself, and further up a bigger stub frame, cut 0.3% of H2's
-	 * stacks under C1's Runtime1::monitorenter short: a spilled code-cache word taken for
-	 * the return address. Not done.)
+	 * is not a Java frame and AGCT would not report it.
 	 */
 	if (!save->pc &&
 	    anchored(t, uc, save, restore, save->sp + 16, save->fp, stack_at(save->sp + 8), &tries))
@@ -426,36 +398,6 @@ static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc, struct 
 		return 1;
 	return !(usp & 7) && usp < save->sp &&
 	       anchored_chain(t, uc, save, restore, ufp, usp, top, &tried, &tries);
-}
-
-/*
- * "not walkable, Java" (-6) and "unknown, Java" (-5) under a C2 runtime stub that calls
- * into the VM without leaving the Java state: since JDK 24, complete_monitor_locking_C
- * spins for the monitor (ObjectMonitor::try_spin) in ObjectSynchronizer::quick_enter
- * before its JRT_BLOCK moves to _thread_in_vm (JDK 17 spins after it: -3/-4 above). The
- * stub stored last_Java_sp (GraphKit::gen_stub) but no pc; a Java-state thread's anchor
- * without a pc is not walkable, so AGCT walks from the context, the VM's frame, and finds
- * nothing. The caller lies where the -3 path finds it: the stub's return into its
- * compiled caller one word above the anchor's sp, the caller's sp two words up, or further
- * for a bigger stub frame (stub_return; then the stub's own frame, sp[-1]). Tried as a context, as retry() does: the anchor is
- * only read, never written (a Java-state thread is not ours to change it for).
- */
-static int java_anchor_walk(struct jpa_call_trace *t, ucontext_t *c, uintptr_t jt, uintptr_t usp,
-			    int *tries)
-{
-	struct jpa_anchor a;
-	uintptr_t sp, csp = 0, cpc;
-
-	if (jpa_vm_anchor(jt, &a))
-		return 0;
-	sp = *(volatile uintptr_t *)a.sp;
-	/* a stub's frame lies above the interrupted sp, within the span, and has no pc */
-	if (!sp || sp & 7 || sp <= usp || sp - usp > FB_SPAN - STUB_FRAME_MAX ||
-	    *(volatile uintptr_t *)a.pc)
-		return 0;
-	cpc = stub_return(sp, &csp);
-	return (cpc && retry(t, c, cpc, csp, stack_at(csp - 16), tries)) ||
-	       retry(t, c, stack_at(sp - 8), sp, (uintptr_t)c->uc_mcontext.gregs[REG_RBP], tries);
 }
 
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
@@ -485,10 +427,6 @@ static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret
 	}
 	if (sp & 7 || top < sp)
 		goto out;
-	if (!jpa_vm_in_code(pc) && java_anchor_walk(t, &c, jt, sp, &tries)) {
-		ok = 1;
-		goto out;
-	}
 	if (jpa_vm_in_code(pc))
 		ok = retry(t, &c, stack_at(sp), sp + 8, fp, &tries) ||
 		     retry(t, &c, stack_at(sp + 8), sp + 16, stack_at(sp), &tries);
