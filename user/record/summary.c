@@ -259,6 +259,13 @@ void rec_summary(struct rec *r, double secs, const char *where)
 		(unsigned long long)st[JP_STAT_SIG_ERR], (unsigned long long)st[JP_STAT_SIG_QUEUED],
 		(unsigned long long)st[JP_STAT_NATIVE_SKIP],
 		(unsigned long long)js.unmatched_traces);
+	/* exits and execs not told or not kept: those processes keep their symbols to the end */
+	if (st[JP_STAT_EXIT_LOST] || r->exited_dropped)
+		fprintf(stderr,
+			"jprof: %llu process exits or execs not told (ring full) and %llu not kept: "
+			"what jprof holds of those processes stays until the end\n",
+			(unsigned long long)st[JP_STAT_EXIT_LOST],
+			(unsigned long long)r->exited_dropped);
 }
 
 __u64 rec_js_samples(const struct rec *r)
