@@ -114,7 +114,6 @@ void join__free(struct join *j)
 	}
 	blk_release(&j->blk);
 	free(j->thr_tab);
-	free(j->pidset);
 	free(j->waits);
 	free(j->live);
 	free(j->ages);
@@ -210,7 +209,7 @@ void join__set_jvm_name(struct join *j, __u32 pid, const char *name)
 
 bool join__only_jvm(const struct join *j, char *buf, size_t size)
 {
-	const struct jvm_ent *e = j->njvms ? j->jvms[0] : NULL;
+	const struct jvm_ent *e = j->njvms && !j->folded.jvms ? j->jvms[0] : NULL;
 
 	for (size_t i = 1; i < j->njvms; i++)
 		if (j->jvms[i]->pid != e->pid)
@@ -834,46 +833,11 @@ int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, co
 	return jn_add_missing(j, s, kstack, ustack, e, MISS_AGCT, t->num_frames);
 }
 
-static void pidset_add(struct join *j, __u32 pid)
-{
-	size_t i;
-
-	if (j->pidset_n * 2 >= j->pidset_cap) {
-		size_t nc = j->pidset_cap ? j->pidset_cap * 2 : 1024;
-		__u32 *ns = calloc(nc, sizeof(*ns));
-		if (!ns)
-			return;
-		for (i = 0; i < j->pidset_cap; i++) {
-			__u32 p = j->pidset[i];
-			size_t h;
-			if (!p)
-				continue;
-			for (h = (p * 2654435761u) & (nc - 1); ns[h]; h = (h + 1) & (nc - 1))
-				;
-			ns[h] = p;
-		}
-		free(j->pidset);
-		j->pidset = ns;
-		j->pidset_cap = nc;
-	}
-	if (!j->pidset_cap)
-		return;
-	for (i = (pid * 2654435761u) & (j->pidset_cap - 1); j->pidset[i];
-	     i = (i + 1) & (j->pidset_cap - 1))
-		if (j->pidset[i] == pid)
-			return;
-	j->pidset[i] = pid;
-	j->pidset_n++;
-	j->st.processes = j->pidset_n;
-}
-
 int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		 const __u64 *ustack)
 {
 	struct jvm_ent *e = jn_find_jvm(j, s->pid);
 
-	if (s->pid)
-		pidset_add(j, s->pid);
 	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
 		return jn_add_cpu_tail(j, s, e);
 	/* only a JVM thread's interval with a Java stack can be a park */
@@ -950,6 +914,36 @@ static void free_agent(struct jvm_ent *e)
 	e->final_kept = true;
 }
 
+/* the oldest retired JVM's figures go to j->folded, its entry is freed */
+static void fold_oldest_retired(struct join *j)
+{
+	struct jvm_agent_stats as;
+	struct jvm_fold *f = &j->folded;
+	struct jvm_ent *e;
+	size_t i;
+
+	for (i = 0; i < j->njvms && !j->jvms[i]->retired; i++)
+		;
+	if (i == j->njvms)
+		return;
+	e = j->jvms[i];
+	f->jvms++;
+	f->samples += e->samples;
+	f->java_samples += e->java_samples;
+	f->complete += e->complete;
+	f->internal += e->internal;
+	if (e->final_kept) {
+		as = e->final;
+		f->agent_lost += as.ring_full + as.events_dropped;
+	}
+	jvm_ent__free(j, e);
+	memmove(&j->jvms[i], &j->jvms[i + 1], (j->njvms - i - 1) * sizeof(*j->jvms));
+	j->njvms--;
+	j->nretired--;
+	if (j->rr >= j->njvms)
+		j->rr = 0;
+}
+
 int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 {
 	struct jvm_ent *e = jn_find_jvm(j, pid);
@@ -985,6 +979,8 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 	e->retired = true;
 	by_pid_del(j, e);
 	e->pending = false;
+	if (++j->nretired > JOIN_RETIRED_KEEP)
+		fold_oldest_retired(j);
 	return err;
 }
 

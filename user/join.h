@@ -132,7 +132,6 @@ struct join_stats {
 	__u64 unmatched_traces; /* traces whose sample never came (ring drop) */
 	__u64 trace_drops;	/* traces dropped over the join's budget */
 	__u64 backlog;		/* samples added without waiting for their trace: budget */
-	__u64 processes;	/* distinct pids seen */
 	__u64 model_full;	/* frames the model could not store (out of memory) */
 	__u64 model_drops;	/* samples the model's budget refused (model__over_budget) */
 	__u64 parks, park_ns;	/* -e lock: LockSupport.park intervals in the lock view */

@@ -16,79 +16,6 @@ static void on_signal(int sig)
 	exit_signal = sig;
 }
 
-static size_t seen_slot(struct rec *r, __u32 pid)
-{
-	size_t i = (pid * 2654435761u) & (r->seen_cap - 1);
-
-	while (r->seen[i] && r->seen[i] != pid)
-		i = (i + 1) & (r->seen_cap - 1);
-	return i;
-}
-
-static int seen_grow(struct rec *r)
-{
-	size_t oc = r->seen_cap, nc = oc ? oc * 2 : 4096;
-	__u32 *os = r->seen;
-	char(*opc)[JP_COMM_LEN] = r->pcomm;
-	__u64 *ocount = r->pcount;
-
-	r->seen = calloc(nc, sizeof(*r->seen));
-	r->pcomm = calloc(nc, sizeof(*r->pcomm));
-	r->pcount = calloc(nc, sizeof(*r->pcount));
-	if (!r->seen || !r->pcomm || !r->pcount) {
-		free(r->seen);
-		free(r->pcomm);
-		free(r->pcount);
-		r->seen = os;
-		r->pcomm = opc;
-		r->pcount = ocount;
-		return -ENOMEM;
-	}
-	r->seen_cap = nc;
-	for (size_t i = 0; i < oc; i++) {
-		if (!os[i])
-			continue;
-		size_t s = seen_slot(r, os[i]);
-		r->seen[s] = os[i];
-		memcpy(r->pcomm[s], opc[i], JP_COMM_LEN);
-		r->pcount[s] = ocount[i];
-	}
-	free(os);
-	free(opc);
-	free(ocount);
-	return 0;
-}
-
-/* slot of pid, -1 when it was never seen */
-long rec_seen_find(const struct rec *r, __u32 pid)
-{
-	size_t i;
-
-	if (!r->seen_cap)
-		return -1;
-	i = (pid * 2654435761u) & (r->seen_cap - 1);
-	while (r->seen[i] && r->seen[i] != pid)
-		i = (i + 1) & (r->seen_cap - 1);
-	return r->seen[i] ? (long)i : -1;
-}
-
-/* slot of pid, inserted when new (*is_new set) */
-long rec_seen_get(struct rec *r, __u32 pid, bool *is_new)
-{
-	size_t s;
-
-	*is_new = false;
-	if ((r->seen_n + 1) * 2 > r->seen_cap && seen_grow(r))
-		return -1;
-	s = seen_slot(r, pid);
-	if (!r->seen[s]) {
-		r->seen[s] = pid;
-		r->seen_n++;
-		*is_new = true;
-	}
-	return (long)s;
-}
-
 /*
  * What the join learnt for the capture side since the last round: threads of JVMs that are
  * not Java threads (their stack requests stop, or start again), Method*s BPF's Java walk may
@@ -110,12 +37,77 @@ static void apply_join_updates(struct rec *r)
 	}
 }
 
+/* a sample's bytes: header, kernel and user stacks, BPF's Java frames */
+static size_t sample_size(const struct jp_sample *s)
+{
+	return sizeof(*s) + ((size_t)s->kstack_len + s->ustack_len) * sizeof(__u64) +
+	       (size_t)s->jstack_len * sizeof(struct jp_jframe);
+}
+
+/* a copy of the sample, joined by release_held: 0, or -ENOSPC past HELD_MAX_BYTES */
+static int hold_sample(struct rec *r, const struct jp_sample *s, const __u64 *kstack,
+		       const __u64 *ustack)
+{
+	size_t k = (size_t)s->kstack_len * sizeof(__u64), n = sample_size(s);
+	size_t need = (r->held_bytes + n + 7) & ~(size_t)7;
+	unsigned char *at;
+
+	if (need > HELD_MAX_BYTES)
+		return -ENOSPC;
+	if (need > r->held_cap) {
+		size_t cap = r->held_cap ? r->held_cap : 65536;
+		unsigned char *nb;
+
+		while (cap < need)
+			cap *= 2;
+		nb = realloc(r->held, cap);
+		if (!nb)
+			return -ENOSPC;
+		r->held = nb;
+		r->held_cap = cap;
+	}
+	at = r->held + r->held_bytes;
+	memcpy(at, s, sizeof(*s));
+	memcpy(at + sizeof(*s), kstack, k);
+	/* the user stack, then BPF's Java frames after it */
+	memcpy(at + sizeof(*s) + k, ustack, n - sizeof(*s) - k);
+	r->held_bytes = need;
+	r->held_samples++;
+	return 0;
+}
+
+/*
+ * The samples of new processes, held while the round read the ring: their symbols are
+ * loaded now (and what lookups asked to re-read), then the samples are joined, in the
+ * order they came
+ */
+static int release_held(struct rec *r)
+{
+	size_t off = 0;
+	int err = 0;
+
+	(void)syms__load_wanted(r->syms);
+	while (off < r->held_bytes) {
+		const struct jp_sample *s = (const void *)(r->held + off);
+		const __u64 *k = (const __u64 *)(s + 1);
+		struct pt_proc *p = ptable__find(r->procs, s->pid);
+
+		if (p)
+			p->flags &= ~PT_F_DEFER;
+		if (!err)
+			err = join__sample(r->join, s, k, k + s->kstack_len);
+		off = (off + sample_size(s) + 7) & ~(size_t)7;
+	}
+	r->held_bytes = 0;
+	return err;
+}
+
 static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack)
 {
 	struct rec *r = ctx;
 	struct jp_sample clipped;
+	struct pt_proc *p;
 	bool is_new;
-	long slot;
 
 	/*
 	 * -e wall: the recording ends at end_ns for every part of a thread's time. Samples
@@ -135,55 +127,86 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	}
 	if (!r->first_sample_ns || s->time_ns < r->first_sample_ns)
 		r->first_sample_ns = s->time_ns;
-	slot = rec_seen_get(r, s->pid, &is_new);
-	if (slot >= 0 && !is_new && r->pcomm[slot][0] &&
-	    memcmp(r->pcomm[slot], s->pcomm, JP_COMM_LEN)) {
-		/* a new process name: it exec'ed, its old maps would lie */
-		syms__drop_pid(r->syms, s->pid);
-		is_new = true;
+	p = ptable__get(r->procs, s->pid, &is_new);
+	if (p && !is_new && p->comm[0] && memcmp(p->comm, s->pcomm, JP_COMM_LEN)) {
+		/* a new process name: it exec'ed (the kernel's word of it may be lost) */
+		ptable__execed(r->procs, s->pid, s->time_ns);
+		p = ptable__get(r->procs, s->pid, &is_new);
 	}
-	if (slot >= 0 && !r->pcomm[slot][0])
-		memcpy(r->pcomm[slot], s->pcomm, JP_COMM_LEN);
-	if (slot >= 0)
-		r->pcount[slot]++;
-	if (is_new) {
-		/* read maps and ELF symbols now, while the process still exists */
+	if (p) {
+		if (!p->samples++)
+			r->processes++;
+		if (is_new)
+			memcpy(p->comm, s->pcomm, JP_COMM_LEN);
+	}
+	/*
+	 * A new process's samples wait, to the end of this poll round, for its maps and ELF
+	 * symbols (hold_sample): no file is read inside the ring callback
+	 */
+	if (is_new && r->q.n < NEW_PIDS_MAX)
+		r->q.pids[r->q.n++] = s->pid;
+	if (p && (p->flags & (PT_F_SYMS | PT_F_DEFER)) != PT_F_SYMS) {
+		p->flags |= PT_F_SYMS;
+		if (!hold_sample(r, s, kstack, ustack)) {
+			p->flags |= PT_F_DEFER;
+			syms__want_pid(r->syms, s->pid);
+			return 0;
+		}
+		r->held_over++; /* no room: loaded now, as the process still exists */
+		p->flags &= ~PT_F_DEFER;
 		(void)syms__add_pid(r->syms, s->pid);
-		if (slot >= 0)
-			memcpy(r->pcomm[slot], s->pcomm, JP_COMM_LEN);
-		if (r->q.n < NEW_PIDS_MAX && slot >= 0)
-			r->q.pids[r->q.n++] = s->pid;
 	}
 	return join__sample(r->join, s, kstack, ustack);
 }
 
-/* the off-CPU and syscall programs, on top of the session's maps */
+struct pid_list {
+	__u32 *pids;
+	size_t n;
+};
+
+static void add_pid(void *ctx, const struct pt_proc *p)
+{
+	struct pid_list *l = ctx;
+
+	l->pids[l->n++] = p->pid;
+}
+
 /*
- * The threads of the profiled processes (-p, else those seen) blocked since before the
- * recording: their blocked time, the whole recording. How many, or -errno.
+ * The threads of the profiled processes (-p, else those the process table holds) blocked
+ * since before the recording: their blocked time, the whole recording. How many, or -errno.
  */
 static int flush_blocked(struct rec *r, __u64 start, __u64 end)
 {
-	size_t n = r->o->npids ? r->o->npids : r->seen_cap;
+	struct ptable_stats st;
+	struct pid_list l = {0};
 	unsigned int budget = OFFCPU_BLOCKED_MAX;
-	int total = 0, k;
+	int total = 0, k = 0;
+	size_t n;
 
+	/* the samples this makes go through the table: its pids are taken out first */
+	ptable__stats(r->procs, &st);
+	l.pids = calloc(st.live ? st.live : 1, sizeof(*l.pids));
+	if (!l.pids)
+		return -ENOMEM;
+	if (!r->o->npids)
+		ptable__for_each(r->procs, add_pid, &l);
+	n = r->o->npids ? r->o->npids : l.n;
 	for (size_t i = 0; i < n && budget; i++) {
-		__u32 pid = r->o->npids ? r->o->pids[i] : r->seen[i];
+		__u32 pid = r->o->npids ? r->o->pids[i] : l.pids[i];
 
-		if (!pid)
-			continue;
 		k = offcpu__flush_blocked(r->offcpu, pid, start, end, budget, on_sample, r);
 		if (k == -ENOENT)
 			continue; /* exited */
 		if (k < 0)
-			return k;
+			break;
 		total += k;
 		budget = (unsigned int)k < budget ? budget - (unsigned int)k : 0;
 	}
-	return total;
+	free(l.pids);
+	return k < 0 && k != -ENOENT ? k : total;
 }
 
+/* the off-CPU and syscall programs, on top of the session's maps */
 static int start_extra_events(struct rec *r)
 {
 	const struct jp_opts *o = r->o;
@@ -386,10 +409,12 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	pr_debug("open files limit: %lu", fdlimit_raise());
 	r.att = attacher__new(&ao);
 	r.pauses = pauses__new();
+	r.procs = ptable__new(RETIRE_AFTER_NS);
+	syms__defer_loads(r.syms, true); /* no file read in the ring callback: release_held */
 	/* without inotify, new JVMs are still found through their samples */
 	if (!o->npids && !(r.watch = hswatch__new()))
 		pr_debug("not watching /tmp/hsperfdata_*: %s", strerror(errno));
-	if (!r.att || !r.pauses) {
+	if (!r.att || !r.pauses || !r.procs || rec_subscribe_procs(&r)) {
 		pr_err("out of memory");
 		goto out_free;
 	}
@@ -435,7 +460,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			pr_err("reading the ring buffer: %s", strerror(-err));
 			break;
 		}
-		err = join__poll(r.join, 0);
+		err = release_held(&r);
+		if (!err)
+			err = join__poll(r.join, 0);
 		if (err) {
 			pr_err("joining samples: %s", strerror(-err));
 			break;
@@ -487,6 +514,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		}
 	}
 	(void)kernel_session__drain(r.ks);
+	(void)release_held(&r);
 	(void)join__flush(r.join);
 	if (o->wall)
 		rec_add_pause_band(&r);
@@ -521,10 +549,8 @@ out_free:
 	join__free(r.join);
 	syms__free(r.syms);
 	model__free(r.model);
-	free(r.seen);
-	free(r.exited);
-	free(r.pcomm);
-	free(r.pcount);
+	ptable__free(r.procs);
+	free(r.held);
 out_close:
 	rec_abort_outputs(outs, nouts);
 	cgroup_names__free(r.cgnames);

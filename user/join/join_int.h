@@ -252,6 +252,16 @@ struct age_site {
 	__u64 n[AGE_BUCKETS];
 };
 
+/*
+ * JVMs that exited keep their entry for the report, the newest JOIN_RETIRED_KEEP of them;
+ * older ones are added up in struct jvm_fold and freed: a host where JVMs come and go for
+ * months holds what its live JVMs need
+ */
+#define JOIN_RETIRED_KEEP 128
+struct jvm_fold {
+	__u64 jvms, samples, java_samples, complete, internal, agent_lost;
+};
+
 struct join {
 	struct syms *syms;
 	struct model *model;
@@ -262,8 +272,10 @@ struct join {
 	/* updates for the capture side, oldest first, until join__take_updates */
 	struct join_update *ups;
 	size_t nups, ups_cap;
-	struct jvm_ent **jvms; /* every JVM of the recording, retired ones too (the report) */
-	size_t jvms_cap;
+	/* every JVM of the recording, retired ones too (the report; the oldest go to folded) */
+	struct jvm_ent **jvms;
+	size_t jvms_cap, nretired;
+	struct jvm_fold folded;
 	/* the live ones by pid: open addressing, linear probing, no tombstones (by_pid_*) */
 	struct jvm_ent **by_pid;
 	size_t by_pid_cap, by_pid_n;
@@ -287,9 +299,6 @@ struct join {
 	jp_id locs[JOIN_MAX_FRAMES];
 	char pool[JOIN_NAME_POOL];
 	size_t pool_used;
-	/* distinct pids seen: small open-addressing set */
-	__u32 *pidset;
-	size_t pidset_cap, pidset_n;
 	struct join_stats st;
 	__u64 now_ns;
 	struct jvm_ent *cur_jvm; /* during a poll callback */

@@ -25,7 +25,7 @@ void join__stats(const struct join *j, struct join_stats *ret)
 	struct jvm_agent_stats as;
 
 	*ret = j->st;
-	ret->agent_lost = 0;
+	ret->agent_lost = j->folded.agent_lost;
 	for (size_t i = 0; i < j->njvms; i++)
 		if (ent_agent_stats(j->jvms[i], &as))
 			ret->agent_lost += as.ring_full + as.events_dropped;
@@ -284,9 +284,21 @@ static void report_notes(const struct join *j, FILE *f)
 
 void join__report(const struct join *j, FILE *f, bool verbose)
 {
+	const struct jvm_fold *fo = &j->folded;
+
 	report_ages(j, f);
 	if (!verbose)
 		report_notes(j, f);
+	if (fo->jvms)
+		fprintf(f,
+			"jprof: %llu more JVMs that exited (not listed one by one): %llu samples, "
+			"%llu in Java threads of which %llu with complete Java stacks (%.1f%%), "
+			"%llu "
+			"in JVM-internal threads\n",
+			(unsigned long long)fo->jvms, (unsigned long long)fo->samples,
+			(unsigned long long)fo->java_samples, (unsigned long long)fo->complete,
+			fo->java_samples ? 100.0 * fo->complete / fo->java_samples : 0.0,
+			(unsigned long long)fo->internal);
 	for (size_t i = 0; i < j->njvms; i++) {
 		const struct jvm_ent *e = j->jvms[i];
 		char why[1024], loss[1024], cpu[256];

@@ -58,6 +58,8 @@ struct attacher {
 	unsigned int helpers, tries_total;
 	__u64 now_ns; /* of the last poll */
 	__u64 jvms_dropped, tries_skipped;
+	/* entries of JVMs that exited taken out (their outcome said), those with Java stacks */
+	unsigned int forgotten, forgotten_java;
 };
 
 struct attacher *attacher__new(const struct attacher_opts *o)
@@ -130,6 +132,12 @@ int attacher__add(struct attacher *a, const struct jvm_info *jvm, __u64 now_ns)
 
 	if (e && e->st != ENT_GONE)
 		return 0;
+	/* all slots taken: one of a JVM that exited (listed at the end no more) is reused */
+	for (size_t i = 0; !e && a->n >= MAX_JVMS && i < a->n; i++)
+		if (a->ents[i].st == ENT_GONE) {
+			e = &a->ents[i];
+			a->forgotten++;
+		}
 	if (!e) {
 		if (a->n >= MAX_JVMS) {
 			a->jvms_dropped++;
@@ -334,7 +342,8 @@ static void outcome(const struct attacher *a, const struct ent *e, __u64 now_ns,
 		break;
 	case ENT_GONE:
 		snprintf(buf, len,
-			 "JVM %u (%s): exited %.2f s after start, before its agent was ready (%u %s)",
+			 "JVM %u (%s): exited %.2f s after start, before its agent was ready (%u "
+			 "%s)",
 			 e->jvm.pid, e->jvm.main, (e->done_ns - t0) / 1e9, e->tries,
 			 e->tries == 1 ? "try" : "tries");
 		break;
@@ -376,15 +385,23 @@ static void tell(struct attacher *a, __u64 now_ns)
 	}
 }
 
-void attacher__forget(struct attacher *a, __u32 pid, __u64 now_ns)
+void attacher__forget(struct attacher *a, __u32 pid, __u64 now_ns, const char *why)
 {
 	struct ent *e = find(a, pid);
 
-	if (!e || e->st == ENT_GONE)
+	if (!e)
 		return;
 	if (e->st == ENT_RUNNING)
 		retire(a, e); /* its helper attached to the program that is gone */
-	set_state(e, ENT_GONE, now_ns, "exec'd another program");
+	/* its outcome was said while recording (o.note): its slot goes */
+	if (e->st == ENT_JAVA || e->st == ENT_NATIVE) {
+		a->forgotten++;
+		a->forgotten_java += e->st == ENT_JAVA;
+		*e = a->ents[--a->n];
+		return;
+	}
+	if (e->st != ENT_GONE)
+		set_state(e, ENT_GONE, now_ns, why);
 }
 
 void attacher__poll(struct attacher *a, __u64 now_ns, attacher_ready_fn ready, void *ctx)
@@ -446,8 +463,8 @@ void attacher__counts(const struct attacher *a, unsigned int *ret_jvms, unsigned
 
 	for (size_t i = 0; i < a->n; i++)
 		java += a->ents[i].st == ENT_JAVA;
-	*ret_jvms = (unsigned int)a->n;
-	*ret_java = java;
+	*ret_jvms = (unsigned int)a->n + a->forgotten;
+	*ret_java = java + a->forgotten_java;
 }
 
 void attacher__report(const struct attacher *a, __u64 now_ns, FILE *f)

@@ -54,10 +54,12 @@ int attacher__add(struct attacher *a, const struct jvm_info *jvm, __u64 now_ns);
  * whose agent is loaded until their channel is connected. Never waits.
  */
 /*
- * The JVM pid exec'd (or exited): its entry ends, a running helper is stopped, and a later
- * attacher__add of the pid (the new program, if a JVM) starts afresh.
+ * The process pid exited or exec'd (why, for the report): its entry ends, a running helper
+ * is stopped, and a later attacher__add of the pid (the new program, if a JVM) starts
+ * afresh. An entry whose outcome was said while recording is taken out: the attacher holds
+ * what live JVMs need, and JVMs that exited before their attach, for the report.
  */
-void attacher__forget(struct attacher *a, __u32 pid, __u64 now_ns);
+void attacher__forget(struct attacher *a, __u32 pid, __u64 now_ns, const char *why);
 void attacher__poll(struct attacher *a, __u64 now_ns, attacher_ready_fn ready, void *ctx);
 
 /* true while helpers run or channels are being connected: poll more often then */

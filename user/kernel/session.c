@@ -681,8 +681,12 @@ int kernel_session__add_pid(struct kernel_session *s, __u32 tgid)
 	return 0;
 }
 
-size_t kernel_session__take_exits(struct kernel_session *s, struct ks_proc_event *pids,
-				  size_t max)
+__u64 kernel_session__exits_dropped(const struct kernel_session *s)
+{
+	return s->exits_dropped;
+}
+
+size_t kernel_session__take_exits(struct kernel_session *s, struct ks_proc_event *pids, size_t max)
 {
 	size_t n = s->nexits < max ? s->nexits : max;
 

@@ -92,8 +92,9 @@ struct ks_proc_event {
  * returns how many. They are records of the one ring (JP_EV_EXIT, JP_EV_EXEC), kept by
  * the session, never handed to the sample callback.
  */
-size_t kernel_session__take_exits(struct kernel_session *s, struct ks_proc_event *pids,
-				  size_t max);
+size_t kernel_session__take_exits(struct kernel_session *s, struct ks_proc_event *pids, size_t max);
+/* exits and execs read from the ring but not kept (more than 8,192 between two takes) */
+__u64 kernel_session__exits_dropped(const struct kernel_session *s);
 /* "cpu-clock" or "cycles" */
 const char *kernel_session__cpu_event(const struct kernel_session *s);
 /* nanoseconds one cpu sample stands for (1e9 / freq) */

@@ -6,8 +6,8 @@
  */
 #include "record/record_int.h"
 
-/* seconds since pid started, or -1 when it is gone (or unreadable) */
-static double proc_age_s(__u32 pid)
+/* seconds since pid started, or -1 when it is gone (or unreadable); its start in *start */
+static double proc_age_s(__u32 pid, __u64 *ret_start)
 {
 	__u64 start;
 	double up;
@@ -15,6 +15,7 @@ static double proc_age_s(__u32 pid)
 
 	if (proc_start_ticks(pid, &start))
 		return -1;
+	*ret_start = start;
 	f = fopen("/proc/uptime", "re");
 	if (!f)
 		return -1;
@@ -78,63 +79,95 @@ void rec_drop_withdrawn_agents(struct rec *r)
 	}
 }
 
-#define RETIRE_AFTER_NS (4 * 1000000000ull) /* > the join's wait for a trace (3 s) */
-
 /*
- * The JVM pid is gone (exited, or exec'd another program): the join reads what its ring
- * still holds and frees its agent, its BPF entry and symbols go, its attach entry ends.
+ * The stores of a recording that keep state per process, as the process table drops a
+ * process (exited, its last samples joined; or exec'd): each drops its state once, in this
+ * order. The join reads what a JVM's ring still holds and frees its agent; then its BPF
+ * entry and agent slot go, the process's symbols, and its attach entry.
  */
-static void retire_jvm(struct rec *r, __u32 pid, __u64 now)
+static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)
 {
-	int err = join__retire_jvm(r->join, pid, now);
+	struct rec *r = ctx;
+	int err;
 
+	if (!join__knows_jvm(r->join, p->pid))
+		return;
+	err = join__retire_jvm(r->join, p->pid, now);
 	if (err)
-		pr_debug("JVM %u: retiring it: %s", pid, strerror(-err));
+		pr_debug("JVM %u: retiring it: %s", p->pid, strerror(-err));
+	r->retired++;
+	if (why == PT_EXECED)
+		pr_debug("JVM %u exec'd another program: retired, looked at again", p->pid);
+	else
+		pr_debug("JVM %u exited: its agent and symbols freed", p->pid);
+}
+
+static void drop_agent(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)
+{
+	struct rec *r = ctx;
+
+	(void)why, (void)now;
 	for (size_t i = 0; i < r->nagents; i++) {
-		if (r->agents[i].pid != pid)
+		if (r->agents[i].pid != p->pid)
 			continue;
-		if (r->agents[i].in_bpf)
-			(void)kernel_session__del_jvm(r->ks, pid);
+		if (r->agents[i].in_bpf && r->ks)
+			(void)kernel_session__del_jvm(r->ks, p->pid);
 		memset(&r->agents[i], 0, sizeof(r->agents[i]));
-		r->retired++;
 	}
-	syms__drop_pid(r->syms, pid);
-	attacher__forget(r->att, pid, now);
+	/* a JVM gone before its attach: the samples read of it, for the report */
+	for (size_t i = 0; i < r->ngone; i++)
+		if (r->gone[i].pid == p->pid)
+			r->gone[i].samples = p->samples;
+}
+
+static void drop_syms(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)
+{
+	(void)why, (void)now;
+	syms__drop_pid(ctx, p->pid);
+}
+
+static void drop_attach(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)
+{
+	attacher__forget(ctx, p->pid, now, why == PT_EXECED ? "exec'd another program" : "exited");
+}
+
+int rec_subscribe_procs(struct rec *r)
+{
+	int err = ptable__subscribe(r->procs, drop_join, r);
+
+	if (!err)
+		err = ptable__subscribe(r->procs, drop_agent, r);
+	if (!err)
+		err = ptable__subscribe(r->procs, drop_syms, r->syms);
+	if (!err)
+		err = ptable__subscribe(r->procs, drop_attach, r->att);
+	return err;
 }
 
 /*
- * JVMs that exited: once the time their last traces may take is over, the join reads
- * what their rings still hold and frees their agents (dictionaries: megabytes per JVM),
- * and their symbols go; their slot is free again. A long recording of a host where JVMs
- * come and go (build tools, batch jobs) keeps only what live JVMs need. Once a second.
+ * JVMs whose process is gone (or another one's now): told to the process table, which drops
+ * them once their last traces are read (RETIRE_AFTER_NS), the rest of the table in turn
+ * (exits the kernel could not tell, its ring full). Once a second: a long recording of a host
+ * where JVMs come and go (build tools, batch jobs) keeps only what live JVMs need.
  */
+#define SWEEP_PER_ROUND 256
+
 void rec_retire_dead_jvms(struct rec *r, __u64 now)
 {
-	bool freed = false;
+	bool freed;
 
-	if (now - r->retire_check_ns < 1000000000ull)
-		return;
-	r->retire_check_ns = now;
-	for (size_t i = 0; i < r->nagents; i++) {
-		__u32 pid = r->agents[i].pid;
-		__u64 start;
+	if (now - r->retire_check_ns >= 1000000000ull) {
+		r->retire_check_ns = now;
+		for (size_t i = 0; i < r->nagents; i++) {
+			__u64 start;
 
-		if (!pid)
-			continue;
-		if (!proc_start_ticks(pid, &start) && start == r->agents[i].start_ticks) {
-			r->agents[i].dead_ns = 0;
-			continue;
+			if (r->agents[i].pid && (proc_start_ticks(r->agents[i].pid, &start) ||
+						 start != r->agents[i].start_ticks))
+				ptable__exited(r->procs, r->agents[i].pid, now);
 		}
-		if (!r->agents[i].dead_ns) {
-			r->agents[i].dead_ns = now;
-			continue;
-		}
-		if (now - r->agents[i].dead_ns < RETIRE_AFTER_NS)
-			continue;
-		retire_jvm(r, pid, now);
-		freed = true;
-		pr_debug("JVM %u exited: its agent and symbols freed", pid);
+		(void)ptable__sweep(r->procs, now, SWEEP_PER_ROUND);
 	}
+	freed = ptable__tick(r->procs, now) > 0;
 #ifdef __GLIBC__
 	/* megabytes freed amid the heap stay resident unless given back */
 	if (freed)
@@ -143,34 +176,13 @@ void rec_retire_dead_jvms(struct rec *r, __u64 now)
 }
 
 /*
- * A process exec'd: what jprof held of its old program goes, and its next sample makes it a
- * new process (symbols loaded again, looked at for a JVM, attached if it is one): a JVM that
- * execs a new JVM in the same pid is attached again (issue 26). Its start time does not
- * change, so nothing else would tell.
+ * Processes that exited or exec'd, as the kernel tells (JP_EV_EXIT, JP_EV_EXEC), to the
+ * process table: an exec drops what jprof held of the old program at once, and the pid's
+ * next sample makes it a new process (symbols loaded again, looked at for a JVM, attached
+ * if it is one: a JVM that execs a new JVM in the same pid is attached again, issue 26;
+ * its start time does not change, so nothing else would tell). An exit drops it once its
+ * last samples are joined.
  */
-static void on_exec(struct rec *r, __u32 pid, __u64 now)
-{
-	long slot = rec_seen_find(r, pid);
-
-	if (join__knows_jvm(r->join, pid)) {
-		retire_jvm(r, pid, now);
-		pr_debug("JVM %u exec'd another program: retired, looked at again", pid);
-	} else if (slot < 0) {
-		return; /* never sampled: nothing held */
-	}
-	syms__drop_pid(r->syms, pid);
-	if (slot >= 0)
-		memcpy(r->pcomm[slot], "\001", 2); /* its next sample: a new process */
-}
-
-/*
- * Processes that exited, as the kernel tells (JP_EV_EXIT): once their last samples are
- * joined (RETIRE_AFTER_NS, as for JVMs), their symbols go, and a later process of the same
- * pid loads its own. A long recording of a host where processes come and go keeps what
- * live processes need. JVMs are retired by rec_retire_dead_jvms (their agents too).
- */
-#define EXITED_MAX 65536u
-
 void rec_take_exits(struct rec *r, __u64 now)
 {
 	struct ks_proc_event ev[256];
@@ -178,37 +190,13 @@ void rec_take_exits(struct rec *r, __u64 now)
 
 	if (!r->ks)
 		return;
-	if (!r->exited && !(r->exited = calloc(EXITED_MAX, sizeof(*r->exited))))
-		return; /* they keep their symbols: as before */
-	while ((n = kernel_session__take_exits(r->ks, ev, 256))) {
-		for (size_t i = 0; i < n; i++) {
-			if (ev[i].exec) {
-				on_exec(r, ev[i].pid, now);
-				continue;
-			}
-			if (r->exited_n == EXITED_MAX) {
-				r->exited_dropped++; /* its symbols stay until the end */
-				continue;
-			}
-			r->exited[(r->exited_head + r->exited_n++) % EXITED_MAX] =
-				(struct exited){.pid = ev[i].pid, .at_ns = now};
-		}
-	}
-	while (r->exited_n && now - r->exited[r->exited_head].at_ns >= RETIRE_AFTER_NS) {
-		__u32 pid = r->exited[r->exited_head].pid;
-		long slot;
-
-		r->exited_head = (r->exited_head + 1) % EXITED_MAX;
-		r->exited_n--;
-		if (join__knows_jvm(r->join, pid))
-			continue;
-		syms__drop_pid(r->syms, pid);
-		r->exited_forgotten++;
-		/* a later process of this pid: its first sample loads its symbols again */
-		slot = rec_seen_find(r, pid);
-		if (slot >= 0)
-			memcpy(r->pcomm[slot], "\001", 2);
-	}
+	while ((n = kernel_session__take_exits(r->ks, ev, 256)))
+		for (size_t i = 0; i < n; i++)
+			if (ev[i].exec)
+				ptable__execed(r->procs, ev[i].pid, now);
+			else
+				ptable__exited(r->procs, ev[i].pid, now);
+	r->exited_dropped = kernel_session__exits_dropped(r->ks);
 }
 
 /*
@@ -242,6 +230,15 @@ static int connect_agent(struct rec *r, const struct jvm_info *jvm)
 	err = proc_start_ticks(jvm->pid, &start);
 	if (!err)
 		err = join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", a);
+	if (!err) {
+		bool is_new;
+		struct pt_proc *p = ptable__get(r->procs, jvm->pid, &is_new);
+
+		if (p) {
+			p->flags |= PT_F_JVM;
+			p->start_ticks = start;
+		}
+	}
 	set_jvm_labels(r, jvm);
 	if (err) {
 		jvm_agent__free(a);
@@ -381,12 +378,17 @@ void rec_handle_new_pids(struct rec *r)
 	r->q_fast = false;
 	for (size_t i = 0; i < r->q.n; i++) {
 		__u32 pid = r->q.pids[i];
-		double age = proc_age_s(pid);
+		__u64 start = 0;
+		double age = proc_age_s(pid, &start);
+		struct pt_proc *p = ptable__find(r->procs, pid);
 		bool during;
 		int ready;
 
 		if (pid == (__u32)getpid())
 			continue;
+		/* its identity: ptable__sweep finds its exit if the kernel's word is lost */
+		if (p && !p->start_ticks)
+			p->start_ticks = start;
 		if (age < 0) {
 			if (join__knows_jvm(r->join, pid))
 				add_gone(r, pid, true);
@@ -468,7 +470,7 @@ void rec_handle_new_jvm_files(struct rec *r)
 		 */
 		if (r->ctf && (err || !ct_filter_has_path(r->ctf, jvm.cgroup)))
 			continue;
-		(void)rec_seen_get(r, pids[i], &is_new);
+		(void)ptable__get(r->procs, pids[i], &is_new);
 		if (!err) {
 			/* counted from now on; rec_handle_new_pids attaches it once it is initialised */
 			note_jvm(r, &jvm, true);
@@ -487,6 +489,14 @@ void rec_handle_new_jvm_files(struct rec *r)
 	}
 }
 
+/* samples read of the i-th JVM gone before attach: from the table, or kept when it dropped it */
+static __u64 gone_samples(const struct rec *r, size_t i)
+{
+	const struct pt_proc *p = ptable__find(r->procs, r->gone[i].pid);
+
+	return p ? p->samples : r->gone[i].samples;
+}
+
 void rec_gone_report(const struct rec *r, FILE *f, bool verbose)
 {
 	/* short JVMs (a build's) come by the dozen: their count, and each with -v */
@@ -498,7 +508,7 @@ void rec_gone_report(const struct rec *r, FILE *f, bool verbose)
 		fprintf(f,
 			"jprof: JVM %u: %llu samples in all, none with Java stacks: exited before "
 			"attach (%s, %.2f s after start)\n",
-			r->gone[i].pid, (unsigned long long)rec_pid_samples(r, r->gone[i].pid),
+			r->gone[i].pid, (unsigned long long)gone_samples(r, i),
 			r->gone[i].looked_at ? "gone while it was still starting"
 					     : "gone before it could be looked at, its hsperfdata "
 					       "file seen",
@@ -575,8 +585,8 @@ void rec_setup_initial_jvms(struct rec *r)
 
 	if (r->o->npids) {
 		for (size_t i = 0; i < r->o->npids; i++) {
-			(void)rec_seen_get(r, r->o->pids[i],
-					   &is_new); /* handled: not queued again */
+			/* handled: not queued again */
+			(void)ptable__get(r->procs, r->o->pids[i], &is_new);
 			if (jvm_probe("/proc", r->o->pids[i], &one) == 0 &&
 			    ct_filter_has_path(r->ctf, one.cgroup))
 				track_jvm(r, &one, false);
@@ -597,7 +607,8 @@ void rec_setup_initial_jvms(struct rec *r)
 		if (!ct_filter_has_path(r->ctf, list[i].cgroup))
 			continue;
 		track_jvm(r, &list[i], false);
-		(void)rec_seen_get(r, list[i].pid, &is_new); /* handled: not queued again */
+		/* handled: not queued again */
+		(void)ptable__get(r->procs, list[i].pid, &is_new);
 	}
 	free(list);
 }

@@ -43,14 +43,20 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "sym/syms.h"
+#include "proc/ptable.h"
 
-#define POLL_MS		   100
-#define POLL_ATTACH_MS	   20 /* while attaches run: serve their helpers without delay */
-#define POLL_YOUNG_MS	   50 /* while young processes wait to be classified */
-#define JVM_MIN_AGE_S	   1 /* attach a JVM that started during the recording once it is this old */
-#define JVM_START_MAX_S	   5 /* ...or, when its hsperfdata says it is still starting, this old */
-#define NEW_PIDS_MAX	   4096
-#define OFFCPU_BLOCKED_MAX 65536 /* threads blocked since before the recording, reported */
+#define POLL_MS		100
+#define POLL_ATTACH_MS	20 /* while attaches run: serve their helpers without delay */
+#define POLL_YOUNG_MS	50 /* while young processes wait to be classified */
+#define JVM_MIN_AGE_S	1  /* attach a JVM that started during the recording once it is this old */
+#define JVM_START_MAX_S 5  /* ...or, when its hsperfdata says it is still starting, this old */
+#define NEW_PIDS_MAX	4096
+/* an exited process stays this long in the process table: > the join's wait for a trace (3 s) */
+#define RETIRE_AFTER_NS	   (4 * 1000000000ull)
+#define OFFCPU_BLOCKED_MAX 65536
+#define HELD_MAX_BYTES \
+	(8u            \
+	 << 20) /* samples held for their symbols in one round */ /* threads blocked since before the recording, reported */
 
 /* set by SIGINT/SIGTERM (record.c): the loop ends and the outputs are written */
 extern volatile sig_atomic_t rec_exiting;
@@ -76,11 +82,17 @@ struct rec {
 	struct model *model;
 	struct join *join;
 	char agent_path[4096];
-	/* every pid seen in a sample (open hash) and its process name */
-	__u32 *seen;
-	char (*pcomm)[JP_COMM_LEN];
-	__u64 *pcount; /* samples per pid, for JVMs that exit before they could be tracked */
-	size_t seen_cap, seen_n;
+	/*
+	 * every process jprof holds anything of (proc/ptable.h): the one place that learns of
+	 * exec and exit; the stores below subscribe (rec_subscribe_procs)
+	 */
+	struct ptable *procs;
+	__u64 processes; /* processes sampled (a pid that exec'd is a second one) */
+	/* samples of new processes held in a poll round for their symbols (record.c hold_sample) */
+	unsigned char *held;
+	size_t held_bytes, held_cap;
+	__u64 held_samples, held_over;
+	__u64 exited_dropped; /* exits and execs the kernel session could not keep */
 	struct pidq q;
 	bool q_fast;	  /* a queued process is looked at every round: poll faster */
 	ino_t mnt_ns_ino; /* jprof's mount namespace */
@@ -95,17 +107,8 @@ struct rec {
 		__u64 start_ticks;
 		__u64 handler;
 		bool in_bpf;
-		__u64 dead_ns; /* when the process was first found gone, 0 while it lives */
 	} agents[JP_MAX_JVMS];
 	__u64 retire_check_ns; /* the last look for JVMs that exited */
-	/* processes that exited (the kernel's JP_EV_EXIT), their symbols dropped RETIRE_AFTER_NS
-	 * later: a FIFO ring of EXITED_MAX */
-	struct exited {
-		__u32 pid;
-		__u64 at_ns;
-	} *exited;
-	size_t exited_head, exited_n;
-	__u64 exited_dropped, exited_forgotten;
 	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */
 	size_t nagents;
 	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
@@ -119,6 +122,7 @@ struct rec {
 		__u32 pid;
 		__u64 seen_ns;
 		bool looked_at; /* known as a JVM, gone while it was still starting */
+		__u64 samples;	/* read of it, kept when the process table drops it */
 	} gone[64];
 	size_t ngone;
 	__u64 gone_more;
@@ -141,11 +145,8 @@ struct rec_out {
 	FILE *f;
 };
 
-/* record.c */
-long rec_seen_find(const struct rec *r, __u32 pid);
-long rec_seen_get(struct rec *r, __u32 pid, bool *is_new);
-
 /* record/jvms.c */
+int rec_subscribe_procs(struct rec *r);
 void rec_take_exits(struct rec *r, __u64 now);
 void rec_drop_withdrawn_agents(struct rec *r);
 void rec_retire_dead_jvms(struct rec *r, __u64 now);
@@ -171,7 +172,6 @@ int rec_write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n, c
 		      size_t wlen);
 
 /* record/summary.c */
-__u64 rec_pid_samples(const struct rec *r, __u32 pid);
 void rec_mem_report(const struct rec *r);
 void rec_kstats(const struct rec *r, __u64 *st);
 void rec_status_tick(struct rec *r, __u64 now, __u64 t0, __u64 deadline);

@@ -2,14 +2,6 @@
 /* summary.c: what a recording says: the status line while it runs, the report at its end */
 #include "record/record_int.h"
 
-/* samples read of pid so far */
-__u64 rec_pid_samples(const struct rec *r, __u32 pid)
-{
-	long slot = rec_seen_find(r, pid);
-
-	return slot >= 0 ? r->pcount[slot] : 0;
-}
-
 /* what the symbolizer refused or left out (untrusted files, budgets): one line, when any */
 static void syms_report(const struct rec *r)
 {
@@ -32,22 +24,31 @@ static void syms_report(const struct rec *r)
 /* -v: what jprof's memory holds at the end of the recording, by owner */
 void rec_mem_report(const struct rec *r)
 {
+	struct ptable_stats ps;
 	struct model_mem mm;
 	struct syms_stats ss;
 
 	model__mem(r->model, &mm);
 	syms__stats(r->syms, &ss);
+	ptable__stats(r->procs, &ps);
 	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels, %zu "
 		 "locations, %zu functions, %zu strings; MB in rows %.1f, stacks %.1f, locations "
 		 "%.1f, strings %.1f); symbols: ELF %.1f MB, perf maps %.1f MB, "
-		 "%llu pids, %llu files (%llu processes that exited forgotten); agent dictionaries "
-		 "%.1f MB (%u JVMs that exited freed)",
+		 "%llu pids, %llu files; processes: %llu held now (at most %llu), %llu exited and "
+		 "%llu exec'd forgotten, %llu exits found by a sweep; agent dictionaries %.1f MB "
+		 "(%u "
+		 "JVMs retired); samples held for their process's symbols %llu (%llu not: no "
+		 "room), lookups that left a load for later %llu",
 		 mm.bytes / 1048576.0, mm.stacks, mm.stack_locs, mm.rows, mm.labels, mm.locs,
 		 mm.funcs, mm.strs, mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0,
 		 mm.loc_bytes / 1048576.0, mm.str_bytes / 1048576.0, ss.elf_bytes / 1048576.0,
 		 ss.perfmap_bytes / 1048576.0, (unsigned long long)ss.pids,
-		 (unsigned long long)ss.dsos, (unsigned long long)r->exited_forgotten,
-		 jvm_agent__all_bytes() / 1048576.0, r->retired);
+		 (unsigned long long)ss.dsos, (unsigned long long)ps.live,
+		 (unsigned long long)ps.peak, (unsigned long long)ps.exited,
+		 (unsigned long long)ps.execed, (unsigned long long)ps.swept,
+		 jvm_agent__all_bytes() / 1048576.0, r->retired,
+		 (unsigned long long)r->held_samples, (unsigned long long)r->held_over,
+		 (unsigned long long)ss.deferred);
 }
 
 /* the kernel side's counters: read now, or as kept when it was freed */
@@ -173,7 +174,8 @@ void rec_summary(struct rec *r, double secs, const char *where)
 			js.park_ns / 1e9, r->o->min_block_us);
 	if (js.whole_threads)
 		fprintf(out,
-			"jprof: %llu JVM threads blocked all recording without a Java stack (%.3f s): "
+			"jprof: %llu JVM threads blocked all recording without a Java stack (%.3f "
+			"s): "
 			"one \"" JOIN_WHOLE_FRAME "\" frame each\n",
 			(unsigned long long)js.whole_threads, js.whole_ns / 1e9);
 	if (js.idle_waits)
@@ -242,7 +244,7 @@ void rec_summary(struct rec *r, double secs, const char *where)
 		r->o->events == 1u << JP_EV_CPU || !(r->o->events & (1u << JP_EV_CPU)) ? ""
 										       : "CPU ",
 		what, secs, (unsigned long long)st[JP_STAT_RB_DROPS], agent_lost,
-		(unsigned long long)js.processes, jvms, jvms_java, where);
+		(unsigned long long)r->processes, jvms, jvms_java, where);
 	if (out != stderr) {
 		fclose(out);
 		print_escaped(text, len);
@@ -262,7 +264,8 @@ void rec_summary(struct rec *r, double secs, const char *where)
 	/* exits and execs not told or not kept: those processes keep their symbols to the end */
 	if (st[JP_STAT_EXIT_LOST] || r->exited_dropped)
 		fprintf(stderr,
-			"jprof: %llu process exits or execs not told (ring full) and %llu not kept: "
+			"jprof: %llu process exits or execs not told (ring full) and %llu not "
+			"kept: "
 			"what jprof holds of those processes stays until the end\n",
 			(unsigned long long)st[JP_STAT_EXIT_LOST],
 			(unsigned long long)r->exited_dropped);

@@ -90,7 +90,17 @@ struct syms {
 	struct elf_syms *vdso; /* our own vdso image, the same one the kernel gives everyone */
 	bool vdso_tried;
 	__u64 reload_interval_ns;
-	__u64 generation; /* see syms__generation */
+	/*
+	 * syms__defer_loads: lookups read no file; what they would have read waits here for
+	 * syms__load_wanted (pid, what), at most WANTS_MAX
+	 */
+	bool defer;
+	struct want {
+		__u32 pid;
+		unsigned int what; /* WANT_* */
+	} wants[256];
+	size_t nwants;
+	__u64 generation;	   /* see syms__generation */
 	__u64 elf_bytes, pm_bytes; /* held, against the global budgets */
 	struct syms_stats stats;
 };
@@ -725,6 +735,66 @@ static bool due(const struct syms *s, __u64 last_ns)
 	return mono_ns() - last_ns >= s->reload_interval_ns;
 }
 
+#define WANT_PID     1u /* the pid's maps and files, first time */
+#define WANT_MAPS    2u /* its maps again: a miss */
+#define WANT_PERFMAP 4u /* its perf map again: a miss in JIT code */
+#define WANTS_MAX    (sizeof(((struct syms *)0)->wants) / sizeof(((struct syms *)0)->wants[0]))
+
+/* a load a lookup would have made, for syms__load_wanted; past WANTS_MAX it is not made */
+static void want(struct syms *s, __u32 pid, unsigned int what)
+{
+	for (size_t i = 0; i < s->nwants; i++)
+		if (s->wants[i].pid == pid) {
+			s->wants[i].what |= what;
+			return;
+		}
+	if (s->nwants == WANTS_MAX) {
+		s->stats.loads_not_wanted++;
+		return;
+	}
+	s->wants[s->nwants].pid = pid;
+	s->wants[s->nwants++].what = what;
+}
+
+void syms__defer_loads(struct syms *s, bool on)
+{
+	s->defer = on;
+}
+
+void syms__want_pid(struct syms *s, __u32 pid)
+{
+	bool found;
+
+	(void)pid_index(s, pid, &found);
+	if (!found)
+		want(s, pid, WANT_PID);
+}
+
+size_t syms__load_wanted(struct syms *s)
+{
+	size_t n = s->nwants;
+
+	s->nwants = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct want w = s->wants[k];
+		struct pid_state *ps;
+		bool found;
+		size_t i = pid_index(s, w.pid, &found);
+
+		if (!found) {
+			(void)syms__add_pid(s, w.pid); /* gone already: its samples stay unnamed */
+			continue;
+		}
+		ps = s->pids[i];
+		if ((w.what & WANT_MAPS) && due(s, ps->maps_read_ns) && !load_maps(s, ps) &&
+		    ps->has_anon_exec && !ps->pm)
+			load_perfmap(s, ps);
+		else if ((w.what & WANT_PERFMAP) && ps->has_anon_exec && due(s, ps->pm_read_ns))
+			load_perfmap(s, ps);
+	}
+	return n;
+}
+
 /* perf map lookup, re-reading the map (rate-limited) on a miss */
 static bool lookup_jit(struct syms *s, struct pid_state *ps, __u64 addr, struct jp_sym *ret)
 {
@@ -732,7 +802,9 @@ static bool lookup_jit(struct syms *s, struct pid_state *ps, __u64 addr, struct 
 	__u64 off;
 
 	name = perfmap__find(ps->pm, addr, &off);
-	if (!name && due(s, ps->pm_read_ns)) {
+	if (!name && s->defer && !ps->no_perfmap && due(s, ps->pm_read_ns)) {
+		want(s, ps->pid, WANT_PERFMAP);
+	} else if (!name && due(s, ps->pm_read_ns)) {
 		load_perfmap(s, ps);
 		name = perfmap__find(ps->pm, addr, &off);
 	}
@@ -759,6 +831,11 @@ static int user_map(struct syms *s, __u32 pid, __u64 addr, struct pid_state **re
 
 	*ret_reread = false;
 	i = pid_index(s, pid, &found);
+	if (!found && s->defer) {
+		want(s, pid, WANT_PID);
+		s->stats.deferred++;
+		return -ESRCH;
+	}
 	if (!found) {
 		err = syms__add_pid(s, pid);
 		if (err)
@@ -768,7 +845,10 @@ static int user_map(struct syms *s, __u32 pid, __u64 addr, struct pid_state **re
 	ps = s->pids[i];
 	*ret_ps = ps;
 	*ret_u = find_umap(ps, addr);
-	if (!*ret_u && due(s, ps->maps_read_ns)) {
+	if (!*ret_u && s->defer && due(s, ps->maps_read_ns)) {
+		want(s, pid, WANT_MAPS);
+		s->stats.deferred++;
+	} else if (!*ret_u && due(s, ps->maps_read_ns)) {
 		*ret_reread = !load_maps(s, ps);
 		*ret_u = find_umap(ps, addr);
 	}

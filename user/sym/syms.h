@@ -51,6 +51,18 @@ int syms__kernel(struct syms *s, __u64 addr, struct jp_sym *ret);
 int syms__add_pid(struct syms *s, __u32 pid);
 
 /*
+ * On: lookups (syms__user, syms__user_anon) read no file: a pid not loaded yet, a miss
+ * that would re-read a pid's maps or perf map, are noted (and the lookup answers without
+ * them); syms__load_wanted makes those loads, off the sample path. For the record loop,
+ * whose ring callback must not do file I/O. Off (the default): lookups load as they go.
+ */
+void syms__defer_loads(struct syms *s, bool on);
+/* pid's maps and files are to be read by the next syms__load_wanted (unless loaded already) */
+void syms__want_pid(struct syms *s, __u32 pid);
+/* makes the loads noted since the last call; how many pids it looked at */
+size_t syms__load_wanted(struct syms *s);
+
+/*
  * pid's JIT code is named by someone else (its JVM's agent): its perf map is never read
  * again, and the one read is freed by syms__free_dropped. Anonymous code then resolves
  * to no name.
@@ -97,7 +109,9 @@ struct syms_stats {
 	__u64 perfmap_over_budget; /* perf map reads skipped: global budget spent */
 	__u64 paths_over_budget;   /* mapping paths not kept: path budget spent */
 	__u64 elf_bytes, perfmap_bytes; /* held now */
-	__u64 debug_files; /* separate debug files found (build id, .gnu_debuglink) */
+	__u64 debug_files;		/* separate debug files found (build id, .gnu_debuglink) */
+	__u64 deferred;			/* lookups that left a load for syms__load_wanted */
+	__u64 loads_not_wanted;		/* loads not noted: too many pids waiting at once */
 };
 void syms__stats(const struct syms *s, struct syms_stats *ret);
 
