@@ -30,6 +30,11 @@ Parts (in this order; --only picks some):
   longrun    bench/longrun.py: `record -a` for 10 minutes (1 in quick mode) over 10 JVMs of
              real work (H2 under load, javac rounds, idle servers): jprof's peak RSS, RSS
              growth, own CPU in % of a core
+  churn      bench/churn.py: `record -a` for 30 minutes (3 in quick mode) while 50,000
+             short-lived processes and 2,000 short-lived JVMs start and exit (the totals
+             scale with the minutes) and 3 long-lived JVMs are sampled: jprof's RSS and open
+             fds every minute, their growth over the last 20 minutes (2/3 of a shorter
+             run), the long-lived JVMs' complete Java stacks
 
 BENCH_QUICK=1 (or --quick): few repetitions and short durations, to check that it works.
 Writes OUT/bench/results-<UTC date>.json and .txt. Needs root and `make all apps sc-driver`.
@@ -523,10 +528,30 @@ def part_longrun(a, tmp):
     return res
 
 
+def part_churn(a, tmp):
+    js = os.path.join(tmp, "churn.json")
+    minutes = 3 if a.quick else 30
+    run_logged([sys.executable, os.path.join(REPO, "bench/churn.py"), "--build", a.build,
+                "--minutes", str(minutes), "--java", a.java, "--json", js],
+               minutes * 60 + 1200)
+    with open(js) as f:
+        res = json.load(f)
+    say(f"churn, record -a at 99 Hz for {minutes} min: {res['procs_started']} short-lived "
+        f"processes and {res['jvms_started']} short-lived JVMs ran; jprof RSS "
+        f"{res['rss_growth_mb']:+.2f} MB and open fds {res['fd_growth']:+d} over the last "
+        f"{res['growth_span_s'] / 60:.1f} min, peak RSS {res['peak_rss_mb']:.1f} MB, peak fds "
+        f"{res['peak_fds']}; long-lived JVMs' complete Java stacks "
+        + (f"{res['long_complete_pct']:.2f}%" if res["long_complete_pct"] is not None
+           else "none") + ", rooted at Thread.run "
+        + (f"{res['long_rooted_pct']:.2f}%" if res["long_rooted_pct"] is not None
+           else "none"))
+    return res
+
+
 PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
-         "longrun": part_longrun}
+         "longrun": part_longrun, "churn": part_churn}
 
 
 def main():
