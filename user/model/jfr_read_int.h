@@ -109,6 +109,7 @@ enum role {
 	R_DESCRIPTOR,
 	R_STRING,
 	R_DESCRIPTION,
+	R_MAIN,
 };
 
 struct jfield {

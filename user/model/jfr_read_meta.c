@@ -51,6 +51,7 @@ static const struct {
 	{"descriptor", R_DESCRIPTOR},
 	{"string", R_STRING},
 	{"description", R_DESCRIPTION},
+	{"mainClass", R_MAIN},
 };
 
 static const struct {

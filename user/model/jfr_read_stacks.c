@@ -269,8 +269,9 @@ jp_id jr_labels_of(struct ctx *c, __u32 tci, __u64 key)
 {
 	struct cpent *e = tci != ~0u ? jr_cp_get(c, tci, key) : NULL;
 	struct cpent *ti = c->ti_cls != ~0u ? jr_cp_find(c, TI_TYPE, key) : NULL;
-	char os[256] = "", jn[256] = "", comm[256] = "java", cont[256] = "";
-	struct jp_labels l = {.pid = c->pid, .comm = comm, .thread = "", .container = cont};
+	char os[256] = "", jn[256] = "", comm[256] = "java", cont[256] = "", main[256] = "";
+	struct jp_labels l = {
+		.pid = c->pid, .comm = comm, .thread = "", .container = cont, .main = main};
 	struct rd r;
 	__u64 v;
 	jp_id id;
@@ -311,6 +312,8 @@ jp_id jr_labels_of(struct ctx *c, __u32 tci, __u64 key)
 				l.pid = v <= 0xffffffffu ? (__u32)v : 0;
 			else if (f->role == R_PROCESS)
 				(void)jr_rd_str_field(c, &r, f, comm, sizeof(comm), 3);
+			else if (f->role == R_MAIN)
+				(void)jr_rd_str_field(c, &r, f, main, sizeof(main), 3);
 			else if (f->role == R_CONTAINER)
 				(void)jr_rd_str_field(c, &r, f, cont, sizeof(cont), 3);
 			else if (f->role == R_CGROUP && jr_rd_num(c, &r, f, &v))

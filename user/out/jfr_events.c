@@ -161,6 +161,7 @@ void jw_events(struct jfr *x)
 		jb_varint(&x->ev, id);
 		jb_int(&x->ev, (__s32)l->pid);
 		jb_str(&x->ev, jw_nz(l->comm));
+		jb_str(&x->ev, jw_nz(l->main));
 		jb_str(&x->ev, jw_nz(l->container));
 		jb_long(&x->ev, l->cgroup);
 		ev_end(x);
