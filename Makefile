@@ -114,10 +114,16 @@ APP_BINS  := $(patsubst tests/apps/%.c,$(OUT)/tests/apps/%,$(filter-out tests/ap
 APP_LIBS  := $(patsubst tests/apps/%.c,$(OUT)/tests/apps/%.so,$(filter tests/apps/lib%.c,$(APP_C)))
 APP_JAVA  := $(wildcard tests/apps/*.java)
 
+# a test, fuzzer or workload is its own .c file plus the helpers of tests/common/ a mk/*.mk
+# makes its prerequisites (not any .c a .d file lists: a test may #include one). They come
+# first on the command line: each source's -MMD writes the same .d, so the test's own, last,
+# is the one kept (the helpers are prerequisites by name in their mk/*.mk)
+TEST_EXTRA = $(filter tests/common/%.c,$^)
+
 $(OUT)/tests/unit/%: tests/unit/%.c $(ASAN_OBJS) | $(OUT)/.deps-ok
 	$(call msg,TEST-CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) $< $(ASAN_OBJS) $(LDLIBS) \
+	$(Q)$(CC) $(BASEFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) $(TEST_EXTRA) $< $(ASAN_OBJS) $(LDLIBS) \
 		$(UNIT_LDFLAGS) -o $@
 
 # test_join counts the allocations, formatting and file syscalls of the steady-state sample
@@ -129,13 +135,13 @@ $(OUT)/tests/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) | $(OUT)/.deps-ok
 	$(call msg,FUZZ-CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BASEFLAGS) -Wall -Wextra -Werror -O1 -g -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all $< $(FUZZ_LIB) $(LDLIBS) -o $@
+		-fno-sanitize-recover=all $(TEST_EXTRA) $< $(FUZZ_LIB) $(LDLIBS) -o $@
 
 # test workloads: frame pointers on, no inlining, so their functions are the stacks we assert
 $(OUT)/tests/apps/%: tests/apps/%.c | $(OUT)/.deps-ok
 	$(call msg,APP-CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls $(WARN) $< -o $@ -lpthread
+	$(Q)$(CLANG) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls $(WARN) $(TEST_EXTRA) $< -o $@ -lpthread
 
 $(OUT)/tests/apps/lib%.so: tests/apps/lib%.c | $(OUT)/.deps-ok
 	$(call msg,APP-CC,$@)

@@ -23,6 +23,7 @@
 #include <linux/types.h>
 
 #include "../../jvmagent/ring.h"
+#include "../common/agentfile.h"
 
 #define M_HUGE	 0x7e00000000000008ull /* the method of 1,000,000 lines */
 #define M_BASE	 0x7e00000000001000ull /* the others: M_BASE + 8 * k */
@@ -49,45 +50,19 @@ static __u64 rnd(void)
 	return x;
 }
 
+/* a table of n lines, bci step 10, in descending order */
+static void desc_line(void *ctx, __u32 i, __s32 *bci, __s32 *line)
+{
+	__u32 n = *(const __u32 *)ctx;
+
+	*bci = (__s32)((n - 1 - i) * 10);
+	*line = (__s32)(n - i);
+}
+
 /* one class record "LFlood;" with one method of n lines (bci step 10, in descending order) */
 static int put_method(int fd, __u64 id, __u32 n)
 {
-	size_t len = sizeof(struct jp_dict_rec) + 8 + 7 + 16 + 1 + (size_t)n * 8, w = 0;
-	struct jp_dict_rec r = { (__u32)len, JP_DICT_CLASS, 0 };
-	unsigned char *b = malloc(len);
-	__u16 v16;
-	__u32 v32;
-	int err = 0;
-
-	if (!b)
-		return -1;
-#define PUT(p, k) (memcpy(b + w, (p), (k)), w += (k))
-	PUT(&r, sizeof(r));
-	v16 = 7;
-	PUT(&v16, 2);
-	v16 = 0;
-	PUT(&v16, 2);
-	v32 = 1;
-	PUT(&v32, 4);
-	PUT("LFlood;", 7);
-	PUT(&id, 8);
-	v16 = 1;
-	PUT(&v16, 2);
-	v16 = 0;
-	PUT(&v16, 2);
-	PUT(&n, 4);
-	PUT("m", 1);
-	for (__u32 i = 0; i < n; i++) {
-		__s32 bci = (__s32)((n - 1 - i) * 10), line = (__s32)(n - i);
-
-		PUT(&bci, 4);
-		PUT(&line, 4);
-	}
-#undef PUT
-	if (write(fd, b, len) != (ssize_t)len)
-		err = -1;
-	free(b);
-	return err;
+	return agentfile_put_class1(fd, "LFlood;", id, "m", n, desc_line, &n);
 }
 
 /* reserves n bytes at head as the agent does; NULL when time is up */

@@ -202,5 +202,11 @@ check_known() {
 		jfr_run "$jdk" print --stack-depth 64 --events jprof.OffCPU,jdk.ExecutionSample "$OUT/all.jfr"
 		grep -q -F '[kernel].schedule()' "$OUT/tool.out"
 		grep -q -E '^ +JavaHot\.[A-Za-z]+\(\)' "$OUT/tool.out"
+		# the JVM's main class labels its threads (jprof.ThreadInfo), as other outputs do
+		jfr_run "$jdk" print --events jprof.ThreadInfo "$OUT/all.jfr"
+		grep -q -F 'mainClass = "JavaHot"' "$OUT/tool.out"
 	done
+	# and report reads it back: the process root names it, as record's own roots do
+	run -0 "$JPROF" report "$OUT/all.jfr" --per-pid -o "$OUT/back.folded"
+	grep -q -E "^java \[$JPID\] JavaHot;.*JavaHot\.[A-Za-z]+_\[[ji0]\] [0-9]+$" "$OUT/back.folded"
 }

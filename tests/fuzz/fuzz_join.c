@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "ring.h"
+#include "../common/agentfile.h"
 
 #include "join.h"
 #include "jvm/agent_ring.h"
@@ -108,61 +109,34 @@ static void setup_once(void)
 	atexit(cleanup);
 }
 
+/* op 5's line table: bcis from seed, in no order, starts repeated */
+static void seed_line(void *ctx, __u32 i, __s32 *bci, __s32 *line)
+{
+	unsigned int seed = *(const unsigned int *)ctx;
+
+	*bci = (__s32)((seed * 2654435761u * (i + 1)) % 512);
+	*line = (__s32)i;
+}
+
 /* op 5: appends a class record "LF;" with method M_FUZZ + 8 * which of n lines from seed */
 static void dict_method(struct ring *r, unsigned int which, __u32 n, unsigned int seed)
 {
-	size_t len = sizeof(struct jp_dict_rec) + 8 + 3 + 16 + 1 + (size_t)n * 8, w = 0;
-	unsigned char *b = malloc(len);
-	struct jp_dict_rec h = {(__u32)len, JP_DICT_CLASS, 0};
-	__u64 id = M_FUZZ + 8 * (__u64)which;
-	__u16 v16;
-	__u32 v32 = 1;
 	int fd = open(r->dict, O_WRONLY | O_APPEND | O_CLOEXEC);
 
-	if (!b || fd < 0)
-		abort();
-#define PUT(p, k) (memcpy(b + w, (p), (k)), w += (k))
-	PUT(&h, sizeof(h));
-	v16 = 3;
-	PUT(&v16, 2);
-	v16 = 0;
-	PUT(&v16, 2);
-	PUT(&v32, 4);
-	PUT("LF;", 3);
-	PUT(&id, 8);
-	v16 = 1;
-	PUT(&v16, 2);
-	v16 = 0;
-	PUT(&v16, 2);
-	PUT(&n, 4);
-	PUT("m", 1);
-	for (__u32 i = 0; i < n; i++) {
-		__s32 bci = (__s32)((seed * 2654435761u * (i + 1)) % 512), line = (__s32)i;
-
-		PUT(&bci, 4);
-		PUT(&line, 4);
-	}
-#undef PUT
-	if (write(fd, b, len) != (ssize_t)len)
+	if (fd < 0 ||
+	    agentfile_put_class1(fd, "LF;", M_FUZZ + 8 * (__u64)which, "m", n, seed_line, &seed))
 		abort();
 	close(fd);
-	free(b);
 }
 
 static struct jvm_agent *ring_open(struct ring *r, unsigned int max_depth)
 {
-	struct jp_dict_hdr dh = {JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 1, 0};
-	struct jp_ring_hdr *h = (struct jp_ring_hdr *)r->mem;
+	struct jp_dict_hdr dh;
 	int fd;
 
 	memset(r->mem, 0, JP_RING_HDR_SIZE + DATA_SIZE);
-	h->magic = JP_RING_MAGIC;
-	h->version = JP_RING_VERSION;
-	h->hdr_size = JP_RING_HDR_SIZE;
-	h->data_size = DATA_SIZE;
-	h->pid = 1;
-	h->signo = 37;
-	h->max_depth = max_depth;
+	agentfile_ring_hdr((struct jp_ring_hdr *)r->mem, DATA_SIZE, 1, 37, max_depth);
+	agentfile_dict_hdr(&dh, 1);
 	r->fd = open(r->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	fd = open(r->dict, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (r->fd < 0 || fd < 0)

@@ -13,6 +13,7 @@
 #include "jvm/agent_ring.h"
 #include "jvm/jwalk.h"
 #include "ring.h"
+#include "../common/agentfile.h"
 
 #define DATA_SIZE JP_RING_DATA_MIN
 
@@ -65,7 +66,7 @@ static void flush_dict(struct fixture *f, size_t len)
 
 static void fixture_init(struct fixture *f)
 {
-	struct jp_dict_hdr dh = { JP_DICT_MAGIC, JP_RING_VERSION, sizeof(dh), 42, 0 };
+	struct jp_dict_hdr dh;
 
 	memset(f, 0, sizeof(*f));
 	snprintf(f->dir, sizeof(f->dir), "/tmp/jprof-ut-XXXXXX");
@@ -74,13 +75,8 @@ static void fixture_init(struct fixture *f)
 	snprintf(f->ring, sizeof(f->ring), "%s/r.ring", f->dir);
 	snprintf(f->dict, sizeof(f->dict), "%s/r.dict", f->dir);
 	f->mem = calloc(1, JP_RING_HDR_SIZE + DATA_SIZE);
-	hdr(f)->magic = JP_RING_MAGIC;
-	hdr(f)->version = JP_RING_VERSION;
-	hdr(f)->hdr_size = JP_RING_HDR_SIZE;
-	hdr(f)->data_size = DATA_SIZE;
-	hdr(f)->pid = 42;
-	hdr(f)->signo = 37;
-	hdr(f)->max_depth = 64;
+	agentfile_ring_hdr(hdr(f), DATA_SIZE, 42, 37, 64);
+	agentfile_dict_hdr(&dh, 42);
 	memcpy(f->dbuf, &dh, sizeof(dh));
 	f->dlen = sizeof(dh);
 	flush_ring_tail(f, 1);
@@ -785,67 +781,37 @@ TEST(dict_budget_counts_and_keeps_going)
 }
 
 /* appends a class record "LT;" with one method id of n (bci, line) pairs from line_of */
-static void append_lines_method(struct fixture *f, __u64 id, __u32 n,
-				void (*line_of)(__u32 i, __s32 *bci, __s32 *line))
+static void append_lines_method(struct fixture *f, __u64 id, __u32 n, agentfile_line_fn line_of)
 {
-	size_t len = sizeof(struct jp_dict_rec) + 8 + 3 + 16 + 1 + (size_t)n * 8, w = 0;
-	unsigned char *buf = malloc(len);
-	struct jp_dict_rec r = { (__u32)len, JP_DICT_CLASS, 0 };
-	__u16 v16;
-	__u32 v32;
-	__u64 v64 = id;
-	int fd;
+	int fd = open(f->dict, O_WRONLY | O_APPEND);
 
-#define PUT(p, k) (memcpy(buf + w, (p), (k)), w += (k))
-	PUT(&r, sizeof(r));
-	v16 = 3;
-	PUT(&v16, 2);
-	v16 = 0;
-	PUT(&v16, 2);
-	v32 = 1;
-	PUT(&v32, 4);
-	PUT("LT;", 3);
-	PUT(&v64, 8);
-	v16 = 1;
-	PUT(&v16, 2);
-	v16 = 0;
-	PUT(&v16, 2);
-	PUT(&n, 4);
-	PUT("m", 1);
-	for (__u32 i = 0; i < n; i++) {
-		__s32 bci, line;
-
-		line_of(i, &bci, &line);
-		PUT(&bci, 4);
-		PUT(&line, 4);
-	}
-#undef PUT
-	fd = open(f->dict, O_WRONLY | O_APPEND);
-	EXPECT_EQ(write(fd, buf, len), (ssize_t)len);
+	EXPECT_EQ(agentfile_put_class1(fd, "LT;", id, "m", n, line_of, NULL), 0);
 	close(fd);
-	free(buf);
 }
 
 /* starts 0, 10, 20 ... in descending order: line 100 + bci / 10 */
-static void lines_desc(__u32 i, __s32 *bci, __s32 *line)
+static void lines_desc(void *ctx, __u32 i, __s32 *bci, __s32 *line)
 {
 	__u32 k = 65535 - i;
 
+	(void)ctx;
 	*bci = (__s32)(k * 10);
 	*line = (__s32)(100 + k);
 }
 
 /* a JVMTI table in no order, with a start given twice: the later entry wins, as before */
-static void lines_shuffled(__u32 i, __s32 *bci, __s32 *line)
+static void lines_shuffled(void *ctx, __u32 i, __s32 *bci, __s32 *line)
 {
 	static const __s32 t[][2] = { { 30, 4 }, { 0, 1 }, { 20, 3 }, { 10, 2 }, { 20, 33 } };
 
+	(void)ctx;
 	*bci = t[i][0];
 	*line = t[i][1];
 }
 
-static void lines_many(__u32 i, __s32 *bci, __s32 *line)
+static void lines_many(void *ctx, __u32 i, __s32 *bci, __s32 *line)
 {
+	(void)ctx;
 	*bci = (__s32)i;
 	*line = (__s32)i + 1;
 }

@@ -71,8 +71,8 @@ static char *rows_text(const struct model *m)
 		const jp_id *st = model__get_stack(m, r->stack, &ns);
 		FILE *f = open_memstream(&lines[i], &len);
 
-		fprintf(f, "%u/%u/%s/%s/%s/%llu |", l->pid, l->tid, l->comm, l->thread,
-			l->container, (unsigned long long)l->cgroup);
+		fprintf(f, "%u/%u/%s/%s/%s/%llu/%s |", l->pid, l->tid, l->comm, l->thread,
+			l->container, (unsigned long long)l->cgroup, l->main ? l->main : "");
 		for (size_t k = 0; st && k < ns; k++) {
 			const struct jp_location *loc = model__get_location(m, st[k]);
 			const struct jp_func *fn = model__get_func(m, loc->func);
@@ -149,6 +149,8 @@ TEST(round_trip_known_model)
 
 	ASSERT_TRUE(m && back);
 	ASSERT_TRUE(!jfr_known_model(m) && !add_agent_rows(m));
+	/* the JVM's main class labels its process: kept in jprof.ThreadInfo, read back */
+	ASSERT_TRUE(!model__name_process(m, 100, "com.acme.Hot"));
 	buf = write_mem(m, &o, &len);
 	ASSERT_TRUE(buf);
 	EXPECT_TRUE(jfr_read_is_jfr(buf, len));
@@ -632,7 +634,7 @@ TEST(another_writers_layout_and_string_encodings)
 	EXPECT_EQ(info.unresolved, 0);
 	EXPECT_TRUE(!info.jprof);
 	t = rows_sorted(m);
-	EXPECT_STREQ(t, "0/777/java/w\xc3\xa9//0 | p/Cls.m\xc3\xa9th/5/42/1 p/Cls.run/5/0/1 | 2 0 0 "
+	EXPECT_STREQ(t, "0/777/java/w\xc3\xa9//0/ | p/Cls.m\xc3\xa9th/5/42/1 p/Cls.run/5/0/1 | 2 0 0 "
 			"0 0 0\n");
 	free(t);
 	/* every truncation of it, too */

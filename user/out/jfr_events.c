@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* jfr_events.c: the JFR writer's events: one per row of the model and per pause */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jfr_int.h"
+
+static void ev_begin(struct jfr *x, int type)
+{
+	x->ev.n = 0;
+	jb_varint(&x->ev, (__u64)type);
+}
+
+static void ev_end(struct jfr *x)
+{
+	unsigned char sz[9];
+	size_t total, k;
+
+	if (x->ev.err) {
+		x->err = x->ev.err;
+		return;
+	}
+	total = jw_event_size(x->ev.n);
+	x->ev_bytes += total;
+	if (!x->f || x->err)
+		return;
+	k = jw_varint_enc(sz, total);
+	if (fwrite(sz, 1, k, x->f) != k || fwrite(x->ev.p, 1, x->ev.n, x->f) != x->ev.n)
+		x->err = errno ? -errno : -EIO;
+}
+
+/*
+ * the time of sample k of a row's n: the model keeps no time per sample, so each row's samples
+ * are spread evenly over the recording (the middles of n equal slices)
+ */
+static __u64 sample_ticks(const struct jfr *x, __u64 k, __u64 n)
+{
+	/* a duration past 2^62 ns (146 years) is not real: clamped, ticks stay a Java long */
+	__u64 d = x->o->duration_ns < (1ull << 62) ? x->o->duration_ns : 1ull << 62;
+
+	return JFR_START_TICKS + (__u64)((unsigned __int128)(2 * k + 1) * d / (2 * n));
+}
+
+const char *jw_nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* one jdk.GarbageCollection per pause: each is one pause, so sum and longest are its length */
+static void gc_events(struct jfr *x)
+{
+	for (size_t i = 0; i < x->o->n_gc_pauses && !x->err; i++) {
+		const struct out_gc_pause *p = &x->o->gc_pauses[i];
+		__u64 d = p->duration_ns < (1ull << 62) ? p->duration_ns : 1ull << 62;
+		__u64 t = p->start_ns < (1ull << 62) ? p->start_ns : 1ull << 62;
+
+		ev_begin(x, T_EV_GC);
+		jb_varint(&x->ev, JFR_START_TICKS + t);
+		jb_long(&x->ev, d);
+		jb_int(&x->ev, (__s32)p->gc_id);
+		jb_str(&x->ev, jw_nz(p->name));
+		jb_str(&x->ev, jw_nz(p->cause));
+		jb_long(&x->ev, d);
+		jb_long(&x->ev, d);
+		jb_int(&x->ev, (__s32)p->pid);
+		ev_end(x);
+	}
+}
+
+/* the class an agent event's leaf frame names ("byte[]_[a]", "pkg.Gate_[l]"); 0 none */
+static __u32 leaf_class(struct jfr *x, jp_id stack, const char *suffix)
+{
+	size_t n = 0, len;
+	const jp_id *l = stack ? model__get_stack(x->m, stack, &n) : NULL;
+	const struct jp_location *loc = n ? model__get_location(x->m, l[0]) : NULL;
+	const struct jp_func *f = loc ? model__get_func(x->m, loc->func) : NULL;
+
+	if (!f || !f->name)
+		return 0;
+	len = strlen(f->name);
+	if (len <= 4 || strcmp(f->name + len - 4, suffix))
+		return 0;
+	return jw_class_key(x, f->name, len - 4, false);
+}
+
+/* every event; marks the stacks and threads they use */
+void jw_events(struct jfr *x)
+{
+	const struct out_meta *meta = x->o->meta;
+
+	for (size_t i = 0; i < model__rows(x->m) && !x->err; i++) {
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(x->m, i, &rb);
+		__u64 n = r->values[JP_VAL_CPU_SAMPLES];
+		__u64 off = r->values[JP_VAL_OFFCPU_NS];
+		__u64 calls = r->values[JP_VAL_SYSCALL_CALLS], sc_ns = r->values[JP_VAL_SYSCALL_NS];
+
+		/* an id the tables do not hold (none do) is written as null, never dangling */
+		jp_id stack = r->stack <= x->c.stacks ? r->stack : 0;
+		jp_id labels = r->labels <= x->c.labels ? r->labels : 0;
+
+		__u64 alloc = r->values[JP_VAL_ALLOC_SPACE], delay = r->values[JP_VAL_DELAY_NS];
+
+		if (!n && !off && !calls && !sc_ns && !alloc && !delay)
+			continue;
+		x->stack_used[stack] = 1;
+		x->labels_used[labels] = 1;
+		for (__u64 k = 0; k < n && !x->err; k++) {
+			ev_begin(x, T_EV_EXECUTION_SAMPLE);
+			jb_varint(&x->ev, sample_ticks(x, k, n));
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
+			jb_varint(&x->ev, STATE_RUNNABLE);
+			ev_end(x);
+		}
+		if (off) {
+			ev_begin(x, T_EV_OFFCPU);
+			jb_varint(&x->ev, JFR_START_TICKS);
+			jb_long(&x->ev, off);
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
+			ev_end(x);
+		}
+		if (calls || sc_ns) {
+			ev_begin(x, T_EV_SYSCALL);
+			jb_varint(&x->ev, JFR_START_TICKS);
+			jb_long(&x->ev, sc_ns);
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
+			jb_long(&x->ev, calls);
+			ev_end(x);
+		}
+		if (alloc) {
+			ev_begin(x, T_EV_ALLOC_SAMPLE);
+			jb_varint(&x->ev, JFR_START_TICKS);
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
+			jb_varint(&x->ev, leaf_class(x, stack, "_[a]"));
+			jb_long(&x->ev, alloc);
+			ev_end(x);
+		}
+		if (delay) {
+			ev_begin(x, T_EV_MONITOR_ENTER);
+			jb_varint(&x->ev, JFR_START_TICKS);
+			jb_long(&x->ev, delay);
+			jb_varint(&x->ev, labels);
+			jb_varint(&x->ev, stack);
+			jb_varint(&x->ev, leaf_class(x, stack, "_[l]"));
+			ev_end(x);
+		}
+	}
+	for (jp_id id = 1; id <= x->c.labels && !x->err; id++) {
+		const struct jp_labels *l = model__get_labels(x->m, id);
+
+		if (!x->labels_used[id] || !l)
+			continue;
+		ev_begin(x, T_EV_THREADINFO);
+		jb_varint(&x->ev, JFR_START_TICKS);
+		jb_varint(&x->ev, id);
+		jb_int(&x->ev, (__s32)l->pid);
+		jb_str(&x->ev, jw_nz(l->comm));
+		jb_str(&x->ev, jw_nz(l->main));
+		jb_str(&x->ev, jw_nz(l->container));
+		jb_long(&x->ev, l->cgroup);
+		ev_end(x);
+	}
+	if (meta && !x->err) {
+		ev_begin(x, T_EV_RECORDING);
+		jb_varint(&x->ev, JFR_START_TICKS);
+		jb_long(&x->ev, x->o->duration_ns);
+		jb_str(&x->ev, meta->title);
+		jb_str(&x->ev, meta->host);
+		jb_str(&x->ev, meta->command);
+		jb_str(&x->ev, meta->events);
+		jb_long(&x->ev, x->o->period_ns);
+		jb_long(&x->ev, meta->samples);
+		jb_long(&x->ev, meta->lost);
+		jb_str(&x->ev, meta->losses);
+		ev_end(x);
+	}
+	gc_events(x);
+}
