@@ -591,6 +591,8 @@ static int label_cmp(const void *a, const void *b)
  */
 static void names_disambiguate(struct cgroup_names *c)
 {
+	if (!c->n)
+		return; /* no container: c->v may be NULL, which qsort must not get */
 	qsort(c->v, c->n, sizeof(*c->v), label_cmp);
 	for (size_t i = 0; i < c->n;) {
 		size_t k = i + 1;
