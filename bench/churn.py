@@ -163,6 +163,8 @@ def main():
     ap.add_argument("--sample-secs", type=float, default=60.0)
     ap.add_argument("--java", default="/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
     ap.add_argument("--json")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="jprof -v: its memory by owner at the end is printed")
     ap.add_argument("--keep", metavar="FILE", help="keep the profile (churn.pb.gz) here")
     a = ap.parse_args()
     if a.procs is None:
@@ -210,7 +212,8 @@ def run(a, tmp, jprof, apps):
     errpath = os.path.join(tmp, "jprof.err")
     pb = os.path.join(tmp, "churn.pb.gz")
     errf = open(errpath, "w+")
-    jp = subprocess.Popen([jprof, "record", "-a", "-F", str(a.hz), "-o", pb], cwd=tmp,
+    jp = subprocess.Popen([jprof, "record", "-a", "-F", str(a.hz), "-o", pb]
+                          + (["-v"] if a.verbose else []), cwd=tmp,
                           stdout=subprocess.DEVNULL, stderr=errf)
     children.append(jp)
     deadline = time.monotonic() + 60
@@ -314,6 +317,9 @@ def run(a, tmp, jprof, apps):
     errf.seek(0)
     err = errf.read()
     errf.close()
+    for ln in err.splitlines():
+        if "debug: memory:" in ln:
+            print("churn: " + ln)
     if jp.returncode != 0:
         raise RuntimeError(f"jprof exited {jp.returncode}: {err[-2000:]}")
 
