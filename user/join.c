@@ -211,6 +211,8 @@ bool join__only_jvm(const struct join *j, char *buf, size_t size)
 {
 	const struct jvm_ent *e = j->njvms && !j->folded.jvms ? j->jvms[0] : NULL;
 
+	if (!e)
+		return false;
 	for (size_t i = 1; i < j->njvms; i++)
 		if (j->jvms[i]->pid != e->pid)
 			return false;

@@ -478,6 +478,12 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		attacher__poll(r.att, mono_ns(), rec_on_agent_ready, &r);
 		pauses__poll(r.pauses, mono_ns(), false);
 		rec_status_tick(&r, mono_ns(), t0, deadline);
+		/* -v: what jprof's memory holds, by owner, once a minute (a long run's growth) */
+		if (o->verbose && mono_ns() - r.mem_ns >= 60000000000ull) {
+			if (r.mem_ns)
+				rec_mem_report(&r);
+			r.mem_ns = mono_ns();
+		}
 		/* as perf does: -p targets all gone end the recording, a round after (their last) */
 		if (o->npids && targets_gone(o)) {
 			if (r.targets_gone++) {

@@ -864,6 +864,22 @@ TEST(jvms_by_pid_through_churn)
 		bad += join__knows_jvm(f.join, p * 7);
 	EXPECT_EQ(bad, 0);
 	EXPECT_TRUE(!join__knows_jvm(f.join, 5));
+	/* the newest 128 exited JVMs are listed one by one, the 3,872 before them in one line */
+	{
+		char *rep = NULL, name[128];
+		size_t len = 0, lines = 0;
+		FILE *m = open_memstream(&rep, &len);
+
+		ASSERT_TRUE(m);
+		join__report(f.join, m, false);
+		fclose(m);
+		for (char *c = rep; (c = strstr(c, "jprof: JVM ")); c++)
+			lines++;
+		EXPECT_EQ(lines, 128);
+		EXPECT_TRUE(strstr(rep, "jprof: 3872 more JVMs that exited") != NULL);
+		free(rep);
+		EXPECT_TRUE(!join__only_jvm(f.join, name, sizeof(name)));
+	}
 	teardown(&f);
 }
 

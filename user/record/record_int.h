@@ -71,6 +71,7 @@ struct rec {
 	const struct jp_opts *o;
 	unsigned int targets_gone; /* rounds since every -p process exited */
 	__u64 status_ns;	   /* the status line's last update (status_tick) */
+	__u64 mem_ns;		   /* -v: the last memory line while recording */
 	struct syms *syms;
 	struct kernel_session *ks;
 	/* the kernel side's counters and CPU event, kept when it is freed before the writers */

@@ -623,7 +623,8 @@ static void names_refresh(struct cgroup_names *c)
 	/* a truncated walk (budget) still names what it saw */
 	(void)walk_tree(c->mount, names_visit, c, NULL);
 	names_disambiguate(c);
-	qsort(c->v, c->n, sizeof(*c->v), ent_cmp);
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), ent_cmp);
 }
 
 struct cgroup_names *cgroup_names__new(const char *mount)
