@@ -338,13 +338,17 @@ struct ev_slot {
 /* at most this many updates wait for the record loop (join__take_updates) */
 #define JOIN_UPDATES_MAX 65536
 
-/* join.c: the samples, the JVMs and their threads, the stack committed to the model */
+/* join/jvms.c: the JVMs and their threads, retired; the updates for the capture side */
 void jn_update(struct join *j, const struct join_update *u);
 void jn_jw_method(void *ctx, __u32 pid, __u64 method, bool known);
 struct jvm_ent *jn_find_jvm(const struct join *j, __u32 pid);
 void jn_tidmap_rescan(struct jvm_ent *e, __u64 now);
 __u32 jn_host_tid(struct jvm_ent *e, __u32 nstid, __u64 now);
 __u32 jn_ns_tid(struct jvm_ent *e, __u32 tid);
+void jn_jvm_free(struct join *j, struct jvm_ent *e);
+void jn_free_agent(struct jvm_ent *e);
+
+/* join.c: the samples, the stack committed to the model */
 int jn_model_drop(struct join *j, struct jvm_ent *e, int err);
 struct last_cpu *jn_last_cpu_slot(struct join *j, __u32 pid, __u32 tid);
 int jn_last_cpu_settle(struct join *j, struct last_cpu *l);
