@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * syms_files.c: the files behind a process's mappings: opened through its root without
+ * following links (untrusted), ELF tables parsed once per file (dev, inode, size, mtime)
+ * and shared by every process that maps it, separate debug files, our own vdso; mapping
+ * paths interned.
+ */
+#include "sym/syms_int.h"
+
+/* hashing -------------------------------------------------------------------- */
+
+static __u64 hash_bytes(const void *p, size_t n, __u64 h)
+{
+	const unsigned char *b = p;
+
+	/* FNV-1a */
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static __u64 dso_hash(const struct dso *d)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+
+	h = hash_bytes(&d->dev, sizeof(d->dev), h);
+	h = hash_bytes(&d->ino, sizeof(d->ino), h);
+	h = hash_bytes(&d->size, sizeof(d->size), h);
+	h = hash_bytes(&d->mtime.tv_sec, sizeof(d->mtime.tv_sec), h);
+	return hash_bytes(&d->mtime.tv_nsec, sizeof(d->mtime.tv_nsec), h);
+}
+
+static bool dso_eq(const struct dso *a, const struct dso *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+static __u64 str_hash(const char *s)
+{
+	return hash_bytes(s, strlen(s), 0xcbf29ce484222325ull);
+}
+
+typedef __u64 (*pset_hash_fn)(const void *key);
+typedef bool (*pset_eq_fn)(const void *a, const void *b);
+
+static __u64 pset_dso_hash(const void *k)
+{
+	return dso_hash(k);
+}
+
+static bool pset_dso_eq(const void *a, const void *b)
+{
+	return dso_eq(a, b);
+}
+
+static __u64 pset_str_hash(const void *k)
+{
+	return str_hash(k);
+}
+
+static bool pset_str_eq(const void *a, const void *b)
+{
+	return !strcmp(a, b);
+}
+
+/* the slot holding key, or the empty slot where it would go */
+static void **pset_slot(const struct pset *s, const void *key, pset_hash_fn hash, pset_eq_fn eq)
+{
+	size_t i = (size_t)hash(key) & (s->cap - 1);
+
+	while (s->slots[i] && !eq(s->slots[i], key))
+		i = (i + 1) & (s->cap - 1);
+	return &s->slots[i];
+}
+
+static void *pset_get(const struct pset *s, const void *key, pset_hash_fn hash, pset_eq_fn eq)
+{
+	if (!s->cap)
+		return NULL;
+	return *pset_slot(s, key, hash, eq);
+}
+
+/* adds a key known to be absent */
+static int pset_add(struct pset *s, void *key, pset_hash_fn hash, pset_eq_fn eq)
+{
+	if ((s->n + 1) * 2 > s->cap) {
+		struct pset ns = {.cap = s->cap ? s->cap * 2 : HASH_MIN_BUCKETS};
+
+		ns.slots = calloc(ns.cap, sizeof(*ns.slots));
+		if (!ns.slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slots[i])
+				*pset_slot(&ns, s->slots[i], hash, eq) = s->slots[i];
+		ns.n = s->n;
+		free(s->slots);
+		*s = ns;
+	}
+	*pset_slot(s, key, hash, eq) = key;
+	s->n++;
+	return 0;
+}
+
+const char *sy_intern_path(struct syms *s, const char *path)
+{
+	const char *p = pset_get(&s->paths, path, pset_str_hash, pset_str_eq);
+
+	if (p)
+		return p;
+	p = strpool_add(&s->path_pool, path, strlen(path));
+	if (!p) {
+		s->stats.paths_over_budget++; /* the frame keeps its name, loses its DSO */
+		return NULL;
+	}
+	if (pset_add(&s->paths, (void *)p, pset_str_hash, pset_str_eq))
+		return NULL;
+	return p;
+}
+
+/* files of other processes --------------------------------------------------- */
+
+/* refusals by the safe-open checks, by kind, for the report */
+void sy_count_refusal(struct syms *s, int err)
+{
+	switch (err) {
+	case -ELOOP:  /* a symlink on the way */
+	case -EXDEV:  /* a mount crossed */
+	case -EBADFD: /* not a regular file (FIFO, device, directory) */
+	case -ESTALE: /* not the inode the mapping names: swapped */
+	case -EPERM:  /* wrong owner */
+	case -EMLINK: /* another hard link */
+		s->stats.unsafe_files++;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The file behind a mapping. First its path inside the process's root, resolved with no
+ * symlink (the kernel's maps path has none) and accepted only if it is the regular file
+ * with the device and inode the mapping names; only then opened. Else (deleted, another
+ * mount namespace's device numbers, overlayfs) the kernel's own map_files link (root
+ * only), which names the mapped inode, checked the same way except for the device
+ * (btrfs and overlayfs report other device numbers through stat than through maps).
+ */
+static int open_mapped_file(struct syms *s, __u32 pid, const struct jp_map *m, struct stat *st)
+{
+	struct safe_expect exp = {
+		.dev = makedev(m->dev_major, m->dev_minor),
+		.ino = (ino_t)m->inode,
+		.uid = (uid_t)-1,
+	};
+	char buf[96];
+	int root, fd = -ENOENT;
+
+	if (!m->deleted && m->path[0] == '/' && m->inode) {
+		(void)snprintf(buf, sizeof(buf), "/proc/%u/root", pid);
+		root = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root >= 0) {
+			fd = safe_open_at(root, m->path, SAFE_IN_ROOT, &exp, st);
+			close(root);
+			sy_count_refusal(s, fd);
+		}
+		if (fd >= 0)
+			return fd;
+	}
+	exp.dev = 0;
+	(void)snprintf(buf, sizeof(buf), "/proc/%u/map_files/%llx-%llx", pid,
+		       (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = safe_open_proc_link(buf, &exp, st);
+	sy_count_refusal(s, fd);
+	return fd;
+}
+
+/* versions of this file (device and inode) held with symbols */
+static unsigned int dso_versions(const struct syms *s, const struct dso *key)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < s->dsos.cap; i++) {
+		const struct dso *d = s->dsos.slots[i];
+
+		if (d && d->es && d->dev == key->dev && d->ino == key->ino)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * The separate debug file of a library that has only dynamic symbols, as gdb and perf look
+ * for it, inside the process's own root: /usr/lib/debug/.build-id/xx/rest.debug, then the
+ * .gnu_debuglink name in /usr/lib/debug/DIR/, DIR/.debug/ and DIR/. Taken only when it is a
+ * regular file owned by root or by the library's owner, and carries the same build id.
+ * Its load addresses are not the library's (its sections are NOBITS), so only its names
+ * are used: addresses still go through the library's own program headers.
+ */
+static struct elf_syms *get_debug_file(struct syms *s, __u32 pid, const struct jp_map *m,
+				       const struct elf_syms *es, uid_t lib_uid)
+{
+	const char *bid = elf_syms__build_id(es), *link = elf_syms__debuglink(es);
+	char paths[4][PATH_MAX], buf[64];
+	struct elf_syms *dbg = NULL;
+	int root, n = 0;
+
+	if (bid[0] && strlen(bid) > 2)
+		n += snprintf(paths[n], PATH_MAX, "/usr/lib/debug/.build-id/%.2s/%s.debug", bid,
+			      bid + 2) < PATH_MAX;
+	if (link[0] && m->path[0] == '/') {
+		const char *slash = strrchr(m->path, '/');
+		int dlen = (int)(slash - m->path);
+
+		if (dlen < PATH_MAX - 300) { /* room for /usr/lib/debug, /.debug/ and the name */
+			n += snprintf(paths[n], PATH_MAX, "/usr/lib/debug%.*s/%s", dlen, m->path,
+				      link) < PATH_MAX;
+			n += snprintf(paths[n], PATH_MAX, "%.*s/.debug/%s", dlen, m->path, link) <
+			     PATH_MAX;
+			n += snprintf(paths[n], PATH_MAX, "%.*s/%s", dlen, m->path, link) < PATH_MAX;
+		}
+	}
+	if (!n)
+		return NULL;
+	snprintf(buf, sizeof(buf), "/proc/%u/root", pid);
+	root = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return NULL;
+	for (int i = 0; i < n && !dbg; i++) {
+		struct safe_expect exp = { .uid = (uid_t)-1, .max_size = 1ull << 30 };
+		struct stat st;
+		int fd = safe_open_at(root, paths[i], SAFE_IN_ROOT, &exp, &st);
+
+		if (fd < 0)
+			continue;
+		if ((st.st_uid == 0 || st.st_uid == lib_uid) && !elf_syms__load_fd(fd, &dbg)) {
+			/* the very build, and worth it: more names than the library itself has */
+			if ((bid[0] && strcmp(bid, elf_syms__build_id(dbg))) ||
+			    elf_syms__count(dbg) <= elf_syms__count(es) ||
+			    s->elf_bytes + elf_syms__bytes(dbg) > SYMS_MAX_ELF_BYTES) {
+				elf_syms__free(dbg);
+				dbg = NULL;
+			}
+		}
+		close(fd);
+	}
+	close(root);
+	if (dbg)
+		s->stats.debug_files++;
+	return dbg;
+}
+
+struct dso *sy_get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
+{
+	struct dso key = {}, *d;
+	struct stat st;
+	int fd, err;
+
+	fd = open_mapped_file(s, pid, m, &st);
+	if (fd < 0)
+		return NULL;
+	key.dev = st.st_dev;
+	key.ino = st.st_ino;
+	key.size = st.st_size;
+	key.mtime = st.st_mtim;
+	d = pset_get(&s->dsos, &key, pset_dso_hash, pset_dso_eq);
+	if (d) {
+		s->stats.dso_cache_hits++;
+		goto out_close;
+	}
+	d = malloc(sizeof(*d));
+	if (!d)
+		goto out_close;
+	*d = key;
+	/* a file that is no ELF is remembered too, so it is not retried */
+	d->es = NULL;
+	d->dbg = NULL;
+	if (dso_versions(s, &key) >= SYMS_MAX_VERSIONS) {
+		s->stats.elf_over_budget++;
+	} else {
+		err = elf_syms__load_fd(fd, &d->es);
+		if (err)
+			d->es = NULL;
+	}
+	if (d->es && elf_syms__over_budget(d->es))
+		s->stats.elf_over_budget++;
+	if (d->es && s->elf_bytes + elf_syms__bytes(d->es) > SYMS_MAX_ELF_BYTES) {
+		/* remembered without symbols, so it is not read again */
+		s->stats.elf_over_budget++;
+		elf_syms__free(d->es);
+		d->es = NULL;
+	}
+	s->elf_bytes += elf_syms__bytes(d->es);
+	if (d->es && !elf_syms__has_symtab(d->es))
+		d->dbg = get_debug_file(s, pid, m, d->es, st.st_uid);
+	s->elf_bytes += elf_syms__bytes(d->dbg);
+	if (pset_add(&s->dsos, d, pset_dso_hash, pset_dso_eq)) {
+		s->elf_bytes -= elf_syms__bytes(d->es) + elf_syms__bytes(d->dbg);
+		elf_syms__free(d->es);
+		elf_syms__free(d->dbg);
+		free(d);
+		d = NULL;
+		goto out_close;
+	}
+	s->stats.dsos++;
+out_close:
+	close(fd);
+	return d;
+}
+
+struct elf_syms *sy_get_vdso(struct syms *s)
+{
+	const struct jp_map *m;
+	struct jp_maps *mine;
+	unsigned long base;
+
+	if (s->vdso_tried)
+		return s->vdso;
+	s->vdso_tried = true;
+	base = getauxval(AT_SYSINFO_EHDR);
+	if (!base || procmaps_read_pid((__u32)getpid(), true, &mine))
+		return NULL;
+	m = procmaps_find(mine, base);
+	if (m && m->type == JP_MAP_SPECIAL && m->path && !strcmp(m->path, "[vdso]"))
+		(void)elf_syms__load_mem((const void *)base, m->end - m->start, &s->vdso);
+	procmaps_free(mine);
+	return s->vdso;
+}
+
+bool sy_path_is_libjvm(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strcmp(base ? base + 1 : path, "libjvm.so");
+}
