@@ -339,7 +339,8 @@ out_gaveup:
  * (JavaFrameAnchor::make_walkable, x86: last_Java_pc = last_Java_sp[-1]). -4: the anchor
  * is complete, but AGCT finds no Java frame from the stub's frame it names (C1's and
  * C2's runtime stubs for counter overflows, allocation slow paths, ...). Then name a
- * caller of that frame instead: the stubs keep rbp as a frame pointer, and libjvm is
+ * caller of that frame instead: for a C1/C2 runtime stub, the one its frame size gives
+ * (stub_sender); else the stubs keep rbp as a frame pointer, and libjvm is
  * built with one, so the rbp chain (from the anchor's fp, then from the interrupted
  * rbp through the VM's own frames) leads to the return address into the compiled or
  * interpreted caller. Each try sets the anchor (sp, fp, pc) as HotSpot itself would for
