@@ -136,8 +136,28 @@ int jpa_vm_anchor(uintptr_t jt, struct jpa_anchor *ret);
  * context (a system call). 0, -ENOENT (no such fields), -EINVAL (jt 0), -EFAULT.
  */
 int jpa_vm_os_tid(uintptr_t jt, __u32 *ret);
-/* the layout of the code cache and frames for jprof's BPF walk (after jpa_vm_init) */
+/*
+ * the layout of the code cache and frames for jprof's BPF walk (after jpa_vm_init); on
+ * success the agent's stub walk (jpa_vm_blob) uses it too
+ */
 int jpa_vm_walk(struct jp_ring_walk *w);
+enum jpa_blob_kind {
+	JPA_BLOB_OTHER,
+	JPA_BLOB_NMETHOD,      /* compiled Java code */
+	JPA_BLOB_RUNTIME_STUB, /* a C1 or C2 stub that calls into the VM */
+	JPA_BLOB_KIND_MAX
+};
+struct jpa_blob {
+	int kind;	     /* enum jpa_blob_kind */
+	int32_t frame_words; /* CodeBlob::_frame_size: the frame, return address included */
+	int complete;	     /* pc is past the frame-complete offset: 1, 0, -1 (none: C1 stubs) */
+};
+/*
+ * The code blob holding pc, found as HotSpot's CodeHeap::find_blob does (segment map, then
+ * the HeapBlock in use and long enough). Only in the stack-request handler under its fault
+ * protection: it reads the code heaps with plain loads. 0 or -ENOENT (no layout, no blob).
+ */
+int jpa_vm_blob(uintptr_t pc, struct jpa_blob *ret);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

@@ -123,6 +123,10 @@ struct jp_ring_hdr {
 	__u32 ev_pad;
 	__u64 ev_switches;    /* times the watcher switched events on or off */
 	__u64 watcher_ns;     /* thread CPU time of the agent's watcher thread */
+	/* the fallback's walk out of C1/C2 runtime stubs by their frame size (0: an agent before) */
+	__u64 stub_tried;  /* frames found in such a stub */
+	__u64 stub_ok;	   /* ... whose compiled caller AGCT walked */
+	__u64 stub_gaveup; /* ... whose caller a check refused: nothing tried */
 };
 
 #define JP_HANDLER_TIMED_EVERY 16u
@@ -321,7 +325,7 @@ enum jp_dict_type {
 	JP_DICT_MAX
 };
 
-_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES + 12 * 8, "ring header");
+_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES + 15 * 8, "ring header");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, reader_ns) == 136, "reader stamps");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, want_alloc_interval) == 168, "want");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, pad3) + 20 == 192, "consumer line");

@@ -294,13 +294,53 @@ static int retry(struct jpa_call_trace *t, ucontext_t *c, uintptr_t pc, uintptr_
 }
 
 /*
+ * The compiled caller of a C1 or C2 runtime stub's frame (sp its sp, pc in the stub), found
+ * as HotSpot's own walk finds a compiled frame's sender: the stub's frame is
+ * CodeBlob::_frame_size words, its return address included, so the caller's sp is that
+ * many words up, the return address the word below it and the rbp the stub saved the word
+ * below that (HotSpot's sender_for_compiled_frame; its GC walks these frames so at every
+ * call into the VM). Nothing is guessed: the blob must be a C1/C2 runtime stub (kind and
+ * name), pc past its frame setup, its size sane, the caller's sp within the span and its
+ * pc in an nmethod past the nmethod's frame setup. 1 and the caller's (sp, fp, pc); 0 when
+ * pc is in no such stub; -1 when a check failed (counted: stub_gaveup).
+ */
+#define FB_STUB_WORDS 4096 /* a stub frame larger than 32 KiB is not believed */
+
+static int stub_sender(uintptr_t sp, uintptr_t pc, uintptr_t top, uintptr_t *ret_sp,
+		       uintptr_t *ret_fp, uintptr_t *ret_pc)
+{
+	struct jpa_blob b;
+	uintptr_t ssp, spc;
+
+	if (jpa_vm_blob(pc, &b) || b.kind != JPA_BLOB_RUNTIME_STUB)
+		return 0;
+	count(&ring->stub_tried);
+	if (!b.complete || b.frame_words < 2 || b.frame_words > FB_STUB_WORDS)
+		goto out_gaveup;
+	ssp = sp + (uintptr_t)b.frame_words * 8;
+	if (ssp > top)
+		goto out_gaveup;
+	spc = stack_at(ssp - 8);
+	if (jpa_vm_blob(spc, &b) || b.kind != JPA_BLOB_NMETHOD || b.complete != 1)
+		goto out_gaveup;
+	*ret_sp = ssp;
+	*ret_fp = stack_at(ssp - 16);
+	*ret_pc = spc;
+	return 1;
+out_gaveup:
+	count(&ring->stub_gaveup);
+	return -1;
+}
+
+/*
  * "unknown, not Java" (-3) and "not walkable, not Java" (-4): the thread is in the VM,
  * called from a stub. -3: its last Java frame anchor has an sp but no pc yet: HotSpot's
  * stubs that call into the VM leave the pc to be filled in lazily, by the thread itself
  * (JavaFrameAnchor::make_walkable, x86: last_Java_pc = last_Java_sp[-1]). -4: the anchor
  * is complete, but AGCT finds no Java frame from the stub's frame it names (C1's and
  * C2's runtime stubs for counter overflows, allocation slow paths, ...). Then name a
- * caller of that frame instead: the stubs keep rbp as a frame pointer, and libjvm is
+ * caller of that frame instead: for a C1/C2 runtime stub, the one its frame size gives
+ * (stub_sender); else the stubs keep rbp as a frame pointer, and libjvm is
  * built with one, so the rbp chain (from the anchor's fp, then from the interrupted
  * rbp through the VM's own frames) leads to the return address into the compiled or
  * interpreted caller. Each try sets the anchor (sp, fp, pc) as HotSpot itself would for
@@ -363,8 +403,8 @@ static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc, struct 
 	const ucontext_t *u = uc;
 	uintptr_t usp = (uintptr_t)u->uc_mcontext.gregs[REG_RSP];
 	uintptr_t ufp = (uintptr_t)u->uc_mcontext.gregs[REG_RBP];
-	uintptr_t top, tried = 0;
-	int tries = 0;
+	uintptr_t top, pc, ssp, sfp, spc, tried = 0;
+	int tries = 0, stub;
 
 	if (jpa_vm_anchor(jt, &save->a))
 		return 0;
@@ -377,20 +417,20 @@ static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc, struct 
 	top = save->sp + FB_SPAN;
 	if (!save->sp || save->sp & 7 || top < save->sp)
 		return 0;
-	/* -3: the pc HotSpot would fill in itself */
-	if (!save->pc &&
-	    anchored(t, uc, save, restore, save->sp, save->fp, stack_at(save->sp - 8), &tries))
-		return 1;
+	/* -3: the pc HotSpot would fill in itself (x86: make_walkable) */
+	pc = save->pc ? save->pc : stack_at(save->sp - 8);
 	/*
-	 * -3 under a C2 runtime stub's call into the VM ("C2 Runtime new_array", ...: the
-	 * allocation slow paths, most of whose samples under ZGC came here): from the frame
-	 * the anchor names, AGCT finds no Java frame (-4), but the compiled caller's return
-	 * address sits one word above the anchor's sp, its frame two words up. Measured on
-	 * EvAlloc, JDK 25, ZGC: 398 of 409 such samples walk from there; the stub frame itself
-	 * is not a Java frame and AGCT would not report it.
+	 * The frame the anchor names is a C1/C2 runtime stub's (its call into the VM: monitor
+	 * enter, allocation slow paths, counter overflow). AGCT never walks from those: C1 and
+	 * C2 install them as never frame-complete, so its safe_for_sender refuses them. Name
+	 * the stub's compiled caller instead, found by the stub's frame size.
 	 */
-	if (!save->pc &&
-	    anchored(t, uc, save, restore, save->sp + 16, save->fp, stack_at(save->sp + 8), &tries))
+	stub = stub_sender(save->sp, pc, top, &ssp, &sfp, &spc);
+	if (stub > 0 && anchored(t, uc, save, restore, ssp, sfp, spc, &tries)) {
+		count(&ring->stub_ok);
+		return 1;
+	}
+	if (!stub && !save->pc && anchored(t, uc, save, restore, save->sp, save->fp, pc, &tries))
 		return 1;
 	/* the anchored frame's callers: from its fp, then up from the VM's frames */
 	if (save->a.fp &&
@@ -398,6 +438,31 @@ static int anchor_walk(struct jpa_call_trace *t, uintptr_t jt, void *uc, struct 
 		return 1;
 	return !(usp & 7) && usp < save->sp &&
 	       anchored_chain(t, uc, save, restore, ufp, usp, top, &tried, &tries);
+}
+
+/*
+ * A thread still in Java under a stub's call into the VM (JRT_BLOCK_ENTRY code such as
+ * JDK 25's monitor quick_enter spinning before it changes state): the anchor has the
+ * stub's sp but no pc, so AGCT ignores it and walks the interrupted libjvm frames. Its
+ * compiled caller, found by the stub's frame size, is walked from a copy of the context
+ * instead (the anchor is not written: the thread is not in the VM).
+ */
+static int anchor_stub(struct jpa_call_trace *t, uintptr_t jt, ucontext_t *c, uintptr_t usp,
+		       uintptr_t top, int *tries)
+{
+	struct jpa_anchor a;
+	uintptr_t sp, ssp, sfp, spc;
+
+	if (jpa_vm_anchor(jt, &a))
+		return 0;
+	sp = *(volatile uintptr_t *)a.sp;
+	if (!sp || sp & 7 || sp <= usp || sp >= top || *(volatile uintptr_t *)a.pc)
+		return 0;
+	if (stub_sender(sp, stack_at(sp - 8), top, &ssp, &sfp, &spc) <= 0 ||
+	    !retry(t, c, spc, ssp, sfp, tries))
+		return 0;
+	count(&ring->stub_ok);
+	return 1;
 }
 
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
@@ -427,6 +492,10 @@ static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret
 	}
 	if (sp & 7 || top < sp)
 		goto out;
+	if (!jpa_vm_in_code(pc) && anchor_stub(t, jt, &c, sp, top, &tries)) {
+		ok = 1;
+		goto out;
+	}
 	if (jpa_vm_in_code(pc))
 		ok = retry(t, &c, stack_at(sp), sp + 8, fp, &tries) ||
 		     retry(t, &c, stack_at(sp + 8), sp + 16, stack_at(sp), &tries);

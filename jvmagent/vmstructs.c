@@ -38,6 +38,9 @@ static long heap_memory_off = -1, heap_segmap_off = -1, heap_log2_off = -1;
 static long vs_low_off = -1, vs_high_bound_off = -1; /* VirtualSpace::_low, _high_boundary */
 static long blob_name_off = -1, blob_fsize_off = -1, blob_fcomplete_off = -1, blob_code_off = -1;
 static int blob_code_is_offset, fcomplete_size = 4;
+/* CodeBlob::_kind (a CodeBlobKind byte, JDK 21+; -1 before) and its values */
+static long blob_kind_off = -1;
+static int32_t kind_nmethod = -1, kind_runtime_stub = -1;
 static long method_const_off = -1, const_code_size_off = -1, wrapper_anchor_off = -1;
 static long hb_header_off = -1, hb_length_off = -1, hb_used_off = -1; /* HeapBlock(::Header) */
 static int hb_length_size; /* bytes of HeapBlock::Header::_length: 8 (size_t), 4 (uint32_t, 25) */
@@ -124,6 +127,7 @@ static void walk_field(const char *type, const char *field, const char *tstr, lo
 		{ "CodeBlob", "_name", &blob_name_off },
 		{ "CodeBlob", "_frame_size", &blob_fsize_off },
 		{ "CodeBlob", "_frame_complete_offset", &blob_fcomplete_off },
+		{ "CodeBlob", "_kind", &blob_kind_off },
 		{ "Method", "_constMethod", &method_const_off },
 		{ "ConstMethod", "_code_size", &const_code_size_off },
 		{ "JavaCallWrapper", "_anchor", &wrapper_anchor_off },
@@ -134,6 +138,10 @@ static void walk_field(const char *type, const char *field, const char *tstr, lo
 
 	if (!strcmp(type, "HeapBlock::Header") && !strcmp(field, "_length"))
 		hb_length_size = !tstr ? 0 : !strcmp(tstr, "size_t") ? 8 : !strcmp(tstr, "uint32_t") ? 4 : 0;
+	/* the kind is a one-byte enum: anything else is a layout we do not know */
+	if (!strcmp(type, "CodeBlob") && !strcmp(field, "_kind") &&
+	    (!tstr || strcmp(tstr, "CodeBlobKind")))
+		return;
 	/* an int in JDK 17, an int16_t in 25 */
 	if (!strcmp(type, "CodeBlob") && !strcmp(field, "_frame_complete_offset"))
 		fcomplete_size = tstr && !strcmp(tstr, "int16_t") ? 2 : 4;
@@ -154,6 +162,9 @@ static void walk_field(const char *type, const char *field, const char *tstr, lo
 }
 
 static uint64_t heap_block_size, const_method_size;
+/* the layout jpa_vm_walk found, for the agent's own stub walk: set once, before sampling */
+static struct jp_ring_walk code_layout;
+static int has_code_layout;
 
 int jpa_vm_init(void)
 {
@@ -237,6 +248,11 @@ int jpa_vm_init(void)
 		code_lo_var = code_hi_var = NULL;
 		err = -ENOENT;
 	}
+	/* with a kind, both values or no stub walk (a kind we cannot name is no proof) */
+	if (blob_kind_off >= 0 &&
+	    (int_constant(jvm, "CodeBlobKind::Nmethod", &kind_nmethod) ||
+	     int_constant(jvm, "CodeBlobKind::RuntimeStub", &kind_runtime_stub)))
+		kind_nmethod = kind_runtime_stub = -1;
 	if (type_size(jvm, "HeapBlock", &heap_block_size) ||
 	    type_size(jvm, "ConstMethod", &const_method_size))
 		heap_block_size = const_method_size = 0;
@@ -373,5 +389,135 @@ int jpa_vm_walk(struct jp_ring_walk *w)
 		w->hb_used = (__u16)(hb_header_off + hb_used_off);
 		w->hb_length_size = (__u16)hb_length_size;
 	}
+	/* the agent's own stub walk uses the same heaps; it needs the HeapBlock check too */
+	if (w->hb_length_size && (blob_kind_off < 0 || kind_runtime_stub >= 0)) {
+		code_layout = *w;
+		__atomic_store_n(&has_code_layout, 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/*
+ * The stub walk's view of the code cache (jpa_vm_blob). It runs in the stack-request
+ * handler, under the walk's fault protection: the heaps' segment maps, HeapBlocks and blob
+ * headers are read with plain loads (a torn or freed blob can fault; the handler then
+ * keeps AGCT's answer), and every value is checked before it is used, as jprof's BPF walk
+ * (bpf/jwalk.bpf.h) does with the same layout.
+ */
+static uint8_t load_u8(uintptr_t a)
+{
+	return *(const volatile uint8_t *)a;
+}
+
+static int32_t load_s32(uintptr_t a)
+{
+	return *(const volatile int32_t *)a;
+}
+
+static uintptr_t load_word(uintptr_t a)
+{
+	return *(const volatile uintptr_t *)a;
+}
+
+#define SEG_HOPS 32 /* segment-map hops: 32 x 254 segments, megabytes of code */
+
+/* the block of the segment map holding pc in heap i (its first byte), or 0 */
+static uintptr_t block_of(int i, uintptr_t pc)
+{
+	uintptr_t lo = (uintptr_t)code_layout.heaps[i].lo, hi = (uintptr_t)code_layout.heaps[i].hi;
+	uint32_t l2 = code_layout.heaps[i].log2_seg;
+	uintptr_t seg, block, len;
+	uint8_t hop;
+
+	if (l2 < 3 || l2 > 16)
+		return 0;
+	seg = (pc - lo) >> l2;
+	for (int n = 0;; n++) {
+		hop = load_u8((uintptr_t)code_layout.heaps[i].segmap + seg);
+		if (!hop)
+			break;
+		if (hop == 0xff || hop > seg || n == SEG_HOPS)
+			return 0;
+		seg -= hop;
+	}
+	block = lo + (seg << l2);
+	/* the block is in use and reaches past pc, or the map is not the heap's */
+	len = code_layout.hb_length_size == 4 ? (uint32_t)load_s32(block + code_layout.hb_length)
+					      : load_word(block + code_layout.hb_length);
+	if (load_u8(block + code_layout.hb_used) != 1 || !len || len > (hi - lo) >> l2 ||
+	    pc >= block + (len << l2))
+		return 0;
+	return block;
+}
+
+static int name_is(const char *name, const char *want)
+{
+	return !strncmp(name, want, strlen(want) + 1);
+}
+
+static int name_ends(const char *name, size_t len, const char *want)
+{
+	size_t n = strlen(want);
+
+	return len >= n && !memcmp(name + len - n, want, n);
+}
+
+/*
+ * The stubs C1 and C2 call into the VM through, by name: "C1 Runtime monitorenter_nofpu_blob",
+ * "C2 Runtime complete_monitor_locking" (JDK 25); "monitorenter_nofpu Runtime1 stub",
+ * "_complete_monitor_locking_Java" (JDK 17). JDK 17 has no blob kind; a JDK with one must
+ * say RuntimeStub as well.
+ */
+static int runtime_stub_name(const char *name)
+{
+	size_t len = strnlen(name, 128);
+
+	if (len == 128)
+		return 0;
+	if (!strncmp(name, "C1 Runtime ", 11) || !strncmp(name, "C2 Runtime ", 11))
+		return 1;
+	return name_ends(name, len, " Runtime1 stub") ||
+	       (name[0] == '_' && len > 6 && name_ends(name, len, "_Java"));
+}
+
+int jpa_vm_blob(uintptr_t pc, struct jpa_blob *ret)
+{
+	uintptr_t block = 0, blob, code;
+	const char *name;
+	int32_t fc;
+	int kind = -1;
+
+	if (!__atomic_load_n(&has_code_layout, __ATOMIC_ACQUIRE))
+		return -ENOENT;
+	for (__u32 i = 0; i < code_layout.n_heaps && i < JP_RING_WALK_HEAPS; i++) {
+		if (pc >= code_layout.heaps[i].lo && pc < code_layout.heaps[i].hi) {
+			block = block_of((int)i, pc);
+			break;
+		}
+	}
+	if (!block)
+		return -ENOENT;
+	blob = block + code_layout.heap_block;
+	name = (const char *)load_word(blob + code_layout.blob_name);
+	if (!name)
+		return -ENOENT;
+	if (blob_kind_off >= 0)
+		kind = load_u8(blob + (uintptr_t)blob_kind_off);
+	fc = code_layout.frame_complete_size == 2
+		     ? *(const volatile int16_t *)(blob + code_layout.blob_frame_complete)
+		     : load_s32(blob + code_layout.blob_frame_complete);
+	code = code_layout.code_is_offset
+		       ? blob + (uintptr_t)(intptr_t)load_s32(blob + code_layout.blob_code)
+		       : load_word(blob + code_layout.blob_code);
+	if (pc < code)
+		return -ENOENT;
+	ret->kind = JPA_BLOB_OTHER;
+	if ((kind < 0 || kind == kind_nmethod) && name_is(name, "nmethod"))
+		ret->kind = JPA_BLOB_NMETHOD;
+	else if ((kind < 0 || kind == kind_runtime_stub) && runtime_stub_name(name))
+		ret->kind = JPA_BLOB_RUNTIME_STUB;
+	ret->frame_words = load_s32(blob + code_layout.blob_frame_size);
+	/* C1's stubs are never frame-complete (-1): their frame is whole at every call out */
+	ret->complete = fc < 0 ? -1 : pc >= code + (uintptr_t)fc;
 	return 0;
 }

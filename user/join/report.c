@@ -55,7 +55,7 @@ static bool ent_agent_stats(const struct jvm_ent *e, struct jvm_agent_stats *as)
 static void report_losses(const struct jvm_ent *e, const struct jvm_agent_stats *as, bool have,
 			  char *buf, size_t size)
 {
-	char a[256] = "", jn[384] = "", fb[192] = "";
+	char a[256] = "", jn[384] = "", fb[320] = "";
 	size_t w = 0;
 
 	if (have) {
@@ -89,11 +89,17 @@ static void report_losses(const struct jvm_ent *e, const struct jvm_agent_stats 
 	else
 		w = 0;
 	if (as->fallback_tried && w < sizeof(fb))
+		w += (size_t)snprintf(
+			fb + w, sizeof(fb) - w,
+			"; fallback walker: %llu of %llu AGCT failures recovered, %.1f us each",
+			(unsigned long long)as->fallback_ok, (unsigned long long)as->fallback_tried,
+			(double)as->fallback_ns / 1000.0 / (double)as->fallback_tried);
+	if (as->stub_tried && w < sizeof(fb))
 		snprintf(fb + w, sizeof(fb) - w,
-			 "; fallback walker: %llu of %llu AGCT failures recovered, %.1f us each",
-			 (unsigned long long)as->fallback_ok,
-			 (unsigned long long)as->fallback_tried,
-			 (double)as->fallback_ns / 1000.0 / (double)as->fallback_tried);
+			 " (in C1/C2 runtime stubs: %llu, of which %llu walked from the caller, "
+			 "%llu callers refused)",
+			 (unsigned long long)as->stub_tried, (unsigned long long)as->stub_ok,
+			 (unsigned long long)as->stub_gaveup);
 	snprintf(buf, size, "%s%s%s%s%s", a[0] ? "; agent: " : "", a, jn[0] ? "; join: " : "", jn,
 		 fb);
 }

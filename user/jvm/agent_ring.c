@@ -533,6 +533,9 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->fallback_tried = SINCE(fallback_tried);
 	ret->fallback_ok = SINCE(fallback_ok);
 	ret->fallback_ns = SINCE(fallback_ns);
+	ret->stub_tried = SINCE(stub_tried);
+	ret->stub_ok = SINCE(stub_ok);
+	ret->stub_gaveup = SINCE(stub_gaveup);
 	ret->handler_ns = SINCE(handler_ns);
 	ret->handler_timed = SINCE(handler_timed);
 	ret->events_ns = SINCE(events_ns);

@@ -139,6 +139,9 @@ struct jvm_agent_stats {
 	__u64 fallback_tried;  /* AGCT failures the agent's fallback walk tried again */
 	__u64 fallback_ok;     /* ... of which it recovered the Java frames */
 	__u64 fallback_ns;     /* time the agent spent in the fallback walk */
+	__u64 stub_tried;      /* fallback frames in a C1/C2 runtime stub (0: an agent before) */
+	__u64 stub_ok;	       /* ... whose compiled caller was walked */
+	__u64 stub_gaveup;     /* ... whose caller a check refused */
 	__u64 handler_ns;      /* time in the stack-request handler (0: an agent before it) */
 	__u64 handler_timed;   /* calls in handler_ns (0: all traces, an agent before it) */
 	__u64 events_ns;       /* time in the JVMTI event callbacks (0: an agent before it) */
