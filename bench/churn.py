@@ -52,6 +52,8 @@ SHORT_JVM_MS = 500
 # stack starts at the threads' root (ManyThreads' threads run spin() from Thread.run)
 JAVA_FRAME = re.compile(r"_\[[ji0]\]")
 ROOT = re.compile(r"^java;java/lang/Thread\.run_\[")
+FOLDED_LINE = re.compile(r"^jprof: (\d+) more JVMs that exited .*?: (\d+) samples, (\d+) in Java "
+                         r"threads of which (\d+) with complete")
 JVM_LINE = re.compile(r"^jprof: JVM (\d+) \(([^)]*)\): (\d+) samples, (\d+) in Java threads of "
                       r"which (\d+) with complete Java stacks")
 AFTER = re.compile(r"([\d.]+)% of the (\d+) after the agent connected")
@@ -420,6 +422,13 @@ def run(a, tmp, jprof, apps):
           f"{res['short_jvms_with_complete']} with complete Java stacks "
           + (f"({res['short_complete_pct']:.1f}% of their {sj} Java-thread samples)"
              if sj else "") + f"; agent files they left in /tmp: {len(left)} (removed)")
+    # JVMs that exited beyond the newest 128 are added up in one line of jprof's report
+    for line in err.splitlines():
+        m = FOLDED_LINE.match(line)
+        if m:
+            print(f"churn: and {m.group(1)} more JVMs that exited, added up by jprof (short-lived "
+                  f"ones and any other JVM of the host): {m.group(3)} samples in Java threads, "
+                  f"{m.group(4)} with complete Java stacks")
     for k in sorted(set(fds_first) | set(fds_last)):
         if fds_first.get(k, 0) != fds_last.get(k, 0):
             print(f"churn: fds to {k}: {fds_first.get(k, 0)} -> {fds_last.get(k, 0)}")
