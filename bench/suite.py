@@ -61,7 +61,8 @@ import overhead  # noqa: E402
 
 H2_JAR = "/usr/share/java/h2.jar"
 # the last commit before user/model/ existed (b0bd1fb added it): the join "before" the redesign
-BEFORE_MODEL = "c7de993"
+# the join part's baseline: the last commit before the model redesign, or JPROF_JOIN_BEFORE
+BEFORE_MODEL = os.environ.get("JPROF_JOIN_BEFORE", "c7de993")
 summary = []  # the text summary's lines
 
 
