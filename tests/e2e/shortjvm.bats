@@ -103,3 +103,58 @@ check_marked() {
 	check_listed
 	check_marked
 }
+
+# The process table: 200 short processes that each burn 30 ms (sampled at 999 Hz) and 6 short
+# JVMs start and exit under `record -a`; by the end, what jprof holds of them is dropped
+# (exits 4 s after the kernel told, execs at once), and its report still lists the JVMs
+@test "processes and JVMs that exit are dropped once: jprof holds what lives" {
+	local i k n line held exited execed retired hot jvm
+	require_root_bpf
+	require_jdk "$JDK17"
+	[[ -x $APPS/hotab && -f $APPS/ShortLived.class ]] || { missing "hotab, ShortLived (make apps)"; return; }
+	"$JPROF" record -v -a -F 999 -d 30 -o "$OUT/p.folded" 2>"$OUT/err" 3>&- &
+	JPROF_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q "recording" "$OUT/err" 2>/dev/null && break
+		sleep 0.1
+	done
+	: >"$OUT/pids"
+	for ((i = 0; i < 6; i++)); do
+		"$JDK17/bin/java" -XX:+IgnoreUnrecognizedVMOptions -XX:+EnableDynamicAgentLoading \
+			-cp "$APPS" ShortLived 500 >/dev/null 2>&1 3>&- &
+		jvm=$!
+		echo "$jvm" >>"$OUT/pids"
+		# 192 processes in all, 4 at a time, each 30 ms of CPU in hot_a/hot_b
+		for ((k = 0; k < 8; k++)); do
+			hot=()
+			for ((n = 0; n < 4; n++)); do
+				"$APPS/hotab" 0.03 >/dev/null 3>&- &
+				hot+=($!)
+			done
+			wait "${hot[@]}"
+		done
+		wait "$jvm" || true
+	done
+	# every exit told before the end, and its 4 s linger over
+	sleep 6
+	kill -INT "$JPROF_PID"
+	wait "$JPROF_PID"
+	JPROF_PID=
+	line=$(grep 'debug: memory:' "$OUT/err" | tail -1)
+	echo "$line"
+	held=$(sed -E 's/.*processes: ([0-9]+) held now.*/\1/' <<<"$line")
+	exited=$(sed -E 's/.* ([0-9]+) exited and [0-9]+ exec.d forgotten.*/\1/' <<<"$line")
+	execed=$(sed -E "s/.* exited and ([0-9]+) exec.d forgotten.*/\1/" <<<"$line")
+	retired=$(sed -E 's/.*\(([0-9]+) JVMs retired\).*/\1/' <<<"$line")
+	echo "held $held, exited $exited, exec'd $execed, JVMs retired $retired"
+	# hotab and the JVMs were sampled (a bash fork that execs them: an exec, then an exit)
+	((exited >= 150))
+	((retired >= 6))
+	# what is held at the end is the live processes: far fewer than came and went
+	((held < exited / 2))
+	grep -Eq '(^|;)hot_a(;| )' "$OUT/p.folded"
+	# the JVMs are listed in the report although jprof let them go
+	while read -r p; do
+		grep -Eq "^jprof: JVM $p( \(|:)" "$OUT/err"
+	done <"$OUT/pids"
+}
