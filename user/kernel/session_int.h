@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * session_int.h: one kernel session's state (struct kernel_session), shared by
+ * kernel/session.c (load, attach, poll the ring) and kernel/session_procs.c (what BPF holds
+ * per process: JVMs that answer stack requests, native threads, Method*s, -p targets).
+ */
+#ifndef JPROF_KERNEL_SESSION_INT_H
+#define JPROF_KERNEL_SESSION_INT_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "clock.h"
+#include "log.h"
+#include "kernel/session.h"
+#include "util/procfs.h"
+#include "cpu.skel.h"
+#include "jvms.skel.h"
+
+/* exits kept between two takes (a round): past it they are counted, not kept */
+#define KS_EXITS_MAX 8192
+
+struct kernel_session {
+	struct cpu_bpf *cpu;
+	struct jvms_bpf *jvms; /* exec and exit drop jvms entries */
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	int *pfds;
+	int ncpus;
+	unsigned int freq_hz;
+	const char *cpu_event;
+	kernel_sample_fn fn;
+	void *ctx;
+	__u32 *cpu_pids; /* -p targets, whose threads' CPU time is read at the start */
+	size_t cpu_npids;
+	/* the current consume round: records left, and when it must end */
+	unsigned int round_left;
+	__u64 round_ns, round_end_ns; /* end 0: set by the round's first record */
+	bool round_over;
+	/* jw_methods entries put there per process, so a registration scans only for its own */
+	struct jw_count {
+		__u32 tgid, n;
+	} *jw_counts;
+	size_t n_jw_counts, cap_jw_counts;
+	/* processes that exited (JP_EV_EXIT) or exec'd (JP_EV_EXEC), until take_exits */
+	struct ks_proc_event exits[KS_EXITS_MAX];
+	size_t nexits;
+	__u64 exits_dropped;
+};
+
+#endif /* JPROF_KERNEL_SESSION_INT_H */
