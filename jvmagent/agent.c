@@ -383,12 +383,10 @@ static int go_live(JNIEnv *env, jthread current)
 	name_running_threads(env);
 	/* ThreadStart/End are on already: a thread is either in the scan or starts later */
 	err = jpa_threads_init(env, current);
-	if (self && env)
-		(*env)->DeleteLocalRef(env, self);
 	if (err) {
 		jpa_log("no stack sampling: JVM thread key not found (%s), going on without it",
 			strerror(-err));
-		return err;
+		goto out;
 	}
 	jpa_threads_scan(jvmti, env);
 	if (opts.nofallback)
@@ -396,12 +394,18 @@ static int go_live(JNIEnv *env, jthread current)
 	err = jpa_stacks_test_faults(opts.testfault);
 	if (!err)
 		err = jpa_stacks_start(opts.signo);
+	/* after the VMStructs lookup of jpa_stacks_start; off (logged) when it cannot be proved */
+	if (!err && current)
+		(void)jpa_blocker_init(env, current);
 	/* after the stacks' VMStructs lookup: it gives the OS tids of other threads */
 	jpa_events_scan_blocked(env);
 	if (err)
 		jpa_log("no stack sampling: %s (%s), continuing without it",
 			err == -ENOENT ? "AsyncGetCallTrace not found" : "signal setup failed",
 			strerror(-err));
+out:
+	if (self && env)
+		(*env)->DeleteLocalRef(env, self);
 	return err;
 }
 

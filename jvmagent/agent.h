@@ -136,6 +136,25 @@ int jpa_vm_anchor(uintptr_t jt, struct jpa_anchor *ret);
  * context (a system call). 0, -ENOENT (no such fields), -EINVAL (jt 0), -EFAULT.
  */
 int jpa_vm_os_tid(uintptr_t jt, __u32 *ret);
+/* async-signal-safe: n bytes at addr of this process (process_vm_readv); 0, never a fault, or -EFAULT */
+int jpa_vm_read(uintptr_t addr, void *buf, size_t n);
+/* what reading an object's class from a JavaThread needs, from VMStructs; -1 / NULL unknown */
+struct jpa_heap {
+	long thread_obj, vthread;  /* JavaThread::_threadObj, _vthread (21+): OopHandles */
+	long handle_obj;	   /* OopHandle::_obj (oop *) */
+	long klass, narrow_klass;  /* oopDesc::_metadata._klass, ._compressed_klass */
+	long klass_name;	   /* Klass::_name (Symbol *) */
+	long klass_layout;	   /* Klass::_layout_helper (jint: an instance's bytes) */
+	long sym_length, sym_body; /* Symbol::_length (u2), _body (u1[]) */
+	long gc_active, gc_count;  /* CollectedHeap::_is_(stw_)gc_active, _total_collections */
+	const uintptr_t *oop_base, *klass_base; /* CompressedOops / CompressedKlassPointers */
+	const int32_t *oop_shift, *klass_shift;
+	const uintptr_t *collected_heap; /* Universe::_collectedHeap */
+};
+/* after jpa_vm_init: the layout found (never NULL) */
+const struct jpa_heap *jpa_vm_heap(void);
+/* a bool VM flag (JVMFlag table) by name; 0, -ENOENT, -EFAULT. Not for a signal handler. */
+int jpa_vm_flag_bool(const char *name, int *ret);
 /*
  * the layout of the code cache and frames for jprof's BPF walk (after jpa_vm_init); on
  * success the agent's stub walk (jpa_vm_blob) uses it too
@@ -158,6 +177,20 @@ struct jpa_blob {
  * protection: it reads the code heaps with plain loads. 0 or -ENOENT (no layout, no blob).
  */
 int jpa_vm_blob(uintptr_t pc, struct jpa_blob *ret);
+
+/*
+ * blocker.c: the class of a parked thread's blocker (Thread.parkBlocker). Init: in the live
+ * phase after jpa_stacks_start, on a Java thread (JNI); proves the layout on objects of its
+ * own, then sets JP_RING_F_BLOCKER. 0, or -errno (logged once: parks stay without it).
+ */
+int jpa_blocker_init(JNIEnv *env, jthread current);
+/*
+ * Async-signal-safe, never a fault: when frames (n, leaf first) are in Unsafe.park, the
+ * class name of JavaThread jt's parkBlocker ("java/util/concurrent/locks/...", not
+ * NUL-terminated) into buf (cap bytes). Its length; 0 none (null blocker); -ENODATA not a
+ * park, or off; -EAGAIN a GC pause overlapped; other -errno the read failed or was refused.
+ */
+int jpa_blocker_read(uintptr_t jt, const struct jp_frame *frames, int n, char *buf, __u32 cap);
 
 /* perfmap.c: /tmp/perf-<pid>.map */
 int jpa_perfmap_open(const char *dir, __u32 pid);

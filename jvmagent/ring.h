@@ -43,6 +43,12 @@
  * round; jprof tells them apart by JP_RING_F_READER.
  */
 #define JP_RING_VERSION 4 /* 4: the files' names carry a random token (above) */
+/*
+ * The park blocker (JP_TRACE_F_BLOCKER, JP_RING_F_BLOCKER, the blocker_* counters) kept 4:
+ * it only uses bytes a jprof before it never read (a trace's tail past its frames, within
+ * len; pad bytes of the record and the header page), so either side reads the other's. A
+ * jprof before it counts a trace with a name as malformed only at depth=4096 (too long).
+ */
 #define JP_CHAN_TOKEN_LEN 16
 
 #define JP_RING_HDR_SIZE      4096u
@@ -123,6 +129,10 @@ struct jp_ring_hdr {
 	__u32 ev_pad;
 	__u64 ev_switches;    /* times the watcher switched events on or off */
 	__u64 watcher_ns;     /* thread CPU time of the agent's watcher thread */
+	/* park traces (Unsafe.park) and their blocker's class (JP_RING_F_BLOCKER) */
+	__u64 blocker_named;  /* ... named: JP_TRACE_F_BLOCKER */
+	__u64 blocker_none;   /* ... whose parkBlocker was null (LockSupport.park()) */
+	__u64 blocker_failed; /* ... not named: a GC pause overlapped, a read or check failed */
 	/* the fallback's walk out of C1/C2 runtime stubs by their frame size (0: an agent before) */
 	__u64 stub_tried;  /* frames found in such a stub */
 	__u64 stub_ok;	   /* ... whose compiled caller AGCT walked */
@@ -190,6 +200,8 @@ struct jp_ring_walk {
  * sends now. An agent without this bit keeps the events it was given on for good.
  */
 #define JP_RING_F_READER 32u
+/* the agent names the blocker's class of park traces (JP_TRACE_F_BLOCKER) in this JVM */
+#define JP_RING_F_BLOCKER 64u
 
 enum jp_ring_want {
 	JP_RING_WANT_LOCK = 0,
@@ -229,8 +241,10 @@ struct jp_trace_rec {
 	__u32 tid;	  /* gettid() in the JVM's namespace */
 	__s32 num_frames; /* >= 0 frames that follow; < 0 AGCT error or JP_ERR_* */
 	__u8 flags;	  /* JP_TRACE_F_* */
-	__u8 pad[7];
+	__u8 blocker_len; /* JP_TRACE_F_BLOCKER: bytes of the name after the frames */
+	__u8 pad[6];
 	/* struct jp_frame frames[num_frames]; */
+	/* JP_TRACE_F_BLOCKER: char blocker[blocker_len], then zeros up to len (16-aligned) */
 };
 
 /*
@@ -274,6 +288,13 @@ struct jp_event_rec {
  * caller's frame
  */
 #define JP_TRACE_F_FALLBACK 1u
+/*
+ * The trace is in Unsafe.park and the thread's Thread.parkBlocker was an object of the
+ * class after the frames: its JVM-internal name ("java/util/concurrent/locks/
+ * ReentrantLock$NonfairSync"), 1..JP_BLOCKER_MAX bytes, not NUL-terminated. Untrusted.
+ */
+#define JP_TRACE_F_BLOCKER 2u
+#define JP_BLOCKER_MAX	   128u /* a multiple of 16; longer names are not sent */
 
 /* agent-side reasons for num_frames < 0 (AGCT's own codes are 0 .. -11) */
 #define JP_ERR_NOT_JAVA_THREAD -100
@@ -325,7 +346,10 @@ enum jp_dict_type {
 	JP_DICT_MAX
 };
 
-_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES + 15 * 8, "ring header");
+_Static_assert(sizeof(struct jp_ring_hdr) == 192 + 8 * 8 + 8 * JP_AGCT_CODES + 18 * 8, "ring header");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, blocker_named) == 448, "blocker counters");
+_Static_assert(__builtin_offsetof(struct jp_ring_hdr, stub_tried) == 472, "stub counters");
+_Static_assert(JP_BLOCKER_MAX % 16 == 0 && JP_BLOCKER_MAX <= 255, "blocker name");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, reader_ns) == 136, "reader stamps");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, want_alloc_interval) == 168, "want");
 _Static_assert(__builtin_offsetof(struct jp_ring_hdr, pad3) + 20 == 192, "consumer line");

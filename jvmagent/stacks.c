@@ -47,6 +47,7 @@ static __u64 handler_calls; /* stack requests handled: every JP_HANDLER_TIMED_EV
 static void *test_guard; /* a PROT_NONE page the test hook walks into */
 
 #define TRACE_BYTES(n) ((__u32)sizeof(struct jp_trace_rec) + (__u32)(n) * (__u32)sizeof(struct jp_frame))
+#define ALIGN16(n) (((n) + 15u) & ~15u)
 #define CAS_TRIES      64
 
 int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, __u32 flags)
@@ -57,7 +58,8 @@ int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, 
 	int fd, err;
 
 	/* room for 4 traces of full depth at least, so big stacks still flow */
-	while (data_size < 4 * TRACE_BYTES(max_depth) && data_size < JP_RING_DATA_MAX)
+	while (data_size < 4 * (TRACE_BYTES(max_depth) + JP_BLOCKER_MAX) &&
+	       data_size < JP_RING_DATA_MAX)
 		data_size <<= 1;
 	err = jpa_channel_path(ring_file, sizeof(ring_file), dir, pid, "ring");
 	if (err)
@@ -596,6 +598,33 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 }
 
 /*
+ * A park's blocker class after the frames (at used bytes into r, room for JP_BLOCKER_MAX
+ * reserved): the bytes it adds to the record, 0 none. Counts what became of a park.
+ */
+static __u32 put_blocker(struct jp_trace_rec *r, uintptr_t jt, __u32 used)
+{
+	char *name = (char *)r + used;
+	int len = jpa_blocker_read(jt, (const struct jp_frame *)(r + 1), r->num_frames, name,
+				   JP_BLOCKER_MAX);
+
+	if (len == -ENODATA)
+		return 0;
+	if (len == 0) {
+		count(&ring->blocker_none);
+		return 0;
+	}
+	if (len < 0 || (__u32)len > JP_BLOCKER_MAX) {
+		count(&ring->blocker_failed);
+		return 0;
+	}
+	memset(name + len, 0, ALIGN16((__u32)len) - (__u32)len);
+	r->blocker_len = (__u8)len;
+	r->flags |= JP_TRACE_F_BLOCKER;
+	count(&ring->blocker_named);
+	return ALIGN16((__u32)len);
+}
+
+/*
  * The stack-request handler. Async-signal-safe: atomics, clock_gettime (vDSO), gettid,
  * pthread_getspecific (a read of the thread descriptor), a probe of the fixed thread
  * table and AGCT (built for exactly this); no GetEnv (its TLS access may malloc), no
@@ -629,7 +658,8 @@ static void on_stack_request(int signo, siginfo_t *si, void *uc)
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	self = jpa_thread_self(&env);
-	len = self ? TRACE_BYTES(ring_depth) : TRACE_BYTES(0);
+	/* room for a park's blocker name after the deepest trace; shrink gives it back */
+	len = self ? TRACE_BYTES(ring_depth) + JP_BLOCKER_MAX : TRACE_BYTES(0);
 	switch (reserve(len, &pos)) {
 	case 0:
 		break;
@@ -645,8 +675,10 @@ static void on_stack_request(int signo, siginfo_t *si, void *uc)
 	r->time_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 	r->pc = user_pc(uc);
 	r->tid = (__u32)syscall(SYS_gettid);
+	r->flags = 0;
+	r->blocker_len = 0;
+	memset(r->pad, 0, sizeof(r->pad));
 	if (self) {
-		r->flags = 0;
 		n = walk(self, env, (struct jp_frame *)(r + 1), uc, &r->flags);
 		if (n > 0 && (__u32)n > ring_depth)
 			n = (jint)ring_depth; /* never trust a count past our buffer */
@@ -660,6 +692,8 @@ static void on_stack_request(int signo, siginfo_t *si, void *uc)
 		count(&ring->not_java_thread);
 	}
 	used = TRACE_BYTES(r->num_frames > 0 ? r->num_frames : 0);
+	if (self && r->num_frames > 0)
+		used += put_blocker(r, self->jt, used);
 	r->h.len = used;
 	shrink(pos, len, used);
 	count(&ring->traces);

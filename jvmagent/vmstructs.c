@@ -45,6 +45,17 @@ static long method_const_off = -1, const_code_size_off = -1, wrapper_anchor_off 
 static long hb_header_off = -1, hb_length_off = -1, hb_used_off = -1; /* HeapBlock(::Header) */
 static int hb_length_size; /* bytes of HeapBlock::Header::_length: 8 (size_t), 4 (uint32_t, 25) */
 
+/* what reading a thread's park blocker needs (jpa_vm_heap); offsets -1 unknown */
+static struct jpa_heap heap_layout = {
+	.thread_obj = -1, .vthread = -1, .handle_obj = -1, .klass = -1, .narrow_klass = -1,
+	.klass_name = -1, .klass_layout = -1, .sym_length = -1, .sym_body = -1,
+	.gc_active = -1, .gc_count = -1,
+};
+static const uintptr_t *flags_var; /* JVMFlag::flags: JVMFlag[] */
+static const uint64_t *num_flags_var;
+static long flag_name_off = -1, flag_addr_off = -1;
+static uint64_t flag_size;
+
 static void *jvm_sym(void *jvm, const char *name)
 {
 	void *p = dlsym(RTLD_DEFAULT, name);
@@ -166,6 +177,64 @@ static uint64_t heap_block_size, const_method_size;
 static struct jp_ring_walk code_layout;
 static int has_code_layout;
 
+/*
+ * A static the park blocker's read needs. JDK 17 names the narrow oop/klass encodings
+ * CompressedOops::_narrow_oop._base, JDK 21+ CompressedOops::_base.
+ */
+static void heap_static(const char *type, const char *field, const uintptr_t *addr)
+{
+	if (!strcmp(type, "CompressedOops")) {
+		if (!strcmp(field, "_narrow_oop._base") || !strcmp(field, "_base"))
+			heap_layout.oop_base = addr;
+		else if (!strcmp(field, "_narrow_oop._shift") || !strcmp(field, "_shift"))
+			heap_layout.oop_shift = (const int32_t *)addr;
+	} else if (!strcmp(type, "CompressedKlassPointers")) {
+		if (!strcmp(field, "_narrow_klass._base") || !strcmp(field, "_base"))
+			heap_layout.klass_base = addr;
+		else if (!strcmp(field, "_narrow_klass._shift") || !strcmp(field, "_shift"))
+			heap_layout.klass_shift = (const int32_t *)addr;
+	} else if (!strcmp(type, "Universe") && !strcmp(field, "_collectedHeap")) {
+		heap_layout.collected_heap = addr;
+	} else if (!strcmp(type, "JVMFlag") && !strcmp(field, "flags")) {
+		flags_var = addr;
+	} else if (!strcmp(type, "JVMFlag") && !strcmp(field, "numFlags")) {
+		num_flags_var = (const uint64_t *)addr;
+	}
+}
+
+/* a nonstatic field the park blocker's read needs: 1 if it was one */
+static int heap_field(const char *type, const char *field, long off)
+{
+	static const struct {
+		const char *type, *field;
+		long *off;
+	} want[] = {
+		{ "JavaThread", "_threadObj", &heap_layout.thread_obj },
+		{ "JavaThread", "_vthread", &heap_layout.vthread },
+		{ "OopHandle", "_obj", &heap_layout.handle_obj },
+		{ "oopDesc", "_metadata._klass", &heap_layout.klass },
+		{ "oopDesc", "_metadata._compressed_klass", &heap_layout.narrow_klass },
+		{ "Klass", "_name", &heap_layout.klass_name },
+		{ "Klass", "_layout_helper", &heap_layout.klass_layout },
+		{ "Symbol", "_length", &heap_layout.sym_length },
+		{ "Symbol", "_body", &heap_layout.sym_body },
+		/* _is_gc_active up to JDK 21, _is_stw_gc_active since */
+		{ "CollectedHeap", "_is_gc_active", &heap_layout.gc_active },
+		{ "CollectedHeap", "_is_stw_gc_active", &heap_layout.gc_active },
+		{ "CollectedHeap", "_total_collections", &heap_layout.gc_count },
+		{ "JVMFlag", "_name", &flag_name_off },
+		{ "JVMFlag", "_addr", &flag_addr_off },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!strcmp(type, want[i].type) && !strcmp(field, want[i].field)) {
+			*want[i].off = off;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int jpa_vm_init(void)
 {
 	void *jvm = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
@@ -210,6 +279,7 @@ int jpa_vm_init(void)
 		if (!field)
 			continue;
 		if (*(const int32_t *)(e + l.is_static)) {
+			heap_static(type, field, addr);
 			if (!strcmp(type, "StubRoutines") &&
 			    !strcmp(field, "_call_stub_return_address"))
 				call_stub_ret_var = addr;
@@ -241,7 +311,7 @@ int jpa_vm_init(void)
 			osthread_off = (long)off;
 		else if (!strcmp(type, "OSThread") && !strcmp(field, "_thread_id"))
 			os_tid_off = (long)off;
-		else
+		else if (!heap_field(type, field, (long)off))
 			walk_field(type, field, *(const char *const *)(e + l.type_string), (long)off);
 	}
 	if (!code_lo_var || !code_hi_var) {
@@ -253,6 +323,8 @@ int jpa_vm_init(void)
 	    (int_constant(jvm, "CodeBlobKind::Nmethod", &kind_nmethod) ||
 	     int_constant(jvm, "CodeBlobKind::RuntimeStub", &kind_runtime_stub)))
 		kind_nmethod = kind_runtime_stub = -1;
+	if (type_size(jvm, "JVMFlag", &flag_size))
+		flag_size = 0;
 	if (type_size(jvm, "HeapBlock", &heap_block_size) ||
 	    type_size(jvm, "ConstMethod", &const_method_size))
 		heap_block_size = const_method_size = 0;
@@ -287,6 +359,48 @@ static int read_self(uintptr_t addr, void *buf, size_t n)
 	struct iovec local = { buf, n }, remote = { (void *)addr, n };
 
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+int jpa_vm_read(uintptr_t addr, void *buf, size_t n)
+{
+	return read_self(addr, buf, n);
+}
+
+const struct jpa_heap *jpa_vm_heap(void)
+{
+	return &heap_layout;
+}
+
+int jpa_vm_flag_bool(const char *name, int *ret)
+{
+	uintptr_t flags = 0;
+	uint64_t n = 0;
+
+	if (!flags_var || !num_flags_var || flag_name_off < 0 || flag_addr_off < 0 ||
+	    flag_size < 16 || flag_size > 256 || (uint64_t)flag_name_off > flag_size - 8 ||
+	    (uint64_t)flag_addr_off > flag_size - 8)
+		return -ENOENT;
+	if (read_self((uintptr_t)flags_var, &flags, sizeof(flags)) || !flags ||
+	    read_self((uintptr_t)num_flags_var, &n, sizeof(n)))
+		return -EFAULT;
+	/* a few thousand flags, the last one a NULL-named end marker */
+	for (uint64_t i = 0; i < n && i < 100000; i++) {
+		uintptr_t f = flags + i * flag_size, np = 0, addr = 0;
+		char buf[64];
+		size_t len = strlen(name) + 1;
+		unsigned char v = 0;
+
+		if (len > sizeof(buf) || read_self(f + (uintptr_t)flag_name_off, &np, sizeof(np)))
+			return -EFAULT;
+		if (!np || read_self(np, buf, len) || memcmp(buf, name, len))
+			continue;
+		if (read_self(f + (uintptr_t)flag_addr_off, &addr, sizeof(addr)) || !addr ||
+		    read_self(addr, &v, 1))
+			return -EFAULT;
+		*ret = v != 0;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 int jpa_vm_os_tid(uintptr_t jt, __u32 *ret)

@@ -247,13 +247,27 @@ int jn_add_native(struct join *j, const struct jp_sample *s, const __u64 *kstack
  * -XX:+PreserveFramePointer, so keeping them would put one Java stack under two
  * different roots depending on how far each walk got.
  */
+/* "java/util/Foo$Bar" as the monitor waits name classes: "java.util.Foo$Bar_[l]" */
+static const char *blocker_frame(struct join *j, const char *cls)
+{
+	char buf[JP_BLOCKER_MAX + 1];
+	size_t n = 0;
+
+	for (; cls[n] && n < JP_BLOCKER_MAX; n++)
+		buf[n] = cls[n] == '/' ? '.' : cls[n];
+	buf[n] = '\0';
+	return jn_pool_fmt(j, "%s_[l]", buf);
+}
+
 /*
  * -e lock: a blocked interval whose Java stack enters LockSupport.park (the JDK's
  * Unsafe.park, a native method: the leaf Java frame, or next to it) is a
- * java.util.concurrent wait. It is one contention of its duration, with leaf "[park]" over
- * its Java frames, the monitor waits' form ("Class_[l]" over theirs). Not the blocker's
- * class: AGCT gives no locals, and GetStackTrace/GetObjectMonitorUsage here would run
- * JVMTI in the signal path. 1 when the interval was a park, 0 when not, -ENOMEM.
+ * java.util.concurrent wait. It is one contention of its duration, "[park]" over its Java
+ * frames; when the agent read the thread's parkBlocker (jvmagent/blocker.c), its class
+ * is the leaf over "[park]", in the monitor waits' form ("Class_[l]" over theirs), so
+ * "ReentrantLock$NonfairSync_[l]" says what the thread waited for. A park without a
+ * blocker (LockSupport.park()) or one the agent could not name keeps "[park]" as its leaf.
+ * 1 when the interval was a park, 0 when not, -ENOMEM.
  */
 static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e,
 		    const struct java_trace *t)
@@ -277,6 +291,8 @@ static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 		e->park_short++;
 		return 1;
 	}
+	if (t->blocker)
+		jn_push(j, &n, blocker_frame(j, t->blocker), JP_FK_ROOT);
 	jn_push(j, &n, "[park]", JP_FK_ROOT);
 	for (int f = 0; f < t->num_frames; f++)
 		jn_push_java(j, &n, e, &t->frames[f]);
@@ -291,6 +307,7 @@ static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 		err = model__add(j->model, stack, labels, JP_VAL_DELAY_NS, s->weight);
 	if (!err) {
 		e->parks++;
+		e->park_blocker += !!t->blocker;
 		j->st.parks++;
 		j->st.park_ns += s->weight;
 	}

@@ -11,8 +11,8 @@ load helpers
 setup() {
 	require_root_bpf
 	[[ -r $APPS/EvContend.class && -r $APPS/EvAlloc.class && -r $APPS/EvPark.class &&
-		-r $APPS/EvSpin.class ]] ||
-		missing "EvContend/EvAlloc/EvPark/EvSpin classes not built in $APPS (make apps)"
+		-r $APPS/EvSpin.class && -r $APPS/EvBlockers.class ]] ||
+		missing "EvContend/EvAlloc/EvPark/EvSpin/EvBlockers classes not built in $APPS (make apps)"
 	[[ -r $JPROF_AGENT ]] || missing "agent not built at $JPROF_AGENT (make)"
 	OUT=$BATS_TEST_TMPDIR
 	JPID=
@@ -80,8 +80,9 @@ check_park() {
 	cat "$OUT/err" "$OUT/app.out"
 	head -20 "$OUT/park.folded"
 	want=$(sed -n 's/^waited_ns //p' "$OUT/app.out")
-	# the parks are in the waiting method, under ReentrantLock.lock, with the leaf [park]
-	got=$(folded_sum 'EvPark\.parkedOnLock(_\[.\])?;java/util/concurrent/locks/ReentrantLock\.lock(_\[.\])?;.*;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\] ' \
+	# the parks are in the waiting method, under ReentrantLock.lock, [park] under the leaf
+	# that names the blocker (the lock's NonfairSync, from Thread.parkBlocker)
+	got=$(folded_sum 'EvPark\.parkedOnLock(_\[.\])?;java/util/concurrent/locks/ReentrantLock\.lock(_\[.\])?;.*;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] ' \
 		"$OUT/park.folded")
 	echo "parked: program $want ns, jprof $got ns"
 	ratio_ok "$got" "$want" 10
@@ -94,7 +95,7 @@ check_park() {
 	((parks >= 20 && parks <= 24 && waits >= parks && waits <= parks + 2))
 	# -e lock shows no other blocked time: the holder's sleep, the main thread's join
 	[[ -z $(grep -E 'holdLock|\[off-cpu\]|Thread\.sleep|Thread\.join' "$OUT/park.folded") ]]
-	[[ -z $(grep -vE '\[park\] [0-9]*$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/park.folded") ]]
+	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] [0-9]*$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/park.folded") ]]
 	# pprof: contentions beside the delay, the delay read back equal to the folded weight
 	gzip -dc "$OUT/park.pb.gz" | grep -aq contentions
 	"$JPROF" report "$OUT/park.pb.gz" >"$OUT/back.folded"
@@ -107,6 +108,55 @@ check_park() {
 
 @test "lock (JDK 25): ReentrantLock parks land on the waiting method as [park], total within 10%" {
 	check_park "$JDK25"
+}
+
+# Parks carry their blocker's class (Thread.parkBlocker, read by the agent's signal handler):
+# a waiter parks 10 times each in ReentrantLock.lock (the lock's NonfairSync), in
+# ArrayBlockingQueue.take (the queue's notEmpty ConditionObject) and in LockSupport.park()
+# with no blocker ([park] stays the leaf)
+check_blockers() {
+	local lock queue bare got parks named
+	start_app "$1" EvBlockers 10 100 2000
+	"$JPROF" record -v -p "$JPID" -e lock -d 7 -o "$OUT/b.folded" -o "$OUT/b.jfr" \
+		2>"$OUT/err" 3>&-
+	wait "$JPID"
+	JPID=
+	cat "$OUT/err" "$OUT/app.out"
+	cut -c1-60,200- "$OUT/b.folded"
+	lock=$(sed -n 's/^lock_ns //p' "$OUT/app.out")
+	queue=$(sed -n 's/^queue_ns //p' "$OUT/app.out")
+	bare=$(sed -n 's/^bare_ns //p' "$OUT/app.out")
+	got=$(folded_sum 'EvBlockers\.waitLock(_\[.\])?;java/util/concurrent/locks/ReentrantLock\.lock(_\[.\])?;.*;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] ' \
+		"$OUT/b.folded")
+	echo "ReentrantLock: program $lock ns, jprof $got ns"
+	ratio_ok "$got" "$lock" 10
+	got=$(folded_sum 'EvBlockers\.waitQueue(_\[.\])?;java/util/concurrent/ArrayBlockingQueue\.take(_\[.\])?;.*;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\];java\.util\.concurrent\.locks\.AbstractQueuedSynchronizer\$ConditionObject_\[l\] ' \
+		"$OUT/b.folded")
+	echo "ArrayBlockingQueue: program $queue ns, jprof $got ns"
+	ratio_ok "$got" "$queue" 10
+	got=$(folded_sum 'EvBlockers\.waitBare(_\[.\])?;java/util/concurrent/locks/LockSupport\.park(_\[.\])?;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\] ' \
+		"$OUT/b.folded")
+	echo "LockSupport.park(): program $bare ns, jprof $got ns"
+	ratio_ok "$got" "$bare" 10
+	# no class named where none was: the waiter's only leaves are those three (and the
+	# Thread monitor join() takes, rarely contended)
+	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.(ReentrantLock\$NonfairSync|AbstractQueuedSynchronizer\$ConditionObject)_\[l\] [0-9]+$|EvBlockers\.waitBare(_\[.\])?;.*;\[park\] [0-9]+$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/b.folded") ]]
+	# 30 parks, the 20 with a blocker all named
+	read -r parks named < <(sed -nE 's/.* ([0-9]+) parks \([0-9]+ under --lock-threshold; ([0-9]+) with their blocker.s class\).*/\1 \2/p' "$OUT/err")
+	echo "parks: $parks, with their blocker's class: $named"
+	((parks >= 30 && parks <= 33 && named == 20))
+	# JFR: the class is the monitor class of the wait
+	require_jdk "$JDK25"
+	"$JDK25/bin/jfr" print --events jdk.JavaMonitorEnter "$OUT/b.jfr" >"$OUT/b.jfr.txt"
+	grep -q 'monitorClass = java.util.concurrent.locks.ReentrantLock\$NonfairSync' "$OUT/b.jfr.txt"
+}
+
+@test "lock (JDK 17): parks name their blocker's class (ReentrantLock, ArrayBlockingQueue), none for LockSupport.park()" {
+	check_blockers "$JDK17"
+}
+
+@test "lock (JDK 25): parks name their blocker's class (ReentrantLock, ArrayBlockingQueue), none for LockSupport.park()" {
+	check_blockers "$JDK25"
 }
 
 @test "lock (JDK 17): contended monitor waits land on the waiting method and the monitor class, total within 10%" {

@@ -32,6 +32,8 @@ static int on_trace(void *ctx, const struct java_trace *t)
 		if (bci[i] >= -1)
 			(void)jvm_agent__method_name(a, chain[i], 0);
 	(void)jvm_agent__thread_name(a, t->tid);
+	if (t->blocker && strlen(t->blocker) > JP_BLOCKER_MAX)
+		__builtin_trap(); /* a park's blocker name is bounded */
 	for (int i = 0; i < t->num_frames; i++) {
 		const char *n = jvm_agent__method_name(a, t->frames[i].method_id, i & 1);
 

@@ -1400,3 +1400,93 @@ TEST(bpf_walk_compared_learnt_and_named)
 	jvm_agent__free(a);
 	fixture_fini(&f);
 }
+
+/*
+ * A park trace with its blocker's class after the frames (JP_TRACE_F_BLOCKER): name_len
+ * bytes of name, the record's len extra (16-aligned past the frames unless given)
+ */
+static void put_blocker_trace(struct fixture *f, __u32 tid, int n, __u8 flags, __u8 name_len,
+			      const char *name, __u32 extra)
+{
+	__u64 pos = hdr(f)->head;
+	struct jp_trace_rec *r =
+		(struct jp_trace_rec *)(f->mem + JP_RING_HDR_SIZE + (pos % DATA_SIZE));
+	__u32 len = sizeof(*r) + (__u32)n * sizeof(struct jp_frame) + extra;
+
+	memset(r, 0, len);
+	r->h.len = len;
+	r->h.type = JP_REC_TRACE;
+	r->h.seq = pos;
+	r->time_ns = 1000 + pos;
+	r->tid = tid;
+	r->num_frames = n;
+	r->flags = flags;
+	r->blocker_len = name_len;
+	memcpy(r + 1, stack4, (size_t)n * sizeof(struct jp_frame));
+	if (name)
+		memcpy((char *)(r + 1) + (size_t)n * sizeof(struct jp_frame), name,
+		       strnlen(name, extra));
+	hdr(f)->head = pos + len;
+}
+
+TEST(park_blocker_names_checked)
+{
+	static const char lock[] = "java/util/concurrent/locks/ReentrantLock$NonfairSync";
+	char big[JP_BLOCKER_MAX + 17];
+	struct fixture f;
+	struct jvm_agent *a;
+	struct jvm_agent_stats st;
+	struct seen s = { 0 };
+
+	memset(big, 'A', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	fixture_init(&f);
+	/* 0: well formed, twice (one interned string) */
+	put_blocker_trace(&f, 1, 2, JP_TRACE_F_BLOCKER, sizeof(lock) - 1, lock, 64);
+	put_blocker_trace(&f, 2, 2, JP_TRACE_F_BLOCKER, sizeof(lock) - 1, lock, 64);
+	/* 2: a length past the record's end */
+	put_blocker_trace(&f, 3, 2, JP_TRACE_F_BLOCKER, 200, lock, 64);
+	/* 3: a length of 0; 4: a name with a ';' and a control character */
+	put_blocker_trace(&f, 4, 2, JP_TRACE_F_BLOCKER, 0, lock, 64);
+	put_blocker_trace(&f, 5, 1, JP_TRACE_F_BLOCKER, 8, "a/b;c\n/d", 16);
+	/* 5: no flag: the bytes are not a name (an agent before it left stale ones) */
+	put_blocker_trace(&f, 6, 1, 0, sizeof(lock) - 1, lock, 64);
+	/* 6: a hidden class, its address dropped */
+	put_blocker_trace(&f, 7, 1, JP_TRACE_F_BLOCKER, 32, "pkg/Foo$$Lambda+0x0000000801001a", 32);
+	flush_ring(&f);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 7);
+	EXPECT_EQ(s.n, 7);
+	EXPECT_STREQ(s.t[0].blocker, lock);
+	EXPECT_TRUE(s.t[0].blocker == s.t[1].blocker);
+	EXPECT_EQ(s.t[0].num_frames, 2);
+	EXPECT_TRUE(!s.t[2].blocker);
+	EXPECT_EQ(s.t[2].num_frames, 2);
+	EXPECT_TRUE(!s.t[3].blocker);
+	EXPECT_TRUE(!s.t[4].blocker);
+	EXPECT_TRUE(!s.t[5].blocker);
+	EXPECT_STREQ(s.t[6].blocker, "pkg/Foo$$Lambda");
+	jvm_agent__stats(a, &st);
+	EXPECT_EQ(st.blocker_bad, 3);
+	EXPECT_EQ(st.malformed, 0);
+	/* a name longer than JP_BLOCKER_MAX: refused, the trace kept */
+	s.n = 0;
+	jvm_agent__free(a);
+	fixture_fini(&f);
+	fixture_init(&f);
+	put_blocker_trace(&f, 8, 1, JP_TRACE_F_BLOCKER, 255, big, JP_BLOCKER_MAX + 128);
+	/* frames without room for any name: the trace still comes, unnamed */
+	put_blocker_trace(&f, 9, 4, JP_TRACE_F_BLOCKER, 16, NULL, 0);
+	flush_ring(&f);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	EXPECT_TRUE(a);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 2);
+	EXPECT_TRUE(!s.t[0].blocker);
+	EXPECT_TRUE(!s.t[1].blocker);
+	EXPECT_EQ(s.t[1].num_frames, 4);
+	jvm_agent__stats(a, &st);
+	EXPECT_EQ(st.blocker_bad, 2);
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}

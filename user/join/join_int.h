@@ -156,6 +156,7 @@ struct jvm_ent {
 	__u64 monitor_joined;	    /* blocked samples given the Java stack of their monitor wait */
 	/* -e lock: blocked intervals in LockSupport.park, and those under --lock-threshold */
 	__u64 parks, park_short;
+	__u64 park_blocker; /* parks shown with their blocker's class */
 	/*
 	 * budgets: records whose Java frames were dropped for time (JOIN_LATE_NS), agent
 	 * events of a kind not asked for (-e), samples the model's budget refused, and the

@@ -357,13 +357,30 @@ void join__report(const struct join *j, FILE *f, bool verbose)
 				"blocked or "
 				"spinning samples got the Java stack of their monitor wait; %llu "
 				"parks "
-				"(%llu under --lock-threshold)",
+				"(%llu under --lock-threshold; %llu with their blocker's class)",
 				e->pid, (unsigned long long)e->ev_allocs,
 				(unsigned long long)e->ev_frees, (unsigned long long)e->ev_locks,
 				(unsigned long long)e->ev_lock_short,
 				(unsigned long long)e->ev_blocked_at_attach,
 				(unsigned long long)e->monitor_joined, (unsigned long long)e->parks,
-				(unsigned long long)e->park_short);
+				(unsigned long long)e->park_short,
+				(unsigned long long)e->park_blocker);
+			/* what the agent made of the parks it saw (its reads of Thread.parkBlocker) */
+			if (have && e->parks && !(as.ring_flags & JP_RING_F_BLOCKER))
+				fprintf(f,
+					"; its agent names no blockers (an agent before it, "
+					"or a JVM it cannot read them in: ZGC, Shenandoah, compact "
+					"headers)");
+			else if (have && e->parks)
+				fprintf(f,
+					"; park traces the agent read: %llu named, %llu without "
+					"a blocker, %llu not named (a GC pause, a failed read), "
+					"%llu "
+					"names refused here",
+					(unsigned long long)as.blocker_named,
+					(unsigned long long)as.blocker_none,
+					(unsigned long long)as.blocker_failed,
+					(unsigned long long)as.blocker_bad);
 			/* the callbacks' own time, in the JVM's threads: the agent's cost of them */
 			if (have && as.events_ns && as.events + as.events_dropped)
 				fprintf(f, "; callbacks %.1f us each, %.1f ms in all",

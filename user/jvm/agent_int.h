@@ -20,7 +20,8 @@
 #include "ring.h"
 
 
-#define TRACE_REC_MAX (sizeof(struct jp_trace_rec) + JP_DEPTH_MAX * sizeof(struct jp_frame))
+#define TRACE_REC_MAX                                                                     \
+	(sizeof(struct jp_trace_rec) + JP_DEPTH_MAX * sizeof(struct jp_frame) + JP_BLOCKER_MAX)
 #define INLINE_MAX    64 /* deepest inline chain we believe */
 #define CHAIN_BYTES   (sizeof(__u64) + sizeof(__s32)) /* a chain entry: method and bci */
 /*
@@ -211,6 +212,7 @@ struct jvm_agent {
 	size_t n_classes, cap_classes;
 	struct kv_map class_idx;
 	__u64 events_unread; /* event records polled by a caller that takes none */
+	__u64 blocker_bad;   /* blocker names of traces refused (bounds, characters, budget) */
 	__u64 lr_window_ns, lr_bytes; /* lookup_refresh's window and bytes parsed in it */
 	/* threads the dictionary did not name, and its size then (not looked for again before
 	 * it grows): a GC worker's samples ask at each sample */

@@ -348,6 +348,40 @@ static void copy_frames(struct jvm_agent *a, size_t hdr_size, int n)
 	}
 }
 
+/*
+ * The blocker's class name after a trace's n frames (JP_TRACE_F_BLOCKER), checked as the
+ * agent checks it (1..JP_BLOCKER_MAX bytes inside the record, printable ASCII, none of
+ * ";[." nor a '/' at either end) and interned; NULL, counted, when it is not one.
+ */
+static const char *trace_blocker(struct jvm_agent *a, const struct jp_trace_rec *r, __u32 len,
+				 int n)
+{
+	size_t off = sizeof(*r) + (size_t)n * sizeof(struct jp_frame), blen = r->blocker_len;
+	char name[JP_BLOCKER_MAX + 1];
+	const char *s;
+
+	if (!blen || blen > JP_BLOCKER_MAX || off + blen > len)
+		goto out_bad;
+	memcpy(name, a->rec + off, blen);
+	if (name[0] == '/' || name[blen - 1] == '/')
+		goto out_bad;
+	for (size_t i = 0; i < blen; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == ';' || c == '[' || c == '.')
+			goto out_bad;
+		/* a hidden class: "Foo$$Lambda+0x0000000801001234" in the JVM */
+		if (c == '+')
+			name[i] = '.';
+	}
+	s = ja_intern(a, name, jvm_agent__hidden_class_norm(name, blen));
+	if (s)
+		return s;
+out_bad:
+	a->blocker_bad++;
+	return NULL;
+}
+
 static int deliver(struct jvm_agent *a, __u32 len, java_trace_fn fn, void *ctx)
 {
 	struct jp_trace_rec r;
@@ -372,6 +406,7 @@ static int deliver(struct jvm_agent *a, __u32 len, java_trace_fn fn, void *ctx)
 	t.num_frames = n;
 	t.pc = r.pc;
 	t.frames = a->frames;
+	t.blocker = n > 0 && (r.flags & JP_TRACE_F_BLOCKER) ? trace_blocker(a, &r, len, n) : NULL;
 	return fn ? fn(ctx, &t) : 0;
 }
 
@@ -540,6 +575,10 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->handler_timed = SINCE(handler_timed);
 	ret->events_ns = SINCE(events_ns);
 	ret->ring_flags = h.flags;
+	ret->blocker_named = SINCE(blocker_named);
+	ret->blocker_none = SINCE(blocker_none);
+	ret->blocker_failed = SINCE(blocker_failed);
+	ret->blocker_bad = a->blocker_bad;
 	for (int i = 0; i < JP_AGCT_CODES && i < 12; i++)
 		ret->agct_err[i] = SINCE(agct_err[i]);
 #undef SINCE

@@ -24,6 +24,12 @@ struct java_trace {
 	__s32 num_frames; /* <= 0: no trace; 0 and the AGCT codes down to JAVA_TRACE_ERR_MIN, or JAVA_TRACE_ERR_* */
 	__u64 pc;	  /* interrupted user PC (0 if the kernel was interrupted) */
 	const struct java_frame *frames; /* leaf first; valid during the callback only */
+	/*
+	 * a park's blocker class (Thread.parkBlocker), JVM-internal form
+	 * ("java/util/concurrent/locks/ReentrantLock$NonfairSync", a hidden class without its
+	 * address); interned, valid until jvm_agent__free(); NULL none or not sent
+	 */
+	const char *blocker;
 };
 
 /* reasons a trace has no frames (num_frames); the AGCT codes keep their values */
@@ -146,6 +152,9 @@ struct jvm_agent_stats {
 	__u64 handler_timed;   /* calls in handler_ns (0: all traces, an agent before it) */
 	__u64 events_ns;       /* time in the JVMTI event callbacks (0: an agent before it) */
 	__u32 ring_flags;      /* JP_RING_F_*: how it was loaded, which events it sends */
+	/* park traces: with their blocker's class, parkBlocker null, not named by the agent */
+	__u64 blocker_named, blocker_none, blocker_failed;
+	__u64 blocker_bad; /* ... whose name jprof refused (bounds, characters, budget) */
 };
 void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret);
 /* this JVM's dictionary budget in bytes (default 256 MiB; smaller for tests) */
