@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -286,6 +287,47 @@ TEST(live_forked_child_and_shared_lib)
 	syms__stats(s, &st);
 	EXPECT_EQ(st.pids, 2);
 	EXPECT_TRUE(st.dso_cache_hits > 0);
+	syms__free(s);
+	dlclose(h);
+}
+
+/* a file no live pid maps loses its tables after the idle time; a pid mapping it again reads them */
+TEST(live_files_follow_live_pids)
+{
+	struct syms *s = syms__new(fx_path("kallsyms.txt"));
+	void *h = dlopen(fx_path("libfx.so"), RTLD_NOW | RTLD_LOCAL);
+	void *beta = h ? dlsym(h, "jp_fx_beta") : NULL;
+	struct timespec nap = {0, 300 * 1000 * 1000};
+	struct syms_stats st;
+	struct jp_sym r;
+
+	ASSERT_TRUE(s && beta);
+	syms__set_dso_idle_ms(s, 200);
+	EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)beta, &r), 0);
+	EXPECT_STREQ(r.name, "jp_fx_beta");
+	syms__stats(s, &st);
+	ASSERT_TRUE(st.elf_bytes > 0);
+	/* still mapped by a live pid: kept however long */
+	nanosleep(&nap, NULL);
+	syms__free_dropped(s);
+	syms__stats(s, &st);
+	EXPECT_EQ(st.dsos_unloaded, 0);
+	/* the pid goes: its files are idle, then unloaded */
+	syms__drop_pid(s, (__u32)getpid());
+	syms__free_dropped(s);
+	syms__stats(s, &st);
+	EXPECT_EQ(st.dsos_unloaded, 0); /* not idle long enough yet */
+	nanosleep(&nap, NULL);
+	syms__free_dropped(s);
+	syms__stats(s, &st);
+	EXPECT_TRUE(st.dsos_unloaded > 0);
+	EXPECT_EQ(st.elf_bytes, 0);
+	/* mapped again: read again, named as before */
+	EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)beta, &r), 0);
+	EXPECT_STREQ(r.name, "jp_fx_beta");
+	syms__stats(s, &st);
+	EXPECT_TRUE(st.dsos_reloaded > 0);
+	EXPECT_TRUE(st.elf_bytes > 0);
 	syms__free(s);
 	dlclose(h);
 }

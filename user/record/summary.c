@@ -34,7 +34,7 @@ void rec_mem_report(const struct rec *r)
 	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels, %zu "
 		 "locations, %zu functions, %zu strings; MB in rows %.1f, stacks %.1f, locations "
 		 "%.1f, strings %.1f); symbols: ELF %.1f MB, perf maps %.1f MB, "
-		 "%llu pids, %llu files; processes: %llu held now (at most %llu), %llu exited and "
+		 "%llu pids, %llu files (%llu unloaded, %llu read again); processes: %llu held now (at most %llu), %llu exited and "
 		 "%llu exec'd forgotten, %llu exits found by a sweep; agent dictionaries %.1f MB "
 		 "(%u "
 		 "JVMs retired); samples held for their process's symbols %llu (%llu not: no "
@@ -43,7 +43,8 @@ void rec_mem_report(const struct rec *r)
 		 mm.funcs, mm.strs, mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0,
 		 mm.loc_bytes / 1048576.0, mm.str_bytes / 1048576.0, ss.elf_bytes / 1048576.0,
 		 ss.perfmap_bytes / 1048576.0, (unsigned long long)ss.pids,
-		 (unsigned long long)ss.dsos, (unsigned long long)ps.live,
+		 (unsigned long long)ss.dsos, (unsigned long long)ss.dsos_unloaded,
+		 (unsigned long long)ss.dsos_reloaded, (unsigned long long)ps.live,
 		 (unsigned long long)ps.peak, (unsigned long long)ps.exited,
 		 (unsigned long long)ps.execed, (unsigned long long)ps.swept,
 		 jvm_agent__all_bytes() / 1048576.0, r->retired,

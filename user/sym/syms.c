@@ -68,6 +68,14 @@ static bool file_maps_lost(const struct umap *old, size_t on, const struct umap 
 }
 
 /* builds ps->maps from a fresh /proc/<pid>/maps; keeps the old one on failure */
+/* the mappings um[0..n) go: the files they used lose a user */
+static void maps_unref(struct umap *um, size_t n, __u64 now)
+{
+	for (size_t i = 0; i < n; i++)
+		if (um[i].dso && !--um[i].dso->refs)
+			um[i].dso->idle_ns = now;
+}
+
 static int load_maps(struct syms *s, struct pid_state *ps)
 {
 	struct jp_maps *jm;
@@ -97,6 +105,8 @@ static int load_maps(struct syms *s, struct pid_state *ps)
 		if (m->type == JP_MAP_FILE) {
 			u->dso = sy_get_dso(s, ps->pid, m);
 			u->is_jvm = sy_path_is_libjvm(m->path);
+			if (u->dso)
+				u->dso->refs++;
 		}
 		if (m->type == JP_MAP_ANON || m->type == JP_MAP_ANON_NAMED)
 			ps->has_anon_exec = true;
@@ -104,6 +114,7 @@ static int load_maps(struct syms *s, struct pid_state *ps)
 	/* what resolved before resolves alike unless a file mapping went or changed */
 	if (file_maps_lost(ps->maps, ps->n, um, jm->n))
 		s->generation++;
+	maps_unref(ps->maps, ps->n, ps->maps_read_ns);
 	free(ps->maps);
 	ps->maps = um;
 	ps->n = jm->n;
@@ -172,6 +183,7 @@ static void pid_state_free(struct pid_state *ps)
 {
 	if (!ps)
 		return;
+	maps_unref(ps->maps, ps->n, mono_ns());
 	free(ps->maps);
 	perfmap__free(ps->pm);
 	free(ps);
@@ -226,6 +238,8 @@ void syms__free_dropped(struct syms *s)
 		perfmap__free(s->dead_pms[i]);
 	}
 	s->ndead = 0;
+	/* no name is held here either: files no live process maps lose their tables */
+	sy_unload_idle_dsos(s, mono_ns());
 }
 
 /* names from ps's perf map may still be held by callers: the map waits for syms__free_dropped */
@@ -525,6 +539,7 @@ struct syms *syms__new(const char *kallsyms_path)
 		return NULL;
 	strpool_init(&s->path_pool, SYMS_MAX_PATH_BYTES);
 	s->reload_interval_ns = RELOAD_INTERVAL_NS_DEFAULT;
+	s->dso_idle_ns = DSO_IDLE_NS;
 	s->ksyms = ksyms__load_file(kallsyms_path);
 	/* without /proc/kallsyms (no permission) user space still resolves */
 	if (!s->ksyms && kallsyms_path) {
@@ -578,6 +593,11 @@ void syms__free(struct syms *s)
 __u64 syms__generation(const struct syms *s)
 {
 	return s ? s->generation : 0;
+}
+
+void syms__set_dso_idle_ms(struct syms *s, __u32 ms)
+{
+	s->dso_idle_ns = (__u64)ms * 1000000;
 }
 
 void syms__set_reload_interval_ms(struct syms *s, __u32 ms)

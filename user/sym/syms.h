@@ -73,7 +73,8 @@ void syms__perfmap_off(struct syms *s, __u32 pid);
 void syms__drop_pid(struct syms *s, __u32 pid);
 /*
  * Frees the perf maps of dropped pids, which syms__drop_pid keeps because names it
- * returned may still be in use: call it where no returned name is held any more.
+ * returned may still be in use, and the ELF tables of files no live pid has mapped for
+ * 30 s (looked at every 5 s): call it where no returned name is held any more.
  */
 void syms__free_dropped(struct syms *s);
 
@@ -102,6 +103,7 @@ __u64 syms__generation(const struct syms *s);
 /* counters for the end-of-run report and benchmarks */
 struct syms_stats {
 	__u64 pids, dsos, dso_cache_hits, perfmap_reloads, unresolved;
+	__u64 dsos_unloaded, dsos_reloaded; /* tables freed: no live process mapped the file */
 	__u64 unsafe_files; /* refused: symlink, mount crossed, not regular, swapped inode, link */
 	__u64 elf_over_budget;	   /* ELF files or tables left out by a size budget */
 	__u64 perfmap_not_owned;   /* perf maps not owned by their process's user: ignored */
@@ -120,5 +122,8 @@ void syms__stats(const struct syms *s, struct syms_stats *ret);
  * (default 100 ms; 0 re-reads on every miss, for tests).
  */
 void syms__set_reload_interval_ms(struct syms *s, __u32 ms);
+
+/* how long a file no live pid maps keeps its ELF tables (default 30 s; tests use less) */
+void syms__set_dso_idle_ms(struct syms *s, __u32 ms);
 
 #endif /* JPROF_SYMS_H */

@@ -251,32 +251,15 @@ static struct elf_syms *get_debug_file(struct syms *s, __u32 pid, const struct j
 	return dbg;
 }
 
-struct dso *sy_get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
+/* d's ELF tables (and its debug file's) from fd, within the budgets */
+static void dso_load(struct syms *s, struct dso *d, int fd, __u32 pid, const struct jp_map *m,
+		     const struct stat *st)
 {
-	struct dso key = {}, *d;
-	struct stat st;
-	int fd, err;
+	int err;
 
-	fd = open_mapped_file(s, pid, m, &st);
-	if (fd < 0)
-		return NULL;
-	key.dev = st.st_dev;
-	key.ino = st.st_ino;
-	key.size = st.st_size;
-	key.mtime = st.st_mtim;
-	d = pset_get(&s->dsos, &key, pset_dso_hash, pset_dso_eq);
-	if (d) {
-		s->stats.dso_cache_hits++;
-		goto out_close;
-	}
-	d = malloc(sizeof(*d));
-	if (!d)
-		goto out_close;
-	*d = key;
-	/* a file that is no ELF is remembered too, so it is not retried */
 	d->es = NULL;
 	d->dbg = NULL;
-	if (dso_versions(s, &key) >= SYMS_MAX_VERSIONS) {
+	if (dso_versions(s, d) >= SYMS_MAX_VERSIONS) {
 		s->stats.elf_over_budget++;
 	} else {
 		err = elf_syms__load_fd(fd, &d->es);
@@ -293,8 +276,39 @@ struct dso *sy_get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 	}
 	s->elf_bytes += elf_syms__bytes(d->es);
 	if (d->es && !elf_syms__has_symtab(d->es))
-		d->dbg = get_debug_file(s, pid, m, d->es, st.st_uid);
+		d->dbg = get_debug_file(s, pid, m, d->es, st->st_uid);
 	s->elf_bytes += elf_syms__bytes(d->dbg);
+}
+
+struct dso *sy_get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
+{
+	struct dso key = {}, *d;
+	struct stat st;
+	int fd;
+
+	fd = open_mapped_file(s, pid, m, &st);
+	if (fd < 0)
+		return NULL;
+	key.dev = st.st_dev;
+	key.ino = st.st_ino;
+	key.size = st.st_size;
+	key.mtime = st.st_mtim;
+	d = pset_get(&s->dsos, &key, pset_dso_hash, pset_dso_eq);
+	if (d) {
+		s->stats.dso_cache_hits++;
+		if (d->unloaded) { /* no process mapped it for a while: its tables went */
+			dso_load(s, d, fd, pid, m, &st);
+			d->unloaded = false;
+			s->stats.dsos_reloaded++;
+		}
+		goto out_close;
+	}
+	d = malloc(sizeof(*d));
+	if (!d)
+		goto out_close;
+	*d = key;
+	/* a file that is no ELF is remembered too, so it is not retried */
+	dso_load(s, d, fd, pid, m, &st);
 	if (pset_add(&s->dsos, d, pset_dso_hash, pset_dso_eq)) {
 		s->elf_bytes -= elf_syms__bytes(d->es) + elf_syms__bytes(d->dbg);
 		elf_syms__free(d->es);
@@ -307,6 +321,27 @@ struct dso *sy_get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 out_close:
 	close(fd);
 	return d;
+}
+
+void sy_unload_idle_dsos(struct syms *s, __u64 now)
+{
+	if (now - s->dso_sweep_ns < DSO_SWEEP_EVERY_NS && now - s->dso_sweep_ns < s->dso_idle_ns)
+		return;
+	s->dso_sweep_ns = now;
+	for (size_t i = 0; i < s->dsos.cap; i++) {
+		struct dso *d = s->dsos.slots[i];
+		__u64 b;
+
+		if (!d || d->refs || d->unloaded || now - d->idle_ns < s->dso_idle_ns)
+			continue;
+		b = elf_syms__bytes(d->es) + elf_syms__bytes(d->dbg);
+		s->elf_bytes -= b < s->elf_bytes ? b : s->elf_bytes;
+		elf_syms__free(d->es);
+		elf_syms__free(d->dbg);
+		d->es = d->dbg = NULL;
+		d->unloaded = true;
+		s->stats.dsos_unloaded++;
+	}
 }
 
 struct elf_syms *sy_get_vdso(struct syms *s)

@@ -56,7 +56,18 @@ struct dso {
 	struct timespec mtime;
 	struct elf_syms *es;  /* NULL when not a readable ELF file */
 	struct elf_syms *dbg; /* its separate debug file's symbols (names only), or NULL */
+	/*
+	 * mappings of live pids that use it; at 0 since idle_ns for DSO_IDLE_NS, its tables
+	 * are freed (unloaded) and read again if a process maps the file later
+	 */
+	unsigned int refs;
+	bool unloaded;
+	__u64 idle_ns;
 };
+
+/* a file no process maps keeps its tables this long (a program run again and again) */
+#define DSO_IDLE_NS	   (30ull * 1000 * 1000 * 1000)
+#define DSO_SWEEP_EVERY_NS (5ull * 1000 * 1000 * 1000)
 
 /* one executable mapping of a process */
 struct umap {
@@ -109,6 +120,8 @@ struct syms {
 	size_t nwants;
 	__u64 generation;	   /* see syms__generation */
 	__u64 elf_bytes, pm_bytes; /* held, against the global budgets */
+	__u64 dso_sweep_ns;	   /* the last look for files no process maps */
+	__u64 dso_idle_ns;	   /* DSO_IDLE_NS, or what syms__set_dso_idle_ms set */
 	struct syms_stats stats;
 };
 
@@ -116,6 +129,8 @@ struct syms {
 const char *sy_intern_path(struct syms *s, const char *path);
 void sy_count_refusal(struct syms *s, int err);
 struct dso *sy_get_dso(struct syms *s, __u32 pid, const struct jp_map *m);
+/* frees the tables of files no live process has mapped for DSO_IDLE_NS (every 5 s) */
+void sy_unload_idle_dsos(struct syms *s, __u64 now);
 struct elf_syms *sy_get_vdso(struct syms *s);
 bool sy_path_is_libjvm(const char *path);
 
