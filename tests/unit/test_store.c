@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "model/model.h"
+#include "out/out.h"
 #include "store/store.h"
+#include "store/store_load.h"
 #include "util/units.h"
 
 #define T0 1795752000ull /* 2026-11-27T04:00:00Z */
@@ -381,6 +384,134 @@ TEST(a_failed_write_leaves_nothing_and_is_counted)
 	ASSERT_TRUE(p != NULL);
 	EXPECT_TRUE(fgets(why, sizeof(why), p) && atoi(why) == 1);
 	pclose(p);
+	store__free(s);
+	remove_dir();
+}
+
+/* a segment's pprof: one sample of "frame" with n CPU samples */
+static int write_profile(void *ctx, FILE *f)
+{
+	const char *frame = ctx;
+	struct model *m = model__new();
+	struct jp_location loc = {.kind = JP_FK_NATIVE};
+	struct jp_labels l = {.pid = 7, .tid = 7, .comm = "app", .thread = "app"};
+	struct out_meta meta = {.host = "h", .events = "cpu", .samples = 3};
+	struct out_input in = {.model = m, .meta = &meta};
+	jp_id id, stack;
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	loc.func = model__func(m, frame, "", false);
+	id = model__location(m, &loc);
+	stack = model__stack(m, &id, 1);
+	err = model__add(m, stack, model__labels(m, &l), JP_VAL_CPU_SAMPLES, 3);
+	in.view.values = 1u << JP_VAL_CPU_SAMPLES;
+	if (!err)
+		err = out_write(OUT_PPROF, &in, f);
+	model__free(m);
+	return err;
+}
+
+struct seen {
+	int ok, bad;
+	__u64 samples;
+	char why[256];
+};
+
+static void on_seg(void *ctx, const struct store_seg *seg, const struct pprof_read_info *info,
+		   int err, const char *why)
+{
+	struct seen *s = ctx;
+
+	(void)seg;
+	if (err) {
+		s->bad++;
+		snprintf(s->why, sizeof(s->why), "%s", why);
+		return;
+	}
+	s->ok++;
+	(void)info;
+}
+
+/* the whole model as "frame=samples " of its rows, sorted by frame name */
+static __u64 samples_of(const struct model *m, const char *frame)
+{
+	__u64 sum = 0;
+
+	for (size_t i = 0; i < model__rows(m); i++) {
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(m, i, &rb);
+		size_t n;
+		const jp_id *locs = model__get_stack(m, r->stack, &n);
+		const struct jp_location *l = n ? model__get_location(m, locs[0]) : NULL;
+		const struct jp_func *f = l ? model__get_func(m, l->func) : NULL;
+
+		if (f && !strcmp(f->name, frame))
+			sum += r->values[JP_VAL_CPU_SAMPLES];
+	}
+	return sum;
+}
+
+TEST(a_range_merges_its_segments_and_skips_the_damaged)
+{
+	struct store_load_result res;
+	struct seen seen = {0};
+	struct store *s = NULL;
+	struct model *m = model__new();
+	char path[256], why[256], full[256], cut[256], buf[4096];
+	FILE *f;
+	size_t len;
+	int fd;
+
+	make_dir();
+	ASSERT_TRUE(dir[0] && m);
+	store_path(path, sizeof(path));
+	ASSERT_TRUE(store__open_writer(path, NULL, T0, &s, why, sizeof(why)) == 0);
+	EXPECT_EQ(store__write(s, T0, T0 + 60, T0, write_profile, "alpha"), 0);
+	EXPECT_EQ(store__write(s, T0 + 60, T0 + 120, T0, write_profile, "beta"), 0);
+	EXPECT_EQ(store__write(s, T0 + 120, T0 + 180, T0, write_profile, "gamma"), 0);
+	EXPECT_EQ(store__write(s, T0 + 180, T0 + 240, T0, write_profile, "delta"), 0);
+	store__free(s);
+	/* power loss: beta's file cut in half; gamma's bytes damaged in the middle */
+	seg_path(full, sizeof(full), "20261127T040100Z-20261127T040200Z.pb.gz");
+	f = fopen(full, "r");
+	ASSERT_TRUE(f != NULL);
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	ASSERT_TRUE(truncate(full, (off_t)(len / 2)) == 0);
+	seg_path(cut, sizeof(cut), "20261127T040200Z-20261127T040300Z.pb.gz");
+	fd = open(cut, O_RDWR);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_TRUE(pwrite(fd, "\xff\xff\xff\xff\xff\xff\xff\xff", 8, 24) == 8);
+	close(fd);
+
+	ASSERT_TRUE(store__open_reader(path, &s, why, sizeof(why)) == 0);
+	/* the range [T0 + 30, T0 + 200) overlaps alpha, beta, gamma and delta */
+	EXPECT_EQ(store__load(s, T0 + 30, T0 + 200, m, on_seg, &seen, &res), 0);
+	EXPECT_EQ(res.in_range, 4);
+	EXPECT_EQ(res.loaded, 2);
+	EXPECT_EQ(res.skipped, 2);
+	EXPECT_EQ(seen.ok, 2);
+	EXPECT_EQ(seen.bad, 2);
+	EXPECT_EQ(res.start_s, T0);
+	EXPECT_EQ(res.end_s, T0 + 240);
+	/* the damaged ones added nothing, not even half of their samples */
+	EXPECT_EQ(samples_of(m, "alpha"), 3);
+	EXPECT_EQ(samples_of(m, "beta"), 0);
+	EXPECT_EQ(samples_of(m, "gamma"), 0);
+	EXPECT_EQ(samples_of(m, "delta"), 3);
+	model__free(m);
+
+	/* a range that touches only alpha's end: [T0 + 60, ...) starts where beta does */
+	m = model__new();
+	ASSERT_TRUE(m != NULL);
+	memset(&seen, 0, sizeof(seen));
+	EXPECT_EQ(store__load(s, T0 + 200, T0 + 1000, m, on_seg, &seen, &res), 0);
+	EXPECT_EQ(res.in_range, 1);
+	EXPECT_EQ(samples_of(m, "delta"), 3);
+	EXPECT_EQ(samples_of(m, "alpha"), 0);
+	model__free(m);
 	store__free(s);
 	remove_dir();
 }
