@@ -615,3 +615,43 @@ void join__release(struct join *j)
 	free(j->lc);
 	j->lc = NULL;
 }
+
+/*
+ * The long-running store (record/interval.c) gives the join a new model when the old one's
+ * tables passed their budget. Every model id the join keeps belongs to the old model and is
+ * forgotten here: the frames cached (loc cache: a new generation), the threads' last stacks
+ * and the stacks of requests that samples follow (last_cpu; the CPU time carried to a last
+ * stack goes with it), the stack of the last commit, the agent events waiting for their
+ * other half (a monitor wait under way is then an orphan at its end; objects sampled live
+ * are no longer tracked) and the allocation sites' stacks (their ages are kept, unnamed).
+ * What the join holds as raw samples and traces (waiting) is model-free and stays.
+ */
+void join__model_reset(struct join *j, struct model *m)
+{
+	j->model = m;
+	j->lc_gen++;
+	j->committed = 0;
+	for (size_t i = 0; i < JOIN_LAST_SLOTS; i++) {
+		struct last_cpu *l = &j->last[i];
+
+		l->stack = l->labels = l->lead_stack = 0;
+		l->carry_ns = 0;
+	}
+	for (size_t i = 0; j->waits && i < EV_WAITS_CAP; i++) {
+		struct ev_slot *w = &j->waits[i];
+
+		if (!w->k1)
+			continue;
+		w->stack = w->labels = w->jstack = 0;
+		if (!w->end_ns) /* its Entered finds an ended wait: an orphan, counted */
+			w->end_ns = w->time_ns ? w->time_ns : 1;
+	}
+	if (j->live) {
+		memset(j->live, 0, EV_LIVE_CAP * sizeof(*j->live));
+		j->nlive = 0;
+	}
+	for (size_t i = 0; j->ages && i < j->nages; i++)
+		for (size_t b = 0; b < AGE_BUCKETS; b++)
+			j->ages_other[b] += j->ages[i].n[b];
+	j->nages = 0;
+}

@@ -168,4 +168,11 @@ void join__report(const struct join *j, FILE *f, bool verbose);
  */
 void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 alloc_interval);
 
+/*
+ * From now on samples go to m (the old model may be freed): every model id the join caches
+ * is dropped (see join.c). For a long run whose model's tables are replaced when they pass
+ * a budget; samples and traces waiting stay and go to m.
+ */
+void join__model_reset(struct join *j, struct model *m);
+
 #endif /* JPROF_JOIN_H */

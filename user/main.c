@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 		return list_run(&o);
 	case JP_CMD_REPORT:
 		return report_run(&o);
+	case JP_CMD_DAEMON: /* a recording in intervals, written to the store (record/interval.c) */
 	case JP_CMD_RECORD:
 	default:
 		return record_run(&o, n ? dirname(self) : ".");

@@ -9,6 +9,7 @@
 
 #include "opts.h"
 #include "out/out.h"
+#include "util/units.h"
 
 enum {
 	OPT_PER_PID = 256,
@@ -39,6 +40,12 @@ enum {
 	OPT_LOCK_THRESHOLD,
 	OPT_IDLE,
 	OPT_ALLOC_INTERVAL,
+	OPT_STORE,
+	OPT_INTERVAL,
+	OPT_MAX_AGE,
+	OPT_MAX_SIZE,
+	OPT_SINCE,
+	OPT_UNTIL,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +83,12 @@ static const struct option long_opts[] = {
 	{ "lock-threshold", required_argument, NULL, OPT_LOCK_THRESHOLD },
 	{ "idle", no_argument, NULL, OPT_IDLE },
 	{ "alloc-interval", required_argument, NULL, OPT_ALLOC_INTERVAL },
+	{ "store", required_argument, NULL, OPT_STORE },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "max-age", required_argument, NULL, OPT_MAX_AGE },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -87,6 +100,8 @@ void opts_usage(FILE *f)
 	fputs("Usage: jprof record [-a | -p PID[,PID...]] [-F HZ] [-d SECONDS] [-o FILE] [OPTIONS]\n"
 	      "       jprof list [--containers]\n"
 	      "       jprof report INPUT [-o FILE] [-f FORMAT] [FILTERS] [--top N]\n"
+	      "       jprof daemon [--store DIR] [--interval SEC] [--max-age AGE] [--max-size SIZE]\n"
+	      "       jprof report --store DIR [--since T] [--until T] [-o FILE] [FILTERS]\n"
 	      "\n"
 	      "System-wide profiler: Java (JIT, inlined, interpreted), native and kernel frames\n"
 	      "in one stack, written as a flame graph.\n"
@@ -151,6 +166,21 @@ void opts_usage(FILE *f)
 	      "      --top N           the N hottest functions by self and total, as a table\n"
 	      "      --per-pid, --per-thread, --per-container, --dotted, --lines  as for record\n"
 	      "\n"
+	      "daemon options (and -p, -F, -e cpu/offcpu/lock/alloc, --cgroup, ... as for record):\n"
+	      "      --store DIR       where the segments go (default " JP_STORE_DIR "); one\n"
+	      "                        gzip'ed pprof file per interval in DIR/segments, root only\n"
+	      "      --interval SEC    seconds each segment covers (1-3600, default 60)\n"
+	      "      --max-age AGE     remove segments older than AGE (30s, 10m, 24h, 7d;\n"
+	      "                        default 24h; 0: no limit)\n"
+	      "      --max-size SIZE   keep the segments under SIZE in all, oldest removed first\n"
+	      "                        (512M, 1G; default 1G; 0: no limit)\n"
+	      "  SIGTERM or SIGINT write the open interval and end the daemon.\n"
+	      "\n"
+	      "report --store options: the segments overlapping the range, merged:\n"
+	      "      --since T         from T: 10m (ago), 2026-11-27T04:00:00Z, @UNIXSECONDS\n"
+	      "                        (default: the oldest segment)\n"
+	      "      --until T         up to T (default: now)\n"
+	      "\n"
 	      "list options:\n"
 	      "      --containers      the containers on this host, with their JVMs\n"
 	      "\n"
@@ -176,7 +206,9 @@ void opts_usage(FILE *f)
 	      "  jprof record -a --per-container -o all.pb.gz    # every container, grouped\n"
 	      "  jprof record -a -d 60 -o host.pb.gz     # save everything; look later:\n"
 	      "  jprof report host.pb.gz --pid 1234 --top 20\n"
-	      "  jprof report host.pb.gz --include 'Parser' -o parser.html\n",
+	      "  jprof report host.pb.gz --include 'Parser' -o parser.html\n"
+	      "  jprof daemon --store /var/lib/jprof     # always on (see dist/jprof.service)\n"
+	      "  jprof report --store /var/lib/jprof --since 10m -o last10m.html\n",
 	      f);
 }
 
@@ -329,9 +361,45 @@ static int check_units(const struct jp_opts *o, char *err, size_t errlen)
 		    kinds[0], kinds[1], n > 2 ? " and " : "", n > 2 ? kinds[2] : "");
 }
 
+/* daemon and report --store: the flags of the one, and the events a daemon can keep */
+static int validate_store(struct jp_opts *o, char *err, size_t errlen)
+{
+	if (o->cmd != JP_CMD_DAEMON && (o->interval_s || o->max_age_s != ~0ull ||
+					o->max_size != ~0ull))
+		return fail(err, errlen, "--interval, --max-age and --max-size are daemon options");
+	if (o->cmd != JP_CMD_DAEMON && o->cmd != JP_CMD_REPORT && o->store)
+		return fail(err, errlen, "--store is a daemon or report option");
+	if ((o->since || o->until) && (o->cmd != JP_CMD_REPORT || !o->store))
+		return fail(err, errlen, "--since and --until go with report --store");
+	if (o->cmd == JP_CMD_REPORT && o->store && o->input)
+		return fail(err, errlen, "report reads INPUT or --store, not both");
+	if (o->cmd != JP_CMD_DAEMON)
+		return 0;
+	if (!o->store)
+		o->store = JP_STORE_DIR;
+	if (!o->interval_s)
+		o->interval_s = 60;
+	if (o->max_age_s == ~0ull)
+		o->max_age_s = 24 * 3600;
+	if (o->max_size == ~0ull)
+		o->max_size = 1ull << 30;
+	if (o->noutputs)
+		return fail(err, errlen, "the daemon writes segments to --store, not -o; "
+					 "jprof report --store DIR -o FILE reads them");
+	/* a recording's whole-run views: not per interval yet */
+	if (o->wall || o->events & (1u << JP_EV_SYSCALL) || o->agent_events & JP_AGENT_EV_LIVE)
+		return fail(err, errlen, "-e wall, syscalls and live are not kept by the daemon "
+					 "(cpu, offcpu, lock and alloc are)");
+	return 0;
+}
+
 static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 {
-	if (o->cmd == JP_CMD_RECORD) {
+	int r = validate_store(o, err, errlen);
+
+	if (r)
+		return r;
+	if (o->cmd == JP_CMD_RECORD || o->cmd == JP_CMD_DAEMON) {
 		if (o->all && o->npids)
 			return fail(err, errlen, "-a and -p exclude each other");
 		if (!o->npids)
@@ -347,9 +415,10 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 		if (o->json && !(o->events & (1u << JP_EV_SYSCALL)))
 			return fail(err, errlen, "-f json is the syscall table: it needs -e syscalls");
 	} else if (o->cmd == JP_CMD_REPORT) {
-		if (!o->input)
+		if (!o->input && !o->store)
 			return fail(err, errlen,
-				    "report needs an input file (a recording saved as .pb.gz, or folded)");
+				    "report needs an input file (a recording saved as .pb.gz, or "
+				    "folded) or --store DIR");
 		if (o->all || o->duration_s)
 			return fail(err, errlen, "report takes no -a or -d");
 	}
@@ -359,9 +428,10 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 		return fail(err, errlen,
 			    "--tid, --comm, --include, --exclude, --reverse, "
 			    "--min-percent and --top are report options");
-	if (o->cmd != JP_CMD_REPORT && o->cmd != JP_CMD_RECORD && o->container)
+	if (o->cmd != JP_CMD_REPORT && o->cmd != JP_CMD_RECORD && o->cmd != JP_CMD_DAEMON &&
+	    o->container)
 		return fail(err, errlen, "--container is a record or report option");
-	if (o->cmd != JP_CMD_RECORD && o->cgroup)
+	if (o->cmd != JP_CMD_RECORD && o->cmd != JP_CMD_DAEMON && o->cgroup)
 		return fail(err, errlen, "--cgroup is a record option (report: --container)");
 	if (o->cmd != JP_CMD_LIST && o->list_containers)
 		return fail(err, errlen, "--containers is a list option");
@@ -407,10 +477,11 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 	o->events = 1u << JP_EV_CPU;
 	o->min_block_us = 100;
 	o->slow_us = 10000;
+	o->max_age_s = o->max_size = ~0ull; /* not given: the daemon's defaults */
 	err[0] = '\0';
 
 	if (argc < 2)
-		return fail(err, errlen, "no command given (record, list, report)");
+		return fail(err, errlen, "no command given (record, list, report, daemon)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		o->cmd = JP_CMD_HELP;
@@ -426,8 +497,10 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 		o->cmd = JP_CMD_LIST;
 	else if (!strcmp(cmd, "report"))
 		o->cmd = JP_CMD_REPORT;
+	else if (!strcmp(cmd, "daemon"))
+		o->cmd = JP_CMD_DAEMON;
 	else
-		return fail(err, errlen, "unknown command '%s' (record, list, report)", cmd);
+		return fail(err, errlen, "unknown command '%s' (record, list, report, daemon)", cmd);
 
 	optind = 1;
 	opterr = 0;
@@ -584,6 +657,38 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			if (opts_parse_u32(optarg, 1, 1000000, &o->top))
 				return fail(err, errlen, "--top: '%s' is not a count (1 or more)", optarg);
 			break;
+		case OPT_STORE:
+			if (!*optarg)
+				return fail(err, errlen, "--store: empty path");
+			o->store = optarg;
+			break;
+		case OPT_INTERVAL:
+			if (opts_parse_u32(optarg, 1, 3600, &o->interval_s))
+				return fail(err, errlen, "--interval: '%s' is not seconds from 1 to 3600",
+					    optarg);
+			break;
+		case OPT_MAX_AGE:
+			if (units_parse_duration(optarg, &o->max_age_s))
+				return fail(err, errlen, "--max-age: '%s' is not a duration (30s, 10m, 24h, 7d)",
+					    optarg);
+			break;
+		case OPT_MAX_SIZE:
+			if (units_parse_size(optarg, &o->max_size))
+				return fail(err, errlen, "--max-size: '%s' is not a size (1048576, 512K, 100M, 1G)",
+					    optarg);
+			break;
+		case OPT_SINCE:
+		case OPT_UNTIL: {
+			__u64 t;
+
+			/* checked now, read when the report runs (a duration counts back from then) */
+			if (units_parse_time(optarg, ~0ull >> 2, &t))
+				return fail(err, errlen,
+					    "%s: '%s' is not a time (10m, 2026-11-27T04:00:00Z, @SECONDS)",
+					    c == OPT_SINCE ? "--since" : "--until", optarg);
+			*(c == OPT_SINCE ? &o->since : &o->until) = optarg;
+			break;
+		}
 		case 'v':
 			o->verbose = true;
 			o->verbosity++;

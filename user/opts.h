@@ -19,7 +19,14 @@
 
 #define JP_MAX_OUTPUTS 8 /* -o given several times */
 
-enum jp_cmd { JP_CMD_RECORD = 0, JP_CMD_LIST, JP_CMD_REPORT, JP_CMD_HELP, JP_CMD_VERSION };
+enum jp_cmd {
+	JP_CMD_RECORD = 0,
+	JP_CMD_LIST,
+	JP_CMD_REPORT,
+	JP_CMD_HELP,
+	JP_CMD_VERSION,
+	JP_CMD_DAEMON, /* record without end, one segment per --interval into --store */
+};
 
 struct jp_opts {
 	enum jp_cmd cmd;
@@ -65,7 +72,15 @@ struct jp_opts {
 	unsigned int lock_threshold_ns; /* --lock-threshold */
 	bool idle; /* --idle: -e lock/offcpu keep idle pool workers' waits for a task */
 	unsigned int alloc_interval;	/* --alloc-interval, 0: the agent's 512 KiB */
+	/* daemon, and report --store: the segments' directory (daemon default JP_STORE_DIR) */
+	const char *store;
+	unsigned int interval_s;   /* daemon --interval: seconds a segment covers (60) */
+	__u64 max_age_s, max_size; /* daemon --max-age (24 h), --max-size (1 GiB); 0: none */
+	const char *since, *until; /* report --store: the range as given (units_parse_time) */
 };
+
+#define JP_STORE_DIR "/var/lib/jprof"
+
 
 #define JP_AGENT_EV_LOCK  1u
 #define JP_AGENT_EV_ALLOC 2u

@@ -372,7 +372,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		ct_filter_free(r.ctf);
 		return JP_EXIT_USAGE;
 	}
-	if (rec_open_outputs(o, outs, &nouts)) {
+	/* the daemon writes segments to its store (record/interval.c), opened before sampling */
+	if (o->cmd == JP_CMD_DAEMON ? rec_interval_open(&r) : rec_open_outputs(o, outs, &nouts)) {
 		ct_filter_free(r.ctf);
 		return JP_EXIT_OUTPUT;
 	}
@@ -383,6 +384,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		pr_err("sigaction: %s", strerror(errno));
 		goto out_close;
 	}
+	/* the daemon's SIGHUP will reload its configuration; until then it changes nothing */
+	if (r.iv)
+		signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 
 	r.model = model__new();
@@ -478,6 +482,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		attacher__poll(r.att, mono_ns(), rec_on_agent_ready, &r);
 		pauses__poll(r.pauses, mono_ns(), false);
 		rec_status_tick(&r, mono_ns(), t0, deadline);
+		rec_interval_tick(&r, false);
 		/* -v: what jprof's memory holds, by owner, once a minute (a long run's growth) */
 		if (o->verbose && mono_ns() - r.mem_ns >= 60000000000ull) {
 			if (r.mem_ns)
@@ -524,6 +529,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	(void)join__flush(r.join);
 	if (o->wall)
 		rec_add_pause_band(&r);
+	rec_interval_tick(&r, true); /* the daemon: the open interval, then the store closed */
+	rec_interval_close(&r, where, sizeof(where));
 	/* every frame is resolved: what resolved them goes before the writers need memory */
 	rec_mem_report(&r);
 	join__release(r.join);
@@ -539,7 +546,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 
 	if (r.sc && rec_write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;
-	err = rec_write_outputs(&r, t0, outs, nouts, where, sizeof(where));
+	err = 0;
+	if (o->cmd != JP_CMD_DAEMON) /* its segments are written: rec_interval_tick */
+		err = rec_write_outputs(&r, t0, outs, nouts, where, sizeof(where));
 	rec_summary(&r, (mono_ns() - t0) / 1e9, where);
 	if (err)
 		ret = JP_EXIT_OUTPUT;
@@ -558,6 +567,7 @@ out_free:
 	ptable__free(r.procs);
 	free(r.held);
 out_close:
+	rec_interval_close(&r, where, sizeof(where));
 	rec_abort_outputs(outs, nouts);
 	cgroup_names__free(r.cgnames);
 	ct_filter_free(r.ctf);

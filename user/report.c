@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -19,6 +20,9 @@
 #include "model/pprof_read.h"
 #include "model/view.h"
 #include "profile.h"
+#include "store/store.h"
+#include "store/store_load.h"
+#include "util/units.h"
 
 #define REPORT_MAX_BYTES (256u << 20) /* a saved recording jprof report reads: its budget */
 
@@ -112,6 +116,7 @@ static char *read_all(const char *path, size_t max, size_t *ret_len)
 struct report_meta {
 	struct out_meta meta;
 	struct out_gc_pause *gc; /* malloc'ed */
+	char strs[5][1024]; /* report --store: the first segment's strings, copied */
 	char filters[1200], filters_now[600];
 };
 
@@ -247,6 +252,95 @@ static int report_load(const struct jp_opts *o, struct model *m, struct report_m
 		err = model__from_profile(m, p, JP_VAL_CPU_SAMPLES);
 	profile__free(p);
 	free(buf);
+	return err;
+}
+
+/* the segments of report --store, as they are read (store__load) */
+struct store_meta_ctx {
+	struct report_meta *rm;
+	const char *dir;
+	size_t seen;
+};
+
+/* a string of a segment's account, kept beyond it (the first segment's say what was recorded) */
+static const char *keep_str(struct report_meta *rm, int i, const char *s)
+{
+	if (!s)
+		return NULL;
+	snprintf(rm->strs[i], sizeof(rm->strs[i]), "%s", s);
+	return rm->strs[i];
+}
+
+static void on_segment(void *ctx, const struct store_seg *seg, const struct pprof_read_info *info,
+		       int err, const char *why)
+{
+	struct store_meta_ctx *c = ctx;
+	struct report_meta one = { 0 };
+	struct out_meta *mt = &c->rm->meta;
+
+	if (err) {
+		pr_warn("%s/segments/%s: skipped: %s (a segment cut short by a crash or a power "
+			"loss, or damaged)",
+			c->dir, seg->name, why);
+		return;
+	}
+	meta_from_pprof(&one, info);
+	if (!c->seen++) {
+		mt->title = keep_str(c->rm, 0, one.meta.title);
+		mt->host = keep_str(c->rm, 1, one.meta.host);
+		mt->command = keep_str(c->rm, 2, one.meta.command);
+		mt->events = keep_str(c->rm, 3, one.meta.events);
+		mt->unit = keep_str(c->rm, 4, one.meta.unit);
+		mt->freq_hz = one.meta.freq_hz;
+	}
+	mt->samples += one.meta.samples;
+	mt->lost += one.meta.lost;
+}
+
+/* report --store: the segments overlapping --since .. --until, merged into m */
+static int report_load_store(const struct jp_opts *o, struct model *m, struct report_meta *rm)
+{
+	__u64 now_s = (__u64)time(NULL), since = 0, until = ~0ull;
+	struct store_meta_ctx c = { .rm = rm, .dir = o->store };
+	struct store_load_result res;
+	struct store *s = NULL;
+	char why[512], a[32], b[32];
+	size_t n;
+	int err;
+
+	/* checked by opts_parse already; durations count back from now */
+	if ((o->since && units_parse_time(o->since, now_s, &since)) ||
+	    (o->until && units_parse_time(o->until, now_s, &until)))
+		return -EINVAL;
+	err = store__open_reader(o->store, &s, why, sizeof(why));
+	if (err) {
+		pr_err("cannot read the store %s: %s", o->store, why[0] ? why : strerror(-err));
+		return err;
+	}
+	err = store__load(s, since, until, m, on_segment, &c, &res);
+	if (err) {
+		pr_err("reading the store %s: %s", o->store, strerror(-err));
+		goto out_free;
+	}
+	if (!res.loaded) {
+		const struct store_seg *segs = store__segments(s, &n);
+
+		if (n && !units_format_utc(segs[0].start_s, a, sizeof(a)) &&
+		    !units_format_utc(segs[n - 1].end_s, b, sizeof(b)))
+			pr_err("%s: no readable segment in the range (%zu in it; the store holds %zu, "
+			       "%s to %s)",
+			       o->store, res.in_range, n, a, b);
+		else
+			pr_err("%s: no segment in the store", o->store);
+		err = -ENOENT;
+		goto out_free;
+	}
+	rm->meta.start_unix_ns = res.start_s * 1000000000ull;
+	rm->meta.duration_ns = (res.end_s - res.start_s) * 1000000000ull;
+	pr_info("%s: %zu segments merged%s", o->store, res.loaded,
+		res.skipped ? ", the unreadable skipped" : "");
+out_free:
+	store__free(s);
 	return err;
 }
 
@@ -389,7 +483,7 @@ int report_run(const struct jp_opts *o)
 		}
 		has_exc = o->exclude != NULL;
 	}
-	if (report_load(o, m, &rm))
+	if (o->store ? report_load_store(o, m, &rm) : report_load(o, m, &rm))
 		goto out_free;
 	/* this report's selection, after the one that made the file (a report of a report) */
 	{
@@ -419,7 +513,7 @@ int report_run(const struct jp_opts *o)
 		if (!model__rows(sel) && model__rows(m)) {
 			pr_err("no sample of %s matches the filters (%zu sample rows before them); "
 			       "nothing written",
-			       o->input, model__rows(m));
+			       o->store ? o->store : o->input, model__rows(m));
 			goto out_free;
 		}
 	}

@@ -167,3 +167,45 @@ TEST(units_per_graph)
 	EXPECT_EQ(PARSE("record", "-e", "alloc", "-o", "x.html"), 0);
 	EXPECT_EQ(PARSE("record", "-e", "live"), 0);
 }
+
+/* jprof daemon and report --store: defaults, what goes with which, strict values */
+TEST(daemon_and_store)
+{
+	EXPECT_EQ(PARSE("daemon"), 0);
+	EXPECT_EQ(o.cmd, JP_CMD_DAEMON);
+	EXPECT_TRUE(o.all);
+	EXPECT_STREQ(o.store, JP_STORE_DIR);
+	EXPECT_EQ(o.interval_s, 60);
+	EXPECT_EQ(o.max_age_s, 24 * 3600);
+	EXPECT_EQ(o.max_size, 1ull << 30);
+	EXPECT_EQ(o.events, 1u << JP_EV_CPU);
+	EXPECT_EQ(PARSE("daemon", "--store", "/s", "--interval", "2", "--max-age", "10m",
+			"--max-size", "64K", "-p", "5", "-e", "cpu,offcpu"),
+		  0);
+	EXPECT_STREQ(o.store, "/s");
+	EXPECT_EQ(o.interval_s, 2);
+	EXPECT_EQ(o.max_age_s, 600);
+	EXPECT_EQ(o.max_size, 65536);
+	EXPECT_EQ(o.npids, 1);
+	EXPECT_EQ(PARSE("daemon", "--max-age", "0", "--max-size", "0"), 0);
+	EXPECT_EQ(o.max_age_s, 0);
+	EXPECT_EQ(o.max_size, 0);
+	EXPECT_EQ(PARSE("daemon", "-o", "x.html"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "-e", "wall"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "-e", "syscalls"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--interval", "0"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--max-size", "1Q"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--since", "10m"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--interval", "5"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--store", "/s"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--store", "/s", "--since", "10m", "--until", "now", "-o", "x.html"),
+		  0);
+	EXPECT_STREQ(o.since, "10m");
+	EXPECT_STREQ(o.until, "now");
+	EXPECT_EQ(o.format, OUT_HTML);
+	EXPECT_EQ(PARSE("report", "--store", "/s", "--since", "2026-11-27T04:00:00Z"), 0);
+	EXPECT_EQ(PARSE("report", "--store", "/s", "--since", "yesterday"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "x.pb.gz", "--store", "/s"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "x.pb.gz", "--since", "10m"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--store", "/s", "--max-age", "1h"), JP_EXIT_USAGE);
+}

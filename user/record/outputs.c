@@ -454,3 +454,15 @@ int rec_write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n, c
 	free(gcs.p);
 	return first;
 }
+
+/* the daemon's segment: a recording's metadata (the caller sets its times, samples, losses) */
+void rec_segment_meta(const struct rec *r, struct out_meta *m)
+{
+	record_meta(r, mono_ns(), m);
+}
+
+/* the daemon's segment is pprof: every column of the events recorded */
+void rec_segment_view(const struct rec *r, struct model_view *v)
+{
+	record_view(r->o, OUT_PPROF, v);
+}

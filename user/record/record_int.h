@@ -135,6 +135,8 @@ struct rec {
 	__u64 wall_end_ns; /* -e wall: the end; samples after it are clipped to it */
 	int wall_tails; /* -e wall: threads whose CPU time since their last sample came at the end */
 	__u64 band_gc_ns, band_safepoint_ns; /* -e wall: the pause band's time, all JVMs */
+	struct rec_interval *iv; /* jprof daemon: the open interval and the store; NULL: record */
+	__u64 cut_totals[JP_VAL_MAX]; /* jprof daemon: the totals of the intervals cut so far */
 };
 
 /* one output of a recording: an -o file, or stdout */
@@ -171,6 +173,15 @@ int rec_write_syscall_table(struct rec *r);
 void rec_add_pause_band(struct rec *r);
 int rec_write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n, char *where,
 		      size_t wlen);
+
+/* record/outputs.c: one interval's segment (the daemon): its metadata and its pprof view */
+void rec_segment_meta(const struct rec *r, struct out_meta *m);
+void rec_segment_view(const struct rec *r, struct model_view *v);
+
+/* record/interval.c: the daemon's intervals, each written to the store as a segment */
+int rec_interval_open(struct rec *r);
+void rec_interval_tick(struct rec *r, bool final);
+void rec_interval_close(struct rec *r, char *where, size_t wlen);
 
 /* record/summary.c */
 void rec_mem_report(const struct rec *r);

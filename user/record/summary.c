@@ -102,6 +102,12 @@ static void print_escaped(const char *text, size_t len)
 	free(safe);
 }
 
+/* the recording's total of v: the model's, and the daemon's intervals written before it */
+static __u64 rec_total(const struct rec *r, enum jp_value v)
+{
+	return model__total(r->model, v) + r->cut_totals[v];
+}
+
 void rec_summary(struct rec *r, double secs, const char *where)
 {
 	__u64 st[JP_STAT_MAX];
@@ -136,13 +142,13 @@ void rec_summary(struct rec *r, double secs, const char *where)
 			"%llu lost; %llu thread switches the kernel's tracepoint did not report, "
 			"their time taken from the scheduler's runtime\n",
 			(unsigned long long)st[JP_STAT_OFFCPU] + (__u64)open,
-			model__total(r->model, JP_VAL_OFFCPU_NS) / 1e9, open,
+			rec_total(r, JP_VAL_OFFCPU_NS) / 1e9, open,
 			(unsigned long long)st[JP_STAT_OFFCPU_LOST],
 			(unsigned long long)st[JP_STAT_SWITCH_MISSED]);
 	if (r->o->events & (1u << JP_EV_SYSCALL))
 		fprintf(out, "jprof: slow syscalls: %llu calls, %.3f s%s\n",
-			(unsigned long long)model__total(r->model, JP_VAL_SYSCALL_CALLS),
-			model__total(r->model, JP_VAL_SYSCALL_NS) / 1e9,
+			(unsigned long long)rec_total(r, JP_VAL_SYSCALL_CALLS),
+			rec_total(r, JP_VAL_SYSCALL_NS) / 1e9,
 			r->o->events & (1u << JP_EV_OFFCPU)
 				? " (their blocked time is in the off-CPU time, counted once there)"
 				: "");
@@ -152,7 +158,7 @@ void rec_summary(struct rec *r, double secs, const char *where)
 			"time "
 			"after the last sample, %llu threads new in the recording, %llu samples "
 			"weighed one period (thread's earlier runtime unknown)\n",
-			model__total(r->model, JP_VAL_CPU_NS) / 1e9,
+			rec_total(r, JP_VAL_CPU_NS) / 1e9,
 			r->o->wall ? "switch timestamps" : "scheduler runtime",
 			(unsigned long long)st[JP_STAT_CPU_TAIL] + (__u64)r->wall_tails,
 			r->o->wall ? " and threads alive at the end" : "",
@@ -170,8 +176,8 @@ void rec_summary(struct rec *r, double secs, const char *where)
 			"jprof: monitor contention: %llu waits, %.3f s waited (of them "
 			"java.util.concurrent parks: %llu, %.3f s; parks shorter than --min-block "
 			"%u us are not seen)\n",
-			(unsigned long long)model__total(r->model, JP_VAL_CONTENTIONS),
-			model__total(r->model, JP_VAL_DELAY_NS) / 1e9, (unsigned long long)js.parks,
+			(unsigned long long)rec_total(r, JP_VAL_CONTENTIONS),
+			rec_total(r, JP_VAL_DELAY_NS) / 1e9, (unsigned long long)js.parks,
 			js.park_ns / 1e9, r->o->min_block_us);
 	if (js.whole_threads)
 		fprintf(out,
@@ -187,12 +193,12 @@ void rec_summary(struct rec *r, double secs, const char *where)
 	if (r->o->agent_events & (JP_AGENT_EV_ALLOC | JP_AGENT_EV_LIVE))
 		fprintf(out,
 			"jprof: allocations: %llu bytes, %llu objects (estimated from samples)\n",
-			(unsigned long long)model__total(r->model, JP_VAL_ALLOC_SPACE),
-			(unsigned long long)model__total(r->model, JP_VAL_ALLOC_OBJECTS));
+			(unsigned long long)rec_total(r, JP_VAL_ALLOC_SPACE),
+			(unsigned long long)rec_total(r, JP_VAL_ALLOC_OBJECTS));
 	if (r->o->agent_events & JP_AGENT_EV_LIVE)
 		fprintf(out, "jprof: live at the end: %llu bytes, %llu objects (estimated)\n",
-			(unsigned long long)model__total(r->model, JP_VAL_INUSE_SPACE),
-			(unsigned long long)model__total(r->model, JP_VAL_INUSE_OBJECTS));
+			(unsigned long long)rec_total(r, JP_VAL_INUSE_SPACE),
+			(unsigned long long)rec_total(r, JP_VAL_INUSE_OBJECTS));
 	if (v && (st[JP_STAT_NO_HANDLER] || st[JP_STAT_JVM_EXEC] || st[JP_STAT_JVM_EXIT] ||
 		  r->withdrawn))
 		fprintf(out,
@@ -240,7 +246,7 @@ void rec_summary(struct rec *r, double secs, const char *where)
 		"jprof: %llu %ssamples (%s%.1f s), %llu lost (ring buffer full)%s, "
 		"%llu processes, %u JVMs (%u with Java stacks); %s\n",
 		(unsigned long long)(r->o->events & (1u << JP_EV_CPU)
-					     ? model__total(r->model, JP_VAL_CPU_SAMPLES)
+					     ? rec_total(r, JP_VAL_CPU_SAMPLES)
 					     : js.samples),
 		r->o->events == 1u << JP_EV_CPU || !(r->o->events & (1u << JP_EV_CPU)) ? ""
 										       : "CPU ",

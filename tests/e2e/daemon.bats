@@ -1,0 +1,200 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# daemon.bats: `jprof daemon` into a store in the test's own directory: one valid pprof
+# segment per interval with the programs' frames, adjacent ranges, report --store of a range,
+# kill -9 at any moment leaves a readable store, --max-size holds, a full disk is survived.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	require_root_bpf
+	OUT=$BATS_TEST_TMPDIR
+	STORE=$OUT/store
+	JPID= APP_PID= DPID= MNT=
+	command -v go >/dev/null || missing "go (Debian golang-go) for go tool pprof"
+}
+
+teardown() {
+	if [[ -n ${DPID:-} ]]; then
+		{ kill -9 "$DPID" && wait "$DPID"; } 2>/dev/null || true
+	fi
+	if [[ -n ${APP_PID:-} ]]; then
+		{ kill "$APP_PID" && wait "$APP_PID"; } 2>/dev/null || true
+	fi
+	kill_jpid
+	if [[ -n ${MNT:-} ]]; then
+		umount "$MNT" 2>/dev/null || true
+	fi
+}
+
+# start_daemon ARGS...: jprof daemon in the background (DPID), its stderr in $OUT/daemon.err
+start_daemon() {
+	"$JPROF" daemon --store "$STORE" "$@" 2>"$OUT/daemon.err" 3>&- &
+	DPID=$!
+}
+
+# stop_daemon: SIGTERM, and its exit status must be 0
+stop_daemon() {
+	kill -TERM "$DPID"
+	local rc=0
+	wait "$DPID" || rc=$?
+	DPID=
+	cat "$OUT/daemon.err"
+	return "$rc"
+}
+
+# the segments, oldest first (their names sort by time)
+segments() {
+	find "$STORE/segments" -maxdepth 1 -name '*.pb.gz' -printf '%f\n' | sort
+}
+
+@test "daemon: a valid pprof segment per interval, adjacent ranges, the programs' frames; report --store" {
+	require_jdk "$JDK17"
+	"$JDK17/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
+	JPID=$!
+	"$APPS/hotab" 30 >/dev/null 3>&- &
+	APP_PID=$!
+	wait_ready "$OUT/java.out" 10
+	start_daemon -p "$APP_PID,$JPID" --interval 1
+	sleep 7
+	stop_daemon
+	grep -q 'wrote [0-9]* segments' "$OUT/daemon.err"
+	mapfile -t segs < <(segments)
+	echo "segments: ${segs[*]}"
+	((${#segs[@]} >= 5))
+	# private: 0700 directories, 0600 files, nothing unfinished left
+	[[ $(stat -c %a "$STORE") == 700 && $(stat -c %a "$STORE/segments") == 700 ]]
+	[[ -z $(find "$STORE/segments" -type f ! -perm 600) ]]
+	[[ -z $(find "$STORE/segments" -name '.tmp-*') ]]
+	local prev_end= hot=0 java=0 sum=0 n secs start end
+	for s in "${segs[@]}"; do
+		# START-END.pb.gz: each starts where the one before ended
+		[[ $s =~ ^([0-9]{8}T[0-9]{6}Z)-([0-9]{8}T[0-9]{6}Z)\.pb\.gz$ ]]
+		start=${BASH_REMATCH[1]} end=${BASH_REMATCH[2]}
+		[[ $start < $end ]]
+		[[ -z $prev_end || $start == "$prev_end" ]] || { echo "gap or overlap at $s"; false; }
+		prev_end=$end
+		# every one a standard pprof, for go tool pprof
+		run -0 go tool pprof -raw "$STORE/segments/$s"
+		[[ $output == *"jprof:host="* && $output == *"jprof:events=cpu"* ]]
+		[[ $output == *"hot_a"* ]] && hot=$((hot + 1))
+		[[ $output == *"JavaHot.spin"* ]] && java=$((java + 1))
+		# hotab's samples in it (one thread at 99 Hz)
+		run -0 go tool pprof -top -sample_index=samples -tagfocus="pid=$APP_PID" \
+			"$STORE/segments/$s"
+		n=$(sed -nE 's/.*of ([0-9]+) total.*/\1/p' <<<"$output" | head -1)
+		echo "$s: hotab ${n:-0} samples"
+		sum=$((sum + ${n:-0}))
+	done
+	# each segment holds only what its interval added, not what came before (a model never
+	# cleared would count the first seconds again in every later segment): over the whole
+	# run, hotab's samples are at most one thread's 99 a second. Per segment they are not
+	# bounded: a sample counts where it was read and joined, a stalled round's in the next
+	local first=${segs[0]:0:16} last=${segs[-1]:17:16}
+	secs=$(($(date -ud "${last:0:8} ${last:9:2}:${last:11:2}:${last:13:2}" +%s) -
+		$(date -ud "${first:0:8} ${first:9:2}:${first:11:2}:${first:13:2}" +%s)))
+	echo "hotab: $sum samples in $secs s of segments"
+	((sum > 0 && sum <= 110 * secs + 15))
+	echo "segments with hot_a: $hot, with JavaHot frames: $java"
+	((hot >= ${#segs[@]} - 2 && java >= 2))
+	# the store read back for a range: both programs' frames, as folded
+	run -0 "$JPROF" report --store "$STORE" --since 1h -o "$OUT/all.folded"
+	grep -Eq '^hotab;.*;run;hot_a [0-9]+$' "$OUT/all.folded"
+	grep -Eq ';JavaHot\.spinA_' "$OUT/all.folded"
+	# a range of two segments holds fewer samples than the whole
+	run -0 "$JPROF" report --store "$STORE" --since "${segs[2]:0:16}" --until "${segs[3]:17:16}" \
+		-o "$OUT/two.folded"
+	(($(folded_total "$OUT/two.folded") < $(folded_total "$OUT/all.folded")))
+	# and in any format
+	run -0 "$JPROF" report --store "$STORE" -o "$OUT/all.html"
+	grep -q 'hot_a' "$OUT/all.html"
+}
+
+@test "daemon: kill -9 at any moment leaves a readable store; the next daemon sweeps and goes on" {
+	"$APPS/hotab" 30 >/dev/null 3>&- &
+	APP_PID=$!
+	sleep 0.3
+	# three random moments in the first 3 s (printed, to replay one: the checks hold at any)
+	for round in 1 2 3; do
+		delay=$(printf '0.%03d' $((RANDOM % 1000)))
+		delay=$(awk -v d="$delay" -v r=$((RANDOM % 3)) 'BEGIN { print d + r }')
+		echo "round $round: kill -9 after $delay s"
+		start_daemon -p "$APP_PID" --interval 1
+		sleep "$delay"
+		{ kill -9 "$DPID" && wait "$DPID"; } 2>/dev/null || true
+		DPID=
+		# whatever is there is whole: every segment reads, and so does the store
+		for s in $(segments); do
+			gzip -t "$STORE/segments/$s"
+		done
+		if [[ -n $(segments) ]]; then
+			run -0 "$JPROF" report --store "$STORE" -o "$OUT/k.folded"
+			[[ $output != *skipped* ]]
+			grep -q 'hot_a' "$OUT/k.folded"
+		fi
+	done
+	# a restart removes what a kill left half-written and continues after the newest segment
+	mkdir -p "$STORE/segments"
+	touch "$STORE/segments/.tmp-20261127T040000Z-20261127T040001Z.pb.gz"
+	before=$(segments | tail -1)
+	start_daemon -p "$APP_PID" --interval 1
+	sleep 2.5
+	stop_daemon
+	grep -Eq 'removed [1-9][0-9]* unfinished segments?' "$OUT/daemon.err"
+	[[ -z $(find "$STORE/segments" -name '.tmp-*') ]]
+	# its segments come after the newest one before it, without overlap
+	after=$(segments | awk -v b="$before" '$0 > b' | head -1)
+	[[ -n $after ]]
+	[[ -z $before || ${after:0:16} == "${before:17:16}" || ${after:0:16} > "${before:17:16}" ]]
+	run -0 "$JPROF" report --store "$STORE" -o "$OUT/k.folded"
+	grep -q 'hot_a' "$OUT/k.folded"
+}
+
+@test "daemon: a tiny --max-size keeps the store under it, oldest segments removed first" {
+	"$APPS/hotab" 30 >/dev/null 3>&- &
+	APP_PID=$!
+	sleep 0.3
+	start_daemon -p "$APP_PID" --interval 1 --max-size 2K
+	for _ in 1 2 3 4 5 6; do
+		sleep 1
+		bytes=$(find "$STORE/segments" -maxdepth 1 -name '*.pb.gz' -printf '%s\n' 2>/dev/null |
+			awk '{ s += $1 } END { print s + 0 }')
+		echo "store: $bytes bytes"
+		((bytes <= 2048))
+	done
+	stop_daemon
+	grep -Eq 'removed 0 by age, [1-9][0-9]* by size' "$OUT/daemon.err"
+	bytes=$(find "$STORE/segments" -name '*.pb.gz' -printf '%s\n' | awk '{ s += $1 } END { print s }')
+	((bytes <= 2048))
+	# what is left is the newest
+	run -0 "$JPROF" report --store "$STORE" --since 10s -o "$OUT/m.folded"
+	grep -q 'hot_a' "$OUT/m.folded"
+}
+
+@test "daemon: a full disk is survived: segments dropped and counted, writing resumes with space" {
+	"$APPS/hotab" 30 >/dev/null 3>&- &
+	APP_PID=$!
+	MNT=$OUT/mnt
+	mkdir -p "$MNT"
+	mount -t tmpfs -o size=256k,mode=0700 jprof-daemon-test "$MNT" || { missing "a tmpfs mount"; return; }
+	STORE=$MNT/store
+	sleep 0.3
+	start_daemon -p "$APP_PID" --interval 1
+	sleep 1.5
+	# fill the disk to the last block
+	dd if=/dev/zero of="$MNT/fill" bs=4k 2>/dev/null || true
+	sleep 2.5
+	kill -0 "$DPID"
+	grep -q 'not written: No space left on device; the daemon goes on' "$OUT/daemon.err"
+	full=$(segments | wc -l)
+	rm -f "$MNT/fill"
+	sleep 2.5
+	stop_daemon
+	grep -Eq 'writing again; [0-9]+ segments? dropped meanwhile' "$OUT/daemon.err"
+	grep -Eq '[0-9]+ segments \([0-9]+ samples\) dropped: [1-9][0-9]* no space' "$OUT/daemon.err"
+	(($(segments | wc -l) > full))
+	[[ -z $(find "$STORE/segments" -name '.tmp-*') ]]
+	run -0 "$JPROF" report --store "$STORE" -o "$OUT/f.folded"
+	grep -q 'hot_a' "$OUT/f.folded"
+}

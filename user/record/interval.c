@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * interval.c: `jprof daemon`: the recording cut into intervals, each written to the store
+ * (store/store.h) as one segment. Intervals end on multiples of --interval in UTC
+ * (04:00:00, 04:01:00, ...); each starts where the one before ended, so the segments'
+ * ranges are adjacent and never overlap, across restarts too (the first starts no earlier
+ * than the newest segment's end).
+ *
+ * What an interval recorded is what the model's rows hold: at its end they are copied into
+ * a model of their own (model__filter: only the functions, locations, stacks and labels
+ * they use), written, and dropped (model__reset). The model's tables stay, so the model ids
+ * the join caches (frames, threads' last stacks, agent events waiting) stay valid, and a
+ * sample committed after the cut counts in the next interval only. The tables grow with
+ * every new frame, so once they pass DICT_MAX_BYTES the model is replaced by an empty one
+ * and the join drops every id it cached (join__model_reset). Samples waiting in the join
+ * for their Java trace (up to 3 s) land in the interval in which they are joined.
+ */
+#include "record/record_int.h"
+#include "model/filter.h"
+#include "model/spread.h"
+#include "store/store.h"
+
+#define NS_PER_S 1000000000ull
+/*
+ * The model's tables (without rows) past this are replaced. A host's frames of a day fit
+ * in far less; JIT code that moves makes new locations, which is what this bounds.
+ */
+#define DICT_MAX_BYTES (64ull << 20)
+
+struct rec_interval {
+	struct store *store;
+	__u64 start_s, next_end_s; /* the open interval, UTC seconds */
+	__u64 open_mono_ns;	   /* when it opened, by the monotonic clock */
+	/* the counters at its start: a segment says what its interval took and lost */
+	__u64 samples0, kst0[JP_STAT_MAX];
+	bool failing; /* the last write failed: said once, until one succeeds */
+	__u64 dropped, dropped_samples, failing_since;
+	unsigned int resets; /* models replaced (their tables past DICT_MAX_BYTES) */
+};
+
+static __u64 real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * NS_PER_S + (__u64)ts.tv_nsec;
+}
+
+/* the first multiple of interval_s after t_s */
+static __u64 next_boundary(__u64 t_s, unsigned int interval_s)
+{
+	return (t_s / interval_s + 1) * interval_s;
+}
+
+int rec_interval_open(struct rec *r)
+{
+	const struct jp_opts *o = r->o;
+	struct store_limits lim = {.max_age_s = o->max_age_s, .max_size = o->max_size};
+	struct rec_interval *iv = calloc(1, sizeof(*iv));
+	__u64 now_s = real_ns() / NS_PER_S, newest;
+	struct store_stats st;
+	char why[512];
+	size_t n;
+	int err;
+
+	if (!iv)
+		return -ENOMEM;
+	err = store__open_writer(o->store, &lim, now_s, &iv->store, why, sizeof(why));
+	if (err) {
+		pr_err("cannot use the store %s: %s", o->store, why[0] ? why : strerror(-err));
+		free(iv);
+		return err;
+	}
+	store__stats(iv->store, &st);
+	if (st.swept)
+		pr_info("store %s: removed %llu unfinished segment%s of a daemon that was killed",
+			o->store, (unsigned long long)st.swept, st.swept > 1 ? "s" : "");
+	newest = store__newest_end(iv->store);
+	iv->start_s = newest > now_s ? newest : now_s;
+	iv->next_end_s = next_boundary(iv->start_s, o->interval_s);
+	iv->open_mono_ns = mono_ns();
+	(void)store__segments(iv->store, &n);
+	pr_info("store %s: %zu segments (%.1f MB); a segment every %u s, kept %llu s and under "
+		"%llu bytes (0: no limit)",
+		o->store, n, store__bytes(iv->store) / 1e6, o->interval_s,
+		(unsigned long long)o->max_age_s, (unsigned long long)o->max_size);
+	r->iv = iv;
+	return 0;
+}
+
+struct seg_ctx {
+	const struct out_input *in;
+};
+
+static int write_seg(void *ctx, FILE *f)
+{
+	const struct seg_ctx *c = ctx;
+
+	return out_write(OUT_PPROF, c->in, f);
+}
+
+/* the model's tables past their budget: an empty model, and the join forgets the old ids */
+static void bound_model(struct rec *r)
+{
+	struct model_mem mm;
+	struct model *m;
+
+	model__mem(r->model, &mm);
+	if (mm.bytes <= DICT_MAX_BYTES || !(m = model__new()))
+		return; /* out of memory: tried again after the next interval */
+	join__model_reset(r->join, m);
+	model__free(r->model);
+	r->model = m;
+	r->iv->resets++;
+	pr_debug("daemon: the model's tables took %.1f MB: replaced by an empty one (%u so far)",
+		 mm.bytes / 1e6, r->iv->resets);
+}
+
+/* a write failed: said once, then counted until one succeeds */
+static void note_failure(struct rec *r, const char *name, int err, __u64 samples)
+{
+	struct rec_interval *iv = r->iv;
+
+	iv->dropped++;
+	iv->dropped_samples += samples;
+	if (iv->failing)
+		return;
+	iv->failing = true;
+	iv->failing_since = iv->dropped - 1;
+	pr_warn("store %s: segment %s not written: %s; the daemon goes on, and drops (and "
+		"counts) segments until one can be written",
+		r->o->store, name,
+		err == -EFBIG ? "larger than --max-size on its own" : strerror(-err));
+}
+
+/* the open interval, [start_s, end_s), into a segment; its rows then go */
+static void write_interval(struct rec *r, __u64 end_s, __u64 now_s)
+{
+	struct rec_interval *iv = r->iv;
+	struct model_filter all = {0};
+	struct model *cut = model__new();
+	struct out_input in = {0};
+	struct seg_ctx ctx = {.in = &in};
+	struct out_meta meta;
+	__u64 st[JP_STAT_MAX], samples = rec_js_samples(r), rb, off;
+	char losses[128], name[STORE_NAME_LEN];
+	int err;
+
+	rec_kstats(r, st);
+	(void)store_seg_name(iv->start_s, end_s, name, sizeof(name));
+	err = cut ? model__filter(r->model, &all, cut) : -ENOMEM;
+	if (!err)
+		err = model__spread_cpu(cut); /* as a recording's end does (join__flush) */
+	if (!err) {
+		rec_segment_meta(r, &meta);
+		meta.start_unix_ns = iv->start_s * NS_PER_S;
+		meta.duration_ns = (end_s - iv->start_s) * NS_PER_S;
+		meta.samples = samples - iv->samples0;
+		rb = st[JP_STAT_RB_DROPS] - iv->kst0[JP_STAT_RB_DROPS];
+		off = st[JP_STAT_OFFCPU_LOST] - iv->kst0[JP_STAT_OFFCPU_LOST];
+		meta.lost = rb + off;
+		snprintf(losses, sizeof(losses), "%llu ring buffer full, %llu off-CPU not stored",
+			 (unsigned long long)rb, (unsigned long long)off);
+		meta.losses = losses;
+		in.model = cut;
+		in.meta = &meta;
+		rec_segment_view(r, &in.view);
+		err = store__write(iv->store, iv->start_s, end_s, now_s, write_seg, &ctx);
+	}
+	if (err) {
+		note_failure(r, name, err, samples - iv->samples0);
+	} else if (iv->failing) {
+		iv->failing = false;
+		pr_info("store %s: writing again; %llu segment%s dropped meanwhile", r->o->store,
+			(unsigned long long)(iv->dropped - iv->failing_since),
+			iv->dropped - iv->failing_since > 1 ? "s" : "");
+	}
+	model__free(cut);
+	for (int v = 0; v < JP_VAL_MAX; v++)
+		r->cut_totals[v] += model__total(r->model, v);
+	model__reset(r->model);
+	iv->samples0 = samples;
+	memcpy(iv->kst0, st, sizeof(st));
+	bound_model(r);
+}
+
+void rec_interval_tick(struct rec *r, bool final)
+{
+	struct rec_interval *iv = r->iv;
+	unsigned int interval_s;
+	__u64 now_ns, now_s, end_s;
+
+	if (!iv)
+		return;
+	interval_s = r->o->interval_s;
+	now_ns = real_ns();
+	now_s = now_ns / NS_PER_S;
+	/* the wall clock stepped back: the interval still ends after its length */
+	if (!final && now_s < iv->next_end_s &&
+	    mono_ns() - iv->open_mono_ns < 2ull * interval_s * NS_PER_S)
+		return;
+	if (final) /* up to now, rounded up: a restart's first interval starts there */
+		end_s = (now_ns + NS_PER_S - 1) / NS_PER_S;
+	else /* the boundary reached (or the last one passed, after a stall) */
+		end_s = now_s / interval_s * interval_s;
+	if (end_s <= iv->start_s)
+		end_s = iv->start_s + 1;
+	write_interval(r, end_s, now_s);
+	iv->start_s = end_s;
+	iv->next_end_s = next_boundary(end_s > now_s ? end_s : now_s, interval_s);
+	iv->open_mono_ns = mono_ns();
+}
+
+void rec_interval_close(struct rec *r, char *where, size_t wlen)
+{
+	struct rec_interval *iv = r->iv;
+	struct store_stats st;
+
+	if (!iv)
+		return;
+	store__stats(iv->store, &st);
+	snprintf(where, wlen,
+		 "wrote %llu segments (%.1f MB) to %s/segments; removed %llu by age, %llu by "
+		 "size%s",
+		 (unsigned long long)st.written, st.bytes_written / 1e6, r->o->store,
+		 (unsigned long long)st.removed_age, (unsigned long long)st.removed_size,
+		 iv->dropped ? "" : "; none dropped");
+	if (iv->dropped)
+		pr_warn("store %s: %llu segments (%llu samples) dropped: %llu no space, %llu "
+			"larger "
+			"than --max-size, %llu other errors",
+			r->o->store, (unsigned long long)iv->dropped,
+			(unsigned long long)iv->dropped_samples,
+			(unsigned long long)st.dropped_full, (unsigned long long)st.dropped_big,
+			(unsigned long long)st.dropped_error);
+	store__free(iv->store);
+	free(iv);
+	r->iv = NULL;
+}

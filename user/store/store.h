@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * store.h: the daemon's local store, a directory of time-partitioned segments. Each
+ * segment is one interval's profile, a standard gzip'ed pprof file named by the UTC
+ * seconds it covers, [start, end): DIR/segments/20261127T040000Z-20261127T040100Z.pb.gz.
+ * A segment is written to DIR/segments/.tmp-NAME, synced, and renamed into place, so
+ * every *.pb.gz there is complete; temporary files a killed writer left are removed when
+ * the next writer opens the store. One writer at a time (a lock on DIR/lock). Limits by
+ * age and size remove the oldest segments first. Files are 0600 in 0700 directories of
+ * the writer's user; no symbolic link is followed anywhere in DIR's path. Not thread-safe.
+ */
+#ifndef JPROF_STORE_H
+#define JPROF_STORE_H
+
+#include <linux/types.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define STORE_SEG_SUFFIX ".pb.gz"
+#define STORE_NAME_LEN	 48	      /* "20261127T040000Z-20261127T040100Z.pb.gz" and its NUL */
+#define STORE_READ_MAX	 (256u << 20) /* a segment larger than this is not read */
+
+/* one segment: the UTC seconds it covers, [start_s, end_s), and its size */
+struct store_seg {
+	__u64 start_s, end_s;
+	__u64 bytes;
+	char name[STORE_NAME_LEN];
+};
+
+/* 0: no limit */
+struct store_limits {
+	__u64 max_age_s; /* segments that ended longer ago than this are removed */
+	__u64 max_size;	 /* the segments' bytes in all, the one being added included */
+};
+
+struct store_stats {
+	__u64 written, bytes_written; /* segments put in place */
+	__u64 removed_age, removed_size;
+	__u64 dropped_full;  /* segments not written: no space (ENOSPC, EDQUOT) */
+	__u64 dropped_big;   /* ... larger than max_size on their own */
+	__u64 dropped_error; /* ... any other write error */
+	__u64 swept;	     /* temporary files of a killed writer, removed at open */
+};
+
+/* "START-END.pb.gz" of the interval into buf (STORE_NAME_LEN bytes); 0 or -EINVAL */
+int store_seg_name(__u64 start_s, __u64 end_s, char *buf, size_t len);
+/* a segment's name back into *ret (bytes 0); -EINVAL for any other name, start >= end too */
+int store_seg_parse(const char *name, struct store_seg *ret);
+
+struct store;
+
+/*
+ * Opens DIR to write segments: creates DIR (its parent must exist) and DIR/segments
+ * (0700, mode tightened when looser), takes the writer's lock, removes temporary files and
+ * applies the limits at now_s. 0 and *ret, or -errno with a one-line reason in why
+ * (-EBUSY: another writer holds the lock; -EPERM: owned by another user; -ELOOP: a
+ * symbolic link on the path).
+ */
+int store__open_writer(const char *dir, const struct store_limits *lim, __u64 now_s,
+		       struct store **ret, char *why, size_t why_len);
+/* Opens DIR to read its segments (nothing is created or removed). As store__open_writer. */
+int store__open_reader(const char *dir, struct store **ret, char *why, size_t why_len);
+void store__free(struct store *s); /* NULL-safe; the lock goes with it */
+
+/* the segments, oldest first; valid until the next call that writes or removes */
+const struct store_seg *store__segments(const struct store *s, size_t *ret_n);
+/* the end of the newest segment (0: none): a writer starts its first interval there or later */
+__u64 store__newest_end(const struct store *s);
+/* bytes of all segments */
+__u64 store__bytes(const struct store *s);
+
+/* writes one segment's content into f; 0 or -errno */
+typedef int (*store_write_fn)(void *ctx, FILE *f);
+
+/*
+ * Writes the segment [start_s, end_s) with fn: temporary file, fsync, the limits applied
+ * at now_s with its size counted, rename, fsync of the directory. 0, or -errno with
+ * nothing left behind and the loss counted: -ENOSPC/-EDQUOT no space, -EFBIG larger than
+ * max_size alone, -EEXIST a segment of that name is there already.
+ */
+int store__write(struct store *s, __u64 start_s, __u64 end_s, __u64 now_s, store_write_fn fn,
+		 void *ctx);
+/* removes segments past the limits at now_s, oldest first; how many */
+size_t store__rotate(struct store *s, __u64 now_s);
+
+/*
+ * The segment's bytes, opened without following links and read whole (at most max):
+ * a malloc'ed *ret_buf. 0 or -errno (-EFBIG larger than max; -ENOENT removed meanwhile).
+ */
+int store__read(const struct store *s, const struct store_seg *seg, size_t max, char **ret_buf,
+		size_t *ret_len);
+
+void store__stats(const struct store *s, struct store_stats *ret);
+
+#endif /* JPROF_STORE_H */
