@@ -64,6 +64,7 @@ struct join *join__new(struct syms *syms, struct model *model, const struct join
 	if (!j->o.traces_per_round)
 		j->o.traces_per_round = JOIN_TRACES_PER_ROUND;
 	dl_init(&j->dirty);
+	hmap_init(&j->by_pid, 64, 0);
 	return j;
 }
 
@@ -74,7 +75,7 @@ void join__free(struct join *j)
 	for (size_t i = 0; i < j->njvms; i++)
 		jn_jvm_free(j, j->jvms[i]);
 	free(j->jvms);
-	free(j->by_pid);
+	hmap_free(&j->by_pid);
 	free(j->ups);
 	for (size_t i = 0; i < j->thr_cap; i++) {
 		for (struct thr *t = j->thr_tab[i], *next; t; t = next) {
