@@ -171,7 +171,6 @@ struct jvm_ent {
 
 /* one thread with something waiting; forgotten when nothing waits any more */
 struct thr {
-	struct thr *hnext; /* hash chain */
 	__u32 pid, tid;
 	struct dl pend;	  /* struct pend.tnode, in arrival (= time) order */
 	struct dl traces; /* struct ptr.tnode, in arrival order */
@@ -280,9 +279,8 @@ struct join {
 	/* the live ones by pid (a struct jvm_ent *) */
 	struct hmap by_pid;
 	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */
-	/* threads with something waiting: chained hash by (pid, tid) */
-	struct thr **thr_tab;
-	size_t thr_cap, thr_n;
+	/* threads with something waiting, by (pid, tid): a struct thr * */
+	struct hmap thr_tab;
 	struct dl dirty; /* struct thr.dnode */
 	size_t pend_bytes, trace_bytes;
 	unsigned int round_left; /* agent records the current JVM may still deliver this round */
