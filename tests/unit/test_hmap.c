@@ -44,6 +44,20 @@ static int check_all(const struct hmap *m)
 	return n == hmap_count(m) ? 0 : -2;
 }
 
+TEST(zeroed_struct_is_an_empty_map)
+{
+	struct hmap m = {0};
+
+	EXPECT_TRUE(hmap_find(&m, 1) == NULL);
+	for (__u64 k = 0; k < 100; k++)
+		EXPECT_EQ(hmap_put(&m, k, k), 0);
+	EXPECT_EQ(m.cap, 256);
+	for (__u64 k = 0; k < 100; k++)
+		EXPECT_EQ(hmap_del(&m, k, NULL), 0);
+	EXPECT_EQ(m.cap, 8);
+	hmap_free(&m);
+}
+
 TEST(basic_u64_and_pairs)
 {
 	struct hmap m;

@@ -144,7 +144,7 @@ static int room(struct hmap *m)
 		return -ENOSPC;
 	if ((m->n + 1) * 2 <= m->cap)
 		return 0;
-	err = resize(m, m->cap ? m->cap * 2 : m->min_cap);
+	err = resize(m, m->cap ? m->cap * 2 : m->min_cap ? m->min_cap : HMAP_MIN_CAP);
 	/* a failed grow: on up to 3/4 full, the probes only get longer */
 	if (err && m->cap && (m->n + 1) * 4 <= m->cap * 3)
 		return 0;
@@ -158,7 +158,7 @@ static void maybe_shrink(struct hmap *m)
 
 	if (m->no_shrink)
 		return;
-	while (c > m->min_cap && m->n * 8 < c)
+	while (c > m->min_cap && c > HMAP_MIN_CAP && m->n * 8 < c)
 		c /= 2;
 	if (c != m->cap)
 		(void)resize(m, c); /* no memory: it stays as large */

@@ -41,7 +41,10 @@ struct hmap {
 	void *charge_ctx;
 };
 
-/* an empty map (allocates nothing); min_cap is rounded up to a power of 2 (at least 8) */
+/*
+ * an empty map (allocates nothing); min_cap is rounded up to a power of 2 (at least 8).
+ * A zeroed struct hmap is an empty map too, of min_cap 8 and no limit.
+ */
 void hmap_init(struct hmap *m, size_t min_cap, size_t max_n);
 /* a budget for the map's arrays (NULL: none); set before the first add */
 void hmap_set_charge(struct hmap *m, hmap_charge_fn fn, void *ctx);
