@@ -27,6 +27,7 @@
 #include "ksyms.h"
 #include "perfmap.h"
 #include "procmaps.h"
+#include "util/hmap.h"
 #include "util/strpool.h"
 #include "syms.h"
 #include "util/safe_open.h"
@@ -87,8 +88,7 @@ struct pset {
 
 struct syms {
 	struct ksyms *ksyms;
-	struct pid_state **pids; /* sorted by pid */
-	size_t npids, cap_pids;
+	struct hmap pids;  /* pid -> struct pid_state * */
 	struct pset dsos;  /* struct dso *, by dev/ino/size/mtime */
 	struct pset paths; /* interned mapping paths (char *) */
 	struct strpool path_pool;
