@@ -491,7 +491,7 @@ struct syms *syms__new(const char *kallsyms_path)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	strpool_init(&s->path_pool, SYMS_MAX_PATH_BYTES);
+	intern_init(&s->paths, SYMS_MAX_PATH_BYTES);
 	s->reload_interval_ns = RELOAD_INTERVAL_NS_DEFAULT;
 	s->ksyms = ksyms__load_file(kallsyms_path);
 	/* without /proc/kallsyms (no permission) user space still resolves */
@@ -514,17 +514,14 @@ void syms__release(struct syms *s)
 		pid_state_free((struct pid_state *)(uintptr_t)*v);
 	hmap_free(&s->pids);
 	syms__free_dropped(s);
-	for (size_t i = 0; i < s->dsos.cap; i++) {
-		struct dso *d = s->dsos.slots[i];
+	for (size_t pos = 0; (v = hmap_next(&s->dsos, &pos, NULL, NULL));) {
+		struct dso *d = (struct dso *)(uintptr_t)*v;
 
-		if (d) {
-			elf_syms__free(d->es);
-			elf_syms__free(d->dbg);
-			free(d);
-			s->dsos.slots[i] = NULL;
-		}
+		elf_syms__free(d->es);
+		elf_syms__free(d->dbg);
+		free(d);
 	}
-	s->dsos.n = 0;
+	hmap_free(&s->dsos);
 	ksyms__free(s->ksyms);
 	s->ksyms = NULL;
 	s->elf_bytes = s->pm_bytes = 0;
@@ -537,9 +534,7 @@ void syms__free(struct syms *s)
 		return;
 	syms__release(s);
 	free(s->dead_pms);
-	free(s->dsos.slots);
-	free(s->paths.slots);
-	strpool_free(&s->path_pool);
+	intern_free(&s->paths);
 	elf_syms__free(s->vdso);
 	free(s);
 }
