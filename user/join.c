@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,26 +65,26 @@ struct join *join__new(struct syms *syms, struct model *model, const struct join
 	if (!j->o.traces_per_round)
 		j->o.traces_per_round = JOIN_TRACES_PER_ROUND;
 	dl_init(&j->dirty);
+	hmap_init(&j->by_pid, 64, 0);
+	hmap_init(&j->thr_tab, 256, 0);
 	return j;
 }
 
 void join__free(struct join *j)
 {
+	__u64 *v;
+
 	if (!j)
 		return;
 	for (size_t i = 0; i < j->njvms; i++)
 		jn_jvm_free(j, j->jvms[i]);
 	free(j->jvms);
-	free(j->by_pid);
+	hmap_free(&j->by_pid);
 	free(j->ups);
-	for (size_t i = 0; i < j->thr_cap; i++) {
-		for (struct thr *t = j->thr_tab[i], *next; t; t = next) {
-			next = t->hnext;
-			blk_free(&j->blk, t);
-		}
-	}
+	for (size_t pos = 0; (v = hmap_next(&j->thr_tab, &pos, NULL, NULL));)
+		blk_free(&j->blk, (struct thr *)(uintptr_t)*v);
+	hmap_free(&j->thr_tab);
 	blk_release(&j->blk);
-	free(j->thr_tab);
 	free(j->waits);
 	free(j->live);
 	free(j->ages);

@@ -17,6 +17,7 @@
 #include "jvm/agent_ring.h"
 #include "jvm/jwalk.h"
 #include "util/blkcache.h"
+#include "util/hmap.h"
 
 #define JOIN_WAIT_NS	 (3000ull * 1000 * 1000) /* how long a sample waits for its trace, and back */
 #define JOIN_MAX_FRAMES	 (JP_MAX_KSTACK + JP_MAX_USTACK + 4096 + 8)
@@ -171,7 +172,6 @@ struct jvm_ent {
 
 /* one thread with something waiting; forgotten when nothing waits any more */
 struct thr {
-	struct thr *hnext; /* hash chain */
 	__u32 pid, tid;
 	struct dl pend;	  /* struct pend.tnode, in arrival (= time) order */
 	struct dl traces; /* struct ptr.tnode, in arrival order */
@@ -277,13 +277,11 @@ struct join {
 	struct jvm_ent **jvms;
 	size_t jvms_cap, nretired;
 	struct jvm_fold folded;
-	/* the live ones by pid: open addressing, linear probing, no tombstones (by_pid_*) */
-	struct jvm_ent **by_pid;
-	size_t by_pid_cap, by_pid_n;
+	/* the live ones by pid (a struct jvm_ent *) */
+	struct hmap by_pid;
 	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */
-	/* threads with something waiting: chained hash by (pid, tid) */
-	struct thr **thr_tab;
-	size_t thr_cap, thr_n;
+	/* threads with something waiting, by (pid, tid): a struct thr * */
+	struct hmap thr_tab;
 	struct dl dirty; /* struct thr.dnode */
 	size_t pend_bytes, trace_bytes;
 	unsigned int round_left; /* agent records the current JVM may still deliver this round */

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * jvms.c: the join's JVMs: registered (with or without an agent), found by pid (open
- * addressing), named and labelled, their thread ids mapped (namespace tid to host tid),
+ * jvms.c: the join's JVMs: registered (with or without an agent), found by pid (util/hmap),
+ * named and labelled, their thread ids mapped (namespace tid to host tid),
  * retired when their process goes (the ring read to its end; the newest JOIN_RETIRED_KEEP
  * kept for the report, older ones added up), and what the capture side must learn of them
  * (join__take_updates), and the heartbeat that keeps their agents' events on.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 #include "log.h"
 #include "opts.h"
 #include "model/model.h"
-#include "util/hashkey.h"
+#include "util/hmap.h"
 
 /* the samples on a JVM's list of waiting ones (by jnode), freed unaccounted: the JVM goes */
 static void pends_free(struct join *j, struct dl *h)
@@ -50,79 +51,15 @@ void jn_jvm_free(struct join *j, struct jvm_ent *e)
 }
 
 
-/* the live JVM entry of pid (a retired one stays for the report, its pid may be reused) */
 /*
- * The live JVMs by pid: a lookup per sample costs a hash and a probe or two, whatever the
- * number of JVMs that came and went (they stay in jvms[] for the report only).
+ * The live JVMs by pid (util/hmap): a lookup per sample costs a hash and a probe or two,
+ * whatever the number of JVMs that came and went (they stay in jvms[] for the report only).
  */
-static size_t by_pid_slot(size_t cap, __u32 pid)
-{
-	return (size_t)(hash_keyed(pid) >> 17) & (cap - 1);
-}
-
 struct jvm_ent *jn_find_jvm(const struct join *j, __u32 pid)
 {
-	if (!j->by_pid_n)
-		return NULL;
-	for (size_t i = by_pid_slot(j->by_pid_cap, pid);; i = (i + 1) & (j->by_pid_cap - 1)) {
-		struct jvm_ent *e = j->by_pid[i];
+	const __u64 *v = hmap_find(&j->by_pid, pid);
 
-		if (!e || e->pid == pid)
-			return e;
-	}
-}
-
-static void by_pid_put(struct jvm_ent **t, size_t cap, struct jvm_ent *e)
-{
-	size_t i = by_pid_slot(cap, e->pid);
-
-	while (t[i])
-		i = (i + 1) & (cap - 1);
-	t[i] = e;
-}
-
-static int by_pid_add(struct join *j, struct jvm_ent *e)
-{
-	if ((j->by_pid_n + 1) * 2 > j->by_pid_cap) {
-		size_t nc = j->by_pid_cap ? j->by_pid_cap * 2 : 64;
-		struct jvm_ent **nt = calloc(nc, sizeof(*nt));
-
-		if (!nt)
-			return -ENOMEM;
-		for (size_t i = 0; i < j->by_pid_cap; i++)
-			if (j->by_pid[i])
-				by_pid_put(nt, nc, j->by_pid[i]);
-		free(j->by_pid);
-		j->by_pid = nt;
-		j->by_pid_cap = nc;
-	}
-	by_pid_put(j->by_pid, j->by_pid_cap, e);
-	j->by_pid_n++;
-	return 0;
-}
-
-/* removes e, moving back the entries of its probe run that would no longer be found */
-static void by_pid_del(struct join *j, const struct jvm_ent *e)
-{
-	size_t mask = j->by_pid_cap - 1, i, k;
-
-	if (!j->by_pid_n)
-		return;
-	for (i = by_pid_slot(j->by_pid_cap, e->pid); j->by_pid[i] != e; i = (i + 1) & mask)
-		if (!j->by_pid[i])
-			return;
-	j->by_pid[i] = NULL;
-	j->by_pid_n--;
-	for (k = (i + 1) & mask; j->by_pid[k]; k = (k + 1) & mask) {
-		size_t home = by_pid_slot(j->by_pid_cap, j->by_pid[k]->pid);
-
-		/* k's entry stays unless the hole lies between its home and k */
-		if ((k > i && (home <= i || home > k)) || (k < i && home <= i && home > k)) {
-			j->by_pid[i] = j->by_pid[k];
-			j->by_pid[k] = NULL;
-			i = k;
-		}
-	}
+	return v ? (struct jvm_ent *)(uintptr_t)*v : NULL;
 }
 
 void join__set_jvm_name(struct join *j, __u32 pid, const char *name)
@@ -263,7 +200,7 @@ int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, stru
 		j->jvms_cap = nc;
 	}
 	e->pid = pid;
-	if (by_pid_add(j, e)) {
+	if (hmap_put(&j->by_pid, pid, (uintptr_t)e) < 0) {
 		free(e);
 		return -ENOMEM;
 	}
@@ -455,7 +392,7 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 	e->tids = e->by_host = NULL;
 	e->ntids = 0;
 	e->retired = true;
-	by_pid_del(j, e);
+	(void)hmap_del(&j->by_pid, e->pid, NULL);
 	e->pending = false;
 	if (++j->nretired > JOIN_RETIRED_KEEP)
 		fold_oldest_retired(j);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,84 +26,48 @@
 #include "util/cgroup.h"
 #include "util/hashkey.h"
 
-static size_t thr_hash(__u32 pid, __u32 tid, size_t cap)
+/* the threads with something waiting, by (pid, tid) in one u64 (util/hmap) */
+static __u64 thr_key(__u32 pid, __u32 tid)
 {
-	__u64 k = ((__u64)pid << 32 | tid) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(k >> 32) & (cap - 1);
+	return (__u64)pid << 32 | tid;
 }
 
 static struct thr *thr_find(const struct join *j, __u32 pid, __u32 tid)
 {
-	if (!j->thr_cap)
-		return NULL;
-	for (struct thr *t = j->thr_tab[thr_hash(pid, tid, j->thr_cap)]; t; t = t->hnext)
-		if (t->pid == pid && t->tid == tid)
-			return t;
-	return NULL;
-}
+	const __u64 *v = hmap_find(&j->thr_tab, thr_key(pid, tid));
 
-static int thr_grow(struct join *j)
-{
-	size_t nc = j->thr_cap ? j->thr_cap * 2 : 256;
-	struct thr **nt = calloc(nc, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (size_t i = 0; i < j->thr_cap; i++) {
-		for (struct thr *t = j->thr_tab[i], *next; t; t = next) {
-			size_t h = thr_hash(t->pid, t->tid, nc);
-
-			next = t->hnext;
-			t->hnext = nt[h];
-			nt[h] = t;
-		}
-	}
-	free(j->thr_tab);
-	j->thr_tab = nt;
-	j->thr_cap = nc;
-	return 0;
+	return v ? (struct thr *)(uintptr_t)*v : NULL;
 }
 
 static struct thr *thr_get(struct join *j, __u32 pid, __u32 tid)
 {
 	struct thr *t = thr_find(j, pid, tid);
-	size_t h;
 
 	if (t)
 		return t;
-	/* a failed grow only makes the chains longer, unless there is no table yet */
-	if ((j->thr_n + 1) * 2 > j->thr_cap && thr_grow(j) && !j->thr_cap)
-		return NULL;
 	t = blk_zalloc(&j->blk, sizeof(*t));
 	if (!t)
 		return NULL;
+	/* a failed grow only makes the probes longer, until the map is 3/4 full */
+	if (hmap_put(&j->thr_tab, thr_key(pid, tid), (uintptr_t)t) < 0) {
+		blk_free(&j->blk, t);
+		return NULL;
+	}
 	t->pid = pid;
 	t->tid = tid;
 	dl_init(&t->pend);
 	dl_init(&t->traces);
 	dl_init(&t->dnode);
-	h = thr_hash(pid, tid, j->thr_cap);
-	t->hnext = j->thr_tab[h];
-	j->thr_tab[h] = t;
-	j->thr_n++;
 	return t;
 }
 
 /* forgets a thread once nothing of it waits: threads come and go */
 static void thr_put(struct join *j, struct thr *t)
 {
-	struct thr **pp;
-
 	if (!t || !dl_empty(&t->pend) || !dl_empty(&t->traces))
 		return;
-	for (pp = &j->thr_tab[thr_hash(t->pid, t->tid, j->thr_cap)]; *pp && *pp != t;
-	     pp = &(*pp)->hnext)
-		;
-	if (*pp)
-		*pp = t->hnext;
+	(void)hmap_del(&j->thr_tab, thr_key(t->pid, t->tid), NULL);
 	dl_del(&t->dnode);
-	j->thr_n--;
 	blk_free(&j->blk, t);
 }
 

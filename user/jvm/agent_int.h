@@ -18,6 +18,7 @@
 
 #include "jvm/agent_ring.h"
 #include "ring.h"
+#include "util/hmap.h"
 
 
 #define TRACE_REC_MAX                                                                     \
@@ -65,17 +66,6 @@
 /* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
 extern __u64 ja_agents_bytes;
 
-
-/* open-addressing map of (k1, k2) -> index, linear probing, grown at half load */
-struct kv_entry {
-	__u64 k1, k2;
-	__u32 val;
-	__u32 used;
-};
-struct kv_map {
-	struct kv_entry *e;
-	size_t cap, n;
-};
 
 struct jm_line {
 	__s32 bci, line;
@@ -204,13 +194,13 @@ struct jvm_agent {
 	struct jm_blob *bpool;
 	size_t n_bpool, cap_bpool;
 	__u32 bfree; /* a free pool slot (its off links the next), BFREE_NONE none */
-	struct kv_map edges; /* (callee, caller) pairs seen in inline chains */
+	struct hmap edges; /* (callee, caller) pairs seen in inline chains */
 	struct jm_thread *threads;
 	size_t n_threads, cap_threads;
-	struct kv_map thread_idx;
+	struct hmap thread_idx;
 	struct jm_class *classes; /* JP_DICT_CLASS_ID: the class ids of events */
 	size_t n_classes, cap_classes;
-	struct kv_map class_idx;
+	struct hmap class_idx;
 	__u64 events_unread; /* event records polled by a caller that takes none */
 	__u64 blocker_bad;   /* blocker names of traces refused (bounds, characters, budget) */
 	__u64 lr_window_ns, lr_bytes; /* lookup_refresh's window and bytes parsed in it */
@@ -218,7 +208,7 @@ struct jvm_agent {
 	 * it grows): a GC worker's samples ask at each sample */
 	struct { __u32 tid; __u64 seen; } tn_miss[THREAD_MISS_SLOTS];
 	struct jm_str *strs;
-	struct kv_map str_idx; /* (hash, len) -> index in str_tab */
+	struct hmap str_idx; /* (hash, len) -> index in str_tab */
 	struct jm_str **str_tab;
 	size_t n_strs, cap_strs;
 	__u64 events_since_ns; /* event records older than this are skipped (another reader's) */
@@ -244,8 +234,10 @@ struct cur {
 int ja_charge(struct jvm_agent *a, size_t n);
 void ja_uncharge(struct jvm_agent *a, size_t n);
 size_t ja_kv_hash(__u64 k1, __u64 k2);
-int ja_kv_get(const struct kv_map *m, __u64 k1, __u64 k2, __u32 *ret);
-int ja_kv_put(struct jvm_agent *a, struct kv_map *m, __u64 k1, __u64 k2, __u32 val);
+/* (k1, k2) -> index maps (util/hmap), their arrays charged to a: 0 or -ENOENT */
+int ja_kv_get(const struct hmap *m, __u64 k1, __u64 k2, __u32 *ret);
+/* 0, -ENOSPC (budget) or -ENOMEM */
+int ja_kv_put(struct jvm_agent *a, struct hmap *m, __u64 k1, __u64 k2, __u32 val);
 int ja_grow(struct jvm_agent *a, void **p, size_t *cap, size_t n, size_t elem);
 __u64 ja_cur_u64(struct cur *c);
 __u32 ja_cur_u32(struct cur *c);

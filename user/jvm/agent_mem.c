@@ -66,62 +66,37 @@ size_t ja_kv_hash(__u64 k1, __u64 k2)
 	return (size_t)hash_keyed(k1 ^ hash_keyed(k2 + 0x632be59bd9b4e019ull));
 }
 
-static struct kv_entry *kv_slot(const struct kv_map *m, __u64 k1, __u64 k2)
+/* the kv maps are util/hmaps whose arrays are charged to the agent's budget */
+static int kv_charge(void *ctx, long delta)
 {
-	size_t i;
+	struct jvm_agent *a = ctx;
 
-	if (!m->cap)
-		return NULL;
-	for (i = ja_kv_hash(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		struct kv_entry *e = &m->e[i];
-
-		if (!e->used || (e->k1 == k1 && e->k2 == k2))
-			return e;
-	}
+	if (delta > 0)
+		return ja_charge(a, (size_t)delta);
+	ja_uncharge(a, (size_t)-delta);
+	return 0;
 }
 
-int ja_kv_get(const struct kv_map *m, __u64 k1, __u64 k2, __u32 *ret)
+int ja_kv_get(const struct hmap *m, __u64 k1, __u64 k2, __u32 *ret)
 {
-	struct kv_entry *e = kv_slot(m, k1, k2);
+	const __u64 *v = hmap_find2(m, k1, k2);
 
-	if (!e || !e->used)
+	if (!v)
 		return -ENOENT;
-	*ret = e->val;
+	*ret = (__u32)*v;
 	return 0;
 }
 
-int ja_kv_put(struct jvm_agent *a, struct kv_map *m, __u64 k1, __u64 k2, __u32 val)
+int ja_kv_put(struct jvm_agent *a, struct hmap *m, __u64 k1, __u64 k2, __u32 val)
 {
-	struct kv_entry *e;
+	int err;
 
-	if ((m->n + 1) * 2 > m->cap) {
-		struct kv_map g = { .cap = m->cap ? m->cap * 2 : 256 };
-
-		if (ja_charge(a, (g.cap - m->cap) * sizeof(*g.e)))
-			return -ENOSPC;
-		g.e = calloc(g.cap, sizeof(*g.e));
-		if (!g.e) {
-			ja_uncharge(a, (g.cap - m->cap) * sizeof(*g.e));
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (m->e[i].used) {
-				*kv_slot(&g, m->e[i].k1, m->e[i].k2) = m->e[i];
-				g.n++;
-			}
-		}
-		free(m->e);
-		*m = g;
+	if (!m->charge) { /* the first put: 256 slots from the start, charged to a */
+		hmap_init(m, 256, 0);
+		hmap_set_charge(m, kv_charge, a);
 	}
-	e = kv_slot(m, k1, k2);
-	if (!e->used) {
-		e->used = 1;
-		e->k1 = k1;
-		e->k2 = k2;
-		m->n++;
-	}
-	e->val = val;
-	return 0;
+	err = hmap_put2(m, k1, k2, val);
+	return err < 0 ? err : 0;
 }
 
 int ja_grow(struct jvm_agent *a, void **p, size_t *cap, size_t n, size_t elem)

@@ -222,19 +222,19 @@ void jvm_agent__free(struct jvm_agent *a)
 		free(js);
 	}
 	free(a->str_tab);
-	free(a->str_idx.e);
-	/* what the arrays and indexes held */
+	/* what the arrays and indexes held (the maps' frees below give back nothing more) */
 	ja_uncharge(a, a->bytes);
+	hmap_free(&a->str_idx);
 	free(a->methods);
 	free(a->side);
 	free(a->mcls);
 	free(a->bkeys);
 	free(a->bpool);
-	free(a->edges.e);
+	hmap_free(&a->edges);
 	free(a->threads);
-	free(a->thread_idx.e);
+	hmap_free(&a->thread_idx);
 	free(a->classes);
-	free(a->class_idx.e);
+	hmap_free(&a->class_idx);
 	free(a->dbuf);
 	free(a->rec);
 	free(a->frames);

@@ -11,6 +11,7 @@
 #include "attach.h"
 #include "attacher.h"
 #include "log.h"
+#include "util/hmap.h"
 #include "util/procfs.h"
 #include "util/ttysafe.h"
 
@@ -52,6 +53,7 @@ struct attacher {
 	int agent_fd, agent_err; /* agent_err: why it could not be opened (JVMs stay native) */
 	struct ent *ents;
 	size_t n;
+	struct hmap by_pid; /* pid -> its index in ents */
 	/* finished attaches whose helper was not reaped yet: reaped without waiting, later */
 	struct jvm_attach *zombies[MAX_HELPERS * 4];
 	size_t nzombies;
@@ -104,6 +106,7 @@ void attacher__free(struct attacher *a)
 	if (a->agent_fd >= 0)
 		close(a->agent_fd);
 	free(a->ents);
+	hmap_free(&a->by_pid);
 	free(a->agent_path);
 	free(a->options);
 	free(a);
@@ -111,10 +114,9 @@ void attacher__free(struct attacher *a)
 
 static struct ent *find(const struct attacher *a, __u32 pid)
 {
-	for (size_t i = 0; i < a->n; i++)
-		if (a->ents[i].jvm.pid == pid)
-			return &a->ents[i];
-	return NULL;
+	const __u64 *i = hmap_find(&a->by_pid, pid);
+
+	return i ? &a->ents[*i] : NULL;
 }
 
 static void set_state(struct ent *e, enum ent_state st, __u64 now_ns, const char *why)
@@ -135,6 +137,9 @@ int attacher__add(struct attacher *a, const struct jvm_info *jvm, __u64 now_ns)
 	/* all slots taken: one of a JVM that exited (listed at the end no more) is reused */
 	for (size_t i = 0; !e && a->n >= MAX_JVMS && i < a->n; i++)
 		if (a->ents[i].st == ENT_GONE) {
+			if (hmap_put(&a->by_pid, jvm->pid, i) < 0)
+				return -ENOMEM;
+			(void)hmap_del(&a->by_pid, a->ents[i].jvm.pid, NULL);
 			e = &a->ents[i];
 			a->forgotten++;
 		}
@@ -143,6 +148,8 @@ int attacher__add(struct attacher *a, const struct jvm_info *jvm, __u64 now_ns)
 			a->jvms_dropped++;
 			return -ENOSPC;
 		}
+		if (hmap_put(&a->by_pid, jvm->pid, a->n) < 0)
+			return -ENOMEM;
 		e = &a->ents[a->n++];
 	}
 	/* new, or a pid reused after the JVM we knew under it exited */
@@ -397,7 +404,10 @@ void attacher__forget(struct attacher *a, __u32 pid, __u64 now_ns, const char *w
 	if (e->st == ENT_JAVA || e->st == ENT_NATIVE) {
 		a->forgotten++;
 		a->forgotten_java += e->st == ENT_JAVA;
+		(void)hmap_del(&a->by_pid, pid, NULL);
 		*e = a->ents[--a->n];
+		if (e != &a->ents[a->n]) /* the last one moved into its slot */
+			(void)hmap_put(&a->by_pid, e->jvm.pid, (__u64)(e - a->ents));
 		return;
 	}
 	if (e->st != ENT_GONE)

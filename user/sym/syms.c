@@ -163,20 +163,12 @@ static void load_perfmap(struct syms *s, struct pid_state *ps)
 	close(fd);
 }
 
-static size_t pid_index(const struct syms *s, __u32 pid, bool *found)
+/* pid's state (util/hmap by pid: O(1) however many processes), NULL when it has none */
+static struct pid_state *find_ps(const struct syms *s, __u32 pid)
 {
-	size_t lo = 0, hi = s->npids;
+	const __u64 *v = hmap_find(&s->pids, pid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->pids[mid]->pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = lo < s->npids && s->pids[lo]->pid == pid;
-	return lo;
+	return v ? (struct pid_state *)(uintptr_t)*v : NULL;
 }
 
 static void pid_state_free(struct pid_state *ps)
@@ -192,22 +184,10 @@ static void pid_state_free(struct pid_state *ps)
 int syms__add_pid(struct syms *s, __u32 pid)
 {
 	struct pid_state *ps;
-	bool found;
-	size_t i;
 	int err;
 
-	i = pid_index(s, pid, &found);
-	if (found)
+	if (find_ps(s, pid))
 		return 0;
-	if (s->npids == s->cap_pids) {
-		size_t cap = s->cap_pids ? s->cap_pids * 2 : 64;
-		struct pid_state **np = reallocarray(s->pids, cap, sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		s->pids = np;
-		s->cap_pids = cap;
-	}
 	ps = calloc(1, sizeof(*ps));
 	if (!ps)
 		return -ENOMEM;
@@ -220,9 +200,11 @@ int syms__add_pid(struct syms *s, __u32 pid)
 	read_status(ps);
 	if (ps->has_anon_exec)
 		load_perfmap(s, ps);
-	memmove(&s->pids[i + 1], &s->pids[i], (s->npids - i) * sizeof(*s->pids));
-	s->pids[i] = ps;
-	s->npids++;
+	err = hmap_put(&s->pids, pid, (uintptr_t)ps);
+	if (err < 0) {
+		pid_state_free(ps);
+		return -ENOMEM;
+	}
 	s->stats.pids++;
 	return 0;
 }
@@ -263,39 +245,34 @@ static int park_perfmap(struct syms *s, struct pid_state *ps)
 
 void syms__perfmap_off(struct syms *s, __u32 pid)
 {
-	bool found;
-	size_t i;
+	struct pid_state *ps;
 
 	if (!s)
 		return;
-	i = pid_index(s, pid, &found);
-	if (!found) {
+	ps = find_ps(s, pid);
+	if (!ps) {
 		if (syms__add_pid(s, pid))
 			return;
-		i = pid_index(s, pid, &found);
+		ps = find_ps(s, pid);
 	}
-	s->pids[i]->no_perfmap = true;
-	(void)park_perfmap(s, s->pids[i]); /* out of memory: the map stays, unread again */
+	ps->no_perfmap = true;
+	(void)park_perfmap(s, ps); /* out of memory: the map stays, unread again */
 }
 
 void syms__drop_pid(struct syms *s, __u32 pid)
 {
 	struct pid_state *ps;
-	bool found;
-	size_t i;
 
 	if (!s)
 		return;
-	i = pid_index(s, pid, &found);
-	if (!found)
+	ps = find_ps(s, pid);
+	if (!ps)
 		return;
 	s->generation++;
-	ps = s->pids[i];
 	if (park_perfmap(s, ps))
 		return; /* keep the pid rather than free live names */
+	(void)hmap_del(&s->pids, pid, NULL);
 	pid_state_free(ps);
-	memmove(&s->pids[i], &s->pids[i + 1], (s->npids - i - 1) * sizeof(*s->pids));
-	s->npids--;
 }
 
 static const struct umap *find_umap(const struct pid_state *ps, __u64 addr)
@@ -349,10 +326,7 @@ void syms__defer_loads(struct syms *s, bool on)
 
 void syms__want_pid(struct syms *s, __u32 pid)
 {
-	bool found;
-
-	(void)pid_index(s, pid, &found);
-	if (!found)
+	if (!find_ps(s, pid))
 		want(s, pid, WANT_PID);
 }
 
@@ -363,15 +337,12 @@ size_t syms__load_wanted(struct syms *s)
 	s->nwants = 0;
 	for (size_t k = 0; k < n; k++) {
 		struct want w = s->wants[k];
-		struct pid_state *ps;
-		bool found;
-		size_t i = pid_index(s, w.pid, &found);
+		struct pid_state *ps = find_ps(s, w.pid);
 
-		if (!found) {
+		if (!ps) {
 			(void)syms__add_pid(s, w.pid); /* gone already: its samples stay unnamed */
 			continue;
 		}
-		ps = s->pids[i];
 		if ((w.what & WANT_MAPS) && due(s, ps->maps_read_ns) && !load_maps(s, ps) &&
 		    ps->has_anon_exec && !ps->pm)
 			load_perfmap(s, ps);
@@ -411,24 +382,21 @@ static int user_map(struct syms *s, __u32 pid, __u64 addr, struct pid_state **re
 		    const struct umap **ret_u, bool *ret_reread)
 {
 	struct pid_state *ps;
-	bool found;
-	size_t i;
 	int err;
 
 	*ret_reread = false;
-	i = pid_index(s, pid, &found);
-	if (!found && s->defer) {
+	ps = find_ps(s, pid);
+	if (!ps && s->defer) {
 		want(s, pid, WANT_PID);
 		s->stats.deferred++;
 		return -ESRCH;
 	}
-	if (!found) {
+	if (!ps) {
 		err = syms__add_pid(s, pid);
 		if (err)
 			return err == -ENOMEM ? err : -ESRCH;
-		i = pid_index(s, pid, &found);
+		ps = find_ps(s, pid);
 	}
-	ps = s->pids[i];
 	*ret_ps = ps;
 	*ret_u = find_umap(ps, addr);
 	if (!*ret_u && s->defer && due(s, ps->maps_read_ns)) {
@@ -537,7 +505,7 @@ struct syms *syms__new(const char *kallsyms_path)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	strpool_init(&s->path_pool, SYMS_MAX_PATH_BYTES);
+	intern_init(&s->paths, SYMS_MAX_PATH_BYTES);
 	s->reload_interval_ns = RELOAD_INTERVAL_NS_DEFAULT;
 	s->dso_idle_ns = DSO_IDLE_NS;
 	s->ksyms = ksyms__load_file(kallsyms_path);
@@ -553,23 +521,22 @@ struct syms *syms__new(const char *kallsyms_path)
 
 void syms__release(struct syms *s)
 {
+	__u64 *v;
+
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->npids; i++)
-		pid_state_free(s->pids[i]);
-	s->npids = 0;
+	for (size_t pos = 0; (v = hmap_next(&s->pids, &pos, NULL, NULL));)
+		pid_state_free((struct pid_state *)(uintptr_t)*v);
+	hmap_free(&s->pids);
 	syms__free_dropped(s);
-	for (size_t i = 0; i < s->dsos.cap; i++) {
-		struct dso *d = s->dsos.slots[i];
+	for (size_t pos = 0; (v = hmap_next(&s->dsos, &pos, NULL, NULL));) {
+		struct dso *d = (struct dso *)(uintptr_t)*v;
 
-		if (d) {
-			elf_syms__free(d->es);
-			elf_syms__free(d->dbg);
-			free(d);
-			s->dsos.slots[i] = NULL;
-		}
+		elf_syms__free(d->es);
+		elf_syms__free(d->dbg);
+		free(d);
 	}
-	s->dsos.n = 0;
+	hmap_free(&s->dsos);
 	ksyms__free(s->ksyms);
 	s->ksyms = NULL;
 	s->elf_bytes = s->pm_bytes = 0;
@@ -581,11 +548,8 @@ void syms__free(struct syms *s)
 	if (!s)
 		return;
 	syms__release(s);
-	free(s->pids);
 	free(s->dead_pms);
-	free(s->dsos.slots);
-	free(s->paths.slots);
-	strpool_free(&s->path_pool);
+	intern_free(&s->paths);
 	elf_syms__free(s->vdso);
 	free(s);
 }

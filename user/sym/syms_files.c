@@ -7,29 +7,15 @@
  */
 #include "sym/syms_int.h"
 
-/* hashing -------------------------------------------------------------------- */
+/* the cache of files, and paths ----------------------------------------------- */
 
-static __u64 hash_bytes(const void *p, size_t n, __u64 h)
-{
-	const unsigned char *b = p;
-
-	/* FNV-1a */
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
+/* a file's identity, hashed with the process's key: paths and files are other users' */
 static __u64 dso_hash(const struct dso *d)
 {
-	__u64 h = 0xcbf29ce484222325ull;
+	__u64 k[5] = {d->dev, d->ino, (__u64)d->size, (__u64)d->mtime.tv_sec,
+		      (__u64)d->mtime.tv_nsec};
 
-	h = hash_bytes(&d->dev, sizeof(d->dev), h);
-	h = hash_bytes(&d->ino, sizeof(d->ino), h);
-	h = hash_bytes(&d->size, sizeof(d->size), h);
-	h = hash_bytes(&d->mtime.tv_sec, sizeof(d->mtime.tv_sec), h);
-	return hash_bytes(&d->mtime.tv_nsec, sizeof(d->mtime.tv_nsec), h);
+	return hash_keyed_bytes(k, sizeof(k));
 }
 
 static bool dso_eq(const struct dso *a, const struct dso *b)
@@ -38,85 +24,23 @@ static bool dso_eq(const struct dso *a, const struct dso *b)
 	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
-static __u64 str_hash(const char *s)
+/* the cached file of key's identity, or NULL (util/hmap: (hash, inode) -> struct dso *) */
+static struct dso *dso_find(const struct syms *s, const struct dso *key)
 {
-	return hash_bytes(s, strlen(s), 0xcbf29ce484222325ull);
-}
+	__u64 h = dso_hash(key), *v;
 
-typedef __u64 (*pset_hash_fn)(const void *key);
-typedef bool (*pset_eq_fn)(const void *a, const void *b);
-
-static __u64 pset_dso_hash(const void *k)
-{
-	return dso_hash(k);
-}
-
-static bool pset_dso_eq(const void *a, const void *b)
-{
-	return dso_eq(a, b);
-}
-
-static __u64 pset_str_hash(const void *k)
-{
-	return str_hash(k);
-}
-
-static bool pset_str_eq(const void *a, const void *b)
-{
-	return !strcmp(a, b);
-}
-
-/* the slot holding key, or the empty slot where it would go */
-static void **pset_slot(const struct pset *s, const void *key, pset_hash_fn hash, pset_eq_fn eq)
-{
-	size_t i = (size_t)hash(key) & (s->cap - 1);
-
-	while (s->slots[i] && !eq(s->slots[i], key))
-		i = (i + 1) & (s->cap - 1);
-	return &s->slots[i];
-}
-
-static void *pset_get(const struct pset *s, const void *key, pset_hash_fn hash, pset_eq_fn eq)
-{
-	if (!s->cap)
-		return NULL;
-	return *pset_slot(s, key, hash, eq);
-}
-
-/* adds a key known to be absent */
-static int pset_add(struct pset *s, void *key, pset_hash_fn hash, pset_eq_fn eq)
-{
-	if ((s->n + 1) * 2 > s->cap) {
-		struct pset ns = {.cap = s->cap ? s->cap * 2 : HASH_MIN_BUCKETS};
-
-		ns.slots = calloc(ns.cap, sizeof(*ns.slots));
-		if (!ns.slots)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slots[i])
-				*pset_slot(&ns, s->slots[i], hash, eq) = s->slots[i];
-		ns.n = s->n;
-		free(s->slots);
-		*s = ns;
-	}
-	*pset_slot(s, key, hash, eq) = key;
-	s->n++;
-	return 0;
+	for (size_t pos = 0; (v = hmap_find_next2(&s->dsos, h, key->ino, &pos));)
+		if (dso_eq((const struct dso *)(uintptr_t)*v, key))
+			return (struct dso *)(uintptr_t)*v;
+	return NULL;
 }
 
 const char *sy_intern_path(struct syms *s, const char *path)
 {
-	const char *p = pset_get(&s->paths, path, pset_str_hash, pset_str_eq);
+	const char *p = intern_str(&s->paths, path, strlen(path));
 
-	if (p)
-		return p;
-	p = strpool_add(&s->path_pool, path, strlen(path));
-	if (!p) {
+	if (!p)
 		s->stats.paths_over_budget++; /* the frame keeps its name, loses its DSO */
-		return NULL;
-	}
-	if (pset_add(&s->paths, (void *)p, pset_str_hash, pset_str_eq))
-		return NULL;
 	return p;
 }
 
@@ -181,10 +105,12 @@ static unsigned int dso_versions(const struct syms *s, const struct dso *key)
 {
 	unsigned int n = 0;
 
-	for (size_t i = 0; i < s->dsos.cap; i++) {
-		const struct dso *d = s->dsos.slots[i];
+	const __u64 *v;
 
-		if (d && d->es && d->dev == key->dev && d->ino == key->ino)
+	for (size_t pos = 0; (v = hmap_next(&s->dsos, &pos, NULL, NULL));) {
+		const struct dso *d = (const struct dso *)(uintptr_t)*v;
+
+		if (d->es && d->dev == key->dev && d->ino == key->ino)
 			n++;
 	}
 	return n;
@@ -218,7 +144,8 @@ static struct elf_syms *get_debug_file(struct syms *s, __u32 pid, const struct j
 				      link) < PATH_MAX;
 			n += snprintf(paths[n], PATH_MAX, "%.*s/.debug/%s", dlen, m->path, link) <
 			     PATH_MAX;
-			n += snprintf(paths[n], PATH_MAX, "%.*s/%s", dlen, m->path, link) < PATH_MAX;
+			n += snprintf(paths[n], PATH_MAX, "%.*s/%s", dlen, m->path, link) <
+			     PATH_MAX;
 		}
 	}
 	if (!n)
@@ -228,7 +155,7 @@ static struct elf_syms *get_debug_file(struct syms *s, __u32 pid, const struct j
 	if (root < 0)
 		return NULL;
 	for (int i = 0; i < n && !dbg; i++) {
-		struct safe_expect exp = { .uid = (uid_t)-1, .max_size = 1ull << 30 };
+		struct safe_expect exp = {.uid = (uid_t)-1, .max_size = 1ull << 30};
 		struct stat st;
 		int fd = safe_open_at(root, paths[i], SAFE_IN_ROOT, &exp, &st);
 
@@ -293,7 +220,7 @@ struct dso *sy_get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 	key.ino = st.st_ino;
 	key.size = st.st_size;
 	key.mtime = st.st_mtim;
-	d = pset_get(&s->dsos, &key, pset_dso_hash, pset_dso_eq);
+	d = dso_find(s, &key);
 	if (d) {
 		s->stats.dso_cache_hits++;
 		if (d->unloaded) { /* no process mapped it for a while: its tables went */
@@ -309,7 +236,7 @@ struct dso *sy_get_dso(struct syms *s, __u32 pid, const struct jp_map *m)
 	*d = key;
 	/* a file that is no ELF is remembered too, so it is not retried */
 	dso_load(s, d, fd, pid, m, &st);
-	if (pset_add(&s->dsos, d, pset_dso_hash, pset_dso_eq)) {
+	if (hmap_add2(&s->dsos, dso_hash(d), d->ino, (uintptr_t)d)) {
 		s->elf_bytes -= elf_syms__bytes(d->es) + elf_syms__bytes(d->dbg);
 		elf_syms__free(d->es);
 		elf_syms__free(d->dbg);
@@ -325,14 +252,16 @@ out_close:
 
 void sy_unload_idle_dsos(struct syms *s, __u64 now)
 {
+	__u64 *v;
+
 	if (now - s->dso_sweep_ns < DSO_SWEEP_EVERY_NS && now - s->dso_sweep_ns < s->dso_idle_ns)
 		return;
 	s->dso_sweep_ns = now;
-	for (size_t i = 0; i < s->dsos.cap; i++) {
-		struct dso *d = s->dsos.slots[i];
+	for (size_t pos = 0; (v = hmap_next(&s->dsos, &pos, NULL, NULL));) {
+		struct dso *d = (struct dso *)(uintptr_t)*v;
 		__u64 b;
 
-		if (!d || d->refs || d->unloaded || now - d->idle_ns < s->dso_idle_ns)
+		if (d->refs || d->unloaded || now - d->idle_ns < s->dso_idle_ns)
 			continue;
 		b = elf_syms__bytes(d->es) + elf_syms__bytes(d->dbg);
 		s->elf_bytes -= b < s->elf_bytes ? b : s->elf_bytes;

@@ -27,12 +27,14 @@
 #include "ksyms.h"
 #include "perfmap.h"
 #include "procmaps.h"
+#include "util/hashkey.h"
+#include "util/hmap.h"
+#include "util/intern.h"
 #include "util/strpool.h"
 #include "syms.h"
 #include "util/safe_open.h"
 
 #define RELOAD_INTERVAL_NS_DEFAULT (100ull * 1000 * 1000)
-#define HASH_MIN_BUCKETS	   64
 /*
  * Global budgets over all processes (each file and each perf map has its own, smaller
  * one): past them a file gets no symbols and a perf map is not read further, counted.
@@ -90,19 +92,11 @@ struct pid_state {
 	bool no_perfmap; /* its JIT code is named elsewhere (the JVM's agent): never read one */
 };
 
-/* open-addressing hash set of pointers */
-struct pset {
-	void **slots;
-	size_t cap, n; /* cap is 0 or a power of two */
-};
-
 struct syms {
 	struct ksyms *ksyms;
-	struct pid_state **pids; /* sorted by pid */
-	size_t npids, cap_pids;
-	struct pset dsos;  /* struct dso *, by dev/ino/size/mtime */
-	struct pset paths; /* interned mapping paths (char *) */
-	struct strpool path_pool;
+	struct hmap pids;	   /* pid -> struct pid_state * */
+	struct hmap dsos;	   /* struct dso *, by dev/ino/size/mtime */
+	struct intern paths;	   /* interned mapping paths */
 	struct perfmap **dead_pms; /* perf maps of dropped pids: their names must outlive them */
 	size_t ndead, cap_dead;
 	struct elf_syms *vdso; /* our own vdso image, the same one the kernel gives everyone */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hashkey.c: the process's secret hash key (see hashkey.h). */
+#include <string.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,4 +35,18 @@ __u64 hash_keyed(__u64 x)
 	x ^= x >> 31;
 	x *= 0x94d049bb133111ebull;
 	return x ^ (x >> 29);
+}
+
+__u64 hash_keyed_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	__u64 h = hash_keyed(n), w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = hash_keyed(h ^ w);
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	return hash_keyed(h ^ w ^ 0x5bd1e9955bd1e995ull);
 }
