@@ -80,10 +80,10 @@ segments() {
 		[[ $output == *"jprof:host="* && $output == *"jprof:events=cpu"* ]]
 		[[ $output == *"hot_a"* ]] && hot=$((hot + 1))
 		[[ $output == *"JavaHot.spin"* ]] && java=$((java + 1))
-		# hotab's samples in it (one thread at 99 Hz)
-		run -0 go tool pprof -top -sample_index=samples -tagfocus="pid=$APP_PID" \
-			"$STORE/segments/$s"
-		n=$(sed -nE 's/.*of ([0-9]+) total.*/\1/p' <<<"$output" | head -1)
+		# hotab's samples in it (one thread at 99 Hz): pprof's "of N total" is the whole
+		# segment's, JavaHot's too, so jprof's own pid filter counts them
+		run -0 "$JPROF" report "$STORE/segments/$s" -p "$APP_PID" -o "$OUT/seg.folded"
+		n=$(folded_total "$OUT/seg.folded")
 		echo "$s: hotab ${n:-0} samples"
 		sum=$((sum + ${n:-0}))
 	done
