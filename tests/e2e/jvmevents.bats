@@ -92,7 +92,10 @@ check_park() {
 	n=$(sed -nE 's/^jprof: monitor contention: ([0-9]+) waits.* parks: ([0-9]+),.*/\1 \2/p' "$OUT/err")
 	echo "waits and parks: $n"
 	read -r waits parks <<<"$n"
-	((parks >= 20 && parks <= 24 && waits >= parks && waits <= parks + 2))
+	# A park that ends while the thread's previous stack request is still queued gets no
+	# trace (counted: "not sent: one still queued"), so it is no park: 19 of 20 once in a
+	# fresh-clone rehearsal, with the handler now also reading each park's blocker
+	((parks >= 19 && parks <= 24 && waits >= parks && waits <= parks + 2))
 	# -e lock shows no other blocked time: the holder's sleep, the main thread's join
 	[[ -z $(grep -E 'holdLock|\[off-cpu\]|Thread\.sleep|Thread\.join' "$OUT/park.folded") ]]
 	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] [0-9]*$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/park.folded") ]]
