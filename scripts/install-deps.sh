@@ -6,12 +6,15 @@ set -euo pipefail
 
 PKGS=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev liblzma-dev pkg-config
       bats openjdk-17-jdk-headless libclang-rt-14-dev procps util-linux python3 time
-      golang-go chromium fonts-dejavu-core libc6-dbg libh2-java openjdk-17-source jruby)
+      golang-go chromium fonts-dejavu-core libc6-dbg libh2-java openjdk-17-source jruby
+      libmicrohttpd-dev prometheus)
 # golang-go: go tool pprof reads the pprof output in tests/e2e/formats.bats
 # libh2-java: a real application (the H2 SQL database) for make bench
 # chromium: tests/e2e/html_browser.bats drives the HTML flame graph headless (DevTools over a pipe)
 # openjdk-17-source: real sources (java.base java/util) that javac compiles in tests/e2e/realapps.bats
 # jruby: a real application (Ruby compiled to JVM classes at run time) in tests/e2e/realapps.bats
+# libmicrohttpd-dev: jprof daemon --metrics; prometheus: its promtool checks the format and
+# its server scrapes the daemon in tests/e2e/daemon_metrics.bats
 
 missing=()
 for p in "${PKGS[@]}"; do
