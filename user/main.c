@@ -18,6 +18,8 @@
 #include "list.h"
 #include "record.h"
 #include "report.h"
+#include "daemon/config.h"
+#include "daemon/dump.h"
 
 #define JPROF_VERSION "0.1.0"
 
@@ -76,7 +78,23 @@ int main(int argc, char **argv)
 		return list_run(&o);
 	case JP_CMD_REPORT:
 		return report_run(&o);
+	case JP_CMD_DUMP: /* the daemon's open interval and recent segments (daemon/dump.c) */
+		return dump_run(&o);
 	case JP_CMD_DAEMON: /* a recording in intervals, written to the store (record/interval.c) */
+		if (o.config) { /* its keys as options after the command line's */
+			struct daemon_config c;
+
+			if (dconf_read(o.config, &c, err, sizeof(err))) {
+				fprintf(stderr, "jprof: --config %s\n", err);
+				return JP_EXIT_USAGE;
+			}
+			ret = dconf_apply(&c, argc, argv, &o, err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "jprof: %s (with --config %s)\n", err, o.config);
+				return ret;
+			}
+		}
+		/* fall through */
 	case JP_CMD_RECORD:
 	default:
 		return record_run(&o, n ? dirname(self) : ".");

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 
 #include "opts.h"
 #include "out/out.h"
 #include "util/units.h"
+#include "daemon/metrics.h"
 
 enum {
 	OPT_PER_PID = 256,
@@ -46,6 +48,9 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_SINCE,
 	OPT_UNTIL,
+	OPT_LAST,
+	OPT_METRICS,
+	OPT_CONFIG,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +94,9 @@ static const struct option long_opts[] = {
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "last", required_argument, NULL, OPT_LAST },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -102,6 +110,7 @@ void opts_usage(FILE *f)
 	      "       jprof report INPUT [-o FILE] [-f FORMAT] [FILTERS] [--top N]\n"
 	      "       jprof daemon [--store DIR] [--interval SEC] [--max-age AGE] [--max-size SIZE]\n"
 	      "       jprof report --store DIR [--since T] [--until T] [-o FILE] [FILTERS]\n"
+	      "       jprof dump [--store DIR] [--last AGE] [-o FILE] [-f FORMAT] [FILTERS]\n"
 	      "\n"
 	      "System-wide profiler: Java (JIT, inlined, interpreted), native and kernel frames\n"
 	      "in one stack, written as a flame graph.\n"
@@ -174,12 +183,22 @@ void opts_usage(FILE *f)
 	      "                        default 24h; 0: no limit)\n"
 	      "      --max-size SIZE   keep the segments under SIZE in all, oldest removed first\n"
 	      "                        (512M, 1G; default 1G; 0: no limit)\n"
+	      "      --metrics ADDR:PORT  serve GET /metrics (Prometheus text format) there; a\n"
+	      "                        port alone listens on 127.0.0.1 (default: off)\n"
+	      "      --config FILE     key = value lines: interval, max-age, max-size, events,\n"
+	      "                        rate (-F); they win over the command line. SIGHUP reads\n"
+	      "                        it again (events and rate: at the next start)\n"
 	      "  SIGTERM or SIGINT write the open interval and end the daemon.\n"
 	      "\n"
 	      "report --store options: the segments overlapping the range, merged:\n"
 	      "      --since T         from T: 10m (ago), 2026-11-27T04:00:00Z, @UNIXSECONDS\n"
 	      "                        (default: the oldest segment)\n"
 	      "      --until T         up to T (default: now)\n"
+	      "\n"
+	      "dump options: a running daemon's open interval (not yet in a segment) and the\n"
+	      "segments before it, merged, written as report writes them (filters, -o, -f, --top):\n"
+	      "      --store DIR       the daemon's store (default " JP_STORE_DIR ")\n"
+	      "      --last AGE        the segments of the last AGE (5m, 1h; default 5m)\n"
 	      "\n"
 	      "list options:\n"
 	      "      --containers      the containers on this host, with their JVMs\n"
@@ -208,7 +227,8 @@ void opts_usage(FILE *f)
 	      "  jprof report host.pb.gz --pid 1234 --top 20\n"
 	      "  jprof report host.pb.gz --include 'Parser' -o parser.html\n"
 	      "  jprof daemon --store /var/lib/jprof     # always on (see dist/jprof.service)\n"
-	      "  jprof report --store /var/lib/jprof --since 10m -o last10m.html\n",
+	      "  jprof report --store /var/lib/jprof --since 10m -o last10m.html\n"
+	      "  jprof dump --last 2m -o now.html        # what the daemon saw until now\n",
 	      f);
 }
 
@@ -367,8 +387,21 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 	if (o->cmd != JP_CMD_DAEMON && (o->interval_s || o->max_age_s != ~0ull ||
 					o->max_size != ~0ull))
 		return fail(err, errlen, "--interval, --max-age and --max-size are daemon options");
-	if (o->cmd != JP_CMD_DAEMON && o->cmd != JP_CMD_REPORT && o->store)
-		return fail(err, errlen, "--store is a daemon or report option");
+	if (o->cmd != JP_CMD_DAEMON && o->cmd != JP_CMD_REPORT && o->cmd != JP_CMD_DUMP &&
+	    o->store)
+		return fail(err, errlen, "--store is a daemon, report or dump option");
+	if ((o->metrics || o->config) && o->cmd != JP_CMD_DAEMON)
+		return fail(err, errlen, "--metrics and --config are daemon options");
+	if (o->last_s && o->cmd != JP_CMD_DUMP)
+		return fail(err, errlen, "--last is a dump option (report --store: --since)");
+	if (o->cmd == JP_CMD_DUMP) {
+		if (!o->store)
+			o->store = JP_STORE_DIR;
+		if (!o->last_s)
+			o->last_s = 5 * 60;
+		if (o->input || o->all || o->duration_s)
+			return fail(err, errlen, "dump takes no INPUT, -a or -d (--last AGE: how far back)");
+	}
 	if ((o->since || o->until) && (o->cmd != JP_CMD_REPORT || !o->store))
 		return fail(err, errlen, "--since and --until go with report --store");
 	if (o->cmd == JP_CMD_REPORT && o->store && o->input)
@@ -422,14 +455,14 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 		if (o->all || o->duration_s)
 			return fail(err, errlen, "report takes no -a or -d");
 	}
-	if (o->cmd != JP_CMD_REPORT &&
+	if (o->cmd != JP_CMD_REPORT && o->cmd != JP_CMD_DUMP &&
 	    (o->ntids || o->comm || o->include || o->exclude || o->reverse ||
 	     o->min_percent > 0 || o->top))
 		return fail(err, errlen,
 			    "--tid, --comm, --include, --exclude, --reverse, "
 			    "--min-percent and --top are report options");
 	if (o->cmd != JP_CMD_REPORT && o->cmd != JP_CMD_RECORD && o->cmd != JP_CMD_DAEMON &&
-	    o->container)
+	    o->cmd != JP_CMD_DUMP && o->container)
 		return fail(err, errlen, "--container is a record or report option");
 	if (o->cmd != JP_CMD_RECORD && o->cmd != JP_CMD_DAEMON && o->cgroup)
 		return fail(err, errlen, "--cgroup is a record option (report: --container)");
@@ -481,7 +514,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 	err[0] = '\0';
 
 	if (argc < 2)
-		return fail(err, errlen, "no command given (record, list, report, daemon)");
+		return fail(err, errlen, "no command given (record, list, report, daemon, dump)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		o->cmd = JP_CMD_HELP;
@@ -499,8 +532,11 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 		o->cmd = JP_CMD_REPORT;
 	else if (!strcmp(cmd, "daemon"))
 		o->cmd = JP_CMD_DAEMON;
+	else if (!strcmp(cmd, "dump"))
+		o->cmd = JP_CMD_DUMP;
 	else
-		return fail(err, errlen, "unknown command '%s' (record, list, report, daemon)", cmd);
+		return fail(err, errlen, "unknown command '%s' (record, list, report, daemon, dump)",
+			    cmd);
 
 	optind = 1;
 	opterr = 0;
@@ -687,6 +723,32 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 					    "%s: '%s' is not a time (10m, 2026-11-27T04:00:00Z, @SECONDS)",
 					    c == OPT_SINCE ? "--since" : "--until", optarg);
 			*(c == OPT_SINCE ? &o->since : &o->until) = optarg;
+			break;
+		}
+		case OPT_LAST:
+			/* a bad range: not a duration, none at all, or past what a store keeps */
+			if (units_parse_duration(optarg, &o->last_s) || !o->last_s ||
+			    o->last_s > 366ull * 24 * 3600)
+				return fail(err, errlen,
+					    "--last: '%s' is not a duration from 1s to 366d (30s, 10m, "
+					    "24h)",
+					    optarg);
+			break;
+		case OPT_CONFIG:
+			if (!*optarg)
+				return fail(err, errlen, "--config: empty path");
+			o->config = optarg;
+			break;
+		case OPT_METRICS: {
+			struct sockaddr_in6 sa;
+			size_t sl;
+
+			if (metrics_parse_addr(optarg, &sa, sizeof(sa), &sl))
+				return fail(err, errlen,
+					    "--metrics: '%s' is not ADDR:PORT or PORT (9100, "
+					    "127.0.0.1:9100, [::1]:9100)",
+					    optarg);
+			o->metrics = optarg;
 			break;
 		}
 		case 'v':

@@ -26,6 +26,7 @@ enum jp_cmd {
 	JP_CMD_HELP,
 	JP_CMD_VERSION,
 	JP_CMD_DAEMON, /* record without end, one segment per --interval into --store */
+	JP_CMD_DUMP,   /* a running daemon's recent segments and open interval, as report writes */
 };
 
 struct jp_opts {
@@ -77,6 +78,9 @@ struct jp_opts {
 	unsigned int interval_s;   /* daemon --interval: seconds a segment covers (60) */
 	__u64 max_age_s, max_size; /* daemon --max-age (24 h), --max-size (1 GiB); 0: none */
 	const char *since, *until; /* report --store: the range as given (units_parse_time) */
+	__u64 last_s;		   /* dump --last: seconds back from now (default 5 min) */
+	const char *metrics;	   /* daemon --metrics ADDR:PORT: Prometheus /metrics; NULL off */
+	const char *config;	   /* daemon --config FILE: key = value lines, read again on SIGHUP */
 };
 
 #define JP_STORE_DIR "/var/lib/jprof"

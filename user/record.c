@@ -384,9 +384,11 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		pr_err("sigaction: %s", strerror(errno));
 		goto out_close;
 	}
-	/* the daemon's SIGHUP will reload its configuration; until then it changes nothing */
-	if (r.iv)
-		signal(SIGHUP, SIG_IGN);
+	/* the daemon's SIGHUP reads its --config again (record/interval.c) */
+	if (r.iv && rec_interval_signals()) {
+		pr_err("sigaction: %s", strerror(errno));
+		goto out_close;
+	}
 	signal(SIGPIPE, SIG_IGN);
 
 	r.model = model__new();
@@ -458,8 +460,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		err = kernel_session__poll(r.ks, attacher__busy(r.att) ? POLL_ATTACH_MS
 						 : r.q_fast	       ? POLL_YOUNG_MS
 								       : POLL_MS);
+		/* a signal: SIGINT and SIGTERM end the loop (rec_exiting), the daemon's SIGHUP not */
 		if (err == -EINTR)
-			break;
+			continue;
 		if (err < 0) {
 			pr_err("reading the ring buffer: %s", strerror(-err));
 			break;

@@ -209,3 +209,30 @@ TEST(daemon_and_store)
 	EXPECT_EQ(PARSE("report", "x.pb.gz", "--since", "10m"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("report", "--store", "/s", "--max-age", "1h"), JP_EXIT_USAGE);
 }
+
+/* jprof dump: the daemon's store, --last (a bad range is a usage error), report's options */
+TEST(dump)
+{
+	EXPECT_EQ(PARSE("dump"), 0);
+	EXPECT_EQ(o.cmd, JP_CMD_DUMP);
+	EXPECT_STREQ(o.store, JP_STORE_DIR);
+	EXPECT_EQ(o.last_s, 300);
+	EXPECT_EQ(o.format, OUT_FOLDED);
+	EXPECT_EQ(PARSE("dump", "--store", "/s", "--last", "2h", "-o", "x.html", "--pid", "7",
+			"--include", "Foo", "--top", "5"),
+		  0);
+	EXPECT_STREQ(o.store, "/s");
+	EXPECT_EQ(o.last_s, 7200);
+	EXPECT_EQ(o.format, OUT_HTML);
+	EXPECT_EQ(o.npids, 1);
+	EXPECT_EQ(PARSE("dump", "--last", "0"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "--last", "soon"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "--last", "367d"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "--last", "-5m"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "--since", "10m"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "x.pb.gz"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "-d", "5"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "--interval", "5"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--store", "/s", "--last", "5m"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--last", "5m"), JP_EXIT_USAGE);
+}

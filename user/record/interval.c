@@ -19,6 +19,9 @@
 #include "model/filter.h"
 #include "model/spread.h"
 #include "store/store.h"
+#include "daemon/ctl.h"
+#include "daemon/metrics.h"
+#include "daemon/config.h"
 
 #define NS_PER_S 1000000000ull
 /*
@@ -36,7 +39,30 @@ struct rec_interval {
 	bool failing; /* the last write failed: said once, until one succeeds */
 	__u64 dropped, dropped_samples, failing_since;
 	unsigned int resets; /* models replaced (their tables past DICT_MAX_BYTES) */
+	struct ctl_server *ctl; /* DIR/control.sock: jprof dump; NULL when it could not listen */
+	struct metrics *metrics; /* --metrics: GET /metrics; NULL: off */
+	__u64 metrics_ns;	 /* the counters' last hand-over (CLOCK_MONOTONIC) */
+	__u64 last_write_s;	 /* when the newest segment was written (UTC seconds) */
+	/* what SIGHUP may change: the interval's length and the store's limits */
+	unsigned int interval_s;
+	struct store_limits lim;
 };
+
+static volatile sig_atomic_t hup; /* SIGHUP: --config read again at the next round */
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	hup = 1;
+}
+
+int rec_interval_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_hup}; /* no SA_RESTART: poll sees EINTR */
+
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGHUP, &sa, NULL) ? -errno : 0;
+}
 
 static __u64 real_ns(void)
 {
@@ -76,9 +102,26 @@ int rec_interval_open(struct rec *r)
 		pr_info("store %s: removed %llu unfinished segment%s of a daemon that was killed",
 			o->store, (unsigned long long)st.swept, st.swept > 1 ? "s" : "");
 	newest = store__newest_end(iv->store);
+	iv->interval_s = o->interval_s;
+	iv->lim = lim;
 	iv->start_s = newest > now_s ? newest : now_s;
-	iv->next_end_s = next_boundary(iv->start_s, o->interval_s);
+	iv->next_end_s = next_boundary(iv->start_s, iv->interval_s);
 	iv->open_mono_ns = mono_ns();
+	if (o->metrics) {
+		err = metrics__start(o->metrics, &iv->metrics, why, sizeof(why));
+		if (err) { /* asked for: not serving it is an error, not a warning */
+			pr_err("--metrics: %s", why);
+			store__free(iv->store);
+			free(iv);
+			return err;
+		}
+		pr_info("serving Prometheus metrics on http://%s%s/metrics",
+			strchr(o->metrics, ':') ? "" : "127.0.0.1:", o->metrics);
+	}
+	err = ctl__listen(store__dirfd(iv->store), &iv->ctl, why, sizeof(why));
+	if (err) /* the segments are what matters: the daemon records without it */
+		pr_warn("store %s: no control socket, jprof dump will not reach this daemon: %s",
+			o->store, why[0] ? why : strerror(-err));
 	(void)store__segments(iv->store, &n);
 	pr_info("store %s: %zu segments (%.1f MB); a segment every %u s, kept %llu s and under "
 		"%llu bytes (0: no limit)",
@@ -133,6 +176,26 @@ static void note_failure(struct rec *r, const char *name, int err, __u64 samples
 		err == -EFBIG ? "larger than --max-size on its own" : strerror(-err));
 }
 
+/* the open interval's account, [start_s, end_s), as its segment says it */
+static void interval_meta(struct rec *r, struct out_meta *meta, char *losses, size_t llen,
+			 __u64 end_s)
+{
+	struct rec_interval *iv = r->iv;
+	__u64 st[JP_STAT_MAX], rb, off;
+
+	rec_kstats(r, st);
+	rec_segment_meta(r, meta);
+	meta->start_unix_ns = iv->start_s * NS_PER_S;
+	meta->duration_ns = (end_s - iv->start_s) * NS_PER_S;
+	meta->samples = rec_js_samples(r) - iv->samples0;
+	rb = st[JP_STAT_RB_DROPS] - iv->kst0[JP_STAT_RB_DROPS];
+	off = st[JP_STAT_OFFCPU_LOST] - iv->kst0[JP_STAT_OFFCPU_LOST];
+	meta->lost = rb + off;
+	snprintf(losses, llen, "%llu ring buffer full, %llu off-CPU not stored",
+		 (unsigned long long)rb, (unsigned long long)off);
+	meta->losses = losses;
+}
+
 /* the open interval, [start_s, end_s), into a segment; its rows then go */
 static void write_interval(struct rec *r, __u64 end_s, __u64 now_s)
 {
@@ -142,7 +205,7 @@ static void write_interval(struct rec *r, __u64 end_s, __u64 now_s)
 	struct out_input in = {0};
 	struct seg_ctx ctx = {.in = &in};
 	struct out_meta meta;
-	__u64 st[JP_STAT_MAX], samples = rec_js_samples(r), rb, off;
+	__u64 st[JP_STAT_MAX], samples = rec_js_samples(r);
 	char losses[128], name[STORE_NAME_LEN];
 	int err;
 
@@ -152,16 +215,7 @@ static void write_interval(struct rec *r, __u64 end_s, __u64 now_s)
 	if (!err)
 		err = model__spread_cpu(cut); /* as a recording's end does (join__flush) */
 	if (!err) {
-		rec_segment_meta(r, &meta);
-		meta.start_unix_ns = iv->start_s * NS_PER_S;
-		meta.duration_ns = (end_s - iv->start_s) * NS_PER_S;
-		meta.samples = samples - iv->samples0;
-		rb = st[JP_STAT_RB_DROPS] - iv->kst0[JP_STAT_RB_DROPS];
-		off = st[JP_STAT_OFFCPU_LOST] - iv->kst0[JP_STAT_OFFCPU_LOST];
-		meta.lost = rb + off;
-		snprintf(losses, sizeof(losses), "%llu ring buffer full, %llu off-CPU not stored",
-			 (unsigned long long)rb, (unsigned long long)off);
-		meta.losses = losses;
+		interval_meta(r, &meta, losses, sizeof(losses), end_s);
 		in.model = cut;
 		in.meta = &meta;
 		rec_segment_view(r, &in.view);
@@ -169,12 +223,16 @@ static void write_interval(struct rec *r, __u64 end_s, __u64 now_s)
 	}
 	if (err) {
 		note_failure(r, name, err, samples - iv->samples0);
-	} else if (iv->failing) {
+		goto out_reset;
+	}
+	iv->last_write_s = now_s;
+	if (iv->failing) {
 		iv->failing = false;
 		pr_info("store %s: writing again; %llu segment%s dropped meanwhile", r->o->store,
 			(unsigned long long)(iv->dropped - iv->failing_since),
 			iv->dropped - iv->failing_since > 1 ? "s" : "");
 	}
+out_reset:
 	model__free(cut);
 	for (int v = 0; v < JP_VAL_MAX; v++)
 		r->cut_totals[v] += model__total(r->model, v);
@@ -182,6 +240,143 @@ static void write_interval(struct rec *r, __u64 end_s, __u64 now_s)
 	iv->samples0 = samples;
 	memcpy(iv->kst0, st, sizeof(st));
 	bound_model(r);
+}
+
+/*
+ * jprof dump (daemon/ctl.h): the open interval's rows copied (the model keeps them: the
+ * interval goes on) and written as pprof into fd, a memfd passed to the client
+ */
+static int dump_open(void *ctx, int fd, __u64 *ret_start_s, __u64 *ret_end_s, char *why,
+		     size_t why_len)
+{
+	struct rec *r = ctx;
+	struct rec_interval *iv = r->iv;
+	struct model_filter all = {0};
+	struct model *cut = model__new();
+	struct out_input in = {0};
+	struct out_meta meta;
+	__u64 now_s = real_ns() / NS_PER_S, end_s;
+	char losses[128];
+	int dfd = -1, err;
+	FILE *f = NULL;
+
+	end_s = now_s > iv->start_s ? now_s : iv->start_s + 1;
+	err = cut ? model__filter(r->model, &all, cut) : -ENOMEM;
+	if (!err)
+		err = model__spread_cpu(cut);
+	if (!err) {
+		interval_meta(r, &meta, losses, sizeof(losses), end_s);
+		in.model = cut;
+		in.meta = &meta;
+		rec_segment_view(r, &in.view);
+		dfd = dup(fd);
+		f = dfd >= 0 ? fdopen(dfd, "w") : NULL;
+		if (!f) {
+			err = -errno;
+			if (dfd >= 0)
+				close(dfd);
+		}
+	}
+	if (!err)
+		err = out_write(OUT_PPROF, &in, f);
+	if (f && fclose(f) && !err)
+		err = -errno;
+	model__free(cut);
+	if (err) {
+		snprintf(why, why_len, "%s", strerror(-err));
+		return err;
+	}
+	*ret_start_s = iv->start_s;
+	*ret_end_s = end_s;
+	pr_debug("daemon: dumped the open interval (%llu s, %zu rows)",
+		 (unsigned long long)(end_s - iv->start_s), model__rows(r->model));
+	return 0;
+}
+
+/*
+ * SIGHUP: --config read again. The interval's length and the store's limits change now (the
+ * open interval is kept and ends at the new length's next boundary); the events and the
+ * rate need a new BPF session, so they wait for the next start, and say so.
+ */
+static void reload(struct rec *r)
+{
+	const struct jp_opts *o = r->o;
+	struct rec_interval *iv = r->iv;
+	struct daemon_config c;
+	struct store_limits lim = iv->lim;
+	__u64 now_s = real_ns() / NS_PER_S;
+	char why[512];
+
+	if (!o->config) {
+		pr_info("SIGHUP: no --config to read again; nothing changes");
+		return;
+	}
+	if (dconf_read(o->config, &c, why, sizeof(why))) {
+		pr_warn("SIGHUP: --config %s; the daemon goes on as it was", why);
+		return;
+	}
+	if (c.has_max_age)
+		lim.max_age_s = c.max_age_s;
+	if (c.has_max_size)
+		lim.max_size = c.max_size;
+	store__set_limits(iv->store, &lim);
+	iv->lim = lim;
+	(void)store__rotate(iv->store, now_s);
+	if (c.has_interval && c.interval_s != iv->interval_s) {
+		iv->interval_s = c.interval_s;
+		iv->next_end_s = next_boundary(iv->start_s > now_s ? iv->start_s : now_s,
+					       iv->interval_s);
+	}
+	pr_info("SIGHUP: read %s again: a segment every %u s, kept %llu s and under %llu bytes; "
+		"the open interval goes on",
+		o->config, iv->interval_s, (unsigned long long)lim.max_age_s,
+		(unsigned long long)lim.max_size);
+	if (c.has_rate && c.rate_hz != o->freq_hz)
+		pr_warn("SIGHUP: rate %u Hz: at the daemon's next start (it samples at %u Hz until "
+			"then)",
+			c.rate_hz, o->freq_hz);
+	if (c.has_events) {
+		struct jp_opts *now = calloc(1, sizeof(*now));
+		char *av[] = {"jprof", "daemon", "-e", c.events, NULL}, err[256];
+
+		if (now && !opts_parse(4, av, now, err, sizeof(err)) &&
+		    (now->events != o->events || now->agent_events != o->agent_events))
+			pr_warn("SIGHUP: events %s: at the daemon's next start (it records %s until "
+				"then)",
+				c.events, rec_events_shown(o));
+		free(now);
+	}
+}
+
+/* --metrics: the counters handed to the HTTP thread, once a second */
+static void update_metrics(struct rec *r, __u64 now_ns)
+{
+	struct rec_interval *iv = r->iv;
+	struct metrics_values v = {0};
+	struct ptable_stats pt;
+	struct store_stats st;
+	__u64 ks[JP_STAT_MAX];
+
+	if (!iv->metrics || now_ns - iv->metrics_ns < NS_PER_S)
+		return;
+	iv->metrics_ns = now_ns;
+	rec_kstats(r, ks);
+	store__stats(iv->store, &st);
+	ptable__stats(r->procs, &pt);
+	v.samples = rec_js_samples(r);
+	v.lost_ringbuf = ks[JP_STAT_RB_DROPS];
+	v.lost_offcpu = ks[JP_STAT_OFFCPU_LOST];
+	for (size_t i = 0; i < r->nagents; i++) /* slots of retired JVMs have pid 0 */
+		v.jvms_attached += r->agents[i].pid != 0;
+	v.processes_held = pt.live;
+	v.segments_written = st.written;
+	v.dropped_full = st.dropped_full;
+	v.dropped_big = st.dropped_big;
+	v.dropped_error = st.dropped_error;
+	v.store_bytes = store__bytes(iv->store);
+	v.last_segment_unix_s = iv->last_write_s;
+	ctl__counts(iv->ctl, &v.dumps, &v.ctl_refused, &v.ctl_bad);
+	metrics__update(iv->metrics, &v);
 }
 
 void rec_interval_tick(struct rec *r, bool final)
@@ -192,7 +387,15 @@ void rec_interval_tick(struct rec *r, bool final)
 
 	if (!iv)
 		return;
-	interval_s = r->o->interval_s;
+	if (!final) {
+		if (hup) {
+			hup = 0;
+			reload(r);
+		}
+		ctl__poll(iv->ctl, mono_ns(), dump_open, r);
+		update_metrics(r, mono_ns());
+	}
+	interval_s = iv->interval_s;
 	now_ns = real_ns();
 	now_s = now_ns / NS_PER_S;
 	/* the wall clock stepped back: the interval still ends after its length */
@@ -233,6 +436,8 @@ void rec_interval_close(struct rec *r, char *where, size_t wlen)
 			(unsigned long long)iv->dropped_samples,
 			(unsigned long long)st.dropped_full, (unsigned long long)st.dropped_big,
 			(unsigned long long)st.dropped_error);
+	ctl__free(iv->ctl); /* its name first: a dump now finds no daemon rather than a stale one */
+	metrics__free(iv->metrics);
 	store__free(iv->store);
 	free(iv);
 	r->iv = NULL;

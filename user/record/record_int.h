@@ -182,6 +182,7 @@ void rec_segment_view(const struct rec *r, struct model_view *v);
 int rec_interval_open(struct rec *r);
 void rec_interval_tick(struct rec *r, bool final);
 void rec_interval_close(struct rec *r, char *where, size_t wlen);
+int rec_interval_signals(void); /* SIGHUP: --config read again (instead of ending the run) */
 
 /* record/summary.c */
 void rec_mem_report(const struct rec *r);

@@ -323,6 +323,11 @@ void store__stats(const struct store *s, struct store_stats *ret)
 	*ret = s->st;
 }
 
+int store__dirfd(const struct store *s)
+{
+	return s->dirfd;
+}
+
 /* removes the oldest segment; one removed by someone else meanwhile counts as removed */
 static void remove_oldest(struct store *s)
 {
@@ -355,6 +360,11 @@ static size_t rotate(struct store *s, __u64 now_s, __u64 incoming)
 		removed++;
 	}
 	return removed;
+}
+
+void store__set_limits(struct store *s, const struct store_limits *lim)
+{
+	s->lim = *lim;
 }
 
 size_t store__rotate(struct store *s, __u64 now_s)

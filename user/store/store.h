@@ -80,6 +80,8 @@ typedef int (*store_write_fn)(void *ctx, FILE *f);
  */
 int store__write(struct store *s, __u64 start_s, __u64 end_s, __u64 now_s, store_write_fn fn,
 		 void *ctx);
+/* new limits (SIGHUP): applied from the next write or rotation on */
+void store__set_limits(struct store *s, const struct store_limits *lim);
 /* removes segments past the limits at now_s, oldest first; how many */
 size_t store__rotate(struct store *s, __u64 now_s);
 
@@ -91,5 +93,8 @@ int store__read(const struct store *s, const struct store_seg *seg, size_t max, 
 		size_t *ret_len);
 
 void store__stats(const struct store *s, struct store_stats *ret);
+
+/* the store's directory, opened without links (the daemon's control socket lives there) */
+int store__dirfd(const struct store *s);
 
 #endif /* JPROF_STORE_H */

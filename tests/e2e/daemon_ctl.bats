@@ -1,0 +1,311 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# daemon_ctl.bats: `jprof dump` through the daemon's control socket: the open interval (not
+# yet in any segment) with the segments before it, in every format, how long it takes; the
+# errors a user meets (no store, no daemon, a stale socket, a bad range, permission); clients
+# that send nothing or garbage never stop the daemon's segments; SIGTERM keeps the open interval.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+TEST_USER=jprof-dumpctl
+
+setup() {
+	require_root_bpf
+	OUT=$BATS_TEST_TMPDIR
+	STORE=$OUT/store
+	APP_PID= DPID= HOLD_PID= LOAD_PIDS= PUBDIR=
+}
+
+teardown() {
+	# shellcheck disable=SC2086 # a list of pids
+	[[ -z ${LOAD_PIDS:-} ]] || kill $LOAD_PIDS 2>/dev/null || true
+	[[ -z ${PUBDIR:-} ]] || rm -rf -- "$PUBDIR"
+	if [[ -n ${HOLD_PID:-} ]]; then
+		{ kill -9 "$HOLD_PID" && wait "$HOLD_PID"; } 2>/dev/null || true
+	fi
+	if [[ -n ${DPID:-} ]]; then
+		{ kill -9 "$DPID" && wait "$DPID"; } 2>/dev/null || true
+	fi
+	if [[ -n ${APP_PID:-} ]]; then
+		{ kill "$APP_PID" && wait "$APP_PID"; } 2>/dev/null || true
+	fi
+	drop_test_user "$TEST_USER"
+}
+
+start_daemon() {
+	"$JPROF" daemon --store "$STORE" "$@" 2>"$OUT/daemon.err" 3>&- &
+	DPID=$!
+	# ready once its control socket is there
+	for ((i = 0; i < 100; i++)); do
+		[[ -S $STORE/control.sock ]] && return 0
+		sleep 0.1
+	done
+	cat "$OUT/daemon.err"
+	return 1
+}
+
+stop_daemon() {
+	kill -TERM "$DPID"
+	local rc=0
+	wait "$DPID" || rc=$?
+	DPID=
+	cat "$OUT/daemon.err"
+	return "$rc"
+}
+
+segments() {
+	find "$STORE/segments" -maxdepth 1 -name '*.pb.gz' -printf '%f\n' 2>/dev/null | sort
+}
+
+# timed_dump ARGS...: jprof dump, its wall time in ms in $DUMP_MS (printed)
+timed_dump() {
+	local t0 t1
+	t0=$(date +%s%N)
+	run "$JPROF" dump --store "$STORE" "$@"
+	t1=$(date +%s%N)
+	DUMP_MS=$(((t1 - t0) / 1000000))
+	echo "jprof dump $*: exit $status in $DUMP_MS ms: $output"
+}
+
+@test "dump: the open interval, which no segment holds yet, in every format" {
+	command -v go >/dev/null || missing "go (Debian golang-go) for go tool pprof"
+	"$APPS/hotab" 60 >/dev/null 3>&- &
+	APP_PID=$!
+	# an hour's interval: nothing reaches a segment during the test (unless an hour ends)
+	start_daemon -p "$APP_PID" --interval 3600
+	sleep 3
+	timed_dump -o "$OUT/open.folded"
+	((status == 0))
+	[[ $output == *"the open interval"* ]]
+	grep -Eq '^hotab;.*;run;hot_a [0-9]+$' "$OUT/open.folded"
+	n=$(folded_total "$OUT/open.folded")
+	echo "open interval: $n samples of hotab in about 3 s (one thread at 99 Hz)"
+	((n >= 99 && n <= 110 * 5))
+	# the interval goes on: a second dump has more
+	sleep 1
+	timed_dump -o "$OUT/open2.folded"
+	((status == 0))
+	(($(folded_total "$OUT/open2.folded") > n))
+	# every format report writes, opened by jprof dump (the daemon writes no file of ours)
+	timed_dump -o "$OUT/open.html"
+	((status == 0)) && grep -q 'hot_a' "$OUT/open.html"
+	timed_dump -o "$OUT/open.pb.gz"
+	((status == 0))
+	run -0 go tool pprof -raw "$OUT/open.pb.gz"
+	[[ $output == *hot_a* && $output == *"jprof:host="* ]]
+	timed_dump -o "$OUT/open.jfr"
+	((status == 0)) && [[ -s $OUT/open.jfr ]]
+	timed_dump -o "$OUT/open.speedscope.json"
+	((status == 0)) && grep -q 'hot_a' "$OUT/open.speedscope.json"
+	# report's filters and --top
+	timed_dump -p "$APP_PID" --top 3
+	((status == 0)) && [[ $output == *hot_a* ]]
+	# the daemon still owns its store alone: no file of the dumps in it
+	[[ -z $(find "$STORE" -newer "$STORE/lock" -type f ! -name '*.pb.gz') ]]
+	stop_daemon
+	# SIGTERM wrote the open interval as the last segment
+	mapfile -t segs < <(segments)
+	((${#segs[@]} >= 1))
+	run -0 "$JPROF" report --store "$STORE" -o "$OUT/last.folded"
+	grep -q 'hot_a' "$OUT/last.folded"
+	(($(folded_total "$OUT/last.folded") >= $(folded_total "$OUT/open2.folded")))
+	# gone with the daemon: its socket too
+	[[ ! -e $STORE/control.sock ]]
+}
+
+@test "dump: segments and the open interval, each sample once, under load; how long it takes" {
+	"$APPS/hotab" 60 >/dev/null 3>&- &
+	APP_PID=$!
+	# a busy host: both CPUs taken by spinners beside hotab
+	for _ in 1 2 3; do
+		"$APPS/hotab" 60 >/dev/null 3>&- &
+		LOAD_PIDS+=" $!"
+	done
+	start_daemon -p "$APP_PID" --interval 1
+	sleep 6
+	local worst=0 ms=()
+	for i in 1 2 3 4 5; do
+		timed_dump --last 4s -o "$OUT/d$i.folded"
+		((status == 0))
+		ms+=("$DUMP_MS")
+		((DUMP_MS > worst)) && worst=$DUMP_MS
+		grep -q 'hot_a' "$OUT/d$i.folded"
+		sleep 0.3
+	done
+	echo "jprof dump --last 4s, interval 1 s, 3 spinners beside hotab: ${ms[*]} ms (worst $worst)"
+	# the segments of the last 4 s and the open interval: each sample once, so at most one
+	# thread's 99 a second over 4 s and the open second (and a round's margin)
+	n=$(folded_total "$OUT/d5.folded")
+	echo "hotab: $n samples in the last dump"
+	((n > 0 && n <= 110 * 6))
+	# --last 1h holds more than --last 2s
+	timed_dump --last 2s -o "$OUT/short.folded"
+	timed_dump --last 1h -o "$OUT/long.folded"
+	(($(folded_total "$OUT/short.folded") < $(folded_total "$OUT/long.folded")))
+	# shellcheck disable=SC2086 # a list of pids
+	kill $LOAD_PIDS 2>/dev/null || true
+	LOAD_PIDS=
+	stop_daemon
+}
+
+@test "dump: one clear line for no store, no daemon, a stale socket, a bad range" {
+	run -1 "$JPROF" dump --store "$OUT/nowhere" -o "$OUT/x.folded"
+	echo "$output"
+	[[ $output == *"no such store"* ]]
+	[[ ${#lines[@]} -eq 1 ]]
+	run -2 "$JPROF" dump --store "$STORE" --last 0
+	[[ $output == *"--last: '0' is not a duration"* ]]
+	run -2 "$JPROF" dump --store "$STORE" --last soon
+	[[ $output == *"--last"* ]]
+	run -2 "$JPROF" dump --store "$STORE" --since 1h
+	"$APPS/hotab" 30 >/dev/null 3>&- &
+	APP_PID=$!
+	start_daemon -p "$APP_PID" --interval 1
+	sleep 1.5
+	stop_daemon
+	# the daemon stopped: its socket went with it
+	run -1 "$JPROF" dump --store "$STORE" -o "$OUT/x.folded"
+	echo "$output"
+	[[ $output == *"no jprof daemon runs on this store"* ]]
+	# killed: its socket stays, nobody listens
+	start_daemon -p "$APP_PID" --interval 1
+	kill -9 "$DPID"
+	wait "$DPID" 2>/dev/null || true
+	DPID=
+	[[ -S $STORE/control.sock ]]
+	run -1 "$JPROF" dump --store "$STORE" -o "$OUT/x.folded"
+	echo "$output"
+	[[ $output == *"stale"* ]]
+	[[ ! -e $OUT/x.folded ]]
+	# the next daemon takes its place
+	start_daemon -p "$APP_PID" --interval 1
+	sleep 1
+	run -0 "$JPROF" dump --store "$STORE" -o "$OUT/x.folded"
+	grep -q hot_a "$OUT/x.folded"
+	stop_daemon
+}
+
+@test "dump: only root and the daemon's user; others get permission denied, from the store or the daemon" {
+	local uid
+	uid=$(make_test_user "$TEST_USER")
+	# a store the test user can reach the path of (the test's own directory is root's alone)
+	PUBDIR=$(mktemp -d /tmp/jprof-dumpctl-XXXXXX)
+	chmod 0711 "$PUBDIR"
+	STORE=$PUBDIR/store
+	"$APPS/hotab" 30 >/dev/null 3>&- &
+	APP_PID=$!
+	start_daemon -p "$APP_PID" --interval 1
+	sleep 1
+	# the store is 0700: another user does not reach the socket
+	run -1 setpriv --reuid "$uid" --regid "$uid" --clear-groups "$JPROF" dump --store "$STORE" \
+		-o /dev/null
+	echo "$output"
+	[[ $output == *"permission denied"* ]]
+	# opened up by hand (as a careless admin might): the daemon itself refuses the peer
+	chmod 0755 "$STORE" "$STORE/segments"
+	chmod 0666 "$STORE/control.sock"
+	run -1 setpriv --reuid "$uid" --regid "$uid" --clear-groups "$JPROF" dump --store "$STORE" \
+		-o /dev/null
+	echo "$output"
+	[[ $output == *"permission denied: only root and uid 0 may ask this daemon"* ]]
+	chmod 0700 "$STORE" "$STORE/segments"
+	kill -0 "$DPID"
+	run -0 "$JPROF" dump --store "$STORE" -o "$OUT/ok.folded"
+	grep -q hot_a "$OUT/ok.folded"
+	stop_daemon
+}
+
+@test "dump: clients that send nothing, too much or garbage neither hang the daemon nor stop its segments" {
+	"$APPS/hotab" 30 >/dev/null 3>&- &
+	APP_PID=$!
+	start_daemon -p "$APP_PID" --interval 1
+	sleep 1.2
+	local before
+	before=$(segments | wc -l)
+	# eight clients that connect and say nothing for 6 s, one that floods, one of garbage
+	python3 - "$STORE/control.sock" <<'PY' 3>&- &
+import socket, sys, time
+path = sys.argv[1]
+held = []
+for _ in range(8):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    held.append(s)
+for data in (b"A" * 100000, b"\x00\xff garbage\n"):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.setblocking(False)
+    try:
+        s.send(data)
+    except BlockingIOError:
+        pass
+    held.append(s)
+time.sleep(6)
+PY
+	HOLD_PID=$!
+	sleep 4
+	# the daemon went on writing a segment a second meanwhile
+	after=$(segments | wc -l)
+	echo "segments: $before before the clients, $after 4 s later"
+	((after >= before + 3))
+	kill -0 "$DPID"
+	# each silent client is dropped after its second; a dump gets through once they are
+	timed_dump -o "$OUT/after.folded"
+	((status == 0))
+	grep -q hot_a "$OUT/after.folded"
+	wait "$HOLD_PID" || true
+	HOLD_PID=
+	stop_daemon
+}
+
+@test "SIGHUP: --config read again, the interval and limits change, the open interval is kept" {
+	"$APPS/hotab" 60 >/dev/null 3>&- &
+	APP_PID=$!
+	# a bad file is refused at the start, naming its line; so is one others may write
+	printf 'interval = 10\nbogus = 1\n' >"$OUT/jprof.conf"
+	run -2 "$JPROF" daemon --store "$STORE" --config "$OUT/jprof.conf"
+	[[ $output == *"line 2: unknown key 'bogus'"* ]]
+	printf 'interval = 3600\n' >"$OUT/jprof.conf"
+	chmod 0666 "$OUT/jprof.conf"
+	run -2 "$JPROF" daemon --store "$STORE" --config "$OUT/jprof.conf"
+	[[ $output == *"writable by it alone"* ]]
+	chmod 0644 "$OUT/jprof.conf"
+	# the file wins over the command line: an hour, not a second
+	start_daemon -p "$APP_PID" --interval 1 --config "$OUT/jprof.conf"
+	sleep 2.5
+	[[ -z $(segments) ]]
+	run -0 "$JPROF" dump --store "$STORE" -o "$OUT/before.folded"
+	before=$(folded_total "$OUT/before.folded")
+	((before > 0))
+	# a second from now on, and a size limit: the open interval is not lost
+	printf '# reloaded\ninterval = 1\nmax-size = 1M\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	sleep 3
+	kill -0 "$DPID"
+	grep -q 'SIGHUP: read .* again: a segment every 1 s, kept 86400 s and under 1048576 bytes' \
+		"$OUT/daemon.err"
+	mapfile -t segs < <(segments)
+	echo "segments after SIGHUP: ${segs[*]}"
+	((${#segs[@]} >= 2))
+	# the first segment holds what the open interval had before SIGHUP
+	run -0 "$JPROF" report "$STORE/segments/${segs[0]}" -p "$APP_PID" -o "$OUT/first.folded"
+	echo "before SIGHUP: $before samples; the first segment: $(folded_total "$OUT/first.folded")"
+	(($(folded_total "$OUT/first.folded") >= before))
+	# a bad file on SIGHUP: said, and the daemon goes on as it was
+	printf 'interval = 0\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	sleep 1.5
+	kill -0 "$DPID"
+	grep -q "SIGHUP: --config line 1: interval: '0'.*goes on as it was" "$OUT/daemon.err"
+	# events and rate: at the next start, and said so
+	printf 'interval = 1\nrate = 49\nevents = cpu,offcpu\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	sleep 1.5
+	grep -q 'SIGHUP: rate 49 Hz: at the daemon.s next start' "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,offcpu: at the daemon.s next start' "$OUT/daemon.err"
+	n=$(segments | wc -l)
+	sleep 2
+	(($(segments | wc -l) > n))
+	stop_daemon
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * dump.c: `jprof dump`: the daemon's open interval, passed as a memfd over its control
+ * socket, and the store's segments before it, merged into one pprof profile (a memfd of our
+ * own) that report_run then reads and writes in any format, with report's filters.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dump.h"
+#include "ctl.h"
+#include "log.h"
+#include "report.h"
+#include "model/filter.h"
+#include "model/model.h"
+#include "model/pprof_read.h"
+#include "out/out.h"
+#include "store/store.h"
+#include "store/store_load.h"
+#include "util/units.h"
+
+#define DUMP_TIMEOUT_MS 3000 /* the daemon answers within a round (100 ms) and a snapshot */
+#define NS_PER_S	1000000000ull
+
+/* the store opened to read, with what went wrong said in one line */
+static int open_store(const char *dir, struct store **ret)
+{
+	char why[512];
+	int err = store__open_reader(dir, ret, why, sizeof(why));
+
+	if (!err)
+		return 0;
+	if (err == -ENOENT)
+		pr_err("%s: no such store: no jprof daemon writes there", dir);
+	else if (err == -EACCES)
+		pr_err("%s: permission denied: the store is its owner's alone (0700); run jprof "
+		       "dump as root or as the daemon's user",
+		       dir);
+	else
+		pr_err("cannot read the store %s: %s", dir, why[0] ? why : strerror(-err));
+	return err;
+}
+
+/* the snapshot the daemon passed: a regular file (its memfd), read whole */
+static int read_snapshot(int fd, char **ret_buf, size_t *ret_len)
+{
+	size_t len = 0;
+	struct stat st;
+	char *buf;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	if ((__u64)st.st_size > STORE_READ_MAX)
+		return -EFBIG;
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf)
+		return -ENOMEM;
+	while (len < (size_t)st.st_size) {
+		ssize_t n = pread(fd, buf + len, (size_t)st.st_size - len, (off_t)len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return n < 0 ? -errno : -EIO;
+		}
+		len += (size_t)n;
+	}
+	*ret_buf = buf;
+	*ret_len = len;
+	return 0;
+}
+
+/* a jprof:KEY=N comment of a segment's (out/format.c meta_notes), 0 when absent */
+static __u64 comment_u64(const struct pprof_read_info *in, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (size_t i = 0; i < in->ncomments; i++) {
+		const char *c = in->comments[i];
+
+		if (!strncmp(c, "jprof:", 6) && !strncmp(c + 6, key, k) && c[6 + k] == '=')
+			return strtoull(c + 7 + k, NULL, 10);
+	}
+	return 0;
+}
+
+static const char *comment_str(const struct pprof_read_info *in, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (size_t i = 0; i < in->ncomments; i++) {
+		const char *c = in->comments[i];
+
+		if (!strncmp(c, "jprof:", 6) && !strncmp(c + 6, key, k) && c[6 + k] == '=')
+			return c + 7 + k;
+	}
+	return NULL;
+}
+
+struct seg_ctx {
+	const char *dir;
+	__u64 samples, lost;
+};
+
+static void on_segment(void *ctx, const struct store_seg *seg, const struct pprof_read_info *info,
+		       int err, const char *why)
+{
+	struct seg_ctx *c = ctx;
+
+	if (err) {
+		pr_warn("%s/segments/%s: skipped: %s", c->dir, seg->name, why);
+		return;
+	}
+	c->samples += comment_u64(info, "samples");
+	c->lost += comment_u64(info, "lost");
+}
+
+/* the merged profile as pprof into a memfd of our own: what report_run reads */
+static int write_merged(const struct model *m, const struct out_meta *meta, int *ret_fd)
+{
+	struct out_input in = {.model = m, .meta = meta};
+	int fd = memfd_create("jprof-dump", MFD_CLOEXEC), dfd, err;
+	FILE *f;
+
+	if (fd < 0)
+		return -errno;
+	for (int c = 0; c < JP_VAL_MAX; c++) /* every column recorded, as the segments have */
+		if (model__total(m, c))
+			in.view.values |= 1u << c;
+	dfd = dup(fd);
+	f = dfd >= 0 ? fdopen(dfd, "w") : NULL;
+	if (!f) {
+		err = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		close(fd);
+		return err;
+	}
+	err = out_write(OUT_PPROF, &in, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int dump_run(const struct jp_opts *o)
+{
+	struct model *m = model__new(), *snap = model__new();
+	struct model_filter all = {0};
+	struct store *s = NULL;
+	struct pprof_read_info info;
+	struct store_load_result res = {0};
+	struct seg_ctx sc = {.dir = o->store};
+	struct out_meta meta = {0};
+	__u64 open_s = 0, now_s = 0, since;
+	char why[512], path[64], a[32];
+	char *buf = NULL;
+	size_t len = 0;
+	int sfd = -1, mfd = -1, err, ret = JP_EXIT_FAILURE;
+
+	if (!m || !snap) {
+		pr_err("out of memory");
+		goto out_free;
+	}
+	if (open_store(o->store, &s))
+		goto out_free;
+	err = ctl_dump_request(store__dirfd(s), DUMP_TIMEOUT_MS, &sfd, &open_s, &now_s, why,
+			       sizeof(why));
+	store__free(s);
+	s = NULL;
+	if (err) {
+		pr_err("%s: %s", o->store, why);
+		goto out_free;
+	}
+	err = read_snapshot(sfd, &buf, &len);
+	if (!err)
+		err = model__read_pprof_info(snap, buf, len, &info, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "%s", strerror(-err));
+	if (err) {
+		pr_err("%s: the daemon's snapshot is not readable: %s", o->store, why);
+		goto out_free;
+	}
+	/* the segments read now: every one the daemon wrote before its open interval is there */
+	if (open_store(o->store, &s))
+		goto out_free;
+	since = now_s > o->last_s ? now_s - o->last_s : 0;
+	err = since < open_s ? store__load(s, since, open_s, m, on_segment, &sc, &res) : 0;
+	if (!err)
+		err = model__filter(snap, &all, m);
+	if (err) {
+		pr_err("reading the store %s: %s", o->store, strerror(-err));
+		goto out_free;
+	}
+	meta.title = comment_str(&info, "title");
+	meta.host = comment_str(&info, "host");
+	meta.events = comment_str(&info, "events");
+	meta.command = info.ncomments && strncmp(info.comments[0], "jprof:", 6) ? info.comments[0]
+										  : NULL;
+	meta.freq_hz = (__u32)comment_u64(&info, "freq_hz");
+	meta.samples = sc.samples + comment_u64(&info, "samples");
+	meta.lost = sc.lost + comment_u64(&info, "lost");
+	meta.start_unix_ns = (res.loaded ? res.start_s : open_s) * NS_PER_S;
+	meta.duration_ns = now_s * NS_PER_S - meta.start_unix_ns;
+	if (units_format_utc(open_s, a, sizeof(a)))
+		a[0] = '\0';
+	pr_info("%s: the open interval (since %s, %llu s) and %zu segment%s before it%s", o->store,
+		a, (unsigned long long)(now_s - open_s), res.loaded, res.loaded == 1 ? "" : "s",
+		res.skipped ? " (the unreadable skipped)" : "");
+	err = write_merged(m, &meta, &mfd);
+	if (err) {
+		pr_err("merging the dump: %s", strerror(-err));
+		goto out_free;
+	}
+	/* model and snapshot go before the report reads the merged copy */
+	model__free(m);
+	model__free(snap);
+	m = snap = NULL;
+	{
+		struct jp_opts ro = *o;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
+		ro.cmd = JP_CMD_REPORT;
+		ro.input = path;
+		ro.store = NULL;
+		ret = report_run(&ro);
+	}
+out_free:
+	if (mfd >= 0)
+		close(mfd);
+	if (sfd >= 0)
+		close(sfd);
+	free(buf);
+	store__free(s);
+	model__free(snap);
+	model__free(m);
+	return ret;
+}
