@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dump.h"
@@ -26,6 +27,14 @@
 
 #define DUMP_TIMEOUT_MS 3000 /* the daemon answers within a round (100 ms) and a snapshot */
 #define NS_PER_S	1000000000ull
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 /* the store opened to read, with what went wrong said in one line */
 static int open_store(const char *dir, struct store **ret)
@@ -169,6 +178,7 @@ int dump_run(const struct jp_opts *o)
 	char *buf = NULL;
 	size_t len = 0;
 	int sfd = -1, mfd = -1, err, ret = JP_EXIT_FAILURE;
+	double t0 = mono_ms(), t_reply, t_merged;
 
 	if (!m || !snap) {
 		pr_err("out of memory");
@@ -184,6 +194,7 @@ int dump_run(const struct jp_opts *o)
 		pr_err("%s: %s", o->store, why);
 		goto out_free;
 	}
+	t_reply = mono_ms();
 	err = read_snapshot(sfd, &buf, &len);
 	if (!err)
 		err = model__read_pprof_info(snap, buf, len, &info, why, sizeof(why));
@@ -224,6 +235,7 @@ int dump_run(const struct jp_opts *o)
 		pr_err("merging the dump: %s", strerror(-err));
 		goto out_free;
 	}
+	t_merged = mono_ms();
 	/* model and snapshot go before the report reads the merged copy */
 	model__free(m);
 	model__free(snap);
@@ -237,6 +249,9 @@ int dump_run(const struct jp_opts *o)
 		ro.store = NULL;
 		ret = report_run(&ro);
 	}
+	/* -v: where a dump's time goes (the daemon's answer, the merge, the report) */
+	pr_debug("dump: the daemon answered in %.0f ms, merged in %.0f ms, written in %.0f ms",
+		 t_reply - t0, t_merged - t_reply, mono_ms() - t_merged);
 out_free:
 	if (mfd >= 0)
 		close(mfd);
