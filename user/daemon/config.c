@@ -64,34 +64,38 @@ static int set_key(struct daemon_config *c, const char *key, const char *val, si
 {
 	if (!strcmp(key, "interval")) {
 		if (opts_parse_u32(val, 1, 3600, &c->interval_s))
-			return set_why(why, why_len, "line %zu: interval: '%s' is not seconds from 1 to 3600",
+			return set_why(why, why_len,
+				       "line %zu: interval: '%s' is not seconds from 1 to 3600",
 				       line, val);
 		c->has_interval = true;
 	} else if (!strcmp(key, "max-age")) {
 		if (units_parse_duration(val, &c->max_age_s))
-			return set_why(why, why_len, "line %zu: max-age: '%s' is not a duration", line,
-				       val);
+			return set_why(why, why_len, "line %zu: max-age: '%s' is not a duration",
+				       line, val);
 		c->has_max_age = true;
 	} else if (!strcmp(key, "max-size")) {
 		if (units_parse_size(val, &c->max_size))
-			return set_why(why, why_len, "line %zu: max-size: '%s' is not a size", line, val);
+			return set_why(why, why_len, "line %zu: max-size: '%s' is not a size", line,
+				       val);
 		c->has_max_size = true;
 	} else if (!strcmp(key, "events")) {
 		if (strlen(val) >= sizeof(c->events) || !events_ok(val))
-			return set_why(why, why_len,
-				       "line %zu: events: '%s' is not a list of cpu, offcpu, lock, alloc",
-				       line, val);
+			return set_why(
+				why, why_len,
+				"line %zu: events: '%s' is not a list of cpu, offcpu, lock, alloc",
+				line, val);
 		memcpy(c->events, val, strlen(val) + 1); /* shorter than it: checked above */
 		c->has_events = true;
 	} else if (!strcmp(key, "rate")) {
 		if (opts_parse_u32(val, 1, 10000, &c->rate_hz))
-			return set_why(why, why_len, "line %zu: rate: '%s' is not Hz from 1 to 10000",
-				       line, val);
+			return set_why(why, why_len,
+				       "line %zu: rate: '%s' is not Hz from 1 to 10000", line, val);
 		c->has_rate = true;
 	} else {
-		return set_why(why, why_len,
-			       "line %zu: unknown key '%s' (interval, max-age, max-size, events, rate)",
-			       line, key);
+		return set_why(
+			why, why_len,
+			"line %zu: unknown key '%s' (interval, max-age, max-size, events, rate)",
+			line, key);
 	}
 	return 0;
 }
@@ -188,8 +192,8 @@ int dconf_read(const char *path, struct daemon_config *ret, char *why, size_t wh
 	return err;
 }
 
-int dconf_apply(const struct daemon_config *c, int argc, char **argv, struct jp_opts *o,
-		char *err, size_t errlen)
+int dconf_apply(const struct daemon_config *c, int argc, char **argv, struct jp_opts *o, char *err,
+		size_t errlen)
 {
 	/* the values as option arguments: o keeps no pointer into them once parsed */
 	static char interval[16], age[32], size[32], rate[16], events[64];

@@ -18,7 +18,7 @@ struct daemon_config {
 	bool has_interval, has_max_age, has_max_size, has_events, has_rate;
 	unsigned int interval_s; /* 1 .. 3600 */
 	__u64 max_age_s, max_size;
-	char events[64]; /* as -e takes them: "cpu", "cpu,offcpu" */
+	char events[64];      /* as -e takes them: "cpu", "cpu,offcpu" */
 	unsigned int rate_hz; /* -F: 1 .. 10000 */
 };
 
@@ -38,7 +38,7 @@ struct jp_opts;
  * they mirror: the file's values win over the command line's, keys it lacks keep them.
  * 0 or JP_EXIT_USAGE with err (opts_parse).
  */
-int dconf_apply(const struct daemon_config *c, int argc, char **argv, struct jp_opts *o,
-		char *err, size_t errlen);
+int dconf_apply(const struct daemon_config *c, int argc, char **argv, struct jp_opts *o, char *err,
+		size_t errlen);
 
 #endif /* JPROF_DAEMON_CONFIG_H */

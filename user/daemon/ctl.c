@@ -159,8 +159,7 @@ static void reply(const struct ctl_client *k, const char *line, int fd)
 }
 
 /* the open interval into a sealed memfd, once a round whatever the number of dumps in it */
-static int make_snapshot(struct ctl_server *c, ctl_dump_fn fn, void *ctx, char *why,
-			 size_t why_len)
+static int make_snapshot(struct ctl_server *c, ctl_dump_fn fn, void *ctx, char *why, size_t why_len)
 {
 	int fd, err;
 
@@ -171,7 +170,8 @@ static int make_snapshot(struct ctl_server *c, ctl_dump_fn fn, void *ctx, char *
 		return -errno;
 	err = fn(ctx, fd, &c->snap_start_s, &c->snap_end_s, why, why_len);
 	/* the clients read what was written: nobody changes it afterwards */
-	if (!err && fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL))
+	if (!err &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL))
 		err = -errno;
 	if (err) {
 		close(fd);
@@ -187,7 +187,8 @@ static void serve_dump(struct ctl_server *c, struct ctl_client *k, ctl_dump_fn f
 	int err = make_snapshot(c, fn, ctx, why, sizeof(why));
 
 	if (err) {
-		snprintf(line, sizeof(line), "error the daemon could not snapshot its open interval: %s\n",
+		snprintf(line, sizeof(line),
+			 "error the daemon could not snapshot its open interval: %s\n",
 			 why[0] ? why : strerror(-err));
 		reply(k, line, -1);
 		return;
@@ -229,8 +230,8 @@ static void accept_clients(struct ctl_server *c, __u64 now_ns)
 }
 
 /* what a client sent so far: answered and dropped once whole, wrong, gone or late */
-static void serve_client(struct ctl_server *c, struct ctl_client *k, __u64 now_ns,
-			 ctl_dump_fn fn, void *ctx)
+static void serve_client(struct ctl_server *c, struct ctl_client *k, __u64 now_ns, ctl_dump_fn fn,
+			 void *ctx)
 {
 	ssize_t n = recv(k->fd, k->buf + k->len, sizeof(k->buf) - k->len, MSG_DONTWAIT);
 	int req;
@@ -254,8 +255,10 @@ static void serve_client(struct ctl_server *c, struct ctl_client *k, __u64 now_n
 	if (req == CTL_REQ_DUMP) {
 		serve_dump(c, k, fn, ctx);
 	} else {
-		reply(k, "error not a request of this daemon's (jprof dump and the daemon of "
-			 "different versions?)\n", -1);
+		reply(k,
+		      "error not a request of this daemon's (jprof dump and the daemon of "
+		      "different versions?)\n",
+		      -1);
 		c->bad++;
 	}
 	drop_client(k);
@@ -313,8 +316,10 @@ static int recv_reply(int fd, __u64 deadline_ms, char *line, size_t len, int *re
 	*ret_fd = -1;
 	while (got + 1 < len && !memchr(line, '\n', got)) {
 		struct iovec iov = {.iov_base = line + got, .iov_len = len - 1 - got};
-		struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
-				     .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+		struct msghdr msg = {.msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = u.buf,
+				     .msg_controllen = sizeof(u.buf)};
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		__u64 now = mono_ms();
 		struct cmsghdr *cm;
@@ -422,8 +427,8 @@ int ctl_dump_request(int dirfd, unsigned int timeout_ms, int *ret_fd, __u64 *ret
 		goto out_close;
 	}
 	if (sscanf(line, "ok %llu %llu", &a, &b) != 2 || snap < 0 || a > b) {
-		err = set_why(why, why_len, -EPROTO, "the daemon's answer is not understood: '%.80s'",
-			      line);
+		err = set_why(why, why_len, -EPROTO,
+			      "the daemon's answer is not understood: '%.80s'", line);
 		goto out_close;
 	}
 	*ret_fd = snap;

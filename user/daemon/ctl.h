@@ -54,8 +54,7 @@ int ctl__listen(int dirfd, struct ctl_server **ret, char *why, size_t why_len);
  */
 void ctl__poll(struct ctl_server *c, __u64 now_ns, ctl_dump_fn fn, void *ctx);
 /* the counts since ctl__listen: answered dumps, refused peers, bad or timed-out requests */
-void ctl__counts(const struct ctl_server *c, __u64 *ret_dumps, __u64 *ret_refused,
-		 __u64 *ret_bad);
+void ctl__counts(const struct ctl_server *c, __u64 *ret_dumps, __u64 *ret_refused, __u64 *ret_bad);
 /* NULL-safe; removes the socket's name */
 void ctl__free(struct ctl_server *c);
 

@@ -218,8 +218,8 @@ int dump_run(const struct jp_opts *o)
 	meta.title = comment_str(&info, "title");
 	meta.host = comment_str(&info, "host");
 	meta.events = comment_str(&info, "events");
-	meta.command = info.ncomments && strncmp(info.comments[0], "jprof:", 6) ? info.comments[0]
-										  : NULL;
+	meta.command =
+		info.ncomments && strncmp(info.comments[0], "jprof:", 6) ? info.comments[0] : NULL;
 	meta.freq_hz = (__u32)comment_u64(&info, "freq_hz");
 	meta.samples = sc.samples + comment_u64(&info, "samples");
 	meta.lost = sc.lost + comment_u64(&info, "lost");

@@ -16,15 +16,15 @@
 
 /* what the daemon counts; all since it started except the gauges (jvms, processes, bytes) */
 struct metrics_values {
-	__u64 samples;			/* samples taken */
+	__u64 samples;			 /* samples taken */
 	__u64 lost_ringbuf, lost_offcpu; /* lost, by reason: ring buffer full, off-CPU not stored */
-	__u64 jvms_attached;		/* gauge: JVMs whose agent answers now */
-	__u64 processes_held;		/* gauge: entries of the process table */
+	__u64 jvms_attached;		 /* gauge: JVMs whose agent answers now */
+	__u64 processes_held;		 /* gauge: entries of the process table */
 	__u64 segments_written;
 	__u64 dropped_full, dropped_big, dropped_error; /* segments not written, by reason */
-	__u64 store_bytes;				 /* gauge: the segments' bytes */
-	__u64 last_segment_unix_s;			 /* 0: none yet */
-	__u64 dumps, ctl_refused, ctl_bad;		 /* control socket */
+	__u64 store_bytes;				/* gauge: the segments' bytes */
+	__u64 last_segment_unix_s;			/* 0: none yet */
+	__u64 dumps, ctl_refused, ctl_bad;		/* control socket */
 };
 
 /*
