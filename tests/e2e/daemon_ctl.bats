@@ -307,5 +307,13 @@ PY
 	n=$(segments | wc -l)
 	sleep 2
 	(($(segments | wc -l) > n))
-	stop_daemon
+	# SIGINT, like SIGTERM, writes the open interval as the last segment and exits 0
+	n=$(segments | wc -l)
+	last=$(segments | tail -1)
+	kill -INT "$DPID"
+	wait "$DPID"
+	DPID=
+	grep -q 'Interrupt: stopping and writing what was recorded' "$OUT/daemon.err"
+	(($(segments | wc -l) >= n + 1))
+	[[ $(segments | tail -1) > $last ]]
 }
