@@ -454,6 +454,19 @@ static const char *report_filter_text(const struct jp_opts *o, char *buf, size_t
 	return buf[0] ? buf + 1 : NULL;
 }
 
+/* this report's selection, after the one that made the file (a report of a report) */
+static void report_meta_filters(const struct jp_opts *o, struct report_meta *rm)
+{
+	const char *now = report_filter_text(o, rm->filters_now, sizeof(rm->filters_now));
+
+	if (now && rm->meta.filters)
+		snprintf(rm->filters, sizeof(rm->filters), "%s; then %s", rm->meta.filters, now);
+	else if (now)
+		snprintf(rm->filters, sizeof(rm->filters), "%s", now);
+	if (now)
+		rm->meta.filters = rm->filters;
+}
+
 /*
  * m narrowed by report's filters into a new model (*ret_sel; NULL when no filter is given).
  * An empty result of a non-empty recording is an error: it would look like an idle one.
@@ -489,7 +502,7 @@ static int report_select(const struct jp_opts *o, regex_t *inc, regex_t *exc, co
 	return 0;
 }
 
-/* the columns a view weighs, by name ("cpu+offcpu"), for the diff's mismatch error */
+/* the columns a view weighs ("cpu (nanoseconds) + offcpu (nanoseconds)"), for --diff's error */
 static const char *view_columns(const struct model_view *v, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -497,7 +510,7 @@ static const char *view_columns(const struct model_view *v, char *buf, size_t le
 	buf[0] = '\0';
 	for (int c = 0; c < JP_VAL_MAX; c++)
 		if (v->values & (1u << c))
-			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s_%s", n ? "+" : "",
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s (%s)", n ? " + " : "",
 					      jp_value_type((enum jp_value)c),
 					      jp_value_unit((enum jp_value)c));
 	return buf;
@@ -524,12 +537,7 @@ static int diff_side_load(const struct jp_opts *o, regex_t *inc, regex_t *exc,
 		return -EINVAL;
 	report_view(o, d->sel ? d->sel : d->m, d->rm.meta.events, &d->view);
 	d->rm.meta.unit = view_unit(&d->view);
-	{
-		const char *now = report_filter_text(o, d->rm.filters_now, sizeof(d->rm.filters_now));
-
-		if (now)
-			d->rm.meta.filters = now;
-	}
+	report_meta_filters(o, &d->rm);
 	return 0;
 }
 
@@ -662,17 +670,7 @@ int report_run(const struct jp_opts *o)
 	}
 	if (o->store ? report_load_store(o, m, &rm) : report_load(o->input, m, &rm))
 		goto out_free;
-	/* this report's selection, after the one that made the file (a report of a report) */
-	{
-		const char *now = report_filter_text(o, rm.filters_now, sizeof(rm.filters_now));
-
-		if (now && rm.meta.filters)
-			snprintf(rm.filters, sizeof(rm.filters), "%s; then %s", rm.meta.filters, now);
-		else if (now)
-			snprintf(rm.filters, sizeof(rm.filters), "%s", now);
-		if (now)
-			rm.meta.filters = rm.filters;
-	}
+	report_meta_filters(o, &rm);
 	if (report_select(o, has_inc ? &inc : NULL, has_exc ? &exc : NULL,
 			  o->store ? o->store : o->input, m, &sel))
 		goto out_free;
