@@ -617,8 +617,10 @@ static int report_diff(const struct jp_opts *o, regex_t *inc, regex_t *exc)
 					  o->diff_absolute, out);
 	else
 		err = out_diff_folded_write(s[0].trie, s[1].trie, o->diff_absolute, out);
-	if (file)
-		err = err ? (outfile__abort(file), err) : outfile__commit(file);
+	if (file && err)
+		outfile__abort(file);
+	else if (file)
+		err = outfile__commit(file);
 	else if (!err && fflush(out))
 		err = -errno;
 	if (err) {

@@ -82,7 +82,8 @@ static void check_folded_sums(const struct profile *b, const struct profile *n)
 		s = eol + 1;
 	}
 	if (sb != profile__total(b) || sn != profile__total(n)) {
-		fprintf(stderr, "folded sums %" PRIu64 " %" PRIu64 ", totals %" PRIu64 " %" PRIu64 "\n",
+		fprintf(stderr,
+			"folded sums %" PRIu64 " %" PRIu64 ", totals %" PRIu64 " %" PRIu64 "\n",
 			(uint64_t)sb, (uint64_t)sn, (uint64_t)profile__total(b),
 			(uint64_t)profile__total(n));
 		abort();

@@ -8,22 +8,22 @@
 #include "harness.h"
 #include "out/diff.h"
 
-#define F(n, k) ((struct prof_frame){ (n), (k) })
+#define F(n, k) ((struct prof_frame){(n), (k)})
 
 /* main -> work -> {a, b}, main -> extra; b's weight and extra's as given */
 static struct profile *trie(__u64 a, __u64 b, __u64 extra, const char *extra_name)
 {
 	struct profile *p = profile__new("t", "samples");
-	struct prof_frame sa[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
-				 F("Main.work", JP_FK_JIT), F("Main.a", JP_FK_JIT) };
-	struct prof_frame sb[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
-				 F("Main.work", JP_FK_JIT), F("Main.b", JP_FK_JIT) };
-	struct prof_frame sx[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
-				 F(extra_name, JP_FK_JIT) };
+	struct prof_frame sa[] = {F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
+				  F("Main.work", JP_FK_JIT), F("Main.a", JP_FK_JIT)};
+	struct prof_frame sb[] = {F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
+				  F("Main.work", JP_FK_JIT), F("Main.b", JP_FK_JIT)};
+	struct prof_frame sx[] = {F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
+				  F(extra_name, JP_FK_JIT)};
 	/* recursion: work -> work -> a counts work once per stack */
-	struct prof_frame sr[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
-				 F("Main.work", JP_FK_JIT), F("Main.work", JP_FK_JIT),
-				 F("Main.a", JP_FK_JIT) };
+	struct prof_frame sr[] = {F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
+				  F("Main.work", JP_FK_JIT), F("Main.work", JP_FK_JIT),
+				  F("Main.a", JP_FK_JIT)};
 
 	if (!p)
 		return NULL;
@@ -109,10 +109,12 @@ TEST(self_diff_has_no_change)
 		t = NULL;
 		folded = capture_folded(p, p, absolute);
 		ASSERT_TRUE(folded);
-		EXPECT_STREQ(folded, "[process 1 java];Main.main_[0];Main.gone_[j] 5 5\n"
-				     "[process 1 java];Main.main_[0];Main.work_[j];Main.a_[j] 50 50\n"
-				     "[process 1 java];Main.main_[0];Main.work_[j];Main.b_[j] 10 10\n"
-				     "[process 1 java];Main.main_[0];Main.work_[j];Main.work_[j];Main.a_[j] 10 10\n");
+		EXPECT_STREQ(folded,
+			     "[process 1 java];Main.main_[0];Main.gone_[j] 5 5\n"
+			     "[process 1 java];Main.main_[0];Main.work_[j];Main.a_[j] 50 50\n"
+			     "[process 1 java];Main.main_[0];Main.work_[j];Main.b_[j] 10 10\n"
+			     "[process 1 "
+			     "java];Main.main_[0];Main.work_[j];Main.work_[j];Main.a_[j] 10 10\n");
 		free(folded);
 	}
 	profile__free(p);
@@ -170,11 +172,12 @@ TEST(folded_lines_scale_base_to_new)
 	/* base 75, new 160: base weights times 160/75, rounded */
 	s = capture_folded(b, n, false);
 	ASSERT_TRUE(s);
-	EXPECT_STREQ(s, "[process 1 java];Main.main_[0];Main.fresh_[j] 0 10\n"
-			"[process 1 java];Main.main_[0];Main.gone_[j] 11 0\n"
-			"[process 1 java];Main.main_[0];Main.work_[j];Main.a_[j] 107 100\n"
-			"[process 1 java];Main.main_[0];Main.work_[j];Main.b_[j] 21 40\n"
-			"[process 1 java];Main.main_[0];Main.work_[j];Main.work_[j];Main.a_[j] 21 10\n");
+	EXPECT_STREQ(
+		s, "[process 1 java];Main.main_[0];Main.fresh_[j] 0 10\n"
+		   "[process 1 java];Main.main_[0];Main.gone_[j] 11 0\n"
+		   "[process 1 java];Main.main_[0];Main.work_[j];Main.a_[j] 107 100\n"
+		   "[process 1 java];Main.main_[0];Main.work_[j];Main.b_[j] 21 40\n"
+		   "[process 1 java];Main.main_[0];Main.work_[j];Main.work_[j];Main.a_[j] 21 10\n");
 	free(s);
 	s = capture_folded(b, n, true);
 	ASSERT_TRUE(s);

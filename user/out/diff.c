@@ -158,7 +158,7 @@ int diff_table__new(const struct profile *base, const struct profile *new, bool 
 		    struct diff_table **ret_t)
 {
 	struct diff_table *t = calloc(1, sizeof(*t));
-	struct walk_ctx c = { 0 };
+	struct walk_ctx c = {0};
 	__u64 b_all = profile__total(base), n_all = profile__total(new);
 	size_t k = 0;
 	int err;
@@ -244,8 +244,9 @@ static void top_line(const struct diff_table *t, const struct diff_ent *e, FILE 
 			jp_frame_kind_suffix(e->kind));
 	else
 		fprintf(f, "%+8.2f%% %7.2f%% %7.2f%% %+8.2f%% %7.2f%% %7.2f%% %8s  %s%s\n",
-			e->d_total, share(e->base_total, t->base_all), share(e->new_total, t->new_all),
-			e->d_self, share(e->base_self, t->base_all), share(e->new_self, t->new_all), fs,
+			e->d_total, share(e->base_total, t->base_all),
+			share(e->new_total, t->new_all), e->d_self,
+			share(e->base_self, t->base_all), share(e->new_self, t->new_all), fs,
 			e->name, jp_frame_kind_suffix(e->kind));
 }
 
@@ -262,8 +263,8 @@ int out_diff_top_write(const struct diff_table *t, size_t limit, FILE *f)
 		fprintf(f, "%14s %14s %14s %14s %8s  %s\n", "d.total", "base total", "new total",
 			"d.self", "factor", "function");
 	else
-		fprintf(f, "%9s %8s %8s %9s %8s %8s %8s  %s\n", "d.total%", "base", "new", "d.self%",
-			"base", "new", "factor", "function");
+		fprintf(f, "%9s %8s %8s %9s %8s %8s %8s  %s\n", "d.total%", "base", "new",
+			"d.self%", "base", "new", "factor", "function");
 	fprintf(f, "grew: %zu function%s\n", grew, grew == 1 ? "" : "s");
 	for (size_t i = 0; i < grew && i < limit; i++)
 		top_line(t, &t->ents[i], f);
@@ -318,7 +319,8 @@ static int flines_add(struct flines *l, int side, __u64 all_new, __u64 all_base,
 			fl->len = (size_t)(sp - 1 - s);
 			/* difffolded.pl -n: the base scaled to the new total */
 			if (!side && !absolute && all_base && all_new)
-				w = (__u64)(((unsigned __int128)w * all_new + all_base / 2) / all_base);
+				w = (__u64)(((unsigned __int128)w * all_new + all_base / 2) /
+					    all_base);
 			fl->w[side] = w;
 			fl->w[!side] = 0;
 		}
@@ -359,7 +361,7 @@ static int folded_text(const struct profile *p, char **ret)
 int out_diff_folded_write(const struct profile *base, const struct profile *new, bool absolute,
 			  FILE *f)
 {
-	struct flines l = { 0 };
+	struct flines l = {0};
 	__u64 b_all = profile__total(base), n_all = profile__total(new);
 	int err;
 
@@ -379,9 +381,9 @@ int out_diff_folded_write(const struct profile *base, const struct profile *new,
 		__u64 bw = l.v[i].w[0], nw = l.v[i].w[1];
 
 		/* a stack in both: two lines in a row, the base's first */
-		if (i + 1 < l.n && !fline_cmp(&(struct fline){ l.v[i].stack, l.v[i].len, { 0, 0 } },
-					      &(struct fline){ l.v[i + 1].stack, l.v[i + 1].len,
-							       { 0, 0 } })) {
+		if (i + 1 < l.n &&
+		    !fline_cmp(&(struct fline){l.v[i].stack, l.v[i].len, {0, 0}},
+			       &(struct fline){l.v[i + 1].stack, l.v[i + 1].len, {0, 0}})) {
 			bw += l.v[i + 1].w[0];
 			nw += l.v[i + 1].w[1];
 			i++;
