@@ -25,7 +25,7 @@ top_grew() {
 # check_no_change FOLDED TOP: every line's base equals its new, no function grew or shrank
 check_no_change() {
 	[[ -s $1 ]]
-	awk '$(NF - 1) != $NF { bad++ } END { exit bad > 0 }' "$1"
+	awk '$(NF - 1) != $NF { print "changed: " $0; bad++ } END { exit bad > 0 }' "$1"
 	grep -qx 'grew: 0 functions' "$2"
 	grep -qx 'shrank: 0 functions' "$2"
 	[[ $(top_grew "$2") == "" ]]
@@ -125,12 +125,15 @@ record_regress() {
 	require_root_bpf
 	require_jdk "$JDK17"
 	[[ -f $APPS/Regress.class ]] || missing "test apps not built (make apps)"
-	record_regress base base
+	record_regress base base -o "$OUT/base.jfr" -o "$OUT/base.folded"
 	record_regress slow slow
-	# against itself: nothing changed
-	run -0 "$JPROF" report --diff "$OUT/base.pb.gz" "$OUT/base.pb.gz" --top 5 -o "$OUT/self.folded"
-	printf '%s\n' "$output" >"$OUT/self.txt"
-	check_no_change "$OUT/self.folded" "$OUT/self.txt"
+	# against itself (pprof, JFR), and pprof against the same recording's folded: nothing
+	# changed (JFR has no place for marker frames such as "[no Java stack: ...]": not compared)
+	for f in base.pb.gz:base.pb.gz base.jfr:base.jfr base.pb.gz:base.folded; do
+		run -0 "$JPROF" report --diff "$OUT/${f%%:*}" "$OUT/${f#*:}" --top 5 -o "$OUT/self.folded"
+		printf '%s\n' "$output" >"$OUT/self.txt"
+		check_no_change "$OUT/self.folded" "$OUT/self.txt"
+	done
 	# the slowed method grew most; its share's factor is 2/11 over 1/10, 1.82, give or take sampling
 	run -0 "$JPROF" report --diff "$OUT/base.pb.gz" "$OUT/slow.pb.gz" --top 5 -o "$OUT/d.html"
 	printf '%s\n' "$output" | tee "$OUT/top.txt"

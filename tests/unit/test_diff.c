@@ -208,3 +208,26 @@ TEST(empty_sides)
 	profile__free(e);
 	profile__free(n);
 }
+
+/* a folded file's root "java" and libjvm frames are native, in its pprof twin a marker, JVM */
+TEST(marker_matches_native_root)
+{
+	struct profile *b = profile__new("t", "samples"), *n = profile__new("t", "samples");
+	struct prof_frame sb[] = {F("java", JP_FK_ROOT), F("Thread::run", JP_FK_JVM),
+				  F("Main.a", JP_FK_JIT)};
+	struct prof_frame sn[] = {F("java", JP_FK_NATIVE), F("Thread::run", JP_FK_NATIVE),
+				  F("Main.a", JP_FK_JIT)};
+	struct diff_table *t = NULL;
+	const struct diff_ent *e;
+	size_t cnt;
+
+	ASSERT_TRUE(b && n && !profile__add(b, sb, 3, 5) && !profile__add(n, sn, 3, 5));
+	ASSERT_TRUE(!diff_table__new(b, n, false, &t));
+	e = diff_table__ents(t, &cnt);
+	EXPECT_EQ(cnt, 3);
+	for (size_t i = 0; i < cnt; i++)
+		EXPECT_EQ(diff_ent__sign(&e[i]), 0);
+	diff_table__free(t);
+	profile__free(b);
+	profile__free(n);
+}

@@ -34,11 +34,19 @@ static int ent_index(struct diff_table *t, const struct profile_node *node, size
 {
 	const char *name = profile_node__name(node);
 	long id = intern_id(&t->names, name, strlen(name));
+	enum jp_frame_kind kind;
 	size_t i;
 
 	if (id < 0)
 		return (int)id;
-	i = (size_t)id * JP_FK_MAX + (size_t)profile_node__kind(node);
+	/*
+	 * frames that print alike in folded lines (no suffix: native, JVM-internal, markers) are
+	 * one: a folded file reads them all back as native, its pprof twin keeps their kinds
+	 */
+	kind = profile_node__kind(node);
+	if (!*jp_frame_kind_suffix(kind))
+		kind = JP_FK_NATIVE;
+	i = (size_t)id * JP_FK_MAX + (size_t)kind;
 	if (i >= t->cap) {
 		size_t ncap = t->cap ? t->cap : 1024;
 		struct diff_ent *ne;
