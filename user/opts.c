@@ -51,6 +51,8 @@ enum {
 	OPT_LAST,
 	OPT_METRICS,
 	OPT_CONFIG,
+	OPT_DIFF,
+	OPT_DIFF_ABSOLUTE,
 };
 
 static const struct option long_opts[] = {
@@ -97,6 +99,8 @@ static const struct option long_opts[] = {
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "diff-absolute", no_argument, NULL, OPT_DIFF_ABSOLUTE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -109,6 +113,7 @@ void opts_usage(FILE *f)
 	      "       jprof list [--containers]\n"
 	      "       jprof report INPUT [-o FILE] [-f FORMAT] [FILTERS] [--top N]\n"
 	      "       jprof daemon [--store DIR] [--interval SEC] [--max-age AGE] [--max-size SIZE]\n"
+	      "       jprof report --diff BASE NEW [-o FILE] [FILTERS] [--top N]\n"
 	      "       jprof report --store DIR [--since T] [--until T] [-o FILE] [FILTERS]\n"
 	      "       jprof dump [--store DIR] [--last AGE] [-o FILE] [-f FORMAT] [FILTERS]\n"
 	      "\n"
@@ -174,6 +179,10 @@ void opts_usage(FILE *f)
 	      "      --min-percent P   leave out frames under P% of the total\n"
 	      "      --top N           the N hottest functions by self and total, as a table\n"
 	      "      --per-pid, --per-thread, --per-container, --dotted, --lines  as for record\n"
+	      "      --diff BASE       INPUT compared with the recording BASE: HTML coloured by\n"
+	      "                        change (red grew, blue shrank), folded `stack base new`,\n"
+	      "                        --top N: the N functions that grew and shrank most\n"
+	      "      --diff-absolute   compare raw weights (default: shares of each total)\n"
 	      "\n"
 	      "daemon options (and -p, -F, -e cpu/offcpu/lock/alloc, --cgroup, ... as for record):\n"
 	      "      --store DIR       where the segments go (default " JP_STORE_DIR "); one\n"
@@ -226,6 +235,7 @@ void opts_usage(FILE *f)
 	      "  jprof record -a -d 60 -o host.pb.gz     # save everything; look later:\n"
 	      "  jprof report host.pb.gz --pid 1234 --top 20\n"
 	      "  jprof report host.pb.gz --include 'Parser' -o parser.html\n"
+	      "  jprof report --diff before.pb.gz after.pb.gz -o change.html\n"
 	      "  jprof daemon --store /var/lib/jprof     # always on (see dist/jprof.service)\n"
 	      "  jprof report --store /var/lib/jprof --since 10m -o last10m.html\n"
 	      "  jprof dump --last 2m -o now.html        # what the daemon saw until now\n",
@@ -454,7 +464,17 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 				    "folded) or --store DIR");
 		if (o->all || o->duration_s)
 			return fail(err, errlen, "report takes no -a or -d");
+		if (o->diff_base && o->store)
+			return fail(err, errlen, "--diff compares two files, not --store");
+		if (o->diff_base && !o->input)
+			return fail(err, errlen, "--diff BASE needs the NEW recording after it");
+		if (o->diff_absolute && !o->diff_base)
+			return fail(err, errlen, "--diff-absolute goes with --diff");
+		if (o->diff_base && o->noutputs > 1)
+			return fail(err, errlen, "--diff writes one output");
 	}
+	if (o->cmd != JP_CMD_REPORT && (o->diff_base || o->diff_absolute))
+		return fail(err, errlen, "--diff and --diff-absolute are report options");
 	if (o->cmd != JP_CMD_REPORT && o->cmd != JP_CMD_DUMP &&
 	    (o->ntids || o->comm || o->include || o->exclude || o->reverse ||
 	     o->min_percent > 0 || o->top))
@@ -692,6 +712,14 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 		case OPT_TOP:
 			if (opts_parse_u32(optarg, 1, 1000000, &o->top))
 				return fail(err, errlen, "--top: '%s' is not a count (1 or more)", optarg);
+			break;
+		case OPT_DIFF:
+			if (!*optarg)
+				return fail(err, errlen, "--diff: empty path");
+			o->diff_base = optarg;
+			break;
+		case OPT_DIFF_ABSOLUTE:
+			o->diff_absolute = true;
 			break;
 		case OPT_STORE:
 			if (!*optarg)

@@ -60,6 +60,8 @@ struct jp_opts {
 	bool reverse;
 	double min_percent;
 	unsigned int top; /* --top N: the N hottest functions as a table on stdout */
+	const char *diff_base; /* report --diff BASE: input compared with BASE */
+	bool diff_absolute;    /* --diff-absolute: raw weights, not shares of each total */
 	/* record: --cgroup PATH (cgroup v2 dir, absolute or below the mount); --container above */
 	const char *cgroup;
 	bool per_container;  /* --per-container: root frames "[container ID]" / "[host]" */

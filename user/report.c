@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "report.h"
+#include "out/diff.h"
 #include "out/out.h"
 #include "out/outfile.h"
 #include "model/filter.h"
@@ -191,17 +192,17 @@ static void meta_from_pprof(struct report_meta *rm, const struct pprof_read_info
 }
 
 /* the recording in path: a JFR or pprof file (jprof's or another tool's), or folded stacks */
-static int report_load(const struct jp_opts *o, struct model *m, struct report_meta *rm)
+static int report_load(const char *path, struct model *m, struct report_meta *rm)
 {
 	char why[256];
 	size_t len = 0, bad_line = 0;
-	char *buf = read_all(o->input, REPORT_MAX_BYTES, &len);
+	char *buf = read_all(path, REPORT_MAX_BYTES, &len);
 	struct profile *p;
 	FILE *f;
 	int err;
 
 	if (!buf) {
-		pr_err("cannot read %s: %s", o->input,
+		pr_err("cannot read %s: %s", path,
 		       errno == EFBIG ? "larger than 268435456 bytes (a budget of jprof report)"
 				      : strerror(errno));
 		return -errno;
@@ -214,9 +215,9 @@ static int report_load(const struct jp_opts *o, struct model *m, struct report_m
 			meta_from_jfr(rm, &info);
 		free(info.gc);
 		if (err == -EINVAL)
-			pr_err("%s: not a usable JFR recording: %s", o->input, why);
+			pr_err("%s: not a usable JFR recording: %s", path, why);
 		else if (err)
-			pr_err("reading %s: %s", o->input, strerror(-err));
+			pr_err("reading %s: %s", path, strerror(-err));
 		free(buf);
 		return err;
 	}
@@ -229,9 +230,9 @@ static int report_load(const struct jp_opts *o, struct model *m, struct report_m
 		if (!err)
 			meta_from_pprof(rm, &info);
 		if (err == -EINVAL)
-			pr_err("%s: not a usable pprof profile: %s", o->input, why);
+			pr_err("%s: not a usable pprof profile: %s", path, why);
 		else if (err)
-			pr_err("reading %s: %s", o->input, strerror(-err));
+			pr_err("reading %s: %s", path, strerror(-err));
 		free(buf);
 		return err;
 	}
@@ -241,12 +242,12 @@ static int report_load(const struct jp_opts *o, struct model *m, struct report_m
 	if (f)
 		fclose(f);
 	if (err == -E2BIG) {
-		pr_err("%s:%zu: %s", o->input, bad_line, why);
+		pr_err("%s:%zu: %s", path, bad_line, why);
 		err = -EINVAL;
 	} else if (err == -EINVAL) {
-		pr_err("%s:%zu: not a folded-stack line (nor a pprof file)", o->input, bad_line);
+		pr_err("%s:%zu: not a folded-stack line (nor a pprof file)", path, bad_line);
 	} else if (err) {
-		pr_err("reading %s: %s", o->input, strerror(-err));
+		pr_err("reading %s: %s", path, strerror(-err));
 	}
 	if (!err)
 		err = model__from_profile(m, p, JP_VAL_CPU_SAMPLES);
@@ -453,6 +454,188 @@ static const char *report_filter_text(const struct jp_opts *o, char *buf, size_t
 	return buf[0] ? buf + 1 : NULL;
 }
 
+/* this report's selection, after the one that made the file (a report of a report) */
+static void report_meta_filters(const struct jp_opts *o, struct report_meta *rm)
+{
+	const char *now = report_filter_text(o, rm->filters_now, sizeof(rm->filters_now));
+
+	if (now && rm->meta.filters)
+		snprintf(rm->filters, sizeof(rm->filters), "%s; then %s", rm->meta.filters, now);
+	else if (now)
+		snprintf(rm->filters, sizeof(rm->filters), "%s", now);
+	if (now)
+		rm->meta.filters = rm->filters;
+}
+
+/*
+ * m narrowed by report's filters into a new model (*ret_sel; NULL when no filter is given).
+ * An empty result of a non-empty recording is an error: it would look like an idle one.
+ */
+static int report_select(const struct jp_opts *o, regex_t *inc, regex_t *exc, const char *path,
+			 struct model *m, struct model **ret_sel)
+{
+	struct model_filter f = {
+		.pids = o->pids, .npids = o->npids, .tids = o->tids, .ntids = o->ntids,
+		.comm = o->comm, .container = o->container, .include = inc, .exclude = exc,
+	};
+	struct model *sel;
+	int err;
+
+	*ret_sel = NULL;
+	if (!report_filters(o))
+		return 0;
+	sel = model__new();
+	err = sel ? model__filter(m, &f, sel) : -ENOMEM;
+	if (err) {
+		pr_err("filtering: %s", strerror(-err));
+		model__free(sel);
+		return err;
+	}
+	if (!model__rows(sel) && model__rows(m)) {
+		pr_err("no sample of %s matches the filters (%zu sample rows before them); "
+		       "nothing written",
+		       path, model__rows(m));
+		model__free(sel);
+		return -ENOENT;
+	}
+	*ret_sel = sel;
+	return 0;
+}
+
+/* the columns a view weighs ("cpu (nanoseconds) + offcpu (nanoseconds)"), for --diff's error */
+static const char *view_columns(const struct model_view *v, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < JP_VAL_MAX; c++)
+		if (v->values & (1u << c))
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s (%s)", n ? " + " : "",
+					      jp_value_type((enum jp_value)c),
+					      jp_value_unit((enum jp_value)c));
+	return buf;
+}
+
+/* one side of report --diff: read, selected, drawn as a trie */
+struct diff_side {
+	const char *path;
+	struct model *m, *sel;
+	struct report_meta rm;
+	struct model_view view;
+	struct profile *trie;
+};
+
+static int diff_side_load(const struct jp_opts *o, regex_t *inc, regex_t *exc,
+			  struct diff_side *d)
+{
+	d->m = model__new();
+	if (!d->m)
+		return -ENOMEM;
+	if (report_load(d->path, d->m, &d->rm))
+		return -EINVAL;
+	if (report_select(o, inc, exc, d->path, d->m, &d->sel))
+		return -EINVAL;
+	report_view(o, d->sel ? d->sel : d->m, d->rm.meta.events, &d->view);
+	d->rm.meta.unit = view_unit(&d->view);
+	report_meta_filters(o, &d->rm);
+	return 0;
+}
+
+static void diff_side_free(struct diff_side *d)
+{
+	profile__free(d->trie);
+	model__free(d->sel);
+	model__free(d->m);
+	free(d->rm.gc);
+}
+
+/*
+ * report --diff BASE NEW: both read and selected alike, compared when they weigh the same
+ * columns (never ms against bytes), written as HTML or folded; --top N prints the table.
+ */
+static int report_diff(const struct jp_opts *o, regex_t *inc, regex_t *exc)
+{
+	struct diff_side s[2] = { { .path = o->diff_base }, { .path = o->input } };
+	struct diff_table *t = NULL;
+	struct outfile *file = NULL;
+	FILE *out = NULL;
+	int err, ret = JP_EXIT_FAILURE;
+
+	if (o->format != OUT_HTML && o->format != OUT_FOLDED) {
+		pr_err("--diff writes html or folded, not %s", out_format_name(o->format));
+		return JP_EXIT_USAGE;
+	}
+	for (int i = 0; i < 2; i++)
+		if (diff_side_load(o, inc, exc, &s[i]))
+			goto out_free;
+	if (s[0].view.values != s[1].view.values) {
+		char a[256], b[256];
+
+		pr_err("%s weighs %s, %s weighs %s: a diff compares recordings of the same events",
+		       s[0].path, view_columns(&s[0].view, a, sizeof(a)), s[1].path,
+		       view_columns(&s[1].view, b, sizeof(b)));
+		goto out_free;
+	}
+	for (int i = 0; i < 2; i++) {
+		const struct out_meta *mt = &s[i].rm.meta;
+
+		s[i].trie = profile__new(mt->title ? mt->title : "jprof",
+					 mt->unit ? mt->unit : "samples");
+		err = s[i].trie ? model__to_profile(s[i].sel ? s[i].sel : s[i].m, &s[i].view,
+						    s[i].trie) :
+				  -ENOMEM;
+		if (err) {
+			pr_err("%s: %s", s[i].path, strerror(-err));
+			goto out_free;
+		}
+	}
+	err = diff_table__new(s[0].trie, s[1].trie, o->diff_absolute, &t);
+	if (err) {
+		pr_err("comparing %s with %s: %s", s[0].path, s[1].path, strerror(-err));
+		goto out_free;
+	}
+	if (o->top) {
+		err = out_diff_top_write(t, o->top, stdout);
+		if (!err && fflush(stdout))
+			err = -errno;
+		if (err) {
+			pr_err("writing the table: %s", strerror(-err));
+			ret = JP_EXIT_OUTPUT;
+			goto out_free;
+		}
+		if (!o->output) {
+			ret = JP_EXIT_OK;
+			goto out_free;
+		}
+	}
+	if (open_output(o, &file, &out)) {
+		ret = JP_EXIT_OUTPUT;
+		goto out_free;
+	}
+	if (o->format == OUT_HTML)
+		err = out_diff_html_write(s[0].trie, s[1].trie, t, &s[0].rm.meta, &s[1].rm.meta,
+					  o->diff_absolute, out);
+	else
+		err = out_diff_folded_write(s[0].trie, s[1].trie, o->diff_absolute, out);
+	if (file && err)
+		outfile__abort(file);
+	else if (file)
+		err = outfile__commit(file);
+	else if (!err && fflush(out))
+		err = -errno;
+	if (err) {
+		pr_err("writing %s: %s", o->output ? o->output : "stdout", strerror(-err));
+		ret = JP_EXIT_OUTPUT;
+		goto out_free;
+	}
+	ret = JP_EXIT_OK;
+out_free:
+	diff_table__free(t);
+	diff_side_free(&s[0]);
+	diff_side_free(&s[1]);
+	return ret;
+}
+
 int report_run(const struct jp_opts *o)
 {
 	struct model *m = model__new(), *sel = NULL;
@@ -483,40 +666,16 @@ int report_run(const struct jp_opts *o)
 		}
 		has_exc = o->exclude != NULL;
 	}
-	if (o->store ? report_load_store(o, m, &rm) : report_load(o, m, &rm))
+	if (o->diff_base) {
+		ret = report_diff(o, has_inc ? &inc : NULL, has_exc ? &exc : NULL);
 		goto out_free;
-	/* this report's selection, after the one that made the file (a report of a report) */
-	{
-		const char *now = report_filter_text(o, rm.filters_now, sizeof(rm.filters_now));
-
-		if (now && rm.meta.filters)
-			snprintf(rm.filters, sizeof(rm.filters), "%s; then %s", rm.meta.filters, now);
-		else if (now)
-			snprintf(rm.filters, sizeof(rm.filters), "%s", now);
-		if (now)
-			rm.meta.filters = rm.filters;
 	}
-	if (report_filters(o)) {
-		struct model_filter f = {
-			.pids = o->pids, .npids = o->npids, .tids = o->tids, .ntids = o->ntids,
-			.comm = o->comm, .container = o->container,
-			.include = has_inc ? &inc : NULL, .exclude = has_exc ? &exc : NULL,
-		};
-
-		sel = model__new();
-		err = sel ? model__filter(m, &f, sel) : -ENOMEM;
-		if (err) {
-			pr_err("filtering: %s", strerror(-err));
-			goto out_free;
-		}
-		/* an empty output would look like an idle recording: say so, write nothing */
-		if (!model__rows(sel) && model__rows(m)) {
-			pr_err("no sample of %s matches the filters (%zu sample rows before them); "
-			       "nothing written",
-			       o->store ? o->store : o->input, model__rows(m));
-			goto out_free;
-		}
-	}
+	if (o->store ? report_load_store(o, m, &rm) : report_load(o->input, m, &rm))
+		goto out_free;
+	report_meta_filters(o, &rm);
+	if (report_select(o, has_inc ? &inc : NULL, has_exc ? &exc : NULL,
+			  o->store ? o->store : o->input, m, &sel))
+		goto out_free;
 	input.model = sel ? sel : m;
 	input.meta = &rm.meta;
 	report_view(o, input.model, rm.meta.events, &input.view);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # html_browser.bats: the HTML flame graph in headless Chromium, driven with real mouse and keyboard
 # events (tests/e2e/html_driver.py): no console errors, search, zoom, reverse view, header, 100k
-# stacks. Screenshots and the driver's step logs stay in build/test-artifacts/html/.
+# stacks, a diff page (report --diff). Screenshots and the driver's step logs stay in build/test-artifacts/html/.
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -236,4 +236,52 @@ real_recording() {
 	# a literal search and a regex in dotted form match the slashed name
 	[[ $(step search:java.util.HashMap 's["highlighted"]') == '["java/util/HashMap.get"]' ]]
 	[[ $(step regex 's["highlighted"]') == '["java/util/HashMap.get"]' ]]
+}
+
+@test "html browser: a diff page: frames coloured by change, BASE's header and removed paths; search, zoom, reverse" {
+	cat >"$OUT/a.folded" <<-'EOF2'
+	[process 1 java];java/lang/Thread.run_[j];com/acme/App.work_[j];com/acme/App.steady_[j] 90
+	[process 1 java];java/lang/Thread.run_[j];com/acme/App.work_[j];com/acme/App.slowed_[j] 10
+	[process 1 java];java/lang/Thread.run_[j];java/util/HashMap.get_[j] 20
+	[process 1 java];java/lang/Thread.run_[j];com/acme/Old.gone_[j] 5
+	EOF2
+	sed 's/App.slowed_\[j\] 10/App.slowed_[j] 20/; s|com/acme/Old.gone|com/acme/New.fresh|' \
+		"$OUT/a.folded" >"$OUT/b.folded"
+	run -0 "$JPROF" report --diff "$OUT/a.folded" "$OUT/a.folded" -o "$OUT/self.html"
+	run -0 "$JPROF" report --diff "$OUT/a.folded" "$OUT/b.folded" -o "$OUT/d.html"
+	# against itself: no frame has a change colour, nothing grew, in either view
+	drive diff-self "$OUT/self.html" load shot:diff-self view:reverse
+	[[ $(step load 's["diff"]["changed"]') == 0 ]]
+	[[ $(step load 's["diff"]["grew"]') == '[]' ]]
+	[[ $(step load 's["diff"]["removed"]') == 0 ]]
+	[[ $(step view:reverse 's["diff"]["changed"]') == 0 ]]
+	drive diff "$OUT/d.html" load shot:diff-load pixel:com/acme/App.slowed pixel:java/util/HashMap.get \
+		search:com.acme.App shot:diff-search click:com/acme/App.work shot:diff-zoom \
+		hover:com/acme/App.slowed view:reverse shot:diff-reverse hover:java/util/HashMap.get
+	# slowed: 10 of 125 -> 20 of 135 (8.00% -> 14.81%, 1.85x), the top grown function
+	[[ $(step load 's["diff"]["grew"][0]') == 'com/acme/App.slowed_[j]' ]]
+	[[ $(step load '"%.2f" % s["diff"]["factor"]') == 1.85 ]]
+	[[ $(step load 's["diff"]["shrank"]') == *'"com/acme/Old.gone_[j]"'* ]]
+	[[ $(step load 's["diff"]["removed"]') == 1 ]]
+	[[ $(step load 's["diff"]["metaBase"]') == BASE* ]]
+	[[ $(step load 's["meta"]') == NEW* ]]
+	# red where it grew, blue where it shrank (HashMap.get: 16.00% -> 14.81%)
+	[[ $(step pixel:com/acme/App.slowed 'd["rgb"][0] > d["rgb"][2] + 40') == true ]]
+	[[ $(step pixel:java/util/HashMap.get 'd["rgb"][2] > d["rgb"][0] + 10') == true ]]
+	# a dotted class name finds the slashed frames; a click zooms; the tooltip compares
+	[[ $(step search:com.acme.App 'sorted(s["highlighted"])') == '["com/acme/App.slowed", "com/acme/App.steady", "com/acme/App.work"]' ]]
+	[[ $(step click:com/acme/App.work 's["zoom"]') == com/acme/App.work ]]
+	[[ $(step hover:com/acme/App.slowed 's["tip"]') == *"base:   8.00% (10 samples)
+new:    14.81% (20 samples)
+delta:  +6.81 points
+factor: 1.85x" ]]
+	# reverse: the leaves are roots, compared with BASE's reverse tree the same way
+	[[ $(step view:reverse 's["roots"]') == *'"com/acme/App.slowed"'* ]]
+	[[ $(step view:reverse 's["diff"]["removed"]') == 1 ]]
+	[[ $(step hover:java/util/HashMap.get 's["tip"]') == *"base:   16.00% (20 samples)
+new:    14.81% (20 samples)
+delta:  -1.19 points
+factor: 0.93x" ]]
+	[[ $(grep -c '"error"' "$LOG") == 0 ]]
+	[[ -s $ART/diff-reverse.png ]]
 }

@@ -258,8 +258,14 @@ def main(argv):
                                                         "y": r["cy"]})
                     emit(step, rect=r, state=b.eval("jprof.state()"))
                 else:
-                    rgb = b.eval("Array.from(document.getElementById('fg').getContext('2d')"
-                                 ".getImageData(%d, %d, 1, 1).data.slice(0, 3))"
+                    # copied to a canvas of its own: readbacks of the page's canvas, more than
+                    # one, make Chromium log a warning (willReadFrequently)
+                    rgb = b.eval("(() => { const fg = document.getElementById('fg'),"
+                                 " dpr = window.devicePixelRatio || 1,"
+                                 " c = document.createElement('canvas'); c.width = c.height = 1;"
+                                 " const x = c.getContext('2d'); x.imageSmoothingEnabled = false;"
+                                 " x.drawImage(fg, %d * dpr, %d * dpr, 1, 1, 0, 0, 1, 1);"
+                                 " return Array.from(x.getImageData(0, 0, 1, 1).data.slice(0, 3)); })()"
                                  % (int(r["x"] + min(r["w"] / 2, 1)), int(r["y"] + 1)))
                     emit(step, rgb=rgb)
             elif kind == "shot":

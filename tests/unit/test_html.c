@@ -6,6 +6,7 @@
 
 #include "capture.h"
 #include "harness.h"
+#include "out/diff.h"
 #include "out/out.h"
 
 #define F(n, k)	   ((struct prof_frame){ (n), (k) })
@@ -98,6 +99,10 @@ static const char *json_value(const char *s, const char *end, int depth)
 		return json_seq(s, end, ']', 0, depth);
 	if (*s == '"')
 		return json_string(s, end);
+	for (const char *const *lit = (const char *const[]){ "true", "false", "null", NULL }; *lit;
+	     lit++)
+		if ((size_t)(end - s) >= strlen(*lit) && !strncmp(s, *lit, strlen(*lit)))
+			return s + strlen(*lit);
 	if (*s == '-' || isdigit((unsigned char)*s)) {
 		s++;
 		while (s < end && isdigit((unsigned char)*s))
@@ -384,4 +389,36 @@ TEST(meta_enospc_surfaces)
 	EXPECT_EQ(out_html_write_meta(p, &meta, f), -ENOSPC);
 	fclose(f);
 	profile__free(p);
+}
+
+/* report --diff: both tries, BASE's header and the changes in one valid, escaped JSON value */
+TEST(diff_page_holds_both_tries)
+{
+	struct profile *base = test_profile(), *new = test_profile();
+	struct prof_frame more[] = { F("[process 1 java]", JP_FK_ROOT), F("Main.main", JP_FK_INTERP),
+				   F("Main.work", JP_FK_JIT), F("Main.slow", JP_FK_JIT) };
+	struct out_meta bm = { .title = "base", .host = "h</script>", .events = "cpu" };
+	struct out_meta nm = { .title = "new", .host = "h2", .events = "cpu" };
+	struct diff_table *t = NULL;
+	char *doc = NULL, *data = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ASSERT_TRUE(base && new && !profile__add(new, more, 4, 20));
+	ASSERT_TRUE(!diff_table__new(base, new, false, &t));
+	f = open_memstream(&doc, &len);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(out_diff_html_write(base, new, t, &bm, &nm, false, f), 0);
+	fclose(f);
+	ASSERT_TRUE(doc && data_is_json(doc, &data));
+	EXPECT_EQ(count(doc, "</script>"), 2);
+	EXPECT_TRUE(strstr(data, "\"diff\":{\"absolute\":false,\"base_meta\":{"));
+	EXPECT_TRUE(strstr(data, "\"host\":\"h\\u003c/script\\u003e\""));
+	EXPECT_TRUE(strstr(data, "\"grew\":4,\"shrank\":")); /* slow, work, main, [process 1 java] */
+	EXPECT_TRUE(strstr(data, "\"Main.slow\""));
+	free(doc);
+	free(data);
+	diff_table__free(t);
+	profile__free(base);
+	profile__free(new);
 }

@@ -208,6 +208,20 @@ TEST(daemon_and_store)
 	EXPECT_EQ(PARSE("report", "x.pb.gz", "--store", "/s"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("report", "x.pb.gz", "--since", "10m"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("report", "--store", "/s", "--max-age", "1h"), JP_EXIT_USAGE);
+	/* report --diff BASE NEW: the positional argument is NEW */
+	EXPECT_EQ(PARSE("report", "--diff", "a.pb.gz", "b.pb.gz", "-o", "d.html"), 0);
+	EXPECT_STREQ(o.diff_base, "a.pb.gz");
+	EXPECT_STREQ(o.input, "b.pb.gz");
+	EXPECT_EQ(o.diff_absolute, false);
+	EXPECT_EQ(PARSE("report", "--diff", "a.folded", "b.folded", "--diff-absolute", "--top", "5"),
+		  0);
+	EXPECT_EQ(o.diff_absolute, true);
+	EXPECT_EQ(o.format, OUT_FOLDED);
+	EXPECT_EQ(PARSE("report", "--diff", "a.pb.gz"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--diff", "", "b.pb.gz"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "b.pb.gz", "--diff-absolute"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--diff", "a.pb.gz", "--store", "/s"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--diff", "a.pb.gz"), JP_EXIT_USAGE);
 }
 
 /* jprof dump: the daemon's store, --last (a bad range is a usage error), report's options */
