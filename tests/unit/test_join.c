@@ -1123,3 +1123,25 @@ TEST(exited_processes_fold_by_name)
 	free(out);
 	teardown(&f);
 }
+
+/* frames in no file are named, not addressed: two processes' unknown frames share a stack */
+TEST(unknown_frames_of_two_processes_share_locations)
+{
+	struct join_opts o = {0};
+	struct fixture f;
+	struct jp_sample a = sample(JP_EV_CPU, 0, 1), b = sample(JP_EV_CPU, 0, 1);
+	const __u64 ua[] = {0x7f1234560000ull}, ub[] = {0x7f6543210000ull};
+	struct model_counts c;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	/* pids nothing runs as (above the largest pid_max): their addresses map to nothing */
+	a.pid = a.tid = 0x7ffffff0;
+	b.pid = b.tid = 0x7ffffff1;
+	EXPECT_EQ(join__sample(f.join, &a, NULL, ua), 0);
+	EXPECT_EQ(join__sample(f.join, &b, NULL, ub), 0);
+	model__counts(f.model, &c);
+	EXPECT_EQ(c.locations, 1);
+	EXPECT_EQ(c.stacks, 1);
+	EXPECT_EQ(c.rows, 2);
+	teardown(&f);
+}
