@@ -129,15 +129,15 @@ int join__process_exited(struct join *j, __u32 pid)
 		(void)jn_last_cpu_settle(j, l);
 		memset(l, 0, sizeof(*l));
 	}
+	/*
+	 * On failure (the model's budget: the fold lays the rows out again beside the old)
+	 * the batch stays unfolded and is let go, not tried again at every exit: each try
+	 * walks every label set and row
+	 */
 	err = model__fold_pids(j->model, batch, JOIN_FOLD_BATCH);
-	if (err) {
-		j->nexited--; /* room for the next exit, which tries again */
-		return err;
-	}
-	j->procs_folded += JOIN_FOLD_BATCH;
 	j->nexited -= JOIN_FOLD_BATCH;
 	memmove(j->exited, j->exited + JOIN_FOLD_BATCH, j->nexited * sizeof(*j->exited));
-	return 0;
+	return err;
 }
 
 /*

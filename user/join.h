@@ -152,8 +152,8 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns);
  * Process pid exited and the caller waited out its last samples (the process table drops
  * it). The newest JOIN_EXITED_KEEP exited processes keep their label sets in the model;
  * older ones are folded (model__fold_pids) into one set per process name, in batches,
- * and the join forgets the label ids it held of them. 0 or -errno (then the batch stays
- * as it was, its processes unfolded: the next exit tries again).
+ * and the join forgets the label ids it held of them. 0 or -errno: a fold failed (the
+ * model's budget), and that batch's processes keep their own label sets.
  */
 int join__process_exited(struct join *j, __u32 pid);
 /*

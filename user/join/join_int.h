@@ -288,7 +288,6 @@ struct join {
 	/* exited processes not folded yet, oldest first (JOIN_EXITED_KEEP + JOIN_FOLD_BATCH) */
 	__u32 *exited;
 	size_t nexited;
-	__u64 procs_folded; /* processes folded into their name's label set */
 	/* the live ones by pid (a struct jvm_ent *) */
 	struct hmap by_pid;
 	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */
