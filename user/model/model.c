@@ -645,9 +645,11 @@ int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
 		to[id] =
 			table_find(&m->labels, &f, labels_hash_of(&m->labels, &f), labels_eq, NULL);
 		if (!to[id]) {
-			/* a new folded set: it must not take an id freed here (none is yet) */
-			to[id] = table_intern(&m->labels, &f, labels_hash_of(&m->labels, &f),
-					      labels_eq, NULL);
+			/*
+			 * a new folded set, perhaps in an id an earlier fold freed (below nl:
+			 * the walk skips it, as a folded set)
+			 */
+			to[id] = labels_intern(m, &f);
 			if (!to[id] || hmap_put(&add, to[id], FOLD_NEW) < 0)
 				goto out_fail;
 		}
@@ -699,7 +701,7 @@ int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
 	err = 0;
 	goto out;
 out_fail:
-	/* a folded set added here with no process yet (count 0) stays, unused: harmless */
+	/* a folded set added here stays, with no row yet: harmless */
 	if (err != -ENOSPC)
 		err = m->over_budget != over ? -ENOSPC : -ENOMEM;
 out:
