@@ -89,7 +89,55 @@ void join__free(struct join *j)
 	free(j->live);
 	free(j->ages);
 	free(j->lc);
+	free(j->exited);
 	free(j);
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int join__process_exited(struct join *j, __u32 pid)
+{
+	__u32 batch[JOIN_FOLD_BATCH];
+	int err;
+
+	if (!j->exited) {
+		j->exited = calloc(JOIN_EXITED_KEEP + JOIN_FOLD_BATCH, sizeof(*j->exited));
+		if (!j->exited)
+			return -ENOMEM;
+	}
+	j->exited[j->nexited++] = pid;
+	if (j->nexited < JOIN_EXITED_KEEP + JOIN_FOLD_BATCH)
+		return 0;
+	/*
+	 * The label ids the join holds of these processes: a thread's last stack gets its
+	 * carried CPU time now (the ids are still valid) and is forgotten, since the fold
+	 * frees them for reuse. Their agent events went when their JVM retired.
+	 */
+	memcpy(batch, j->exited, sizeof(batch));
+	qsort(batch, JOIN_FOLD_BATCH, sizeof(*batch), pid_cmp);
+	for (size_t i = 0; i < JOIN_LAST_SLOTS; i++) {
+		struct last_cpu *l = &j->last[i];
+
+		if (!l->labels ||
+		    !bsearch(&l->pid, batch, JOIN_FOLD_BATCH, sizeof(*batch), pid_cmp))
+			continue;
+		(void)jn_last_cpu_settle(j, l);
+		memset(l, 0, sizeof(*l));
+	}
+	/*
+	 * On failure (the model's budget: the fold lays the rows out again beside the old)
+	 * the batch stays unfolded and is let go, not tried again at every exit: each try
+	 * walks every label set and row
+	 */
+	err = model__fold_pids(j->model, batch, JOIN_FOLD_BATCH);
+	j->nexited -= JOIN_FOLD_BATCH;
+	memmove(j->exited, j->exited + JOIN_FOLD_BATCH, j->nexited * sizeof(*j->exited));
+	return err;
 }
 
 /*

@@ -149,6 +149,14 @@ void join__stats(const struct join *j, struct join_stats *ret);
  */
 int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns);
 /*
+ * Process pid exited and the caller waited out its last samples (the process table drops
+ * it). The newest JOIN_EXITED_KEEP exited processes keep their label sets in the model;
+ * older ones are folded (model__fold_pids) into one set per process name, in batches,
+ * and the join forgets the label ids it held of them. 0 or -errno: a fold failed (the
+ * model's budget), and that batch's processes keep their own label sets.
+ */
+int join__process_exited(struct join *j, __u32 pid);
+/*
  * After join__flush, before the outputs are written: frees every agent's dictionary
  * (its figures are kept for the report), so the writers' memory comes on top of less.
  * Nothing may be joined after it.

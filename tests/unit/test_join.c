@@ -1061,3 +1061,87 @@ __attribute__((destructor)) static void cleanup(void)
 	if (kallsyms_path[0])
 		unlink(kallsyms_path);
 }
+
+/*
+ * 5,000 short processes: the newest JOIN_EXITED_KEEP exited keep their own roots, older
+ * ones fold into "testproc [N exited processes]"; totals stay, the model's label sets
+ * stay bounded, and a folded thread's last stack is forgotten (its id may be reused)
+ */
+TEST(exited_processes_fold_by_name)
+{
+	struct join_opts o = {0};
+	struct fixture f;
+	struct model_mem mm;
+	struct model_counts c;
+	struct jp_sample tail;
+	__u64 samples = 0;
+	char *out, want[64];
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	f.view.per_pid = true;
+	for (__u32 pid = 100000; pid < 105000; pid++) {
+		struct jp_sample s = sample(JP_EV_CPU, 2, 0);
+
+		s.pid = s.tid = pid;
+		s.weight = 1000;
+		EXPECT_EQ(join__sample(f.join, &s, kstack, NULL), 0);
+		samples++;
+		EXPECT_EQ(join__process_exited(f.join, pid), 0);
+	}
+	model__mem(f.model, &mm);
+	/* 5,000 - 2,048 - 512 < folded <= 5,000 - 2,048 */
+	EXPECT_TRUE(mm.folded > 5000 - 2048 - 512 && mm.folded <= 5000 - 2048);
+	EXPECT_TRUE(mm.labels <= 2048 + 512 + 1);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_SAMPLES), samples);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), samples * 1000);
+	out = folded(&f);
+	snprintf(want, sizeof(want), "testproc [%llu exited processes];",
+		 (unsigned long long)mm.folded);
+	EXPECT_TRUE(out && strstr(out, want) != NULL);
+	EXPECT_TRUE(out && strstr(out, "testproc [104999];") != NULL);
+	EXPECT_TRUE(out && strstr(out, "testproc [100000];") == NULL);
+	free(out);
+
+	/* the first process's thread ends now: its CPU tail must not go to a reused label set */
+	tail = sample(JP_EV_CPU, 0, 0);
+	tail.pid = tail.tid = 100000;
+	tail.weight = 7;
+	tail.flags = JP_SF_CPU_TAIL;
+	EXPECT_EQ(join__sample(f.join, &tail, NULL, NULL), 0);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), samples * 1000 + 7);
+	model__counts(f.model, &c);
+	for (jp_id id = 1; id <= c.labels; id++) {
+		const struct jp_labels *l = model__get_labels(f.model, id);
+
+		/* each set still a process of its own has its own pid's rows only */
+		EXPECT_TRUE(!l || l->nfolded || l->pid == l->tid);
+	}
+	f.view.values = 1u << JP_VAL_CPU_NS;
+	out = folded(&f);
+	EXPECT_TRUE(out &&
+		    strstr(out, "testproc [100000];[cpu after the last sample] 7\n") != NULL);
+	free(out);
+	teardown(&f);
+}
+
+/* frames in no file are named, not addressed: two processes' unknown frames share a stack */
+TEST(unknown_frames_of_two_processes_share_locations)
+{
+	struct join_opts o = {0};
+	struct fixture f;
+	struct jp_sample a = sample(JP_EV_CPU, 0, 1), b = sample(JP_EV_CPU, 0, 1);
+	const __u64 ua[] = {0x7f1234560000ull}, ub[] = {0x7f6543210000ull};
+	struct model_counts c;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	/* pids nothing runs as (above the largest pid_max): their addresses map to nothing */
+	a.pid = a.tid = 0x7ffffff0;
+	b.pid = b.tid = 0x7ffffff1;
+	EXPECT_EQ(join__sample(f.join, &a, NULL, ua), 0);
+	EXPECT_EQ(join__sample(f.join, &b, NULL, ub), 0);
+	model__counts(f.model, &c);
+	EXPECT_EQ(c.locations, 1);
+	EXPECT_EQ(c.stacks, 1);
+	EXPECT_EQ(c.rows, 2);
+	teardown(&f);
+}

@@ -558,3 +558,120 @@ TEST(budget_refuses_and_counts)
 	EXPECT_EQ(model__add(m, first, l0, JP_VAL_CPU_SAMPLES, 1), 0);
 	model__free(m);
 }
+
+/* a process's sample: one of two stacks, labels (pid, pid + 1) named comm */
+static void proc_sample(struct model *m, __u32 pid, const char *comm, jp_id stack, __u64 n)
+{
+	struct jp_labels lab = {.pid = pid, .tid = pid + 1, .comm = comm, .thread = comm};
+	jp_id l = model__labels(m, &lab);
+
+	EXPECT_TRUE(l != 0);
+	EXPECT_EQ(model__add(m, stack, l, JP_VAL_CPU_SAMPLES, n), 0);
+	EXPECT_EQ(model__add(m, stack, l, JP_VAL_CPU_NS, n * 1000), 0);
+}
+
+/* exited processes fold into one label set per name: rows merge, totals stay, ids are reused */
+TEST(fold_exited_processes_by_name)
+{
+	struct model *m = model__new();
+	struct model_view v = {
+		.values = 1u << JP_VAL_CPU_SAMPLES, .per_pid = true, .per_thread = true};
+	struct jp_labels live = {.pid = 9, .tid = 9, .comm = "sh", .thread = "sh"};
+	__u32 pids[3] = {100, 200, 300};
+	struct model_mem mm;
+	struct profile *p;
+	jp_id s1 = java_stack(m, 0x1234), s2 = java_stack(m, 0x1240), lv, l100;
+	char *out;
+	int err;
+
+	lv = model__labels(m, &live);
+	EXPECT_EQ(model__add(m, s1, lv, JP_VAL_CPU_SAMPLES, 7), 0);
+	proc_sample(m, 100, "sh", s1, 1);
+	proc_sample(m, 200, "sh", s1, 2);
+	proc_sample(m, 200, "sh", s2, 4);
+	proc_sample(m, 300, "cc1", s2, 8);
+	l100 = model__labels(
+		m, &(struct jp_labels){.pid = 100, .tid = 101, .comm = "sh", .thread = "sh"});
+	EXPECT_EQ(model__rows(m), 5);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 22);
+
+	EXPECT_EQ(model__fold_pids(m, pids, 3), 0);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 22);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_NS), 15000);
+	/* live sh (s1), folded sh (s1: 1 + 2, s2: 4), folded cc1 (s2) */
+	EXPECT_EQ(model__rows(m), 4);
+	EXPECT_TRUE(model__get_labels(m, l100) == NULL);
+	EXPECT_TRUE(model__get_labels(m, lv) != NULL);
+	EXPECT_EQ(model__add(m, s1, l100, JP_VAL_CPU_SAMPLES, 1), -EINVAL);
+	model__mem(m, &mm);
+	EXPECT_EQ(mm.folded, 3);
+	EXPECT_EQ(mm.labels_free, 3);
+	EXPECT_EQ(mm.labels, 3); /* live sh, folded sh, folded cc1 */
+
+	p = profile__new("t", "samples");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	out = capture(out_folded_write, p, &err);
+	EXPECT_STREQ(out, "cc1 [1 exited processes];com/acme/App.main_[0];"
+			  "java/io/FileOutputStream.write_[j];__libc_write;vfs_write_[k] 8\n"
+			  "sh [2 exited processes];com/acme/App.main_[0];"
+			  "java/io/FileOutputStream.write_[j];__libc_write;vfs_write_[k] 7\n"
+			  "sh [9];sh [9];com/acme/App.main_[0];java/io/FileOutputStream.write_[j];"
+			  "__libc_write;vfs_write_[k] 7\n");
+	free(out);
+	profile__free(p);
+
+	/* a new process takes a freed id; folding it later counts it into the same set */
+	proc_sample(m, 400, "sh", s2, 16);
+	model__mem(m, &mm);
+	EXPECT_EQ(mm.labels_free, 2);
+	pids[0] = 400;
+	EXPECT_EQ(model__fold_pids(m, pids, 1), 0);
+	EXPECT_EQ(model__rows(m), 4);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 38);
+	p = profile__new("t", "samples");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	out = capture(out_folded_write, p, &err);
+	EXPECT_TRUE(strstr(out, "sh [3 exited processes];") != NULL);
+	free(out);
+	profile__free(p);
+	/* the CPU time of folded processes is spread within their set, totals exact */
+	EXPECT_EQ(model__spread_cpu(m), 0);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_NS), 31000);
+	model__free(m);
+}
+
+/* 200,000 short processes through the model, the newest 2,048 kept: bounded tables */
+TEST(fold_keeps_memory_bounded)
+{
+	static const char *const names[] = {"sh", "cc1", "ld", "make", "sed"};
+	struct model *m = model__new();
+	jp_id s[2] = {java_stack(m, 0x1234), java_stack(m, 0x1240)};
+	__u32 batch[512];
+	size_t nb = 0, mid_bytes = 0;
+	__u64 want = 0;
+	struct model_mem mm;
+
+	for (__u32 pid = 1000; pid < 201000; pid++) {
+		proc_sample(m, pid, names[pid % 5], s[pid % 2], 1 + pid % 3);
+		want += 1 + pid % 3;
+		/* exited 2,048 processes ago: folded 512 at a time, as the join does */
+		if (pid >= 1000 + 2048) {
+			batch[nb++] = pid - 2048;
+			if (nb == 512) {
+				EXPECT_EQ(model__fold_pids(m, batch, nb), 0);
+				nb = 0;
+			}
+		}
+		if (pid == 101000) {
+			model__mem(m, &mm);
+			mid_bytes = mm.bytes;
+		}
+	}
+	model__mem(m, &mm);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), want);
+	EXPECT_TRUE(mm.labels + mm.labels_free <= 2048 + 512 + 5 + 8);
+	EXPECT_TRUE(mm.rows <= 2048 + 512 + 10 + 8);
+	EXPECT_TRUE(mm.bytes == mid_bytes);
+	EXPECT_TRUE(mm.folded >= 200000 - 2048 - 512);
+	model__free(m);
+}

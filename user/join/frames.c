@@ -168,17 +168,19 @@ static const char *java_from_perfmap(struct join *j, const char *name)
 	return out;
 }
 
-static jp_id push_user(struct join *j, size_t *n, __u64 addr, const struct jp_sym *sym)
+static jp_id push_user(struct join *j, size_t *n, const struct jp_sym *sym)
 {
 	const char *dso = sym->dso ? sym->dso : "", *java;
-
 	/*
 	 * a frame in a file is the file's address, not this process's: the processes that run
 	 * one binary (a JVM started again and again, a pool of servers) share its locations
-	 * and their stacks in the model, where ASLR would make each process's its own
+	 * and their stacks in the model, where ASLR would make each process's its own. Code in
+	 * no file (JIT code, stubs, anonymous memory, an address nothing maps: file_addr 0)
+	 * has no address another process shares: keyed by it, each short-lived JVM's
+	 * interpreter and stubs, and each unknown frame, would be locations and stacks of
+	 * their own. jprof names such a frame itself: its name and kind are its location.
 	 */
-	if (sym->file_addr)
-		addr = sym->file_addr;
+	__u64 addr = sym->file_addr;
 
 	if (sym->name && sym->kind == JP_FK_JIT && (java = java_from_perfmap(j, sym->name)))
 		return push_loc(j, n, java, "", true, JP_FK_JIT, addr, 0);
@@ -221,10 +223,10 @@ bool jn_push_user_frame(struct join *j, size_t *n, __u32 pid, __u64 addr, bool s
 	if (in_code_cache(&sym)) {
 		if (stop_at_code)
 			return false;
-		(void)push_user(j, n, addr, &sym);
+		(void)push_user(j, n, &sym);
 		return true;
 	}
-	loc_cache_put(j, LC_USER | pid, addr, 0, push_user(j, n, addr, &sym));
+	loc_cache_put(j, LC_USER | pid, addr, 0, push_user(j, n, &sym));
 	return true;
 }
 
@@ -334,10 +336,11 @@ bool jn_push_agent_code(struct join *j, size_t *n, struct jvm_ent *e, __u32 pid,
 	if (!e || !e->a || !syms__user_anon(j->syms, pid, addr))
 		return false;
 	name = jvm_agent__code_name(e->a, addr, &java);
+	/* code-cache addresses are this JVM's own: address 0, as in push_user */
 	if (!name)
-		push_loc(j, n, "[unknown]", "", false, JP_FK_NATIVE, addr, 0);
+		push_loc(j, n, "[unknown]", "", false, JP_FK_NATIVE, 0, 0);
 	else
-		push_loc(j, n, name, "", java, java ? JP_FK_JIT : JP_FK_JVM, addr, 0);
+		push_loc(j, n, name, "", java, java ? JP_FK_JIT : JP_FK_JVM, 0, 0);
 	return true;
 }
 

@@ -259,6 +259,14 @@ struct age_site {
  * months holds what its live JVMs need
  */
 #define JOIN_RETIRED_KEEP 128
+/*
+ * Exited processes whose label sets stay their own in the model: a recording of a few
+ * hundred processes never sees a fold. Past it they are folded JOIN_FOLD_BATCH at a time
+ * (a fold walks the model's label sets and rows once).
+ */
+#define JOIN_EXITED_KEEP 2048
+#define JOIN_FOLD_BATCH	 512
+
 struct jvm_fold {
 	__u64 jvms, samples, java_samples, complete, internal, agent_lost;
 };
@@ -277,6 +285,9 @@ struct join {
 	struct jvm_ent **jvms;
 	size_t jvms_cap, nretired;
 	struct jvm_fold folded;
+	/* exited processes not folded yet, oldest first (JOIN_EXITED_KEEP + JOIN_FOLD_BATCH) */
+	__u32 *exited;
+	size_t nexited;
 	/* the live ones by pid (a struct jvm_ent *) */
 	struct hmap by_pid;
 	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */

@@ -7,6 +7,7 @@
 #include "model.h"
 #include "util/strpool.h"
 #include "util/hashkey.h"
+#include "util/hmap.h"
 
 static const struct {
 	const char *type, *unit;
@@ -50,6 +51,7 @@ struct table {
 	jp_id *slots;		  /* 0 = empty */
 	size_t nslots;
 	elem_hash_fn hash_of;
+	bool (*dead)(const void *elem); /* NULL: no element is ever freed (all but labels) */
 	struct model *m; /* for hash_of, the comparisons that need the model, its budget */
 };
 
@@ -95,9 +97,12 @@ static void table_init(struct table *t, size_t elem_size, elem_hash_fn hash_of,
 
 static void table_free(struct table *t)
 {
+	bool (*dead)(const void *elem) = t->dead;
+
 	free(t->elems);
 	free(t->slots);
 	table_init(t, t->elem_size, t->hash_of, t->m);
+	t->dead = dead;
 }
 
 static void *table_at(const struct table *t, jp_id id)
@@ -117,8 +122,11 @@ static int table_rehash(struct table *t, size_t nslots)
 	if (!slots)
 		return -ENOMEM;
 	for (size_t id = 1; id < t->n; id++) {
-		size_t i = t->hash_of(t, table_at(t, (jp_id)id)) & (nslots - 1);
+		size_t i;
 
+		if (t->dead && t->dead(table_at(t, (jp_id)id)))
+			continue; /* freed: not found, its id waits for reuse */
+		i = t->hash_of(t, table_at(t, (jp_id)id)) & (nslots - 1);
 		while (slots[i])
 			i = (i + 1) & (nslots - 1);
 		slots[i] = (jp_id)id;
@@ -153,19 +161,39 @@ static int table_reserve(struct table *t)
 	return 0;
 }
 
+/* id of the element equal to e (hash h), 0 when none */
+static jp_id table_find(const struct table *t, const void *e, __u64 h, elem_eq_fn eq,
+			const void *ctx)
+{
+	if (!t->nslots)
+		return 0;
+	for (size_t i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
+		jp_id id = t->slots[i];
+
+		if (eq(ctx, table_at(t, id), e, t->elem_size))
+			return id;
+	}
+	return 0;
+}
+
+/* puts id (its element in place, hash h) into the index, which has room */
+static void table_index(struct table *t, jp_id id, __u64 h)
+{
+	size_t i;
+
+	for (i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1))
+		;
+	t->slots[i] = id;
+}
+
 /* id of the element equal to e (hash h), adding a copy when new; 0 when out of memory */
 static jp_id table_intern(struct table *t, const void *e, __u64 h, elem_eq_fn eq, const void *ctx)
 {
 	size_t i;
+	jp_id id = table_find(t, e, h, eq, ctx);
 
-	if (t->nslots) {
-		for (i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
-			jp_id id = t->slots[i];
-
-			if (eq(ctx, table_at(t, id), e, t->elem_size))
-				return id;
-		}
-	}
+	if (id)
+		return id;
 	if (t->n >= 0xffffffffu || table_reserve(t))
 		return 0;
 	memcpy(table_at(t, (jp_id)t->n), e, t->elem_size);
@@ -193,6 +221,10 @@ struct model {
 	struct table stacks; /* struct stack_ref */
 	jp_id *stack_locs;
 	size_t nstack_locs, cap_stack_locs;
+	/* label ids freed by model__fold_pids (their elements zeroed), reused first */
+	jp_id *free_labels;
+	size_t nfree_labels, cap_free_labels;
+	__u64 folded; /* processes folded */
 	/*
 	 * Rows: (stack, labels) and one value per column in use. A recording fills two or
 	 * three of the JP_VAL_MAX columns, so a column is added when a value first comes.
@@ -215,13 +247,15 @@ struct model {
 };
 
 static size_t table_bytes(const struct table *t);
+static size_t count(const struct table *t);
 
 static size_t model_bytes(const struct model *m)
 {
 	return m->pool.total + table_bytes(&m->strs) + table_bytes(&m->funcs) +
 	       table_bytes(&m->maps) + table_bytes(&m->locs) + table_bytes(&m->labels) +
 	       table_bytes(&m->stacks) + table_bytes(&m->rows) +
-	       m->cap_stack_locs * sizeof(*m->stack_locs);
+	       m->cap_stack_locs * sizeof(*m->stack_locs) +
+	       m->cap_free_labels * sizeof(*m->free_labels);
 }
 
 /* true (counted) when more bytes would take the model past its budget */
@@ -275,15 +309,33 @@ static __u64 loc_hash_of(const struct table *t, const void *e)
 				 ((__u64)(__u32)c->line << 8 | c->kind)));
 }
 
+/* a folded set is found by its name whatever its count: nfolded is hashed as "folded or not" */
 static __u64 labels_hash_of(const struct table *t, const void *e)
 {
 	const struct jp_labels *c = e;
 	__u64 h = ptr_hash(c->comm, ptr_hash(c->thread, ptr_hash(c->container, mix(c->cgroup))));
 
-	h = ptr_hash(c->main, h);
+	h = ptr_hash(c->main, h ^ (c->nfolded != 0));
 
 	(void)t;
 	return mix(h ^ ((__u64)c->pid << 32 | c->tid));
+}
+
+static bool labels_eq(const void *ctx, const void *a, const void *b, size_t size)
+{
+	const struct jp_labels *x = a, *y = b;
+
+	(void)ctx;
+	(void)size;
+	return x->pid == y->pid && x->tid == y->tid && x->comm == y->comm &&
+	       x->thread == y->thread && x->cgroup == y->cgroup && x->container == y->container &&
+	       x->main == y->main && !x->nfolded == !y->nfolded;
+}
+
+/* a label set freed by a fold: zeroed, so its comm is NULL */
+static bool labels_dead(const void *e)
+{
+	return !((const struct jp_labels *)e)->comm;
 }
 
 static __u64 locs_hash(const jp_id *locs, size_t n)
@@ -324,6 +376,7 @@ struct model *model__new(void)
 	table_init(&m->maps, sizeof(struct jp_mapping), map_hash_of, m);
 	table_init(&m->locs, sizeof(struct jp_location), loc_hash_of, m);
 	table_init(&m->labels, sizeof(struct jp_labels), labels_hash_of, m);
+	m->labels.dead = labels_dead;
 	table_init(&m->stacks, sizeof(struct stack_ref), stack_hash_of, m);
 	table_init(&m->rows, sizeof(struct row_key), row_hash_of, m);
 	memset(m->col, -1, sizeof(m->col));
@@ -342,6 +395,7 @@ void model__free(struct model *m)
 	table_free(&m->stacks);
 	table_free(&m->rows);
 	free(m->stack_locs);
+	free(m->free_labels);
 	strpool_free(&m->pool);
 	free(m);
 }
@@ -425,6 +479,20 @@ jp_id model__location(struct model *m, const struct jp_location *loc)
 	return table_intern(&m->locs, &c, loc_hash_of(&m->locs, &c), bytes_eq, NULL);
 }
 
+/* a set's id, a freed id reused for a new one (the index has room: it holds no freed id) */
+static jp_id labels_intern(struct model *m, const struct jp_labels *c)
+{
+	__u64 h = labels_hash_of(&m->labels, c);
+	jp_id id = table_find(&m->labels, c, h, labels_eq, NULL);
+
+	if (id || !m->nfree_labels)
+		return id ? id : table_intern(&m->labels, c, h, labels_eq, NULL);
+	id = m->free_labels[--m->nfree_labels];
+	memcpy(table_at(&m->labels, id), c, sizeof(*c));
+	table_index(&m->labels, id, h);
+	return id;
+}
+
 jp_id model__labels(struct model *m, const struct jp_labels *l)
 {
 	struct jp_labels c;
@@ -437,9 +505,10 @@ jp_id model__labels(struct model *m, const struct jp_labels *l)
 	c.thread = model__str(m, l->thread);
 	c.container = model__str(m, l->container);
 	c.main = model__str(m, l->main);
+	c.nfolded = l->nfolded;
 	if (!c.comm || !c.thread || !c.container || !c.main)
 		return 0;
-	return table_intern(&m->labels, &c, labels_hash_of(&m->labels, &c), bytes_eq, NULL);
+	return labels_intern(m, &c);
 }
 
 int model__name_process(struct model *m, __u32 pid, const char *main)
@@ -455,13 +524,192 @@ int model__name_process(struct model *m, __u32 pid, const char *main)
 	for (size_t id = 1; id < m->labels.n; id++) {
 		struct jp_labels *l = table_at(&m->labels, (jp_id)id);
 
-		if (l->pid == pid && !l->main[0]) {
+		if (l->comm && !l->nfolded && l->pid == pid && !l->main[0]) {
 			l->main = s;
 			changed = true;
 		}
 	}
 	/* same labels twice now (named and unnamed before) are two ids of one content: harmless */
 	return changed && m->labels.nslots ? table_rehash(&m->labels, m->labels.nslots) : 0;
+}
+
+/* takes id out of the index (backward shift: no tombstones); its element is still in place */
+static void table_unindex(struct table *t, jp_id id)
+{
+	size_t mask = t->nslots - 1, i = t->hash_of(t, table_at(t, id)) & mask, j;
+
+	while (t->slots[i] != id) {
+		if (!t->slots[i])
+			return;
+		i = (i + 1) & mask;
+	}
+	for (j = i;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!t->slots[j])
+			break;
+		k = t->hash_of(t, table_at(t, t->slots[j])) & mask;
+		/* slots[j] may move to i when its home k is not cyclically within (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			t->slots[i] = t->slots[j];
+			i = j;
+		}
+	}
+	t->slots[i] = 0;
+}
+
+static bool row_eq(const void *ctx, const void *a, const void *b, size_t size);
+
+/* the rows again, with labels mapped by to[] (0: kept), equal keys merged; 0 or -errno */
+static int rows_remap(struct model *m, const jp_id *to, size_t nto)
+{
+	struct table nr;
+	char *buf;
+	int err = 0;
+
+	if (!m->rows.n)
+		return 0;
+	buf = malloc(m->rows.elem_size);
+	if (!buf)
+		return -ENOMEM;
+	table_init(&nr, m->rows.elem_size, row_hash_of, m);
+	for (size_t id = 1; id < m->rows.n; id++) {
+		struct row_key *k = (struct row_key *)buf;
+		__u64 *v = (__u64 *)(buf + sizeof(*k)), *dv;
+		jp_id nid;
+
+		memcpy(buf, table_at(&m->rows, (jp_id)id), m->rows.elem_size);
+		if (k->labels < nto && to[k->labels])
+			k->labels = to[k->labels];
+		nid = table_find(&nr, buf, row_hash(k->stack, k->labels), row_eq, NULL);
+		if (nid) {
+			dv = (__u64 *)((char *)table_at(&nr, nid) + sizeof(*k));
+			for (unsigned int c = 0; c < m->ncols; c++)
+				dv[c] += v[c];
+			continue;
+		}
+		if (!table_intern(&nr, buf, row_hash(k->stack, k->labels), row_eq, NULL)) {
+			err = -ENOMEM; /* or -ENOSPC: the caller knows by the budget's count */
+			break;
+		}
+	}
+	free(buf);
+	if (err) {
+		table_free(&nr);
+		return err;
+	}
+	table_free(&m->rows);
+	m->rows = nr;
+	return 0;
+}
+
+#define FOLD_NEW (1ull << 63)
+
+int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
+{
+	struct hmap set = {0}, seen = {0}, add = {0};
+	size_t nl = m->labels.n, nfree = 0, pos = 0;
+	const char *empty = model__str(m, "");
+	jp_id *to = NULL;
+	__u64 *v, k1;
+	__u64 over = m->over_budget;
+	int err = -ENOMEM;
+
+	if (!empty)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (hmap_put(&set, pids[i], 1) < 0)
+			goto out;
+	to = calloc(nl ? nl : 1, sizeof(*to));
+	if (!to)
+		goto out;
+	/*
+	 * each set of a folded pid: the folded set of its name, found or added (with count 1,
+	 * flagged in add: FOLD_NEW); add counts the processes that fold into each
+	 */
+	for (size_t id = 1; id < nl; id++) {
+		const struct jp_labels *l = table_at(&m->labels, (jp_id)id);
+		struct jp_labels f;
+		__u32 pid = l->pid;
+		bool is_new;
+
+		if (!l->comm || l->nfolded || !hmap_find(&set, pid))
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.comm = l->comm;
+		f.thread = empty;
+		f.container = l->container;
+		f.main = l->main;
+		f.nfolded = 1;
+		to[id] =
+			table_find(&m->labels, &f, labels_hash_of(&m->labels, &f), labels_eq, NULL);
+		if (!to[id]) {
+			/*
+			 * a new folded set, perhaps in an id an earlier fold freed (below nl:
+			 * the walk skips it, as a folded set)
+			 */
+			to[id] = labels_intern(m, &f);
+			if (!to[id] || hmap_put(&add, to[id], FOLD_NEW) < 0)
+				goto out_fail;
+		}
+		nfree++;
+		if (!hmap_get2(&seen, to[id], pid, &is_new))
+			goto out_fail;
+		if (is_new) {
+			v = hmap_get(&add, to[id], &is_new);
+			if (!v)
+				goto out_fail;
+			++*v;
+		}
+	}
+	if (!nfree) {
+		err = 0;
+		goto out;
+	}
+	if (m->nfree_labels + nfree > m->cap_free_labels) {
+		size_t cap = m->nfree_labels + nfree + 64;
+		jp_id *p;
+
+		if (model_refuse(m, (cap - m->cap_free_labels) * sizeof(*p))) {
+			err = -ENOSPC;
+			goto out_fail;
+		}
+		p = realloc(m->free_labels, cap * sizeof(*p));
+		if (!p)
+			goto out_fail;
+		m->free_labels = p;
+		m->cap_free_labels = cap;
+	}
+	err = rows_remap(m, to, nl);
+	if (err)
+		goto out_fail;
+	/* from here nothing fails: the counts, then the dropped sets freed */
+	while ((v = hmap_next(&add, &pos, &k1, NULL))) {
+		struct jp_labels *f = table_at(&m->labels, (jp_id)k1);
+
+		f->nfolded += (__u32)(*v & ~FOLD_NEW) - (*v & FOLD_NEW ? 1 : 0);
+	}
+	for (size_t id = 1; id < nl; id++) {
+		if (!to[id])
+			continue;
+		table_unindex(&m->labels, (jp_id)id);
+		memset(table_at(&m->labels, (jp_id)id), 0, sizeof(struct jp_labels));
+		m->free_labels[m->nfree_labels++] = (jp_id)id;
+	}
+	m->folded += hmap_count(&seen);
+	err = 0;
+	goto out;
+out_fail:
+	/* a folded set added here stays, with no row yet: harmless */
+	if (err != -ENOSPC)
+		err = m->over_budget != over ? -ENOSPC : -ENOMEM;
+out:
+	free(to);
+	hmap_free(&set);
+	hmap_free(&seen);
+	hmap_free(&add);
+	return err;
 }
 
 /* ctx: the model, whose probe_locs/probe_n hold the stack being looked up */
@@ -555,7 +803,7 @@ int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u6
 	jp_id id;
 	int err;
 
-	if (v >= JP_VAL_MAX || !stack || !labels)
+	if (v >= JP_VAL_MAX || !stack || !model__get_labels(m, labels))
 		return -EINVAL;
 	if (m->col[v] < 0 && (err = add_column(m, v)))
 		return err;
@@ -628,7 +876,9 @@ const struct jp_location *model__get_location(const struct model *m, jp_id id)
 
 const struct jp_labels *model__get_labels(const struct model *m, jp_id id)
 {
-	return id && id < m->labels.n ? table_at(&m->labels, id) : NULL;
+	const struct jp_labels *l = id && id < m->labels.n ? table_at(&m->labels, id) : NULL;
+
+	return l && l->comm ? l : NULL;
 }
 
 const jp_id *model__get_stack(const struct model *m, jp_id id, size_t *n)
@@ -679,7 +929,9 @@ void model__mem(const struct model *m, struct model_mem *ret)
 	ret->funcs = m->funcs.n;
 	ret->maps = m->maps.n;
 	ret->locs = m->locs.n;
-	ret->labels = m->labels.n;
+	ret->labels = count(&m->labels) - m->nfree_labels;
+	ret->labels_free = m->nfree_labels;
+	ret->folded = m->folded;
 	ret->stacks = m->stacks.n;
 	ret->stack_locs = m->nstack_locs;
 	ret->rows = m->rows.n;

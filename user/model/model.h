@@ -66,6 +66,11 @@ struct jp_labels {
 	__u64 cgroup;	       /* cgroup v2 id, 0 unknown */
 	const char *container; /* short container id or name, "" for the host */
 	const char *main;      /* the JVM's main class or jar as started, "" unknown (NULL: "") */
+	/*
+	 * 0: one process's thread. N > 0: N exited processes of one (comm, container, main)
+	 * folded into one set (model__fold_pids): pid, tid and cgroup 0, thread ""
+	 */
+	__u32 nfolded;
 };
 
 struct jp_sample_row {
@@ -103,6 +108,15 @@ jp_id model__labels(struct model *m, const struct jp_labels *l);
  * JVM was known): one process, one root. 0 or -ENOSPC/-ENOMEM (then some keep "").
  */
 int model__name_process(struct model *m, __u32 pid, const char *main);
+/*
+ * Folds the label sets of processes pids[0..n) (exited: nothing adds to their ids any more)
+ * into one set per (comm, container, main), nfolded counting the processes; their rows
+ * merge into that set's rows (totals unchanged). The dropped sets' ids are freed and
+ * reused by later model__labels: a caller holding one of them must forget it. Memory then
+ * follows the processes not folded and the names, not every process ever seen.
+ * 0 or -ENOMEM/-ENOSPC (then nothing changed).
+ */
+int model__fold_pids(struct model *m, const __u32 *pids, size_t n);
 /* a stack of location ids, leaf first */
 jp_id model__stack(struct model *m, const jp_id *locs, size_t n);
 
@@ -124,6 +138,8 @@ size_t model__rows(const struct model *m);
 /* what the model holds: entries per table and bytes in all (for the -v report) */
 struct model_mem {
 	size_t strs, funcs, maps, locs, labels, stacks, stack_locs, rows;
+	size_t labels_free; /* ids freed by folds, not reused yet (labels counts the others) */
+	__u64 folded;	    /* processes folded since model__new */
 	size_t bytes;
 	size_t str_bytes, loc_bytes, stack_bytes, row_bytes; /* parts of bytes */
 	__u64 over_budget; /* additions the budget refused */
@@ -138,6 +154,7 @@ const struct jp_sample_row *model__row(const struct model *m, size_t i, struct j
 const struct jp_func *model__get_func(const struct model *m, jp_id id);
 const struct jp_mapping *model__get_mapping(const struct model *m, jp_id id);
 const struct jp_location *model__get_location(const struct model *m, jp_id id);
+/* NULL for 0, past the last id, and for an id freed by model__fold_pids */
 const struct jp_labels *model__get_labels(const struct model *m, jp_id id);
 /* locations of a stack, leaf first; *n their count */
 const jp_id *model__get_stack(const struct model *m, jp_id id, size_t *n);

@@ -32,7 +32,8 @@ struct thread {
 };
 
 struct key {
-	__u32 pid, tid, lab;
+	__u32 pid, tid, grp,
+		lab; /* grp: a folded set's id (its processes' time is its own), else 0 */
 };
 
 static int key_cmp(const void *a, const void *b)
@@ -43,6 +44,8 @@ static int key_cmp(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (x->grp != y->grp)
+		return x->grp < y->grp ? -1 : 1;
 	return 0;
 }
 
@@ -80,7 +83,7 @@ int model__spread_cpu(struct model *m)
 		const struct jp_labels *l = model__get_labels(m, id);
 
 		if (lab[id].samples && l)
-			keys[nkeys++] = (struct key){l->pid, l->tid, id};
+			keys[nkeys++] = (struct key){l->pid, l->tid, l->nfolded ? id : 0, id};
 	}
 	qsort(keys, nkeys, sizeof(*keys), key_cmp);
 	th = calloc(nkeys ? nkeys : 1, sizeof(*th));
@@ -89,7 +92,7 @@ int model__spread_cpu(struct model *m)
 	for (size_t k = 0; k < nkeys; k++) {
 		struct lab *lb = &lab[keys[k].lab];
 
-		if (!nth || th[nth - 1].pid != keys[k].pid || th[nth - 1].tid != keys[k].tid)
+		if (!nth || key_cmp(&keys[k - 1], &keys[k]))
 			th[nth++] = (struct thread){.pid = keys[k].pid, .tid = keys[k].tid};
 		lb->thread = (__u32)(nth - 1);
 		th[nth - 1].ns += lb->ns;

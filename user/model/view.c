@@ -85,7 +85,12 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 				snprintf(c->container, sizeof(c->container), "[host]");
 			c->frames[k++] = (struct prof_frame){c->container, JP_FK_ROOT};
 		}
-		if (c->v->per_pid && l->main && l->main[0]) /* as a person knows it (issue 25) */
+		if (c->v->per_pid && l->nfolded) /* exited processes, added up (model__fold_pids) */
+			snprintf(c->proc, sizeof(c->proc), "%s [%u exited processes]%s%s", l->comm,
+				 l->nfolded, l->main && l->main[0] ? " " : "",
+				 l->main ? l->main : "");
+		else if (c->v->per_pid && l->main &&
+			 l->main[0]) /* as a person knows it (issue 25) */
 			snprintf(c->proc, sizeof(c->proc), "%s [%u] %s", l->comm, l->pid, l->main);
 		else if (c->v->per_pid)
 			snprintf(c->proc, sizeof(c->proc), "%s [%u]", l->comm, l->pid);
@@ -93,7 +98,7 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 			snprintf(c->proc, sizeof(c->proc), "%s", l->comm);
 		c->frames[k++] = (struct prof_frame){c->proc, JP_FK_ROOT};
 		/* a sample of the whole process (tid 0: the wall view's pause band) is no thread */
-		if (c->v->per_thread && (l->tid || !l->pid)) {
+		if (c->v->per_thread && !l->nfolded && (l->tid || !l->pid)) {
 			snprintf(c->thread, sizeof(c->thread), "%s [%u]",
 				 l->thread[0] ? l->thread : l->comm, l->tid);
 			c->frames[k++] = (struct prof_frame){c->thread, JP_FK_ROOT};

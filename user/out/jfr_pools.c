@@ -2,6 +2,7 @@
 /* jfr_pools.c: the JFR writer's constant pools: threads, stacks, methods, classes, symbols */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,9 +216,15 @@ int jw_write_constant_pool(struct jfr *x, struct bytebuf *b)
 	for (jp_id id = 1; id <= x->c.labels; id++) {
 		const struct jp_labels *l = model__get_labels(x->m, id);
 		const char *thread = l ? jw_nz(l->thread) : "";
+		char folded[64];
 
 		if (!x->labels_used[id] || !l)
 			continue;
+		if (l->nfolded) { /* exited processes added up: no thread of their own */
+			snprintf(folded, sizeof(folded), "%.16s [%u exited processes]",
+				 jw_nz(l->comm), l->nfolded);
+			thread = folded;
+		}
 		jb_varint(b, id);
 		jb_str(b, thread[0] ? thread : jw_nz(l->comm));
 		jb_varint(b, l->tid);

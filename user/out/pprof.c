@@ -184,6 +184,8 @@ static void samples(struct enc *e, const int *cols, int ncols)
 		if (l) {
 			label_num(e, "pid", l->pid);
 			label_num(e, "tid", l->tid);
+			if (l->nfolded) /* pid 0: this many exited processes of comm, added up */
+				label_num(e, "exited_processes", l->nfolded);
 			label_str(e, "comm", l->comm);
 			if (l->main[0])
 				label_str(e, "main", l->main);

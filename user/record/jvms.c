@@ -91,7 +91,7 @@ static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64
 	int err;
 
 	if (!join__knows_jvm(r->join, p->pid))
-		return;
+		goto out_fold;
 	err = join__retire_jvm(r->join, p->pid, now);
 	if (err)
 		pr_debug("JVM %u: retiring it: %s", p->pid, strerror(-err));
@@ -100,6 +100,11 @@ static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64
 		pr_debug("JVM %u exec'd another program: retired, looked at again", p->pid);
 	else
 		pr_debug("JVM %u exited: its agent and symbols freed", p->pid);
+out_fold:
+	/* an exec'd process goes on (same pid, new comm): its labels stay its own */
+	if (why == PT_EXITED && (err = join__process_exited(r->join, p->pid)))
+		pr_debug("process %u exited: folding the oldest exited: %s", p->pid,
+			 strerror(-err));
 }
 
 static void drop_agent(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)

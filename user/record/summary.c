@@ -31,23 +31,25 @@ void rec_mem_report(const struct rec *r)
 	model__mem(r->model, &mm);
 	syms__stats(r->syms, &ss);
 	ptable__stats(r->procs, &ps);
-	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels, %zu "
+	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels (%llu "
+		 "exited processes folded), %zu "
 		 "locations, %zu functions, %zu strings; MB in rows %.1f, stacks %.1f, locations "
 		 "%.1f, strings %.1f); symbols: ELF %.1f MB, perf maps %.1f MB, "
-		 "%llu pids, %llu files (%llu unloaded, %llu read again); processes: %llu held now (at most %llu), %llu exited and "
+		 "%llu pids, %llu files (%llu unloaded, %llu read again); processes: %llu held now "
+		 "(at most %llu), %llu exited and "
 		 "%llu exec'd forgotten, %llu exits found by a sweep; agent dictionaries %.1f MB "
 		 "(%u "
 		 "JVMs retired); samples held for their process's symbols %llu (%llu not: no "
 		 "room), lookups that left a load for later %llu",
-		 mm.bytes / 1048576.0, mm.stacks, mm.stack_locs, mm.rows, mm.labels, mm.locs,
-		 mm.funcs, mm.strs, mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0,
-		 mm.loc_bytes / 1048576.0, mm.str_bytes / 1048576.0, ss.elf_bytes / 1048576.0,
-		 ss.perfmap_bytes / 1048576.0, (unsigned long long)ss.pids,
-		 (unsigned long long)ss.dsos, (unsigned long long)ss.dsos_unloaded,
-		 (unsigned long long)ss.dsos_reloaded, (unsigned long long)ps.live,
-		 (unsigned long long)ps.peak, (unsigned long long)ps.exited,
-		 (unsigned long long)ps.execed, (unsigned long long)ps.swept,
-		 jvm_agent__all_bytes() / 1048576.0, r->retired,
+		 mm.bytes / 1048576.0, mm.stacks, mm.stack_locs, mm.rows, mm.labels,
+		 (unsigned long long)mm.folded, mm.locs, mm.funcs, mm.strs,
+		 mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0, mm.loc_bytes / 1048576.0,
+		 mm.str_bytes / 1048576.0, ss.elf_bytes / 1048576.0, ss.perfmap_bytes / 1048576.0,
+		 (unsigned long long)ss.pids, (unsigned long long)ss.dsos,
+		 (unsigned long long)ss.dsos_unloaded, (unsigned long long)ss.dsos_reloaded,
+		 (unsigned long long)ps.live, (unsigned long long)ps.peak,
+		 (unsigned long long)ps.exited, (unsigned long long)ps.execed,
+		 (unsigned long long)ps.swept, jvm_agent__all_bytes() / 1048576.0, r->retired,
 		 (unsigned long long)r->held_samples, (unsigned long long)r->held_over,
 		 (unsigned long long)ss.deferred);
 }
