@@ -100,9 +100,10 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int join__process_exited(struct join *j, __u32 pid)
+int join__process_exited(struct join *j, __u32 pid, join_alive_fn alive, void *ctx)
 {
 	__u32 batch[JOIN_FOLD_BATCH];
+	size_t n = 0;
 	int err;
 
 	if (!j->exited) {
@@ -118,13 +119,21 @@ int join__process_exited(struct join *j, __u32 pid)
 	 * carried CPU time now (the ids are still valid) and is forgotten, since the fold
 	 * frees them for reuse. Their agent events went when their JVM retired.
 	 */
-	memcpy(batch, j->exited, sizeof(batch));
-	qsort(batch, JOIN_FOLD_BATCH, sizeof(*batch), pid_cmp);
+	/*
+	 * A pid a new process holds now (the pid space wrapped) is left out: its label sets
+	 * are the live process's too (a set is keyed by pid and tid), and ids the join holds
+	 * of it (event slots of a JVM) must stay valid
+	 */
+	for (size_t i = 0; i < JOIN_FOLD_BATCH; i++)
+		if (!alive || !alive(ctx, j->exited[i]))
+			batch[n++] = j->exited[i];
+		else
+			j->fold_skipped++;
+	qsort(batch, n, sizeof(*batch), pid_cmp);
 	for (size_t i = 0; i < JOIN_LAST_SLOTS; i++) {
 		struct last_cpu *l = &j->last[i];
 
-		if (!l->labels ||
-		    !bsearch(&l->pid, batch, JOIN_FOLD_BATCH, sizeof(*batch), pid_cmp))
+		if (!l->labels || !bsearch(&l->pid, batch, n, sizeof(*batch), pid_cmp))
 			continue;
 		(void)jn_last_cpu_settle(j, l);
 		memset(l, 0, sizeof(*l));
@@ -134,10 +143,15 @@ int join__process_exited(struct join *j, __u32 pid)
 	 * the batch stays unfolded and is let go, not tried again at every exit: each try
 	 * walks every label set and row
 	 */
-	err = model__fold_pids(j->model, batch, JOIN_FOLD_BATCH);
+	err = n ? model__fold_pids(j->model, batch, n) : 0;
 	j->nexited -= JOIN_FOLD_BATCH;
 	memmove(j->exited, j->exited + JOIN_FOLD_BATCH, j->nexited * sizeof(*j->exited));
 	return err;
+}
+
+__u64 join__fold_skipped(const struct join *j)
+{
+	return j->fold_skipped;
 }
 
 /*

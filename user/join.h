@@ -152,10 +152,14 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns);
  * Process pid exited and the caller waited out its last samples (the process table drops
  * it). The newest JOIN_EXITED_KEEP exited processes keep their label sets in the model;
  * older ones are folded (model__fold_pids) into one set per process name, in batches,
- * and the join forgets the label ids it held of them. 0 or -errno: a fold failed (the
- * model's budget), and that batch's processes keep their own label sets.
+ * and the join forgets the label ids it held of them; a pid alive() says a process holds
+ * again (NULL: none) is not folded. 0 or -errno: a fold failed (the model's budget), and
+ * that batch's processes keep their own label sets.
  */
-int join__process_exited(struct join *j, __u32 pid);
+typedef bool (*join_alive_fn)(void *ctx, __u32 pid); /* a process holds pid now */
+int join__process_exited(struct join *j, __u32 pid, join_alive_fn alive, void *ctx);
+/* exited processes join__process_exited left unfolded: a new process held the pid */
+__u64 join__fold_skipped(const struct join *j);
 /*
  * After join__flush, before the outputs are written: frees every agent's dictionary
  * (its figures are kept for the report), so the writers' memory comes on top of less.

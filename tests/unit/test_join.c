@@ -1062,6 +1062,13 @@ __attribute__((destructor)) static void cleanup(void)
 		unlink(kallsyms_path);
 }
 
+/* pid 100001 is held by a new process when its fold comes (the pid space wrapped) */
+static bool pid_taken_again(void *ctx, __u32 pid)
+{
+	(void)ctx;
+	return pid == 100001;
+}
+
 /*
  * 5,000 short processes: the newest JOIN_EXITED_KEEP exited keep their own roots, older
  * ones fold into "testproc [N exited processes]"; totals stay, the model's label sets
@@ -1086,7 +1093,7 @@ TEST(exited_processes_fold_by_name)
 		s.weight = 1000;
 		EXPECT_EQ(join__sample(f.join, &s, kstack, NULL), 0);
 		samples++;
-		EXPECT_EQ(join__process_exited(f.join, pid), 0);
+		EXPECT_EQ(join__process_exited(f.join, pid, pid_taken_again, NULL), 0);
 	}
 	model__mem(f.model, &mm);
 	/* 5,000 - 2,048 - 512 < folded <= 5,000 - 2,048 */
@@ -1100,6 +1107,9 @@ TEST(exited_processes_fold_by_name)
 	EXPECT_TRUE(out && strstr(out, want) != NULL);
 	EXPECT_TRUE(out && strstr(out, "testproc [104999];") != NULL);
 	EXPECT_TRUE(out && strstr(out, "testproc [100000];") == NULL);
+	/* a pid a live process holds is not folded: its labels are that process's too */
+	EXPECT_TRUE(out && strstr(out, "testproc [100001];") != NULL);
+	EXPECT_EQ(join__fold_skipped(f.join), 1);
 	free(out);
 
 	/* the first process's thread ends now: its CPU tail must not go to a reused label set */

@@ -288,6 +288,7 @@ struct join {
 	/* exited processes not folded yet, oldest first (JOIN_EXITED_KEEP + JOIN_FOLD_BATCH) */
 	__u32 *exited;
 	size_t nexited;
+	__u64 fold_skipped; /* exited pids not folded: a new process held the pid again */
 	/* the live ones by pid (a struct jvm_ent *) */
 	struct hmap by_pid;
 	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */

@@ -85,6 +85,14 @@ void rec_drop_withdrawn_agents(struct rec *r)
  * order. The join reads what a JVM's ring still holds and frees its agent; then its BPF
  * entry and agent slot go, the process's symbols, and its attach entry.
  */
+/* a process the table holds now has pid (a new one, after the pid was dropped) */
+static bool pid_alive(void *ctx, __u32 pid)
+{
+	struct rec *r = ctx;
+
+	return ptable__find(r->procs, pid) != NULL;
+}
+
 static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)
 {
 	struct rec *r = ctx;
@@ -102,7 +110,7 @@ static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64
 		pr_debug("JVM %u exited: its agent and symbols freed", p->pid);
 out_fold:
 	/* an exec'd process goes on (same pid, new comm): its labels stay its own */
-	if (why == PT_EXITED && (err = join__process_exited(r->join, p->pid)))
+	if (why == PT_EXITED && (err = join__process_exited(r->join, p->pid, pid_alive, r)))
 		pr_debug("process %u exited: folding the oldest exited: %s", p->pid,
 			 strerror(-err));
 }
