@@ -634,6 +634,28 @@ TEST(fold_exited_processes_by_name)
 	EXPECT_TRUE(strstr(out, "sh [3 exited processes];") != NULL);
 	free(out);
 	profile__free(p);
+	/* pprof keeps the fold (label exited_processes): report shows the same roots */
+	{
+		struct pprof_opts po = {.values = (1u << JP_VAL_MAX) - 1};
+		struct model *back = model__new();
+		char *buf = NULL, why[128], *y;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		EXPECT_EQ(out_pprof_write(m, &po, f), 0);
+		fclose(f);
+		EXPECT_EQ(model__read_pprof(back, buf, len, why, sizeof(why)), 0);
+		p = profile__new("t", "samples");
+		EXPECT_EQ(model__to_profile(back, &v, p), 0);
+		y = capture(out_folded_write, p, &err);
+		EXPECT_TRUE(y && strstr(y, "sh [3 exited processes];") != NULL);
+		EXPECT_TRUE(y && strstr(y, "cc1 [1 exited processes];") != NULL);
+		EXPECT_TRUE(y && !strstr(y, "sh [0]") && !strstr(y, "cc1 [0]"));
+		free(y);
+		profile__free(p);
+		free(buf);
+		model__free(back);
+	}
 	/* the CPU time of folded processes is spread within their set, totals exact */
 	EXPECT_EQ(model__spread_cpu(m), 0);
 	EXPECT_EQ(model__total(m, JP_VAL_CPU_NS), 31000);

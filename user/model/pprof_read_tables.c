@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* pprof_read_tables.c: a profile's tables (types, functions, mappings, locations), its samples */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,8 @@ int pp_parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 				pp_str_at(ps, str, cont, sizeof(cont));
 			else if (!strcmp(key, "main"))
 				pp_str_at(ps, str, main, sizeof(main));
+			else if (!strcmp(key, "exited_processes")) /* pid 0: added up */
+				lab.nfolded = num > UINT32_MAX ? UINT32_MAX : (__u32)num;
 		}
 	}
 	if (!err && r.err)
