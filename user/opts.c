@@ -458,16 +458,16 @@ static int opts_validate(struct jp_opts *o, char *err, size_t errlen)
 		if (o->json && !(o->events & (1u << JP_EV_SYSCALL)))
 			return fail(err, errlen, "-f json is the syscall table: it needs -e syscalls");
 	} else if (o->cmd == JP_CMD_REPORT) {
+		if (o->diff_base && !o->input)
+			return fail(err, errlen, "--diff BASE needs the NEW recording after it");
 		if (!o->input && !o->store)
 			return fail(err, errlen,
-				    "report needs an input file (a recording saved as .pb.gz, or "
+				    "report needs an input file (a recording saved as .pb.gz, .jfr or "
 				    "folded) or --store DIR");
 		if (o->all || o->duration_s)
 			return fail(err, errlen, "report takes no -a or -d");
 		if (o->diff_base && o->store)
 			return fail(err, errlen, "--diff compares two files, not --store");
-		if (o->diff_base && !o->input)
-			return fail(err, errlen, "--diff BASE needs the NEW recording after it");
 		if (o->diff_absolute && !o->diff_base)
 			return fail(err, errlen, "--diff-absolute goes with --diff");
 		if (o->diff_base && o->noutputs > 1)

@@ -218,6 +218,7 @@ TEST(daemon_and_store)
 	EXPECT_EQ(o.diff_absolute, true);
 	EXPECT_EQ(o.format, OUT_FOLDED);
 	EXPECT_EQ(PARSE("report", "--diff", "a.pb.gz"), JP_EXIT_USAGE);
+	EXPECT_TRUE(strstr(err, "--diff BASE needs the NEW recording") != NULL);
 	EXPECT_EQ(PARSE("report", "--diff", "", "b.pb.gz"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("report", "b.pb.gz", "--diff-absolute"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("report", "--diff", "a.pb.gz", "--store", "/s"), JP_EXIT_USAGE);
