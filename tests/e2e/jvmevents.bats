@@ -132,22 +132,25 @@ check_blockers() {
 	got=$(folded_sum 'EvBlockers\.waitLock(_\[.\])?;java/util/concurrent/locks/ReentrantLock\.lock(_\[.\])?;.*;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] ' \
 		"$OUT/b.folded")
 	echo "ReentrantLock: program $lock ns, jprof $got ns"
-	ratio_ok "$got" "$lock" 10
+	ratio_ok "$got" "$lock" 12
 	got=$(folded_sum 'EvBlockers\.waitQueue(_\[.\])?;java/util/concurrent/ArrayBlockingQueue\.take(_\[.\])?;.*;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\];java\.util\.concurrent\.locks\.AbstractQueuedSynchronizer\$ConditionObject_\[l\] ' \
 		"$OUT/b.folded")
 	echo "ArrayBlockingQueue: program $queue ns, jprof $got ns"
-	ratio_ok "$got" "$queue" 10
+	# 10 parks of a kind: one that ends while the thread's previous stack request is still
+	# queued gets no trace and is no park (as in check_park; counted "not sent: one still
+	# queued"), 10% of this total: seen once in a fresh-clone rehearsal (0.896 of the queue's)
+	ratio_ok "$got" "$queue" 12
 	got=$(folded_sum 'EvBlockers\.waitBare(_\[.\])?;java/util/concurrent/locks/LockSupport\.park(_\[.\])?;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\] ' \
 		"$OUT/b.folded")
 	echo "LockSupport.park(): program $bare ns, jprof $got ns"
-	ratio_ok "$got" "$bare" 10
+	ratio_ok "$got" "$bare" 12
 	# no class named where none was: the waiter's only leaves are those three (and the
 	# Thread monitor join() takes, rarely contended)
 	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.(ReentrantLock\$NonfairSync|AbstractQueuedSynchronizer\$ConditionObject)_\[l\] [0-9]+$|EvBlockers\.waitBare(_\[.\])?;.*;\[park\] [0-9]+$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/b.folded") ]]
-	# 30 parks, the 20 with a blocker all named
+	# 30 parks, the 20 with a blocker all named (one of them may be lost, as above)
 	read -r parks named < <(sed -nE 's/.* ([0-9]+) parks \([0-9]+ under --lock-threshold; ([0-9]+) with their blocker.s class\).*/\1 \2/p' "$OUT/err")
 	echo "parks: $parks, with their blocker's class: $named"
-	((parks >= 30 && parks <= 33 && named == 20))
+	((parks >= 29 && parks <= 33 && named >= 19 && named <= 20))
 	# JFR: the class is the monitor class of the wait
 	require_jdk "$JDK25"
 	"$JDK25/bin/jfr" print --events jdk.JavaMonitorEnter "$OUT/b.jfr" >"$OUT/b.jfr.txt"
