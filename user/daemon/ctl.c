@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "util/why.h"
 
 #define REQ_DUMP "dump 1"
 
@@ -33,20 +34,6 @@ struct ctl_server {
 	__u64 snap_start_s, snap_end_s;
 	__u64 dumps, refused, bad;
 };
-
-static int set_why(char *why, size_t len, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int set_why(char *why, size_t len, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && len) {
-		va_start(ap, fmt);
-		(void)vsnprintf(why, len, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 int ctl_parse_request(const char *buf, size_t len)
 {

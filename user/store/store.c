@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "util/why.h"
 #include "util/safe_open.h"
 #include "util/units.h"
 
@@ -70,20 +71,6 @@ int store_seg_parse(const char *name, struct store_seg *ret)
 	memcpy(s.name, name, strlen(name) + 1);
 	*ret = s;
 	return 0;
-}
-
-static int set_why(char *why, size_t len, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int set_why(char *why, size_t len, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && len) {
-		va_start(ap, fmt);
-		(void)vsnprintf(why, len, fmt, ap);
-		va_end(ap);
-	}
-	return err;
 }
 
 /* path opened O_PATH without following any link in it; openat2 is 5.6+, before: the last only */
