@@ -199,9 +199,12 @@ fuzz-smoke:
 
 check-e2e: all apps
 	$(Q)set -o pipefail; JPROF=$(abspath $(OUT)/jprof) JPROF_AGENT=$(abspath $(OUT)/libjprofagent.so) \
-		APPS=$(abspath $(OUT)/tests/apps) bats --print-output-on-failure tests/e2e \
+		APPS=$(abspath $(OUT)/tests/apps) bats --timing --print-output-on-failure tests/e2e \
 		| tee $(OUT)/e2e.tap; rc=$$?; \
 		echo "e2e: $$(grep -c '^ok ' $(OUT)/e2e.tap) passed, $$(grep -c '^not ok ' $(OUT)/e2e.tap) failed"; \
+		echo "e2e: the slowest tests:"; \
+		sed -nE 's/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms$$/\3 \2/p' $(OUT)/e2e.tap | sort -rn | head -15 \
+		| awk '{ t = $$1; $$1 = ""; printf "  %6.1f s%s\n", t / 1000, $$0 }'; \
 		exit $$rc
 
 # everything CI runs, in one command (README's test command)

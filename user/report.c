@@ -47,6 +47,21 @@ static int open_output(const struct jp_opts *o, struct outfile **ret_file, FILE 
 	return 0;
 }
 
+/*
+ * --top's table went to stdout (err: how): JP_EXIT_OUTPUT when it failed (said), JP_EXIT_OK
+ * when no output file follows, JP_EXIT_FAILURE to go on and write the output
+ */
+static int top_done(int err, const struct jp_opts *o)
+{
+	if (!err && fflush(stdout))
+		err = -errno;
+	if (err) {
+		pr_err("writing the table: %s", strerror(-err));
+		return JP_EXIT_OUTPUT;
+	}
+	return o->output ? JP_EXIT_FAILURE : JP_EXIT_OK;
+}
+
 /* writes the profile; with an -o file, puts it in place (or drops it on error) */
 static int write_profile(const struct jp_opts *o, const struct out_input *in, struct outfile *file,
 			 FILE *f)
@@ -594,20 +609,8 @@ static int report_diff(const struct jp_opts *o, regex_t *inc, regex_t *exc)
 		pr_err("comparing %s with %s: %s", s[0].path, s[1].path, strerror(-err));
 		goto out_free;
 	}
-	if (o->top) {
-		err = out_diff_top_write(t, o->top, stdout);
-		if (!err && fflush(stdout))
-			err = -errno;
-		if (err) {
-			pr_err("writing the table: %s", strerror(-err));
-			ret = JP_EXIT_OUTPUT;
-			goto out_free;
-		}
-		if (!o->output) {
-			ret = JP_EXIT_OK;
-			goto out_free;
-		}
-	}
+	if (o->top && (ret = top_done(out_diff_top_write(t, o->top, stdout), o)) != JP_EXIT_FAILURE)
+		goto out_free;
 	if (open_output(o, &file, &out)) {
 		ret = JP_EXIT_OUTPUT;
 		goto out_free;
@@ -680,20 +683,10 @@ int report_run(const struct jp_opts *o)
 	input.meta = &rm.meta;
 	report_view(o, input.model, rm.meta.events, &input.view);
 	rm.meta.unit = view_unit(&input.view);
-	if (o->top) {
-		err = out_top_write(input.model, &input.view, o->top, stdout);
-		if (!err && fflush(stdout))
-			err = -errno;
-		if (err) {
-			pr_err("writing the table: %s", strerror(-err));
-			ret = JP_EXIT_OUTPUT;
-			goto out_free;
-		}
-		if (!o->output) {
-			ret = JP_EXIT_OK;
-			goto out_free;
-		}
-	}
+	if (o->top &&
+	    (ret = top_done(out_top_write(input.model, &input.view, o->top, stdout), o)) !=
+		    JP_EXIT_FAILURE)
+		goto out_free;
 	if (open_output(o, &file, &out)) {
 		ret = JP_EXIT_OUTPUT;
 		goto out_free;
