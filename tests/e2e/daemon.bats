@@ -28,22 +28,6 @@ teardown() {
 	fi
 }
 
-# start_daemon ARGS...: jprof daemon in the background (DPID), its stderr in $OUT/daemon.err
-start_daemon() {
-	"$JPROF" daemon --store "$STORE" "$@" 2>"$OUT/daemon.err" 3>&- &
-	DPID=$!
-}
-
-# stop_daemon: SIGTERM, and its exit status must be 0
-stop_daemon() {
-	kill -TERM "$DPID"
-	local rc=0
-	wait "$DPID" || rc=$?
-	DPID=
-	cat "$OUT/daemon.err"
-	return "$rc"
-}
-
 # the segments, oldest first (their names sort by time)
 segments() {
 	find "$STORE/segments" -maxdepth 1 -name '*.pb.gz' -printf '%f\n' | sort

@@ -33,25 +33,9 @@ teardown() {
 	drop_test_user "$TEST_USER"
 }
 
-start_daemon() {
-	"$JPROF" daemon --store "$STORE" "$@" 2>"$OUT/daemon.err" 3>&- &
-	DPID=$!
-	# ready once its control socket is there
-	for ((i = 0; i < 100; i++)); do
-		[[ -S $STORE/control.sock ]] && return 0
-		sleep 0.1
-	done
-	cat "$OUT/daemon.err"
-	return 1
-}
-
-stop_daemon() {
-	kill -TERM "$DPID"
-	local rc=0
-	wait "$DPID" || rc=$?
-	DPID=
-	cat "$OUT/daemon.err"
-	return "$rc"
+# start_daemon (helpers.bash) waits for this: the daemon is up once its control socket is there
+daemon_is_ready() {
+	[[ -S $STORE/control.sock ]]
 }
 
 segments() {

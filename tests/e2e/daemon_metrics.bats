@@ -27,25 +27,9 @@ teardown() {
 	done
 }
 
-start_daemon() {
-	"$JPROF" daemon --store "$STORE" "$@" 2>"$OUT/daemon.err" 3>&- &
-	DPID=$!
-	for ((i = 0; i < 100; i++)); do
-		curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null && return 0
-		kill -0 "$DPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$OUT/daemon.err"
-	return 1
-}
-
-stop_daemon() {
-	kill -TERM "$DPID"
-	local rc=0
-	wait "$DPID" || rc=$?
-	DPID=
-	cat "$OUT/daemon.err"
-	return "$rc"
+# start_daemon (helpers.bash) waits for this: the daemon serves /metrics
+daemon_is_ready() {
+	curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null
 }
 
 # metric NAME [FILE]: its value in a scrape saved in FILE ($OUT/m.txt)

@@ -108,6 +108,32 @@ kill_jpid() {
 	fi
 }
 
+# start_daemon ARGS...: `jprof daemon --store $STORE ARGS` in the background (DPID), its
+# stderr in $OUT/daemon.err; when the test file defines daemon_is_ready, waits up to 10 s for
+# it while the daemon lives (else prints its stderr and fails)
+start_daemon() {
+	"$JPROF" daemon --store "$STORE" "$@" 2>"$OUT/daemon.err" 3>&- &
+	DPID=$!
+	declare -F daemon_is_ready >/dev/null || return 0
+	for ((i = 0; i < 100; i++)); do
+		daemon_is_ready && return 0
+		kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$OUT/daemon.err"
+	return 1
+}
+
+# stop_daemon: SIGTERM to DPID, its stderr printed; fails unless it exits with 0
+stop_daemon() {
+	kill -TERM "$DPID"
+	local rc=0
+	wait "$DPID" || rc=$?
+	DPID=
+	cat "$OUT/daemon.err"
+	return "$rc"
+}
+
 # chan_ring PID: the agent's ring of JVM PID (no pid namespace), /tmp/jprof-PID-TOKEN.ring, as
 # its maps name it (the token is random); fails while no agent runs there
 chan_ring() {

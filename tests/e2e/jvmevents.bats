@@ -92,9 +92,10 @@ check_park() {
 	n=$(sed -nE 's/^jprof: monitor contention: ([0-9]+) waits.* parks: ([0-9]+),.*/\1 \2/p' "$OUT/err")
 	echo "waits and parks: $n"
 	read -r waits parks <<<"$n"
-	# A park that ends while the thread's previous stack request is still queued gets no
-	# trace (counted: "not sent: one still queued"), so it is no park: 19 of 20 once in a
-	# fresh-clone rehearsal, with the handler now also reading each park's blocker
+	# One park may go without its Java stack, so it is no park (19 of 20 once in a
+	# fresh-clone rehearsal): in ~60 runs of check_blockers' app, 5 lost one of 30, each a
+	# wait that reached the join signalled, whose request got either no trace within the
+	# bound or "not a Java thread" from the agent for a thread just started (issue 25's note)
 	((parks >= 19 && parks <= 24 && waits >= parks && waits <= parks + 2))
 	# -e lock shows no other blocked time: the holder's sleep, the main thread's join
 	[[ -z $(grep -E 'holdLock|\[off-cpu\]|Thread\.sleep|Thread\.join' "$OUT/park.folded") ]]
@@ -136,9 +137,8 @@ check_blockers() {
 	got=$(folded_sum 'EvBlockers\.waitQueue(_\[.\])?;java/util/concurrent/ArrayBlockingQueue\.take(_\[.\])?;.*;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\];java\.util\.concurrent\.locks\.AbstractQueuedSynchronizer\$ConditionObject_\[l\] ' \
 		"$OUT/b.folded")
 	echo "ArrayBlockingQueue: program $queue ns, jprof $got ns"
-	# 10 parks of a kind: one that ends while the thread's previous stack request is still
-	# queued gets no trace and is no park (as in check_park; counted "not sent: one still
-	# queued"), 10% of this total: seen once in a fresh-clone rehearsal (0.896 of the queue's)
+	# 10 parks of a kind: one may go without its Java stack and so is no park (as in
+	# check_park), 10% of this total: seen once in a fresh-clone rehearsal (0.896 of the queue's)
 	ratio_ok "$got" "$queue" 12
 	got=$(folded_sum 'EvBlockers\.waitBare(_\[.\])?;java/util/concurrent/locks/LockSupport\.park(_\[.\])?;jdk/internal/misc/Unsafe\.park(_\[.\])?;\[park\] ' \
 		"$OUT/b.folded")
