@@ -53,6 +53,8 @@ enum {
 	OPT_CONFIG,
 	OPT_DIFF,
 	OPT_DIFF_ABSOLUTE,
+	OPT_LISTEN,
+	OPT_TOKEN_FILE,
 };
 
 static const struct option long_opts[] = {
@@ -101,6 +103,8 @@ static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "diff-absolute", no_argument, NULL, OPT_DIFF_ABSOLUTE },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -116,6 +120,7 @@ void opts_usage(FILE *f)
 	      "       jprof report --diff BASE NEW [-o FILE] [FILTERS] [--top N]\n"
 	      "       jprof report --store DIR [--since T] [--until T] [-o FILE] [FILTERS]\n"
 	      "       jprof dump [--store DIR] [--last AGE] [-o FILE] [-f FORMAT] [FILTERS]\n"
+	      "       jprof serve [--store DIR] [--listen ADDR:PORT] [--token-file FILE]\n"
 	      "\n"
 	      "System-wide profiler: Java (JIT, inlined, interpreted), native and kernel frames\n"
 	      "in one stack, written as a flame graph.\n"
@@ -208,6 +213,14 @@ void opts_usage(FILE *f)
 	      "segments before it, merged, written as report writes them (filters, -o, -f, --top):\n"
 	      "      --store DIR       the daemon's store (default " JP_STORE_DIR ")\n"
 	      "      --last AGE        the segments of the last AGE (5m, 1h; default 5m)\n"
+	      "\n"
+	      "serve options: a web UI over the store (timeline, a range's flame graph, the\n"
+	      "diff of two ranges, downloads as pprof, JFR, folded); its address is printed\n"
+	      "with a token every request needs:\n"
+	      "      --store DIR       the daemon's store (default " JP_STORE_DIR ")\n"
+	      "      --listen ADDR:PORT  where (default 127.0.0.1:7070; a port alone: 127.0.0.1)\n"
+	      "      --token-file FILE the token (16-32 letters, digits, - or _; the file 0600);\n"
+	      "                        default: a random one\n"
 	      "\n"
 	      "list options:\n"
 	      "      --containers      the containers on this host, with their JVMs\n"
@@ -398,8 +411,18 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 					o->max_size != ~0ull))
 		return fail(err, errlen, "--interval, --max-age and --max-size are daemon options");
 	if (o->cmd != JP_CMD_DAEMON && o->cmd != JP_CMD_REPORT && o->cmd != JP_CMD_DUMP &&
-	    o->store)
-		return fail(err, errlen, "--store is a daemon, report or dump option");
+	    o->cmd != JP_CMD_SERVE && o->store)
+		return fail(err, errlen, "--store is a daemon, report, dump or serve option");
+	if ((o->listen || o->token_file) && o->cmd != JP_CMD_SERVE)
+		return fail(err, errlen, "--listen and --token-file are serve options");
+	if (o->cmd == JP_CMD_SERVE) {
+		if (!o->store)
+			o->store = JP_STORE_DIR;
+		if (o->input || o->all || o->npids || o->duration_s || o->noutputs)
+			return fail(err, errlen,
+				    "serve takes no INPUT, -a, -p, -d or -o (the UI chooses ranges "
+				    "and formats)");
+	}
 	if ((o->metrics || o->config) && o->cmd != JP_CMD_DAEMON)
 		return fail(err, errlen, "--metrics and --config are daemon options");
 	if (o->last_s && o->cmd != JP_CMD_DUMP)
@@ -534,7 +557,8 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 	err[0] = '\0';
 
 	if (argc < 2)
-		return fail(err, errlen, "no command given (record, list, report, daemon, dump)");
+		return fail(err, errlen,
+			    "no command given (record, list, report, daemon, dump, serve)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		o->cmd = JP_CMD_HELP;
@@ -554,9 +578,11 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 		o->cmd = JP_CMD_DAEMON;
 	else if (!strcmp(cmd, "dump"))
 		o->cmd = JP_CMD_DUMP;
+	else if (!strcmp(cmd, "serve"))
+		o->cmd = JP_CMD_SERVE;
 	else
-		return fail(err, errlen, "unknown command '%s' (record, list, report, daemon, dump)",
-			    cmd);
+		return fail(err, errlen,
+			    "unknown command '%s' (record, list, report, daemon, dump, serve)", cmd);
 
 	optind = 1;
 	opterr = 0;
@@ -767,18 +793,24 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 				return fail(err, errlen, "--config: empty path");
 			o->config = optarg;
 			break;
+		case OPT_LISTEN:
 		case OPT_METRICS: {
 			struct sockaddr_in6 sa;
 			size_t sl;
 
 			if (metrics_parse_addr(optarg, &sa, sizeof(sa), &sl))
 				return fail(err, errlen,
-					    "--metrics: '%s' is not ADDR:PORT or PORT (9100, "
+					    "%s: '%s' is not ADDR:PORT or PORT (9100, "
 					    "127.0.0.1:9100, [::1]:9100)",
-					    optarg);
-			o->metrics = optarg;
+					    c == OPT_LISTEN ? "--listen" : "--metrics", optarg);
+			*(c == OPT_LISTEN ? &o->listen : &o->metrics) = optarg;
 			break;
 		}
+		case OPT_TOKEN_FILE:
+			if (!*optarg)
+				return fail(err, errlen, "--token-file: empty path");
+			o->token_file = optarg;
+			break;
 		case 'v':
 			o->verbose = true;
 			o->verbosity++;

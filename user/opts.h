@@ -27,6 +27,7 @@ enum jp_cmd {
 	JP_CMD_VERSION,
 	JP_CMD_DAEMON, /* record without end, one segment per --interval into --store */
 	JP_CMD_DUMP,   /* a running daemon's recent segments and open interval, as report writes */
+	JP_CMD_SERVE,  /* a web UI over the store (serve/serve.c) */
 };
 
 struct jp_opts {
@@ -83,6 +84,8 @@ struct jp_opts {
 	__u64 last_s;		   /* dump --last: seconds back from now (default 5 min) */
 	const char *metrics;	   /* daemon --metrics ADDR:PORT: Prometheus /metrics; NULL off */
 	const char *config;	   /* daemon --config FILE: key = value lines, read again on SIGHUP */
+	const char *listen;	   /* serve --listen ADDR:PORT (default SERVE_DEFAULT_ADDR) */
+	const char *token_file;	   /* serve --token-file FILE: the token (default: a random one) */
 };
 
 #define JP_STORE_DIR "/var/lib/jprof"

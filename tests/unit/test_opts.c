@@ -251,3 +251,25 @@ TEST(dump)
 	EXPECT_EQ(PARSE("report", "--store", "/s", "--last", "5m"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("daemon", "--last", "5m"), JP_EXIT_USAGE);
 }
+
+/* jprof serve: the store (default the daemon's), --listen, --token-file; nothing of record's */
+TEST(serve)
+{
+	EXPECT_EQ(PARSE("serve"), 0);
+	EXPECT_EQ(o.cmd, JP_CMD_SERVE);
+	EXPECT_STREQ(o.store, JP_STORE_DIR);
+	EXPECT_TRUE(o.listen == NULL && o.token_file == NULL);
+	EXPECT_EQ(PARSE("serve", "--store", "/s", "--listen", "[::1]:8080", "--token-file", "/t"), 0);
+	EXPECT_STREQ(o.store, "/s");
+	EXPECT_STREQ(o.listen, "[::1]:8080");
+	EXPECT_STREQ(o.token_file, "/t");
+	EXPECT_EQ(PARSE("serve", "--listen", "host:80"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("serve", "--listen", "99999"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("serve", "-p", "1"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("serve", "-o", "x.html"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("serve", "x.pb.gz"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("serve", "-d", "5"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--listen", "7070"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--token-file", "/t"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("bogus"), JP_EXIT_USAGE);
+}

@@ -88,32 +88,6 @@ static int read_snapshot(int fd, char **ret_buf, size_t *ret_len)
 }
 
 /* a jprof:KEY=N comment of a segment's (out/format.c meta_notes), 0 when absent */
-static __u64 comment_u64(const struct pprof_read_info *in, const char *key)
-{
-	size_t k = strlen(key);
-
-	for (size_t i = 0; i < in->ncomments; i++) {
-		const char *c = in->comments[i];
-
-		if (!strncmp(c, "jprof:", 6) && !strncmp(c + 6, key, k) && c[6 + k] == '=')
-			return strtoull(c + 7 + k, NULL, 10);
-	}
-	return 0;
-}
-
-static const char *comment_str(const struct pprof_read_info *in, const char *key)
-{
-	size_t k = strlen(key);
-
-	for (size_t i = 0; i < in->ncomments; i++) {
-		const char *c = in->comments[i];
-
-		if (!strncmp(c, "jprof:", 6) && !strncmp(c + 6, key, k) && c[6 + k] == '=')
-			return c + 7 + k;
-	}
-	return NULL;
-}
-
 struct seg_ctx {
 	const char *dir;
 	__u64 samples, lost;
@@ -128,8 +102,8 @@ static void on_segment(void *ctx, const struct store_seg *seg, const struct ppro
 		pr_warn("%s/segments/%s: skipped: %s", c->dir, seg->name, why);
 		return;
 	}
-	c->samples += comment_u64(info, "samples");
-	c->lost += comment_u64(info, "lost");
+	c->samples += pprof_info_u64(info, "samples");
+	c->lost += pprof_info_u64(info, "lost");
 }
 
 /* the merged profile as pprof into a memfd of our own: what report_run reads */
@@ -215,14 +189,14 @@ int dump_run(const struct jp_opts *o)
 		pr_err("reading the store %s: %s", o->store, strerror(-err));
 		goto out_free;
 	}
-	meta.title = comment_str(&info, "title");
-	meta.host = comment_str(&info, "host");
-	meta.events = comment_str(&info, "events");
+	meta.title = pprof_info_str(&info, "title");
+	meta.host = pprof_info_str(&info, "host");
+	meta.events = pprof_info_str(&info, "events");
 	meta.command =
 		info.ncomments && strncmp(info.comments[0], "jprof:", 6) ? info.comments[0] : NULL;
-	meta.freq_hz = (__u32)comment_u64(&info, "freq_hz");
-	meta.samples = sc.samples + comment_u64(&info, "samples");
-	meta.lost = sc.lost + comment_u64(&info, "lost");
+	meta.freq_hz = (__u32)pprof_info_u64(&info, "freq_hz");
+	meta.samples = sc.samples + pprof_info_u64(&info, "samples");
+	meta.lost = sc.lost + pprof_info_u64(&info, "lost");
 	meta.start_unix_ns = (res.loaded ? res.start_s : open_s) * NS_PER_S;
 	meta.duration_ns = now_s * NS_PER_S - meta.start_unix_ns;
 	if (units_format_utc(open_s, a, sizeof(a)))

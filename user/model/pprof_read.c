@@ -251,3 +251,23 @@ int model__read_pprof_info(struct model *m, const void *buf, size_t len,
 	free(raw);
 	return err;
 }
+
+const char *pprof_info_str(const struct pprof_read_info *info, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (size_t i = 0; i < info->ncomments; i++) {
+		const char *c = info->comments[i];
+
+		if (c && !strncmp(c, "jprof:", 6) && !strncmp(c + 6, key, k) && c[6 + k] == '=')
+			return c + 7 + k;
+	}
+	return NULL;
+}
+
+__u64 pprof_info_u64(const struct pprof_read_info *info, const char *key)
+{
+	const char *v = pprof_info_str(info, key);
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}

@@ -34,4 +34,8 @@ struct pprof_read_info {
 int model__read_pprof_info(struct model *m, const void *buf, size_t len,
 			   struct pprof_read_info *info, char *why, size_t why_len);
 
+/* the value of jprof's comment "jprof:KEY=VALUE" in info, NULL (0) when it has none */
+const char *pprof_info_str(const struct pprof_read_info *info, const char *key);
+__u64 pprof_info_u64(const struct pprof_read_info *info, const char *key);
+
 #endif /* JPROF_PPROF_READ_H */
