@@ -529,6 +529,23 @@ def part_longrun(a, tmp):
     return res
 
 
+def part_daemon(a, tmp):
+    """10 JVMs of real work under `jprof daemon` (-a, 99 Hz, 60 s segments): its cost and
+    the store's size per day at that rate"""
+    js = os.path.join(tmp, "daemon.json")
+    secs, interval = (120, 20) if a.quick else (900, 60)
+    run_logged([sys.executable, os.path.join(REPO, "bench/longrun.py"), "--build", a.build,
+                "--daemon", "--secs", str(secs), "--interval", str(interval), "--json", js],
+               secs + 1200)
+    with open(js) as f:
+        res = json.load(f)
+    say(f"daemon, 10 JVMs of real work, -a at 99 Hz for {secs} s in {interval} s segments: "
+        f"{res['segment_kb_mean']:.1f} kB a segment, {res['mb_per_day']:.0f} MB a day; jprof "
+        f"peak RSS {res['peak_rss_mb']:.1f} MB (second half {res['rss_growth_mb']:+.1f} MB), "
+        f"CPU {res['cpu_pct_steady']:.2f}% of a core in steady state")
+    return res
+
+
 def part_churn(a, tmp):
     js = os.path.join(tmp, "churn.json")
     minutes = 3 if a.quick else 30
@@ -552,7 +569,7 @@ def part_churn(a, tmp):
 PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
-         "longrun": part_longrun, "churn": part_churn}
+         "longrun": part_longrun, "daemon": part_daemon, "churn": part_churn}
 
 
 def main():

@@ -115,12 +115,18 @@ start_daemon() {
 	"$JPROF" daemon --store "$STORE" "$@" 2>"$OUT/daemon.err" 3>&- &
 	DPID=$!
 	declare -F daemon_is_ready >/dev/null || return 0
+	ready_while_alive "$DPID" daemon_is_ready || { cat "$OUT/daemon.err"; return 1; }
+}
+
+# ready_while_alive PID CMD...: CMD succeeds within 10 s, tried every 0.1 s while PID lives
+ready_while_alive() {
+	local pid=$1 i
+	shift
 	for ((i = 0; i < 100; i++)); do
-		daemon_is_ready && return 0
-		kill -0 "$DPID" 2>/dev/null || break
+		"$@" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.1
 	done
-	cat "$OUT/daemon.err"
 	return 1
 }
 

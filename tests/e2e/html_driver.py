@@ -168,6 +168,27 @@ def errors_of(events):
     return out
 
 
+def new_page(chromium, width, height, profile_dir):
+    """a browser with one page attached: Runtime, Log and Page events on"""
+    b = Browser(chromium, width, height, profile_dir)
+    target = b.send("Target.createTarget", {"url": "about:blank"}, session=False)
+    b.session = b.send("Target.attachToTarget", {"targetId": target["targetId"],
+                                                 "flatten": True}, session=False)["sessionId"]
+    for m in ("Runtime.enable", "Log.enable", "Page.enable"):
+        b.send(m)
+    return b
+
+
+def page_clean(b, emit):
+    """the page's last events collected; each console error or exception an "error" line;
+    True when there was none"""
+    b.pump(0.2)
+    errs = errors_of(b.events)
+    for e in errs:
+        emit("error", error=e)
+    return not errs
+
+
 def main(argv):
     args, steps = {}, []
     it = iter(argv)
@@ -197,13 +218,8 @@ def main(argv):
         print(json.dumps(dict(step=step, **kv)), flush=True)
 
     try:
-        b = Browser(chromium, int(args.get("width", 1280)), int(args.get("height", 800)),
-                    profile_dir)
-        target = b.send("Target.createTarget", {"url": "about:blank"}, session=False)
-        b.session = b.send("Target.attachToTarget", {"targetId": target["targetId"],
-                                                     "flatten": True}, session=False)["sessionId"]
-        for m in ("Runtime.enable", "Log.enable", "Page.enable"):
-            b.send(m)
+        b = new_page(chromium, int(args.get("width", 1280)), int(args.get("height", 800)),
+                     profile_dir)
         b.send("Emulation.setDeviceMetricsOverride", {"width": int(args.get("width", 1280)),
                "height": int(args.get("height", 800)), "deviceScaleFactor": 1, "mobile": False})
         for step in steps:
@@ -277,11 +293,7 @@ def main(argv):
             else:
                 emit(step, error="unknown step")
                 status = 1
-        b.pump(0.2)
-        errs = errors_of(b.events)
-        for e in errs:
-            emit("error", error=e)
-        if errs:
+        if not page_clean(b, emit):
             status = 1
     except Exception as e:  # report, never hang: the browser is killed below
         emit("driver", error="%s: %s" % (type(e).__name__, e))

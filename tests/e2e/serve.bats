@@ -46,14 +46,8 @@ teardown() {
 start_serve() {
 	"$JPROF" serve --store "$STORE" --listen "127.0.0.1:$PORT" "$@" 2>"$OUT/serve.err" 3>&- &
 	SPID=$!
-	for ((i = 0; i < 100; i++)); do
-		TOKEN=$(grep -oE 'token=[0-9a-zA-Z_-]+' "$OUT/serve.err" | cut -d= -f2)
-		[[ -n $TOKEN ]] && return 0
-		kill -0 "$SPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$OUT/serve.err"
-	return 1
+	ready_while_alive "$SPID" grep -q 'token=' "$OUT/serve.err" || { cat "$OUT/serve.err"; return 1; }
+	TOKEN=$(grep -oE 'token=[0-9a-zA-Z_-]+' "$OUT/serve.err" | cut -d= -f2)
 }
 
 # get PATH [CURL ARGS...]: the answer's body in $OUT/body, its status in $CODE

@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from html_driver import Browser, errors_of  # noqa: E402
+from html_driver import new_page, page_clean  # noqa: E402
 
 
 def main(argv):
@@ -87,12 +87,7 @@ def main(argv):
              " hash: location.hash, where: document.getElementById('where').textContent})")
 
     try:
-        b = Browser(chromium, 1280, 800, profile_dir)
-        target = b.send("Target.createTarget", {"url": "about:blank"}, session=False)
-        b.session = b.send("Target.attachToTarget", {"targetId": target["targetId"],
-                                                     "flatten": True}, session=False)["sessionId"]
-        for m in ("Runtime.enable", "Log.enable", "Page.enable"):
-            b.send(m)
+        b = new_page(chromium, 1280, 800, profile_dir)
 
         t_step[0] = time.monotonic()
         b.send("Page.navigate", {"url": args["url"]})
@@ -147,11 +142,7 @@ def main(argv):
         emit("link", same=same, state=again)
         if not same:
             status = 1
-        b.pump(0.3)
-        errs = errors_of(b.events)
-        for e in errs:
-            emit("error", error=e)
-        if errs:
+        if not page_clean(b, emit):
             status = 1
     except Exception as e:  # report, never hang: the browser is killed below
         emit("driver", error="%s: %s" % (type(e).__name__, e))
