@@ -11,6 +11,10 @@ kernel's VmHWM high-water mark), jprof's CPU in % of one core over the whole run
 the steady state (after the first 30 s: the attaches are done), RSS growth over the second
 half, and the per-JVM completeness lines jprof printed.
 
+--daemon: `jprof daemon -a -F HZ --store DIR --interval N` for SECS (then SIGTERM) in place of
+record: the same figures, and the store's size: bytes per segment and per hour, and per day at
+that rate (what README's sizing says).
+
 Needs root, `make all apps`, libh2-java and openjdk-17-source. --json FILE writes every figure.
 """
 import argparse
@@ -107,6 +111,9 @@ def main():
     ap.add_argument("--hz", type=int, default=99)
     ap.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
     ap.add_argument("--json")
+    ap.add_argument("--daemon", action="store_true",
+                    help="jprof daemon into a store of its own, not record")
+    ap.add_argument("--interval", type=int, default=60, help="--daemon: seconds a segment")
     ap.add_argument("--keep", metavar="FILE", help="keep the profile (host.folded) here")
     a = ap.parse_args()
     if os.geteuid() != 0:
@@ -172,10 +179,17 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
                 os.path.exists(f"/proc/{d}/exe") and
                 os.path.realpath(f"/proc/{d}/exe").endswith("/bin/java")])
     errpath = os.path.join(tmp, "jprof.err")
+    store = os.path.join(tmp, "store")
+    if a.daemon:
+        argv = [jprof, "daemon", "-v", "-F", str(a.hz), "--store", store, "--interval",
+                str(a.interval)]
+    else:
+        argv = [jprof, "record", "-a", "-v", "-F", str(a.hz), "-d", str(a.secs), "-o",
+                os.path.join(tmp, "host.folded")]
     with open(errpath, "w") as errf:
-        jp = spawn([jprof, "record", "-a", "-v", "-F", str(a.hz), "-d", str(a.secs), "-o",
-                    os.path.join(tmp, "host.folded")], stdout=subprocess.DEVNULL, stderr=errf)
+        jp = spawn(argv, stdout=subprocess.DEVNULL, stderr=errf)
     t0 = time.monotonic()
+    stopped = False
     timeline = []
     parts = None  # what the RSS was made of at its largest reading
     while True:
@@ -184,6 +198,9 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
         if pid:
             jp.returncode = os.waitstatus_to_exitcode(status)
             break
+        if a.daemon and not stopped and time.monotonic() - t0 >= a.secs:
+            os.kill(jp.pid, signal.SIGTERM)  # the daemon writes its open interval and ends
+            stopped = True
         f = proc_figures(jp.pid)
         if f:
             timeline.append({"t": round(time.monotonic() - t0, 1), "rss_kb": f[0],
@@ -192,7 +209,8 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
                 p = rss_parts(jp.pid)
                 if p:
                     parts = dict(p, rss_kb=f[0], t=timeline[-1]["t"])
-        time.sleep(10 if timeline and timeline[-1]["t"] >= 10 else 1)
+        time.sleep(1 if not timeline or timeline[-1]["t"] < 10 or
+                   (a.daemon and not stopped and a.secs - (time.monotonic() - t0) < 10) else 10)
     wall = time.monotonic() - t0
     with open(errpath) as f:
         err = f.read()
@@ -219,6 +237,11 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
            "jvm_lines": [l for l in err.splitlines() if re.match(r"jprof: JVM \d+ \(", l)],
            "summary": [l for l in err.splitlines() if "samples (cpu-clock" in l or
                        "evicted" in l or "symbols:" in l or "memory:" in l]}
+    if a.daemon:
+        res.update(store_figures(store, a.interval))
+        print(f'longrun: the store: {res["segments"]} segments of {a.interval} s, '
+              f'{res["segment_kb_mean"]:.1f} kB a full segment (max {res["segment_kb_max"]:.1f}), '
+              f'{res["mb_per_hour"]:.2f} MB an hour, {res["mb_per_day"]:.0f} MB a day at this rate')
     for line in res["summary"]:
         print(line)
     if parts:
@@ -231,6 +254,25 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
           ", ".join(f'{p["t"]:.0f}s {p["rss_kb"] / 1024:.0f}/{p["hwm_kb"] / 1024:.0f}'
                     for p in timeline))
     return res
+
+
+def store_figures(store, interval):
+    """the daemon's segments: their count, mean and largest size of the full ones (the first
+    and the last are cut by the start and SIGTERM), and that rate per hour and per day"""
+    seg = os.path.join(store, "segments")
+    sizes = []
+    for name in sorted(os.listdir(seg)):
+        m = re.match(r"^(\d{8}T\d{6}Z)-(\d{8}T\d{6}Z)\.pb\.gz$", name)
+        if m:
+            sizes.append(os.path.getsize(os.path.join(seg, name)))
+    if len(sizes) < 3:
+        raise RuntimeError(f"the daemon wrote {len(sizes)} segments: too few to measure")
+    full = sizes[1:-1]
+    mean = sum(full) / len(full)
+    return {"segments": len(sizes), "interval_s": interval, "segment_kb_mean": mean / 1024,
+            "segment_kb_max": max(full) / 1024, "store_bytes": sum(sizes),
+            "mb_per_hour": mean * 3600 / interval / 2**20,
+            "mb_per_day": mean * 86400 / interval / 2**20}
 
 
 if __name__ == "__main__":
