@@ -81,6 +81,8 @@ int main(int argc, char **argv)
 		return report_run(&o);
 	case JP_CMD_DUMP: /* the daemon's open interval and recent segments (daemon/dump.c) */
 		return dump_run(&o);
+	case JP_CMD_MARKS:
+		return marks_run(&o);
 	case JP_CMD_SERVE: /* a web UI over the store; reports run as children of /proc/self/exe */
 		return serve_run(&o, self);
 	case JP_CMD_DAEMON: /* a recording in intervals, written to the store (record/interval.c) */

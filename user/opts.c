@@ -12,6 +12,7 @@
 #include "out/out.h"
 #include "util/units.h"
 #include "daemon/metrics.h"
+#include "store/store.h"
 
 enum {
 	OPT_PER_PID = 256,
@@ -55,6 +56,7 @@ enum {
 	OPT_DIFF_ABSOLUTE,
 	OPT_LISTEN,
 	OPT_TOKEN_FILE,
+	OPT_MARK,
 };
 
 static const struct option long_opts[] = {
@@ -105,6 +107,7 @@ static const struct option long_opts[] = {
 	{ "diff-absolute", no_argument, NULL, OPT_DIFF_ABSOLUTE },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+	{ "mark", required_argument, NULL, OPT_MARK },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -121,6 +124,7 @@ void opts_usage(FILE *f)
 	      "       jprof report --store DIR [--since T] [--until T] [-o FILE] [FILTERS]\n"
 	      "       jprof dump [--store DIR] [--last AGE] [-o FILE] [-f FORMAT] [FILTERS]\n"
 	      "       jprof serve [--store DIR] [--listen ADDR:PORT] [--token-file FILE]\n"
+	      "       jprof dump --mark NAME [--last AGE]   |   jprof marks [--store DIR]\n"
 	      "\n"
 	      "System-wide profiler: Java (JIT, inlined, interpreted), native and kernel frames\n"
 	      "in one stack, written as a flame graph.\n"
@@ -213,6 +217,9 @@ void opts_usage(FILE *f)
 	      "segments before it, merged, written as report writes them (filters, -o, -f, --top):\n"
 	      "      --store DIR       the daemon's store (default " JP_STORE_DIR ")\n"
 	      "      --last AGE        the segments of the last AGE (5m, 1h; default 5m)\n"
+	      "      --mark NAME       keep the last AGE (and the open interval) in the store as\n"
+	      "                        DIR/marks/UTC-NAME, outside its limits; `jprof marks`\n"
+	      "                        lists them, `report --store DIR/marks/...` reads one\n"
 	      "\n"
 	      "serve options: a web UI over the store (timeline, a range's flame graph, the\n"
 	      "diff of two ranges, downloads as pprof, JFR, folded); its address is printed\n"
@@ -411,8 +418,16 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 					o->max_size != ~0ull))
 		return fail(err, errlen, "--interval, --max-age and --max-size are daemon options");
 	if (o->cmd != JP_CMD_DAEMON && o->cmd != JP_CMD_REPORT && o->cmd != JP_CMD_DUMP &&
-	    o->cmd != JP_CMD_SERVE && o->store)
-		return fail(err, errlen, "--store is a daemon, report, dump or serve option");
+	    o->cmd != JP_CMD_SERVE && o->cmd != JP_CMD_MARKS && o->store)
+		return fail(err, errlen, "--store is a daemon, report, dump, serve or marks option");
+	if (o->mark && o->cmd != JP_CMD_DUMP)
+		return fail(err, errlen, "--mark is a dump option");
+	if (o->cmd == JP_CMD_MARKS) {
+		if (!o->store)
+			o->store = JP_STORE_DIR;
+		if (o->input || o->all || o->npids || o->duration_s || o->noutputs)
+			return fail(err, errlen, "marks takes only --store");
+	}
 	if ((o->listen || o->token_file) && o->cmd != JP_CMD_SERVE)
 		return fail(err, errlen, "--listen and --token-file are serve options");
 	if (o->cmd == JP_CMD_SERVE) {
@@ -434,6 +449,10 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 			o->last_s = 5 * 60;
 		if (o->input || o->all || o->duration_s)
 			return fail(err, errlen, "dump takes no INPUT, -a or -d (--last AGE: how far back)");
+		if (o->mark && (o->noutputs || o->top || o->npids || o->include || o->exclude))
+			return fail(err, errlen,
+				    "dump --mark keeps the window in the store: no -o, --top or "
+				    "filters (read the mark with report --store)");
 	}
 	if ((o->since || o->until) && (o->cmd != JP_CMD_REPORT || !o->store))
 		return fail(err, errlen, "--since and --until go with report --store");
@@ -558,7 +577,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 
 	if (argc < 2)
 		return fail(err, errlen,
-			    "no command given (record, list, report, daemon, dump, serve)");
+			    "no command given (record, list, report, daemon, dump, serve, marks)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		o->cmd = JP_CMD_HELP;
@@ -580,9 +599,12 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 		o->cmd = JP_CMD_DUMP;
 	else if (!strcmp(cmd, "serve"))
 		o->cmd = JP_CMD_SERVE;
+	else if (!strcmp(cmd, "marks"))
+		o->cmd = JP_CMD_MARKS;
 	else
 		return fail(err, errlen,
-			    "unknown command '%s' (record, list, report, daemon, dump, serve)", cmd);
+			    "unknown command '%s' (record, list, report, daemon, dump, serve, marks)",
+			    cmd);
 
 	optind = 1;
 	opterr = 0;
@@ -806,6 +828,14 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			*(c == OPT_LISTEN ? &o->listen : &o->metrics) = optarg;
 			break;
 		}
+		case OPT_MARK:
+			if (!store_mark_name_ok(optarg))
+				return fail(err, errlen,
+					    "--mark: '%s' is not 1 to %d letters, digits, '.', '-' "
+					    "or '_'",
+					    optarg, STORE_MARK_NAME_MAX);
+			o->mark = optarg;
+			break;
 		case OPT_TOKEN_FILE:
 			if (!*optarg)
 				return fail(err, errlen, "--token-file: empty path");

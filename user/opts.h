@@ -28,6 +28,7 @@ enum jp_cmd {
 	JP_CMD_DAEMON, /* record without end, one segment per --interval into --store */
 	JP_CMD_DUMP,   /* a running daemon's recent segments and open interval, as report writes */
 	JP_CMD_SERVE,  /* a web UI over the store (serve/serve.c) */
+	JP_CMD_MARKS,  /* the marks a store keeps (daemon/dump.c) */
 };
 
 struct jp_opts {
@@ -82,6 +83,7 @@ struct jp_opts {
 	__u64 max_age_s, max_size; /* daemon --max-age (24 h), --max-size (1 GiB); 0: none */
 	const char *since, *until; /* report --store: the range as given (units_parse_time) */
 	__u64 last_s;		   /* dump --last: seconds back from now (default 5 min) */
+	const char *mark;	   /* dump --mark NAME: the daemon keeps --last as a mark */
 	const char *metrics;	   /* daemon --metrics ADDR:PORT: Prometheus /metrics; NULL off */
 	const char *config;	   /* daemon --config FILE: key = value lines, read again on SIGHUP */
 	const char *listen;	   /* serve --listen ADDR:PORT (default SERVE_DEFAULT_ADDR) */

@@ -193,6 +193,11 @@ timed_dump() {
 		-o /dev/null
 	echo "$output"
 	[[ $output == *"permission denied: only root and uid 0 may ask this daemon"* ]]
+	# nor may it keep a mark
+	run -1 setpriv --reuid "$uid" --regid "$uid" --clear-groups "$JPROF" dump --store "$STORE" \
+		--mark theirs
+	[[ $output == *"permission denied: only root and uid 0 may ask this daemon"* ]]
+	[[ ! -e $STORE/marks ]]
 	chmod 0700 "$STORE" "$STORE/segments"
 	kill -0 "$DPID"
 	run -0 "$JPROF" dump --store "$STORE" -o "$OUT/ok.folded"
@@ -300,4 +305,44 @@ PY
 	grep -q 'Interrupt: stopping and writing what was recorded' "$OUT/daemon.err"
 	(($(segments | wc -l) >= n + 1))
 	[[ $(segments | tail -1) > $last ]]
+}
+
+@test "mark: dump --mark keeps the last window and the open interval outside the limits; marks lists it; report reads it" {
+	local dir n
+	"$APPS/hotab" 60 >/dev/null 3>&- &
+	APP_PID=$!
+	start_daemon -p "$APP_PID" --interval 1 --max-age 3s
+	sleep 4
+	run -0 "$JPROF" dump --store "$STORE" --mark incident-1 --last 3s
+	echo "$output"
+	dir=$(sed -nE 's/.* as ([^ ]+) \(([0-9]+) segments\).*/\1/p' <<<"$output")
+	n=$(sed -nE 's/.* as ([^ ]+) \(([0-9]+) segments\).*/\2/p' <<<"$output")
+	[[ $dir == "$STORE/marks/"*-incident-1 ]]
+	# the window's segments (about 3 of 1 s) and the open interval beside them
+	((n >= 3 && n <= 5))
+	[[ $(find "$dir/segments" -name '*.pb.gz' | wc -l) -eq $n ]]
+	[[ $(stat -c %a "$dir" "$dir/segments" | sort -u) == 700 ]]
+	# the segments are the store's own files (hard links), not copies
+	[[ $(find "$dir/segments" -name '*.pb.gz' -links 2 | wc -l) -ge 1 ]]
+	first=$(find "$dir/segments" -name '*.pb.gz' -printf '%f\n' | sort | head -1)
+	# the limits (3 s) remove the originals; the mark keeps them
+	sleep 4
+	[[ ! -e $STORE/segments/$first ]]
+	[[ -s $dir/segments/$first ]]
+	run -0 "$JPROF" marks --store "$STORE"
+	echo "$output"
+	[[ $output == *"$(basename "$dir")"*" $n "* ]]
+	run -0 "$JPROF" report --store "$dir" -o "$OUT/mark.folded"
+	grep -q 'hotab;.*;hot_a ' "$OUT/mark.folded"
+	# one clear line for a bad name, a mark with no daemon, a store with no marks
+	run -2 "$JPROF" dump --store "$STORE" --mark ../x
+	[[ $output == *"--mark: '../x' is not 1 to 48 letters"* ]]
+	run -2 "$JPROF" dump --store "$STORE" --mark x -o "$OUT/x.html"
+	[[ $output == *"dump --mark keeps the window in the store"* ]]
+	stop_daemon
+	run -1 "$JPROF" dump --store "$STORE" --mark late
+	[[ $output == *"no jprof daemon runs on this store"* ]]
+	mkdir -m 700 "$OUT/empty" "$OUT/empty/segments"
+	run -0 "$JPROF" marks --store "$OUT/empty"
+	[[ $output == *"no marks (jprof dump --mark NAME keeps one)"* ]]
 }

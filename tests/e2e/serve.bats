@@ -177,18 +177,23 @@ print(s[0]["start"], s[-1]["end"], s[len(s) // 2]["start"])' "$OUT/body")
 	kill -0 "$SPID"
 }
 
-@test "serve: a corrupt segment is counted unreadable and skipped; the server stays up" {
+@test "serve: a corrupt segment is counted unreadable and skipped; the server stays up; marks listed" {
 	cp -r "$STORE" "$OUT/store"
 	chmod 700 "$OUT/store" "$OUT/store/segments"
 	# a segment cut short, as a crash or a full disk leaves one
 	first=$(find "$OUT/store/segments" -name '*.pb.gz' | sort | head -1)
 	head -c 100 "$first" >"$OUT/cut" && mv "$OUT/cut" "$first"
 	chmod 600 "$first"
+	# a mark as dump --mark leaves one, and a directory that is none
+	mkdir -p -m 700 "$OUT/store/marks/20261127T111737Z-deploy-v2/segments" \
+		"$OUT/store/marks/junk"
 	STORE=$OUT/store
 	start_serve
 	get /api/segments
 	[[ $CODE == 200 ]]
 	grep -q '"samples":null,"unreadable":true' "$OUT/body"
+	grep -q '"marks":\[{"name":"deploy-v2","at":1795778257,"dir":"20261127T111737Z-deploy-v2"}\]' \
+		"$OUT/body"
 	read -r A Z < <(python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))["segments"]

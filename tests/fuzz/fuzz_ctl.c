@@ -17,9 +17,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > CTL_REQ_MAX)
 		size = CTL_REQ_MAX;
 	for (size_t n = 0; n <= size; n++) {
-		int r = ctl_parse_request((const char *)data, n);
+		struct ctl_request rq;
+		int r = ctl_parse((const char *)data, n, &rq);
 
-		if (r != CTL_REQ_DUMP && r != -EAGAIN && r != -EINVAL)
+		if (r != CTL_REQ_DUMP && r != CTL_REQ_MARK && r != -EAGAIN && r != -EINVAL)
+			__builtin_trap();
+		/* a mark's name is one a directory may have, its window in range */
+		if (r == CTL_REQ_MARK &&
+		    (!store_mark_name_ok(rq.name) || !rq.back_s || rq.back_s > CTL_MARK_BACK_MAX))
 			__builtin_trap();
 	}
 	return 0;

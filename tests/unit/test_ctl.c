@@ -71,6 +71,31 @@ TEST(parse_request)
 	memset(long_line, 'a', sizeof(long_line));
 	EXPECT_EQ(ctl_parse_request(long_line, sizeof(long_line)), -EINVAL); /* full, no newline */
 	EXPECT_EQ(ctl_parse_request(long_line, sizeof(long_line) - 1), -EAGAIN);
+	/* a mark: a name and a window in seconds, nothing else */
+	{
+		const char *n49 = "mark 1 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 5\n";
+		struct ctl_request r;
+
+		EXPECT_EQ(ctl_parse("mark 1 deploy-v2.1 300\n", 23, &r), CTL_REQ_MARK);
+		EXPECT_STREQ(r.name, "deploy-v2.1");
+		EXPECT_EQ(r.back_s, 300);
+		EXPECT_EQ(ctl_parse("mark 1 x 31622400\n", 18, &r), CTL_REQ_MARK);
+		EXPECT_EQ(ctl_parse("mark 1 x 31622401\n", 18, &r), -EINVAL); /* over 366 days */
+		EXPECT_EQ(ctl_parse("mark 1 x 0\n", 11, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1 x -5\n", 12, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1 x +5\n", 12, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1 x 5 \n", 12, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1 x 5x\n", 12, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1  x 5\n", 12, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1 ../x 5\n", 14, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1 .x 5\n", 12, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1 a/b 5\n", 13, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1 x\n", 9, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 2 x 5\n", 11, &r), -EINVAL);
+		EXPECT_EQ(ctl_parse(n49, strlen(n49), &r), -EINVAL); /* a name of 49 */
+		EXPECT_EQ(ctl_parse(n49 + 1, strlen(n49 + 1), &r), -EINVAL);
+		EXPECT_EQ(ctl_parse("mark 1 x 5\n", 11, &r), CTL_REQ_MARK);
+	}
 }
 
 /* the daemon's side, in a thread: polls until told to stop */
@@ -97,12 +122,31 @@ static int dump_fn(void *ctx, int fd, __u64 *ret_start_s, __u64 *ret_end_s, char
 	return 0;
 }
 
+/* a mark: what it was asked, answered with a made-up directory */
+static int mark_fn(void *ctx, const char *name, __u32 back_s, int snap_fd, __u64 snap_start_s,
+		   __u64 snap_end_s, char *ret_dir, size_t dir_len, size_t *ret_n, char *why,
+		   size_t why_len)
+{
+	char buf[16] = "";
+
+	(void)ctx;
+	(void)why;
+	(void)why_len;
+	if (snap_fd < 0 || pread(snap_fd, buf, sizeof(buf) - 1, 0) != 8 || snap_start_s != 100 ||
+	    snap_end_s != 160)
+		return -EIO;
+	snprintf(ret_dir, dir_len, "marks/T-%s-%u", name, back_s);
+	*ret_n = 3;
+	return 0;
+}
+
 static void *serve(void *arg)
 {
 	struct server *s = arg;
+	struct ctl_fns fns = {.dump = dump_fn, .mark = mark_fn, .ctx = s};
 
 	while (!s->stop) {
-		ctl__poll(s->c, now_ns(), dump_fn, s);
+		ctl__poll(s->c, now_ns(), &fns);
 		usleep(5000);
 	}
 	return NULL;
@@ -131,6 +175,20 @@ TEST(dump_round_trip)
 	EXPECT_STREQ(buf, "snapshot");
 	EXPECT_TRUE(write(fd, "x", 1) < 0); /* sealed: nobody changes it afterwards */
 	close(fd);
+	/* a mark: the daemon's snapshot goes to its mark function, the directory comes back */
+	{
+		char dir[128];
+		size_t n = 0;
+
+		EXPECT_EQ(ctl_mark_request(dfd, 2000, "incident-1", 600, dir, sizeof(dir), &n, why,
+					   sizeof(why)),
+			  0);
+		EXPECT_STREQ(dir, "marks/T-incident-1-600");
+		EXPECT_EQ(n, 3);
+		EXPECT_EQ(ctl_mark_request(dfd, 2000, "a/b", 600, dir, sizeof(dir), &n, why,
+					   sizeof(why)),
+			  -EINVAL);
+	}
 	/* the daemon's own error, passed on as one line */
 	s.fail = -ENOMEM;
 	err = ctl_dump_request(dfd, 2000, &fd, &a, &b, why, sizeof(why));
@@ -205,6 +263,7 @@ TEST(hostile_clients)
 	char why[256], buf[CTL_REPLY_MAX], junk[200];
 	__u64 dumps, refused, bad, t0, t;
 	int dfd = make_dir(), silent[CTL_CLIENTS + 2], junky, good, good2, partial, gone;
+	struct ctl_fns fns = {.dump = dump_fn, .ctx = &s}; /* no marks: refused */
 
 	ASSERT_TRUE(dfd >= 0);
 	ASSERT_TRUE(!ctl__listen(dfd, &s.c, why, sizeof(why)));
@@ -214,20 +273,20 @@ TEST(hostile_clients)
 		EXPECT_TRUE(silent[i] >= 0);
 	}
 	t0 = now_ns();
-	ctl__poll(s.c, t0, dump_fn, &s);
-	ctl__poll(s.c, t0 + 1000000, dump_fn, &s);
+	ctl__poll(s.c, t0, &fns);
+	ctl__poll(s.c, t0 + 1000000, &fns);
 	EXPECT_TRUE(now_ns() - t0 < 100000000ull); /* never blocked on them */
 	good = connect_raw(); /* queued behind them */
 	ASSERT_TRUE(good >= 0);
 	EXPECT_EQ(send(good, "dump 1\n", 7, 0), 7);
-	ctl__poll(s.c, t0 + 2000000, dump_fn, &s);
+	ctl__poll(s.c, t0 + 2000000, &fns);
 	answer(good, buf, sizeof(buf));
 	EXPECT_STREQ(buf, ""); /* every slot taken */
 	t = t0 + (CTL_CLIENT_MS + 1) * 1000000ull;
-	ctl__poll(s.c, t, dump_fn, &s); /* their deadline: dropped, the queue's next taken */
+	ctl__poll(s.c, t, &fns); /* their deadline: dropped, the queue's next taken */
 	answer(silent[0], buf, sizeof(buf));
 	EXPECT_TRUE(!strncmp(buf, "error ", 6));
-	ctl__poll(s.c, t + 1, dump_fn, &s);
+	ctl__poll(s.c, t + 1, &fns);
 	answer(good, buf, sizeof(buf));
 	EXPECT_STREQ(buf, "ok 100 160\n");
 	/* two dumps of one round share one snapshot */
@@ -247,7 +306,7 @@ TEST(hostile_clients)
 	close(gone);
 	t += (CTL_CLIENT_MS + 1) * 1000000ull; /* the two silent ones queued drop too */
 	for (int i = 0; i < 3; i++)
-		ctl__poll(s.c, t + (__u64)i, dump_fn, &s);
+		ctl__poll(s.c, t + (__u64)i, &fns);
 	answer(good, buf, sizeof(buf));
 	EXPECT_STREQ(buf, "ok 100 160\n");
 	answer(good2, buf, sizeof(buf));

@@ -273,3 +273,22 @@ TEST(serve)
 	EXPECT_EQ(PARSE("daemon", "--token-file", "/t"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("bogus"), JP_EXIT_USAGE);
 }
+
+/* dump --mark NAME and jprof marks */
+TEST(marks)
+{
+	EXPECT_EQ(PARSE("dump", "--mark", "deploy-v2", "--last", "10m"), 0);
+	EXPECT_STREQ(o.mark, "deploy-v2");
+	EXPECT_EQ(o.last_s, 600);
+	EXPECT_EQ(PARSE("dump", "--mark", "../x"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "--mark", ""), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "--mark", "x", "-o", "x.html"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "--mark", "x", "--top", "5"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--mark", "x", "in.pb.gz"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("marks"), 0);
+	EXPECT_EQ(o.cmd, JP_CMD_MARKS);
+	EXPECT_STREQ(o.store, JP_STORE_DIR);
+	EXPECT_EQ(PARSE("marks", "--store", "/s"), 0);
+	EXPECT_STREQ(o.store, "/s");
+	EXPECT_EQ(PARSE("marks", "-p", "1"), JP_EXIT_USAGE);
+}

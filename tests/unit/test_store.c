@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -512,6 +513,97 @@ TEST(a_range_merges_its_segments_and_skips_the_damaged)
 	EXPECT_EQ(samples_of(m, "delta"), 3);
 	EXPECT_EQ(samples_of(m, "alpha"), 0);
 	model__free(m);
+	store__free(s);
+	remove_dir();
+}
+
+/* a mark: the window's segments linked, the snapshot beside them, a store of its own */
+TEST(a_mark_keeps_its_window_outside_the_limits)
+{
+	struct store_limits lim = {0};
+	const struct store_seg *segs;
+	struct store *s = NULL, *m = NULL;
+	char path[256], why[256], mdir[128], name[16];
+	size_t n = 10, kept = 0, count;
+	struct stat a, b;
+	int snap;
+
+	make_dir();
+	ASSERT_TRUE(dir[0]);
+	store_path(path, sizeof(path));
+	ASSERT_TRUE(store__open_writer(path, &lim, T0, &s, why, sizeof(why)) == 0);
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(store__write(s, T0 + 60 * i, T0 + 60 * (i + 1), T0 + 240, write_bytes, &n),
+			  0);
+	snap = memfd_create("snap", MFD_CLOEXEC);
+	ASSERT_TRUE(snap >= 0);
+	EXPECT_EQ(write(snap, "open!", 5), 5);
+	/* the last 150 s at T0 + 250: segments 2 and 3 (and 1's end), and the open interval */
+	EXPECT_EQ(store__mark(s, "deploy-2", T0 + 100, T0 + 250, snap, T0 + 240, T0 + 250, mdir,
+			      sizeof(mdir), &kept, why, sizeof(why)),
+		  0);
+	EXPECT_STREQ(mdir, "marks/20261127T040410Z-deploy-2");
+	EXPECT_EQ(kept, 4);
+	/* the same files: a link, not a copy */
+	seg_path(path, sizeof(path), "20261127T040200Z-20261127T040300Z.pb.gz");
+	ASSERT_TRUE(stat(path, &a) == 0);
+	snprintf(path, sizeof(path), "%s/store/%s/segments/20261127T040200Z-20261127T040300Z.pb.gz",
+		 dir, mdir);
+	ASSERT_TRUE(stat(path, &b) == 0);
+	EXPECT_TRUE(a.st_ino == b.st_ino && a.st_nlink == 2);
+	/* the limits remove every segment of the store: the mark's stay, readable as a store */
+	lim.max_size = 1;
+	store__set_limits(s, &lim);
+	(void)store__rotate(s, T0 + 300);
+	(void)store__segments(s, &count);
+	EXPECT_EQ(count, 0);
+	snprintf(path, sizeof(path), "%s/store/%s", dir, mdir);
+	ASSERT_TRUE(store__open_reader(path, &m, why, sizeof(why)) == 0);
+	segs = store__segments(m, &count);
+	ASSERT_TRUE(count == 4);
+	EXPECT_EQ(segs[0].start_s, T0 + 60);
+	EXPECT_EQ(segs[3].start_s, T0 + 240);
+	EXPECT_EQ(segs[3].bytes, 5);
+	store__free(m);
+	snprintf(path, sizeof(path), "%s/store/%s", dir, mdir);
+	ASSERT_TRUE(stat(path, &a) == 0);
+	EXPECT_EQ(a.st_mode & 0777, 0700);
+	/* a bad name; the same name in the same second; no snapshot (-1) is fine */
+	EXPECT_EQ(store__mark(s, "../x", T0, T0 + 250, snap, 0, 0, mdir, sizeof(mdir), &kept, why,
+			      sizeof(why)),
+		  -EINVAL);
+	EXPECT_EQ(store__mark(s, "deploy-2", T0, T0 + 250, -1, 0, 0, mdir, sizeof(mdir), &kept, why,
+			      sizeof(why)),
+		  -EEXIST);
+	/* STORE_MARKS_MAX at most */
+	for (int i = 1; i < STORE_MARKS_MAX; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		EXPECT_EQ(store__mark(s, name, T0, T0 + 250, -1, 0, 0, mdir, sizeof(mdir), &kept,
+				      why, sizeof(why)),
+			  0);
+	}
+	EXPECT_EQ(store__mark(s, "one-more", T0, T0 + 250, -1, 0, 0, mdir, sizeof(mdir), &kept, why,
+			      sizeof(why)),
+		  -ENOSPC);
+	EXPECT_TRUE(strstr(why, "marks are kept already") != NULL);
+	close(snap);
+	store__free(s);
+	/* a reader may not mark; a link planted as marks/ is not followed */
+	store_path(path, sizeof(path));
+	ASSERT_TRUE(store__open_reader(path, &m, why, sizeof(why)) == 0);
+	EXPECT_EQ(store__mark(m, "x", T0, T0 + 250, -1, 0, 0, mdir, sizeof(mdir), &kept, why,
+			      sizeof(why)),
+		  -EPERM);
+	store__free(m);
+	remove_dir();
+	make_dir();
+	store_path(path, sizeof(path));
+	ASSERT_TRUE(store__open_writer(path, &lim, T0, &s, why, sizeof(why)) == 0);
+	snprintf(path, sizeof(path), "%s/store/marks", dir);
+	ASSERT_TRUE(symlink("/tmp", path) == 0);
+	EXPECT_EQ(store__mark(s, "x", T0, T0 + 250, -1, 0, 0, mdir, sizeof(mdir), &kept, why,
+			      sizeof(why)),
+		  -ELOOP);
 	store__free(s);
 	remove_dir();
 }

@@ -16,8 +16,10 @@
 
 #include "ctl.h"
 #include "util/why.h"
+#include "store/store.h"
 
 #define REQ_DUMP "dump 1"
+#define REQ_MARK "mark 1"
 
 struct ctl_client {
 	int fd; /* -1: a free slot */
@@ -32,22 +34,43 @@ struct ctl_server {
 	struct ctl_client cl[CTL_CLIENTS];
 	int snap; /* this round's snapshot, shared by its dumps; -1: none yet */
 	__u64 snap_start_s, snap_end_s;
-	__u64 dumps, refused, bad;
+	__u64 dumps, marks, refused, bad;
 };
 
-int ctl_parse_request(const char *buf, size_t len)
+int ctl_parse(const char *buf, size_t len, struct ctl_request *ret)
 {
 	const char *nl = memchr(buf, '\n', len);
+	char line[CTL_REQ_MAX], name[CTL_REQ_MAX], tail;
+	unsigned long back;
 	size_t n;
 
+	memset(ret, 0, sizeof(*ret));
 	if (!nl)
 		return len < CTL_REQ_MAX ? -EAGAIN : -EINVAL;
 	n = (size_t)(nl - buf);
-	if (nl + 1 != buf + len) /* one line, nothing after it */
-		return -EINVAL;
+	if (nl + 1 != buf + len || n >= sizeof(line) || memchr(buf, '\0', n))
+		return -EINVAL; /* one line, nothing after it, no NUL in it */
 	if (n == strlen(REQ_DUMP) && !memcmp(buf, REQ_DUMP, n))
-		return CTL_REQ_DUMP;
-	return -EINVAL;
+		return ret->kind = CTL_REQ_DUMP;
+	memcpy(line, buf, n);
+	line[n] = '\0';
+	/* "mark 1 NAME SECONDS": digits only, in range, nothing after them */
+	if (strncmp(line, REQ_MARK " ", strlen(REQ_MARK) + 1) ||
+	    sscanf(line + strlen(REQ_MARK) + 1, "%63s %lu%c", name, &back, &tail) != 2 ||
+	    !store_mark_name_ok(name) || !back || back > CTL_MARK_BACK_MAX ||
+	    strspn(line + strlen(REQ_MARK) + 2 + strlen(name), "0123456789") !=
+		    n - strlen(REQ_MARK) - 2 - strlen(name))
+		return -EINVAL;
+	memcpy(ret->name, name, strlen(name) + 1); /* at most STORE_MARK_NAME_MAX: checked */
+	ret->back_s = (__u32)back;
+	return ret->kind = CTL_REQ_MARK;
+}
+
+int ctl_parse_request(const char *buf, size_t len)
+{
+	struct ctl_request r;
+
+	return ctl_parse(buf, len, &r);
 }
 
 /* "/proc/self/fd/N/control.sock": the store's directory by its fd, no path walked again */
@@ -168,10 +191,10 @@ static int make_snapshot(struct ctl_server *c, ctl_dump_fn fn, void *ctx, char *
 	return 0;
 }
 
-static void serve_dump(struct ctl_server *c, struct ctl_client *k, ctl_dump_fn fn, void *ctx)
+static void serve_dump(struct ctl_server *c, struct ctl_client *k, const struct ctl_fns *fns)
 {
 	char why[256] = "", line[CTL_REPLY_MAX];
-	int err = make_snapshot(c, fn, ctx, why, sizeof(why));
+	int err = make_snapshot(c, fns->dump, fns->ctx, why, sizeof(why));
 
 	if (err) {
 		snprintf(line, sizeof(line),
@@ -184,6 +207,26 @@ static void serve_dump(struct ctl_server *c, struct ctl_client *k, ctl_dump_fn f
 		 (unsigned long long)c->snap_end_s);
 	reply(k, line, c->snap);
 	c->dumps++;
+}
+
+static void serve_mark(struct ctl_server *c, struct ctl_client *k, const struct ctl_request *rq,
+		       const struct ctl_fns *fns)
+{
+	char why[256] = "", line[CTL_REPLY_MAX], dir[160];
+	size_t n = 0;
+	int err = make_snapshot(c, fns->dump, fns->ctx, why, sizeof(why));
+
+	if (!err)
+		err = fns->mark(fns->ctx, rq->name, rq->back_s, c->snap, c->snap_start_s,
+				c->snap_end_s, dir, sizeof(dir), &n, why, sizeof(why));
+	if (err) {
+		snprintf(line, sizeof(line), "error %s\n", why[0] ? why : strerror(-err));
+		reply(k, line, -1);
+		return;
+	}
+	snprintf(line, sizeof(line), "ok %s %zu\n", dir, n);
+	reply(k, line, -1);
+	c->marks++;
 }
 
 /* new clients into free slots: only root and the daemon's own user are kept */
@@ -217,10 +260,11 @@ static void accept_clients(struct ctl_server *c, __u64 now_ns)
 }
 
 /* what a client sent so far: answered and dropped once whole, wrong, gone or late */
-static void serve_client(struct ctl_server *c, struct ctl_client *k, __u64 now_ns, ctl_dump_fn fn,
-			 void *ctx)
+static void serve_client(struct ctl_server *c, struct ctl_client *k, __u64 now_ns,
+			 const struct ctl_fns *fns)
 {
 	ssize_t n = recv(k->fd, k->buf + k->len, sizeof(k->buf) - k->len, MSG_DONTWAIT);
+	struct ctl_request rq;
 	int req;
 
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -230,7 +274,7 @@ static void serve_client(struct ctl_server *c, struct ctl_client *k, __u64 now_n
 	}
 	if (n > 0)
 		k->len += (size_t)n;
-	req = ctl_parse_request(k->buf, k->len);
+	req = ctl_parse(k->buf, k->len, &rq);
 	if (req == -EAGAIN) {
 		if (now_ns >= k->deadline_ns) {
 			reply(k, "error no whole request in time\n", -1);
@@ -240,7 +284,9 @@ static void serve_client(struct ctl_server *c, struct ctl_client *k, __u64 now_n
 		return;
 	}
 	if (req == CTL_REQ_DUMP) {
-		serve_dump(c, k, fn, ctx);
+		serve_dump(c, k, fns);
+	} else if (req == CTL_REQ_MARK && fns->mark) {
+		serve_mark(c, k, &rq, fns);
 	} else {
 		reply(k,
 		      "error not a request of this daemon's (jprof dump and the daemon of "
@@ -251,14 +297,14 @@ static void serve_client(struct ctl_server *c, struct ctl_client *k, __u64 now_n
 	drop_client(k);
 }
 
-void ctl__poll(struct ctl_server *c, __u64 now_ns, ctl_dump_fn fn, void *ctx)
+void ctl__poll(struct ctl_server *c, __u64 now_ns, const struct ctl_fns *fns)
 {
 	if (!c)
 		return;
 	accept_clients(c, now_ns);
 	for (int i = 0; i < CTL_CLIENTS; i++)
 		if (c->cl[i].fd >= 0)
-			serve_client(c, &c->cl[i], now_ns, fn, ctx);
+			serve_client(c, &c->cl[i], now_ns, fns);
 	if (c->snap >= 0) { /* the clients hold their own copies of the fd */
 		close(c->snap);
 		c->snap = -1;
@@ -347,18 +393,22 @@ static int recv_reply(int fd, __u64 deadline_ms, char *line, size_t len, int *re
 	return memchr(line, '\n', got) ? 0 : -EPROTO;
 }
 
-int ctl_dump_request(int dirfd, unsigned int timeout_ms, int *ret_fd, __u64 *ret_start_s,
-		     __u64 *ret_end_s, char *why, size_t why_len)
+/*
+ * Sends req (one line, its newline included) to the daemon of the store dirfd and reads its
+ * answer line into line (without its newline) and the fd passed beside it (-1: none). 0, or
+ * -errno with why: no daemon, a stale socket, refused, no answer, the daemon's own error.
+ */
+static int ctl_call(int dirfd, unsigned int timeout_ms, const char *req, char *line, size_t len,
+		    int *ret_fd, char *why, size_t why_len)
 {
 	__u64 deadline = mono_ms() + timeout_ms;
-	char line[CTL_REPLY_MAX];
-	unsigned long long a, b;
 	struct sockaddr_un sa;
 	struct ucred cr;
 	socklen_t cl = sizeof(cr);
 	struct stat st;
-	int fd, snap = -1, err;
+	int fd, err;
 
+	*ret_fd = -1;
 	if (why && why_len)
 		why[0] = '\0';
 	err = sock_addr(dirfd, &sa);
@@ -378,7 +428,7 @@ int ctl_dump_request(int dirfd, unsigned int timeout_ms, int *ret_fd, __u64 *ret
 				CTL_SOCK_NAME);
 		else if (err == -EACCES || err == -EPERM)
 			set_why(why, why_len, -EACCES,
-				"permission denied on %s: only root and the daemon's user may dump",
+				"permission denied on %s: only root and the daemon's user may ask it",
 				CTL_SOCK_NAME);
 		else
 			set_why(why, why_len, err, "cannot connect to %s: %s", CTL_SOCK_NAME,
@@ -393,11 +443,11 @@ int ctl_dump_request(int dirfd, unsigned int timeout_ms, int *ret_fd, __u64 *ret
 			      CTL_SOCK_NAME, (unsigned int)cr.uid);
 		goto out_close;
 	}
-	if (send(fd, REQ_DUMP "\n", strlen(REQ_DUMP) + 1, MSG_NOSIGNAL) < 0) {
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
 		err = set_why(why, why_len, -errno, "cannot send the request: %s", strerror(errno));
 		goto out_close;
 	}
-	err = recv_reply(fd, deadline, line, sizeof(line), &snap);
+	err = recv_reply(fd, deadline, line, len, ret_fd);
 	if (err == -ETIMEDOUT) {
 		set_why(why, why_len, err, "the daemon did not answer within %u ms", timeout_ms);
 		goto out_close;
@@ -408,23 +458,61 @@ int ctl_dump_request(int dirfd, unsigned int timeout_ms, int *ret_fd, __u64 *ret
 		goto out_close;
 	}
 	*strchr(line, '\n') = '\0';
-	if (!strncmp(line, "error ", 6)) {
+	if (!strncmp(line, "error ", 6))
 		err = set_why(why, why_len, strstr(line, "permission denied") ? -EACCES : -EPROTO,
 			      "%s", line + 6);
-		goto out_close;
-	}
-	if (sscanf(line, "ok %llu %llu", &a, &b) != 2 || snap < 0 || a > b) {
-		err = set_why(why, why_len, -EPROTO,
-			      "the daemon's answer is not understood: '%.80s'", line);
-		goto out_close;
-	}
-	*ret_fd = snap;
-	snap = -1;
-	*ret_start_s = a;
-	*ret_end_s = b;
 out_close:
-	if (snap >= 0)
-		close(snap);
+	if (err && *ret_fd >= 0) {
+		close(*ret_fd);
+		*ret_fd = -1;
+	}
 	close(fd);
 	return err;
+}
+
+int ctl_dump_request(int dirfd, unsigned int timeout_ms, int *ret_fd, __u64 *ret_start_s,
+		     __u64 *ret_end_s, char *why, size_t why_len)
+{
+	char line[CTL_REPLY_MAX];
+	unsigned long long a, b;
+	int snap, err;
+
+	err = ctl_call(dirfd, timeout_ms, REQ_DUMP "\n", line, sizeof(line), &snap, why, why_len);
+	if (err)
+		return err;
+	if (sscanf(line, "ok %llu %llu", &a, &b) != 2 || snap < 0 || a > b) {
+		if (snap >= 0)
+			close(snap);
+		return set_why(why, why_len, -EPROTO,
+			       "the daemon's answer is not understood: '%.80s'", line);
+	}
+	*ret_fd = snap;
+	*ret_start_s = a;
+	*ret_end_s = b;
+	return 0;
+}
+
+int ctl_mark_request(int dirfd, unsigned int timeout_ms, const char *name, __u32 back_s,
+		     char *ret_dir, size_t dir_len, size_t *ret_n, char *why, size_t why_len)
+{
+	char req[CTL_REQ_MAX], line[CTL_REPLY_MAX], dir[CTL_REPLY_MAX];
+	unsigned long n;
+	int fd, err;
+
+	if (!store_mark_name_ok(name) || !back_s || back_s > CTL_MARK_BACK_MAX)
+		return set_why(why, why_len, -EINVAL,
+			       "a mark's name is 1 to %d letters, digits, '.', '-' or '_'",
+			       STORE_MARK_NAME_MAX);
+	snprintf(req, sizeof(req), "%s %s %u\n", REQ_MARK, name, back_s);
+	err = ctl_call(dirfd, timeout_ms, req, line, sizeof(line), &fd, why, why_len);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return err;
+	if (sscanf(line, "ok %255s %lu", dir, &n) != 2)
+		return set_why(why, why_len, -EPROTO,
+			       "the daemon's answer is not understood: '%.80s'", line);
+	snprintf(ret_dir, dir_len, "%s", dir);
+	*ret_n = n;
+	return 0;
 }

@@ -4,7 +4,9 @@
  * socket, and the store's segments before it, merged into one pprof profile (a memfd of our
  * own) that report_run then reads and writes in any format, with report's filters.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +140,78 @@ static int write_merged(const struct model *m, const struct out_meta *meta, int 
 	return 0;
 }
 
+/* jprof dump --mark NAME: the daemon keeps the last --last and its open interval */
+static int mark_run(const struct jp_opts *o)
+{
+	char why[512], dir[256], age[32];
+	struct store *s = NULL;
+	size_t n = 0;
+	int err;
+
+	if (open_store(o->store, &s))
+		return JP_EXIT_FAILURE;
+	err = ctl_mark_request(store__dirfd(s), DUMP_TIMEOUT_MS, o->mark, (__u32)o->last_s, dir,
+			       sizeof(dir), &n, why, sizeof(why));
+	store__free(s);
+	if (err) {
+		pr_err("%s: %s", o->store, why);
+		return JP_EXIT_FAILURE;
+	}
+	snprintf(age, sizeof(age), "%llu %s",
+		 (unsigned long long)(o->last_s % 3600 ? o->last_s % 60 ? o->last_s : o->last_s / 60
+						       : o->last_s / 3600),
+		 o->last_s % 3600 ? o->last_s % 60 ? "s" : "min" : "h");
+	pr_info("kept the last %s and the open interval as %s/%s (%zu segments), outside the "
+		"store's limits; jprof report --store %s/%s reads it",
+		age, o->store, dir, n, o->store, dir);
+	return JP_EXIT_OK;
+}
+
+int marks_run(const struct jp_opts *o)
+{
+	char path[PATH_MAX], a[32], b[32], why[512];
+	struct dirent **names = NULL;
+	struct store *s = NULL;
+	int n, shown = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", o->store, STORE_MARKS_DIR) >= (int)sizeof(path))
+		return JP_EXIT_USAGE;
+	/* the store itself first: its checks (owner, no link) and errors */
+	if (open_store(o->store, &s))
+		return JP_EXIT_FAILURE;
+	store__free(s);
+	n = scandir(path, &names, NULL, alphasort);
+	if (n < 0 && errno != ENOENT) {
+		pr_err("%s: %s", path, strerror(errno));
+		return JP_EXIT_FAILURE;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct store_seg *segs;
+		size_t k;
+
+		if (names[i]->d_name[0] != '.' &&
+		    snprintf(path, sizeof(path), "%s/%s/%s", o->store, STORE_MARKS_DIR,
+			     names[i]->d_name) < (int)sizeof(path) &&
+		    !store__open_reader(path, &s, why, sizeof(why))) {
+			segs = store__segments(s, &k);
+			if (!shown++)
+				printf("%-40s %-20s %-20s %8s %10s\n", "MARK", "FROM (UTC)", "TO",
+				       "SEGMENTS", "BYTES");
+			if (!k || units_format_utc(segs[0].start_s, a, sizeof(a)) ||
+			    units_format_utc(segs[k - 1].end_s, b, sizeof(b)))
+				a[0] = b[0] = '\0';
+			printf("%-40s %-20s %-20s %8zu %10llu\n", names[i]->d_name, a, b, k,
+			       (unsigned long long)store__bytes(s));
+			store__free(s);
+		}
+		free(names[i]);
+	}
+	free(names);
+	if (!shown)
+		pr_info("%s: no marks (jprof dump --mark NAME keeps one)", o->store);
+	return JP_EXIT_OK;
+}
+
 int dump_run(const struct jp_opts *o)
 {
 	struct model *m = model__new(), *snap = model__new();
@@ -154,6 +228,11 @@ int dump_run(const struct jp_opts *o)
 	int sfd = -1, mfd = -1, err, ret = JP_EXIT_FAILURE;
 	double t0 = mono_ms(), t_reply, t_merged;
 
+	if (o->mark) {
+		model__free(m);
+		model__free(snap);
+		return mark_run(o);
+	}
 	if (!m || !snap) {
 		pr_err("out of memory");
 		goto out_free;

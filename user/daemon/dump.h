@@ -12,5 +12,7 @@
  * Returns a JP_EXIT_* code.
  */
 int dump_run(const struct jp_opts *o);
+/* `jprof marks`: the marks o->store keeps (dump --mark), a line each. A JP_EXIT_* code. */
+int marks_run(const struct jp_opts *o);
 
 #endif /* JPROF_DAEMON_DUMP_H */

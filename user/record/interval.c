@@ -293,6 +293,26 @@ static int dump_open(void *ctx, int fd, __u64 *ret_start_s, __u64 *ret_end_s, ch
 	return 0;
 }
 
+/* jprof dump --mark (daemon/ctl.h): the last back_s seconds and the open interval kept */
+static int mark_window(void *ctx, const char *name, __u32 back_s, int snap_fd, __u64 snap_start_s,
+		       __u64 snap_end_s, char *ret_dir, size_t dir_len, size_t *ret_n, char *why,
+		       size_t why_len)
+{
+	struct rec *r = ctx;
+	__u64 now_s = real_ns() / NS_PER_S;
+	int err;
+
+	err = store__mark(r->iv->store, name, now_s > back_s ? now_s - back_s : 0, now_s + 1,
+			  snap_fd, snap_start_s, snap_end_s, ret_dir, dir_len, ret_n, why, why_len);
+	if (err)
+		pr_warn("daemon: a mark '%s' was asked for and not kept: %s", name,
+			why[0] ? why : strerror(-err));
+	else
+		pr_info("daemon: kept the last %u s as %s (%zu segments), outside the limits",
+			back_s, ret_dir, *ret_n);
+	return err;
+}
+
 /*
  * SIGHUP: --config read again. The interval's length and the store's limits change now (the
  * open interval is kept and ends at the new length's next boundary); the events and the
@@ -388,11 +408,13 @@ void rec_interval_tick(struct rec *r, bool final)
 	if (!iv)
 		return;
 	if (!final) {
+		struct ctl_fns fns = {.dump = dump_open, .mark = mark_window, .ctx = r};
+
 		if (hup) {
 			hup = 0;
 			reload(r);
 		}
-		ctl__poll(iv->ctl, mono_ns(), dump_open, r);
+		ctl__poll(iv->ctl, mono_ns(), &fns);
 		update_metrics(r, mono_ns());
 	}
 	interval_s = iv->interval_s;

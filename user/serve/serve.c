@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* serve.c: `jprof serve`, a web UI over the store: the page, the segments, ranges as report writes. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -474,6 +475,35 @@ out:
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* the store's marks (dump --mark): "<UTC>-NAME" directories, as {name, at} */
+static void put_marks(struct jbuf *b, int dirfd)
+{
+	int fd = openat(dirfd, STORE_MARKS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) && n < STORE_MARKS_MAX) {
+		struct tm tm = {0};
+		const char *rest = strptime(de->d_name, "%Y%m%dT%H%M%SZ-", &tm);
+
+		if (de->d_name[0] == '.' || !rest || !store_mark_name_ok(rest))
+			continue;
+		jput(b, "%s{\"name\":", n++ ? "," : "");
+		jstr(b, rest);
+		jput(b, ",\"at\":%lld,\"dir\":", (long long)timegm(&tm));
+		jstr(b, de->d_name);
+		jput(b, "}");
+	}
+	closedir(d);
+}
+
 static enum MHD_Result do_segments(struct server *s, struct MHD_Connection *conn)
 {
 	const struct store_seg *segs;
@@ -523,7 +553,9 @@ static enum MHD_Result do_segments(struct server *s, struct MHD_Connection *conn
 			jput(&b, "null%s}", known ? ",\"unreadable\":true" : "");
 		pending += !known;
 	}
-	jput(&b, "],\"pending\":%llu}\n", (unsigned long long)pending);
+	jput(&b, "],\"pending\":%llu,\"marks\":[", (unsigned long long)pending);
+	put_marks(&b, store__dirfd(st));
+	jput(&b, "]}\n");
 	store__free(st);
 	if (b.failed) {
 		free(b.p);

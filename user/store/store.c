@@ -16,26 +16,13 @@
 #include <linux/openat2.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "store_int.h"
 #include "util/why.h"
 #include "util/safe_open.h"
 #include "util/units.h"
 
-#define TMP_PREFIX   ".tmp-"
-#define SEGMENTS_DIR "segments"
-#define LOCK_FILE    "lock"
 /* names looked at in segments/: a year of 1-minute segments is 525,600 */
 #define STORE_MAX_SEGS (4u << 20)
-
-struct store {
-	int dirfd, segfd; /* DIR and DIR/segments, opened without links */
-	int lockfd;	  /* -1: a reader */
-	struct store_limits lim;
-	struct store_seg *segs; /* oldest first */
-	size_t n, cap;
-	__u64 bytes;
-	struct store_stats st;
-};
 
 int store_seg_name(__u64 start_s, __u64 end_s, char *buf, size_t len)
 {
@@ -88,7 +75,7 @@ static int open_path_nofollow(int dirfd, const char *path, __u64 resolve)
 }
 
 /* a directory of the store, opened for reading below parent (no link), mode 0700 when fix */
-static int open_store_dir(int parent, const char *name, bool create, char *why, size_t len)
+int store_open_dir(int parent, const char *name, bool create, char *why, size_t len)
 {
 	struct stat st;
 	int fd, err;
@@ -222,11 +209,11 @@ static int store_open(const char *path, bool writer, const struct store_limits *
 				"a symbolic link on the path: give the store's real path");
 		goto out_free;
 	}
-	err = s->dirfd = open_store_dir(parent, basename(base), writer, why, why_len);
+	err = s->dirfd = store_open_dir(parent, basename(base), writer, why, why_len);
 	close(parent);
 	if (err < 0)
 		goto out_free;
-	err = s->segfd = open_store_dir(s->dirfd, SEGMENTS_DIR, writer, why, why_len);
+	err = s->segfd = store_open_dir(s->dirfd, SEGMENTS_DIR, writer, why, why_len);
 	if (err < 0)
 		goto out_free;
 	if (writer) {

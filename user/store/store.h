@@ -13,6 +13,7 @@
 #define JPROF_STORE_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -96,5 +97,25 @@ void store__stats(const struct store *s, struct store_stats *ret);
 
 /* the store's directory, opened without links (the daemon's control socket lives there) */
 int store__dirfd(const struct store *s);
+
+/* marks (marks.c): windows kept outside the limits, each a store of its own */
+#define STORE_MARKS_DIR	    "marks"
+#define STORE_MARKS_MAX	    64 /* marks kept at once; more are refused until some are removed */
+#define STORE_MARK_NAME_MAX 48
+
+/* 1 to STORE_MARK_NAME_MAX of [A-Za-z0-9._-], not starting with '.' or '-' */
+bool store_mark_name_ok(const char *name);
+
+/*
+ * Keeps [since_s, now_s) of the store as DIR/marks/<UTC now>-<name>/segments/: its segments
+ * linked (the same files), and snap_fd's bytes (>= 0: the open interval [snap_start_s,
+ * snap_end_s) as pprof) written beside them; made under a temporary name and renamed, so a
+ * mark is whole or absent. The writer only. 0 with "marks/<dir>" in ret_dir and the
+ * segments kept in *ret_n, or -errno with why (-EINVAL a bad name, -ENOSPC STORE_MARKS_MAX
+ * kept already, -EEXIST the same name this second).
+ */
+int store__mark(struct store *s, const char *name, __u64 since_s, __u64 now_s, int snap_fd,
+		__u64 snap_start_s, __u64 snap_end_s, char *ret_dir, size_t dir_len,
+		size_t *ret_n, char *why, size_t why_len);
 
 #endif /* JPROF_STORE_H */
