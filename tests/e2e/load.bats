@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # load.bats: jprof on a saturated host (issue 13): one JVM with 200 always-runnable
-# threads on this host's few CPUs, sampled at 999 Hz. jprof keeps -d and SIGTERM, stays
-# cheap, reports what it lost, and still joins complete Java stacks.
+# threads on this host's few CPUs, sampled at 999 Hz. jprof ends within 1 s of SIGTERM,
+# reports what it lost, and still joins complete Java stacks. How long it runs past -d and
+# what it costs there are measured, not asserted: `make bench`'s load part (bench/load.sh).
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -77,22 +78,6 @@ check_report() {
 	# and the stacks are the workload's: spin -> deep (x32) -> burn, mostly
 	deep=$(folded_sum ';ManyThreads\.spin_\[[ji0]\];ManyThreads\.deep_\[[ji0]\];' "$OUT/p.folded")
 	[[ $((deep * 100)) -ge $((samples * 80)) ]]
-}
-
-@test "load: 200 runnable threads at 999 Hz: -d kept, cheap, losses reported, complete stacks" {
-	local t1 cpu
-	start_load
-	start_jprof -d 20
-	wait "$PP"
-	t1=$(now_ms)
-	PP=
-	cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$OUT/time")
-	echo "# jprof: $(((t1 - T0) / 1000)).$(((t1 - T0) % 1000 / 10)) s from 'recording' to exit (-d 20), CPU $cpu s" >&3
-	check_report 95
-	# exits within ~2 s after -d
-	[[ $((t1 - T0)) -le 22000 ]]
-	# its own CPU: under 1 s for the 20 s
-	awk -v c="$cpu" 'BEGIN { exit !(c < 1.0) }'
 }
 
 @test "load: SIGTERM under that load ends jprof within 1 s, profile written" {
