@@ -57,6 +57,7 @@ enum {
 	OPT_LISTEN,
 	OPT_TOKEN_FILE,
 	OPT_MARK,
+	OPT_MARK_ON_PAUSE,
 };
 
 static const struct option long_opts[] = {
@@ -108,6 +109,7 @@ static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "mark", required_argument, NULL, OPT_MARK },
+	{ "mark-on-pause", required_argument, NULL, OPT_MARK_ON_PAUSE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -203,6 +205,9 @@ void opts_usage(FILE *f)
 	      "                        (512M, 1G; default 1G; 0: no limit)\n"
 	      "      --metrics ADDR:PORT  serve GET /metrics (Prometheus text format) there; a\n"
 	      "                        port alone listens on 127.0.0.1 (default: off)\n"
+	      "      --mark-on-pause MS  a JVM's GC pause of at least MS milliseconds keeps the\n"
+	      "                        interval before and after it as a mark (as dump --mark;\n"
+	      "                        one mark in 10 minutes at most)\n"
 	      "      --config FILE     key = value lines: interval, max-age, max-size, events,\n"
 	      "                        rate (-F); they win over the command line. SIGHUP reads\n"
 	      "                        it again (events and rate: at the next start)\n"
@@ -438,8 +443,8 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 				    "serve takes no INPUT, -a, -p, -d or -o (the UI chooses ranges "
 				    "and formats)");
 	}
-	if ((o->metrics || o->config) && o->cmd != JP_CMD_DAEMON)
-		return fail(err, errlen, "--metrics and --config are daemon options");
+	if ((o->metrics || o->config || o->mark_pause_ms) && o->cmd != JP_CMD_DAEMON)
+		return fail(err, errlen, "--metrics, --config and --mark-on-pause are daemon options");
 	if (o->last_s && o->cmd != JP_CMD_DUMP)
 		return fail(err, errlen, "--last is a dump option (report --store: --since)");
 	if (o->cmd == JP_CMD_DUMP) {
@@ -828,6 +833,13 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			*(c == OPT_LISTEN ? &o->listen : &o->metrics) = optarg;
 			break;
 		}
+		case OPT_MARK_ON_PAUSE:
+			if (opts_parse_u32(optarg, 1, 3600000, &o->mark_pause_ms))
+				return fail(err, errlen,
+					    "--mark-on-pause: '%s' is not milliseconds from 1 to "
+					    "3600000",
+					    optarg);
+			break;
 		case OPT_MARK:
 			if (!store_mark_name_ok(optarg))
 				return fail(err, errlen,

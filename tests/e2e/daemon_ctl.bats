@@ -346,3 +346,30 @@ PY
 	run -0 "$JPROF" marks --store "$OUT/empty"
 	[[ $output == *"no marks (jprof dump --mark NAME keeps one)"* ]]
 }
+
+@test "mark-on-pause: a JVM's GC pause over the threshold keeps the interval around it as a mark, one in 10 minutes" {
+	require_jdk "$JDK17"
+	local dir
+	# System.gc() every 200 ms: every one of them a pause over 1 ms
+	"$JDK17/bin/java" -Xmx256m -cp "$APPS" GcPauses 40 200 >"$OUT/gc.out" 2>&1 3>&- &
+	APP_PID=$!
+	wait_ready "$OUT/gc.out" 10
+	start_daemon -p "$APP_PID" --interval 1 --mark-on-pause 1
+	sleep 5
+	run -0 "$JPROF" marks --store "$STORE"
+	echo "$output"
+	dir=$(ls "$STORE/marks")
+	# one mark (the pauses after it are within 10 minutes of it), named by the JVM's pid
+	[[ $dir == *"-gc-pause-$APP_PID-"*ms ]]
+	[[ $(wc -w <<<"$dir") -eq 1 ]]
+	# the interval before the pause, the pause and the one after: the JVM's own frames
+	[[ $(find "$STORE/marks/$dir/segments" -name '*.pb.gz' | wc -l) -ge 2 ]]
+	run -0 "$JPROF" report --store "$STORE/marks/$dir" -o "$OUT/m.folded"
+	grep -q 'GcPauses' "$OUT/m.folded"
+	stop_daemon
+	grep -q "daemon: a GC pause of [0-9]* ms in JVM $APP_PID: the [0-9]* s around it kept as marks/$dir" \
+		"$OUT/daemon.err"
+	grep -Eq -- '--mark-on-pause: 1 marks made, 0 failed; [1-9][0-9]* more pauses' "$OUT/daemon.err"
+	run -2 "$JPROF" record -d 1 --mark-on-pause 5
+	[[ $output == *"--mark-on-pause are daemon options"* ]]
+}

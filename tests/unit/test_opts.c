@@ -291,4 +291,9 @@ TEST(marks)
 	EXPECT_EQ(PARSE("marks", "--store", "/s"), 0);
 	EXPECT_STREQ(o.store, "/s");
 	EXPECT_EQ(PARSE("marks", "-p", "1"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-pause", "200"), 0);
+	EXPECT_EQ(o.mark_pause_ms, 200);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-pause", "0"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-pause", "1s"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--mark-on-pause", "200"), JP_EXIT_USAGE);
 }

@@ -15,6 +15,8 @@
  * and the join drops every id it cached (join__model_reset). Samples waiting in the join
  * for their Java trace (up to 3 s) land in the interval in which they are joined.
  */
+#include <sys/mman.h>
+
 #include "record/record_int.h"
 #include "model/filter.h"
 #include "model/spread.h"
@@ -22,6 +24,7 @@
 #include "daemon/ctl.h"
 #include "daemon/metrics.h"
 #include "daemon/config.h"
+#include "util/why.h"
 
 #define NS_PER_S 1000000000ull
 /*
@@ -46,6 +49,7 @@ struct rec_interval {
 	/* what SIGHUP may change: the interval's length and the store's limits */
 	unsigned int interval_s;
 	struct store_limits lim;
+	struct rec_triggers *triggers; /* --mark-on-pause; NULL: off */
 };
 
 static volatile sig_atomic_t hup; /* SIGHUP: --config read again at the next round */
@@ -127,6 +131,7 @@ int rec_interval_open(struct rec *r)
 		"%llu bytes (0: no limit)",
 		o->store, n, store__bytes(iv->store) / 1e6, o->interval_s,
 		(unsigned long long)o->max_age_s, (unsigned long long)o->max_size);
+	iv->triggers = rec_triggers_new(o->mark_pause_ms);
 	r->iv = iv;
 	return 0;
 }
@@ -293,12 +298,11 @@ static int dump_open(void *ctx, int fd, __u64 *ret_start_s, __u64 *ret_end_s, ch
 	return 0;
 }
 
-/* jprof dump --mark (daemon/ctl.h): the last back_s seconds and the open interval kept */
-static int mark_window(void *ctx, const char *name, __u32 back_s, int snap_fd, __u64 snap_start_s,
-		       __u64 snap_end_s, char *ret_dir, size_t dir_len, size_t *ret_n, char *why,
-		       size_t why_len)
+/* the last back_s seconds and the open interval (snap_fd) kept as a mark of the store */
+static int keep_mark(struct rec *r, const char *name, __u32 back_s, int snap_fd,
+		     __u64 snap_start_s, __u64 snap_end_s, char *ret_dir, size_t dir_len,
+		     size_t *ret_n, char *why, size_t why_len)
 {
-	struct rec *r = ctx;
 	__u64 now_s = real_ns() / NS_PER_S;
 	int err;
 
@@ -307,9 +311,35 @@ static int mark_window(void *ctx, const char *name, __u32 back_s, int snap_fd, _
 	if (err)
 		pr_warn("daemon: a mark '%s' was asked for and not kept: %s", name,
 			why[0] ? why : strerror(-err));
-	else
+	return err;
+}
+
+/* jprof dump --mark (daemon/ctl.h) */
+static int mark_window(void *ctx, const char *name, __u32 back_s, int snap_fd, __u64 snap_start_s,
+		       __u64 snap_end_s, char *ret_dir, size_t dir_len, size_t *ret_n, char *why,
+		       size_t why_len)
+{
+	int err = keep_mark(ctx, name, back_s, snap_fd, snap_start_s, snap_end_s, ret_dir,
+			    dir_len, ret_n, why, why_len);
+
+	if (!err)
 		pr_info("daemon: kept the last %u s as %s (%zu segments), outside the limits",
 			back_s, ret_dir, *ret_n);
+	return err;
+}
+
+int rec_interval_mark(struct rec *r, const char *name, __u32 back_s, char *dir, size_t dir_len,
+		      size_t *ret_n, char *why, size_t why_len)
+{
+	int fd = memfd_create("jprof-mark", MFD_CLOEXEC), err;
+	__u64 a = 0, b = 0;
+
+	if (fd < 0)
+		return set_why(why, why_len, -errno, "%s", strerror(errno));
+	err = dump_open(r, fd, &a, &b, why, why_len);
+	if (!err)
+		err = keep_mark(r, name, back_s, fd, a, b, dir, dir_len, ret_n, why, why_len);
+	close(fd);
 	return err;
 }
 
@@ -415,6 +445,7 @@ void rec_interval_tick(struct rec *r, bool final)
 			reload(r);
 		}
 		ctl__poll(iv->ctl, mono_ns(), &fns);
+		rec_triggers_tick(r, iv->triggers, mono_ns());
 		update_metrics(r, mono_ns());
 	}
 	interval_s = iv->interval_s;
@@ -458,6 +489,7 @@ void rec_interval_close(struct rec *r, char *where, size_t wlen)
 			(unsigned long long)iv->dropped_samples,
 			(unsigned long long)st.dropped_full, (unsigned long long)st.dropped_big,
 			(unsigned long long)st.dropped_error);
+	rec_triggers_free(iv->triggers);
 	ctl__free(iv->ctl); /* its name first: a dump now finds no daemon rather than a stale one */
 	metrics__free(iv->metrics);
 	store__free(iv->store);

@@ -183,6 +183,18 @@ int rec_interval_open(struct rec *r);
 void rec_interval_tick(struct rec *r, bool final);
 void rec_interval_close(struct rec *r, char *where, size_t wlen);
 int rec_interval_signals(void); /* SIGHUP: --config read again (instead of ending the run) */
+/*
+ * The last back_s seconds and the open interval kept as the store's mark name (store__mark):
+ * its directory ("marks/...") into dir, the segments kept into *ret_n. 0 or -errno with why.
+ */
+int rec_interval_mark(struct rec *r, const char *name, __u32 back_s, char *dir, size_t dir_len,
+		      size_t *ret_n, char *why, size_t why_len);
+
+/* record/triggers.c: the daemon's automatic marks (--mark-on-pause) */
+struct rec_triggers;
+struct rec_triggers *rec_triggers_new(__u32 pause_ms); /* NULL: off (0), or no memory */
+void rec_triggers_tick(struct rec *r, struct rec_triggers *t, __u64 now_mono_ns);
+void rec_triggers_free(struct rec_triggers *t); /* NULL-safe; says what it did */
 
 /* record/summary.c */
 void rec_mem_report(const struct rec *r);
