@@ -124,7 +124,7 @@ metric() {
 	run -2 "$JPROF" daemon --store "$STORE" --metrics "localhost:x"
 	[[ $output == *"--metrics: 'localhost:x' is not ADDR:PORT"* ]]
 	run -2 "$JPROF" record --metrics 9100 -d 1
-	[[ $output == *"--metrics and --config are daemon options"* ]]
+	[[ $output == *"--metrics, --config and --mark-on-pause are daemon options"* ]]
 	python3 -c 'import socket,sys,time
 s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(30)' "$PORT" 3>&- &
