@@ -58,6 +58,8 @@ enum {
 	OPT_TOKEN_FILE,
 	OPT_MARK,
 	OPT_MARK_ON_PAUSE,
+	OPT_BASE_SINCE,
+	OPT_BASE_UNTIL,
 };
 
 static const struct option long_opts[] = {
@@ -110,6 +112,8 @@ static const struct option long_opts[] = {
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "mark", required_argument, NULL, OPT_MARK },
 	{ "mark-on-pause", required_argument, NULL, OPT_MARK_ON_PAUSE },
+	{ "base-since", required_argument, NULL, OPT_BASE_SINCE },
+	{ "base-until", required_argument, NULL, OPT_BASE_UNTIL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -124,6 +128,7 @@ void opts_usage(FILE *f)
 	      "       jprof daemon [--store DIR] [--interval SEC] [--max-age AGE] [--max-size SIZE]\n"
 	      "       jprof report --diff BASE NEW [-o FILE] [FILTERS] [--top N]\n"
 	      "       jprof report --store DIR [--since T] [--until T] [-o FILE] [FILTERS]\n"
+	      "                    [--base-since T --base-until T]\n"
 	      "       jprof dump [--store DIR] [--last AGE] [-o FILE] [-f FORMAT] [FILTERS]\n"
 	      "       jprof serve [--store DIR] [--listen ADDR:PORT] [--token-file FILE]\n"
 	      "       jprof dump --mark NAME [--last AGE]   |   jprof marks [--store DIR]\n"
@@ -217,6 +222,8 @@ void opts_usage(FILE *f)
 	      "      --since T         from T: 10m (ago), 2026-11-27T04:00:00Z, @UNIXSECONDS\n"
 	      "                        (default: the oldest segment)\n"
 	      "      --until T         up to T (default: now)\n"
+	      "      --base-since T, --base-until T  compare the range with this one, as\n"
+	      "                        --diff compares two files (html, folded, --top)\n"
 	      "\n"
 	      "dump options: a running daemon's open interval (not yet in a segment) and the\n"
 	      "segments before it, merged, written as report writes them (filters, -o, -f, --top):\n"
@@ -459,6 +466,10 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 				    "dump --mark keeps the window in the store: no -o, --top or "
 				    "filters (read the mark with report --store)");
 	}
+	if ((o->base_since || o->base_until) && (o->cmd != JP_CMD_REPORT || !o->store))
+		return fail(err, errlen, "--base-since and --base-until go with report --store");
+	if ((o->base_since || o->base_until) && o->noutputs > 1)
+		return fail(err, errlen, "a diff writes one output");
 	if ((o->since || o->until) && (o->cmd != JP_CMD_REPORT || !o->store))
 		return fail(err, errlen, "--since and --until go with report --store");
 	if (o->cmd == JP_CMD_REPORT && o->store && o->input)
@@ -795,15 +806,21 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 					    optarg);
 			break;
 		case OPT_SINCE:
-		case OPT_UNTIL: {
+		case OPT_UNTIL:
+		case OPT_BASE_SINCE:
+		case OPT_BASE_UNTIL: {
+			static const char *const names[] = {"--since", "--until", "--base-since",
+							    "--base-until"};
+			const char **dst[] = {&o->since, &o->until, &o->base_since, &o->base_until};
+			int k = c == OPT_SINCE ? 0 : c == OPT_UNTIL ? 1 : c == OPT_BASE_SINCE ? 2 : 3;
 			__u64 t;
 
 			/* checked now, read when the report runs (a duration counts back from then) */
 			if (units_parse_time(optarg, ~0ull >> 2, &t))
 				return fail(err, errlen,
 					    "%s: '%s' is not a time (10m, 2026-11-27T04:00:00Z, @SECONDS)",
-					    c == OPT_SINCE ? "--since" : "--until", optarg);
-			*(c == OPT_SINCE ? &o->since : &o->until) = optarg;
+					    names[k], optarg);
+			*dst[k] = optarg;
 			break;
 		}
 		case OPT_LAST:

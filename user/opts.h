@@ -82,6 +82,8 @@ struct jp_opts {
 	unsigned int interval_s;   /* daemon --interval: seconds a segment covers (60) */
 	__u64 max_age_s, max_size; /* daemon --max-age (24 h), --max-size (1 GiB); 0: none */
 	const char *since, *until; /* report --store: the range as given (units_parse_time) */
+	/* report --store: a base range to compare the range with (as --diff compares files) */
+	const char *base_since, *base_until;
 	__u64 last_s;		   /* dump --last: seconds back from now (default 5 min) */
 	const char *mark;	   /* dump --mark NAME: the daemon keeps --last as a mark */
 	__u32 mark_pause_ms;	   /* daemon --mark-on-pause MS: a GC pause this long makes a mark */

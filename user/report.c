@@ -639,6 +639,50 @@ out_free:
 	return ret;
 }
 
+/*
+ * report --store DIR --base-since T --base-until T [--since T --until T]: each range merged
+ * into a pprof memfd of our own, then compared as report --diff compares two files
+ */
+static int report_store_diff(const struct jp_opts *o)
+{
+	int fds[2] = {-1, -1}, ret = JP_EXIT_FAILURE;
+	char paths[2][32];
+	struct jp_opts d;
+
+	for (int i = 0; i < 2; i++) {
+		struct jp_opts side = *o;
+		struct report_meta rm = {0};
+		struct model *m = model__new();
+		int err;
+
+		side.since = i ? o->since : o->base_since;
+		side.until = i ? o->until : o->base_until;
+		err = m ? report_load_store(&side, m, &rm) : -ENOMEM;
+		if (!err) {
+			err = out_pprof_memfd(m, &rm.meta, &fds[i]);
+			if (err)
+				pr_err("%s: the %s range as pprof: %s", o->store, i ? "new" : "base",
+				       strerror(-err));
+		}
+		model__free(m);
+		free(rm.gc);
+		if (err)
+			goto out;
+		snprintf(paths[i], sizeof(paths[i]), "/proc/self/fd/%d", fds[i]);
+	}
+	d = *o;
+	d.store = NULL;
+	d.since = d.until = d.base_since = d.base_until = NULL;
+	d.diff_base = paths[0];
+	d.input = paths[1];
+	ret = report_run(&d);
+out:
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return ret;
+}
+
 int report_run(const struct jp_opts *o)
 {
 	struct model *m = model__new(), *sel = NULL;
@@ -671,6 +715,10 @@ int report_run(const struct jp_opts *o)
 	}
 	if (o->diff_base) {
 		ret = report_diff(o, has_inc ? &inc : NULL, has_exc ? &exc : NULL);
+		goto out_free;
+	}
+	if (o->store && (o->base_since || o->base_until)) {
+		ret = report_store_diff(o);
 		goto out_free;
 	}
 	if (o->store ? report_load_store(o, m, &rm) : report_load(o->input, m, &rm))

@@ -122,6 +122,12 @@ print(s[0]["start"], s[-1]["end"], s[len(s) // 2]["start"])' "$OUT/body")
 	get "/api/diff?base_since=$A&base_until=$M&since=$M&until=$Z&format=folded"
 	[[ $CODE == 200 ]]
 	grep -qE 'hotab;.*;hot_a [0-9]+ [0-9]+$' "$OUT/body"
+	# the same diff on the command line: report --store with a base range
+	"$JPROF" report --store "$STORE" --base-since "@$A" --base-until "@$M" --since "@$M" \
+		--until "@$Z" -o "$OUT/cli.folded"
+	cmp "$OUT/cli.folded" "$OUT/body"
+	run -0 "$JPROF" report --store "$STORE" --base-since "@$A" --base-until "@$M" --top 5
+	[[ $output == *"grew: "*"shrank: "* ]]
 }
 
 @test "serve: every request needs the token; the Host must name it; bad parameters, methods and paths get one line" {

@@ -296,4 +296,13 @@ TEST(marks)
 	EXPECT_EQ(PARSE("daemon", "--mark-on-pause", "0"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("daemon", "--mark-on-pause", "1s"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("record", "--mark-on-pause", "200"), JP_EXIT_USAGE);
+	/* report --store with a base range: the store's own diff */
+	EXPECT_EQ(PARSE("report", "--store", "/s", "--base-since", "1d", "--base-until", "23h",
+			"--since", "1h"),
+		  0);
+	EXPECT_STREQ(o.base_since, "1d");
+	EXPECT_STREQ(o.base_until, "23h");
+	EXPECT_EQ(PARSE("report", "x.pb.gz", "--base-since", "1d"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--store", "/s", "--base-since", "soon"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("dump", "--base-since", "1d"), JP_EXIT_USAGE);
 }

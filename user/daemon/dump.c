@@ -108,38 +108,6 @@ static void on_segment(void *ctx, const struct store_seg *seg, const struct ppro
 	c->lost += pprof_info_u64(info, "lost");
 }
 
-/* the merged profile as pprof into a memfd of our own: what report_run reads */
-static int write_merged(const struct model *m, const struct out_meta *meta, int *ret_fd)
-{
-	struct out_input in = {.model = m, .meta = meta};
-	int fd = memfd_create("jprof-dump", MFD_CLOEXEC), dfd, err;
-	FILE *f;
-
-	if (fd < 0)
-		return -errno;
-	for (int c = 0; c < JP_VAL_MAX; c++) /* every column recorded, as the segments have */
-		if (model__total(m, c))
-			in.view.values |= 1u << c;
-	dfd = dup(fd);
-	f = dfd >= 0 ? fdopen(dfd, "w") : NULL;
-	if (!f) {
-		err = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		close(fd);
-		return err;
-	}
-	err = out_write(OUT_PPROF, &in, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (err) {
-		close(fd);
-		return err;
-	}
-	*ret_fd = fd;
-	return 0;
-}
-
 /* jprof dump --mark NAME: the daemon keeps the last --last and its open interval */
 static int mark_run(const struct jp_opts *o)
 {
@@ -283,7 +251,7 @@ int dump_run(const struct jp_opts *o)
 	pr_info("%s: the open interval (since %s, %llu s) and %zu segment%s before it%s", o->store,
 		a, (unsigned long long)(now_s - open_s), res.loaded, res.loaded == 1 ? "" : "s",
 		res.skipped ? " (the unreadable skipped)" : "");
-	err = write_merged(m, &meta, &mfd);
+	err = out_pprof_memfd(m, &meta, &mfd);
 	if (err) {
 		pr_err("merging the dump: %s", strerror(-err));
 		goto out_free;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "out.h"
 #include "jfr.h"
@@ -172,4 +174,35 @@ int out_write(enum out_format fmt, const struct out_input *in, FILE *f)
 		err = w->trie(p, in->meta, f);
 	profile__free(p);
 	return err;
+}
+
+int out_pprof_memfd(const struct model *m, const struct out_meta *meta, int *ret_fd)
+{
+	struct out_input in = {.model = m, .meta = meta};
+	int fd = memfd_create("jprof-pprof", MFD_CLOEXEC), dfd, err;
+	FILE *f;
+
+	if (fd < 0)
+		return -errno;
+	for (int c = 0; c < JP_VAL_MAX; c++) /* every column recorded, as the segments have */
+		if (model__total(m, c))
+			in.view.values |= 1u << c;
+	dfd = dup(fd);
+	f = dfd >= 0 ? fdopen(dfd, "w") : NULL;
+	if (!f) {
+		err = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		close(fd);
+		return err;
+	}
+	err = out_write(OUT_PPROF, &in, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	*ret_fd = fd;
+	return 0;
 }

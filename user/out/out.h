@@ -80,5 +80,11 @@ struct out_input {
 
 /* Writes in->model or in->trie in format fmt. -ENOTSUP when fmt needs a model and in has none. */
 int out_write(enum out_format fmt, const struct out_input *in, FILE *f);
+/*
+ * m as pprof, every column it recorded, into a memfd of our own (read back as
+ * /proc/self/fd/N by report: jprof dump, report --store --base-since). 0 and *ret_fd, or
+ * -errno.
+ */
+int out_pprof_memfd(const struct model *m, const struct out_meta *meta, int *ret_fd);
 
 #endif /* JPROF_OUT_H */

@@ -161,12 +161,12 @@ static void tidy_why(char *why)
 }
 
 /*
- * Runs `exe argv...` with stdout into out_fd, stderr into err_fd and in3/in4 (>= 0) as its
- * fds 3 and 4, every other fd closed, bounded in CPU, memory, output and wall time. 0 when
- * it exited 0; else 1 and why (its stderr's end, or how it ended).
+ * Runs `exe argv...` with stdout into out_fd, stderr into err_fd, every other fd closed,
+ * bounded in CPU, memory, output and wall time. 0 when it exited 0; else 1 and why (its
+ * stderr's end, or how it ended).
  */
-static int run_child(struct server *s, char **argv, int out_fd, int err_fd, int in3, int in4,
-		     char *why, size_t why_len)
+static int run_child(struct server *s, char **argv, int out_fd, int err_fd, char *why,
+		     size_t why_len)
 {
 	__u64 t0 = mono_ns();
 	int status = 0, devnull;
@@ -182,10 +182,9 @@ static int run_child(struct server *s, char **argv, int out_fd, int err_fd, int 
 		/* async-signal-safe calls only until the exec: this process has threads */
 		devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 ||
-		    dup2(err_fd, 2) < 0 || (in3 >= 0 && dup2(in3, 3) < 0) ||
-		    (in4 >= 0 && dup2(in4, 4) < 0))
+		    dup2(err_fd, 2) < 0)
 			_exit(126);
-		(void)close_range(in4 >= 0 ? 5 : in3 >= 0 ? 4 : 3, ~0u, 0);
+		(void)close_range(3, ~0u, 0);
 		if (setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_AS, &as) ||
 		    setrlimit(RLIMIT_FSIZE, &fsz))
 			_exit(126);
@@ -279,7 +278,7 @@ static enum MHD_Result do_profile(struct server *s, struct MHD_Connection *conn)
 		ret = answer_fmt(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s\n", strerror(errno));
 		goto out;
 	}
-	if (run_child(s, argv, out, err, -1, -1, why, sizeof(why))) {
+	if (run_child(s, argv, out, err, why, sizeof(why))) {
 		ret = answer_fmt(conn, fail_status(why), "%s\n", why);
 		goto out;
 	}
@@ -296,27 +295,13 @@ out:
 	return ret;
 }
 
-/* one range of a diff merged into fd as pprof, with the request's filters */
-static int diff_side(struct server *s, const struct sq_request *r, __u64 since, __u64 until,
-		     int fd, int err, char *why, size_t why_len)
-{
-	char bufs[8][SQ_ARG_LEN], *argv[SQ_MAX_ARGS + 12];
-
-	if (sq_report_argv(r, s->exe, s->store, since, until, SQ_PPROF, bufs, 8, argv,
-			   SQ_MAX_ARGS + 12) < 0) {
-		snprintf(why, why_len, "too many parameters");
-		return 1;
-	}
-	return run_child(s, argv, fd, err, -1, -1, why, why_len);
-}
-
+/* two ranges: report --store's own diff (--base-since, --base-until), one child */
 static enum MHD_Result do_diff(struct server *s, struct MHD_Connection *conn)
 {
-	char *argv[SQ_MAX_ARGS + 12], why[ERR_MAX], fmt[32], name[96];
+	char bufs[10][SQ_ARG_LEN], *argv[SQ_MAX_ARGS + 14], why[ERR_MAX], name[96];
 	struct sq_request *r = malloc(sizeof(*r));
-	int base = -1, cur = -1, out = -1, err = -1;
+	int out = -1, err = -1, n;
 	enum MHD_Result ret;
-	size_t n = 0;
 
 	if (!r)
 		return MHD_NO;
@@ -324,41 +309,36 @@ static enum MHD_Result do_diff(struct server *s, struct MHD_Connection *conn)
 		ret = answer_fmt(conn, MHD_HTTP_BAD_REQUEST, "%s\n", why);
 		goto out;
 	}
-	base = new_memfd("jprof-serve-base");
-	cur = new_memfd("jprof-serve-new");
+	n = sq_report_argv(r, s->exe, s->store, r->since_s, r->until_s, -1, bufs, 8, argv,
+			   SQ_MAX_ARGS + 12);
+	if (n < 0) {
+		ret = answer_text(conn, MHD_HTTP_BAD_REQUEST, "too many parameters\n");
+		goto out;
+	}
+	snprintf(bufs[8], SQ_ARG_LEN, "--base-since=@%llu", (unsigned long long)r->base_since_s);
+	snprintf(bufs[9], SQ_ARG_LEN, "--base-until=@%llu", (unsigned long long)r->base_until_s);
+	argv[n++] = bufs[8];
+	argv[n++] = bufs[9];
+	argv[n] = NULL;
 	out = new_memfd("jprof-serve-out");
 	err = new_memfd("jprof-serve-err");
-	if (base < 0 || cur < 0 || out < 0 || err < 0) {
+	if (out < 0 || err < 0) {
 		ret = answer_fmt(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s\n", strerror(errno));
 		goto out;
 	}
-	if (diff_side(s, r, r->base_since_s, r->base_until_s, base, err, why, sizeof(why)) ||
-	    diff_side(s, r, r->since_s, r->until_s, cur, err, why, sizeof(why))) {
-		ret = answer_fmt(conn, fail_status(why), "%s\n", why);
-		goto out;
-	}
-	/* the merged ranges are its fds 3 and 4; the filters were applied to each */
-	argv[n++] = (char *)s->exe;
-	argv[n++] = (char *)"report";
-	argv[n++] = (char *)"--diff=/proc/self/fd/3";
-	argv[n++] = (char *)"/proc/self/fd/4";
-	snprintf(fmt, sizeof(fmt), "--format=%s", r->format == SQ_HTML ? "html" : "folded");
-	argv[n++] = fmt;
-	if (r->format == SQ_TOP)
-		argv[n++] = (char *)"--top=50";
-	argv[n] = NULL;
-	if (run_child(s, argv, out, err, base, cur, why, sizeof(why))) {
+	if (run_child(s, argv, out, err, why, sizeof(why))) {
 		ret = answer_fmt(conn, fail_status(why), "%s\n", why);
 		goto out;
 	}
 	snprintf(name, sizeof(name), "jprof-diff-%llu-%llu", (unsigned long long)r->since_s,
 		 (unsigned long long)r->until_s);
 	ret = answer_fd(conn, out, r->format, name);
-	out = -1;
+	out = -1; /* MHD's now */
 out:
-	for (int *fd = (int[]){base, cur, out, err, -2}; *fd != -2; fd++)
-		if (*fd >= 0)
-			close(*fd);
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
 	free(r);
 	return ret;
 }

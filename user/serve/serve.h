@@ -4,7 +4,8 @@
  * timeline of the segments, a range brushed on it, filters, the flame graph or the diff of
  * two ranges below); /api/segments lists the segments with their sample counts as JSON;
  * /api/profile and /api/diff answer with what `jprof report --store` writes for a range
- * (HTML, folded, pprof, JFR, speedscope, a top table), made by a child `jprof report`
+ * (HTML, folded, pprof, JFR, speedscope, a top table; a diff: report --store --base-since
+ * --base-until), made by a child `jprof report`
  * process with bounded time, memory and output, so a bad segment or a heavy request never
  * takes the server down. Every request needs the token printed at start (or a cookie set
  * from it); the Host header must name the address served (no DNS rebinding).
