@@ -26,7 +26,7 @@ endif
 WARN	 := -Wall -Wextra -Werror
 CFLAGS	 ?= -O2 -g
 BASEFLAGS := -std=gnu11 -D_GNU_SOURCE -MMD -MP -fno-omit-frame-pointer -Iuser -I$(OUT)/bpf -Ibpf -Ijvmagent
-LDLIBS	 := -lbpf -lelf -lz -llzma -lpthread -lmicrohttpd
+LDLIBS	 := -lbpf -lelf -lz -llzma -lpthread -lmicrohttpd -lcurl
 SAN	 := -fsanitize=address,undefined -fno-sanitize-recover=all
 
 # BPF -----------------------------------------------------------------------

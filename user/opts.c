@@ -12,6 +12,7 @@
 #include "out/out.h"
 #include "util/units.h"
 #include "daemon/metrics.h"
+#include "daemon/push.h"
 #include "store/store.h"
 
 enum {
@@ -60,6 +61,8 @@ enum {
 	OPT_MARK_ON_PAUSE,
 	OPT_BASE_SINCE,
 	OPT_BASE_UNTIL,
+	OPT_PUSH_PYROSCOPE,
+	OPT_PUSH_NAME,
 };
 
 static const struct option long_opts[] = {
@@ -114,6 +117,8 @@ static const struct option long_opts[] = {
 	{ "mark-on-pause", required_argument, NULL, OPT_MARK_ON_PAUSE },
 	{ "base-since", required_argument, NULL, OPT_BASE_SINCE },
 	{ "base-until", required_argument, NULL, OPT_BASE_UNTIL },
+	{ "push-pyroscope", required_argument, NULL, OPT_PUSH_PYROSCOPE },
+	{ "push-name", required_argument, NULL, OPT_PUSH_NAME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -210,6 +215,10 @@ void opts_usage(FILE *f)
 	      "                        (512M, 1G; default 1G; 0: no limit)\n"
 	      "      --metrics ADDR:PORT  serve GET /metrics (Prometheus text format) there; a\n"
 	      "                        port alone listens on 127.0.0.1 (default: off)\n"
+	      "      --push-pyroscope URL  send every segment, in order and once, to a Grafana\n"
+	      "                        Pyroscope server (URL/ingest, pprof); while it is down\n"
+	      "                        they wait in the store\n"
+	      "      --push-name NAME  the application there (default jprof{host=HOSTNAME})\n"
 	      "      --mark-on-pause MS  a JVM's GC pause of at least MS milliseconds keeps the\n"
 	      "                        interval before and after it as a mark (as dump --mark;\n"
 	      "                        one mark in 10 minutes at most)\n"
@@ -452,6 +461,10 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 	}
 	if ((o->metrics || o->config || o->mark_pause_ms) && o->cmd != JP_CMD_DAEMON)
 		return fail(err, errlen, "--metrics, --config and --mark-on-pause are daemon options");
+	if ((o->push_url || o->push_name) && o->cmd != JP_CMD_DAEMON)
+		return fail(err, errlen, "--push-pyroscope and --push-name are daemon options");
+	if (o->push_name && !o->push_url)
+		return fail(err, errlen, "--push-name goes with --push-pyroscope");
 	if (o->last_s && o->cmd != JP_CMD_DUMP)
 		return fail(err, errlen, "--last is a dump option (report --store: --since)");
 	if (o->cmd == JP_CMD_DUMP) {
@@ -848,6 +861,26 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 					    "127.0.0.1:9100, [::1]:9100)",
 					    c == OPT_LISTEN ? "--listen" : "--metrics", optarg);
 			*(c == OPT_LISTEN ? &o->listen : &o->metrics) = optarg;
+			break;
+		}
+		case OPT_PUSH_PYROSCOPE:
+			if (push_url_ok(optarg))
+				return fail(err, errlen,
+					    "--push-pyroscope: '%s' is not an http:// or https:// "
+					    "address (no ? or #)",
+					    optarg);
+			o->push_url = optarg;
+			break;
+		case OPT_PUSH_NAME: {
+			size_t n = strlen(optarg);
+
+			if (!n || n > 200 || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+							    "QRSTUVWXYZ0123456789._-{}=,") != n)
+				return fail(err, errlen,
+					    "--push-name: '%s' is not NAME or NAME{key=value,...} of "
+					    "letters, digits, '.', '-' and '_'",
+					    optarg);
+			o->push_name = optarg;
 			break;
 		}
 		case OPT_MARK_ON_PAUSE:

@@ -87,6 +87,8 @@ struct jp_opts {
 	__u64 last_s;		   /* dump --last: seconds back from now (default 5 min) */
 	const char *mark;	   /* dump --mark NAME: the daemon keeps --last as a mark */
 	__u32 mark_pause_ms;	   /* daemon --mark-on-pause MS: a GC pause this long makes a mark */
+	const char *push_url;	   /* daemon --push-pyroscope URL: segments sent there, in order */
+	const char *push_name;	   /* daemon --push-name NAME{labels} (default jprof{host=...}) */
 	const char *metrics;	   /* daemon --metrics ADDR:PORT: Prometheus /metrics; NULL off */
 	const char *config;	   /* daemon --config FILE: key = value lines, read again on SIGHUP */
 	const char *listen;	   /* serve --listen ADDR:PORT (default SERVE_DEFAULT_ADDR) */

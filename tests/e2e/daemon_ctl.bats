@@ -373,3 +373,66 @@ PY
 	run -2 "$JPROF" record -d 1 --mark-on-pause 5
 	[[ $output == *"--mark-on-pause are daemon options"* ]]
 }
+
+# the requests fake_pyroscope.py logged that it took (status 200): "FROM UNTIL" lines
+pushed() {
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if d["status"] == 200:
+        print(d["q"]["from"], d["q"]["until"])' "$OUT/push.log"
+}
+
+@test "push: every segment reaches Pyroscope once and in order, across an outage and a restart" {
+	local port=$((20000 + RANDOM % 20000)) n
+	python3 "$BATS_TEST_DIRNAME/fake_pyroscope.py" "$port" "$OUT/push.log" "$OUT/down" 3>&- &
+	PY_PID=$!
+	LOAD_PIDS=$PY_PID
+	"$APPS/hotab" 60 >/dev/null 3>&- &
+	APP_PID=$!
+	start_daemon -p "$APP_PID" --interval 1 --push-pyroscope "http://127.0.0.1:$port" \
+		--push-name 'jprof.test{host=ci}'
+	sleep 3
+	# the server down for 3 s: the segments wait, the tries back off
+	touch "$OUT/down"
+	sleep 3
+	rm "$OUT/down"
+	sleep 4
+	stop_daemon
+	cat "$OUT/push.log" | head -3
+	grep -q '"status": 503' "$OUT/push.log"
+	# each request: /ingest, the name, format pprof, a gzip'ed profile as the body
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    assert d["path"] == "/ingest" and d["q"]["name"] == "jprof.test{host=ci}", d
+    assert d["q"]["format"] == "pprof" and d["pprof"] and d["type"] == "binary/octet-stream", d' \
+		"$OUT/push.log"
+	# taken once each, in order, adjacent: no segment twice, none skipped
+	pushed >"$OUT/sent"
+	[[ -z $(sort "$OUT/sent" | uniq -d) ]]
+	sort -n "$OUT/sent" | cmp - "$OUT/sent"
+	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/sent"
+	n=$(wc -l <"$OUT/sent")
+	((n >= 6))
+	# what the daemon wrote and did not send before it stopped goes at its next start
+	segments >"$OUT/segs"
+	start_daemon -p "$APP_PID" --interval 1 --push-pyroscope "http://127.0.0.1:$port" \
+		--push-name 'jprof.test{host=ci}'
+	sleep 2.5
+	stop_daemon
+	pushed >"$OUT/sent2"
+	[[ -z $(sort "$OUT/sent2" | uniq -d) ]]
+	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/sent2"
+	# every segment of the first run was taken by the end of the second
+	while read -r seg; do
+		from=$(date -u -d "$(sed -E 's/^(....)(..)(..)T(..)(..)(..)Z-.*/\1-\2-\3 \4:\5:\6/' <<<"$seg")" +%s)
+		grep -q "^$from " "$OUT/sent2" || { echo "not sent: $seg"; false; }
+	done <"$OUT/segs"
+	grep -q 'push-pyroscope: [0-9]* segments sent' "$OUT/daemon.err"
+	[[ -s $STORE/push/pyroscope.cursor ]]
+	run -2 "$JPROF" daemon --push-pyroscope "ftp://x"
+	[[ $output == *"--push-pyroscope: 'ftp://x' is not an http:// or https:// address"* ]]
+}

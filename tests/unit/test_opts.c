@@ -305,4 +305,15 @@ TEST(marks)
 	EXPECT_EQ(PARSE("report", "x.pb.gz", "--base-since", "1d"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("report", "--store", "/s", "--base-since", "soon"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("dump", "--base-since", "1d"), JP_EXIT_USAGE);
+	/* the daemon's push */
+	EXPECT_EQ(PARSE("daemon", "--push-pyroscope", "http://p:4040", "--push-name",
+			"web{env=prod}"),
+		  0);
+	EXPECT_STREQ(o.push_url, "http://p:4040");
+	EXPECT_STREQ(o.push_name, "web{env=prod}");
+	EXPECT_EQ(PARSE("daemon", "--push-pyroscope", "p:4040"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--push-name", "x"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--push-pyroscope", "http://p", "--push-name", "a b"),
+		  JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--push-pyroscope", "http://p"), JP_EXIT_USAGE);
 }

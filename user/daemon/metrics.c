@@ -166,6 +166,20 @@ int metrics_format(const struct metrics_values *v, __u64 rss_bytes, double cpu_s
 	    (unsigned long long)v->ctl_refused);
 	put(&b, "jprof_control_rejected_total{reason=\"request\"} %llu\n",
 	    (unsigned long long)v->ctl_bad);
+	if (v->push_on) {
+		one(&b, "jprof_push_segments_sent_total", "counter",
+		    "Segments the Pyroscope server took.", v->push_sent);
+		one(&b, "jprof_push_failures_total", "counter",
+		    "Pushes that failed and are tried again.", v->push_failed);
+		head(&b, "jprof_push_dropped_total", "counter",
+		     "What was never sent, by reason (refused: segments; expired: seconds).");
+		put(&b, "jprof_push_dropped_total{reason=\"refused\"} %llu\n",
+		    (unsigned long long)v->push_rejected);
+		put(&b, "jprof_push_dropped_total{reason=\"expired_seconds\"} %llu\n",
+		    (unsigned long long)v->push_expired_s);
+		one(&b, "jprof_push_backlog_segments", "gauge", "Segments waiting to be sent.",
+		    v->push_backlog);
+	}
 	one(&b, "jprof_resident_memory_bytes", "gauge", "jprof's resident memory.", rss_bytes);
 	head(&b, "jprof_cpu_seconds_total", "counter", "CPU time jprof used, user and system.");
 	put(&b, "jprof_cpu_seconds_total %.3f\n", cpu_s);

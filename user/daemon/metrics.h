@@ -10,6 +10,7 @@
 #define JPROF_DAEMON_METRICS_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define METRICS_BODY_MAX 8192 /* a response's bytes, at most */
@@ -25,6 +26,9 @@ struct metrics_values {
 	__u64 store_bytes;				/* gauge: the segments' bytes */
 	__u64 last_segment_unix_s;			/* 0: none yet */
 	__u64 dumps, ctl_refused, ctl_bad;		/* control socket */
+	/* --push-pyroscope: segments sent, failed tries, refused for good; seconds expired unsent */
+	__u64 push_sent, push_failed, push_rejected, push_expired_s, push_backlog;
+	bool push_on;
 };
 
 /*

@@ -24,6 +24,7 @@
 #include "daemon/ctl.h"
 #include "daemon/metrics.h"
 #include "daemon/config.h"
+#include "daemon/push.h"
 #include "util/why.h"
 
 #define NS_PER_S 1000000000ull
@@ -50,6 +51,7 @@ struct rec_interval {
 	unsigned int interval_s;
 	struct store_limits lim;
 	struct rec_triggers *triggers; /* --mark-on-pause; NULL: off */
+	struct pusher *pusher;	       /* --push-pyroscope; NULL: off */
 };
 
 static volatile sig_atomic_t hup; /* SIGHUP: --config read again at the next round */
@@ -132,6 +134,23 @@ int rec_interval_open(struct rec *r)
 		o->store, n, store__bytes(iv->store) / 1e6, o->interval_s,
 		(unsigned long long)o->max_age_s, (unsigned long long)o->max_size);
 	iv->triggers = rec_triggers_new(o->mark_pause_ms);
+	if (o->push_url) { /* the segments wait in the store: the daemon records without it */
+		char app[256], host[128] = "";
+
+		if (gethostname(host, sizeof(host) - 1))
+			snprintf(host, sizeof(host), "unknown");
+		if (o->push_name)
+			snprintf(app, sizeof(app), "%s", o->push_name);
+		else
+			snprintf(app, sizeof(app), "jprof{host=%s}", host);
+		err = pusher__start(o->store, o->push_url, app, o->freq_hz, &iv->pusher, why,
+				    sizeof(why));
+		if (err)
+			pr_warn("--push-pyroscope: %s; the segments stay in the store only",
+				why[0] ? why : strerror(-err));
+		else
+			pr_info("pushing the store's segments to %s as %s", o->push_url, app);
+	}
 	r->iv = iv;
 	return 0;
 }
@@ -231,6 +250,7 @@ static void write_interval(struct rec *r, __u64 end_s, __u64 now_s)
 		goto out_reset;
 	}
 	iv->last_write_s = now_s;
+	pusher__kick(iv->pusher); /* it sends the new segment now, not at its next look */
 	if (iv->failing) {
 		iv->failing = false;
 		pr_info("store %s: writing again; %llu segment%s dropped meanwhile", r->o->store,
@@ -426,6 +446,17 @@ static void update_metrics(struct rec *r, __u64 now_ns)
 	v.store_bytes = store__bytes(iv->store);
 	v.last_segment_unix_s = iv->last_write_s;
 	ctl__counts(iv->ctl, &v.dumps, &v.ctl_refused, &v.ctl_bad);
+	if (iv->pusher) {
+		struct push_stats ps;
+
+		pusher__stats(iv->pusher, &ps);
+		v.push_on = true;
+		v.push_sent = ps.sent;
+		v.push_failed = ps.failed;
+		v.push_rejected = ps.rejected;
+		v.push_expired_s = ps.expired;
+		v.push_backlog = ps.backlog;
+	}
 	metrics__update(iv->metrics, &v);
 }
 
@@ -490,6 +521,19 @@ void rec_interval_close(struct rec *r, char *where, size_t wlen)
 			(unsigned long long)st.dropped_full, (unsigned long long)st.dropped_big,
 			(unsigned long long)st.dropped_error);
 	rec_triggers_free(iv->triggers);
+	if (iv->pusher) {
+		struct push_stats ps;
+
+		pusher__stats(iv->pusher, &ps);
+		pusher__free(iv->pusher);
+		pr_info("--push-pyroscope: %llu segments sent (%.1f MB), %llu refused for good, %llu s "
+			"removed by the limits before they were sent, %llu waiting for the next start"
+			"%s%s",
+			(unsigned long long)ps.sent, ps.sent_bytes / 1e6,
+			(unsigned long long)ps.rejected, (unsigned long long)ps.expired,
+			(unsigned long long)ps.backlog, ps.last_error[0] ? "; last error: " : "",
+			ps.last_error);
+	}
 	ctl__free(iv->ctl); /* its name first: a dump now finds no daemon rather than a stale one */
 	metrics__free(iv->metrics);
 	store__free(iv->store);

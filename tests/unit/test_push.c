@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_push.c: the Pyroscope push's addresses: what is accepted, how a name is escaped. */
+#include <errno.h>
+#include <string.h>
+
+#include "harness.h"
+#include "daemon/push.h"
+
+TEST(urls)
+{
+	EXPECT_EQ(push_url_ok("http://127.0.0.1:4040"), 0);
+	EXPECT_EQ(push_url_ok("https://profiles.example.com/"), 0);
+	EXPECT_EQ(push_url_ok("ftp://x"), -EINVAL);
+	EXPECT_EQ(push_url_ok("http://"), -EINVAL);
+	EXPECT_EQ(push_url_ok("http://x/?a=1"), -EINVAL);
+	EXPECT_EQ(push_url_ok("http://x/#f"), -EINVAL);
+	EXPECT_EQ(push_url_ok("http://x y"), -EINVAL);
+	EXPECT_EQ(push_url_ok("file:///etc/passwd"), -EINVAL);
+}
+
+TEST(ingest_address)
+{
+	char buf[512];
+
+	EXPECT_TRUE(push_ingest_url("http://h:4040/", "jprof{host=db1,env=prod}", 100, 160, 99, buf,
+				    sizeof(buf)) > 0);
+	EXPECT_STREQ(buf, "http://h:4040/ingest?name=jprof%7Bhost%3Ddb1%2Cenv%3Dprod%7D&from=100"
+			  "&until=160&format=pprof&spyName=jprof&sampleRate=99");
+	EXPECT_EQ(push_ingest_url("http://h", "a&b", 1, 2, 0, buf, sizeof(buf)) > 0, 1);
+	EXPECT_TRUE(strstr(buf, "name=a%26b&from=1&until=2") != NULL);
+	EXPECT_TRUE(strstr(buf, "sampleRate=99") != NULL);
+	EXPECT_EQ(push_ingest_url("http://h", "app", 1, 2, 99, buf, 20), -ENOSPC);
+}

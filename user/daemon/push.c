@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* push.c: the store's segments sent to Grafana Pyroscope, in order, once, by a thread of its own. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "push.h"
+#include "log.h"
+#include "store/store.h"
+#include "util/why.h"
+
+#define PUSH_DIR    "push"
+#define CURSOR_FILE "pyroscope.cursor"
+
+struct pusher {
+	pthread_t th;
+	pthread_mutex_t lock; /* st, stop, kick */
+	pthread_cond_t cond;
+	bool stop, kick, started;
+	char *dir, *url, *app;
+	unsigned int rate_hz;
+	struct push_stats st;
+	__u64 cursor;	   /* end of the last segment taken (or skipped for good) */
+	unsigned int wait_s; /* the backoff now; 0: none */
+};
+
+int push_url_ok(const char *url)
+{
+	size_t n = strlen(url);
+
+	if ((strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) || n >= PUSH_URL_MAX ||
+	    n <= 8 || strpbrk(url, "?# \t\r\n"))
+		return -EINVAL;
+	return 0;
+}
+
+/* RFC 3986 unreserved bytes as they are, every other byte %XX */
+static int escape(const char *s, char *out, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		    *c == '-' || *c == '.' || *c == '_' || *c == '~') {
+			if (n + 1 >= len)
+				return -ENOSPC;
+			out[n++] = (char)*c;
+		} else {
+			if (n + 3 >= len)
+				return -ENOSPC;
+			out[n++] = '%';
+			out[n++] = hex[*c >> 4];
+			out[n++] = hex[*c & 15];
+		}
+	}
+	out[n] = '\0';
+	return (int)n;
+}
+
+int push_ingest_url(const char *base, const char *app, __u64 from_s, __u64 until_s,
+		    unsigned int rate_hz, char *buf, size_t len)
+{
+	char name[3 * 256 + 1];
+	size_t b = strlen(base);
+	int n;
+
+	while (b && base[b - 1] == '/')
+		b--;
+	if (strlen(app) > 256 || escape(app, name, sizeof(name)) < 0)
+		return -ENOSPC;
+	n = snprintf(buf, len,
+		     "%.*s/ingest?name=%s&from=%llu&until=%llu&format=pprof&spyName=jprof"
+		     "&sampleRate=%u",
+		     (int)b, base, name, (unsigned long long)from_s, (unsigned long long)until_s,
+		     rate_hz ? rate_hz : 99);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
+}
+
+/* ---- the cursor ---- */
+
+static int push_dirfd(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, PUSH_DIR) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static __u64 read_cursor(const char *dir)
+{
+	char buf[32] = "";
+	int dfd = push_dirfd(dir), fd;
+	ssize_t n = 0;
+
+	if (dfd < 0)
+		return 0;
+	fd = openat(dfd, CURSOR_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	close(dfd);
+	buf[n > 0 ? n : 0] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* the new cursor: a temporary file, synced, renamed over the old one */
+static int write_cursor(const char *dir, __u64 end_s)
+{
+	char buf[32];
+	int dfd = push_dirfd(dir), fd, n, err = 0;
+
+	if (dfd < 0)
+		return dfd;
+	(void)unlinkat(dfd, ".tmp-" CURSOR_FILE, 0);
+	fd = openat(dfd, ".tmp-" CURSOR_FILE,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)end_s);
+	if (write(fd, buf, (size_t)n) != n || fsync(fd))
+		err = -EIO;
+	close(fd);
+	if (!err && renameat(dfd, ".tmp-" CURSOR_FILE, dfd, CURSOR_FILE))
+		err = -errno;
+out:
+	close(dfd);
+	return err;
+}
+
+/* ---- one request ---- */
+
+static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	struct pusher *p = ctx;
+	bool stop;
+
+	(void)dt;
+	(void)dn;
+	(void)ut;
+	(void)un;
+	pthread_mutex_lock(&p->lock);
+	stop = p->stop;
+	pthread_mutex_unlock(&p->lock);
+	return stop; /* non-zero: curl gives up now */
+}
+
+static size_t on_body(char *ptr, size_t size, size_t n, void *ctx)
+{
+	(void)ptr;
+	(void)ctx;
+	return size * n; /* the server's answer body is not kept */
+}
+
+/* 0 taken, 1 refused for good, -1 to be tried again (why set) */
+static int post(struct pusher *p, const struct store_seg *seg, const char *body, size_t len,
+		char *why, size_t why_len)
+{
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: binary/octet-stream");
+	char url[PUSH_URL_MAX + 1024];
+	long code = 0;
+	CURLcode rc;
+	CURL *c;
+
+	if (push_ingest_url(p->url, p->app, seg->start_s, seg->end_s, p->rate_hz, url,
+			    sizeof(url)) < 0) {
+		curl_slist_free_all(h);
+		snprintf(why, why_len, "the ingest address is too long");
+		return 1;
+	}
+	c = curl_easy_init();
+	if (!c || !h) {
+		curl_slist_free_all(h);
+		if (c)
+			curl_easy_cleanup(c);
+		snprintf(why, why_len, "out of memory");
+		return -1;
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)PUSH_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, p);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "jprof");
+	rc = curl_easy_perform(c);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_cleanup(c);
+	curl_slist_free_all(h);
+	if (rc != CURLE_OK) {
+		snprintf(why, why_len, "%s", curl_easy_strerror(rc));
+		return -1;
+	}
+	if (code >= 200 && code < 300)
+		return 0;
+	snprintf(why, why_len, "the server answered %ld", code);
+	return code >= 400 && code < 500 && code != 408 && code != 429 ? 1 : -1;
+}
+
+/* ---- the thread ---- */
+
+/* one pass over the store: what waits is sent in order until one fails; 0, or -1 failed */
+static int push_pass(struct pusher *p)
+{
+	const struct store_seg *segs;
+	struct store *s = NULL;
+	char why[128];
+	size_t n, waiting = 0;
+	int ret = 0;
+
+	if (store__open_reader(p->dir, &s, why, sizeof(why))) {
+		pthread_mutex_lock(&p->lock);
+		snprintf(p->st.last_error, sizeof(p->st.last_error), "the store: %s", why);
+		pthread_mutex_unlock(&p->lock);
+		return -1;
+	}
+	segs = store__segments(s, &n);
+	for (size_t i = 0; i < n; i++)
+		waiting += segs[i].end_s > p->cursor;
+	pthread_mutex_lock(&p->lock);
+	p->st.backlog = waiting;
+	pthread_mutex_unlock(&p->lock);
+	for (size_t i = 0; i < n; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		int r;
+
+		if (segs[i].end_s <= p->cursor)
+			continue;
+		if (p->cursor && segs[i].start_s > p->cursor) {
+			/* the limits removed what came between: counted, in seconds */
+			pthread_mutex_lock(&p->lock);
+			p->st.expired += segs[i].start_s - p->cursor;
+			pthread_mutex_unlock(&p->lock);
+		}
+		if (store__read(s, &segs[i], STORE_READ_MAX, &buf, &len)) {
+			r = 1; /* removed meanwhile, or unreadable: skipped, counted as refused */
+			snprintf(why, sizeof(why), "%s could not be read", segs[i].name);
+		} else {
+			r = post(p, &segs[i], buf, len, why, sizeof(why));
+		}
+		free(buf);
+		pthread_mutex_lock(&p->lock);
+		if (r < 0) {
+			p->st.failed++;
+			snprintf(p->st.last_error, sizeof(p->st.last_error), "%s", why);
+		} else {
+			p->st.sent += !r;
+			p->st.sent_bytes += r ? 0 : len;
+			p->st.rejected += r;
+			if (r)
+				snprintf(p->st.last_error, sizeof(p->st.last_error),
+					 "%s refused for good: %s", segs[i].name, why);
+			p->st.backlog -= p->st.backlog > 0;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (r < 0) {
+			ret = -1;
+			break;
+		}
+		p->cursor = segs[i].end_s;
+		(void)write_cursor(p->dir, p->cursor);
+		pthread_mutex_lock(&p->lock);
+		p->st.last_sent_end_s = p->cursor;
+		pthread_mutex_unlock(&p->lock);
+		if (on_progress(p, 0, 0, 0, 0))
+			break;
+	}
+	store__free(s);
+	return ret;
+}
+
+static void *push_main(void *arg)
+{
+	struct pusher *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		struct timespec until;
+		bool failed;
+
+		pthread_mutex_unlock(&p->lock);
+		failed = push_pass(p) < 0;
+		pthread_mutex_lock(&p->lock);
+		if (failed)
+			p->wait_s = p->wait_s ? (p->wait_s * 2 > PUSH_BACKOFF_MAX_S ? PUSH_BACKOFF_MAX_S
+										: p->wait_s * 2)
+					      : 1;
+		else
+			p->wait_s = 0;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += p->wait_s ? p->wait_s : 1;
+		/* a kick (a segment written) wakes a thread that is not backing off */
+		while (!p->stop && !(p->kick && !p->wait_s) &&
+		       pthread_cond_timedwait(&p->cond, &p->lock, &until) != ETIMEDOUT)
+			;
+		p->kick = false;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int pusher__start(const char *dir, const char *url, const char *app, unsigned int rate_hz,
+		  struct pusher **ret, char *why, size_t why_len)
+{
+	static bool curl_ready;
+	pthread_condattr_t ca;
+	struct pusher *p;
+	int err;
+
+	if (push_url_ok(url))
+		return set_why(why, why_len, -EINVAL,
+			       "'%s' is not an http:// or https:// address without ? or #", url);
+	if (!curl_ready) { /* once, before any thread of ours uses curl */
+		if (curl_global_init(CURL_GLOBAL_DEFAULT))
+			return set_why(why, why_len, -EIO, "libcurl would not start");
+		curl_ready = true;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->dir = strdup(dir);
+	p->url = strdup(url);
+	p->app = strdup(app);
+	p->rate_hz = rate_hz;
+	if (!p->dir || !p->url || !p->app) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	p->cursor = read_cursor(dir);
+	p->st.last_sent_end_s = p->cursor;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	err = -pthread_create(&p->th, NULL, push_main, p);
+	if (err) {
+		set_why(why, why_len, err, "no thread: %s", strerror(-err));
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
+		goto out_free;
+	}
+	p->started = true;
+	*ret = p;
+	return 0;
+out_free:
+	free(p->dir);
+	free(p->url);
+	free(p->app);
+	free(p);
+	return err;
+}
+
+void pusher__kick(struct pusher *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->kick = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void pusher__stats(struct pusher *p, struct push_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	*ret = p->st;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void pusher__free(struct pusher *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	if (p->started)
+		pthread_join(p->th, NULL);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	free(p->dir);
+	free(p->url);
+	free(p->app);
+	free(p);
+}
