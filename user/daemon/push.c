@@ -258,8 +258,16 @@ static int push_pass(struct pusher *p)
 			p->st.expired += segs[i].start_s - p->cursor;
 			pthread_mutex_unlock(&p->lock);
 		}
-		if (store__read(s, &segs[i], STORE_READ_MAX, &buf, &len)) {
-			r = 1; /* removed meanwhile, or unreadable: skipped, counted as refused */
+		r = store__read(s, &segs[i], STORE_READ_MAX, &buf, &len);
+		if (r == -ENOENT) { /* the limits removed it since the listing */
+			pthread_mutex_lock(&p->lock);
+			p->st.expired += segs[i].end_s - segs[i].start_s;
+			pthread_mutex_unlock(&p->lock);
+			p->cursor = segs[i].end_s;
+			continue;
+		}
+		if (r) {
+			r = 1; /* unreadable (too large, I/O): skipped, counted as refused */
 			snprintf(why, sizeof(why), "%s could not be read", segs[i].name);
 		} else {
 			r = post(p, &segs[i], buf, len, why, sizeof(why));
