@@ -322,8 +322,39 @@ void JNICALL jpa_trace_cflh(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject 
 
 /* start and stop ----------------------------------------------------------- */
 
-/* the loaded classes a pattern names, retransformed one by one (the hook decides) */
-static int retransform_matching(JNIEnv *env)
+/* a matched class the trace leaves alone, as one refused entry "pkg.Class.*" */
+static void refuse_class(const char *cls, const char *why)
+{
+	char full[sizeof(t_methods[0].name)];
+	int n, len = snprintf(full, sizeof(full), "%s.*", cls);
+
+	if (len < 0 || (size_t)len >= sizeof(full))
+		return;
+	for (char *c = full; *c; c++)
+		if (*c == '/')
+			*c = '.';
+	pthread_mutex_lock(&t_lock);
+	n = (int)__atomic_load_n(&t_hdr->n_methods, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < n; i++)
+		if (t_methods[i].name_len == len && !memcmp(t_methods[i].name, full, (size_t)len))
+			goto out;
+	if (n < (int)JP_MT_METHODS_MAX) {
+		memcpy(t_methods[n].name, full, (size_t)len);
+		t_methods[n].name_len = (__u16)len;
+		t_methods[n].why_len =
+			(__u16)snprintf(t_methods[n].why, sizeof(t_methods[n].why), "%s", why);
+		t_methods[n].flags = JP_MT_M_REFUSED;
+		__atomic_store_n(&t_hdr->n_methods, (__u32)n + 1, __ATOMIC_RELEASE);
+	}
+out:
+	pthread_mutex_unlock(&t_lock);
+}
+
+/*
+ * the loaded classes a pattern names, retransformed one by one (the hook decides); starting:
+ * those left alone are said in the method table
+ */
+static int retransform_matching(JNIEnv *env, int starting)
 {
 	jclass *classes = NULL;
 	jint n = 0;
@@ -350,14 +381,20 @@ static int retransform_matching(JNIEnv *env)
 			hit = class_matches(sig + 1);
 			pthread_mutex_unlock(&t_lock);
 		}
-		(*t_jvmti)->Deallocate(t_jvmti, (unsigned char *)sig);
-		if (hit && !(*t_jvmti)->GetClassLoader(t_jvmti, classes[i], &loader) && loader &&
-		    !(*t_jvmti)->IsModifiableClass(t_jvmti, classes[i], &ok) && ok) {
+		if (hit && ((*t_jvmti)->GetClassLoader(t_jvmti, classes[i], &loader) || !loader)) {
+			if (starting)
+				refuse_class(sig + 1, "a class of the JDK's boot loader");
+		} else if (hit &&
+			   ((*t_jvmti)->IsModifiableClass(t_jvmti, classes[i], &ok) || !ok)) {
+			if (starting)
+				refuse_class(sig + 1, "a class the JVM cannot retransform");
+		} else if (hit) {
 			if ((*t_jvmti)->RetransformClasses(t_jvmti, 1, &classes[i]))
 				__atomic_fetch_add(&t_hdr->retransform_failed, 1, __ATOMIC_RELAXED);
 			else
 				done++;
 		}
+		(*t_jvmti)->Deallocate(t_jvmti, (unsigned char *)sig);
 		if (loader)
 			(*env)->DeleteLocalRef(env, loader);
 		(*env)->DeleteLocalRef(env, classes[i]);
@@ -399,7 +436,7 @@ static int stop_trace(JNIEnv *env, __u32 why)
 	__atomic_store_n(&t_on, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&t_hook, 0, __ATOMIC_RELEASE);
 	if (env)
-		(void)retransform_matching(env);
+		(void)retransform_matching(env, 0);
 	(*t_jvmti)->SetEventNotificationMode(t_jvmti, JVMTI_DISABLE,
 					     JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
 	h->stop_why = why;
@@ -644,7 +681,7 @@ int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, c
 	}
 	t_hdr->start_ns = now_ns();
 	__atomic_store_n(&t_on, 1, __ATOMIC_RELEASE);
-	(void)retransform_matching(env);
+	(void)retransform_matching(env, 1);
 	__atomic_store_n(&t_hdr->state, JP_MT_ON, __ATOMIC_RELEASE);
 out_unlock:
 	pthread_mutex_unlock(&t_op);

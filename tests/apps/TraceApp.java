@@ -4,7 +4,8 @@
 // phase 1: sleep5 x40, maybeThrow x50 (every tenth throws), fib(10) (177 calls), over(int) x7
 // and over(String) x3, viaLambda x4 (called from a lambda), shapes x20 (switches, loops, a
 // finally, long/double returns); phase 2: Late (a class loaded only now).run x6; phase 3:
-// sleep5 x10 and other x5. Also the rewriter's real class files (tests/unit/test_bytecode.c).
+// sleep5 x10 and other x5; phase 4: tiny in a hot loop until DIR/go5 appears (the agent's
+// overhead budget stops that trace). Also the rewriter's real class files (tests/unit/test_bytecode.c).
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -35,6 +36,10 @@ public class TraceApp {
 
     static void viaLambda() {
         sink++;
+    }
+
+    static int tiny(int i) {
+        return i & 7;
     }
 
     static void other() {
@@ -127,6 +132,11 @@ public class TraceApp {
         for (int i = 0; i < 5; i++)
             other();
         done(dir, 3);
+        waitFor(dir.resolve("go4"));
+        while (!Files.exists(dir.resolve("go5")))
+            for (int i = 0; i < 1_000_000; i++)
+                sink += tiny(i);
+        done(dir, 4);
         waitFor(dir.resolve("quit"));
     }
 }

@@ -120,6 +120,27 @@ trace_jdk() {
 	trace_jdk "$JDK25"
 }
 
+@test "trace: a hot method over the overhead budget: the agent stops the trace itself" {
+	start_app "$JDK17"
+	phase 1
+	phase 2
+	phase 3
+	trace_bg TraceApp.tiny 'java.lang.String.length' -o "$OUT/t4.json"
+	touch "$OUT/go4"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$TPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$TPID"
+	TPID=
+	cat "$OUT/trace.err" >&2
+	jcheck "$OUT/t4.json" '"budget" in d["stopped"]' 'm["TraceApp.tiny(I)I"]["calls"] > 1000' \
+		'"boot loader" in m["java.lang.String.*"]["refused"]'
+	grep -q "trace stopped: .* calls/s" "$OUT/app.out"
+	touch "$OUT/go5"
+	wait_file "$OUT/done4" 30
+}
+
 @test "trace: jprof killed: the agent puts the classes back within about a second" {
 	start_app "$JDK17"
 	trace_bg TraceApp.sleep5

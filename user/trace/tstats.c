@@ -223,11 +223,11 @@ __u64 tstats__quantile(const struct tstats *s, unsigned int id, double q)
 
 static void fmt_ns(char *buf, size_t n, __u64 ns)
 {
-	if (ns < 10000)
+	if (ns < 1000)
 		snprintf(buf, n, "%llu ns", (unsigned long long)ns);
-	else if (ns < 10000000)
+	else if (ns < 1000000)
 		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
-	else if (ns < 10000000000ull)
+	else if (ns < 1000000000ull)
 		snprintf(buf, n, "%.2f ms", (double)ns / 1e6);
 	else
 		snprintf(buf, n, "%.2f s", (double)ns / 1e9);
