@@ -116,6 +116,7 @@ void opts_usage(FILE *f)
 	      "       jprof report --diff BASE NEW [-o FILE] [FILTERS] [--top N]\n"
 	      "       jprof report --store DIR [--since T] [--until T] [-o FILE] [FILTERS]\n"
 	      "       jprof dump [--store DIR] [--last AGE] [-o FILE] [-f FORMAT] [FILTERS]\n"
+	      "       jprof trace -p PID 'pkg.Class.method' [...] [-d SECONDS] [--slow DUR] [--top N] [-o FILE.json]\n"
 	      "\n"
 	      "System-wide profiler: Java (JIT, inlined, interpreted), native and kernel frames\n"
 	      "in one stack, written as a flame graph.\n"
@@ -238,7 +239,8 @@ void opts_usage(FILE *f)
 	      "  jprof report --diff before.pb.gz after.pb.gz -o change.html\n"
 	      "  jprof daemon --store /var/lib/jprof     # always on (see dist/jprof.service)\n"
 	      "  jprof report --store /var/lib/jprof --since 10m -o last10m.html\n"
-	      "  jprof dump --last 2m -o now.html        # what the daemon saw until now\n",
+	      "  jprof dump --last 2m -o now.html        # what the daemon saw until now\n"
+	      "  jprof trace -p 1234 'com.shop.OrderService.place' -d 30   # every call timed\n",
 	      f);
 }
 
