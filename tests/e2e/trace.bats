@@ -3,7 +3,8 @@
 # trace.bats: jprof trace on TraceApp (JDK 17 and 25, every class verified): exact call counts
 # (a 5 ms sleep with its median within 10%, every tenth call throwing, recursion, overloads,
 # a method called from a lambda, a class loaded after the start), a lambda body refused in
-# one line; after the trace the JVM runs uninstrumented (a second trace of another method
+# one line, a method running all along (main) and one begun before the start (waitFor) not
+# counted; after the trace the JVM runs uninstrumented (a second trace of another method
 # sees only its calls); jprof killed: the agent ends the trace by itself; one-line errors.
 bats_require_minimum_version 1.5.0
 
@@ -17,8 +18,14 @@ setup() {
 
 teardown() {
 	[[ -n ${TPID:-} ]] && { kill -9 "$TPID" && wait "$TPID"; } 2>/dev/null
-	[[ -n ${JPID:-} ]] && touch "$OUT/quit"
-	kill_jpid
+	if [[ -n ${JPID:-} ]]; then
+		# a JVM that ends by itself removes its trace file (VMDeath); one killed leaves it
+		touch "$OUT/go1" "$OUT/go2" "$OUT/go3" "$OUT/go4" "$OUT/go5" "$OUT/quit"
+		for ((i = 0; i < 50; i++)); do kill -0 "$JPID" 2>/dev/null || break; sleep 0.1; done
+		kill_jpid
+		rm -f "/tmp/jprof-$JPID-"*.trace
+	fi
+	return 0
 }
 
 # start_app JDK: TraceApp with both verifiers on; its pid in JPID
@@ -84,7 +91,7 @@ PY
 trace_jdk() {
 	start_app "$1"
 	trace_bg TraceApp.sleep5 TraceApp.maybeThrow TraceApp.fib TraceApp.over TraceApp.viaLambda \
-		'TraceApp.lambda$*' Late.run -o "$OUT/t1.json"
+		'TraceApp.lambda$*' Late.run TraceApp.main TraceApp.waitFor -o "$OUT/t1.json"
 	phase 1
 	phase 2
 	stop_trace
@@ -99,6 +106,8 @@ trace_jdk() {
 		'm["TraceApp.viaLambda()V"]["calls"] == 4' \
 		'"synthetic" in m["TraceApp.lambda$main$0()V"]["refused"]' \
 		'm["Late.run(I)I"]["calls"] == 6' \
+		'm["TraceApp.main([Ljava/lang/String;)V"]["calls"] == 0' \
+		'm["TraceApp.waitFor(Ljava/nio/file/Path;)V"]["calls"] == 1' \
 		'd["stopped"] == "stopped by jprof" and d["dropped"] == 0' \
 		'd["slowest"][0]["duration_ns"] >= 5e6'
 	# the first trace's code is gone: sleep5's 10 calls of phase 3 reach nobody
