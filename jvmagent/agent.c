@@ -40,6 +40,7 @@ struct jpa_opts {
 	__u32 testfault; /* tests only: every Nth walk faults on purpose */
 	unsigned int events; /* JPA_EV_*: lock, alloc, live */
 	char trace[JP_MT_PATTERNS_MAX + 1]; /* trace=P1|P2: start a method trace (trace.c) */
+	__u32 trace_slow_us; /* traceslow=US: slow calls' stacks */
 	__u32 alloc_interval; /* alloc=BYTES: heap sampling interval */
 	char dir[256];
 };
@@ -179,6 +180,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 					&kb);
 		} else if (!strncmp(s, "testfault=", 10)) {
 			err = parse_u32(eq + 1, len - 10, 1, 1000000000, &o->testfault);
+		} else if (!strncmp(s, "traceslow=", 10)) {
+			err = parse_u32(eq + 1, len - 10, 1, 1000000000, &o->trace_slow_us);
 		} else if (!strncmp(s, "trace=", 6)) {
 			if (len - 6 == 0 || len - 6 >= sizeof(o->trace))
 				err = -E2BIG;
@@ -194,7 +197,7 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		}
 		if (err) {
 			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
-				"lock,alloc[=BYTES],live,nofallback,perfmap,testfault=N,trace=P|P), not starting",
+				"lock,alloc[=BYTES],live,nofallback,perfmap,testfault=N,trace=P|P,traceslow=US), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -664,7 +667,8 @@ static int trace_only(JavaVM *vm)
 	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL))
 		return -EINVAL;
 	jpa_log("another jprof agent runs in this JVM: this one runs the method trace alone");
-	return jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace);
+	return jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace,
+				       opts.trace_slow_us * 1000ull);
 }
 
 /* a later attach: the events it asks added, and a method trace started when it asks one */
@@ -675,7 +679,8 @@ static int later_attach(const char *options)
 
 	if (err || parse_options(options, &o) || !o.trace[0] || !jvmti)
 		return err;
-	return jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, o.trace);
+	return jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, o.trace,
+			       o.trace_slow_us * 1000ull);
 }
 
 static int start(JavaVM *vm, const char *options, int attached)
@@ -748,7 +753,8 @@ static int start(JavaVM *vm, const char *options, int attached)
 		jpa_recompile();
 	/* a trace does not need the stacks: asked for, its error is the attach's answer */
 	if (opts.trace[0])
-		err = jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace);
+		err = jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace,
+				       opts.trace_slow_us * 1000ull);
 	return err;
 }
 

@@ -430,7 +430,12 @@ struct jp_mt_hdr {
 	__u32 n_methods; /* method table entries in use (release store after the entry) */
 	__u64 start_ns;	 /* CLOCK_MONOTONIC when the trace went on */
 	__u64 stop_ns;	 /* ... and off */
-	__u8 pad0[24];
+	/* slow calls' stacks (jprof trace --slow): the regions after the slots */
+	__u32 stacks_off; /* file offset of n_stacks struct jp_mt_stack */
+	__u32 n_stacks;
+	__u32 names_off; /* file offset of n_names struct jp_mt_name: the stacks' methods */
+	__u32 n_names;
+	__u64 slow_ns; /* calls at least this long get their stack (0: none) */
 	/* 64: producers */
 	__u64 head;
 	__u8 pad1[56];
@@ -448,6 +453,8 @@ struct jp_mt_hdr {
 	__u64 retransform_failed; /* RetransformClasses errors (the class kept its code) */
 	__u64 cost_ns;		/* measured cost of one timed call (enter + leave), ns */
 	__u64 calls_per_s;	/* the call rate the budget check saw last */
+	__u64 stacks_used;	/* stack entries taken (may pass n_stacks: those were dropped) */
+	__u64 names_used;	/* name entries filled (release store after the entry) */
 };
 
 #define JP_MT_M_TRACED	1u /* rewritten at least once */
@@ -472,6 +479,39 @@ struct jp_mt_rec {
 	__u8 pad;
 };
 
+#define JP_MT_STACKS	    256u
+#define JP_MT_STACK_DEPTH   24u
+#define JP_MT_NAMES	    2048u
+
+/*
+ * The Java stack of a call at least slow_ns long, taken at its end by the thread itself
+ * (JVMTI GetStackTrace, the traced method first, its callers after it); jprof finds it by
+ * (tid, start_ns, method). ready is stored (release) last.
+ */
+struct jp_mt_stack {
+	__u64 start_ns;
+	__u32 tid;
+	__u16 method;
+	__u16 n_frames;
+	__u32 ready;
+	__u32 pad;
+	struct {
+		__u64 method_id; /* jmethodID: its name in the names region */
+		__s32 bci;
+		__u32 pad;
+	} frames[JP_MT_STACK_DEPTH];
+};
+
+/* a stack frame's method as "pkg.Class.method", named by the agent's watcher thread */
+struct jp_mt_name {
+	__u64 method_id;
+	__u16 len;
+	__u8 pad[6];
+	char name[112];
+};
+
+_Static_assert(sizeof(struct jp_mt_stack) == 24 + 16 * JP_MT_STACK_DEPTH, "mt stack");
+_Static_assert(sizeof(struct jp_mt_name) == 128, "mt name");
 _Static_assert(__builtin_offsetof(struct jp_mt_hdr, head) == 64, "mt head");
 _Static_assert(__builtin_offsetof(struct jp_mt_hdr, tail) == 128, "mt tail");
 _Static_assert(__builtin_offsetof(struct jp_mt_hdr, dropped) == 192, "mt counters");

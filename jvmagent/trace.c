@@ -77,8 +77,12 @@ static struct jp_mt_hdr *t_hdr; /* the mapped file */
 static size_t t_map_size;
 static struct jp_mt_method *t_methods;
 static struct jp_mt_rec *t_slots;
+static struct jp_mt_stack *t_stacks;
+static struct jp_mt_name *t_names;
+static __u64 t_slow_ns;
 static char t_path[320];
 static int t_watcher;
+static __u64 t_named; /* stack entries named (under t_op) */
 
 static __u64 now_ns(void)
 {
@@ -111,6 +115,36 @@ static void record(__u64 start, __u64 dur, __u32 tid, __u16 id, __u8 thrown)
 	r->thrown = thrown;
 	r->pad = 0;
 	__atomic_store_n(&r->seq, pos + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A slow call's Java stack, taken by its own thread at its end into a bounded table (the
+ * one JVMTI call of the natives, only for calls over --slow: GetStackTrace of the current
+ * thread fills a buffer of ours; frame 0, the helper's native, is skipped)
+ */
+static void capture(__u64 start, __u32 tid, __u16 id)
+{
+	struct jp_mt_hdr *h = t_hdr;
+	jvmtiFrameInfo fr[JP_MT_STACK_DEPTH];
+	struct jp_mt_stack *st;
+	jint n = 0;
+	__u64 k = __atomic_fetch_add(&h->stacks_used, 1, __ATOMIC_RELAXED);
+
+	if (k >= h->n_stacks)
+		return;
+	st = &t_stacks[k];
+	if ((*t_jvmti)->GetStackTrace(t_jvmti, NULL, 1, JP_MT_STACK_DEPTH, fr, &n) || n < 0 ||
+	    n > (jint)JP_MT_STACK_DEPTH)
+		n = 0;
+	for (jint i = 0; i < n; i++) {
+		st->frames[i].method_id = (__u64)(uintptr_t)fr[i].method;
+		st->frames[i].bci = (__s32)fr[i].location;
+	}
+	st->start_ns = start;
+	st->tid = tid;
+	st->method = id;
+	st->n_frames = (__u16)n;
+	__atomic_store_n(&st->ready, 1, __ATOMIC_RELEASE);
 }
 
 static void on_enter(jint id)
@@ -165,6 +199,8 @@ static void on_exit_call(jint id, __u8 thrown)
 	if (!t->tid)
 		t->tid = (__u32)syscall(SYS_gettid);
 	record(t->start[k], end - t->start[k], t->tid, (__u16)id, thrown);
+	if (t_slow_ns && end - t->start[k] >= t_slow_ns)
+		capture(t->start[k], t->tid, (__u16)id);
 }
 
 static void JNICALL n_enter(JNIEnv *env, jclass cls, jint id)
@@ -426,6 +462,60 @@ static __u64 calibrate(void)
 	return (t1 - t0) / (__u64)n + 40;
 }
 
+/*
+ * The methods of the stacks taken since the last pass, named into the names table
+ * (watcher thread: JVMTI calls that allocate are fine here). *upto: entries done.
+ */
+static void name_stacks(JNIEnv *env, __u64 *upto)
+{
+	struct jp_mt_hdr *h = t_hdr;
+	__u64 used = __atomic_load_n(&h->stacks_used, __ATOMIC_ACQUIRE);
+
+	if (used > h->n_stacks)
+		used = h->n_stacks;
+	for (; *upto < used; (*upto)++) {
+		struct jp_mt_stack *st = &t_stacks[*upto];
+
+		if (!__atomic_load_n(&st->ready, __ATOMIC_ACQUIRE))
+			break; /* still being filled: next round */
+		for (unsigned int f = 0; f < st->n_frames && f < JP_MT_STACK_DEPTH; f++) {
+			jmethodID mid = (jmethodID)(uintptr_t)st->frames[f].method_id;
+			__u64 n = __atomic_load_n(&h->names_used, __ATOMIC_RELAXED), i;
+			char *mname = NULL, *csig = NULL;
+			jclass cls = NULL;
+			struct jp_mt_name *nm;
+			int len;
+
+			for (i = 0; i < n && t_names[i].method_id != (__u64)(uintptr_t)mid; i++)
+				;
+			if (i < n || n >= h->n_names)
+				continue;
+			if ((*t_jvmti)->GetMethodName(t_jvmti, mid, &mname, NULL, NULL) ||
+			    (*t_jvmti)->GetMethodDeclaringClass(t_jvmti, mid, &cls) ||
+			    (*t_jvmti)->GetClassSignature(t_jvmti, cls, &csig, NULL) || !csig ||
+			    csig[0] != 'L') {
+				len = -1;
+			} else {
+				nm = &t_names[n];
+				len = snprintf(nm->name, sizeof(nm->name), "%.*s.%s",
+					       (int)strlen(csig) - 2, csig + 1, mname);
+				if (len >= (int)sizeof(nm->name))
+					len = (int)sizeof(nm->name) - 1;
+				for (char *c = nm->name; *c; c++)
+					if (*c == '/')
+						*c = '.';
+				nm->len = (__u16)len;
+				nm->method_id = (__u64)(uintptr_t)mid;
+				__atomic_store_n(&h->names_used, n + 1, __ATOMIC_RELEASE);
+			}
+			(*t_jvmti)->Deallocate(t_jvmti, (unsigned char *)mname);
+			(*t_jvmti)->Deallocate(t_jvmti, (unsigned char *)csig);
+			if (cls && env)
+				(*env)->DeleteLocalRef(env, cls);
+		}
+	}
+}
+
 /* the trace goes off: classes back to their bytes; under t_op, t_lock not held */
 static int stop_trace(JNIEnv *env, __u32 why)
 {
@@ -437,6 +527,8 @@ static int stop_trace(JNIEnv *env, __u32 why)
 	__atomic_store_n(&t_hook, 0, __ATOMIC_RELEASE);
 	if (env)
 		(void)retransform_matching(env, 0);
+	if (env)
+		name_stacks(env, &t_named);
 	(*t_jvmti)->SetEventNotificationMode(t_jvmti, JVMTI_DISABLE,
 					     JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
 	h->stop_why = why;
@@ -476,6 +568,7 @@ static void *watch_main(void *arg)
 			pthread_mutex_unlock(&t_op);
 			continue;
 		}
+		name_stacks(env, &t_named);
 		if (h != seen_hdr) { /* a new trace */
 			seen_hdr = h;
 			seen = __atomic_load_n(&h->reader_ns, __ATOMIC_ACQUIRE);
@@ -580,7 +673,9 @@ static int define_helper(JNIEnv *env)
 /* a new trace file (the last one's mapping goes; its jprof keeps its own fd) */
 static int open_file(const char *dir)
 {
-	size_t size = JP_MT_DATA_OFF + (size_t)JP_MT_SLOTS_DEFAULT * sizeof(struct jp_mt_rec);
+	size_t stacks_off = JP_MT_DATA_OFF + (size_t)JP_MT_SLOTS_DEFAULT * sizeof(struct jp_mt_rec);
+	size_t names_off = stacks_off + JP_MT_STACKS * sizeof(struct jp_mt_stack);
+	size_t size = names_off + JP_MT_NAMES * sizeof(struct jp_mt_name);
 	void *p;
 	int fd, err;
 
@@ -608,6 +703,13 @@ static int open_file(const char *dir)
 	t_map_size = size;
 	t_methods = (struct jp_mt_method *)((char *)p + JP_MT_HDR_SIZE);
 	t_slots = (struct jp_mt_rec *)((char *)p + JP_MT_DATA_OFF);
+	t_stacks = (struct jp_mt_stack *)((char *)p + stacks_off);
+	t_names = (struct jp_mt_name *)((char *)p + names_off);
+	t_hdr->stacks_off = (__u32)stacks_off;
+	t_hdr->n_stacks = JP_MT_STACKS;
+	t_hdr->names_off = (__u32)names_off;
+	t_hdr->n_names = JP_MT_NAMES;
+	t_named = 0;
 	t_hdr->magic = JP_MT_MAGIC;
 	t_hdr->version = JP_MT_VERSION;
 	t_hdr->hdr_size = JP_MT_HDR_SIZE;
@@ -616,7 +718,8 @@ static int open_file(const char *dir)
 	return 0;
 }
 
-int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, const char *patterns)
+int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, const char *patterns,
+		    __u64 slow_ns)
 {
 	jvmtiCapabilities caps;
 	struct pattern pat[JPA_TRACE_PATTERNS];
@@ -658,6 +761,8 @@ int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, c
 		memcpy(t_pat, pat, sizeof(pat));
 		t_npat = npat;
 		t_hdr->cost_ns = calibrate();
+		t_hdr->slow_ns = slow_ns;
+		t_slow_ns = slow_ns;
 		__atomic_fetch_add(&t_gen, 1, __ATOMIC_ACQ_REL);
 	}
 	pthread_mutex_unlock(&t_lock);

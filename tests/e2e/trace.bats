@@ -4,7 +4,7 @@
 # (a 5 ms sleep with its median within 10%, every tenth call throwing, recursion, overloads,
 # a method called from a lambda, a class loaded after the start), a lambda body refused in
 # one line, a method running all along (main) and one begun before the start (waitFor) not
-# counted; after the trace the JVM runs uninstrumented (a second trace of another method
+# counted, the slowest calls with their Java stacks (--slow); after the trace the JVM runs uninstrumented (a second trace of another method
 # sees only its calls); jprof killed: the agent ends the trace by itself; one-line errors.
 bats_require_minimum_version 1.5.0
 
@@ -91,7 +91,8 @@ PY
 trace_jdk() {
 	start_app "$1"
 	trace_bg TraceApp.sleep5 TraceApp.maybeThrow TraceApp.fib TraceApp.over TraceApp.viaLambda \
-		'TraceApp.lambda$*' Late.run TraceApp.main TraceApp.waitFor -o "$OUT/t1.json"
+		'TraceApp.lambda$*' Late.run TraceApp.main TraceApp.waitFor --slow 4ms --top 5 \
+		-o "$OUT/t1.json"
 	phase 1
 	phase 2
 	stop_trace
@@ -109,7 +110,9 @@ trace_jdk() {
 		'm["TraceApp.main([Ljava/lang/String;)V"]["calls"] == 0' \
 		'm["TraceApp.waitFor(Ljava/nio/file/Path;)V"]["calls"] == 1' \
 		'd["stopped"] == "stopped by jprof" and d["dropped"] == 0' \
-		'd["slowest"][0]["duration_ns"] >= 5e6'
+		'd["slowest"][0]["duration_ns"] >= 5e6 and len(d["slowest"]) == 5' \
+		'all(x["stack"][0] == x["method"].split("(")[0] for x in d["slowest"])' \
+		'all(x["stack"][-1] == "TraceApp.main" for x in d["slowest"])'
 	# the first trace's code is gone: sleep5's 10 calls of phase 3 reach nobody
 	trace_bg TraceApp.other -o "$OUT/t2.json"
 	phase 3

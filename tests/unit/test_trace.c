@@ -108,6 +108,17 @@ TEST(slowest_sorted_and_thresholded)
 	EXPECT_EQ(tstats__slow_tid(s, 2, &tid), 0);
 	EXPECT_EQ(tid, 14);
 	EXPECT_EQ(tstats__slow_tid(s, 3, &tid), -ENOENT);
+	{
+		const char *st[] = {"a.B.c", "a.B.main"};
+
+		EXPECT_EQ(tstats__set_stack(s, 1, 13, 0, st, 2), 1);
+		EXPECT_EQ(tstats__set_stack(s, 1, 11, 0, st, 2), 0); /* not kept */
+		/* a slower call pushes out the last kept, and its stack goes with it (ASAN) */
+		EXPECT_EQ(tstats__set_stack(s, 1, 14, 0, st, 1), 1);
+		EXPECT_EQ(tstats__add(s, 1, 16, 0, 95, 0), 0);
+		EXPECT_EQ(tstats__slow_tid(s, 0, &tid), 0);
+		EXPECT_EQ(tid, 16);
+	}
 	tstats__free(s);
 }
 

@@ -227,6 +227,14 @@ static int agent_options(const struct trace_opts *o, char *buf, size_t n)
 			return -E2BIG;
 		len += (size_t)w;
 	}
+	if (o->slow_ns) {
+		unsigned long long us = (o->slow_ns + 999) / 1000;
+		int w = snprintf(buf + len, n - len, ",traceslow=%llu",
+				 us > 1000000000 ? 1000000000ull : us);
+
+		if (w < 0 || (size_t)w >= n - len)
+			return -E2BIG;
+	}
 	return 0;
 }
 
@@ -263,6 +271,7 @@ static int attach(const struct jvm_info *jvm, const char *agent, const char *opt
 
 struct reader {
 	int fd;
+	__u64 size; /* the file's, when opened */
 	__u32 n_slots;
 	__u64 tail;
 	__u64 malformed;
@@ -329,6 +338,7 @@ static int open_trace_file(const struct jvm_info *jvm, struct reader *r)
 	    (__u64)st.st_size < JP_MT_DATA_OFF + (__u64)h.n_slots * sizeof(struct jp_mt_rec))
 		return -EPROTO;
 	r->n_slots = h.n_slots;
+	r->size = (__u64)st.st_size;
 	r->tail = h.tail;
 	r->buf = calloc(h.n_slots, sizeof(*r->buf));
 	return r->buf ? 0 : -ENOMEM;
@@ -417,6 +427,56 @@ static unsigned int read_methods(struct reader *r, struct tstats *s)
 		(void)tstats__name(s, i, name, (m[i].flags & JP_MT_M_REFUSED) ? why : NULL);
 	}
 	return n;
+}
+
+/* the slow calls' stacks and their methods' names, checked, to the slowest calls kept */
+static void read_stacks(struct reader *r, struct tstats *s, const struct jp_mt_hdr *h)
+{
+	__u64 ns = h->stacks_used < h->n_stacks ? h->stacks_used : h->n_stacks;
+	__u64 nn = h->names_used < h->n_names ? h->names_used : h->n_names;
+	struct jp_mt_name *names = NULL;
+	struct jp_mt_stack st;
+
+	if (!h->slow_ns || !ns || h->n_stacks > 4096 || h->n_names > 65536 ||
+	    h->stacks_off < JP_MT_DATA_OFF + (__u64)r->n_slots * sizeof(struct jp_mt_rec) ||
+	    h->names_off < h->stacks_off + (__u64)h->n_stacks * sizeof(st) ||
+	    h->names_off + (__u64)h->n_names * sizeof(*names) > r->size)
+		return;
+	names = calloc(nn ? nn : 1, sizeof(*names));
+	if (!names || pread(r->fd, names, nn * sizeof(*names), h->names_off) !=
+			      (ssize_t)(nn * sizeof(*names)))
+		goto out;
+	for (__u64 i = 0; i < nn; i++) {
+		size_t l = names[i].len < sizeof(names[i].name) ? names[i].len
+								: sizeof(names[i].name) - 1;
+
+		names[i].name[l] = '\0';
+		for (size_t k = 0; k < l; k++)
+			if ((unsigned char)names[i].name[k] < 0x20 ||
+			    (unsigned char)names[i].name[k] == 0x7f)
+				names[i].name[k] = '?';
+	}
+	for (__u64 i = 0; i < ns; i++) {
+		const char *frames[JP_MT_STACK_DEPTH];
+		unsigned int n;
+
+		if (pread(r->fd, &st, sizeof(st), (off_t)(h->stacks_off + i * sizeof(st))) !=
+			    (ssize_t)sizeof(st) ||
+		    !st.ready)
+			continue;
+		n = st.n_frames < JP_MT_STACK_DEPTH ? st.n_frames : JP_MT_STACK_DEPTH;
+		for (unsigned int f = 0; f < n; f++) {
+			frames[f] = "?";
+			for (__u64 k = 0; k < nn; k++)
+				if (names[k].method_id == st.frames[f].method_id) {
+					frames[f] = names[k].name;
+					break;
+				}
+		}
+		(void)tstats__set_stack(s, st.method, st.tid, st.start_ns, frames, n);
+	}
+out:
+	free(names);
 }
 
 static const char *stop_phrase(__u32 why)
@@ -551,6 +611,7 @@ int trace_main(int argc, char **argv)
 	memset(&h, 0, sizeof(h));
 	if (pread(r.fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		memset(&h, 0, sizeof(h));
+	read_stacks(&r, s, &h);
 	tot.dropped = h.dropped;
 	tot.lost_depth = h.lost_depth;
 	tot.unmatched = h.unmatched;

@@ -27,6 +27,8 @@ struct slow {
 	__u32 tid;
 	unsigned int id;
 	int thrown;
+	char **stack; /* NULL none */
+	unsigned int n_stack;
 };
 
 struct tname {
@@ -78,6 +80,15 @@ struct tstats *tstats__new(unsigned int slowest)
 	return s;
 }
 
+static void free_stack(struct slow *c)
+{
+	for (unsigned int i = 0; i < c->n_stack; i++)
+		free(c->stack[i]);
+	free(c->stack);
+	c->stack = NULL;
+	c->n_stack = 0;
+}
+
 void tstats__set_slow(struct tstats *s, __u64 min_ns)
 {
 	s->slow_min_ns = min_ns;
@@ -94,6 +105,8 @@ void tstats__free(struct tstats *s)
 	}
 	for (size_t i = 0; i < s->n_threads; i++)
 		free(s->threads[i].name);
+	for (unsigned int i = 0; i < s->n_slow; i++)
+		free_stack(&s->slow[i]);
 	free(s->threads);
 	free(s);
 }
@@ -126,6 +139,8 @@ int tstats__add(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns, __
 	if (!s->max_slow || dur_ns < s->slow_min_ns ||
 	    (s->n_slow == s->max_slow && dur_ns <= s->slow[s->n_slow - 1].dur_ns))
 		return 0;
+	if (s->n_slow == s->max_slow)
+		free_stack(&s->slow[s->n_slow - 1]); /* the one that drops out */
 	k = s->n_slow < s->max_slow ? s->n_slow++ : s->n_slow - 1;
 	while (k > 0 && s->slow[k - 1].dur_ns < dur_ns) {
 		s->slow[k] = s->slow[k - 1];
@@ -171,6 +186,31 @@ int tstats__thread(struct tstats *s, __u32 tid, const char *name)
 	if (!t[s->n_threads].name)
 		return -ENOMEM;
 	s->n_threads++;
+	return 0;
+}
+
+int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns,
+		      const char *const *frames, unsigned int n)
+{
+	for (unsigned int i = 0; i < s->n_slow; i++) {
+		struct slow *c = &s->slow[i];
+
+		if (c->id != id || c->tid != tid || c->start_ns != start_ns || c->stack)
+			continue;
+		c->stack = calloc(n ? n : 1, sizeof(*c->stack));
+		if (!c->stack)
+			return -ENOMEM;
+		for (unsigned int k = 0; k < n; k++) {
+			c->stack[k] = strdup(frames[k] ? frames[k] : "?");
+			if (!c->stack[k]) {
+				c->n_stack = k;
+				free_stack(c);
+				return -ENOMEM;
+			}
+		}
+		c->n_stack = n;
+		return 1;
+	}
 	return 0;
 }
 
@@ -269,6 +309,8 @@ void tstats__write_text(const struct tstats *s, const struct tstats_totals *t, F
 			fprintf(f, "%12s  %-8u %-24s %s%s\n", b[6], c->tid, tn ? tn : "?",
 				s->m[c->id].name ? s->m[c->id].name : "?",
 				c->thrown ? " (threw)" : "");
+			for (unsigned int i = 0; i < c->n_stack; i++)
+				fprintf(f, "%14s at %s\n", "", c->stack[i]);
 		}
 	}
 	fprintf(f,
@@ -340,9 +382,19 @@ void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, F
 		json_str(f, s->m[c->id].name ? s->m[c->id].name : "?");
 		fprintf(f, ",\"tid\":%u,\"thread\":", c->tid);
 		json_str(f, thread_name(s, c->tid) ? thread_name(s, c->tid) : "");
-		fprintf(f, ",\"start_ns\":%llu,\"duration_ns\":%llu,\"thrown\":%s}",
+		fprintf(f, ",\"start_ns\":%llu,\"duration_ns\":%llu,\"thrown\":%s",
 			(unsigned long long)c->start_ns, (unsigned long long)c->dur_ns,
 			c->thrown ? "true" : "false");
+		if (c->stack) {
+			fprintf(f, ",\"stack\":[");
+			for (unsigned int i = 0; i < c->n_stack; i++) {
+				if (i)
+					fputc(',', f);
+				json_str(f, c->stack[i]);
+			}
+			fputc(']', f);
+		}
+		fputc('}', f);
 	}
 	fprintf(f, "]}\n");
 }

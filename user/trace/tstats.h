@@ -26,6 +26,13 @@ __u64 tstats__calls(const struct tstats *s, unsigned int id);
 __u64 tstats__quantile(const struct tstats *s, unsigned int id, double q);
 /* the tid of the i-th slowest call: 0, or -ENOENT past the last */
 int tstats__slow_tid(const struct tstats *s, unsigned int i, __u32 *ret);
+/*
+ * the Java stack (frames[0] the traced method, its callers after it; copied) of the slow
+ * call of method id on tid that began at start_ns, if it is among the slowest kept: 1 set,
+ * 0 not kept, -ENOMEM
+ */
+int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns,
+		      const char *const *frames, unsigned int n);
 /* a thread's name for the slowest calls (copied), by tid */
 int tstats__thread(struct tstats *s, __u32 tid, const char *name);
 
