@@ -11,7 +11,9 @@
  * names JIT code from the dictionary), testfault=N (TESTS ONLY: every Nth stack walk faults
  * on purpose inside the protected region, to show the fault is caught and reported),
  * lock, alloc[=BYTES], live (JVMTI events: their capabilities; they are on only while a
- * reader wants them, see watch.c).
+ * reader wants them, see watch.c), trace=P1|P2 (an attach starts a method trace of the
+ * methods the patterns name, see trace.c; also beside another jprof's agent copy) and
+ * traceslow=US (its calls of at least US microseconds get their Java stack).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -197,7 +199,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		}
 		if (err) {
 			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
-				"lock,alloc[=BYTES],live,nofallback,perfmap,testfault=N,trace=P|P,traceslow=US), not starting",
+				"lock,alloc[=BYTES],live,nofallback,perfmap,testfault=N,trace=P|P,"
+				"traceslow=US), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -668,7 +671,7 @@ static int trace_only(JavaVM *vm)
 		return -EINVAL;
 	jpa_log("another jprof agent runs in this JVM: this one runs the method trace alone");
 	return jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace,
-				       opts.trace_slow_us * 1000ull);
+			       opts.trace_slow_us * 1000ull);
 }
 
 /* a later attach: the events it asks added, and a method trace started when it asks one */
@@ -754,7 +757,7 @@ static int start(JavaVM *vm, const char *options, int attached)
 	/* a trace does not need the stacks: asked for, its error is the attach's answer */
 	if (opts.trace[0])
 		err = jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace,
-				       opts.trace_slow_us * 1000ull);
+				      opts.trace_slow_us * 1000ull);
 	return err;
 }
 
