@@ -82,7 +82,8 @@ static struct jp_mt_name *t_names;
 static __u64 t_slow_ns;
 static char t_path[320];
 static int t_watcher;
-static __u64 t_named; /* stack entries named (under t_op) */
+static __u64 t_named;	/* stack entries named (under t_op) */
+static __u64 t_names_n; /* names filled (under t_op) */
 
 static __u64 now_ns(void)
 {
@@ -101,13 +102,14 @@ static void record(__u64 start, __u64 dur, __u32 tid, __u16 id, __u8 thrown)
 	struct jp_mt_rec *r;
 
 	do {
-		if (pos - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) >= h->n_slots) {
+		/* the constants, never the file's fields: the file is writable (by jprof) */
+		if (pos - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) >= JP_MT_SLOTS_DEFAULT) {
 			__atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
 			return;
 		}
 	} while (!__atomic_compare_exchange_n(&h->head, &pos, pos + 1, 1, __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
-	r = &t_slots[pos & (h->n_slots - 1)];
+	r = &t_slots[pos & (JP_MT_SLOTS_DEFAULT - 1)];
 	r->start_ns = start;
 	r->dur_ns = dur;
 	r->tid = tid;
@@ -130,7 +132,7 @@ static void capture(__u64 start, __u32 tid, __u16 id)
 	jint n = 0;
 	__u64 k = __atomic_fetch_add(&h->stacks_used, 1, __ATOMIC_RELAXED);
 
-	if (k >= h->n_stacks)
+	if (k >= JP_MT_STACKS)
 		return;
 	st = &t_stacks[k];
 	if ((*t_jvmti)->GetStackTrace(t_jvmti, NULL, 1, JP_MT_STACK_DEPTH, fr, &n) || n < 0 ||
@@ -471,8 +473,8 @@ static void name_stacks(JNIEnv *env, __u64 *upto)
 	struct jp_mt_hdr *h = t_hdr;
 	__u64 used = __atomic_load_n(&h->stacks_used, __ATOMIC_ACQUIRE);
 
-	if (used > h->n_stacks)
-		used = h->n_stacks;
+	if (used > JP_MT_STACKS)
+		used = JP_MT_STACKS;
 	for (; *upto < used; (*upto)++) {
 		struct jp_mt_stack *st = &t_stacks[*upto];
 
@@ -480,7 +482,7 @@ static void name_stacks(JNIEnv *env, __u64 *upto)
 			break; /* still being filled: next round */
 		for (unsigned int f = 0; f < st->n_frames && f < JP_MT_STACK_DEPTH; f++) {
 			jmethodID mid = (jmethodID)(uintptr_t)st->frames[f].method_id;
-			__u64 n = __atomic_load_n(&h->names_used, __ATOMIC_RELAXED), i;
+			__u64 n = t_names_n, i; /* ours: the file's count is writable */
 			char *mname = NULL, *csig = NULL;
 			jclass cls = NULL;
 			struct jp_mt_name *nm;
@@ -488,7 +490,7 @@ static void name_stacks(JNIEnv *env, __u64 *upto)
 
 			for (i = 0; i < n && t_names[i].method_id != (__u64)(uintptr_t)mid; i++)
 				;
-			if (i < n || n >= h->n_names)
+			if (i < n || n >= JP_MT_NAMES)
 				continue;
 			if ((*t_jvmti)->GetMethodName(t_jvmti, mid, &mname, NULL, NULL) ||
 			    (*t_jvmti)->GetMethodDeclaringClass(t_jvmti, mid, &cls) ||
@@ -506,6 +508,7 @@ static void name_stacks(JNIEnv *env, __u64 *upto)
 						*c = '.';
 				nm->len = (__u16)len;
 				nm->method_id = (__u64)(uintptr_t)mid;
+				t_names_n = n + 1;
 				__atomic_store_n(&h->names_used, n + 1, __ATOMIC_RELEASE);
 			}
 			(*t_jvmti)->Deallocate(t_jvmti, (unsigned char *)mname);
@@ -710,6 +713,7 @@ static int open_file(const char *dir)
 	t_hdr->names_off = (__u32)names_off;
 	t_hdr->n_names = JP_MT_NAMES;
 	t_named = 0;
+	t_names_n = 0;
 	t_hdr->magic = JP_MT_MAGIC;
 	t_hdr->version = JP_MT_VERSION;
 	t_hdr->hdr_size = JP_MT_HDR_SIZE;
