@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* test_trace.c: jprof trace's command line and statistics (user/trace/). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "opts.h"
+#include "trace/tfile.h"
 #include "trace/trace.h"
 #include "trace/tstats.h"
 
@@ -155,4 +159,91 @@ TEST(outputs_name_every_method)
 	EXPECT_TRUE(strstr(buf, "main") != NULL);
 	free(buf);
 	tstats__free(s);
+}
+
+/* a trace file as the agent writes it: 3 records (one not committed), 2 methods, a stack */
+TEST(tfile_reads_records_methods_stacks)
+{
+	const size_t slots = 64, stacks_off = JP_MT_DATA_OFF + slots * 32;
+	const size_t names_off = stacks_off + 2 * sizeof(struct jp_mt_stack);
+	const size_t size = names_off + 4 * sizeof(struct jp_mt_name);
+	uint8_t *f = calloc(1, size);
+	struct jp_mt_hdr *h = (struct jp_mt_hdr *)f, out;
+	struct jp_mt_method *m = (struct jp_mt_method *)(f + JP_MT_HDR_SIZE);
+	struct jp_mt_rec *r = (struct jp_mt_rec *)(f + JP_MT_DATA_OFF);
+	struct jp_mt_stack *st = (struct jp_mt_stack *)(f + stacks_off);
+	struct jp_mt_name *nm = (struct jp_mt_name *)(f + names_off);
+	struct tstats_totals tot = {.stopped = "stopped by jprof"};
+	struct tstats *s = tstats__new(3);
+	struct tfile *t = NULL;
+	char *buf = NULL;
+	size_t bn = 0;
+	FILE *mf;
+	int fd;
+
+	ASSERT_TRUE(f && s);
+	*h = (struct jp_mt_hdr){.magic = JP_MT_MAGIC,
+				.version = JP_MT_VERSION,
+				.hdr_size = JP_MT_HDR_SIZE,
+				.n_slots = (__u32)slots,
+				.state = JP_MT_STOPPED,
+				.n_methods = 2,
+				.head = 4,
+				.stacks_off = (__u32)stacks_off,
+				.n_stacks = 2,
+				.names_off = (__u32)names_off,
+				.n_names = 4,
+				.slow_ns = 1,
+				.stacks_used = 1,
+				.names_used = 2,
+				.dropped = 9};
+	memcpy(m[0].name, "a.B.c()V", 8);
+	m[0].name_len = 8;
+	m[0].flags = JP_MT_M_TRACED;
+	memcpy(m[1].name, "a.B.<init>()V", 13);
+	m[1].name_len = 13;
+	memcpy(m[1].why, "constructors", 12);
+	m[1].why_len = 12;
+	m[1].flags = JP_MT_M_REFUSED;
+	for (int k = 0; k < 3; k++)
+		r[k] = (struct jp_mt_rec){.seq = (__u64)k + 1,
+					  .start_ns = 1000u * (__u64)k,
+					  .dur_ns = 5000000u + (__u64)k,
+					  .tid = 77,
+					  .thrown = k == 2};
+	r[3] = (struct jp_mt_rec){.seq = 0, .dur_ns = 1}; /* reserved, not committed */
+	st[0] = (struct jp_mt_stack){
+		.start_ns = 2000, .tid = 77, .method = 0, .n_frames = 2, .ready = 1};
+	st[0].frames[0].method_id = 0x1234;
+	st[0].frames[1].method_id = 0x5678;
+	nm[0] = (struct jp_mt_name){.method_id = 0x1234, .len = 5};
+	memcpy(nm[0].name, "a.B.c", 5);
+	nm[1] = (struct jp_mt_name){.method_id = 0x5678, .len = 9};
+	memcpy(nm[1].name, "a.B.ma\nin", 9); /* a control byte: printed as '?' */
+	fd = memfd_create("t", MFD_CLOEXEC);
+	ASSERT_TRUE(fd >= 0 && write(fd, f, size) == (ssize_t)size);
+	EXPECT_EQ(tfile__open_fd(fd, size, &t), 0);
+	ASSERT_TRUE(t);
+	tfile__drain(t, s);
+	EXPECT_EQ(tstats__calls(s, 0), 3);
+	EXPECT_EQ(tfile__finish(t, s, &out), 2);
+	EXPECT_EQ(out.dropped, 9);
+	EXPECT_EQ(tfile__state(t), JP_MT_STOPPED);
+	mf = open_memstream(&buf, &bn);
+	ASSERT_TRUE(mf);
+	tstats__write_json(s, &tot, mf);
+	fclose(mf);
+	EXPECT_TRUE(strstr(buf, "\"calls\":3,\"thrown\":1") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"refused\":\"constructors\"") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"stack\":[\"a.B.c\",\"a.B.ma?in\"]") != NULL);
+	free(buf);
+	tfile__free(t);
+	/* a header this jprof does not read: refused, the fd closed */
+	fd = memfd_create("t", MFD_CLOEXEC);
+	h->n_slots = 48;
+	ASSERT_TRUE(fd >= 0 && write(fd, f, size) == (ssize_t)size);
+	t = NULL;
+	EXPECT_EQ(tfile__open_fd(fd, size, &t), -EPROTO);
+	tstats__free(s);
+	free(f);
 }

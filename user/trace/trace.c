@@ -21,6 +21,7 @@
 #include "jvm/agent_ring.h"
 #include "jvm/attach.h"
 #include "jvm/discover.h"
+#include "trace/tfile.h"
 #include "trace/trace.h"
 #include "trace/tstats.h"
 #include "util/safe_open.h"
@@ -269,15 +270,6 @@ static int attach(const struct jvm_info *jvm, const char *agent, const char *opt
 	return ret < 0 ? ret : 0;
 }
 
-struct reader {
-	int fd;
-	__u64 size; /* the file's, when opened */
-	__u32 n_slots;
-	__u64 tail;
-	__u64 malformed;
-	struct jp_mt_rec *buf;
-};
-
 /*
  * The trace file the agent maps: "jprof-<nspid>-<token>.trace" on a line of
  * /proc/<pid>/maps (not a "(deleted)" one), read within the bounds of agent_files.h. The
@@ -318,165 +310,20 @@ static int find_trace_name(const struct jvm_info *jvm, char *name, size_t cap)
 	return found;
 }
 
-static int open_trace_file(const struct jvm_info *jvm, struct reader *r)
+static int open_trace_file(const struct jvm_info *jvm, struct tfile **ret)
 {
 	struct safe_expect exp = {.uid = jvm->uid, .max_size = FILE_MAX, .one_link = true};
-	struct jp_mt_hdr h;
 	struct stat st;
 	char name[80];
-	int err;
+	int fd, err;
 
 	err = find_trace_name(jvm, name, sizeof(name));
 	if (err)
 		return err;
-	r->fd = safe_open_proc_tmp(jvm->pid, name, SAFE_RDWR, &exp, &st);
-	if (r->fd < 0)
-		return r->fd;
-	if (pread(r->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != JP_MT_MAGIC ||
-	    h.version != JP_MT_VERSION || h.hdr_size != JP_MT_HDR_SIZE || !h.n_slots ||
-	    (h.n_slots & (h.n_slots - 1)) || h.n_slots > (1u << 20) ||
-	    (__u64)st.st_size < JP_MT_DATA_OFF + (__u64)h.n_slots * sizeof(struct jp_mt_rec))
-		return -EPROTO;
-	r->n_slots = h.n_slots;
-	r->size = (__u64)st.st_size;
-	r->tail = h.tail;
-	r->buf = calloc(h.n_slots, sizeof(*r->buf));
-	return r->buf ? 0 : -ENOMEM;
-}
-
-static int rd_u64(int fd, off_t off, __u64 *v)
-{
-	return pread(fd, v, sizeof(*v), off) == (ssize_t)sizeof(*v) ? 0 : -EIO;
-}
-
-static int rd_u32(int fd, off_t off, __u32 *v)
-{
-	return pread(fd, v, sizeof(*v), off) == (ssize_t)sizeof(*v) ? 0 : -EIO;
-}
-
-static void wr_u64(int fd, off_t off, __u64 v)
-{
-	(void)!pwrite(fd, &v, sizeof(v), off);
-}
-
-/* the records committed since the last round into s; the new tail written back */
-static void drain(struct reader *r, struct tstats *s)
-{
-	__u64 head, n;
-
-	if (rd_u64(r->fd, offsetof(struct jp_mt_hdr, head), &head) || head <= r->tail)
-		return;
-	n = head - r->tail;
-	if (n > r->n_slots)
-		n = r->n_slots; /* a head past the slots: the JVM's word, bounded */
-	for (__u64 done = 0; done < n;) {
-		__u64 pos = r->tail, slot = pos & (r->n_slots - 1), k = n - done;
-		ssize_t got;
-
-		if (k > r->n_slots - slot)
-			k = r->n_slots - slot;
-		got = pread(r->fd, r->buf, k * sizeof(*r->buf),
-			    (off_t)(JP_MT_DATA_OFF + slot * sizeof(*r->buf)));
-		if (got != (ssize_t)(k * sizeof(*r->buf)))
-			break;
-		for (__u64 i = 0; i < k; i++) {
-			const struct jp_mt_rec *rec = &r->buf[i];
-
-			if (rec->seq != pos + i + 1) {
-				k = i; /* not committed yet */
-				n = done + i;
-				break;
-			}
-			if (rec->method >= TSTATS_METHODS_MAX ||
-			    tstats__add(s, rec->method, rec->tid, rec->start_ns, rec->dur_ns,
-					rec->thrown))
-				r->malformed++;
-		}
-		r->tail += k;
-		done += k;
-	}
-	wr_u64(r->fd, offsetof(struct jp_mt_hdr, tail), r->tail);
-}
-
-/* the method table into s; the number of methods matched */
-static unsigned int read_methods(struct reader *r, struct tstats *s)
-{
-	static struct jp_mt_method m[JP_MT_METHODS_MAX];
-	__u32 n = 0;
-
-	if (rd_u32(r->fd, offsetof(struct jp_mt_hdr, n_methods), &n) || n > JP_MT_METHODS_MAX)
-		return 0;
-	if (pread(r->fd, m, n * sizeof(m[0]), JP_MT_HDR_SIZE) != (ssize_t)(n * sizeof(m[0])))
-		return 0;
-	for (__u32 i = 0; i < n; i++) {
-		char name[sizeof(m[0].name) + 1], why[sizeof(m[0].why) + 1];
-		size_t nl = m[i].name_len < sizeof(m[0].name) ? m[i].name_len : sizeof(m[0].name);
-		size_t wl = m[i].why_len < sizeof(m[0].why) ? m[i].why_len : sizeof(m[0].why);
-
-		memcpy(name, m[i].name, nl);
-		name[nl] = '\0';
-		memcpy(why, m[i].why, wl);
-		why[wl] = '\0';
-		/* printable only: these reach a terminal */
-		for (size_t k = 0; k < nl; k++)
-			if ((unsigned char)name[k] < 0x20 || (unsigned char)name[k] == 0x7f)
-				name[k] = '?';
-		for (size_t k = 0; k < wl; k++)
-			if ((unsigned char)why[k] < 0x20 || (unsigned char)why[k] == 0x7f)
-				why[k] = '?';
-		(void)tstats__name(s, i, name, (m[i].flags & JP_MT_M_REFUSED) ? why : NULL);
-	}
-	return n;
-}
-
-/* the slow calls' stacks and their methods' names, checked, to the slowest calls kept */
-static void read_stacks(struct reader *r, struct tstats *s, const struct jp_mt_hdr *h)
-{
-	__u64 ns = h->stacks_used < h->n_stacks ? h->stacks_used : h->n_stacks;
-	__u64 nn = h->names_used < h->n_names ? h->names_used : h->n_names;
-	struct jp_mt_name *names = NULL;
-	struct jp_mt_stack st;
-
-	if (!h->slow_ns || !ns || h->n_stacks > 4096 || h->n_names > 65536 ||
-	    h->stacks_off < JP_MT_DATA_OFF + (__u64)r->n_slots * sizeof(struct jp_mt_rec) ||
-	    h->names_off < h->stacks_off + (__u64)h->n_stacks * sizeof(st) ||
-	    h->names_off + (__u64)h->n_names * sizeof(*names) > r->size)
-		return;
-	names = calloc(nn ? nn : 1, sizeof(*names));
-	if (!names || pread(r->fd, names, nn * sizeof(*names), h->names_off) !=
-			      (ssize_t)(nn * sizeof(*names)))
-		goto out;
-	for (__u64 i = 0; i < nn; i++) {
-		size_t l = names[i].len < sizeof(names[i].name) ? names[i].len
-								: sizeof(names[i].name) - 1;
-
-		names[i].name[l] = '\0';
-		for (size_t k = 0; k < l; k++)
-			if ((unsigned char)names[i].name[k] < 0x20 ||
-			    (unsigned char)names[i].name[k] == 0x7f)
-				names[i].name[k] = '?';
-	}
-	for (__u64 i = 0; i < ns; i++) {
-		const char *frames[JP_MT_STACK_DEPTH];
-		unsigned int n;
-
-		if (pread(r->fd, &st, sizeof(st), (off_t)(h->stacks_off + i * sizeof(st))) !=
-			    (ssize_t)sizeof(st) ||
-		    !st.ready)
-			continue;
-		n = st.n_frames < JP_MT_STACK_DEPTH ? st.n_frames : JP_MT_STACK_DEPTH;
-		for (unsigned int f = 0; f < n; f++) {
-			frames[f] = "?";
-			for (__u64 k = 0; k < nn; k++)
-				if (names[k].method_id == st.frames[f].method_id) {
-					frames[f] = names[k].name;
-					break;
-				}
-		}
-		(void)tstats__set_stack(s, st.method, st.tid, st.start_ns, frames, n);
-	}
-out:
-	free(names);
+	fd = safe_open_proc_tmp(jvm->pid, name, SAFE_RDWR, &exp, &st);
+	if (fd < 0)
+		return fd;
+	return tfile__open_fd(fd, (__u64)st.st_size, ret);
 }
 
 static const char *stop_phrase(__u32 why)
@@ -497,11 +344,10 @@ static const char *stop_phrase(__u32 why)
 	}
 }
 
-static void name_threads(const struct jvm_info *jvm, struct tstats *s, const struct reader *r)
+static void name_threads(const struct jvm_info *jvm, struct tstats *s)
 {
 	struct jvm_agent *a = jvm_agent__open(jvm->pid, jvm->nspid);
 
-	(void)r;
 	if (!a)
 		return;
 	(void)jvm_agent__dict_refresh(a);
@@ -523,7 +369,7 @@ int trace_main(int argc, char **argv)
 	static struct trace_opts o;
 	char err[512], options[JP_MT_PATTERNS_MAX + 16], self[PATH_MAX], agent[PATH_MAX];
 	struct sigaction sa = {.sa_handler = on_signal};
-	struct reader r = {.fd = -1};
+	struct tfile *tf = NULL;
 	struct tstats_totals tot = {0};
 	struct jp_mt_hdr h;
 	struct jvm_info jvm;
@@ -573,7 +419,7 @@ int trace_main(int argc, char **argv)
 	if (attach(&jvm, agent, options))
 		goto out;
 	err[0] = '\0';
-	if ((ret = open_trace_file(&jvm, &r))) {
+	if ((ret = open_trace_file(&jvm, &tf))) {
 		pr_err("the agent in JVM %u started no trace file (%s)", o.pid, strerror(-ret));
 		ret = JP_EXIT_FAILURE;
 		goto out;
@@ -585,18 +431,15 @@ int trace_main(int argc, char **argv)
 		o.duration_s ? "" : " until Ctrl-C");
 	for (;;) {
 		__u64 now = mono_ns();
-		__u32 state = 0;
+		__u32 state;
 
-		wr_u64(r.fd, offsetof(struct jp_mt_hdr, reader_ns), now);
-		drain(&r, s);
-		if (rd_u32(r.fd, offsetof(struct jp_mt_hdr, state), &state) ||
-		    state == JP_MT_STOPPED)
+		tfile__stamp(tf, now);
+		tfile__drain(tf, s);
+		state = tfile__state(tf);
+		if (!state || state == JP_MT_STOPPED)
 			break;
 		if (!stop_at && (exiting || now >= deadline || kill((pid_t)o.pid, 0))) {
-			__u32 one = 1;
-
-			(void)!pwrite(r.fd, &one, sizeof(one),
-				      offsetof(struct jp_mt_hdr, stop_req));
+			tfile__stop(tf);
 			stop_at = now;
 		}
 		if (stop_at && now - stop_at > STOP_WAIT_MS * 1000000ull) {
@@ -606,12 +449,8 @@ int trace_main(int argc, char **argv)
 		}
 		(void)poll(NULL, 0, POLL_MS);
 	}
-	drain(&r, s);
-	nm = read_methods(&r, s);
-	memset(&h, 0, sizeof(h));
-	if (pread(r.fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		memset(&h, 0, sizeof(h));
-	read_stacks(&r, s, &h);
+	tfile__drain(tf, s);
+	nm = tfile__finish(tf, s, &h);
 	tot.dropped = h.dropped;
 	tot.lost_depth = h.lost_depth;
 	tot.unmatched = h.unmatched;
@@ -622,14 +461,15 @@ int trace_main(int argc, char **argv)
 		      : kill((pid_t)o.pid, 0)  ? "the JVM exited"
 					       : "not confirmed by the agent";
 	tot.seconds = (double)(mono_ns() - t0) / 1e9;
-	if (r.malformed)
-		pr_warn("%llu records malformed, skipped", (unsigned long long)r.malformed);
+	if (tfile__malformed(tf))
+		pr_warn("%llu records malformed, skipped",
+			(unsigned long long)tfile__malformed(tf));
 	if (!nm) {
 		pr_err("no method of JVM %u matched %s%s", o.pid, o.patterns[0],
 		       o.npatterns > 1 ? " or the other patterns" : "");
 		goto out;
 	}
-	name_threads(&jvm, s, &r);
+	name_threads(&jvm, s);
 	if (o.output) {
 		out = fopen(o.output, "we");
 		if (!out) {
@@ -649,9 +489,7 @@ int trace_main(int argc, char **argv)
 		ret = JP_EXIT_OUTPUT;
 	}
 out:
-	if (r.fd >= 0)
-		close(r.fd);
-	free(r.buf);
+	tfile__free(tf);
 	tstats__free(s);
 	return ret;
 }
