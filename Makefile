@@ -123,7 +123,7 @@ TEST_EXTRA = $(filter tests/common/%.c,$^)
 $(OUT)/tests/unit/%: tests/unit/%.c $(ASAN_OBJS) | $(OUT)/.deps-ok
 	$(call msg,TEST-CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(BASEFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) $(TEST_EXTRA) $< $(ASAN_OBJS) $(LDLIBS) \
+	$(Q)$(CC) $(BASEFLAGS) -Itests/unit $(WARN) -O1 -g $(SAN) $(UNIT_CFLAGS) $(TEST_EXTRA) $< $(ASAN_OBJS) $(LDLIBS) \
 		$(UNIT_LDFLAGS) -o $@
 
 # test_join counts the allocations, formatting and file syscalls of the steady-state sample

@@ -11,7 +11,9 @@
  * names JIT code from the dictionary), testfault=N (TESTS ONLY: every Nth stack walk faults
  * on purpose inside the protected region, to show the fault is caught and reported),
  * lock, alloc[=BYTES], live (JVMTI events: their capabilities; they are on only while a
- * reader wants them, see watch.c).
+ * reader wants them, see watch.c), trace=P1|P2 (an attach starts a method trace of the
+ * methods the patterns name, see trace.c; also beside another jprof's agent copy) and
+ * traceslow=US (its calls of at least US microseconds get their Java stack).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -39,6 +41,8 @@ struct jpa_opts {
 	int perfmap; /* write /tmp/perf-<pid>.map for other tools */
 	__u32 testfault; /* tests only: every Nth walk faults on purpose */
 	unsigned int events; /* JPA_EV_*: lock, alloc, live */
+	char trace[JP_MT_PATTERNS_MAX + 1]; /* trace=P1|P2: start a method trace (trace.c) */
+	__u32 trace_slow_us; /* traceslow=US: slow calls' stacks */
 	__u32 alloc_interval; /* alloc=BYTES: heap sampling interval */
 	char dir[256];
 };
@@ -178,6 +182,13 @@ static int parse_options(const char *s, struct jpa_opts *o)
 					&kb);
 		} else if (!strncmp(s, "testfault=", 10)) {
 			err = parse_u32(eq + 1, len - 10, 1, 1000000000, &o->testfault);
+		} else if (!strncmp(s, "traceslow=", 10)) {
+			err = parse_u32(eq + 1, len - 10, 1, 1000000000, &o->trace_slow_us);
+		} else if (!strncmp(s, "trace=", 6)) {
+			if (len - 6 == 0 || len - 6 >= sizeof(o->trace))
+				err = -E2BIG;
+			else
+				snprintf(o->trace, sizeof(o->trace), "%.*s", (int)(len - 6), s + 6);
 		} else if (!strncmp(s, "dir=", 4)) {
 			if (len - 4 == 0 || len - 4 >= sizeof(o->dir))
 				err = -ENAMETOOLONG;
@@ -188,7 +199,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		}
 		if (err) {
 			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
-				"lock,alloc[=BYTES],live,nofallback,perfmap,testfault=N), not starting",
+				"lock,alloc[=BYTES],live,nofallback,perfmap,testfault=N,trace=P|P,"
+				"traceslow=US), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -450,6 +462,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env)
 	(void)j;
 	(void)env;
 	jpa_watch_stop();
+	jpa_trace_vm_death();
 	drop_channel();
 }
 
@@ -465,6 +478,7 @@ static void fill_callbacks(jvmtiEventCallbacks *cb)
 	cb->ThreadEnd = on_thread_end;
 	cb->VMInit = on_vm_init;
 	cb->VMDeath = on_vm_death;
+	cb->ClassFileLoadHook = jpa_trace_cflh; /* its event is on only while a trace runs */
 	jpa_events_callbacks(cb);
 }
 
@@ -630,6 +644,48 @@ static int other_agent_runs(__u32 pid)
 	return found;
 }
 
+static void JNICALL on_vm_death_trace(jvmtiEnv *j, JNIEnv *env)
+{
+	(void)j;
+	(void)env;
+	jpa_trace_vm_death();
+}
+
+/*
+ * Another copy of the agent (another jprof's) runs the stacks and the channel here: this
+ * copy runs a method trace alone, with an environment of its own that listens to the class
+ * file hook and VMDeath only. Later attaches of this copy start traces (later_attach).
+ */
+static int trace_only(JavaVM *vm)
+{
+	jvmtiEventCallbacks cb;
+
+	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK)
+		return -ENOTSUP;
+	jvm = vm;
+	memset(&cb, 0, sizeof(cb));
+	cb.ClassFileLoadHook = jpa_trace_cflh;
+	cb.VMDeath = on_vm_death_trace;
+	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE ||
+	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL))
+		return -EINVAL;
+	jpa_log("another jprof agent runs in this JVM: this one runs the method trace alone");
+	return jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace,
+			       opts.trace_slow_us * 1000ull);
+}
+
+/* a later attach: the events it asks added, and a method trace started when it asks one */
+static int later_attach(const char *options)
+{
+	static struct jpa_opts o; /* attaches come one at a time (the JVM's attach listener) */
+	int err = add_events(options);
+
+	if (err || parse_options(options, &o) || !o.trace[0] || !jvmti)
+		return err;
+	return jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, o.trace,
+			       o.trace_slow_us * 1000ull);
+}
+
 static int start(JavaVM *vm, const char *options, int attached)
 {
 	__u32 pid = (__u32)getpid();
@@ -637,8 +693,11 @@ static int start(JavaVM *vm, const char *options, int attached)
 
 	if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
 		/* attached twice: the first one keeps running, with the events asked now too */
-		return attached ? add_events(options) : 0;
+		return attached ? later_attach(options) : 0;
 	if (other_agent_runs(pid)) {
+		/* a method trace needs none of the channel: it runs beside the other copy */
+		if (attached && !parse_options(options, &opts) && opts.trace[0])
+			return trace_only(vm);
 		/* like a second attach of the same copy: a no-op, the first one keeps running */
 		jpa_log("another jprof agent already runs in this JVM, not starting");
 		return 0;
@@ -680,8 +739,11 @@ static int start(JavaVM *vm, const char *options, int attached)
 		jpa_log("JVMTI setup failed (%s), not starting", strerror(-err));
 		return err;
 	}
-	if (!attached)
+	if (!attached) {
+		if (opts.trace[0])
+			jpa_log("trace= needs a running JVM (jprof trace attaches), ignored");
 		return 0; /* the rest at VMInit */
+	}
 	/*
 	 * Code compiled before now has no non-safepoint debug info: its samples land on the
 	 * nearest safepoint's method until it is recompiled. Replay what exists.
@@ -692,6 +754,10 @@ static int start(JavaVM *vm, const char *options, int attached)
 	start_watcher();
 	if (!err && opts.recompile)
 		jpa_recompile();
+	/* a trace does not need the stacks: asked for, its error is the attach's answer */
+	if (opts.trace[0])
+		err = jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace,
+				      opts.trace_slow_us * 1000ull);
 	return err;
 }
 

@@ -197,4 +197,19 @@ int jpa_perfmap_open(const char *dir, __u32 pid);
 void jpa_perfmap_method(jvmtiEnv *jvmti, jmethodID method, const void *addr, __u32 size);
 void jpa_perfmap_stub(const char *name, const void *addr, __u32 size);
 
+/*
+ * trace.c: the method trace. Starts a trace of the methods patterns name ("pkg.Class.method"
+ * globs, '|' between them; calls of at least slow_ns get their Java stack, 0 none) on a JVM-attached thread in the live phase: the helper class,
+ * the trace file in dir (ring.h: JP_MT_*), matching loaded classes retransformed. A
+ * running trace ends first. 0 or -errno (logged).
+ */
+int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir,
+		    const char *patterns, __u64 slow_ns);
+/* the ClassFileLoadHook: rewrites matched classes while a trace is on */
+void JNICALL jpa_trace_cflh(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject loader,
+			    const char *name, jobject pd, jint len, const unsigned char *data,
+			    jint *new_len, unsigned char **new_data);
+/* the JVM is going away: the trace says so and its file goes */
+void jpa_trace_vm_death(void);
+
 #endif /* JPROF_AGENT_H */

@@ -374,4 +374,149 @@ _Static_assert(sizeof(struct jp_event_rec) == 80, "event record");
 _Static_assert(sizeof(struct jp_dict_hdr) == 16, "dict header");
 _Static_assert(sizeof(struct jp_dict_rec) == 8, "dict record header");
 
+/* ------------------------------------------------------------------------ */
+/*
+ * The method trace (jprof trace; jvmagent/trace.c): jprof-<nspid>-<token>.trace next to
+ * the ring, created by the agent when a trace starts (a new file per trace). A file of its
+ * own, not the ring: the ring has one consumer, and a jprof record may read it while a
+ * jprof trace runs; the trace's records are fixed-size (one slot each, no padding), and
+ * its stop request, reader stamp and method table are its own.
+ *
+ *   [0, JP_MT_HDR_SIZE)                 struct jp_mt_hdr
+ *   [JP_MT_HDR_SIZE, JP_MT_DATA_OFF)    JP_MT_METHODS_MAX x struct jp_mt_method (by id)
+ *   [JP_MT_DATA_OFF, + n_slots * 32)    struct jp_mt_rec slots
+ *
+ * Records: many producers (the timing natives on Java threads), one consumer (jprof), the
+ * ring's protocol with fixed slots: a producer reserves position pos by a CAS on head,
+ * allowed while pos - tail < n_slots (else dropped++), fills slot pos % n_slots and
+ * commits with seq = pos + 1 (release); the consumer reads the slot at tail when its seq
+ * is tail + 1 (acquire), copies it, then advances tail (release). A call is recorded when
+ * it ends (start and duration), only while the trace is on.
+ *
+ * jprof stamps reader_ns (CLOCK_MONOTONIC) every poll round; the agent stops the trace
+ * (all classes back to their own bytes) when the stamp stood still JP_RING_READER_GONE_MS,
+ * when stop_req is set, or over the overhead budget, then says why (stop_why) and sets
+ * state JP_MT_STOPPED (release) last. Everything here is the JVM's: jprof checks it all.
+ */
+#define JP_MT_MAGIC	    0x4a504d54u /* "JPMT" */
+#define JP_MT_VERSION	    1
+#define JP_MT_HDR_SIZE	    4096u
+#define JP_MT_METHODS_MAX   512u
+#define JP_MT_DATA_OFF	    (JP_MT_HDR_SIZE + JP_MT_METHODS_MAX * 256u)
+#define JP_MT_SLOTS_DEFAULT 32768u /* 1 MiB of records */
+#define JP_MT_PATTERNS_MAX  1000u  /* bytes of the agent option trace=P1|P2|... */
+
+enum jp_mt_state {
+	JP_MT_STARTING = 1,
+	JP_MT_ON = 2,
+	JP_MT_STOPPED = 3,
+};
+
+enum jp_mt_stop {
+	JP_MT_STOP_REQUESTED = 1, /* stop_req */
+	JP_MT_STOP_READER_GONE = 2,
+	JP_MT_STOP_OVERHEAD = 3,  /* the measured per-call cost times the call rate over budget */
+	JP_MT_STOP_VM_DEATH = 4,
+	JP_MT_STOP_REPLACED = 5,  /* another trace started */
+};
+
+struct jp_mt_hdr {
+	__u32 magic;   /* JP_MT_MAGIC */
+	__u16 version; /* JP_MT_VERSION */
+	__u16 hdr_size;
+	__u32 n_slots;	 /* a power of two */
+	__u32 state;	 /* JP_MT_* (release store) */
+	__u32 stop_why;	 /* JP_MT_STOP_* once stopped */
+	__u32 n_methods; /* method table entries in use (release store after the entry) */
+	__u64 start_ns;	 /* CLOCK_MONOTONIC when the trace went on */
+	__u64 stop_ns;	 /* ... and off */
+	/* slow calls' stacks (jprof trace --slow): the regions after the slots */
+	__u32 stacks_off; /* file offset of n_stacks struct jp_mt_stack */
+	__u32 n_stacks;
+	__u32 names_off; /* file offset of n_names struct jp_mt_name: the stacks' methods */
+	__u32 n_names;
+	__u64 slow_ns; /* calls at least this long get their stack (0: none) */
+	/* 64: producers */
+	__u64 head;
+	__u8 pad1[56];
+	/* 128: written by jprof */
+	__u64 tail;
+	__u64 reader_ns;
+	__u32 stop_req;
+	__u8 pad2[44];
+	/* 192: counters (relaxed atomic adds by the agent) */
+	__u64 dropped;		/* calls not recorded: no free slot */
+	__u64 lost_depth;	/* calls not timed: deeper than the per-thread stack */
+	__u64 unmatched;	/* exits without their entry (a call begun before the trace) */
+	__u64 classes_rewritten;/* class loads and retransforms that got rewritten bytes */
+	__u64 classes_failed;	/* class files the rewriter could not read (left unchanged) */
+	__u64 retransform_failed; /* RetransformClasses errors (the class kept its code) */
+	__u64 cost_ns;		/* measured cost of one timed call (enter + leave), ns */
+	__u64 calls_per_s;	/* the call rate the budget check saw last */
+	__u64 stacks_used;	/* stack entries taken (may pass n_stacks: those were dropped) */
+	__u64 names_used;	/* name entries filled (release store after the entry) */
+};
+
+#define JP_MT_M_TRACED	1u /* rewritten at least once */
+#define JP_MT_M_REFUSED 2u /* left as it was: why says why */
+
+/* one matched method; its index is the id the rewritten code passes */
+struct jp_mt_method {
+	__u32 flags;	/* JP_MT_M_* */
+	__u16 name_len; /* bytes of name: "pkg.Class.method(desc)" */
+	__u16 why_len;
+	char name[184];
+	char why[64];
+};
+
+struct jp_mt_rec {
+	__u64 seq;	/* position + 1: commit mark (store-release last) */
+	__u64 start_ns; /* CLOCK_MONOTONIC at entry */
+	__u64 dur_ns;
+	__u32 tid;	/* gettid() in the JVM's namespace */
+	__u16 method;	/* id: the method table's index */
+	__u8 thrown;	/* 1: ended by an exception */
+	__u8 pad;
+};
+
+#define JP_MT_STACKS	    256u
+#define JP_MT_STACK_DEPTH   24u
+#define JP_MT_NAMES	    2048u
+
+/*
+ * The Java stack of a call at least slow_ns long, taken at its end by the thread itself
+ * (JVMTI GetStackTrace, the traced method first, its callers after it); jprof finds it by
+ * (tid, start_ns, method). ready is stored (release) last.
+ */
+struct jp_mt_stack {
+	__u64 start_ns;
+	__u32 tid;
+	__u16 method;
+	__u16 n_frames;
+	__u32 ready;
+	__u32 pad;
+	struct {
+		__u64 method_id; /* jmethodID: its name in the names region */
+		__s32 bci;
+		__u32 pad;
+	} frames[JP_MT_STACK_DEPTH];
+};
+
+/* a stack frame's method as "pkg.Class.method", named by the agent's watcher thread */
+struct jp_mt_name {
+	__u64 method_id;
+	__u16 len;
+	__u8 pad[6];
+	char name[112];
+};
+
+_Static_assert(sizeof(struct jp_mt_stack) == 24 + 16 * JP_MT_STACK_DEPTH, "mt stack");
+_Static_assert(sizeof(struct jp_mt_name) == 128, "mt name");
+_Static_assert(__builtin_offsetof(struct jp_mt_hdr, head) == 64, "mt head");
+_Static_assert(__builtin_offsetof(struct jp_mt_hdr, tail) == 128, "mt tail");
+_Static_assert(__builtin_offsetof(struct jp_mt_hdr, dropped) == 192, "mt counters");
+_Static_assert(sizeof(struct jp_mt_hdr) <= JP_MT_HDR_SIZE, "mt header");
+_Static_assert(sizeof(struct jp_mt_method) == 256, "mt method");
+_Static_assert(sizeof(struct jp_mt_rec) == 32, "mt record");
+
 #endif /* JPROF_RING_H */

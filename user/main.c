@@ -21,6 +21,7 @@
 #include "daemon/config.h"
 #include "daemon/dump.h"
 #include "serve/serve.h"
+#include "trace/trace.h"
 
 #define JPROF_VERSION "0.1.0"
 
@@ -53,6 +54,9 @@ int main(int argc, char **argv)
 	 */
 	(void)mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
+	/* jprof trace has its own options (user/trace/trace.c) */
+	if (argc > 1 && !strcmp(argv[1], "trace"))
+		return trace_main(argc - 1, argv + 1);
 	ret = opts_parse(argc, argv, &o, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "jprof: %s\nTry 'jprof --help'.\n", err);

@@ -65,6 +65,8 @@ enum {
 	OPT_PUSH_NAME,
 };
 
+#define JP_COMMANDS "record, list, report, daemon, dump, serve, marks, trace"
+
 static const struct option long_opts[] = {
 	{ "all", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
@@ -137,6 +139,7 @@ void opts_usage(FILE *f)
 	      "       jprof dump [--store DIR] [--last AGE] [-o FILE] [-f FORMAT] [FILTERS]\n"
 	      "       jprof serve [--store DIR] [--listen ADDR:PORT] [--token-file FILE]\n"
 	      "       jprof dump --mark NAME [--last AGE]   |   jprof marks [--store DIR]\n"
+	      "       jprof trace -p PID 'pkg.Class.method' [...] [-d SECONDS] [--slow DUR] [--top N] [-o FILE.json]\n"
 	      "\n"
 	      "System-wide profiler: Java (JIT, inlined, interpreted), native and kernel frames\n"
 	      "in one stack, written as a flame graph.\n"
@@ -279,7 +282,8 @@ void opts_usage(FILE *f)
 	      "  jprof report --diff before.pb.gz after.pb.gz -o change.html\n"
 	      "  jprof daemon --store /var/lib/jprof     # always on (see dist/jprof.service)\n"
 	      "  jprof report --store /var/lib/jprof --since 10m -o last10m.html\n"
-	      "  jprof dump --last 2m -o now.html        # what the daemon saw until now\n",
+	      "  jprof dump --last 2m -o now.html        # what the daemon saw until now\n"
+	      "  jprof trace -p 1234 'com.shop.OrderService.place' -d 30   # every call timed\n",
 	      f);
 }
 
@@ -605,8 +609,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 	err[0] = '\0';
 
 	if (argc < 2)
-		return fail(err, errlen,
-			    "no command given (record, list, report, daemon, dump, serve, marks)");
+		return fail(err, errlen, "no command given (%s)", JP_COMMANDS);
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		o->cmd = JP_CMD_HELP;
@@ -631,9 +634,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 	else if (!strcmp(cmd, "marks"))
 		o->cmd = JP_CMD_MARKS;
 	else
-		return fail(err, errlen,
-			    "unknown command '%s' (record, list, report, daemon, dump, serve, marks)",
-			    cmd);
+		return fail(err, errlen, "unknown command '%s' (%s)", cmd, JP_COMMANDS);
 
 	optind = 1;
 	opterr = 0;

@@ -1,0 +1,190 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# trace.bats: jprof trace on TraceApp (JDK 17 and 25, every class verified): exact call counts
+# (a 5 ms sleep with its median within 10%, every tenth call throwing, recursion, overloads,
+# a method called from a lambda, a class loaded after the start), a lambda body refused in
+# one line, a method running all along (main) and one begun before the start (waitFor) not
+# counted, the slowest calls with their Java stacks (--slow); after the trace the JVM runs uninstrumented (a second trace of another method
+# sees only its calls); jprof killed: the agent ends the trace by itself; one-line errors.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	OUT=$BATS_TEST_TMPDIR
+	JPID=
+	TPID=
+}
+
+teardown() {
+	[[ -n ${TPID:-} ]] && { kill -9 "$TPID" && wait "$TPID"; } 2>/dev/null
+	if [[ -n ${JPID:-} ]]; then
+		# a JVM that ends by itself removes its trace file (VMDeath); one killed leaves it
+		touch "$OUT/go1" "$OUT/go2" "$OUT/go3" "$OUT/go4" "$OUT/go5" "$OUT/quit"
+		for ((i = 0; i < 50; i++)); do kill -0 "$JPID" 2>/dev/null || break; sleep 0.1; done
+		kill_jpid
+		rm -f "/tmp/jprof-$JPID-"*.trace
+	fi
+	return 0
+}
+
+# start_app JDK: TraceApp with both verifiers on; its pid in JPID
+start_app() {
+	local jdk=$1
+	[[ $EUID -eq 0 ]] || { missing "needs root (attach as the JVM's user, read its /tmp)"; return; }
+	[[ -x $JPROF ]] || { missing "jprof not built at $JPROF (run make)"; return; }
+	require_jdk "$jdk"
+	[[ -f $APPS/TraceApp.class ]] || { missing "TraceApp not built in $APPS (make apps)"; return; }
+	"$jdk/bin/java" -XX:+IgnoreUnrecognizedVMOptions -XX:+EnableDynamicAgentLoading \
+		-XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationRemote \
+		-XX:+BytecodeVerificationLocal -cp "$APPS" TraceApp "$OUT" >"$OUT/app.out" 2>&1 3>&- &
+	JPID=$!
+	wait_ready "$OUT/app.out"
+}
+
+# trace_bg ARGS...: jprof trace -p JPID ARGS in the background (TPID) until it traces
+trace_bg() {
+	"$JPROF" trace -p "$JPID" "$@" >"$OUT/trace.out" 2>"$OUT/trace.err" 3>&- &
+	TPID=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q "^jprof: tracing" "$OUT/trace.err" && return 0
+		kill -0 "$TPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$OUT/trace.err" >&2
+	return 1
+}
+
+# phase N: lets TraceApp run phase N and waits for its end
+phase() {
+	touch "$OUT/go$1"
+	wait_file "$OUT/done$1" 30
+}
+
+# stop_trace: SIGINT, as Ctrl-C; jprof's exit code checked
+stop_trace() {
+	kill -INT "$TPID"
+	wait "$TPID"
+	local rc=$?
+	TPID=
+	cat "$OUT/trace.err" >&2
+	return $rc
+}
+
+# jcheck FILE PYTHON-EXPR...: each expression holds on m (method name -> its JSON object)
+jcheck() {
+	local f=$1
+	shift
+	python3 - "$f" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = {x["method"]: x for x in d["methods"]}
+bad = [e for e in sys.argv[2:] if not eval(e)]
+for e in bad:
+    print("FAILED:", e, file=sys.stderr)
+if bad:
+    print(json.dumps(d, indent=1), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
+trace_jdk() {
+	start_app "$1"
+	trace_bg TraceApp.sleep5 TraceApp.maybeThrow TraceApp.fib TraceApp.over TraceApp.viaLambda \
+		'TraceApp.lambda$*' Late.run TraceApp.main TraceApp.waitFor --slow 4ms --top 5 \
+		-o "$OUT/t1.json"
+	phase 1
+	phase 2
+	stop_trace
+	jcheck "$OUT/t1.json" \
+		'm["TraceApp.sleep5()V"]["calls"] == 40' \
+		'4.5e6 <= m["TraceApp.sleep5()V"]["p50_ns"] <= 5.5e6' \
+		'm["TraceApp.maybeThrow(I)I"]["calls"] == 50' \
+		'm["TraceApp.maybeThrow(I)I"]["thrown"] == 5' \
+		'm["TraceApp.fib(I)I"]["calls"] == 177 and m["TraceApp.fib(I)I"]["thrown"] == 0' \
+		'm["TraceApp.over(I)I"]["calls"] == 7' \
+		'm["TraceApp.over(Ljava/lang/String;)I"]["calls"] == 3' \
+		'm["TraceApp.viaLambda()V"]["calls"] == 4' \
+		'"synthetic" in m["TraceApp.lambda$main$0()V"]["refused"]' \
+		'm["Late.run(I)I"]["calls"] == 6' \
+		'm["TraceApp.main([Ljava/lang/String;)V"]["calls"] == 0' \
+		'm["TraceApp.waitFor(Ljava/nio/file/Path;)V"]["calls"] == 1' \
+		'd["stopped"] == "stopped by jprof" and d["dropped"] == 0' \
+		'd["slowest"][0]["duration_ns"] >= 5e6 and len(d["slowest"]) == 5' \
+		'all(x["stack"][0] == x["method"].split("(")[0] for x in d["slowest"])' \
+		'all(x["stack"][-1] == "TraceApp.main" for x in d["slowest"])'
+	# the first trace's code is gone: sleep5's 10 calls of phase 3 reach nobody
+	trace_bg TraceApp.other -o "$OUT/t2.json"
+	phase 3
+	stop_trace
+	jcheck "$OUT/t2.json" 'list(m) == ["TraceApp.other()V"]' 'm["TraceApp.other()V"]["calls"] == 5'
+	# the text table: one line per method
+	"$JPROF" trace -p "$JPID" TraceApp.half -d 1 >"$OUT/t3.txt"
+	grep -q "TraceApp.half(I)D" "$OUT/t3.txt"
+	! grep -i "VerifyError\|Exception in" "$OUT/app.out"
+}
+
+@test "trace: JDK 17: calls, exceptions, overloads, a lambda, a late class; uninstrumented after" {
+	trace_jdk "$JDK17"
+}
+
+@test "trace: JDK 25: the same, every rewritten class verified" {
+	trace_jdk "$JDK25"
+}
+
+@test "trace: a hot method over the overhead budget: the agent stops the trace itself" {
+	start_app "$JDK17"
+	phase 1
+	phase 2
+	phase 3
+	trace_bg TraceApp.tiny 'java.lang.String.length' -o "$OUT/t4.json"
+	touch "$OUT/go4"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$TPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$TPID"
+	TPID=
+	cat "$OUT/trace.err" >&2
+	jcheck "$OUT/t4.json" '"budget" in d["stopped"]' 'm["TraceApp.tiny(I)I"]["calls"] > 1000' \
+		'"boot loader" in m["java.lang.String.*"]["refused"]'
+	grep -q "trace stopped: .* calls/s" "$OUT/app.out"
+	touch "$OUT/go5"
+	wait_file "$OUT/done4" 30
+}
+
+@test "trace: jprof killed: the agent puts the classes back within about a second" {
+	start_app "$JDK17"
+	trace_bg TraceApp.sleep5
+	local f
+	f=$(grep -oE "/tmp/jprof-$JPID-[0-9a-f]{16}\.trace\$" "/proc/$JPID/maps" | head -1)
+	[[ -n $f ]]
+	kill -9 "$TPID"
+	wait "$TPID" 2>/dev/null || true
+	TPID=
+	# state (offset 12) becomes JP_MT_STOPPED (3), stop_why (16) reader gone (2)
+	for ((i = 0; i < 30; i++)); do
+		[[ $(od -An -tu4 -j12 -N8 "$f" | tr -s ' ') == " 3 2" ]] && break
+		sleep 0.1
+	done
+	[[ $(od -An -tu4 -j12 -N8 "$f" | tr -s ' ') == " 3 2" ]]
+	(( i <= 25 ))
+	phase 1
+	! grep -i "VerifyError" "$OUT/app.out"
+}
+
+@test "trace: one-line errors: bad pattern, no such pid, not a JVM, no match" {
+	run -2 "$JPROF" trace -p 1 'nomethod'
+	[[ ${#lines[@]} -le 2 && $output == *"bad pattern 'nomethod'"* ]]
+	run -2 "$JPROF" trace -p 1 'a.b,c'
+	[[ $output == *"bad pattern"* ]]
+	run -2 "$JPROF" trace 'a.B.c'
+	[[ $output == *"needs -p PID"* ]]
+	run -3 "$JPROF" trace -p 999999999 'a.B.c'
+	[[ $output == *"no process"* || $output == *"not a Java"* ]]
+	run -3 "$JPROF" trace -p $$ 'a.B.c'
+	[[ $output == *"is not a Java (HotSpot) process"* ]]
+	start_app "$JDK17"
+	run -1 "$JPROF" trace -p "$JPID" -d 1 'no.Such.method'
+	[[ $output == *"no method of JVM $JPID matched no.Such.method"* ]]
+}

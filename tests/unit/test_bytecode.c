@@ -1,0 +1,792 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* test_bytecode.c: the trace's class-file rewriter on hand-built and javac-built classes. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness.h"
+
+#include "bytecode.c" /* the agent's rewriter, built here without the JVM */
+
+#ifndef JP_APPS_DIR
+#define JP_APPS_DIR "build/tests/apps"
+#endif
+
+/* a class file assembler: constant pool of Utf8/Class entries, one class, methods with Code */
+struct asm_cls {
+	struct buf cp;
+	uint32_t n_cp;
+	struct buf methods;
+	uint32_t n_methods;
+};
+
+static uint32_t a_utf8(struct asm_cls *a, const char *s)
+{
+	put_utf8(&a->cp, s);
+	return ++a->n_cp;
+}
+
+static uint32_t a_class(struct asm_cls *a, const char *name)
+{
+	uint32_t u = a_utf8(a, name);
+
+	put_u1(&a->cp, 7);
+	put_u2(&a->cp, u);
+	return ++a->n_cp;
+}
+
+struct code_spec {
+	const char *name, *desc;
+	uint16_t access;
+	const uint8_t *code;
+	uint32_t code_len;
+	const uint16_t *exc; /* n_exc x {start, end, handler, type} */
+	uint32_t n_exc;
+	const uint8_t *smt; /* StackMapTable body (count included), or NULL */
+	uint32_t smt_len;
+	const uint16_t *lines; /* n_lines x {pc, line} */
+	uint32_t n_lines;
+	int no_code;
+};
+
+static void a_method(struct asm_cls *a, const struct code_spec *s)
+{
+	struct buf *m = &a->methods;
+	uint32_t name = a_utf8(a, s->name), desc = a_utf8(a, s->desc), code = a_utf8(a, "Code");
+	uint32_t smt = a_utf8(a, "StackMapTable"), lnt = a_utf8(a, "LineNumberTable");
+	uint32_t n_attr = (s->smt ? 1 : 0) + (s->lines ? 1 : 0);
+
+	put_u2(m, s->access);
+	put_u2(m, name);
+	put_u2(m, desc);
+	if (s->no_code) {
+		put_u2(m, 0);
+		a->n_methods++;
+		return;
+	}
+	put_u2(m, 1);
+	put_u2(m, code);
+	put_u4(m, 2 + 2 + 4 + s->code_len + 2 + 8 * s->n_exc + 2 + (s->smt ? 6 + s->smt_len : 0) +
+			  (s->lines ? 8 + 4 * s->n_lines : 0));
+	put_u2(m, 3); /* max_stack */
+	put_u2(m, 4); /* max_locals */
+	put_u4(m, s->code_len);
+	put(m, s->code, s->code_len);
+	put_u2(m, s->n_exc);
+	for (uint32_t i = 0; i < 4 * s->n_exc; i++)
+		put_u2(m, s->exc[i]);
+	put_u2(m, n_attr);
+	if (s->smt) {
+		put_u2(m, smt);
+		put_u4(m, s->smt_len);
+		put(m, s->smt, s->smt_len);
+	}
+	if (s->lines) {
+		put_u2(m, lnt);
+		put_u4(m, 2 + 4 * s->n_lines);
+		put_u2(m, s->n_lines);
+		for (uint32_t i = 0; i < 2 * s->n_lines; i++)
+			put_u2(m, s->lines[i]);
+	}
+	a->n_methods++;
+}
+
+/* the class file; free() it */
+static uint8_t *a_finish(struct asm_cls *a, size_t *ret_len)
+{
+	struct buf b = {0};
+	uint32_t this_cls = a_class(a, "t/T"), super = a_class(a, "java/lang/Object");
+
+	put_u4(&b, 0xcafebabe);
+	put_u2(&b, 0);
+	put_u2(&b, 61);
+	put_u2(&b, a->n_cp + 1);
+	put(&b, a->cp.p, a->cp.len);
+	put_u2(&b, 0x21);
+	put_u2(&b, this_cls);
+	put_u2(&b, super);
+	put_u2(&b, 0);
+	put_u2(&b, 0);
+	put_u2(&b, a->n_methods);
+	put(&b, a->methods.p, a->methods.len);
+	put_u2(&b, 0);
+	free(a->cp.p);
+	free(a->methods.p);
+	*ret_len = b.len;
+	return b.p;
+}
+
+/* the ops: match every method named in want (or all when NULL), ids 1, 2, ... */
+struct ctx {
+	const char *want;
+	int next_id;
+	int refused;
+	char why[256];
+};
+
+static int t_match(void *p, const char *cls, const char *name, const char *desc, uint16_t access)
+{
+	struct ctx *c = p;
+
+	(void)cls;
+	(void)desc;
+	(void)access;
+	if (c->want && strcmp(c->want, name))
+		return -1;
+	return ++c->next_id;
+}
+
+static void t_refuse(void *p, int id, const char *cls, const char *name, const char *desc,
+		     const char *why)
+{
+	struct ctx *c = p;
+
+	(void)id;
+	(void)cls;
+	(void)name;
+	(void)desc;
+	c->refused++;
+	snprintf(c->why, sizeof(c->why), "%s", why);
+}
+
+static int none_match(void *p, const char *cls, const char *name, const char *desc, uint16_t access)
+{
+	(void)p;
+	(void)cls;
+	(void)name;
+	(void)desc;
+	(void)access;
+	return -1;
+}
+
+/* one method's Code body in a class file (after the attribute header), found by name */
+static const uint8_t *find_code(const uint8_t *in, size_t len, const char *mname, uint32_t *ret_len)
+{
+	struct cls c = {.in = in, .len = len};
+	struct rd r = {.p = in, .n = len};
+	const uint8_t *found = NULL;
+
+	rd_skip(&r, 8);
+	if (parse_cp(&c, &r))
+		return NULL;
+	rd_skip(&r, 6);
+	rd_skip(&r, 2 * (size_t)rd_u2(&r));
+	for (uint32_t n = rd_u2(&r), i = 0; i < n && !r.err; i++) {
+		rd_skip(&r, 6);
+		skip_attrs(&r);
+	}
+	for (uint32_t n = rd_u2(&r), i = 0; i < n && !r.err && !found; i++) {
+		uint32_t name;
+
+		rd_skip(&r, 2);
+		name = rd_u2(&r);
+		rd_skip(&r, 2);
+		for (uint32_t na = rd_u2(&r), k = 0; k < na && !r.err; k++) {
+			uint32_t an = rd_u2(&r), alen = rd_u4(&r);
+
+			if (!r.err && cp_utf8_is(&c, name, mname) && cp_utf8_is(&c, an, "Code")) {
+				found = in + r.off;
+				*ret_len = alen;
+			}
+			rd_skip(&r, alen);
+		}
+	}
+	free(c.cp_off);
+	return found;
+}
+
+/*
+ * Checks a rewritten method's code against the original: the prologue, a leave call before
+ * every return, the handler last and its exception entry, every branch landing on an
+ * instruction start whose opcode is the old target's (a return's block: its leave call),
+ * and the StackMapTable's frames on instruction starts, one more than before. Returns the
+ * number of problems (each printed).
+ */
+static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb, uint32_t newn,
+			int id, const uint8_t *ncls, size_t nclen)
+{
+	struct cls nk = {.in = ncls, .len = nclen};
+	struct rd cr = {.p = ncls, .n = nclen, .off = 8};
+
+	struct meth o = {0}, n = {0};
+	struct cls dummy = {0};
+	struct rd r;
+	int bad = 0;
+
+#define CHECK(c)                                                     \
+	do {                                                         \
+		if (!(c)) {                                          \
+			fprintf(stderr, "  check_method: %s\n", #c); \
+			bad++;                                       \
+			goto out;                                    \
+		}                                                    \
+	} while (0)
+	o.c = n.c = &dummy;
+	CHECK(!parse_cp(&nk, &cr));
+	o.code_len = get_s4(oldb + 4) & 0xffff;
+	n.code_len = (uint32_t)get_s4(newb + 4);
+	CHECK(n.code_len <= CODE_MAX && 8 + n.code_len <= newn && 8 + o.code_len <= oldn);
+	o.code = oldb + 8;
+	n.code = newb + 8;
+	o.ins = calloc(o.code_len, sizeof(*o.ins));
+	n.ins = calloc(n.code_len, sizeof(*n.ins));
+	o.map = malloc((o.code_len + 1) * 4);
+	n.map = malloc((n.code_len + 1) * 4);
+	CHECK(o.ins && n.ins && o.map && n.map);
+	memset(o.map, 0xff, (o.code_len + 1) * 4);
+	memset(n.map, 0xff, (n.code_len + 1) * 4);
+	CHECK(!decode(&o) && !decode(&n));
+	CHECK(!check_targets(&n));
+	CHECK(get_s2(newb) >= get_s2(oldb) + 1 && get_s2(newb) >= 2);
+	CHECK(n.code[0] == OP_SIPUSH && get_s2(n.code + 1) == id && n.code[3] == OP_INVOKESTATIC);
+	CHECK(n.code[n.code_len - 7] == OP_SIPUSH && get_s2(n.code + n.code_len - 6) == id &&
+	      n.code[n.code_len - 4] == OP_INVOKESTATIC && n.code[n.code_len - 1] == OP_ATHROW);
+	/* the old instructions, in order, after the prologue: with leave calls and wider gotos */
+	{
+		uint32_t k = 2; /* new instruction index: past sipush, invokestatic */
+
+		for (uint32_t i = 0; i < o.n_ins; i++, k++) {
+			uint8_t op = o.code[o.ins[i].old_pc];
+
+			CHECK(k < n.n_ins);
+			if (o.ins[i].kind == K_RETURN) {
+				const uint8_t *p = n.code + n.ins[k].old_pc;
+
+				CHECK(p[0] == OP_SIPUSH && get_s2(p + 1) == id &&
+				      p[3] == OP_INVOKESTATIC);
+				k += 2;
+				CHECK(k < n.n_ins);
+			}
+			CHECK(n.code[n.ins[k].old_pc] == op ||
+			      (op == OP_GOTO && n.code[n.ins[k].old_pc] == OP_GOTO_W));
+			/* branch targets: same instruction as before */
+			if (o.ins[i].kind == K_BRANCH || o.ins[i].kind == K_GOTO) {
+				int64_t ot =
+					target(&o, &o.ins[i], get_s2(o.code + o.ins[i].old_pc + 1));
+				const uint8_t *np = n.code + n.ins[k].old_pc;
+				int64_t nt = target(&n, &n.ins[k],
+						    np[0] == OP_GOTO_W ? get_s4(np + 1)
+								       : get_s2(np + 1));
+				uint8_t oop = o.code[ot], nop = n.code[nt];
+
+				CHECK(ot >= 0 && nt >= 0);
+				if (oop >= OP_IRETURN && oop <= OP_RETURN)
+					CHECK(nop == OP_SIPUSH && n.code[nt + 6] == oop);
+				else
+					CHECK(nop == oop);
+				CHECK(ot != 0 || nt == PROLOGUE_LEN);
+			}
+		}
+		CHECK(k + 3 == n.n_ins); /* the handler's three */
+	}
+	/* exception table: the old entries, then the catch-all */
+	r = (struct rd){.p = newb, .n = newn, .off = 8 + n.code_len};
+	{
+		uint32_t ne = rd_u2(&r), oe = get_s2(oldb + 8 + o.code_len) & 0xffff;
+
+		CHECK(ne == oe + 1);
+		rd_skip(&r, 8 * (size_t)oe);
+		CHECK(rd_u2(&r) == PROLOGUE_LEN);
+		CHECK(rd_u2(&r) == n.code_len - HANDLER_LEN);
+		CHECK(rd_u2(&r) == n.code_len - HANDLER_LEN);
+		CHECK(rd_u2(&r) == 0);
+	}
+	/* the StackMapTable's frames: all on instruction starts, the last at the handler */
+	for (uint32_t na = rd_u2(&r), a = 0; a < na && !r.err; a++) {
+		uint32_t an = rd_u2(&r), alen = rd_u4(&r);
+		struct rd s = {.p = newb + r.off, .n = alen};
+		int64_t off = -1;
+		uint32_t nf;
+
+		rd_skip(&r, alen);
+		if (!cp_utf8_is(&nk, an, "StackMapTable"))
+			continue;
+		nf = rd_u2(&s);
+		for (uint32_t f = 0; f < nf && !s.err; f++) {
+			uint32_t t = rd_u1(&s), d = t < 64 ? t : t < 128 ? t - 64 : rd_u2(&s), cnt;
+
+			off += d + 1;
+			CHECK(off < n.code_len && n.map[off] >= 0);
+			if ((t >= 64 && t < 128) || t == 247)
+				cnt = 1;
+			else if (t >= 252 && t < 255)
+				cnt = t - 251;
+			else
+				cnt = 0;
+			for (int part = 0; part < (t == 255 ? 2 : 1); part++) {
+				if (t == 255)
+					cnt = rd_u2(&s);
+				for (uint32_t v = 0; v < cnt; v++) {
+					uint32_t tag = rd_u1(&s);
+
+					if (tag == 7)
+						rd_skip(&s, 2);
+					if (tag == 8) {
+						uint32_t u = rd_u2(&s);
+
+						CHECK(u < n.code_len && n.map[u] >= 0 &&
+						      n.code[u] == 0xbb);
+					}
+				}
+			}
+			if (f == nf - 1 && !s.err && s.off == s.n)
+				CHECK(t == 255 && off == n.code_len - HANDLER_LEN);
+		}
+	}
+	CHECK(!r.err);
+out:
+	free(o.ins);
+	free(n.ins);
+	free(o.map);
+	free(n.map);
+	free(nk.cp_off);
+	return bad;
+#undef CHECK
+}
+
+static int rewrite(const uint8_t *in, size_t len, struct ctx *c, uint8_t **out, size_t *olen)
+{
+	struct jpa_bc_ops ops = {.match = t_match, .refuse = t_refuse, .ctx = c};
+
+	return jpa_bc_rewrite(in, len, &ops, out, olen);
+}
+
+/* the output parses again, and the method checks against the input */
+static void expect_rewritten(const uint8_t *cls, size_t len, const char *mname, int id)
+{
+	struct jpa_bc_ops none = {.match = none_match};
+	struct ctx c = {.want = mname, .next_id = id - 1};
+	uint8_t *out = NULL, *again = NULL;
+	const uint8_t *oc, *nc;
+	uint32_t ol = 0, nl = 0;
+	size_t olen = 0, alen = 0;
+
+	EXPECT_EQ(rewrite(cls, len, &c, &out, &olen), 1);
+	EXPECT_EQ(c.refused, 0);
+	if (!out)
+		return;
+	EXPECT_EQ(jpa_bc_rewrite(out, olen, &none, &again, &alen), 0);
+	oc = find_code(cls, len, mname, &ol);
+	nc = find_code(out, olen, mname, &nl);
+	ASSERT_TRUE(oc && nc);
+	EXPECT_EQ(check_method(oc, ol, nc, nl, id, out, olen), 0);
+	free(out);
+}
+
+static uint8_t *one_method(const struct code_spec *s, size_t *len)
+{
+	struct asm_cls a = {0};
+
+	a_method(&a, s);
+	return a_finish(&a, len);
+}
+
+TEST(simple_return)
+{
+	static const uint8_t code[] = {0x04, 0xac}; /* iconst_1; ireturn */
+	struct code_spec s = {
+		.name = "m", .desc = "()I", .access = 8, .code = code, .code_len = sizeof(code)};
+	size_t len;
+	uint8_t *cls = one_method(&s, &len);
+
+	expect_rewritten(cls, len, "m", 7);
+	free(cls);
+}
+
+TEST(branches_and_loop_to_start)
+{
+	static const uint8_t code[] = {
+		0x1a,		  /* 0 iload_0 */
+		0x99, 0x00, 0x09, /* 1 ifeq 10 */
+		0x84, 0x00, 0xff, /* 4 iinc 0 -1 */
+		0xa7, 0xff, 0xf9, /* 7 goto 0 */
+		0xb1,		  /* 10 return */
+	};
+	static const uint8_t smt[] = {0, 2, 0 /* same at 0 */, 9 /* same at 10 */};
+	static const uint16_t lines[] = {0, 5, 4, 6, 10, 7};
+	struct code_spec s = {.name = "loop",
+			      .desc = "(I)V",
+			      .access = 8,
+			      .code = code,
+			      .code_len = sizeof(code),
+			      .smt = smt,
+			      .smt_len = sizeof(smt),
+			      .lines = lines,
+			      .n_lines = 3};
+	size_t len;
+	uint8_t *cls = one_method(&s, &len);
+
+	expect_rewritten(cls, len, "loop", 3);
+	free(cls);
+}
+
+TEST(switches_repadded)
+{
+	/* a tableswitch at 1 (pad 2) and a lookupswitch after it: both move by 6 (pad changes) */
+	struct buf b = {0};
+	uint32_t ts, ls;
+
+	put_u1(&b, 0x1a); /* 0 iload_0 */
+	ts = (uint32_t)b.len;
+	put_u1(&b, 0xaa);
+	put(&b, "\0\0", 2);
+	put_u4(&b, 0); /* default: patched below */
+	put_u4(&b, 0);
+	put_u4(&b, 2);
+	put_u4(&b, 0);
+	put_u4(&b, 0);
+	put_u4(&b, 0);
+	ls = (uint32_t)b.len; /* 28: iload_0; lookupswitch at 29 (pad 2) */
+	put_u1(&b, 0x1a);
+	put_u1(&b, 0xab);
+	put(&b, "\0\0", 2);
+	put_u4(&b, 0);
+	put_u4(&b, 2);
+	put_u4(&b, 5);
+	put_u4(&b, 0);
+	put_u4(&b, 100000);
+	put_u4(&b, 0);
+	{
+		uint32_t r1 = (uint32_t)b.len; /* return */
+		uint8_t *p;
+
+		put_u1(&b, 0xb1);
+		p = b.p;
+		/* tableswitch: default and cases 0..2 -> ls (the second iload) or the return */
+		for (int k = 0; k < 4; k++) {
+			uint32_t at = ts + 3 + (k == 0 ? 0 : 8 + 4 * (uint32_t)k);
+			uint32_t to = k == 2 ? r1 : ls;
+
+			p[at] = (uint8_t)((to - ts) >> 24);
+			p[at + 1] = (uint8_t)((to - ts) >> 16);
+			p[at + 2] = (uint8_t)((to - ts) >> 8);
+			p[at + 3] = (uint8_t)(to - ts);
+		}
+		/* lookupswitch at ls+1: default and both pairs -> the return */
+		for (int k = 0; k < 3; k++) {
+			uint32_t sw = ls + 1, at = sw + 3 + (k == 0 ? 0 : 8 * (uint32_t)k + 4);
+
+			p[at + 3] = (uint8_t)(r1 - sw);
+		}
+	}
+	{
+		uint8_t smt[] = {0, 2, (uint8_t)ls, (uint8_t)(b.len - 1 - ls - 1)};
+		struct code_spec s = {.name = "sw",
+				      .desc = "(I)V",
+				      .access = 8,
+				      .code = b.p,
+				      .code_len = (uint32_t)b.len,
+				      .smt = smt,
+				      .smt_len = sizeof(smt)};
+		size_t len;
+		uint8_t *cls = one_method(&s, &len);
+
+		expect_rewritten(cls, len, "sw", 9);
+		free(cls);
+	}
+	free(b.p);
+}
+
+TEST(exception_table_and_all_frame_kinds)
+{
+	/*
+	 * 0 new #X; 3 dup; 4 invokespecial; 7 astore_1; 8 aload_1; 9 ifnull 14; 12 aconst_null;
+	 * 13 athrow; 14 return; 15 astore_2 (handler of [0,14)); 16 return. The frames cover
+	 * same_locals_1 (at 4: uninitialized(0) on the stack, then extended), chop, same_ext,
+	 * append and full (with Uninitialized(0)) kinds; their offsets only need to be
+	 * instruction starts for the rewriter.
+	 */
+	static const uint8_t code[] = {0xbb, 0x00, 0x01, 0x59, 0xb7, 0x00, 0x01, 0x4c, 0x2b,
+				       0xc6, 0x00, 0x05, 0x01, 0xbf, 0xb1, 0x4d, 0xb1};
+	static const uint8_t smt[] = {
+		0,	7, 64 + 3, 8, 0, 0, /* 3: same_locals_1 Uninitialized(0) */
+		247,	0, 0,	   8, 0, 0, /* 4: same_locals_1_extended Uninitialized(0) */
+		252,	0, 3,	   1,	    /* 8: append Integer */
+		250,	0, 5,		    /* 14: chop 1 */
+		64 + 0, 7, 0,	   1,	    /* 15: same_locals_1 Object #1 */
+		251,	0, 0,		    /* 16: same_frame_extended */
+		0,			    /* would be 17: past the end: replaced below */
+	};
+	static const uint16_t exc[] = {0, 14, 15, 0};
+	uint8_t smt2[sizeof(smt) - 1];
+	struct code_spec s = {.name = "ex",
+			      .desc = "()V",
+			      .access = 8,
+			      .code = code,
+			      .code_len = sizeof(code),
+			      .exc = exc,
+			      .n_exc = 1,
+			      .smt = smt2,
+			      .smt_len = sizeof(smt2)};
+	size_t len;
+	uint8_t *cls;
+
+	memcpy(smt2, smt, sizeof(smt2));
+	smt2[1] = 6;
+	cls = one_method(&s, &len);
+	expect_rewritten(cls, len, "ex", 4);
+	free(cls);
+	/* a full_frame with Uninitialized(0) in its stack */
+	{
+		static const uint8_t full[] = {0, 1, 255, 0, 3, 0, 1, 1, 0, 2, 8, 0, 0, 8, 0, 0};
+		struct code_spec f = s;
+		uint8_t *c2;
+
+		f.smt = full;
+		f.smt_len = sizeof(full);
+		c2 = one_method(&f, &len);
+		expect_rewritten(c2, len, "ex", 4);
+		free(c2);
+	}
+	/* a frame off an instruction start: refused, the class unchanged */
+	{
+		static const uint8_t off[] = {0, 1, 1};
+		struct code_spec f = s;
+		struct ctx c = {0};
+		uint8_t *c2, *out = NULL;
+		size_t olen;
+
+		f.smt = off;
+		f.smt_len = sizeof(off);
+		c2 = one_method(&f, &len);
+		EXPECT_EQ(rewrite(c2, len, &c, &out, &olen), 0);
+		EXPECT_EQ(c.refused, 1);
+		EXPECT_TRUE(out == NULL);
+		free(c2);
+	}
+}
+
+/* n returns after a goto over them: each return grows by its leave call */
+static uint8_t *far_jump(uint8_t op, uint32_t n, size_t *len)
+{
+	uint32_t cl = 3 + n + (op == OP_GOTO ? 1 : 2);
+	uint8_t *code = malloc(cl), *cls;
+	uint8_t smt[6] = {0, 1, 251};
+	struct code_spec s = {
+		.name = "far", .desc = "(I)V", .access = 8, .smt = smt, .smt_len = sizeof(smt)};
+	uint32_t t = 3 + n + (op == OP_GOTO ? 0 : 1);
+
+	if (op != OP_GOTO) {
+		code[0] = 0x1a; /* iload_0; ifeq far */
+		code[1] = op;
+		code[2] = (uint8_t)((t - 1) >> 8);
+		code[3] = (uint8_t)(t - 1);
+		memset(code + 4, 0xb1, n);
+	} else {
+		code[0] = op;
+		code[1] = (uint8_t)(t >> 8);
+		code[2] = (uint8_t)t;
+		memset(code + 3, 0xb1, n);
+	}
+	code[cl - 1] = 0xb1;
+	smt[3] = (uint8_t)(t >> 8);
+	smt[4] = (uint8_t)t;
+	s.smt_len = 5;
+	s.code = code;
+	s.code_len = cl;
+	cls = one_method(&s, len);
+	free(code);
+	return cls;
+}
+
+TEST(goto_widens_conditional_refused)
+{
+	size_t len, olen;
+	uint8_t *cls = far_jump(OP_GOTO, 6000, &len), *out = NULL;
+	struct ctx c = {0};
+	const uint8_t *nc;
+	uint32_t nl;
+
+	expect_rewritten(cls, len, "far", 1);
+	EXPECT_EQ(rewrite(cls, len, &c, &out, &olen), 1);
+	nc = out ? find_code(out, olen, "far", &nl) : NULL;
+	EXPECT_TRUE(nc && nc[8 + PROLOGUE_LEN] == OP_GOTO_W);
+	free(out);
+	free(cls);
+	/* a short one stays a goto */
+	cls = far_jump(OP_GOTO, 100, &len);
+	out = NULL;
+	EXPECT_EQ(rewrite(cls, len, &c, &out, &olen), 1);
+	nc = out ? find_code(out, olen, "far", &nl) : NULL;
+	EXPECT_TRUE(nc && nc[8 + PROLOGUE_LEN] == OP_GOTO);
+	free(out);
+	free(cls);
+	/* ifeq that no longer reaches: refused with its reason */
+	cls = far_jump(0x99, 6000, &len);
+	memset(&c, 0, sizeof(c));
+	out = NULL;
+	EXPECT_EQ(rewrite(cls, len, &c, &out, &olen), 0);
+	EXPECT_EQ(c.refused, 1);
+	EXPECT_TRUE(strstr(c.why, "out of range") != NULL);
+	free(cls);
+}
+
+TEST(refusals_one_reason_each)
+{
+	static const uint8_t code[] = {0xb1};
+	static const uint8_t jsr[] = {0xa8, 0x00, 0x03, 0xb1};
+	static const struct {
+		const char *name;
+		uint16_t access;
+		const uint8_t *code;
+		uint32_t len;
+		int no_code;
+		const char *why;
+	} cases[] = {
+		{"<init>", 1, code, 1, 0, "constructors"},
+		{"<clinit>", 8, code, 1, 0, "static initializers"},
+		{"n", 0x0108, NULL, 0, 1, "native"},
+		{"a", 0x0401, NULL, 0, 1, "abstract"},
+		{"b", 0x1041, code, 1, 0, "bridge"},
+		{"lambda$main$0", 0x100a, code, 1, 0, "synthetic"},
+		{"j", 8, jsr, 4, 0, "jsr/ret"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct code_spec s = {.name = cases[i].name,
+				      .desc = "()V",
+				      .access = cases[i].access,
+				      .code = cases[i].code,
+				      .code_len = cases[i].len,
+				      .no_code = cases[i].no_code};
+		struct ctx c = {0};
+		size_t len, olen;
+		uint8_t *cls = one_method(&s, &len), *out = NULL;
+
+		EXPECT_EQ(rewrite(cls, len, &c, &out, &olen), 0);
+		EXPECT_EQ(c.refused, 1);
+		if (!strstr(c.why, cases[i].why))
+			FAIL_AT("%s: '%s' lacks '%s'", cases[i].name, c.why, cases[i].why);
+		EXPECT_TRUE(out == NULL);
+		free(cls);
+	}
+}
+
+/* every prefix and every single-byte change of a class: a result or an error, never a fault */
+TEST(truncated_and_flipped_never_fault)
+{
+	static const uint8_t code[] = {0x1a, 0x99, 0x00, 0x04, 0x04, 0xac, 0x03, 0xac};
+	static const uint8_t smt[] = {0, 1, 6};
+	struct code_spec s = {.name = "m",
+			      .desc = "(I)I",
+			      .access = 8,
+			      .code = code,
+			      .code_len = sizeof(code),
+			      .smt = smt,
+			      .smt_len = sizeof(smt)};
+	size_t len, olen;
+	uint8_t *cls = one_method(&s, &len), *out;
+	int ok = 0;
+
+	for (size_t n = 0; n < len; n++) {
+		struct ctx c = {0};
+
+		out = NULL;
+		if (rewrite(cls, n, &c, &out, &olen) != -EINVAL)
+			FAIL_AT("prefix of %zu bytes not -EINVAL", n);
+		free(out);
+	}
+	for (size_t i = 0; i < len; i++) {
+		for (int bit = 0; bit < 8; bit++) {
+			struct ctx c = {0};
+
+			cls[i] ^= (uint8_t)(1 << bit);
+			out = NULL;
+			if (rewrite(cls, len, &c, &out, &olen) > 0)
+				ok++;
+			free(out);
+			cls[i] ^= (uint8_t)(1 << bit);
+		}
+	}
+	EXPECT_TRUE(ok > 0);
+	free(cls);
+}
+
+/* javac's own classes (tests/apps): every method rewritten checks against its original */
+TEST(javac_classes)
+{
+	static const char *const names[] = {"TraceApp", "Late", "Regress", "EvBlockers", "H2Load"};
+	int classes = 0, methods = 0;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[512];
+		struct jpa_bc_ops none = {.match = none_match};
+		struct ctx c = {0};
+		uint8_t *in, *out = NULL, *again = NULL;
+		size_t len, olen, alen;
+		FILE *f;
+		int n;
+
+		snprintf(path, sizeof(path), "%s/%s.class", JP_APPS_DIR, names[i]);
+		f = fopen(path, "rb");
+		if (!f) {
+			FAIL_AT("%s: missing (make apps)", path);
+			continue;
+		}
+		in = malloc(1 << 20);
+		len = fread(in, 1, 1 << 20, f);
+		fclose(f);
+		n = rewrite(in, len, &c, &out, &olen);
+		if (n <= 0) {
+			FAIL_AT("%s: rewrite %d", path, n);
+			free(in);
+			continue;
+		}
+		classes++;
+		EXPECT_EQ(jpa_bc_rewrite(out, olen, &none, &again, &alen), 0);
+		/* each method: its code checks (ids in method order, refused ones skipped) */
+		{
+			struct ctx c2 = {0};
+			struct cls k = {.in = in, .len = len};
+			struct rd r = {.p = in, .n = len};
+
+			rd_skip(&r, 8);
+			ASSERT_TRUE(!parse_cp(&k, &r));
+			rd_skip(&r, 6);
+			rd_skip(&r, 2 * (size_t)rd_u2(&r));
+			for (uint32_t nf = rd_u2(&r), j = 0; j < nf; j++) {
+				rd_skip(&r, 6);
+				skip_attrs(&r);
+			}
+			for (uint32_t nm = rd_u2(&r), j = 0; j < nm && !r.err; j++) {
+				char mn[256];
+				uint32_t acc = rd_u2(&r), name = rd_u2(&r);
+
+				rd_skip(&r, 2);
+				skip_attrs(&r);
+				c2.next_id++;
+				if (cp_cstr(&k, name, mn, sizeof(mn)) || refusal(acc, mn))
+					continue;
+				/* overloads share a name: check the first of each name only */
+				{
+					const uint8_t *oc, *nc;
+					uint32_t ol, nl;
+
+					oc = find_code(in, len, mn, &ol);
+					nc = find_code(out, olen, mn, &nl);
+					if (!oc || !nc)
+						continue;
+					EXPECT_EQ(check_method(oc, ol, nc, nl, get_s2(nc + 9), out,
+							       olen),
+						  0);
+					methods++;
+				}
+			}
+			free(k.cp_off);
+		}
+		free(out);
+		free(in);
+	}
+	EXPECT_TRUE(classes >= 3);
+	EXPECT_TRUE(methods >= 10);
+}
+
+TEST(helper_class)
+{
+	uint8_t buf[512];
+	int n = jpa_bc_helper_class(buf, sizeof(buf));
+
+	EXPECT_TRUE(n > 100);
+	EXPECT_EQ(get_s4(buf), (int32_t)0xcafebabe);
+	EXPECT_EQ(jpa_bc_helper_class(buf, 10), -E2BIG);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* tstats.h: jprof trace's per-method statistics (every call in a log-linear histogram) and outputs. */
+#ifndef JPROF_TRACE_TSTATS_H
+#define JPROF_TRACE_TSTATS_H
+
+#include <linux/types.h>
+#include <stdio.h>
+
+#define TSTATS_METHODS_MAX 512u /* the agent's table (ring.h JP_MT_METHODS_MAX) */
+#define TSTATS_SLOWEST_MAX 100u
+
+struct tstats;
+
+/* slowest: how many slowest calls to keep (<= TSTATS_SLOWEST_MAX). NULL + errno */
+struct tstats *tstats__new(unsigned int slowest);
+void tstats__free(struct tstats *s); /* NULL-safe */
+/* the slowest list keeps only calls at least this long (--slow) */
+void tstats__set_slow(struct tstats *s, __u64 min_ns);
+/* one call of method id; -EINVAL for an id out of range, -ENOMEM (the call is counted lost) */
+int tstats__add(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns, __u64 dur_ns,
+		int thrown);
+/* the method's name and, when refused, why (copied; NULL why: traced) */
+int tstats__name(struct tstats *s, unsigned int id, const char *name, const char *why);
+/* calls of id and the duration at quantile q (0..1) from the histogram: within 1/128 of it */
+__u64 tstats__calls(const struct tstats *s, unsigned int id);
+__u64 tstats__quantile(const struct tstats *s, unsigned int id, double q);
+/* the tid of the i-th slowest call: 0, or -ENOENT past the last */
+int tstats__slow_tid(const struct tstats *s, unsigned int i, __u32 *ret);
+/*
+ * the Java stack (frames[0] the traced method, its callers after it; copied) of the slow
+ * call of method id on tid that began at start_ns, if it is among the slowest kept: 1 set,
+ * 0 not kept, -ENOMEM
+ */
+int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns,
+		      const char *const *frames, unsigned int n);
+/* a thread's name for the slowest calls (copied), by tid */
+int tstats__thread(struct tstats *s, __u32 tid, const char *name);
+
+struct tstats_totals {
+	__u64 dropped, lost_depth, unmatched, classes_failed, retransform_failed, cost_ns;
+	const char *stopped; /* why the trace ended, one phrase */
+	double seconds;
+};
+/* the table (methods with calls, refused ones with their reason) and the slowest calls */
+void tstats__write_text(const struct tstats *s, const struct tstats_totals *t, FILE *f);
+/* the same as one JSON object */
+void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, FILE *f);
+
+#endif /* JPROF_TRACE_TSTATS_H */
