@@ -75,6 +75,10 @@ print(s[0]["start"], s[-1]["end"], s[len(s) // 2]["start"])' "$OUT/body")
 
 @test "serve: segments as JSON; a range as HTML, folded, pprof, JFR, top; a diff of two ranges" {
 	ls -l "$STORE/segments"
+	# the daemon's index: a line per segment (the counts come from it, checked below)
+	cat "$STORE/index"
+	[[ $(wc -l <"$STORE/index") -eq $(find "$STORE/segments" -name '*.pb.gz' | wc -l) ]]
+	[[ $(stat -c %a "$STORE/index") == 600 ]]
 	start_serve
 	range
 	# folded: the program's own functions; their weights add up to the segments' samples

@@ -607,3 +607,59 @@ TEST(a_mark_keeps_its_window_outside_the_limits)
 	store__free(s);
 	remove_dir();
 }
+
+static void on_index(void *ctx, const char *name, __u64 samples, __u64 bytes)
+{
+	char *out = ctx;
+
+	snprintf(out + strlen(out), 1024 - strlen(out), "%s=%llu/%llu;", name,
+		 (unsigned long long)samples, (unsigned long long)bytes);
+}
+
+/* the index: a line per segment, bad lines ignored, the lines of removed segments dropped */
+TEST(the_index_counts_segments_without_reading_them)
+{
+	struct store_limits lim = {0};
+	struct store *s = NULL, *r = NULL;
+	char path[256], why[256], got[1024] = "";
+	size_t n = 10;
+	FILE *f;
+
+	make_dir();
+	ASSERT_TRUE(dir[0]);
+	store_path(path, sizeof(path));
+	ASSERT_TRUE(store__open_writer(path, &lim, T0, &s, why, sizeof(why)) == 0);
+	EXPECT_EQ(store__write(s, T0, T0 + 60, T0 + 60, write_bytes, &n), 0);
+	EXPECT_EQ(store__index_add(s, "20261127T040000Z-20261127T040100Z.pb.gz", 42), 0);
+	EXPECT_EQ(store__write(s, T0 + 60, T0 + 120, T0 + 120, write_bytes, &n), 0);
+	EXPECT_EQ(store__index_add(s, "20261127T040100Z-20261127T040200Z.pb.gz", 7), 0);
+	/* what a crash or a stranger leaves: garbage, a bad count, a line cut short */
+	snprintf(path, sizeof(path), "%s/store/index", dir);
+	f = fopen(path, "a");
+	ASSERT_TRUE(f != NULL);
+	fputs("../../etc/passwd 1 1\n20261127T040100Z-20261127T040200Z.pb.gz -5 1\nnonsense\n"
+	      "20261127T040100Z-20261127T040200Z.pb.gz 5\n"
+	      "20261127T040200Z-20261127T040300Z.pb.gz 9 9",
+	      f);
+	fclose(f);
+	EXPECT_EQ(store__index_read(s, on_index, got), 0);
+	EXPECT_STREQ(got, "20261127T040000Z-20261127T040100Z.pb.gz=42/10;"
+			  "20261127T040100Z-20261127T040200Z.pb.gz=7/10;");
+	/* only segments in the list are indexed */
+	EXPECT_EQ(store__index_add(s, "20261127T050000Z-20261127T050100Z.pb.gz", 1), -ENOENT);
+	/* the first segment goes by the limits; the next writer's open keeps only the second */
+	lim.max_size = 15;
+	store__set_limits(s, &lim);
+	(void)store__rotate(s, T0 + 130);
+	store__free(s);
+	store_path(path, sizeof(path));
+	ASSERT_TRUE(store__open_writer(path, &lim, T0 + 130, &s, why, sizeof(why)) == 0);
+	got[0] = '\0';
+	ASSERT_TRUE(store__open_reader(path, &r, why, sizeof(why)) == 0);
+	EXPECT_EQ(store__index_read(r, on_index, got), 0);
+	EXPECT_STREQ(got, "20261127T040100Z-20261127T040200Z.pb.gz=7/10;");
+	EXPECT_EQ(store__index_add(r, "x", 1), -EPERM); /* a reader writes nothing */
+	store__free(r);
+	store__free(s);
+	remove_dir();
+}

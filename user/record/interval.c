@@ -250,6 +250,7 @@ static void write_interval(struct rec *r, __u64 end_s, __u64 now_s)
 		goto out_reset;
 	}
 	iv->last_write_s = now_s;
+	(void)store__index_add(iv->store, name, samples - iv->samples0); /* a hint for readers */
 	pusher__kick(iv->pusher); /* it sends the new segment now, not at its next look */
 	if (iv->failing) {
 		iv->failing = false;

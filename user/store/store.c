@@ -235,6 +235,8 @@ static int store_open(const char *path, bool writer, const struct store_limits *
 	err = scan(s, writer);
 	if (err)
 		goto out_free;
+	if (writer)
+		(void)store_index_compact(s); /* a hint: without it, readers read the segments */
 	*ret = s;
 	return 0;
 out_free:

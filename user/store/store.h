@@ -98,6 +98,17 @@ void store__stats(const struct store *s, struct store_stats *ret);
 /* the store's directory, opened without links (the daemon's control socket lives there) */
 int store__dirfd(const struct store *s);
 
+/*
+ * The index (index.c): "NAME SAMPLES BYTES" a line per segment the writer put in place, so
+ * the counts of a day's segments are had without reading them. A hint: a missing line means
+ * "read it"; a line of a segment no longer there, or of another size, is to be ignored.
+ */
+/* the writer, for a listed segment (its size from the list); 0 or -errno */
+int store__index_add(struct store *s, const char *name, __u64 samples);
+typedef void (*store_index_fn)(void *ctx, const char *name, __u64 samples, __u64 bytes);
+/* each well-formed line (at most 16 MiB of them); 0, or -errno (-ENOENT: no index yet) */
+int store__index_read(const struct store *s, store_index_fn fn, void *ctx);
+
 /* marks (marks.c): windows kept outside the limits, each a store of its own */
 #define STORE_MARKS_DIR	    "marks"
 #define STORE_MARKS_MAX	    64 /* marks kept at once; more are refused until some are removed */

@@ -28,4 +28,7 @@ struct store {
  */
 int store_open_dir(int parent, const char *name, bool create, char *why, size_t len);
 
+/* index.c: the index rewritten without the lines of segments no longer there (the writer, at open) */
+int store_index_compact(struct store *s);
+
 #endif /* JPROF_STORE_INT_H */
