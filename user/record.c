@@ -333,6 +333,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	char agent_opts[128];
 	struct sigaction sa = {.sa_handler = on_signal};
 	struct rec r = {.o = o, .t_start_ns = mono_ns()};
+	__u64 t_stop = 0, t_drained = 0, t_flushed = 0, t_released = 0;
 	struct attacher_opts ao = {
 		.options = rec_agent_options(o, agent_opts, sizeof(agent_opts)),
 		.no_attach = o->no_attach,
@@ -502,6 +503,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		}
 	}
 	log_status(NULL);
+	t_stop = mono_ns();
 	pauses__poll(r.pauses, mono_ns(), true);
 	if (exit_signal)
 		pr_info("%s: stopping and writing what was recorded", strsignal(exit_signal));
@@ -529,7 +531,9 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	(void)kernel_session__drain(r.ks);
 	(void)release_held(&r);
+	t_drained = mono_ns();
 	(void)join__flush(r.join);
+	t_flushed = mono_ns();
 	if (o->wall)
 		rec_add_pause_band(&r);
 	rec_interval_tick(&r, true); /* the daemon: the open interval, then the store closed */
@@ -550,8 +554,16 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	if (r.sc && rec_write_syscall_table(&r))
 		ret = JP_EXIT_OUTPUT;
 	err = 0;
+	t_released = mono_ns();
 	if (o->cmd != JP_CMD_DAEMON) /* its segments are written: rec_interval_tick */
 		err = rec_write_outputs(&r, t0, outs, nouts, where, sizeof(where));
+	/* -v: where the stop's time went (issue 33: stop and write a 30k-sample recording) */
+	pr_debug("stop: %.0f ms in all: pauses and the open intervals, the ring drained, held "
+		 "samples joined %.0f ms; the agents' last traces %.0f ms; symbols and BPF released "
+		 "%.0f ms; outputs written %.0f ms",
+		 (mono_ns() - t_stop) / 1e6, (t_drained - t_stop) / 1e6,
+		 (t_flushed - t_drained) / 1e6, (t_released - t_flushed) / 1e6,
+		 (mono_ns() - t_released) / 1e6);
 	rec_summary(&r, (mono_ns() - t0) / 1e9, where);
 	if (err)
 		ret = JP_EXIT_OUTPUT;
