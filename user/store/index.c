@@ -8,6 +8,7 @@
  * longer there when it opens the store. Read with a budget; every line checked.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,14 +88,11 @@ static int read_index(int dirfd, char **ret, size_t *ret_len)
 	return 0;
 }
 
-int store__index_read(const struct store *s, store_index_fn fn, void *ctx)
+int store_index_parse(char *buf, size_t len, store_index_fn fn, void *ctx)
 {
-	char *buf = NULL, *line, *next;
-	size_t len = 0;
-	int err = read_index(s->dirfd, &buf, &len);
+	char *line, *next;
+	size_t n = 0;
 
-	if (err)
-		return err;
 	for (line = buf; line < buf + len; line = next) {
 		char *nl = memchr(line, '\n', (size_t)(buf + len - line)), *sp, *end;
 		struct store_seg seg;
@@ -104,7 +102,7 @@ int store__index_read(const struct store *s, store_index_fn fn, void *ctx)
 			break; /* a line cut short (a crash while appending): ignored */
 		*nl = '\0';
 		next = nl + 1;
-		sp = strchr(line, ' ');
+		sp = memchr(line, ' ', (size_t)(nl - line));
 		if (!sp || sp - line >= STORE_NAME_LEN)
 			continue;
 		*sp = '\0';
@@ -118,7 +116,20 @@ int store__index_read(const struct store *s, store_index_fn fn, void *ctx)
 		if (errno || *end)
 			continue;
 		fn(ctx, line, v, b);
+		n++;
 	}
+	return (int)(n > INT32_MAX ? INT32_MAX : n);
+}
+
+int store__index_read(const struct store *s, store_index_fn fn, void *ctx)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err = read_index(s->dirfd, &buf, &len);
+
+	if (err)
+		return err;
+	(void)store_index_parse(buf, len, fn, ctx);
 	free(buf);
 	return 0;
 }

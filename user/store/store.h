@@ -108,6 +108,8 @@ int store__index_add(struct store *s, const char *name, __u64 samples);
 typedef void (*store_index_fn)(void *ctx, const char *name, __u64 samples, __u64 bytes);
 /* each well-formed line (at most 16 MiB of them); 0, or -errno (-ENOENT: no index yet) */
 int store__index_read(const struct store *s, store_index_fn fn, void *ctx);
+/* the lines of buf[0..len) (written in place: NULs), fn for each well-formed one; how many */
+int store_index_parse(char *buf, size_t len, store_index_fn fn, void *ctx);
 
 /* marks (marks.c): windows kept outside the limits, each a store of its own */
 #define STORE_MARKS_DIR	    "marks"
