@@ -228,6 +228,14 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 	struct jwalk_stats st;
 	const char *sep = "";
 
+	if (e->early_held || e->early_over)
+		fprintf(f,
+			"jprof: JVM %u: walked in BPF before its agent: %llu samples held, %llu named "
+			"by the agent's dictionary, %llu shown with " JOIN_UNKNOWN_JAVA " frames, %llu "
+			"dropped (the agent's layout differed), %llu not held (budget)\n",
+			e->pid, (unsigned long long)e->early_held, (unsigned long long)e->early_named,
+			(unsigned long long)e->early_unknown, (unsigned long long)e->early_dropped,
+			(unsigned long long)e->early_over);
 	jwalk__stats(e->jw, &st);
 	if (!st.walked)
 		return;

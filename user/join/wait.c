@@ -328,6 +328,138 @@ static int jwait_retry(struct join *j, struct jvm_ent *e, bool all)
 }
 
 /*
+ * A sample BPF walked whole before the JVM's agent came (its walk published from outside,
+ * record/early.c): held, its raw frames named once the agent's dictionary can (early_retry).
+ * Over the budgets it is counted and goes as a sample without Java stack.
+ */
+int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		  const __u64 *ustack, struct jvm_ent *e)
+{
+	size_t cost = pend_cost(s);
+	struct pend *p;
+
+	if (e->early_bytes + cost > j->o.early_budget_jvm ||
+	    j->early_bytes + cost > j->o.early_budget ||
+	    !(p = blk_alloc(&j->blk, cost))) {
+		e->early_over++;
+		j->st.jvm_samples++;
+		return jn_add_missing(j, s, kstack, ustack, e,
+				      e->pending ? MISS_PENDING : MISS_NO_AGENT, 0);
+	}
+	if (s->kstack_len)
+		memcpy(p->frames, kstack, (size_t)s->kstack_len * sizeof(__u64));
+	memcpy(p->frames + s->kstack_len, ustack,
+	       ((size_t)s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64));
+	p->s = *s;
+	p->jvm = e;
+	p->thr = NULL;
+	p->cost = cost;
+	dl_init(&p->tnode);
+	dl_add_tail(&e->early, &p->jnode);
+	e->early_bytes += cost;
+	j->early_bytes += cost;
+	e->early_held++;
+	if (!e->jw)
+		e->jw = jwalk__new(e->pid, jn_jw_method, j);
+	return e->jw ? 0 : -ENOMEM;
+}
+
+static void early_free(struct join *j, struct jvm_ent *e, struct pend *p)
+{
+	dl_del(&p->jnode);
+	e->early_bytes -= p->cost;
+	j->early_bytes -= p->cost;
+	blk_free(&j->blk, p);
+}
+
+/*
+ * A held sample that waits no longer: its Java frames as far as they are named, each run
+ * of frames that are not as one "[unknown Java]": shown, counted, not dropped
+ */
+static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_sample *s,
+			 const __u64 *kstack, const __u64 *ustack, const struct java_trace *tr)
+{
+	bool in_unknown = false;
+	size_t n = 0;
+
+	j->st.jvm_samples++;
+	e->samples++;
+	e->java_samples++;
+	e->early_unknown++;
+	jn_tally_cpu(e, s, false, true);
+	jn_push_native_part(j, &n, s, kstack, ustack);
+	j->java_from = n;
+	for (int f = 0; f < tr->num_frames; f++) {
+		if (tr->frames[f].method_id && e->a) {
+			jn_push_java(j, &n, e, &tr->frames[f]);
+			in_unknown = false;
+		} else if (!in_unknown) {
+			jn_push(j, &n, JOIN_UNKNOWN_JAVA, tr->frames[f].kind);
+			in_unknown = true;
+		}
+	}
+	jn_late_done(j, e);
+	return jn_commit(j, s, e, n, NULL);
+}
+
+/*
+ * The held samples, tried again when the agent's dictionary or the Method*s learned from
+ * agreeing samples grew since the last try; all: the end (or the JVM's), every one goes,
+ * named as far as it can be.
+ */
+static int early_retry(struct join *j, struct jvm_ent *e, bool all)
+{
+	__u64 dict = e->a ? jvm_agent__dict_read(e->a) : 0, learned = jwalk__learned(e->jw);
+	struct dl *n = e->early.next;
+	int err = 0;
+
+	if (dl_empty(&e->early) ||
+	    (!all && (!e->a || (dict == e->early_dict && learned == e->early_methods))))
+		return 0;
+	e->early_dict = dict;
+	e->early_methods = learned;
+	while (n != &e->early && !err) {
+		struct pend *p = dl_entry(n, struct pend, jnode);
+		const __u64 *ustack = p->frames + p->s.kstack_len;
+		struct java_trace tr;
+		int unknown = 0;
+
+		n = n->next;
+		if (e->a && !jwalk__trace(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr)) {
+			e->early_named++;
+			err = jn_finish(j, &p->s, p->frames, ustack, e, &tr);
+		} else if (all) {
+			if (jwalk__trace_partial(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr,
+						 &unknown))
+				tr.num_frames = 0;
+			err = early_partial(j, e, &p->s, p->frames, ustack, &tr);
+		} else {
+			continue;
+		}
+		early_free(j, e, p);
+	}
+	return err;
+}
+
+void join__early_off(struct join *j, __u32 pid)
+{
+	struct jvm_ent *e = jn_find_jvm(j, pid);
+
+	if (!e)
+		return;
+	e->early_off = true;
+	while (!dl_empty(&e->early)) {
+		struct pend *p = dl_entry(e->early.next, struct pend, jnode);
+
+		e->early_dropped++;
+		j->st.jvm_samples++;
+		(void)jn_add_missing(j, &p->s, p->frames, p->frames + p->s.kstack_len, e,
+				     MISS_EARLY_OFF, 0);
+		early_free(j, e, p);
+	}
+}
+
+/*
  * The newest waiting request of the thread not later than time: a walk from the newest.
  * Samples that follow a request (JP_SF_FOLLOWS) are not requests: they go with theirs.
  */
@@ -557,6 +689,8 @@ int jn_expire(struct join *j, struct jvm_ent *e, bool all)
 {
 	int err = e->a ? jwait_retry(j, e, all) : 0;
 
+	if (!err)
+		err = early_retry(j, e, all);
 	if (err)
 		return err;
 	while (!dl_empty(&e->traces)) {
