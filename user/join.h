@@ -83,6 +83,12 @@ void join__free(struct join *j); /* NULL-safe; frees the agents it owns */
  * so walked and held are dropped (counted), and no more are held
  */
 void join__early_off(struct join *j, __u32 pid);
+/*
+ * The names of JVM pid's methods as read from its memory (jvm/vmnames.h; owned by the join
+ * from now on): what BPF walked and no agent names is named by them
+ */
+struct vmnames;
+void join__set_jvm_vmnames(struct join *j, __u32 pid, struct vmnames *vn);
 /* Hands the agent channel of a JVM to the join (owned from now on). */
 int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a);
 /* The name the report gives the JVM: its main class or jar (copied, cut to 95 bytes) */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jvm/agent_ring.h"
+#include "jvm/vmnames.h"
 #include "../unit/vms_fixture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -19,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct vf *v;
 	struct vms_stats st = { 0 };
 	struct jp_jwalk w;
+	struct vms_names names;
 	size_t i = 1;
 
 	if (!v && !(v = malloc(sizeof(*v))))
@@ -41,7 +43,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(v->mem + at, data + i, n);
 		i += n;
 	}
-	if (!vmstructs_layout(v->syms, vf_read, v, &w, &st)) {
+	if (!vmstructs_layout(v->syms, vf_read, v, &w, &names, &st)) {
+		struct vmnames *vn = vmnames__new_reader(&w, &names, vf_read, v);
+
+		/* names of frames the input points at: every read bounded, nothing trusted */
+		for (size_t k = 1; vn && k + 16 <= size && k < 1 + 16 * 8; k += 16) {
+			struct jp_jframe f;
+
+			memcpy(&f, data + k, sizeof(f));
+			f.method = f.method ? VF_BASE + f.method % VF_SIZE : 0;
+			(void)vmnames__frame(vn, &f);
+		}
+		vmnames__free(vn);
+
 		/* what came out is what BPF may be given: checked */
 		if (!w.n_heaps || w.n_heaps > JP_JW_HEAPS || !w.call_stub_ret ||
 		    w.blob_name > JP_JW_BLOB_HDR - 8 || w.heap_block > 64)

@@ -29,6 +29,8 @@
 #include "opts.h"
 #include "out/out.h"
 #include "sym/syms.h"
+#include "jvm/vmnames.h"
+#include "vms_fixture.h"
 
 /* symbols of this binary the user stacks point into */
 __attribute__((noinline)) void join_leaf(void)
@@ -1243,10 +1245,10 @@ TEST(early_walks_never_named_show_unknown_java_and_budgets_count)
 	EXPECT_TRUE(fo && strstr(fo, "testproc;[unknown Java]_[0];join_leaf 2\n") != NULL);
 	EXPECT_TRUE(fo && strstr(fo, "[no Java stack: agent not yet attached];join_leaf 3\n") != NULL);
 	rep = report(&f);
-	EXPECT_TRUE(rep && strstr(rep, "2 samples held, 0 named by the agent's dictionary, 2 shown "
-				      "with [unknown Java] frames, 0 dropped (the agent's layout "
+	EXPECT_TRUE(rep && strstr(rep, "2 samples held, 0 named by the agent's dictionary, 0 named "
+				      "from the JVM's memory, 2 shown with [unknown Java] frames, 0 dropped (the agent's layout "
 				      "differed), 3 not held (budget)") != NULL);
-	if (fo && !strstr(fo, "[unknown Java]_[0] 2"))
+	if (fo && !strstr(fo, "[unknown Java]_[0];join_leaf 2"))
 		fprintf(stderr, "%s%s", fo, rep ? rep : "");
 	free(rep);
 	free(fo);
@@ -1278,4 +1280,46 @@ TEST(early_walks_by_a_contradicted_layout_are_dropped_and_counted)
 	free(rep);
 	free(fo);
 	teardown(&f);
+}
+
+TEST(early_walks_of_a_jvm_without_agent_are_named_from_its_memory)
+{
+	struct join_opts o = { 0 };
+	struct fixture f;
+	struct vf *v = malloc(sizeof(*v));
+	struct vms_stats vst = { 0 };
+	struct vms_names nl;
+	struct jp_jwalk w;
+	/* one interpreted frame whose Method* the fixture's memory names, then one it does not */
+	const __u64 named[] = { (__u64)(unsigned long)join_leaf, 7, VF_BASE + VF_METHOD };
+	const __u64 unnamed[] = { (__u64)(unsigned long)join_leaf, 7, VF_BASE + 0x10 };
+	struct jp_sample s = early_sample(7, 1000);
+	char *rep, *fo;
+
+	ASSERT_TRUE(v != NULL);
+	vf_build(v);
+	vf_method(v, "pkg/Mem", "walk");
+	ASSERT_TRUE(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &vst) == 0);
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", NULL), 0);
+	join__set_jvm_vmnames(f.join, (__u32)getpid(), vmnames__new_reader(&w, &nl, vf_read, v));
+	EXPECT_EQ(join__sample(f.join, &s, NULL, named), 0);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, named), 0);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, unnamed), 0);
+	EXPECT_EQ(join__flush(f.join), 0);
+	fo = folded(&f);
+	EXPECT_TRUE(fo && strstr(fo, "testproc;pkg/Mem.walk_[0];join_leaf 2\n") != NULL);
+	EXPECT_TRUE(fo && strstr(fo, "testproc;[unknown Java]_[0];join_leaf 1\n") != NULL);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "3 samples held, 0 named by the agent's dictionary, 2 named "
+				      "from the JVM's memory, 1 shown with [unknown Java]") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "of which 2 with complete Java stacks") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "method names read from its memory: 1 methods, 1 could not "
+				      "be read") != NULL);
+	if (fo && !strstr(fo, "pkg/Mem.walk_[0];join_leaf 2"))
+		fprintf(stderr, "%s%s", fo, rep ? rep : "");
+	free(rep);
+	free(fo);
+	teardown(&f);
+	free(v);
 }

@@ -115,6 +115,15 @@ static inline void vf_build(struct vf *v)
 	/* a type name longer than any the reader looks at: skipped */
 	vf_field(v, "AVeryLongTypeNameThatNoLayoutNeedsAtAllAndThatGoesOnAndOnForMoreThanEightyBytes",
 		 "_x", "int", 0, 4, 0);
+	/* where names are (vmnames) */
+	vf_field(v, "ConstMethod", "_constants", "ConstantPool*", 0, 0x8, 0);
+	vf_field(v, "ConstMethod", "_name_index", "u2", 0, 0x22, 0);
+	vf_field(v, "ConstantPool", "_pool_holder", "InstanceKlass*", 0, 0x10, 0);
+	vf_field(v, "Klass", "_name", "Symbol*", 0, 0x10, 0);
+	vf_field(v, "Symbol", "_length", "u2", 0, 4, 0);
+	vf_field(v, "Symbol", "_body", "u1", 0, 6, 0);
+	vf_field(v, "CompiledMethod", "_method", "Method*", 0, 0x48, 0);
+	vf_type(v, "ConstantPool", 0x50);
 	vf_type(v, "ConstMethod", 0x38);
 	vf_type(v, "HeapBlock", 16);
 	vf_type(v, "Method", 0x58);
@@ -128,6 +137,34 @@ static inline void vf_build(struct vf *v)
 	vf_put(v, VF_HEAP + 0x10 + 0x18, VF_HEAP_HI);
 	vf_put(v, VF_HEAP + 0x40 + 0x8, VF_SEGMAP);
 	vf_put(v, VF_HEAP + 0x80, 6);
+}
+
+/* a Symbol at off: u2 length at 4, bytes at 6 */
+static inline void vf_symbol(struct vf *v, size_t off, const char *s)
+{
+	__u16 len = (__u16)strlen(s);
+
+	memcpy(v->mem + off + 4, &len, sizeof(len));
+	memcpy(v->mem + off + 6, s, len);
+}
+
+/*
+ * A method at VF_METHOD: Method -> ConstMethod (name index 3) -> ConstantPool (holder, slot 3
+ * the name's Symbol) -> Klass -> Symbol
+ */
+#define VF_METHOD 0x38000u
+static inline void vf_method(struct vf *v, const char *cls, const char *name)
+{
+	__u16 ni = 3;
+
+	vf_put(v, VF_METHOD + 8, VF_BASE + VF_METHOD + 0x100);		/* _constMethod */
+	vf_put(v, VF_METHOD + 0x100 + 8, VF_BASE + VF_METHOD + 0x200);	/* _constants */
+	memcpy(v->mem + VF_METHOD + 0x100 + 0x22, &ni, sizeof(ni));	/* _name_index */
+	vf_put(v, VF_METHOD + 0x200 + 0x10, VF_BASE + VF_METHOD + 0x400); /* _pool_holder */
+	vf_put(v, VF_METHOD + 0x200 + 0x50 + 3 * 8, VF_BASE + VF_METHOD + 0x500);
+	vf_put(v, VF_METHOD + 0x400 + 0x10, VF_BASE + VF_METHOD + 0x600); /* Klass::_name */
+	vf_symbol(v, VF_METHOD + 0x500, name);
+	vf_symbol(v, VF_METHOD + 0x600, cls);
 }
 
 /* the reader over the buffer: whole pages inside it (or inside limit), else -EFAULT */

@@ -16,6 +16,7 @@
 #include "sym/syms.h"
 #include "jvm/agent_ring.h"
 #include "jvm/jwalk.h"
+#include "jvm/vmnames.h"
 #include "util/blkcache.h"
 #include "util/hmap.h"
 
@@ -158,6 +159,8 @@ struct jvm_ent {
 	bool early_off;				 /* join__early_off: none held any more */
 	__u64 early_dict, early_methods;	 /* dictionary and Method*s learned at the last try */
 	__u64 early_held, early_named, early_unknown, early_over, early_dropped;
+	struct vmnames *vn; /* names read from the JVM's memory, for what no agent names */
+	__u64 early_mem;    /* held samples named from the JVM's memory alone */
 	size_t pend_bytes, trace_bytes;
 	/* report */
 	__u64 samples, java_samples, complete, internal;
@@ -395,6 +398,8 @@ int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, co
 /* join/frames.c: frames of a stack, named once and cached */
 const char *jn_pool_fmt(struct join *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void jn_push(struct join *j, size_t *n, const char *name, enum jp_frame_kind kind);
+/* a Java frame by its name alone ("pkg/Class.method": read from the JVM's memory) */
+void jn_push_java_name(struct join *j, size_t *n, const char *name, enum jp_frame_kind kind);
 bool jn_push_user_frame(struct join *j, size_t *n, __u32 pid, __u64 addr, bool stop_at_code);
 void jn_push_kernel(struct join *j, size_t *n, const struct jp_sample *s, const __u64 *kstack);
 void jn_push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct java_frame *f);

@@ -39,6 +39,7 @@ void jn_jvm_free(struct join *j, struct jvm_ent *e)
 	pends_free(j, &e->pend);
 	pends_free(j, &e->jwait);
 	pends_free(j, &e->early);
+	vmnames__free(e->vn);
 	j->early_bytes -= e->early_bytes;
 	while (!dl_empty(&e->traces)) {
 		struct dl *n = e->traces.next;
@@ -404,6 +405,18 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 	if (++j->nretired > JOIN_RETIRED_KEEP)
 		fold_oldest_retired(j);
 	return err;
+}
+
+void join__set_jvm_vmnames(struct join *j, __u32 pid, struct vmnames *vn)
+{
+	struct jvm_ent *e = jn_find_jvm(j, pid);
+
+	if (!e) {
+		vmnames__free(vn);
+		return;
+	}
+	vmnames__free(e->vn);
+	e->vn = vn;
 }
 
 /* the reader protocol: every agent of the join learns this jprof still reads it */

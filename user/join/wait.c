@@ -359,6 +359,10 @@ int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack
 	e->early_bytes += cost;
 	j->early_bytes += cost;
 	e->early_held++;
+	/* names read now, while the JVM lives: it may be gone when they are wanted */
+	if (e->vn && !e->a)
+		for (__u32 k = 0; k < s->jstack_len; k++)
+			(void)vmnames__frame(e->vn, &jframes_of(s, ustack)[k]);
 	if (!e->jw)
 		e->jw = jwalk__new(e->pid, jn_jw_method, j);
 	return e->jw ? 0 : -ENOMEM;
@@ -403,6 +407,49 @@ static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_samp
 }
 
 /*
+ * A held sample of a JVM without agent, named from its memory (e->vn): each frame by its
+ * method, a compiled one without its inlined methods; a run of frames it cannot name is one
+ * "[unknown Java]". 1 when every frame was named (a whole Java stack), 0 not.
+ */
+static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_sample *s,
+			     const __u64 *kstack, const __u64 *ustack, int *ret_err)
+{
+	const struct jp_jframe *f = jframes_of(s, ustack);
+	bool in_unknown = false, whole = true;
+	size_t n = 0;
+
+	j->st.jvm_samples++;
+	e->samples++;
+	e->java_samples++;
+	jn_push_native_part(j, &n, s, kstack, ustack);
+	j->java_from = n;
+	for (__u32 k = 0; k < s->jstack_len; k++) {
+		const char *name = vmnames__frame(e->vn, &f[k]);
+		enum jp_frame_kind kind = f[k].method ? JP_FK_INTERP : JP_FK_JIT;
+
+		if (name) {
+			jn_push_java_name(j, &n, name, kind);
+			in_unknown = false;
+		} else {
+			whole = false;
+			if (!in_unknown)
+				jn_push(j, &n, JOIN_UNKNOWN_JAVA, kind);
+			in_unknown = true;
+		}
+	}
+	if (whole) {
+		e->complete++;
+		e->early_mem++;
+		j->st.java_complete++;
+	} else {
+		e->early_unknown++;
+	}
+	jn_tally_cpu(e, s, whole, !whole);
+	*ret_err = jn_commit(j, s, e, n, NULL);
+	return whole;
+}
+
+/*
  * The held samples, tried again when the agent's dictionary or the Method*s learned from
  * agreeing samples grew since the last try; all: the end (or the JVM's), every one goes,
  * named as far as it can be.
@@ -428,6 +475,8 @@ static int early_retry(struct join *j, struct jvm_ent *e, bool all)
 		if (e->a && !jwalk__trace(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr)) {
 			e->early_named++;
 			err = jn_finish(j, &p->s, p->frames, ustack, e, &tr);
+		} else if (all && !e->a && e->vn) {
+			(void)early_from_memory(j, e, &p->s, p->frames, ustack, &err);
 		} else if (all) {
 			if (jwalk__trace_partial(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr,
 						 &unknown))

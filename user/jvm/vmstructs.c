@@ -109,7 +109,9 @@ struct vms_found {
 	long blob_name, blob_fsize, blob_fcomplete, blob_code, method_const, const_code_size;
 	long wrapper_anchor, last_sp, last_pc, last_fp, hb_header, hb_length, hb_used;
 	int blob_code_is_offset, fcomplete_size, hb_length_size;
-	__u64 heap_block_size, const_method_size;
+	__u64 heap_block_size, const_method_size, cp_size;
+	/* names (vms_names) */
+	long cm_constants, cm_name_index, cp_holder, klass_name, sym_length, sym_body, nm_method;
 };
 
 /* one nonstatic field of the table, if it is one the walk needs (as walk_field) */
@@ -139,6 +141,15 @@ static void want_field(struct vms_found *f, const char *type, const char *field,
 		{"HeapBlock", "_header", &f->hb_header},
 		{"HeapBlock::Header", "_length", &f->hb_length},
 		{"HeapBlock::Header", "_used", &f->hb_used},
+		{"ConstMethod", "_constants", &f->cm_constants},
+		{"ConstMethod", "_name_index", &f->cm_name_index},
+		{"ConstantPool", "_pool_holder", &f->cp_holder},
+		{"Klass", "_name", &f->klass_name},
+		{"Symbol", "_length", &f->sym_length},
+		{"Symbol", "_body", &f->sym_body},
+		/* CompiledMethod's in JDK 17, nmethod's since 23 */
+		{"CompiledMethod", "_method", &f->nm_method},
+		{"nmethod", "_method", &f->nm_method},
 	};
 
 	if (!strcmp(type, "HeapBlock::Header") && !strcmp(field, "_length"))
@@ -168,7 +179,8 @@ static bool type_wanted(const char *t)
 		"VirtualSpace",	     "CodeBlob",	   "Method",
 		"ConstMethod",	     "JavaCallWrapper",	   "JavaFrameAnchor",
 		"HeapBlock",	     "HeapBlock::Header",  "CodeCache",
-		"StubRoutines",
+		"StubRoutines",	     "ConstantPool",	   "Klass",
+		"Symbol",	     "CompiledMethod",	   "nmethod",
 	};
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
@@ -296,6 +308,8 @@ static int read_types(struct vmr *v, const __u64 *syms, struct vms_found *f)
 			f->heap_block_size = size;
 		else if (!strcmp(name, "ConstMethod"))
 			f->const_method_size = size;
+		else if (!strcmp(name, "ConstantPool"))
+			f->cp_size = size;
 	}
 	return -E2BIG;
 }
@@ -377,8 +391,27 @@ static int build(struct vmr *v, const struct vms_found *f, struct jp_ring_walk *
 	return 0;
 }
 
+/* the names' offsets, each under 64 KiB; ok when all are known */
+static void names_of(const struct vms_found *f, struct vms_names *n)
+{
+	const long v[] = { f->cm_constants, f->cm_name_index, f->cp_holder, (long)f->cp_size,
+			   f->klass_name,   f->sym_length,	  f->sym_body,	 f->nm_method };
+	__u32 *o[] = { &n->cm_constants, &n->cm_name_index, &n->cp_holder, &n->cp_size,
+		       &n->klass_name,	 &n->sym_length,    &n->sym_body,  &n->nm_method };
+
+	memset(n, 0, sizeof(*n));
+	n->ok = 1;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (v[i] < 0 || v[i] > 0xffff || (i == 3 && !v[i])) {
+			n->ok = 0;
+			continue;
+		}
+		*o[i] = (__u32)v[i];
+	}
+}
+
 int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwalk *ret,
-		     struct vms_stats *st)
+		     struct vms_names *ret_names, struct vms_stats *st)
 {
 	struct vms_found f = {
 		.ga_len = -1,
@@ -402,6 +435,13 @@ int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwa
 		.hb_length = -1,
 		.hb_used = -1,
 		.fcomplete_size = 4,
+		.cm_constants = -1,
+		.cm_name_index = -1,
+		.cp_holder = -1,
+		.klass_name = -1,
+		.sym_length = -1,
+		.sym_body = -1,
+		.nm_method = -1,
 	};
 	struct jp_ring_walk w;
 	struct vmr *v = calloc(1, sizeof(*v));
@@ -416,6 +456,8 @@ int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwa
 	free(v);
 	if (err)
 		return err;
+	if (ret_names)
+		names_of(&f, ret_names);
 	return jvm_walk_check(&w, ret);
 }
 
@@ -459,7 +501,8 @@ static int open_libjvm(__u32 pid, __u64 *ret_start)
 	return fd;
 }
 
-int vmstructs_read_pid(__u32 pid, struct jp_jwalk *ret, struct vms_stats *st)
+int vmstructs_read_pid(__u32 pid, struct jp_jwalk *ret, struct vms_names *ret_names,
+		       struct vms_stats *st)
 {
 	__u64 syms[VMS_SYM_MAX], base = 0, start = 0;
 	struct stat sb;
@@ -478,5 +521,5 @@ int vmstructs_read_pid(__u32 pid, struct jp_jwalk *ret, struct vms_stats *st)
 	for (int i = 0; i < VMS_SYM_MAX; i++)
 		if (syms[i])
 			syms[i] = syms[i] - (base & ~(VMR_PAGE - 1)) + start;
-	return vmstructs_layout(syms, read_pid_mem, &pid, ret, st);
+	return vmstructs_layout(syms, read_pid_mem, &pid, ret, ret_names, st);
 }

@@ -35,6 +35,16 @@ extern const char *const vmstructs_sym_names[VMS_SYM_MAX];
 /* reads n bytes of the JVM at addr into buf: 0, or -EFAULT (nothing partial is used) */
 typedef int (*vms_read_fn)(void *ctx, __u64 addr, void *buf, size_t n);
 
+/*
+ * Where a method's names are (Method -> ConstMethod -> ConstantPool -> Symbol), and a
+ * compiled method's Method*: offsets, 0 not known (ok false: not all known)
+ */
+struct vms_names {
+	__u32 cm_constants, cm_name_index, cp_holder, cp_size, klass_name;
+	__u32 sym_length, sym_body, nm_method;
+	int ok;
+};
+
 struct vms_stats {
 	__u64 reads;   /* calls of the reader (pages) */
 	__u64 bytes;   /* bytes read */
@@ -56,13 +66,14 @@ struct vms_stats {
  * budget, -EFAULT: a read failed. *st counts what was read (also on failure).
  */
 int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwalk *ret,
-		     struct vms_stats *st);
+		     struct vms_names *ret_names, struct vms_stats *st);
 
 /*
  * The same for process pid: its libjvm.so mapping (/proc/pid/maps), the ELF file through
  * /proc/pid/map_files (the very file mapped, whatever its path says), its memory through
  * process_vm_readv. Errors as above, -ESRCH: gone, -ENOEXEC: no libjvm.so mapped.
  */
-int vmstructs_read_pid(__u32 pid, struct jp_jwalk *ret, struct vms_stats *st);
+int vmstructs_read_pid(__u32 pid, struct jp_jwalk *ret, struct vms_names *ret_names,
+		       struct vms_stats *st);
 
 #endif /* JPROF_VMSTRUCTS_H */

@@ -8,6 +8,7 @@
  * compared; one that differs turns the early walk of that JVM off.
  */
 #include "record/record_int.h"
+#include "jvm/vmnames.h"
 #include "jvm/vmstructs.h"
 
 /* a JVM found while still starting has no code heaps yet: tried again, 20 ms doubling */
@@ -45,7 +46,7 @@ static void try_publish(struct rec *r, struct rec_early *e, __u64 now)
 	if (!err && start != e->start_ticks)
 		err = -ESRCH;
 	if (!err)
-		err = vmstructs_read_pid(e->pid, &e->w, &st);
+		err = vmstructs_read_pid(e->pid, &e->w, &e->names, &st);
 	r->early_st.read_bytes += st.bytes;
 	r->early_st.reads += st.reads;
 	if (err == -EAGAIN && ++e->tries < EARLY_TRIES) {
@@ -64,6 +65,8 @@ static void try_publish(struct rec *r, struct rec_early *e, __u64 now)
 	}
 	e->published = true;
 	r->early_st.published++;
+	/* what no agent names (before it comes, or with none) is named from the JVM's memory */
+	join__set_jvm_vmnames(r->join, e->pid, vmnames__new(e->pid, &e->w, &e->names));
 	now = mono_ns();
 	r->early_st.ns_sum += now - e->found_ns;
 	if (now - e->found_ns > r->early_st.ns_max)

@@ -34,6 +34,7 @@
 #include "util/fdlimit.h"
 #include "jvm/hswatch.h"
 #include "jvm/pauses.h"
+#include "jvm/vmstructs.h"
 #include "out/out.h"
 #include "out/outfile.h"
 #include "out/sctable.h"
@@ -120,6 +121,7 @@ struct rec {
 		__u64 found_ns, next_ns; /* when found; the next try (still starting) */
 		bool published, done;	 /* done: published, or given up */
 		struct jp_jwalk w;
+		struct vms_names names; /* where its methods' names are, from the same tables */
 	} early[JP_MAX_JVMS];
 	size_t nearly;
 	struct {
