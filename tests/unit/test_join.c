@@ -1294,6 +1294,7 @@ TEST(early_walks_of_a_jvm_without_agent_are_named_from_its_memory)
 	const __u64 named[] = { (__u64)(unsigned long)join_leaf, 7, VF_BASE + VF_METHOD };
 	const __u64 unnamed[] = { (__u64)(unsigned long)join_leaf, 7, VF_BASE + 0x10 };
 	struct jp_sample s = early_sample(7, 1000);
+	struct join_stats jst;
 	char *rep, *fo;
 
 	ASSERT_TRUE(v != NULL);
@@ -1306,6 +1307,10 @@ TEST(early_walks_of_a_jvm_without_agent_are_named_from_its_memory)
 	EXPECT_EQ(join__sample(f.join, &s, NULL, named), 0);
 	EXPECT_EQ(join__sample(f.join, &s, NULL, named), 0);
 	EXPECT_EQ(join__sample(f.join, &s, NULL, unnamed), 0);
+	/* no agent is coming (not pending): they go at the next round, not at the end */
+	EXPECT_EQ(join__poll(f.join, 2000), 0);
+	join__stats(f.join, &jst);
+	EXPECT_EQ(jst.jvm_samples, 3);
 	EXPECT_EQ(join__flush(f.join), 0);
 	fo = folded(&f);
 	EXPECT_TRUE(fo && strstr(fo, "testproc;pkg/Mem.walk_[0];join_leaf 2\n") != NULL);

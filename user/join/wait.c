@@ -460,6 +460,8 @@ static int early_retry(struct join *j, struct jvm_ent *e, bool all)
 	struct dl *n = e->early.next;
 	int err = 0;
 
+	/* no agent is coming (attach disabled, or not asked): nothing to wait for */
+	all = all || (!e->a && !e->pending);
 	if (dl_empty(&e->early) ||
 	    (!all && (!e->a || (dict == e->early_dict && learned == e->early_methods))))
 		return 0;
