@@ -175,12 +175,24 @@ static void want_field(struct vms_found *f, const char *type, const char *field,
 static bool type_wanted(const char *t)
 {
 	static const char *const types[] = {
-		"GrowableArrayBase", "GrowableArray<int>", "CodeHeap",
-		"VirtualSpace",	     "CodeBlob",	   "Method",
-		"ConstMethod",	     "JavaCallWrapper",	   "JavaFrameAnchor",
-		"HeapBlock",	     "HeapBlock::Header",  "CodeCache",
-		"StubRoutines",	     "ConstantPool",	   "Klass",
-		"Symbol",	     "CompiledMethod",	   "nmethod",
+		"GrowableArrayBase",
+		"GrowableArray<int>",
+		"CodeHeap",
+		"VirtualSpace",
+		"CodeBlob",
+		"Method",
+		"ConstMethod",
+		"JavaCallWrapper",
+		"JavaFrameAnchor",
+		"HeapBlock",
+		"HeapBlock::Header",
+		"CodeCache",
+		"StubRoutines",
+		"ConstantPool",
+		"Klass",
+		"Symbol",
+		"CompiledMethod",
+		"nmethod",
 	};
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
@@ -394,10 +406,10 @@ static int build(struct vmr *v, const struct vms_found *f, struct jp_ring_walk *
 /* the names' offsets, each under 64 KiB; ok when all are known */
 static void names_of(const struct vms_found *f, struct vms_names *n)
 {
-	const long v[] = { f->cm_constants, f->cm_name_index, f->cp_holder, (long)f->cp_size,
-			   f->klass_name,   f->sym_length,	  f->sym_body,	 f->nm_method };
-	__u32 *o[] = { &n->cm_constants, &n->cm_name_index, &n->cp_holder, &n->cp_size,
-		       &n->klass_name,	 &n->sym_length,    &n->sym_body,  &n->nm_method };
+	const long v[] = {f->cm_constants, f->cm_name_index, f->cp_holder, (long)f->cp_size,
+			  f->klass_name,   f->sym_length,    f->sym_body,  f->nm_method};
+	__u32 *o[] = {&n->cm_constants, &n->cm_name_index, &n->cp_holder, &n->cp_size,
+		      &n->klass_name,	&n->sym_length,	   &n->sym_body,  &n->nm_method};
 
 	memset(n, 0, sizeof(*n));
 	n->ok = 1;
