@@ -1328,3 +1328,43 @@ TEST(early_walks_of_a_jvm_without_agent_are_named_from_its_memory)
 	teardown(&f);
 	free(v);
 }
+
+TEST(early_walks_the_agent_cannot_name_are_named_from_memory_at_the_end)
+{
+	struct join_opts o = { 0 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct vf *v = malloc(sizeof(*v));
+	struct vms_stats vst = { 0 };
+	struct vms_names nl;
+	struct jp_jwalk w;
+	const __u64 named[] = { (__u64)(unsigned long)join_leaf, 7, VF_BASE + VF_METHOD };
+	struct jp_sample s = early_sample(7, 1000);
+	char *rep, *fo;
+
+	ASSERT_TRUE(v != NULL);
+	vf_build(v);
+	vf_method(v, "pkg/Mem", "walk");
+	ASSERT_TRUE(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &vst) == 0);
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", NULL), 0);
+	join__set_jvm_pending(f.join, (__u32)getpid(), true);
+	join__set_jvm_vmnames(f.join, (__u32)getpid(), vmnames__new_reader(&w, &nl, vf_read, v));
+	EXPECT_EQ(join__sample(f.join, &s, NULL, named), 0);
+	/* the agent comes, but no sample teaches it this Method*: the end names it from memory */
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	EXPECT_EQ(join__poll(f.join, 2000), 0);
+	EXPECT_EQ(join__flush(f.join), 0);
+	fo = folded(&f);
+	EXPECT_TRUE(fo && strstr(fo, "testproc;pkg/Mem.walk_[0];join_leaf 1\n") != NULL);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "1 samples held, 0 named by the agent's dictionary, 1 named "
+				      "from the JVM's memory, 0 shown with [unknown Java]") != NULL);
+	if (fo && !strstr(fo, "pkg/Mem.walk_[0];join_leaf 1"))
+		fprintf(stderr, "%s%s", fo, rep ? rep : "");
+	free(rep);
+	free(fo);
+	teardown(&f);
+	fa_close(&fa);
+	free(v);
+}

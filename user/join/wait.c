@@ -377,31 +377,54 @@ static void early_free(struct join *j, struct jvm_ent *e, struct pend *p)
 }
 
 /*
- * A held sample that waits no longer: its Java frames as far as they are named, each run
- * of frames that are not as one "[unknown Java]": shown, counted, not dropped
+ * A held sample that waits no longer: its Java frames as far as the agent names them, the
+ * others by the names read from the JVM's memory if it can (e->vn), each run of frames
+ * neither names as one "[unknown Java]": shown, counted, not dropped
  */
 static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_sample *s,
 			 const __u64 *kstack, const __u64 *ustack, const struct java_trace *tr)
 {
-	bool in_unknown = false;
+	const struct jp_jframe *raw = jframes_of(s, ustack);
+	bool in_unknown = false, whole = true, mem = false;
 	size_t n = 0;
 
 	j->st.jvm_samples++;
 	e->samples++;
 	e->java_samples++;
-	e->early_unknown++;
-	jn_tally_cpu(e, s, false, true);
 	jn_push_native_part(j, &n, s, kstack, ustack);
 	j->java_from = n;
 	for (int f = 0; f < tr->num_frames; f++) {
-		if (tr->frames[f].method_id && e->a) {
-			jn_push_java(j, &n, e, &tr->frames[f]);
+		const struct java_frame *jf = &tr->frames[f];
+		__s32 k = -2 - jf->bci;
+		const char *name = NULL;
+
+		if (jf->method_id && e->a) {
+			jn_push_java(j, &n, e, jf);
 			in_unknown = false;
-		} else if (!in_unknown) {
-			jn_push(j, &n, JOIN_UNKNOWN_JAVA, tr->frames[f].kind);
-			in_unknown = true;
+			continue;
 		}
+		if (!jf->method_id && k >= 0 && (__u32)k < s->jstack_len)
+			name = vmnames__frame(e->vn, &raw[k]);
+		if (name) {
+			jn_push_java_name(j, &n, name, jf->kind);
+			in_unknown = false;
+			mem = true;
+			continue;
+		}
+		whole = false;
+		if (!in_unknown)
+			jn_push(j, &n, JOIN_UNKNOWN_JAVA, jf->kind);
+		in_unknown = true;
 	}
+	if (whole && tr->num_frames > 0) {
+		e->complete++;
+		e->early_mem += mem;
+		e->early_named += !mem;
+		j->st.java_complete++;
+	} else {
+		e->early_unknown++;
+	}
+	jn_tally_cpu(e, s, whole && tr->num_frames > 0, !(whole && tr->num_frames > 0));
 	jn_late_done(j, e);
 	return jn_commit(j, s, e, n, NULL);
 }

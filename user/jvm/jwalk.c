@@ -330,7 +330,7 @@ int jwalk__trace_partial(struct jwalk *w, struct jvm_agent *a, const struct jp_s
 			unknown += !mid;
 			w->tr[n++] = (struct java_frame){
 				.method_id = mid,
-				.bci = f[k].pc > 0xffff ? -1 : (__s32)f[k].pc,
+				.bci = !mid ? -2 - (__s32)k : f[k].pc > 0xffff ? -1 : (__s32)f[k].pc,
 				.kind = JP_FK_INTERP,
 			};
 			continue;
@@ -339,7 +339,7 @@ int jwalk__trace_partial(struct jwalk *w, struct jvm_agent *a, const struct jp_s
 			c = jvm_agent__pc_chain(a, f[k].pc, k == 0, &chain, &bci);
 		if (c <= 0) {
 			unknown++;
-			w->tr[n++] = (struct java_frame){ .bci = -1, .kind = JP_FK_JIT };
+			w->tr[n++] = (struct java_frame){ .bci = -2 - (__s32)k, .kind = JP_FK_JIT };
 			continue;
 		}
 		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++)

@@ -57,7 +57,8 @@ int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s
 /*
  * The same as far as it can be named, for a sample that can wait no longer: a frame that
  * cannot be named (a Method* not learned, a pc the dictionary lacks, or no agent: a NULL)
- * has method_id 0. 0 and *ret (*ret_unknown: frames so left), or -EINVAL (not whole).
+ * has method_id 0 and bci -2 - its index in f. 0 and *ret (*ret_unknown: frames so left),
+ * or -EINVAL (not whole).
  */
 int jwalk__trace_partial(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
 			 const struct jp_jframe *f, struct java_trace *ret, int *ret_unknown);
