@@ -85,7 +85,9 @@
 #define JP_STAT_SWITCH_MISSED 21
 #define JP_STAT_NATIVE_SKIP   22 /* no signal: a JVM thread known not to be a Java thread */
 #define JP_STAT_EXIT_LOST     23 /* process exits/execs not told to user space: ring full */
-#define JP_STAT_MAX	      24
+/* cpu: samples of a JVM BPF walks without its agent (jvms entry with signo 0): no signal */
+#define JP_STAT_WALK_ONLY     24
+#define JP_STAT_MAX	      25
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java
@@ -218,7 +220,7 @@ struct jp_jvm {
 	__u64 start_ticks; /* USER_HZ (100) ticks since boot */
 	__u64 start_ns;	   /* task->group_leader->start_boottime; 0 until pinned by BPF */
 	__u64 handler;	   /* the agent's handler for signo: anything else installed, no signal */
-	__u32 signo;
+	__u32 signo;	   /* 0: no agent (yet): walked by BPF (jwalk), never signalled */
 	__u32 pad;
 };
 

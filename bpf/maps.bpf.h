@@ -211,12 +211,12 @@ static __always_inline void capture_stacks(void *ctx, struct jp_scratch *r)
  * leader's start time matches, so a reused pid is not signalled), else NULL. The first
  * match on the clock ticks user space registered pins the exact start in nanoseconds.
  */
-static __always_inline struct jp_jvm *jvm_of_task(struct task_struct *task, __u32 tgid)
+static __always_inline struct jp_jvm *jvm_pinned(struct task_struct *task, __u32 tgid)
 {
 	struct jp_jvm *jvm = bpf_map_lookup_elem(&jvms, &tgid);
 	__u64 start;
 
-	if (!jvm || !jvm->signo)
+	if (!jvm)
 		return NULL;
 	start = BPF_CORE_READ(task, group_leader, start_boottime);
 	if (jvm->start_ns)
@@ -226,6 +226,17 @@ static __always_inline struct jp_jvm *jvm_of_task(struct task_struct *task, __u3
 		return NULL;
 	jvm->start_ns = start; /* racing CPUs store the same value */
 	return jvm;
+}
+
+/*
+ * The jvms entry of a JVM whose agent answers (a signal): an entry without one (signo 0,
+ * walked by BPF before its agent is in, or with none) is never one to signal
+ */
+static __always_inline struct jp_jvm *jvm_of_task(struct task_struct *task, __u32 tgid)
+{
+	struct jp_jvm *jvm = jvm_pinned(task, tgid);
+
+	return jvm && jvm->signo ? jvm : NULL;
 }
 
 /*
@@ -376,9 +387,14 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 	 * user stack by frame pointers: interrupted in Java code there is no native frame
 	 * above it, and JIT code's rbp makes that walk read garbage (up to 127 frames)
 	 */
-	if (want_signal && java_walk &&
-	    jvm_of_task((struct task_struct *)bpf_get_current_task(), tgid) &&
-	    java_walk_current(sc, tgid)) {
+	jvm = want_signal && java_walk ? jvm_pinned((struct task_struct *)bpf_get_current_task(), tgid)
+				       : NULL;
+	/* a JVM walked before its agent is in (or without one): never signalled */
+	if (jvm && !jvm->signo) {
+		want_signal = false;
+		stat_inc(JP_STAT_WALK_ONLY);
+	}
+	if (jvm && java_walk_current(sc, tgid)) {
 		if (java_walk_put(sc)) {
 			s->flags |= JP_SF_JWALK;
 			want_signal = false;

@@ -66,7 +66,8 @@ $(SYM_FX)/%.map: $(SYM_FX_SRC)/%.map
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 
-$(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(wildcard tests/unit/test_sym_*.c)): $(SYM_FX_ALL)
+$(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(wildcard tests/unit/test_sym_*.c) \
+	tests/unit/test_vmstructs.c): $(SYM_FX_ALL)
 
 .PHONY: sym-fixtures
 sym-fixtures: $(SYM_FX_ALL)

@@ -42,6 +42,7 @@ const char *const join_miss_names[MISS_MAX] = {
 	[MISS_OPEN] = "still blocked at the end (never signalled)",
 	[MISS_FOLLOW] = "during a pending request of unknown outcome",
 	[MISS_JWALK] = "walked in BPF, code not named",
+	[MISS_EARLY_OFF] = "walked early, layout contradicted",
 };
 
 struct join *join__new(struct syms *syms, struct model *model, const struct join_opts *o)
@@ -58,6 +59,10 @@ struct join *join__new(struct syms *syms, struct model *model, const struct join
 		j->o.pend_budget_jvm = JOIN_PEND_BUDGET_JVM;
 	if (!j->o.pend_budget)
 		j->o.pend_budget = JOIN_PEND_BUDGET;
+	if (!j->o.early_budget_jvm)
+		j->o.early_budget_jvm = JOIN_EARLY_BUDGET_JVM;
+	if (!j->o.early_budget)
+		j->o.early_budget = JOIN_EARLY_BUDGET;
 	if (!j->o.trace_budget_jvm)
 		j->o.trace_budget_jvm = JOIN_TRACE_BUDGET_JVM;
 	if (!j->o.trace_budget)
@@ -426,7 +431,7 @@ int jn_add_missing(struct join *j, const struct jp_sample *s, const __u64 *kstac
 	e->samples++;
 	e->java_samples++;
 	e->miss[r]++;
-	jn_tally_cpu(e, s, false, r == MISS_PENDING || r == MISS_NO_AGENT);
+	jn_tally_cpu(e, s, false, r == MISS_PENDING || r == MISS_NO_AGENT || r == MISS_EARLY_OFF);
 	if (r == MISS_AGCT && code <= 0 && -code < 12)
 		e->agct[-code]++;
 	/* blocked all recording, no Java stack: one frame, not its native wait (issue 25) */
@@ -565,6 +570,8 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		return 0;
 	if (!e)
 		return jn_add_native(j, s, kstack, ustack, NULL, NULL);
+	if (!e->a && s->jstack_err == JP_JW_ENTRY && s->jstack_len && !e->early_off)
+		return jn_early_hold(j, s, kstack, ustack, e);
 	if (!e->a) {
 		j->st.jvm_samples++;
 		return jn_add_missing(j, s, kstack, ustack, e,

@@ -24,6 +24,8 @@ struct join_opts {
 	size_t pend_budget;	       /* ... in all JVMs */
 	size_t trace_budget_jvm;       /* traces waiting for their sample, per JVM */
 	size_t trace_budget;	       /* ... in all JVMs */
+	size_t early_budget_jvm;       /* samples BPF walked before the agent, held, per JVM */
+	size_t early_budget;	       /* ... in all JVMs */
 	unsigned int traces_per_round; /* agent records per JVM per join__poll (0: default) */
 	struct cgroup_names
 		*cgroups;	 /* names the container label by cgroup id; NULL: "" (borrowed) */
@@ -76,6 +78,17 @@ struct join;
 struct join *join__new(struct syms *syms, struct model *model, const struct join_opts *o);
 void join__free(struct join *j); /* NULL-safe; frees the agents it owns */
 
+/*
+ * The layout BPF walked JVM pid by before its agent came is not the agent's: the samples
+ * so walked and held are dropped (counted), and no more are held
+ */
+void join__early_off(struct join *j, __u32 pid);
+/*
+ * The names of JVM pid's methods as read from its memory (jvm/vmnames.h; owned by the join
+ * from now on): what BPF walked and no agent names is named by them
+ */
+struct vmnames;
+void join__set_jvm_vmnames(struct join *j, __u32 pid, struct vmnames *vn);
 /* Hands the agent channel of a JVM to the join (owned from now on). */
 int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a);
 /* The name the report gives the JVM: its main class or jar (copied, cut to 95 bytes) */

@@ -479,6 +479,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		rec_take_exits(&r, mono_ns());
 		join__heartbeat(r.join, mono_ns(), rec_wanted_agent_events(o), o->alloc_interval);
 		rec_handle_new_pids(&r);
+		rec_early_tick(&r, mono_ns());
 		rec_drop_withdrawn_agents(&r);
 		rec_retire_dead_jvms(&r, mono_ns());
 		/* between rounds no symbol name is held: names went into the model as copies */

@@ -255,7 +255,7 @@ assert c[int(sys.argv[6])] == "", c
 	[[ $output == *"--cgroup needs cgroup v2, which is not mounted: mount it, e.g. \`mount -t cgroup2"* ]]
 }
 
-@test "containers: a container whose JVM refuses attach is profiled natively, with a line saying why" {
+@test "containers: a container whose JVM refuses attach gets Java frames read from its memory, with a line saying why" {
 	local id cg pid
 	id=$(hex64)
 	cg=$CGMNT/docker-$id.scope
@@ -265,8 +265,8 @@ assert c[int(sys.argv[6])] == "", c
 	run -0 "$JPROF" record --container "${id:0:16}" --per-pid -d 3 -o "$OUT/n.folded"
 	echo "$output"
 	only_pid "$pid" "$OUT/n.folded"
-	grep -Eq "^java \[$pid\][^;]*;\[no Java stack: [^]]*\];" "$OUT/n.folded"
-	! grep -q 'CtWork\.burn' "$OUT/n.folded"
+	# no agent: BPF walks it (never a signal), the frames named from the JVM's memory
+	grep -Eq "^java \[$pid\][^;]*;.*CtWork\.burn" "$OUT/n.folded"
 	[[ $output == *"JVM $pid (CtWork): "*"attach mechanism disabled (-XX:+DisableAttachMechanism)"* ]]
 	while read -r p; do kill -9 "$p" 2>/dev/null || true; done <"$cg/cgroup.procs"
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * fuzz_elfsyms.c: ELF symbol loading (incl. .gnu_debugdata) from memory and from a file.
+ * fuzz_elfsyms.c: ELF symbol loading (incl. .gnu_debugdata) and the lookup of named symbols
+ * of any type (libjvm's exported tables) from memory and from a file.
  * Input byte 0 picks: even, the rest is the image (both paths); odd, bytes 1..6 describe
  * a hostile ELF (tests/apps/elfgen.c: symbol count, shared name length, suffix names)
  * and the rest are (u32 offset, u8 value) patches on it, read from a file: the symbol
@@ -35,10 +36,17 @@ static void probe(struct elf_syms *e, const uint8_t *data, size_t size)
 	(void)elf_syms__over_budget(e);
 }
 
+/* the exported data symbols jprof reads of libjvm (jvm/vmstructs.c) */
+static const char *const data_names[] = { "gHotSpotVMStructs", "gHotSpotVMTypes", "fx_sink",
+					  "jp_fx_alpha" };
+
 static void from_fd(int fd, const uint8_t *data, size_t size)
 {
 	struct elf_syms *e = NULL;
+	__u64 vals[4], base;
 
+	if (!lseek(fd, 0, SEEK_SET))
+		(void)elf_syms__lookup_fd(fd, data_names, 4, vals, &base);
 	if (lseek(fd, 0, SEEK_SET) || elf_syms__load_fd(fd, &e))
 		return;
 	probe(e, data, size);
@@ -58,6 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!(data[0] & 1)) {
 		data++;
 		size--;
+		__u64 vals[4], base;
+
+		(void)elf_syms__lookup_mem(data, size, data_names, 4, vals, &base);
 		if (!elf_syms__load_mem(data, size, &e)) {
 			probe(e, data, size);
 			elf_syms__free(e);

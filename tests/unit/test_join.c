@@ -29,6 +29,8 @@
 #include "opts.h"
 #include "out/out.h"
 #include "sym/syms.h"
+#include "jvm/vmnames.h"
+#include "vms_fixture.h"
 
 /* symbols of this binary the user stacks point into */
 __attribute__((noinline)) void join_leaf(void)
@@ -1154,4 +1156,215 @@ TEST(unknown_frames_of_two_processes_share_locations)
 	EXPECT_EQ(c.stacks, 1);
 	EXPECT_EQ(c.rows, 2);
 	teardown(&f);
+}
+
+/*
+ * Samples BPF walked before the JVM's agent came (record/early.c): one interpreted frame,
+ * its Method* and bci after the user stack
+ */
+#define EARLY_METHOD 0x7f00abc000ull
+
+static const __u64 early_stack[] = { (__u64)(unsigned long)join_leaf, 7, EARLY_METHOD };
+
+static struct jp_sample early_sample(__u32 tid, __u64 t)
+{
+	struct jp_sample s = sample(JP_EV_CPU, 0, 1);
+
+	s.tid = tid;
+	s.time_ns = t;
+	s.jstack_err = JP_JW_ENTRY;
+	s.jstack_len = 1;
+	return s;
+}
+
+TEST(early_walks_are_held_and_named_when_the_agent_can)
+{
+	struct join_opts o = { 0 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 b = 100 * SEC;
+	char *rep, *fo;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", NULL), 0);
+	join__set_jvm_pending(f.join, (__u32)getpid(), true);
+	for (int i = 0; i < 3; i++) {
+		s = early_sample(7, b + (__u64)i);
+		EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	}
+	/* held: nothing in the model yet, nothing counted missing */
+	EXPECT_EQ(join__poll(f.join, b + 10), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 0);
+	/* the agent comes; a signalled sample both walked teaches the Method* */
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	s = early_sample(7, b + 100);
+	s.flags = JP_SF_SIGNALED;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	fa_trace(&fa, 7, b + 110, 1);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, b + 120), 0);
+	/* the held ones are named in the same round, before the end */
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 4);
+	EXPECT_EQ(st.java_complete, 4);
+	EXPECT_EQ(join__flush(f.join), 0);
+	fo = folded(&f);
+	EXPECT_TRUE(fo && strstr(fo, "pkg/Work.run") != NULL && strstr(fo, " 4\n") != NULL);
+	EXPECT_TRUE(fo && !strstr(fo, "[unknown Java]"));
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "walked in BPF before its agent: 3 samples held, 3 named") != NULL);
+	if (fo && !strstr(fo, " 4\n"))
+		fprintf(stderr, "%s%s", fo, rep ? rep : "");
+	free(rep);
+	free(fo);
+	teardown(&f);
+	fa_close(&fa);
+}
+
+TEST(early_walks_never_named_show_unknown_java_and_budgets_count)
+{
+	/* room for about 2 held samples (each ~100 bytes and its frames) */
+	struct join_opts o = { .early_budget_jvm = 400 };
+	struct fixture f;
+	struct jp_sample s;
+	char *rep, *fo;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", NULL), 0);
+	join__set_jvm_pending(f.join, (__u32)getpid(), true);
+	for (int i = 0; i < 5; i++) {
+		s = early_sample(7, 1000 + (__u64)i);
+		EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	}
+	/* an agent that never came: the end shows them honestly */
+	EXPECT_EQ(join__flush(f.join), 0);
+	fo = folded(&f);
+	EXPECT_TRUE(fo && strstr(fo, "testproc;[unknown Java]_[0];join_leaf 2\n") != NULL);
+	EXPECT_TRUE(fo && strstr(fo, "[no Java stack: agent not yet attached];join_leaf 3\n") != NULL);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "2 samples held, 0 named by the agent's dictionary, 0 named "
+				      "from the JVM's memory, 2 shown with [unknown Java] frames, 0 dropped (the agent's layout "
+				      "differed), 3 not held (budget)") != NULL);
+	if (fo && !strstr(fo, "[unknown Java]_[0];join_leaf 2"))
+		fprintf(stderr, "%s%s", fo, rep ? rep : "");
+	free(rep);
+	free(fo);
+	teardown(&f);
+}
+
+TEST(early_walks_by_a_contradicted_layout_are_dropped_and_counted)
+{
+	struct join_opts o = { 0 };
+	struct fixture f;
+	struct jp_sample s = early_sample(7, 1000);
+	char *rep, *fo;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", NULL), 0);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	join__early_off(f.join, (__u32)getpid());
+	/* and no more held */
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	EXPECT_EQ(join__flush(f.join), 0);
+	fo = folded(&f);
+	EXPECT_TRUE(fo && strstr(fo, "[no Java stack: walked early, layout contradicted];join_leaf 1\n") != NULL);
+	EXPECT_TRUE(fo && strstr(fo, "[no Java stack: no agent];join_leaf 1\n") != NULL);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "1 samples held, 0 named") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "1 dropped (the agent's layout differed)") != NULL);
+	if (fo && !strstr(fo, "contradicted];join_leaf 1"))
+		fprintf(stderr, "%s%s", fo, rep ? rep : "");
+	free(rep);
+	free(fo);
+	teardown(&f);
+}
+
+TEST(early_walks_of_a_jvm_without_agent_are_named_from_its_memory)
+{
+	struct join_opts o = { 0 };
+	struct fixture f;
+	struct vf *v = malloc(sizeof(*v));
+	struct vms_stats vst = { 0 };
+	struct vms_names nl;
+	struct jp_jwalk w;
+	/* one interpreted frame whose Method* the fixture's memory names, then one it does not */
+	const __u64 named[] = { (__u64)(unsigned long)join_leaf, 7, VF_BASE + VF_METHOD };
+	const __u64 unnamed[] = { (__u64)(unsigned long)join_leaf, 7, VF_BASE + 0x10 };
+	struct jp_sample s = early_sample(7, 1000);
+	struct join_stats jst;
+	char *rep, *fo;
+
+	ASSERT_TRUE(v != NULL);
+	vf_build(v);
+	vf_method(v, "pkg/Mem", "walk");
+	ASSERT_TRUE(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &vst) == 0);
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", NULL), 0);
+	join__set_jvm_vmnames(f.join, (__u32)getpid(), vmnames__new_reader(&w, &nl, vf_read, v));
+	EXPECT_EQ(join__sample(f.join, &s, NULL, named), 0);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, named), 0);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, unnamed), 0);
+	/* no agent is coming (not pending): they go at the next round, not at the end */
+	EXPECT_EQ(join__poll(f.join, 2000), 0);
+	join__stats(f.join, &jst);
+	EXPECT_EQ(jst.jvm_samples, 3);
+	EXPECT_EQ(join__flush(f.join), 0);
+	fo = folded(&f);
+	EXPECT_TRUE(fo && strstr(fo, "testproc;pkg/Mem.walk_[0];join_leaf 2\n") != NULL);
+	EXPECT_TRUE(fo && strstr(fo, "testproc;[unknown Java]_[0];join_leaf 1\n") != NULL);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "3 samples held, 0 named by the agent's dictionary, 2 named "
+				      "from the JVM's memory, 1 shown with [unknown Java]") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "of which 2 with complete Java stacks") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "method names read from its memory: 1 methods, 1 could not "
+				      "be read") != NULL);
+	if (fo && !strstr(fo, "pkg/Mem.walk_[0];join_leaf 2"))
+		fprintf(stderr, "%s%s", fo, rep ? rep : "");
+	free(rep);
+	free(fo);
+	teardown(&f);
+	free(v);
+}
+
+TEST(early_walks_the_agent_cannot_name_are_named_from_memory_at_the_end)
+{
+	struct join_opts o = { 0 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct vf *v = malloc(sizeof(*v));
+	struct vms_stats vst = { 0 };
+	struct vms_names nl;
+	struct jp_jwalk w;
+	const __u64 named[] = { (__u64)(unsigned long)join_leaf, 7, VF_BASE + VF_METHOD };
+	struct jp_sample s = early_sample(7, 1000);
+	char *rep, *fo;
+
+	ASSERT_TRUE(v != NULL);
+	vf_build(v);
+	vf_method(v, "pkg/Mem", "walk");
+	ASSERT_TRUE(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &vst) == 0);
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", NULL), 0);
+	join__set_jvm_pending(f.join, (__u32)getpid(), true);
+	join__set_jvm_vmnames(f.join, (__u32)getpid(), vmnames__new_reader(&w, &nl, vf_read, v));
+	EXPECT_EQ(join__sample(f.join, &s, NULL, named), 0);
+	/* the agent comes, but no sample teaches it this Method*: the end names it from memory */
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	EXPECT_EQ(join__poll(f.join, 2000), 0);
+	EXPECT_EQ(join__flush(f.join), 0);
+	fo = folded(&f);
+	EXPECT_TRUE(fo && strstr(fo, "testproc;pkg/Mem.walk_[0];join_leaf 1\n") != NULL);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "1 samples held, 0 named by the agent's dictionary, 1 named "
+				      "from the JVM's memory, 0 shown with [unknown Java]") != NULL);
+	if (fo && !strstr(fo, "pkg/Mem.walk_[0];join_leaf 1"))
+		fprintf(stderr, "%s%s", fo, rep ? rep : "");
+	free(rep);
+	free(fo);
+	teardown(&f);
+	fa_close(&fa);
+	free(v);
 }

@@ -125,6 +125,11 @@ void jn_push(struct join *j, size_t *n, const char *name, enum jp_frame_kind kin
 	push_loc(j, n, name, "", false, kind, 0, 0);
 }
 
+void jn_push_java_name(struct join *j, size_t *n, const char *name, enum jp_frame_kind kind)
+{
+	push_loc(j, n, name, "", true, kind, 0, 0);
+}
+
 /*
  * A JIT method named by a perf map, in the dictionary's form ("pkg/Class.method"), so one
  * method has one name whichever source named it. The agent writes "pkg.Class::method", jcmd

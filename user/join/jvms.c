@@ -38,6 +38,9 @@ void jn_jvm_free(struct join *j, struct jvm_ent *e)
 	jwalk__free(e->jw);
 	pends_free(j, &e->pend);
 	pends_free(j, &e->jwait);
+	pends_free(j, &e->early);
+	vmnames__free(e->vn);
+	j->early_bytes -= e->early_bytes;
 	while (!dl_empty(&e->traces)) {
 		struct dl *n = e->traces.next;
 
@@ -209,6 +212,7 @@ int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, stru
 	dl_init(&e->pend);
 	dl_init(&e->traces);
 	dl_init(&e->jwait);
+	dl_init(&e->early);
 	dl_init(&e->unresolved);
 	snprintf(e->comm, sizeof(e->comm), "%s", comm ? comm : "java");
 	j->jvms[j->njvms++] = e;
@@ -384,6 +388,10 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 		jn_time_bound(j, 0);
 		e->unread_end += jvm_agent__unread(e->a);
 		jn_free_agent(e);
+	} else {
+		/* walked before an agent that never came: shown as far as known */
+		j->now_ns = now_ns;
+		err = jn_expire(j, e, true);
 	}
 	jn_ev_drop_pid(j->live, EV_LIVE_CAP, &j->nlive, pid);
 	jn_ev_drop_pid(j->waits, EV_WAITS_CAP, &j->nwaits, pid);
@@ -397,6 +405,18 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 	if (++j->nretired > JOIN_RETIRED_KEEP)
 		fold_oldest_retired(j);
 	return err;
+}
+
+void join__set_jvm_vmnames(struct join *j, __u32 pid, struct vmnames *vn)
+{
+	struct jvm_ent *e = jn_find_jvm(j, pid);
+
+	if (!e) {
+		vmnames__free(vn);
+		return;
+	}
+	vmnames__free(e->vn);
+	e->vn = vn;
 }
 
 /* the reader protocol: every agent of the join learns this jprof still reads it */

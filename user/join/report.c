@@ -228,6 +228,26 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 	struct jwalk_stats st;
 	const char *sep = "";
 
+	if (e->early_held || e->early_over)
+		fprintf(f,
+			"jprof: JVM %u: walked in BPF before its agent: %llu samples held, %llu named "
+			"by the agent's dictionary, %llu named from the JVM's memory, %llu shown "
+			"with " JOIN_UNKNOWN_JAVA " frames, %llu dropped (the agent's layout "
+			"differed), %llu not held (budget)\n",
+			e->pid, (unsigned long long)e->early_held, (unsigned long long)e->early_named,
+			(unsigned long long)e->early_mem, (unsigned long long)e->early_unknown,
+			(unsigned long long)e->early_dropped, (unsigned long long)e->early_over);
+	if (e->vn) {
+		struct vmnames_stats vs;
+
+		vmnames__stats(e->vn, &vs);
+		fprintf(f,
+			"jprof: JVM %u: method names read from its memory: %llu methods, %llu "
+			"could not be read, %llu over budget; %llu reads, %llu bytes\n",
+			e->pid, (unsigned long long)vs.methods, (unsigned long long)vs.failed,
+			(unsigned long long)vs.over_budget, (unsigned long long)vs.reads,
+			(unsigned long long)vs.bytes_read);
+	}
 	jwalk__stats(e->jw, &st);
 	if (!st.walked)
 		return;

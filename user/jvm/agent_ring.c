@@ -274,6 +274,13 @@ int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret)
 		return -EIO;
 	if (w.magic != JP_RING_WALK_MAGIC)
 		return -ENOENT;
+	return jvm_walk_check(&w, ret);
+}
+
+int jvm_walk_check(const struct jp_ring_walk *wp, struct jp_jwalk *ret)
+{
+	struct jp_ring_walk w = *wp;
+
 	if (!w.n_heaps || w.n_heaps > JP_RING_WALK_HEAPS || w.n_heaps > JP_JW_HEAPS)
 		return -EPROTO;
 	memset(ret, 0, sizeof(*ret));

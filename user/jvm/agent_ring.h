@@ -58,6 +58,12 @@ void jvm_agent__free(struct jvm_agent *a); /* NULL-safe; unmaps, never touches t
  * (ranges and offsets BPF can use): 0, -ENOENT (the agent published none), -EPROTO.
  */
 int jvm_agent__walk(const struct jvm_agent *a, struct jp_jwalk *ret);
+/*
+ * The same check of a walk block however it was read (the agent's, or jprof's own read of
+ * the JVM's VMStructs from outside, jvm/vmstructs.h): 0 and *ret, or -EPROTO.
+ */
+struct jp_ring_walk;
+int jvm_walk_check(const struct jp_ring_walk *w, struct jp_jwalk *ret);
 /* the real-time signal the agent answers stack requests on; 0 while not ready */
 int jvm_agent__signo(const struct jvm_agent *a);
 /*

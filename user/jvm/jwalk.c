@@ -312,6 +312,53 @@ int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s
 	return 0;
 }
 
+int jwalk__trace_partial(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
+			 const struct jp_jframe *f, struct java_trace *ret, int *ret_unknown)
+{
+	int n = 0, unknown = 0;
+
+	if (!w || s->jstack_err != JP_JW_ENTRY || !s->jstack_len)
+		return -EINVAL;
+	for (__u32 k = 0; k < s->jstack_len && n < JWALK_MAX_EXPANDED; k++) {
+		const __u64 *chain;
+		const __s32 *bci;
+		int c = 0;
+
+		if (f[k].method) {
+			__u64 mid = m_get(w, f[k].method);
+
+			unknown += !mid;
+			w->tr[n++] = (struct java_frame){
+				.method_id = mid,
+				.bci = !mid ? -2 - (__s32)k : f[k].pc > 0xffff ? -1 : (__s32)f[k].pc,
+				.kind = JP_FK_INTERP,
+			};
+			continue;
+		}
+		if (a)
+			c = jvm_agent__pc_chain(a, f[k].pc, k == 0, &chain, &bci);
+		if (c <= 0) {
+			unknown++;
+			w->tr[n++] = (struct java_frame){ .bci = -2 - (__s32)k, .kind = JP_FK_JIT };
+			continue;
+		}
+		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++)
+			w->tr[n++] = (struct java_frame){
+				.method_id = chain[i],
+				.bci = bci[i],
+				.kind = i == c - 1 ? JP_FK_JIT : JP_FK_INLINED,
+			};
+	}
+	*ret = (struct java_trace){ .time_ns = s->time_ns, .num_frames = n, .frames = w->tr };
+	*ret_unknown = unknown;
+	return 0;
+}
+
+__u64 jwalk__learned(const struct jwalk *w)
+{
+	return w ? w->st.learned + w->st.unlearned : 0;
+}
+
 void jwalk__stats(const struct jwalk *w, struct jwalk_stats *ret)
 {
 	if (w)

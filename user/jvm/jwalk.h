@@ -54,6 +54,16 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
  */
 int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
 		 const struct jp_jframe *f, struct java_trace *ret);
+/*
+ * The same as far as it can be named, for a sample that can wait no longer: a frame that
+ * cannot be named (a Method* not learned, a pc the dictionary lacks, or no agent: a NULL)
+ * has method_id 0 and bci -2 - its index in f. 0 and *ret (*ret_unknown: frames so left),
+ * or -EINVAL (not whole).
+ */
+int jwalk__trace_partial(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
+			 const struct jp_jframe *f, struct java_trace *ret, int *ret_unknown);
+/* what naming learned so far (Method*s held, dictionary-independent): a retry's trigger */
+__u64 jwalk__learned(const struct jwalk *w);
 void jwalk__stats(const struct jwalk *w, struct jwalk_stats *ret);
 /* "entry frame", "outside the code cache", ... for an index of ends[] */
 const char *jwalk_end_str(int idx);

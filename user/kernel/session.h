@@ -58,6 +58,13 @@ int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ti
 /* No more signals to tgid (the agent withdrew). 0 also when it was not registered. */
 int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid);
 /*
+ * BPF walks JVM tgid (pinned by its start time) by layout w and never signals it: no agent
+ * answers yet. kernel_session__add_jvm replaces the entry once one does. 0 or -errno
+ * (-EOPNOTSUPP: --java-walk off, -ESRCH: the process is gone or another one's now).
+ */
+int kernel_session__add_walk(struct kernel_session *s, __u32 tgid, __u64 start_ticks,
+			     const struct jp_jwalk *w);
+/*
  * The layout BPF walks JVM tgid's Java frames by (--java-walk), set after
  * kernel_session__add_jvm; NULL removes it. 0 or -errno.
  */

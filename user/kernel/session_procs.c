@@ -13,30 +13,61 @@
  * process exits before the map update, the exit program ran too early to drop the
  * entry, and the pidfd (readable once the process is gone) says so.
  */
-int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ticks, int signo,
-			    __u64 handler)
+static int put_jvm(struct kernel_session *s, __u32 tgid, const struct jp_jvm *v, __u64 flags)
 {
-	struct jp_jvm v = { .start_ticks = start_ticks, .signo = (__u32)signo, .handler = handler };
 	struct pollfd pfd = { .events = POLLIN };
-	__u64 now_ticks;
+	__u64 now_ticks, start_ticks = v->start_ticks;
 	int err = 0;
 
-	if (signo < 1 || signo > 64 || handler <= 1 /* SIG_DFL, SIG_IGN */)
-		return -EINVAL;
 	pfd.fd = syscall(SYS_pidfd_open, tgid, 0);
 	if (pfd.fd < 0)
 		return -errno;
 	err = proc_start_ticks(tgid, &now_ticks);
 	if (!err && now_ticks != start_ticks)
 		err = -ESRCH; /* the pid is another process now */
-	if (!err && bpf_map__update_elem(s->cpu->maps.jvms, &tgid, sizeof(tgid), &v, sizeof(v),
-					 BPF_ANY))
+	if (!err && bpf_map__update_elem(s->cpu->maps.jvms, &tgid, sizeof(tgid), v, sizeof(*v),
+					 flags))
 		err = -errno;
 	if (!err && poll(&pfd, 1, 0) != 0) {
 		(void)kernel_session__del_jvm(s, tgid);
 		err = -ESRCH;
 	}
 	close(pfd.fd);
+	return err;
+}
+
+int kernel_session__add_jvm(struct kernel_session *s, __u32 tgid, __u64 start_ticks, int signo,
+			    __u64 handler)
+{
+	struct jp_jvm v = { .start_ticks = start_ticks, .signo = (__u32)signo, .handler = handler };
+
+	if (signo < 1 || signo > 64 || handler <= 1 /* SIG_DFL, SIG_IGN */)
+		return -EINVAL;
+	return put_jvm(s, tgid, &v, BPF_ANY);
+}
+
+/*
+ * A JVM walked before its agent is in: an entry with signo 0, which BPF pins and walks
+ * and never signals (jvm_of_task); kernel_session__add_jvm replaces it once the agent is
+ * ready, kernel_session__del_jvm drops it
+ */
+int kernel_session__add_walk(struct kernel_session *s, __u32 tgid, __u64 start_ticks,
+			     const struct jp_jwalk *w)
+{
+	struct jp_jvm v = { .start_ticks = start_ticks };
+	int err;
+
+	if (!s->cpu->rodata->java_walk)
+		return -EOPNOTSUPP;
+	/* never over an entry there (an agent's: it would stop its stack requests) */
+	if (!bpf_map__lookup_elem(s->cpu->maps.jvms, &tgid, sizeof(tgid), &v, sizeof(v), 0))
+		return -EEXIST;
+	v = (struct jp_jvm){ .start_ticks = start_ticks };
+	err = kernel_session__set_jwalk(s, tgid, w);
+	if (!err)
+		err = put_jvm(s, tgid, &v, BPF_NOEXIST);
+	if (err)
+		(void)kernel_session__set_jwalk(s, tgid, NULL);
 	return err;
 }
 

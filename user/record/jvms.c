@@ -31,8 +31,12 @@ static void set_java_walk(struct rec *r, size_t i)
 	struct jp_jwalk w;
 	int err = jvm_agent__walk(r->agents[i].a, &w);
 
+	/* the layout read from outside before, if any, against the agent's */
+	(void)rec_early_check(r, r->agents[i].pid, err ? NULL : &w);
 	if (!err)
 		err = kernel_session__set_jwalk(r->ks, r->agents[i].pid, &w);
+	else if (rec_early_published(r, r->agents[i].pid))
+		return; /* BPF keeps walking by the layout read from outside */
 	if (err)
 		pr_warn("JVM %u: no Java walk in BPF: %s", r->agents[i].pid,
 			err == -ENOENT ? "its agent published no layout" : strerror(-err));
@@ -131,6 +135,7 @@ static void drop_agent(void *ctx, const struct pt_proc *p, enum pt_why why, __u6
 	for (size_t i = 0; i < r->ngone; i++)
 		if (r->gone[i].pid == p->pid)
 			r->gone[i].samples = p->samples;
+	rec_early_drop(r, p->pid);
 }
 
 static void drop_syms(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)
@@ -314,6 +319,7 @@ static void track_jvm(struct rec *r, const struct jvm_info *jvm, bool started_du
 	if (!join__knows_jvm(r->join, jvm->pid))
 		(void)join__add_jvm(r->join, jvm->pid, jvm->nspid, "java", NULL);
 	set_jvm_labels(r, jvm);
+	rec_early_found(r, jvm);
 	err = attacher__add(r->att, jvm, mono_ns());
 	if (err < 0)
 		pr_debug("JVM %u: not tracked: %s", jvm->pid, strerror(-err));
@@ -345,6 +351,7 @@ static void note_jvm(struct rec *r, const struct jvm_info *jvm, bool started_dur
 		join__set_jvm_pending(r->join, jvm->pid,
 				      !r->o->no_attach && jvm->agent != JVM_AGENT_NO_ATTACH);
 	}
+	rec_early_found(r, jvm);
 	(void)pauses__add(r->pauses, jvm, started_during);
 }
 

@@ -34,6 +34,7 @@
 #include "util/fdlimit.h"
 #include "jvm/hswatch.h"
 #include "jvm/pauses.h"
+#include "jvm/vmstructs.h"
 #include "out/out.h"
 #include "out/outfile.h"
 #include "out/sctable.h"
@@ -109,6 +110,26 @@ struct rec {
 		__u64 handler;
 		bool in_bpf;
 	} agents[JP_MAX_JVMS];
+	/*
+	 * JVMs BPF walks before their agent is in (record/early.c): the layout read from
+	 * outside (jvm/vmstructs.h), published at once, compared with the agent's
+	 */
+	struct rec_early {
+		__u32 pid; /* 0: slot unused */
+		unsigned int tries;
+		__u64 start_ticks;
+		__u64 found_ns, next_ns; /* when found; the next try (still starting) */
+		bool published, done;	 /* done: published, or given up */
+		struct jp_jwalk w;
+		struct vms_names names; /* where its methods' names are, from the same tables */
+	} early[JP_MAX_JVMS];
+	size_t nearly;
+	struct {
+		__u64 published, retries, failed, agree, differ, no_agent_layout;
+		__u64 ns_sum, ns_max;  /* found -> published */
+		__u64 read_bytes, reads; /* of the JVMs' memory */
+		int last_err;
+	} early_st;
 	__u64 retire_check_ns; /* the last look for JVMs that exited */
 	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */
 	size_t nagents;
@@ -164,6 +185,14 @@ void rec_on_attach_note(void *ctx, const char *line);
 void rec_setup_initial_jvms(struct rec *r);
 const char *rec_agent_options(const struct jp_opts *o, char *buf, size_t size);
 __u32 rec_wanted_agent_events(const struct jp_opts *o);
+
+/* record/early.c */
+void rec_early_found(struct rec *r, const struct jvm_info *jvm);
+void rec_early_tick(struct rec *r, __u64 now);
+bool rec_early_check(struct rec *r, __u32 pid, const struct jp_jwalk *agent_w);
+bool rec_early_published(struct rec *r, __u32 pid);
+void rec_early_drop(struct rec *r, __u32 pid);
+void rec_early_report(const struct rec *r, FILE *f, bool verbose);
 
 /* record/outputs.c */
 void rec_abort_outputs(struct rec_out *outs, size_t n);

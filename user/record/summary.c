@@ -131,6 +131,7 @@ void rec_summary(struct rec *r, double secs, const char *where)
 	join__stats(r->join, &js);
 	join__report(r->join, out, v);
 	rec_gone_report(r, out, v);
+	rec_early_report(r, out, v);
 	rec_watch_report(r, out);
 	if (r->pauses && v)
 		pauses__report(r->pauses, out);

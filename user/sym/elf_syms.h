@@ -47,4 +47,15 @@ bool elf_syms__has_symtab(const struct elf_syms *e);
 /* the file name in .gnu_debuglink ("" when none): where a separate debug file may be */
 const char *elf_syms__debuglink(const struct elf_syms *e);
 
+/*
+ * The values of the named symbols of any type (data too) in the file's .dynsym: ret[i] 0
+ * when names[i] is not there; *ret_base the virtual address of the PT_LOAD at file offset
+ * 0 (a mapping of offset 0 at START puts symbol value V at START - base + V). Same reading
+ * and budgets as elf_syms__load_fd/_mem. 0 or -errno.
+ */
+int elf_syms__lookup_fd(int fd, const char *const *names, size_t n, __u64 *ret,
+			__u64 *ret_base);
+int elf_syms__lookup_mem(const void *buf, size_t len, const char *const *names, size_t n,
+			 __u64 *ret, __u64 *ret_base);
+
 #endif /* JPROF_SYM_ELF_SYMS_H */

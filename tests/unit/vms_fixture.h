@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * vms_fixture.h: a JVM's memory as jvm/vmstructs.c reads it, built in a buffer: the exported
+ * symbols' values, gHotSpotVMStructs and gHotSpotVMTypes with their strings, one code heap
+ * and the statics (JDK 17's layout, offsets made up). For test_vmstructs and fuzz_vmstructs.
+ */
+#ifndef JPROF_VMS_FIXTURE_H
+#define JPROF_VMS_FIXTURE_H
+
+#include <errno.h>
+#include <string.h>
+
+#include "jvm/vmstructs.h"
+
+#define VF_BASE	     0x7f0000000000ull
+#define VF_SIZE	     (256u << 10)
+#define VF_STRUCTS   0x1000u  /* the table of fields */
+#define VF_TYPES     0x9000u  /* the table of types */
+#define VF_STRINGS   0x10000u /* names */
+#define VF_GA	     0x20000u /* GrowableArray<CodeHeap*> */
+#define VF_GA_DATA   0x20100u
+#define VF_HEAP	     0x20200u /* one CodeHeap */
+#define VF_STATICS   0x30000u /* CodeCache::_heaps, StubRoutines::_call_stub_return_address */
+#define VF_HEAP_LO   0x7f1000000000ull
+#define VF_HEAP_HI   (VF_HEAP_LO + (64u << 20))
+#define VF_SEGMAP    0x7f2000000000ull
+#define VF_STUB_RET  0x7f1000abc123ull
+#define VF_S_STRIDE  48u
+#define VF_T_STRIDE  40u
+
+struct vf {
+	unsigned char mem[VF_SIZE];
+	size_t strings, nstructs, ntypes;
+	__u64 syms[VMS_SYM_MAX];
+	size_t limit; /* reads past this offset fail (0: the whole buffer) */
+};
+
+static inline void vf_put(struct vf *v, size_t off, __u64 x)
+{
+	memcpy(v->mem + off, &x, sizeof(x));
+}
+
+static inline __u64 vf_str(struct vf *v, const char *s)
+{
+	size_t n = strlen(s) + 1, at = VF_STRINGS + v->strings;
+
+	memcpy(v->mem + at, s, n);
+	v->strings += n;
+	return VF_BASE + at;
+}
+
+/* one entry {typeName, fieldName, typeString, isStatic, offset, address} */
+static inline void vf_field(struct vf *v, const char *type, const char *field, const char *tstr,
+			    int is_static, __u64 off, __u64 addr)
+{
+	size_t e = VF_STRUCTS + v->nstructs++ * VF_S_STRIDE;
+	__s32 st = is_static;
+
+	vf_put(v, e, vf_str(v, type));
+	vf_put(v, e + 8, vf_str(v, field));
+	vf_put(v, e + 16, tstr ? vf_str(v, tstr) : 0);
+	memcpy(v->mem + e + 24, &st, sizeof(st));
+	vf_put(v, e + 32, off);
+	vf_put(v, e + 40, addr);
+}
+
+static inline void vf_type(struct vf *v, const char *name, __u64 size)
+{
+	size_t e = VF_TYPES + v->ntypes++ * VF_T_STRIDE;
+
+	vf_put(v, e, vf_str(v, name));
+	vf_put(v, e + 32, size);
+}
+
+static inline void vf_build(struct vf *v)
+{
+	static const __u64 vals[VMS_SYM_MAX] = {
+		[VMS_STRUCTS] = VF_BASE + VF_STRUCTS, [VMS_S_TYPE] = 0, [VMS_S_FIELD] = 8,
+		[VMS_S_TSTRING] = 16, [VMS_S_STATIC] = 24, [VMS_S_OFFSET] = 32,
+		[VMS_S_ADDRESS] = 40, [VMS_S_STRIDE] = VF_S_STRIDE,
+		[VMS_TYPES] = VF_BASE + VF_TYPES, [VMS_T_NAME] = 0, [VMS_T_SIZE] = 32,
+		[VMS_T_STRIDE] = VF_T_STRIDE,
+	};
+
+	memset(v, 0, sizeof(*v));
+	for (int k = 0; k < VMS_SYM_MAX; k++) {
+		v->syms[k] = VF_BASE + 8u * (unsigned int)k;
+		vf_put(v, 8u * (unsigned int)k, vals[k]);
+	}
+	vf_field(v, "JavaThread", "_anchor", "JavaFrameAnchor", 0, 0x2a0, 0);
+	vf_field(v, "CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", 1, 0,
+		 VF_BASE + VF_STATICS);
+	vf_field(v, "GrowableArrayBase", "_len", "int", 0, 0, 0);
+	vf_field(v, "GrowableArray<int>", "_data", "int*", 0, 8, 0);
+	vf_field(v, "CodeHeap", "_memory", "VirtualSpace", 0, 0x10, 0);
+	vf_field(v, "CodeHeap", "_segmap", "VirtualSpace", 0, 0x40, 0);
+	vf_field(v, "CodeHeap", "_log2_segment_size", "int", 0, 0x80, 0);
+	vf_field(v, "VirtualSpace", "_low", "char*", 0, 0x8, 0);
+	vf_field(v, "VirtualSpace", "_high_boundary", "char*", 0, 0x18, 0);
+	vf_field(v, "CodeBlob", "_name", "const char*", 0, 0x8, 0);
+	vf_field(v, "CodeBlob", "_frame_complete_offset", "int", 0, 0x24, 0);
+	vf_field(v, "CodeBlob", "_frame_size", "int", 0, 0x28, 0);
+	vf_field(v, "CodeBlob", "_code_begin", "address", 0, 0x30, 0);
+	vf_field(v, "Method", "_constMethod", "ConstMethod*", 0, 0x8, 0);
+	vf_field(v, "ConstMethod", "_code_size", "u2", 0, 0x2c, 0);
+	vf_field(v, "JavaCallWrapper", "_anchor", "JavaFrameAnchor", 0, 0x10, 0);
+	vf_field(v, "JavaFrameAnchor", "_last_Java_sp", "intptr_t*", 0, 0, 0);
+	vf_field(v, "JavaFrameAnchor", "_last_Java_pc", "address", 0, 8, 0);
+	vf_field(v, "JavaFrameAnchor", "_last_Java_fp", "intptr_t*", 0, 0x10, 0);
+	vf_field(v, "HeapBlock", "_header", "HeapBlock::Header", 0, 0, 0);
+	vf_field(v, "HeapBlock::Header", "_length", "size_t", 0, 0, 0);
+	vf_field(v, "HeapBlock::Header", "_used", "bool", 0, 8, 0);
+	vf_field(v, "StubRoutines", "_call_stub_return_address", "address", 1, 0,
+		 VF_BASE + VF_STATICS + 8);
+	/* a type name longer than any the reader looks at: skipped */
+	vf_field(v, "AVeryLongTypeNameThatNoLayoutNeedsAtAllAndThatGoesOnAndOnForMoreThanEightyBytes",
+		 "_x", "int", 0, 4, 0);
+	/* where names are (vmnames) */
+	vf_field(v, "ConstMethod", "_constants", "ConstantPool*", 0, 0x8, 0);
+	vf_field(v, "ConstMethod", "_name_index", "u2", 0, 0x22, 0);
+	vf_field(v, "ConstantPool", "_pool_holder", "InstanceKlass*", 0, 0x10, 0);
+	vf_field(v, "Klass", "_name", "Symbol*", 0, 0x10, 0);
+	vf_field(v, "Symbol", "_length", "u2", 0, 4, 0);
+	vf_field(v, "Symbol", "_body", "u1", 0, 6, 0);
+	vf_field(v, "CompiledMethod", "_method", "Method*", 0, 0x48, 0);
+	vf_type(v, "ConstantPool", 0x50);
+	vf_type(v, "ConstMethod", 0x38);
+	vf_type(v, "HeapBlock", 16);
+	vf_type(v, "Method", 0x58);
+	/* the statics and what they point to */
+	vf_put(v, VF_STATICS, VF_BASE + VF_GA);
+	vf_put(v, VF_STATICS + 8, VF_STUB_RET);
+	vf_put(v, VF_GA, 1); /* _len (an int) and _max */
+	vf_put(v, VF_GA + 8, VF_BASE + VF_GA_DATA);
+	vf_put(v, VF_GA_DATA, VF_BASE + VF_HEAP);
+	vf_put(v, VF_HEAP + 0x10 + 0x8, VF_HEAP_LO);
+	vf_put(v, VF_HEAP + 0x10 + 0x18, VF_HEAP_HI);
+	vf_put(v, VF_HEAP + 0x40 + 0x8, VF_SEGMAP);
+	vf_put(v, VF_HEAP + 0x80, 6);
+}
+
+/* a Symbol at off: u2 length at 4, bytes at 6 */
+static inline void vf_symbol(struct vf *v, size_t off, const char *s)
+{
+	__u16 len = (__u16)strlen(s);
+
+	memcpy(v->mem + off + 4, &len, sizeof(len));
+	memcpy(v->mem + off + 6, s, len);
+}
+
+/*
+ * A method at VF_METHOD: Method -> ConstMethod (name index 3) -> ConstantPool (holder, slot 3
+ * the name's Symbol) -> Klass -> Symbol
+ */
+#define VF_METHOD 0x38000u
+static inline void vf_method(struct vf *v, const char *cls, const char *name)
+{
+	__u16 ni = 3;
+
+	vf_put(v, VF_METHOD + 8, VF_BASE + VF_METHOD + 0x100);		/* _constMethod */
+	vf_put(v, VF_METHOD + 0x100 + 8, VF_BASE + VF_METHOD + 0x200);	/* _constants */
+	memcpy(v->mem + VF_METHOD + 0x100 + 0x22, &ni, sizeof(ni));	/* _name_index */
+	vf_put(v, VF_METHOD + 0x200 + 0x10, VF_BASE + VF_METHOD + 0x400); /* _pool_holder */
+	vf_put(v, VF_METHOD + 0x200 + 0x50 + 3 * 8, VF_BASE + VF_METHOD + 0x500);
+	vf_put(v, VF_METHOD + 0x400 + 0x10, VF_BASE + VF_METHOD + 0x600); /* Klass::_name */
+	vf_symbol(v, VF_METHOD + 0x500, name);
+	vf_symbol(v, VF_METHOD + 0x600, cls);
+}
+
+/* the reader over the buffer: whole pages inside it (or inside limit), else -EFAULT */
+static inline int vf_read(void *ctx, __u64 addr, void *buf, size_t n)
+{
+	const struct vf *v = ctx;
+	size_t end = v->limit ? v->limit : VF_SIZE;
+
+	if (addr < VF_BASE || addr - VF_BASE > end || n > end - (addr - VF_BASE))
+		return -EFAULT;
+	memcpy(buf, v->mem + (addr - VF_BASE), n);
+	return 0;
+}
+
+#endif /* JPROF_VMS_FIXTURE_H */
