@@ -100,9 +100,12 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int join__process_exited(struct join *j, __u32 pid, join_alive_fn alive, void *ctx)
+/* queues a program's end; folds the oldest JOIN_FOLD_BATCH when past JOIN_EXITED_KEEP */
+static int process_ended(struct join *j, __u32 pid, const char *comm, join_alive_fn alive,
+			 void *ctx)
 {
-	__u32 batch[JOIN_FOLD_BATCH];
+	struct model_end batch[JOIN_FOLD_BATCH];
+	__u32 pids[JOIN_FOLD_BATCH];
 	size_t n = 0;
 	int err;
 
@@ -111,42 +114,67 @@ int join__process_exited(struct join *j, __u32 pid, join_alive_fn alive, void *c
 		if (!j->exited)
 			return -ENOMEM;
 	}
-	j->exited[j->nexited++] = pid;
-	if (j->nexited < JOIN_EXITED_KEEP + JOIN_FOLD_BATCH)
+	j->exited[j->nexited].pid = pid;
+	snprintf(j->exited[j->nexited].comm, sizeof(j->exited[0].comm), "%s", comm ? comm : "");
+	if (++j->nexited < JOIN_EXITED_KEEP + JOIN_FOLD_BATCH)
 		return 0;
-	/*
-	 * The label ids the join holds of these processes: a thread's last stack gets its
-	 * carried CPU time now (the ids are still valid) and is forgotten, since the fold
-	 * frees them for reuse. Their agent events went when their JVM retired.
-	 */
 	/*
 	 * A pid a new process holds now (the pid space wrapped) is left out: its label sets
 	 * are the live process's too (a set is keyed by pid and tid), and ids the join holds
-	 * of it (event slots of a JVM) must stay valid
+	 * of it (event slots of a JVM) must stay valid. So is an exec'd program's name that
+	 * the process runs under again (a shell that exec'd a shell): its sets are the new
+	 * program's too. Its exit folds them.
 	 */
-	for (size_t i = 0; i < JOIN_FOLD_BATCH; i++)
-		if (!alive || !alive(ctx, j->exited[i]))
-			batch[n++] = j->exited[i];
-		else
+	for (size_t i = 0; i < JOIN_FOLD_BATCH; i++) {
+		const struct jn_ended *e = &j->exited[i];
+
+		if (alive && alive(ctx, e->pid, e->comm[0] ? e->comm : NULL)) {
 			j->fold_skipped++;
-	qsort(batch, n, sizeof(*batch), pid_cmp);
+			continue;
+		}
+		batch[n].pid = pids[n] = e->pid;
+		batch[n++].comm = e->comm[0] ? e->comm : NULL;
+	}
+	qsort(pids, n, sizeof(*pids), pid_cmp);
+	/*
+	 * The label ids the join holds of these processes: a thread's last stack gets its
+	 * carried CPU time now (the ids are still valid); after the fold the slots whose ids it
+	 * freed (for reuse) are forgotten. Their agent events went when their JVM retired.
+	 */
 	for (size_t i = 0; i < JOIN_LAST_SLOTS; i++) {
 		struct last_cpu *l = &j->last[i];
 
-		if (!l->labels || !bsearch(&l->pid, batch, n, sizeof(*batch), pid_cmp))
-			continue;
-		(void)jn_last_cpu_settle(j, l);
-		memset(l, 0, sizeof(*l));
+		if (l->labels && bsearch(&l->pid, pids, n, sizeof(*pids), pid_cmp))
+			(void)jn_last_cpu_settle(j, l);
 	}
 	/*
 	 * On failure (the model's budget: the fold lays the rows out again beside the old)
 	 * the batch stays unfolded and is let go, not tried again at every exit: each try
 	 * walks every label set and row
 	 */
-	err = n ? model__fold_pids(j->model, batch, n) : 0;
+	err = n ? model__fold(j->model, batch, n) : 0;
+	for (size_t i = 0; i < JOIN_LAST_SLOTS && n; i++) {
+		struct last_cpu *l = &j->last[i];
+
+		if (l->labels && !model__get_labels(j->model, l->labels))
+			memset(l, 0, sizeof(*l));
+	}
 	j->nexited -= JOIN_FOLD_BATCH;
 	memmove(j->exited, j->exited + JOIN_FOLD_BATCH, j->nexited * sizeof(*j->exited));
 	return err;
+}
+
+int join__process_exited(struct join *j, __u32 pid, join_alive_fn alive, void *ctx)
+{
+	return process_ended(j, pid, NULL, alive, ctx);
+}
+
+int join__process_execed(struct join *j, __u32 pid, const char *comm, join_alive_fn alive,
+			 void *ctx)
+{
+	if (!comm || !comm[0])
+		return 0; /* never named by a sample: no label set of it */
+	return process_ended(j, pid, comm, alive, ctx);
 }
 
 __u64 join__fold_skipped(const struct join *j)

@@ -260,12 +260,18 @@ struct age_site {
  */
 #define JOIN_RETIRED_KEEP 128
 /*
- * Exited processes whose label sets stay their own in the model: a recording of a few
- * hundred processes never sees a fold. Past it they are folded JOIN_FOLD_BATCH at a time
- * (a fold walks the model's label sets and rows once).
+ * Programs that ended (exited, or exec'd another) whose label sets stay their own in the
+ * model: a recording of a few hundred processes never sees a fold. Past it they are folded
+ * JOIN_FOLD_BATCH at a time (a fold walks the model's label sets and rows once).
  */
 #define JOIN_EXITED_KEEP 2048
 #define JOIN_FOLD_BATCH	 512
+
+/* a program's end: pid exited (comm "") or exec'd, leaving the name comm */
+struct jn_ended {
+	__u32 pid;
+	char comm[JP_COMM_LEN + 1];
+};
 
 struct jvm_fold {
 	__u64 jvms, samples, java_samples, complete, internal, agent_lost;
@@ -285,10 +291,11 @@ struct join {
 	struct jvm_ent **jvms;
 	size_t jvms_cap, nretired;
 	struct jvm_fold folded;
-	/* exited processes not folded yet, oldest first (JOIN_EXITED_KEEP + JOIN_FOLD_BATCH) */
-	__u32 *exited;
+	/* programs ended, not folded yet, oldest first (JOIN_EXITED_KEEP + JOIN_FOLD_BATCH) */
+	struct jn_ended *exited;
 	size_t nexited;
-	__u64 fold_skipped; /* exited pids not folded: a new process held the pid again */
+	/* not folded: a new process held the pid again, or an exec'd one runs the name again */
+	__u64 fold_skipped;
 	/* the live ones by pid (a struct jvm_ent *) */
 	struct hmap by_pid;
 	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */

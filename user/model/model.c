@@ -224,7 +224,8 @@ struct model {
 	/* label ids freed by model__fold_pids (their elements zeroed), reused first */
 	jp_id *free_labels;
 	size_t nfree_labels, cap_free_labels;
-	__u64 folded; /* processes folded */
+	__u64 folded;	    /* exited processes folded */
+	__u64 folded_execs; /* programs folded at their exec (model__fold) */
 	/*
 	 * Rows: (stack, labels) and one value per column in use. A recording fills two or
 	 * three of the JP_VAL_MAX columns, so a column is added when a value first comes.
@@ -605,8 +606,31 @@ static int rows_remap(struct model *m, const jp_id *to, size_t nto)
 }
 
 #define FOLD_NEW (1ull << 63)
+#define SEEN_EXITED 2 /* in seen: one of the pid's entries that matched is an exit */
 
-int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
+/*
+ * the entry of ends[] (values of pid in set) that ends label set l, NULL when none: the exec
+ * that left its name (counted as such), else the pid's exit
+ */
+static const struct model_end *end_of(const struct hmap *set, const struct model_end *ends,
+				      const struct jp_labels *l)
+{
+	const struct model_end *exited = NULL;
+	size_t pos = 0;
+	__u64 *v;
+
+	while ((v = hmap_find_next2(set, l->pid, 0, &pos))) {
+		const struct model_end *e = &ends[*v];
+
+		if (!e->comm)
+			exited = e;
+		else if (!strcmp(e->comm, l->comm))
+			return e;
+	}
+	return exited;
+}
+
+int model__fold(struct model *m, const struct model_end *ends, size_t n)
 {
 	struct hmap set = {0}, seen = {0}, add = {0};
 	size_t nl = m->labels.n, nfree = 0, pos = 0;
@@ -619,22 +643,26 @@ int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
 	if (!empty)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		if (hmap_put(&set, pids[i], 1) < 0)
+		if (hmap_add2(&set, ends[i].pid, 0, i) < 0)
 			goto out;
 	to = calloc(nl ? nl : 1, sizeof(*to));
 	if (!to)
 		goto out;
 	/*
-	 * each set of a folded pid: the folded set of its name, found or added (with count 1,
-	 * flagged in add: FOLD_NEW); add counts the processes that fold into each
+	 * each set a program's end ends: the folded set of its name, found or added (with count
+	 * 1, flagged in add: FOLD_NEW); add counts the processes that fold into each
 	 */
 	for (size_t id = 1; id < nl; id++) {
 		const struct jp_labels *l = table_at(&m->labels, (jp_id)id);
+		const struct model_end *e;
 		struct jp_labels f;
 		__u32 pid = l->pid;
 		bool is_new;
 
 		if (!l->comm || l->nfolded || !hmap_find(&set, pid))
+			continue;
+		e = end_of(&set, ends, l);
+		if (!e)
 			continue;
 		memset(&f, 0, sizeof(f));
 		f.comm = l->comm;
@@ -654,8 +682,11 @@ int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
 				goto out_fail;
 		}
 		nfree++;
-		if (!hmap_get2(&seen, to[id], pid, &is_new))
+		v = hmap_get2(&seen, to[id], pid, &is_new);
+		if (!v)
 			goto out_fail;
+		if (!e->comm)
+			*v |= SEEN_EXITED;
 		if (is_new) {
 			v = hmap_get(&add, to[id], &is_new);
 			if (!v)
@@ -697,7 +728,11 @@ int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
 		memset(table_at(&m->labels, (jp_id)id), 0, sizeof(struct jp_labels));
 		m->free_labels[m->nfree_labels++] = (jp_id)id;
 	}
-	m->folded += hmap_count(&seen);
+	for (pos = 0; (v = hmap_next(&seen, &pos, NULL, NULL));)
+		if (*v & SEEN_EXITED)
+			m->folded++;
+		else
+			m->folded_execs++;
 	err = 0;
 	goto out;
 out_fail:
@@ -709,6 +744,20 @@ out:
 	hmap_free(&set);
 	hmap_free(&seen);
 	hmap_free(&add);
+	return err;
+}
+
+int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
+{
+	struct model_end *ends = calloc(n ? n : 1, sizeof(*ends));
+	int err;
+
+	if (!ends)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		ends[i].pid = pids[i];
+	err = model__fold(m, ends, n);
+	free(ends);
 	return err;
 }
 
@@ -932,6 +981,7 @@ void model__mem(const struct model *m, struct model_mem *ret)
 	ret->labels = count(&m->labels) - m->nfree_labels;
 	ret->labels_free = m->nfree_labels;
 	ret->folded = m->folded;
+	ret->folded_execs = m->folded_execs;
 	ret->stacks = m->stacks.n;
 	ret->stack_locs = m->nstack_locs;
 	ret->rows = m->rows.n;
