@@ -85,8 +85,8 @@ void join__free(struct join *j)
 		blk_free(&j->blk, (struct thr *)(uintptr_t)*v);
 	hmap_free(&j->thr_tab);
 	blk_release(&j->blk);
-	free(j->waits);
-	free(j->live);
+	jn_ev_free(j->waits);
+	jn_ev_free(j->live);
 	free(j->ages);
 	free(j->lc);
 	free(j->exited);
@@ -728,19 +728,15 @@ void join__model_reset(struct join *j, struct model *m)
 		l->stack = l->labels = l->lead_stack = 0;
 		l->carry_ns = 0;
 	}
-	for (size_t i = 0; j->waits && i < EV_WAITS_CAP; i++) {
-		struct ev_slot *w = &j->waits[i];
+	for (size_t i = 0; j->waits && i < j->waits->n; i++) {
+		struct ev_slot *w = &j->waits->evs[i];
 
-		if (!w->k1)
-			continue;
 		w->stack = w->labels = w->jstack = 0;
 		if (!w->end_ns) /* its Entered finds an ended wait: an orphan, counted */
 			w->end_ns = w->time_ns ? w->time_ns : 1;
 	}
-	if (j->live) {
-		memset(j->live, 0, EV_LIVE_CAP * sizeof(*j->live));
-		j->nlive = 0;
-	}
+	jn_ev_free(j->live);
+	j->live = NULL;
 	for (size_t i = 0; j->ages && i < j->nages; i++)
 		for (size_t b = 0; b < AGE_BUCKETS; b++)
 			j->ages_other[b] += j->ages[i].n[b];

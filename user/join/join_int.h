@@ -331,15 +331,14 @@ struct join {
 	struct age_site *ages; /* -e live: age at death of freed sampled objects, per site */
 	size_t nages;
 	__u64 ages_other[AGE_BUCKETS]; /* sites past AGE_SITES */
-	struct ev_slot *waits;	       /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
-	struct ev_slot *live;	       /* (pid, tag) -> a sampled object not freed yet */
-	size_t nwaits, nlive;
+	struct ev_tab *waits; /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
+	struct ev_tab *live;  /* (pid, tag) -> a sampled object not freed yet */
 	bool carried; /* the sample being committed had its CPU time carried (last_cpu) */
 };
 
 /* an event waiting for its other half: a monitor wait for its end, an object for its free */
 struct ev_slot {
-	__u64 k1, k2; /* k1 0: empty */
+	__u64 k1, k2; /* its key in its table */
 	jp_id stack, labels;
 	__u64 time_ns;
 	__u64 space, objects;
@@ -347,8 +346,19 @@ struct ev_slot {
 	__u64 end_ns; /* monitor waits: Entered (0: still waiting); kept for late samples */
 };
 
-#define EV_WAITS_CAP 4096u	/* threads waiting on a monitor at once, all JVMs */
-#define EV_LIVE_CAP  (1u << 18) /* sampled objects tracked live (48 B each: 12 MiB) */
+/*
+ * A table of events by (k1, k2): util/hmap from the key to the event's index in a dense
+ * array, which a delete fills with the last event and which shrinks with the entries, so
+ * memory follows the events waiting now (a table a burst filled is given back)
+ */
+struct ev_tab {
+	struct hmap map;
+	struct ev_slot *evs;
+	size_t n, cap;
+};
+
+#define EV_WAITS_MAX 3072u	 /* threads waiting on a monitor at once, all JVMs */
+#define EV_LIVE_MAX  196608u /* sampled objects tracked live (72 B + index each: ~20 MiB) */
 
 /* a finished wait stays this long for the off-CPU sample of its end, which comes later */
 #define WAIT_KEEP_NS (2ull * 1000 * 1000 * 1000)
@@ -415,6 +425,8 @@ int jn_add_monitor_wait(struct join *j, const struct jp_sample *s, const __u64 *
 			const __u64 *ustack, struct jvm_ent *e);
 int jn_on_event(void *ctx, const struct java_event *ev);
 int jn_add_live(struct join *j);
-void jn_ev_drop_pid(struct ev_slot *t, size_t cap, size_t *n, __u32 pid);
+void jn_ev_drop_pid(struct ev_tab *t, __u32 pid);
+/* frees an event table (NULL-safe) */
+void jn_ev_free(struct ev_tab *t);
 
 #endif /* JPROF_JOIN_INT_H */

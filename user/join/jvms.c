@@ -385,8 +385,8 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 		e->unread_end += jvm_agent__unread(e->a);
 		jn_free_agent(e);
 	}
-	jn_ev_drop_pid(j->live, EV_LIVE_CAP, &j->nlive, pid);
-	jn_ev_drop_pid(j->waits, EV_WAITS_CAP, &j->nwaits, pid);
+	jn_ev_drop_pid(j->live, pid);
+	jn_ev_drop_pid(j->waits, pid);
 	free(e->tids);
 	free(e->by_host);
 	e->tids = e->by_host = NULL;
