@@ -48,7 +48,7 @@ struct profile {
 	struct profile_node root;
 	size_t nnodes;
 	struct node_slab *slabs;
-	struct intern strs; /* the nodes' names */
+	struct intern strs;	      /* the nodes' names */
 	struct profile_node **kidtab; /* open addressing, by (parent, name, kind); cap power of 2 */
 	size_t kidcap;
 };

@@ -1206,8 +1206,7 @@ TEST(execed_processes_fold_their_old_name)
 	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), samples * 1000 + 14);
 	f.view.values = 1u << JP_VAL_CPU_NS;
 	out = folded(&f);
-	EXPECT_TRUE(out &&
-		    strstr(out, "newprog [200000];[cpu after the last sample] 7\n") != NULL);
+	EXPECT_TRUE(out && strstr(out, "newprog [200000];[cpu after the last sample] 7\n") != NULL);
 	EXPECT_TRUE(out &&
 		    strstr(out, "testproc [200020];[cpu after the last sample] 7\n") != NULL);
 	free(out);

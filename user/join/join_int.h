@@ -331,8 +331,8 @@ struct join {
 	struct age_site *ages; /* -e live: age at death of freed sampled objects, per site */
 	size_t nages;
 	__u64 ages_other[AGE_BUCKETS]; /* sites past AGE_SITES */
-	struct ev_tab *waits; /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
-	struct ev_tab *live;  /* (pid, tag) -> a sampled object not freed yet */
+	struct ev_tab *waits;	       /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
+	struct ev_tab *live;	       /* (pid, tag) -> a sampled object not freed yet */
 	bool carried; /* the sample being committed had its CPU time carried (last_cpu) */
 };
 
@@ -357,7 +357,7 @@ struct ev_tab {
 	size_t n, cap;
 };
 
-#define EV_WAITS_MAX 3072u	 /* threads waiting on a monitor at once, all JVMs */
+#define EV_WAITS_MAX 3072u   /* threads waiting on a monitor at once, all JVMs */
 #define EV_LIVE_MAX  196608u /* sampled objects tracked live (72 B + index each: ~20 MiB) */
 
 /* a finished wait stays this long for the off-CPU sample of its end, which comes later */

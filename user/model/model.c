@@ -675,7 +675,7 @@ static int rows_remap(struct model *m, const jp_id *to, size_t nto)
 	return 0;
 }
 
-#define FOLD_NEW (1ull << 63)
+#define FOLD_NEW    (1ull << 63)
 #define SEEN_EXITED 2 /* in seen: one of the pid's entries that matched is an exit */
 
 /*
