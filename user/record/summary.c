@@ -59,7 +59,7 @@ void rec_mem_report(const struct rec *r)
 		/* what the owners above do not name: the rest of the heap, and its free part */
 		struct mallinfo2 mi = mallinfo2();
 
-		pr_debug("memory: heap %.1f MB in use (%.1f MB of it in mmap'd blocks), %.1f MB "
+		pr_debug("heap: %.1f MB in use (%.1f MB of it in mmap'd blocks), %.1f MB "
 			 "free inside the heap (%.1f MB of it at its top)",
 			 (mi.uordblks + mi.hblkhd) / 1048576.0, mi.hblkhd / 1048576.0,
 			 mi.fordblks / 1048576.0, mi.keepcost / 1048576.0);
