@@ -320,7 +320,7 @@ def run(a, tmp, jprof, apps):
     err = errf.read()
     errf.close()
     for ln in err.splitlines():
-        if "debug: memory:" in ln:
+        if "debug: memory:" in ln or "debug: heap:" in ln:
             print("churn: " + ln)
     if jp.returncode != 0:
         raise RuntimeError(f"jprof exited {jp.returncode}: {err[-2000:]}")

@@ -90,8 +90,8 @@ void join__free(struct join *j)
 		blk_free(&j->blk, (struct thr *)(uintptr_t)*v);
 	hmap_free(&j->thr_tab);
 	blk_release(&j->blk);
-	free(j->waits);
-	free(j->live);
+	jn_ev_free(j->waits);
+	jn_ev_free(j->live);
 	free(j->ages);
 	free(j->lc);
 	free(j->exited);
@@ -105,9 +105,12 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int join__process_exited(struct join *j, __u32 pid, join_alive_fn alive, void *ctx)
+/* queues a program's end; folds the oldest JOIN_FOLD_BATCH when past JOIN_EXITED_KEEP */
+static int process_ended(struct join *j, __u32 pid, const char *comm, join_alive_fn alive,
+			 void *ctx)
 {
-	__u32 batch[JOIN_FOLD_BATCH];
+	struct model_end batch[JOIN_FOLD_BATCH];
+	__u32 pids[JOIN_FOLD_BATCH];
 	size_t n = 0;
 	int err;
 
@@ -116,42 +119,67 @@ int join__process_exited(struct join *j, __u32 pid, join_alive_fn alive, void *c
 		if (!j->exited)
 			return -ENOMEM;
 	}
-	j->exited[j->nexited++] = pid;
-	if (j->nexited < JOIN_EXITED_KEEP + JOIN_FOLD_BATCH)
+	j->exited[j->nexited].pid = pid;
+	snprintf(j->exited[j->nexited].comm, sizeof(j->exited[0].comm), "%s", comm ? comm : "");
+	if (++j->nexited < JOIN_EXITED_KEEP + JOIN_FOLD_BATCH)
 		return 0;
-	/*
-	 * The label ids the join holds of these processes: a thread's last stack gets its
-	 * carried CPU time now (the ids are still valid) and is forgotten, since the fold
-	 * frees them for reuse. Their agent events went when their JVM retired.
-	 */
 	/*
 	 * A pid a new process holds now (the pid space wrapped) is left out: its label sets
 	 * are the live process's too (a set is keyed by pid and tid), and ids the join holds
-	 * of it (event slots of a JVM) must stay valid
+	 * of it (event slots of a JVM) must stay valid. So is an exec'd program's name that
+	 * the process runs under again (a shell that exec'd a shell): its sets are the new
+	 * program's too. Its exit folds them.
 	 */
-	for (size_t i = 0; i < JOIN_FOLD_BATCH; i++)
-		if (!alive || !alive(ctx, j->exited[i]))
-			batch[n++] = j->exited[i];
-		else
+	for (size_t i = 0; i < JOIN_FOLD_BATCH; i++) {
+		const struct jn_ended *e = &j->exited[i];
+
+		if (alive && alive(ctx, e->pid, e->comm[0] ? e->comm : NULL)) {
 			j->fold_skipped++;
-	qsort(batch, n, sizeof(*batch), pid_cmp);
+			continue;
+		}
+		batch[n].pid = pids[n] = e->pid;
+		batch[n++].comm = e->comm[0] ? e->comm : NULL;
+	}
+	qsort(pids, n, sizeof(*pids), pid_cmp);
+	/*
+	 * The label ids the join holds of these processes: a thread's last stack gets its
+	 * carried CPU time now (the ids are still valid); after the fold the slots whose ids it
+	 * freed (for reuse) are forgotten. Their agent events went when their JVM retired.
+	 */
 	for (size_t i = 0; i < JOIN_LAST_SLOTS; i++) {
 		struct last_cpu *l = &j->last[i];
 
-		if (!l->labels || !bsearch(&l->pid, batch, n, sizeof(*batch), pid_cmp))
-			continue;
-		(void)jn_last_cpu_settle(j, l);
-		memset(l, 0, sizeof(*l));
+		if (l->labels && bsearch(&l->pid, pids, n, sizeof(*pids), pid_cmp))
+			(void)jn_last_cpu_settle(j, l);
 	}
 	/*
 	 * On failure (the model's budget: the fold lays the rows out again beside the old)
 	 * the batch stays unfolded and is let go, not tried again at every exit: each try
 	 * walks every label set and row
 	 */
-	err = n ? model__fold_pids(j->model, batch, n) : 0;
+	err = n ? model__fold(j->model, batch, n) : 0;
+	for (size_t i = 0; i < JOIN_LAST_SLOTS && n; i++) {
+		struct last_cpu *l = &j->last[i];
+
+		if (l->labels && !model__get_labels(j->model, l->labels))
+			memset(l, 0, sizeof(*l));
+	}
 	j->nexited -= JOIN_FOLD_BATCH;
 	memmove(j->exited, j->exited + JOIN_FOLD_BATCH, j->nexited * sizeof(*j->exited));
 	return err;
+}
+
+int join__process_exited(struct join *j, __u32 pid, join_alive_fn alive, void *ctx)
+{
+	return process_ended(j, pid, NULL, alive, ctx);
+}
+
+int join__process_execed(struct join *j, __u32 pid, const char *comm, join_alive_fn alive,
+			 void *ctx)
+{
+	if (!comm || !comm[0])
+		return 0; /* never named by a sample: no label set of it */
+	return process_ended(j, pid, comm, alive, ctx);
 }
 
 __u64 join__fold_skipped(const struct join *j)
@@ -707,19 +735,15 @@ void join__model_reset(struct join *j, struct model *m)
 		l->stack = l->labels = l->lead_stack = 0;
 		l->carry_ns = 0;
 	}
-	for (size_t i = 0; j->waits && i < EV_WAITS_CAP; i++) {
-		struct ev_slot *w = &j->waits[i];
+	for (size_t i = 0; j->waits && i < j->waits->n; i++) {
+		struct ev_slot *w = &j->waits->evs[i];
 
-		if (!w->k1)
-			continue;
 		w->stack = w->labels = w->jstack = 0;
 		if (!w->end_ns) /* its Entered finds an ended wait: an orphan, counted */
 			w->end_ns = w->time_ns ? w->time_ns : 1;
 	}
-	if (j->live) {
-		memset(j->live, 0, EV_LIVE_CAP * sizeof(*j->live));
-		j->nlive = 0;
-	}
+	jn_ev_free(j->live);
+	j->live = NULL;
 	for (size_t i = 0; j->ages && i < j->nages; i++)
 		for (size_t b = 0; b < AGE_BUCKETS; b++)
 			j->ages_other[b] += j->ages[i].n[b];

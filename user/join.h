@@ -163,15 +163,24 @@ void join__stats(const struct join *j, struct join_stats *ret);
 int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns);
 /*
  * Process pid exited and the caller waited out its last samples (the process table drops
- * it). The newest JOIN_EXITED_KEEP exited processes keep their label sets in the model;
- * older ones are folded (model__fold_pids) into one set per process name, in batches,
- * and the join forgets the label ids it held of them; a pid alive() says a process holds
- * again (NULL: none) is not folded. 0 or -errno: a fold failed (the model's budget), and
+ * it). The newest JOIN_EXITED_KEEP ended programs (exits and execs) keep their label sets
+ * in the model; older ones are folded (model__fold) into one set per process name, in
+ * batches, and the join forgets the label ids it held of them. alive (NULL: none) says
+ * whether a process holds pid now, and, given a name, runs under it: an exited pid a
+ * process holds again is not folded. 0 or -errno: a fold failed (the model's budget), and
  * that batch's processes keep their own label sets.
  */
-typedef bool (*join_alive_fn)(void *ctx, __u32 pid); /* a process holds pid now */
+typedef bool (*join_alive_fn)(void *ctx, __u32 pid, const char *comm);
 int join__process_exited(struct join *j, __u32 pid, join_alive_fn alive, void *ctx);
-/* exited processes join__process_exited left unfolded: a new process held the pid */
+/*
+ * Process pid exec'd another program: the label sets of the name it ran under, comm
+ * (NUL-terminated; "" or NULL: none, nothing to do), end as an exited process's do (its
+ * samples after the exec carry the new name). They fold as above unless the process runs
+ * under comm again when their batch comes (then its exit folds them).
+ */
+int join__process_execed(struct join *j, __u32 pid, const char *comm, join_alive_fn alive,
+			 void *ctx);
+/* ended programs left unfolded: a new process held the pid, or it runs the name again */
 __u64 join__fold_skipped(const struct join *j);
 /*
  * After join__flush, before the outputs are written: frees every agent's dictionary

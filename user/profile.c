@@ -22,7 +22,7 @@ __u64 pf_sat_add(__u64 a, __u64 b)
 
 const char *profile__intern(struct profile *p, const char *s)
 {
-	return pf_strtab_intern(&p->strs, s);
+	return pf_names_intern(&p->strs, s);
 }
 
 struct profile *profile__new(const char *title, const char *unit)
@@ -32,6 +32,7 @@ struct profile *profile__new(const char *title, const char *unit)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		goto out_nomem;
+	pf_names_init(&p->strs);
 	p->title = strdup(title ? title : "");
 	p->unit = strdup(unit ? unit : "samples");
 	if (!p->title || !p->unit)
@@ -71,7 +72,7 @@ void profile__free(struct profile *p)
 			node_free_kids(&s->nodes[i]);
 		free(s);
 	}
-	pf_strtab_free(&p->strs);
+	pf_names_free(&p->strs);
 	free(p->kidtab);
 	free(p->title);
 	free(p->unit);
@@ -214,7 +215,7 @@ struct profile_node *pf_kid_get(struct profile *p, struct profile_node *parent, 
 	struct profile_node *n;
 	size_t slot;
 
-	name = pf_strtab_intern(&p->strs, name);
+	name = pf_names_intern(&p->strs, name);
 	if (!name || kidtab_reserve(p))
 		return NULL;
 	slot = kid_slot(p, parent, name, kind);

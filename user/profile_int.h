@@ -11,9 +11,9 @@
 #include <stddef.h>
 
 #include "profile.h"
-#define NODES_PER_SLAB	 1024
-#define STR_CHUNK_SIZE	 (64 * 1024)
-#define STRTAB_MIN_SLOTS 256
+#include "util/intern.h"
+
+#define NODES_PER_SLAB 1024
 
 /*
  * 48 bytes: most nodes of a Java profile sit on a chain (one child), so the only child is
@@ -42,40 +42,21 @@ struct node_slab {
 	struct profile_node nodes[NODES_PER_SLAB];
 };
 
-struct str_chunk {
-	struct str_chunk *next;
-	size_t used;
-	size_t cap;
-	char data[];
-};
-
-struct str_slot {
-	const char *s; /* NULL: empty slot */
-	__u64 hash;
-};
-
-/* open-addressing hash set of names; the bytes live in chunks freed with the profile */
-struct strtab {
-	struct str_slot *slots;
-	size_t cap; /* power of two */
-	size_t n;
-	struct str_chunk *chunks;
-};
-
 struct profile {
 	char *title;
 	char *unit;
 	struct profile_node root;
 	size_t nnodes;
 	struct node_slab *slabs;
-	struct strtab strs;
+	struct intern strs;	      /* the nodes' names */
 	struct profile_node **kidtab; /* open addressing, by (parent, name, kind); cap power of 2 */
 	size_t kidcap;
 };
 
-/* profile_names.c */
-const char *pf_strtab_intern(struct strtab *t, const char *s);
-void pf_strtab_free(struct strtab *t);
+/* profile_names.c: the names of a profile's nodes, copied once (util/intern) */
+void pf_names_init(struct intern *t);
+const char *pf_names_intern(struct intern *t, const char *s); /* NULL: out of memory */
+void pf_names_free(struct intern *t);
 
 /* profile.c */
 __u64 pf_sat_add(__u64 a, __u64 b);

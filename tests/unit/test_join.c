@@ -1065,9 +1065,10 @@ __attribute__((destructor)) static void cleanup(void)
 }
 
 /* pid 100001 is held by a new process when its fold comes (the pid space wrapped) */
-static bool pid_taken_again(void *ctx, __u32 pid)
+static bool pid_taken_again(void *ctx, __u32 pid, const char *comm)
 {
 	(void)ctx;
+	(void)comm;
 	return pid == 100001;
 }
 
@@ -1132,6 +1133,84 @@ TEST(exited_processes_fold_by_name)
 	out = folded(&f);
 	EXPECT_TRUE(out &&
 		    strstr(out, "testproc [100000];[cpu after the last sample] 7\n") != NULL);
+	free(out);
+	teardown(&f);
+}
+
+/* pid 200001 runs under its old name again (a shell that exec'd a shell) */
+static bool name_run_again(void *ctx, __u32 pid, const char *comm)
+{
+	(void)ctx;
+	return pid == 200001 && comm && !strcmp(comm, "testproc");
+}
+
+/*
+ * 5,000 forks that exec'd (samples as "testproc", the parent's name, then as "newprog")
+ * and were never seen to exit (the process table no longer held them): the label sets of
+ * their old name fold at the exec as an exited process's do, the new program's stay its
+ * own; totals stay, label sets stay bounded, and a thread's last stack whose set was
+ * folded is forgotten (its id may be reused), a live one's kept
+ */
+TEST(execed_processes_fold_their_old_name)
+{
+	struct join_opts o = {0};
+	struct fixture f;
+	struct model_mem mm;
+	struct jp_sample tail;
+	__u64 samples = 0;
+	char *out, want[64];
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	f.view.per_pid = true;
+	for (__u32 pid = 200000; pid < 205000; pid++) {
+		struct jp_sample s = sample(JP_EV_CPU, 2, 0);
+
+		s.pid = s.tid = pid;
+		s.weight = 1000;
+		EXPECT_EQ(join__sample(f.join, &s, kstack, NULL), 0);
+		samples++;
+		EXPECT_EQ(join__process_execed(f.join, pid, "testproc", name_run_again, NULL), 0);
+		if (pid < 200010) { /* a few are sampled after the exec too */
+			memcpy(s.pcomm, "newprog", 8);
+			EXPECT_EQ(join__sample(f.join, &s, kstack, NULL), 0);
+			samples++;
+		}
+	}
+	EXPECT_EQ(join__process_execed(f.join, 1, "", NULL, NULL), 0); /* never named: none */
+	model__mem(f.model, &mm);
+	EXPECT_EQ(mm.folded, 0);
+	EXPECT_TRUE(mm.folded_execs > 5000 - 2048 - 512 && mm.folded_execs <= 5000 - 2048);
+	EXPECT_TRUE(mm.labels <= 2048 + 512 + 1 + 10);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_SAMPLES), samples);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), samples * 1000);
+	EXPECT_EQ(join__fold_skipped(f.join), 1);
+	out = folded(&f);
+	snprintf(want, sizeof(want), "testproc [%llu exited processes];",
+		 (unsigned long long)mm.folded_execs);
+	EXPECT_TRUE(out && strstr(out, want) != NULL);
+	EXPECT_TRUE(out && strstr(out, "testproc [200000];") == NULL);
+	EXPECT_TRUE(out && strstr(out, "testproc [200001];") != NULL);
+	EXPECT_TRUE(out && strstr(out, "newprog [200000];") != NULL);
+	EXPECT_TRUE(out && strstr(out, "testproc [204999];") != NULL);
+	free(out);
+
+	/* 200000's thread ends: its CPU tail goes to its live set (newprog) */
+	tail = sample(JP_EV_CPU, 0, 0);
+	tail.pid = tail.tid = 200000;
+	tail.weight = 7;
+	tail.flags = JP_SF_CPU_TAIL;
+	memcpy(tail.pcomm, "newprog", 8);
+	EXPECT_EQ(join__sample(f.join, &tail, NULL, NULL), 0);
+	/* 200020's slot held a folded set: forgotten, its tail goes to a new set of its own */
+	tail.pid = tail.tid = 200020;
+	memcpy(tail.pcomm, "testproc", 9);
+	EXPECT_EQ(join__sample(f.join, &tail, NULL, NULL), 0);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), samples * 1000 + 14);
+	f.view.values = 1u << JP_VAL_CPU_NS;
+	out = folded(&f);
+	EXPECT_TRUE(out && strstr(out, "newprog [200000];[cpu after the last sample] 7\n") != NULL);
+	EXPECT_TRUE(out &&
+		    strstr(out, "testproc [200020];[cpu after the last sample] 7\n") != NULL);
 	free(out);
 	teardown(&f);
 }

@@ -662,6 +662,119 @@ TEST(fold_exited_processes_by_name)
 	model__free(m);
 }
 
+/*
+ * An exec'd process's label sets of its old name fold by that name; its new program's sets
+ * stay its own until it exits. nfolded counts programs: the process counts once under each
+ * name; totals stay.
+ */
+TEST(fold_execed_program_by_old_name)
+{
+	struct model *m = model__new();
+	struct model_view v = {.values = 1u << JP_VAL_CPU_SAMPLES, .per_pid = true};
+	struct model_end ends[2] = {{.pid = 100, .comm = "sh"}, {.pid = 200, .comm = "sh"}};
+	struct model_mem mm;
+	struct profile *p;
+	jp_id s1 = java_stack(m, 0x1234), s2 = java_stack(m, 0x1240);
+	char *out;
+	int err;
+
+	proc_sample(m, 100, "sh", s1, 1);   /* the fork, under its parent's name */
+	proc_sample(m, 100, "true", s2, 2); /* after its exec */
+	proc_sample(m, 200, "sh", s1, 4);
+	proc_sample(m, 200, "sed", s2, 8);
+	proc_sample(m, 300, "sh", s1, 16); /* a shell that did not exec */
+	EXPECT_EQ(model__fold(m, ends, 2), 0);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 31);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_NS), 31000);
+	model__mem(m, &mm);
+	EXPECT_EQ(mm.folded, 0);
+	EXPECT_EQ(mm.folded_execs, 2);
+	EXPECT_EQ(mm.labels, 4); /* sh [2], true [100], sed [200], sh [300] */
+	p = profile__new("t", "samples");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	out = capture(out_folded_write, p, &err);
+	EXPECT_STREQ(out, "sed [200];com/acme/App.main_[0];java/io/FileOutputStream.write_[j];"
+			  "__libc_write;vfs_write_[k] 8\n"
+			  "sh [2 exited processes];com/acme/App.main_[0];java/io/FileOutputStream."
+			  "write_[j];__libc_write;vfs_write_[k] 5\n"
+			  "sh [300];com/acme/App.main_[0];java/io/FileOutputStream.write_[j];"
+			  "__libc_write;vfs_write_[k] 16\n"
+			  "true [100];com/acme/App.main_[0];java/io/FileOutputStream.write_[j];"
+			  "__libc_write;vfs_write_[k] 2\n");
+	free(out);
+	profile__free(p);
+	/* the exec'd process exits: its new name folds, counted as an exited process */
+	EXPECT_EQ(model__fold_pids(m, (const __u32[]){100}, 1), 0);
+	model__mem(m, &mm);
+	EXPECT_EQ(mm.folded, 1);
+	EXPECT_EQ(mm.folded_execs, 2);
+	EXPECT_EQ(mm.labels, 4); /* sh [2], true [1], sed [200], sh [300] */
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 31);
+	p = profile__new("t", "samples");
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	out = capture(out_folded_write, p, &err);
+	EXPECT_TRUE(out && strstr(out, "true [1 exited processes];") != NULL);
+	EXPECT_TRUE(out && strstr(out, "sh [2 exited processes];") != NULL);
+	free(out);
+	profile__free(p);
+	model__free(m);
+}
+
+/*
+ * 200,000 forks of a shell that exec'd, the newest 2,048 ends kept: each runs as "sh" and
+ * (two in three) as its program's name; its old name's sets fold at the exec, its new
+ * one's when it exits (a third are not sampled after the exec: the process table never
+ * holds them again, and no exit of theirs comes). Bounded tables, ids recycled.
+ */
+TEST(fold_execs_keeps_memory_bounded)
+{
+	static const char *const names[] = {"cc1", "ld", "sed", "true", "cat"};
+	struct model *m = model__new();
+	jp_id s[2] = {java_stack(m, 0x1234), java_stack(m, 0x1240)};
+	struct model_end ring[2048], batch[512];
+	size_t nr = 0, nb = 0, mid_bytes = 0;
+	__u64 want = 0, ends = 0;
+	struct model_mem mm;
+
+	for (__u32 pid = 1000; pid < 201000; pid++) {
+		const char *name = names[pid % 5];
+
+		proc_sample(m, pid, "sh", s[pid % 2], 1);
+		want += 1;
+		if (pid % 3) {
+			proc_sample(m, pid, name, s[(pid + 1) % 2], 2);
+			want += 2;
+		}
+		/* the exec, then (two in three) the exit: each an end, folded 2,048 ends later */
+		for (int k = 0; k < (pid % 3 ? 2 : 1); k++) {
+			struct model_end e = {.pid = pid, .comm = k ? NULL : "sh"};
+
+			if (++ends > 2048) {
+				batch[nb++] = ring[nr];
+				if (nb == 512) {
+					EXPECT_EQ(model__fold(m, batch, nb), 0);
+					nb = 0;
+				}
+			}
+			ring[nr] = e;
+			nr = (nr + 1) % 2048;
+		}
+		if (pid == 101000) {
+			model__mem(m, &mm);
+			mid_bytes = mm.bytes;
+		}
+	}
+	model__mem(m, &mm);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), want);
+	/* live: at most the newest 2,048 + 512 ends' processes, two names each; folded 6 */
+	EXPECT_TRUE(mm.labels + mm.labels_free <= 2 * (2048 + 512) + 6 + 8);
+	EXPECT_TRUE(mm.rows <= 2 * (2048 + 512) + 12 + 8);
+	EXPECT_TRUE(mm.bytes == mid_bytes);
+	EXPECT_TRUE(mm.folded_execs >= 200000 - 2048 - 512);
+	EXPECT_TRUE(mm.folded >= 200000 * 2 / 3 - 2048 - 512);
+	model__free(m);
+}
+
 /* 200,000 short processes through the model, the newest 2,048 kept: bounded tables */
 TEST(fold_keeps_memory_bounded)
 {

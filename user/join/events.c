@@ -22,65 +22,76 @@
 #include "util/cgroup.h"
 #include "util/hashkey.h"
 
-static size_t ev_hash(__u64 k1, __u64 k2, size_t cap)
+#define EV_MIN_CAP 16
+
+/* the event of (k1, k2), NULL when none */
+static struct ev_slot *ev_find(const struct ev_tab *t, __u64 k1, __u64 k2)
 {
-	/* keyed: tags and thread ids are the JVM's user's to choose */
-	return (size_t)hash_keyed(k1 ^ hash_keyed(k2)) & (cap - 1);
+	const __u64 *v = t ? hmap_find2(&t->map, k1, k2) : NULL;
+
+	return v ? &t->evs[*v] : NULL;
 }
 
-static struct ev_slot *ev_find(struct ev_slot *t, size_t cap, __u64 k1, __u64 k2)
+/* a new event of (k1, k2), zeroed but for its key; NULL when the table has max or no memory */
+static struct ev_slot *ev_add(struct ev_tab **tp, size_t max, __u64 k1, __u64 k2)
+{
+	struct ev_tab *t = *tp;
+	struct ev_slot *w;
+
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		hmap_init(&t->map, EV_MIN_CAP, max);
+		*tp = t;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : EV_MIN_CAP;
+
+		if (t->n >= max)
+			return NULL;
+		w = realloc(t->evs, cap * sizeof(*w));
+		if (!w)
+			return NULL;
+		t->evs = w;
+		t->cap = cap;
+	}
+	if (hmap_put2(&t->map, k1, k2, t->n) < 0) /* keys are new: the callers looked first */
+		return NULL;
+	w = &t->evs[t->n++];
+	memset(w, 0, sizeof(*w));
+	w->k1 = k1;
+	w->k2 = k2;
+	return w;
+}
+
+/* removes an event: the last one takes its place; the array shrinks under a quarter full */
+static void ev_del(struct ev_tab *t, struct ev_slot *w)
+{
+	size_t i = (size_t)(w - t->evs);
+
+	(void)hmap_del2(&t->map, w->k1, w->k2, NULL);
+	if (i != --t->n) {
+		*w = t->evs[t->n];
+		(void)hmap_put2(&t->map, w->k1, w->k2, i); /* the key is there: no allocation */
+	}
+	if (t->cap > EV_MIN_CAP && t->n < t->cap / 4) {
+		struct ev_slot *s = realloc(t->evs, t->cap / 2 * sizeof(*s));
+
+		if (s) {
+			t->evs = s;
+			t->cap /= 2;
+		}
+	}
+}
+
+void jn_ev_free(struct ev_tab *t)
 {
 	if (!t)
-		return NULL;
-	for (size_t i = ev_hash(k1, k2, cap), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
-		if (!t[i].k1)
-			return NULL;
-		if (t[i].k1 == k1 && t[i].k2 == k2)
-			return &t[i];
-	}
-	return NULL;
-}
-
-/* a free slot for a new key (kept at most 3/4 full: probes stay short); NULL when full */
-static struct ev_slot *ev_add(struct ev_slot **tp, size_t cap, size_t *n, __u64 k1, __u64 k2)
-{
-	size_t i;
-
-	if (!*tp) {
-		*tp = calloc(cap, sizeof(**tp));
-		if (!*tp)
-			return NULL;
-	}
-	if (*n >= cap / 4 * 3)
-		return NULL;
-	for (i = ev_hash(k1, k2, cap); (*tp)[i].k1; i = (i + 1) & (cap - 1))
-		;
-	(*tp)[i].k1 = k1;
-	(*tp)[i].k2 = k2;
-	(*n)++;
-	return &(*tp)[i];
-}
-
-/* removes a slot, shifting back the entries of its probe chain (no tombstones) */
-static void ev_del(struct ev_slot *t, size_t cap, size_t *n, struct ev_slot *s)
-{
-	size_t i = (size_t)(s - t), j = i;
-
-	for (;;) {
-		size_t h;
-
-		j = (j + 1) & (cap - 1);
-		if (!t[j].k1)
-			break;
-		h = ev_hash(t[j].k1, t[j].k2, cap);
-		/* move j back to i unless its home lies cyclically in (i, j] */
-		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
-			continue;
-		t[i] = t[j];
-		i = j;
-	}
-	memset(&t[i], 0, sizeof(t[i]));
-	(*n)--;
+		return;
+	hmap_free(&t->map);
+	free(t->evs);
+	free(t);
 }
 
 /*
@@ -100,9 +111,9 @@ int jn_add_monitor_wait(struct join *j, const struct jp_sample *s, const __u64 *
 	const jp_id *jl;
 	size_t n = 0, nj = 0;
 
-	if ((s->flags & JP_SF_CPU_TAIL) || !e->a || !j->waits)
+	if ((s->flags & JP_SF_CPU_TAIL) || !e->a || !j->waits || !j->waits->n)
 		return 1;
-	w = ev_find(j->waits, EV_WAITS_CAP, k1, jn_ns_tid(e, s->tid));
+	w = ev_find(j->waits, k1, jn_ns_tid(e, s->tid));
 	/* 1 ms slack: the agent's and the kernel's clocks are read at different points */
 	if (!w || !w->jstack || w->time_ns > s->time_ns ||
 	    (w->end_ns && w->end_ns + 1000000 < start))
@@ -222,13 +233,12 @@ add:
 /* the table of waits is full: forget the waits that ended long enough ago */
 static void waits_sweep(struct join *j, __u64 now)
 {
-	for (size_t i = 0; j->waits && i < EV_WAITS_CAP;) {
-		struct ev_slot *w = &j->waits[i];
+	/* from the end: a delete moves the last event into the hole, one already seen */
+	for (size_t i = j->waits ? j->waits->n : 0; i--;) {
+		struct ev_slot *w = &j->waits->evs[i];
 
-		if (w->k1 && w->end_ns && w->end_ns + WAIT_KEEP_NS < now)
-			ev_del(j->waits, EV_WAITS_CAP, &j->nwaits, w); /* i again: shifted into */
-		else
-			i++;
+		if (w->end_ns && w->end_ns + WAIT_KEEP_NS < now)
+			ev_del(j->waits, w);
 	}
 }
 
@@ -271,7 +281,7 @@ int jn_on_event(void *ctx, const struct java_event *ev)
 		if (!err)
 			err = model__add(j->model, stack, labels, JP_VAL_ALLOC_OBJECTS, objects);
 		if (!err && ev->tag) {
-			w = ev_add(&j->live, EV_LIVE_CAP, &j->nlive, k1, ev->tag);
+			w = ev_add(&j->live, EV_LIVE_MAX, k1, ev->tag);
 			if (!w) {
 				e->ev_over_budget++;
 				break;
@@ -285,11 +295,11 @@ int jn_on_event(void *ctx, const struct java_event *ev)
 		break;
 	case JP_AEV_FREE:
 		e->ev_frees++;
-		w = ev_find(j->live, EV_LIVE_CAP, k1, ev->tag);
+		w = ev_find(j->live, k1, ev->tag);
 		if (w) {
 			age_add(j, w->stack,
 				ev->time_ns > w->time_ns ? ev->time_ns - w->time_ns : 0);
-			ev_del(j->live, EV_LIVE_CAP, &j->nlive, w);
+			ev_del(j->live, w);
 		}
 		break;
 	case JP_AEV_MONITOR_BLOCKED:
@@ -298,7 +308,7 @@ int jn_on_event(void *ctx, const struct java_event *ev)
 		 * unless the thread's wait is known already (its Enter came after the events
 		 * were on) or it entered since the scan (its Entered came first).
 		 */
-		w = ev_find(j->waits, EV_WAITS_CAP, (__u64)e->pid << 32 | 2, ev->tid);
+		w = ev_find(j->waits, (__u64)e->pid << 32 | 2, ev->tid);
 		if (w && (!w->end_ns || w->end_ns >= ev->time_ns || w->time_ns >= ev->time_ns))
 			break;
 		e->ev_blocked_at_attach++;
@@ -308,12 +318,12 @@ int jn_on_event(void *ctx, const struct java_event *ev)
 		if (err)
 			break;
 		k1 = (__u64)e->pid << 32 | 2;
-		w = ev_find(j->waits, EV_WAITS_CAP, k1, ev->tid);
+		w = ev_find(j->waits, k1, ev->tid);
 		if (!w)
-			w = ev_add(&j->waits, EV_WAITS_CAP, &j->nwaits, k1, ev->tid);
+			w = ev_add(&j->waits, EV_WAITS_MAX, k1, ev->tid);
 		if (!w) {
 			waits_sweep(j, ev->time_ns);
-			w = ev_add(&j->waits, EV_WAITS_CAP, &j->nwaits, k1, ev->tid);
+			w = ev_add(&j->waits, EV_WAITS_MAX, k1, ev->tid);
 		}
 		if (!w) {
 			e->ev_over_budget++;
@@ -327,11 +337,11 @@ int jn_on_event(void *ctx, const struct java_event *ev)
 		break;
 	case JP_AEV_MONITOR_ENTERED:
 		k1 = (__u64)e->pid << 32 | 2;
-		w = ev_find(j->waits, EV_WAITS_CAP, k1, ev->tid);
+		w = ev_find(j->waits, k1, ev->tid);
 		if (!w || w->end_ns) {
 			e->ev_orphan++; /* its Enter was dropped, or came before the recording */
 			/* kept: a scan record of this thread older than this is no wait */
-			if (!w && (w = ev_add(&j->waits, EV_WAITS_CAP, &j->nwaits, k1, ev->tid))) {
+			if (!w && (w = ev_add(&j->waits, EV_WAITS_MAX, k1, ev->tid))) {
 				w->stack = w->labels = w->jstack = 0;
 				w->time_ns = 0;
 				w->end_ns = ev->time_ns ? ev->time_ns : 1;
@@ -365,11 +375,9 @@ int jn_add_live(struct join *j)
 {
 	int err = 0;
 
-	for (size_t i = 0; j->live && i < EV_LIVE_CAP && !err; i++) {
-		struct ev_slot *w = &j->live[i];
+	for (size_t i = 0; j->live && i < j->live->n && !err; i++) {
+		struct ev_slot *w = &j->live->evs[i];
 
-		if (!w->k1)
-			continue;
 		err = model__add(j->model, w->stack, w->labels, JP_VAL_INUSE_SPACE, w->space);
 		if (!err)
 			err = model__add(j->model, w->stack, w->labels, JP_VAL_INUSE_OBJECTS,
@@ -380,12 +388,10 @@ int jn_add_live(struct join *j)
 }
 
 /* forgets a pid's entries in an event table (its JVM is gone: nothing of it is alive) */
-void jn_ev_drop_pid(struct ev_slot *t, size_t cap, size_t *n, __u32 pid)
+void jn_ev_drop_pid(struct ev_tab *t, __u32 pid)
 {
-	for (size_t i = 0; t && i < cap;) {
-		if (t[i].k1 && t[i].k1 >> 32 == pid)
-			ev_del(t, cap, n, &t[i]); /* i again: shifted into */
-		else
-			i++;
-	}
+	/* from the end: a delete moves the last event into the hole, one already seen */
+	for (size_t i = t ? t->n : 0; i--;)
+		if (t->evs[i].k1 >> 32 == pid)
+			ev_del(t, &t->evs[i]);
 }

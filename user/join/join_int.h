@@ -280,12 +280,18 @@ struct age_site {
  */
 #define JOIN_RETIRED_KEEP 128
 /*
- * Exited processes whose label sets stay their own in the model: a recording of a few
- * hundred processes never sees a fold. Past it they are folded JOIN_FOLD_BATCH at a time
- * (a fold walks the model's label sets and rows once).
+ * Programs that ended (exited, or exec'd another) whose label sets stay their own in the
+ * model: a recording of a few hundred processes never sees a fold. Past it they are folded
+ * JOIN_FOLD_BATCH at a time (a fold walks the model's label sets and rows once).
  */
 #define JOIN_EXITED_KEEP 2048
 #define JOIN_FOLD_BATCH	 512
+
+/* a program's end: pid exited (comm "") or exec'd, leaving the name comm */
+struct jn_ended {
+	__u32 pid;
+	char comm[JP_COMM_LEN + 1];
+};
 
 struct jvm_fold {
 	__u64 jvms, samples, java_samples, complete, internal, agent_lost;
@@ -305,10 +311,11 @@ struct join {
 	struct jvm_ent **jvms;
 	size_t jvms_cap, nretired;
 	struct jvm_fold folded;
-	/* exited processes not folded yet, oldest first (JOIN_EXITED_KEEP + JOIN_FOLD_BATCH) */
-	__u32 *exited;
+	/* programs ended, not folded yet, oldest first (JOIN_EXITED_KEEP + JOIN_FOLD_BATCH) */
+	struct jn_ended *exited;
 	size_t nexited;
-	__u64 fold_skipped; /* exited pids not folded: a new process held the pid again */
+	/* not folded: a new process held the pid again, or an exec'd one runs the name again */
+	__u64 fold_skipped;
 	/* the live ones by pid (a struct jvm_ent *) */
 	struct hmap by_pid;
 	size_t njvms, rr; /* rr: the JVM whose ring is read first next round */
@@ -345,15 +352,14 @@ struct join {
 	struct age_site *ages; /* -e live: age at death of freed sampled objects, per site */
 	size_t nages;
 	__u64 ages_other[AGE_BUCKETS]; /* sites past AGE_SITES */
-	struct ev_slot *waits;	       /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
-	struct ev_slot *live;	       /* (pid, tag) -> a sampled object not freed yet */
-	size_t nwaits, nlive;
+	struct ev_tab *waits;	       /* (pid, nstid) -> MonitorContendedEnter not yet Entered */
+	struct ev_tab *live;	       /* (pid, tag) -> a sampled object not freed yet */
 	bool carried; /* the sample being committed had its CPU time carried (last_cpu) */
 };
 
 /* an event waiting for its other half: a monitor wait for its end, an object for its free */
 struct ev_slot {
-	__u64 k1, k2; /* k1 0: empty */
+	__u64 k1, k2; /* its key in its table */
 	jp_id stack, labels;
 	__u64 time_ns;
 	__u64 space, objects;
@@ -361,8 +367,19 @@ struct ev_slot {
 	__u64 end_ns; /* monitor waits: Entered (0: still waiting); kept for late samples */
 };
 
-#define EV_WAITS_CAP 4096u	/* threads waiting on a monitor at once, all JVMs */
-#define EV_LIVE_CAP  (1u << 18) /* sampled objects tracked live (48 B each: 12 MiB) */
+/*
+ * A table of events by (k1, k2): util/hmap from the key to the event's index in a dense
+ * array, which a delete fills with the last event and which shrinks with the entries, so
+ * memory follows the events waiting now (a table a burst filled is given back)
+ */
+struct ev_tab {
+	struct hmap map;
+	struct ev_slot *evs;
+	size_t n, cap;
+};
+
+#define EV_WAITS_MAX 3072u   /* threads waiting on a monitor at once, all JVMs */
+#define EV_LIVE_MAX  196608u /* sampled objects tracked live (72 B + index each: ~20 MiB) */
 
 /* a finished wait stays this long for the off-CPU sample of its end, which comes later */
 #define WAIT_KEEP_NS (2ull * 1000 * 1000 * 1000)
@@ -433,6 +450,8 @@ int jn_add_monitor_wait(struct join *j, const struct jp_sample *s, const __u64 *
 			const __u64 *ustack, struct jvm_ent *e);
 int jn_on_event(void *ctx, const struct java_event *ev);
 int jn_add_live(struct join *j);
-void jn_ev_drop_pid(struct ev_slot *t, size_t cap, size_t *n, __u32 pid);
+void jn_ev_drop_pid(struct ev_tab *t, __u32 pid);
+/* frees an event table (NULL-safe) */
+void jn_ev_free(struct ev_tab *t);
 
 #endif /* JPROF_JOIN_INT_H */

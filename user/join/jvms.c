@@ -393,8 +393,8 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 		j->now_ns = now_ns;
 		err = jn_expire(j, e, true);
 	}
-	jn_ev_drop_pid(j->live, EV_LIVE_CAP, &j->nlive, pid);
-	jn_ev_drop_pid(j->waits, EV_WAITS_CAP, &j->nwaits, pid);
+	jn_ev_drop_pid(j->live, pid);
+	jn_ev_drop_pid(j->waits, pid);
 	free(e->tids);
 	free(e->by_host);
 	e->tids = e->by_host = NULL;

@@ -40,7 +40,10 @@ const char *jp_value_unit(enum jp_value v)
  * One table: elements in an array (id = index, element 0 unused) plus an open-addressing
  * index of ids by hash, so find-or-add is O(1) on average. Hashes are not stored: the
  * index is rebuilt from the elements (hash_of) when it grows, and a probe compares the
- * element itself; at under half load a probe meets 1.5 slots on average.
+ * element itself; at under half load a probe meets 1.5 slots on average. That index costs
+ * 4 bytes a slot. The table whose elements are deleted (labels, by model__fold) has its
+ * index on util/hmap instead (hash -> id, colliding hashes each an entry, 24 bytes a slot):
+ * deletes shift entries back and the map shrinks as sets fold.
  */
 struct table;
 typedef __u64 (*elem_hash_fn)(const struct table *t, const void *elem);
@@ -53,6 +56,8 @@ struct table {
 	elem_hash_fn hash_of;
 	bool (*dead)(const void *elem); /* NULL: no element is ever freed (all but labels) */
 	struct model *m; /* for hash_of, the comparisons that need the model, its budget */
+	bool on_hmap;	 /* the index is map, not slots */
+	struct hmap map; /* (hash of the element, 0) -> id */
 };
 
 typedef bool (*elem_eq_fn)(const void *ctx, const void *a, const void *b, size_t size);
@@ -86,6 +91,14 @@ static __u64 hash_bytes(const void *p, size_t n, __u64 h)
 	return mix(h);
 }
 
+static bool model_refuse(struct model *m, size_t more);
+
+/* the model's budget over an hmap index's arrays */
+static int charge_map(void *ctx, long delta)
+{
+	return delta > 0 && model_refuse(ctx, (size_t)delta) ? -ENOSPC : 0;
+}
+
 static void table_init(struct table *t, size_t elem_size, elem_hash_fn hash_of,
 		       struct model *m)
 {
@@ -93,16 +106,21 @@ static void table_init(struct table *t, size_t elem_size, elem_hash_fn hash_of,
 	t->elem_size = elem_size;
 	t->hash_of = hash_of;
 	t->m = m;
+	hmap_init(&t->map, 64, 0);
+	hmap_set_charge(&t->map, charge_map, m);
 }
 
 static void table_free(struct table *t)
 {
 	bool (*dead)(const void *elem) = t->dead;
+	bool on_hmap = t->on_hmap;
 
 	free(t->elems);
 	free(t->slots);
+	hmap_free(&t->map);
 	table_init(t, t->elem_size, t->hash_of, t->m);
 	t->dead = dead;
+	t->on_hmap = on_hmap;
 }
 
 static void *table_at(const struct table *t, jp_id id)
@@ -110,12 +128,29 @@ static void *table_at(const struct table *t, jp_id id)
 	return (char *)t->elems + (size_t)id * t->elem_size;
 }
 
-static bool model_refuse(struct model *m, size_t more);
-
+/* the index again from the live elements (an element's hash changed) */
 static int table_rehash(struct table *t, size_t nslots)
 {
 	jp_id *slots;
 
+	if (t->on_hmap) {
+		struct hmap old = t->map;
+		int err = 0;
+
+		hmap_init(&t->map, 64, 0);
+		hmap_set_charge(&t->map, charge_map, t->m);
+		for (size_t id = 1; id < t->n && !err; id++)
+			if (!t->dead || !t->dead(table_at(t, (jp_id)id)))
+				err = hmap_add2(&t->map, t->hash_of(t, table_at(t, (jp_id)id)), 0,
+						id);
+		if (err) { /* the old index stays: its hashes are off for the changed */
+			hmap_free(&t->map);
+			t->map = old;
+			return err;
+		}
+		hmap_free(&old);
+		return 0;
+	}
 	if (model_refuse(t->m, nslots * sizeof(*slots)))
 		return -ENOSPC;
 	slots = calloc(nslots, sizeof(*slots));
@@ -156,7 +191,7 @@ static int table_reserve(struct table *t)
 			t->n = 1;
 		}
 	}
-	if ((t->n + 1) * 2 > t->nslots)
+	if (!t->on_hmap && (t->n + 1) * 2 > t->nslots)
 		return table_rehash(t, t->nslots ? t->nslots * 2 : 128);
 	return 0;
 }
@@ -165,6 +200,15 @@ static int table_reserve(struct table *t)
 static jp_id table_find(const struct table *t, const void *e, __u64 h, elem_eq_fn eq,
 			const void *ctx)
 {
+	if (t->on_hmap) {
+		size_t pos = 0;
+		const __u64 *v;
+
+		while ((v = hmap_find_next2(&t->map, h, 0, &pos)))
+			if (eq(ctx, table_at(t, (jp_id)*v), e, t->elem_size))
+				return (jp_id)*v;
+		return 0;
+	}
 	if (!t->nslots)
 		return 0;
 	for (size_t i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
@@ -176,14 +220,17 @@ static jp_id table_find(const struct table *t, const void *e, __u64 h, elem_eq_f
 	return 0;
 }
 
-/* puts id (its element in place, hash h) into the index, which has room */
-static void table_index(struct table *t, jp_id id, __u64 h)
+/* puts id (its element in place, hash h) into the index; 0, or -ENOMEM/-ENOSPC (hmap) */
+static int table_index(struct table *t, jp_id id, __u64 h)
 {
 	size_t i;
 
+	if (t->on_hmap)
+		return hmap_add2(&t->map, h, 0, id);
 	for (i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1))
 		;
 	t->slots[i] = id;
+	return 0;
 }
 
 /* id of the element equal to e (hash h), adding a copy when new; 0 when out of memory */
@@ -197,6 +244,11 @@ static jp_id table_intern(struct table *t, const void *e, __u64 h, elem_eq_fn eq
 	if (t->n >= 0xffffffffu || table_reserve(t))
 		return 0;
 	memcpy(table_at(t, (jp_id)t->n), e, t->elem_size);
+	if (t->on_hmap) {
+		if (hmap_add2(&t->map, h, 0, t->n) < 0)
+			return 0;
+		return (jp_id)t->n++;
+	}
 	for (i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1))
 		;
 	t->slots[i] = (jp_id)t->n;
@@ -224,7 +276,8 @@ struct model {
 	/* label ids freed by model__fold_pids (their elements zeroed), reused first */
 	jp_id *free_labels;
 	size_t nfree_labels, cap_free_labels;
-	__u64 folded; /* processes folded */
+	__u64 folded;	    /* exited processes folded */
+	__u64 folded_execs; /* programs folded at their exec (model__fold) */
 	/*
 	 * Rows: (stack, labels) and one value per column in use. A recording fills two or
 	 * three of the JP_VAL_MAX columns, so a column is added when a value first comes.
@@ -377,6 +430,7 @@ struct model *model__new(void)
 	table_init(&m->locs, sizeof(struct jp_location), loc_hash_of, m);
 	table_init(&m->labels, sizeof(struct jp_labels), labels_hash_of, m);
 	m->labels.dead = labels_dead;
+	m->labels.on_hmap = true;
 	table_init(&m->stacks, sizeof(struct stack_ref), stack_hash_of, m);
 	table_init(&m->rows, sizeof(struct row_key), row_hash_of, m);
 	memset(m->col, -1, sizeof(m->col));
@@ -487,9 +541,13 @@ static jp_id labels_intern(struct model *m, const struct jp_labels *c)
 
 	if (id || !m->nfree_labels)
 		return id ? id : table_intern(&m->labels, c, h, labels_eq, NULL);
-	id = m->free_labels[--m->nfree_labels];
+	id = m->free_labels[m->nfree_labels - 1];
 	memcpy(table_at(&m->labels, id), c, sizeof(*c));
-	table_index(&m->labels, id, h);
+	if (table_index(&m->labels, id, h)) {
+		memset(table_at(&m->labels, id), 0, sizeof(*c)); /* freed again */
+		return 0;
+	}
+	m->nfree_labels--;
 	return id;
 }
 
@@ -530,13 +588,26 @@ int model__name_process(struct model *m, __u32 pid, const char *main)
 		}
 	}
 	/* same labels twice now (named and unnamed before) are two ids of one content: harmless */
-	return changed && m->labels.nslots ? table_rehash(&m->labels, m->labels.nslots) : 0;
+	return changed ? table_rehash(&m->labels, m->labels.nslots) : 0;
 }
 
 /* takes id out of the index (backward shift: no tombstones); its element is still in place */
 static void table_unindex(struct table *t, jp_id id)
 {
-	size_t mask = t->nslots - 1, i = t->hash_of(t, table_at(t, id)) & mask, j;
+	size_t mask = t->nslots - 1, i, j;
+
+	if (t->on_hmap) {
+		__u64 h = t->hash_of(t, table_at(t, id)), *v;
+		size_t pos = 0;
+
+		while ((v = hmap_find_next2(&t->map, h, 0, &pos)))
+			if (*v == id) {
+				hmap_del_at(&t->map, v);
+				return;
+			}
+		return;
+	}
+	i = t->hash_of(t, table_at(t, id)) & mask;
 
 	while (t->slots[i] != id) {
 		if (!t->slots[i])
@@ -604,9 +675,32 @@ static int rows_remap(struct model *m, const jp_id *to, size_t nto)
 	return 0;
 }
 
-#define FOLD_NEW (1ull << 63)
+#define FOLD_NEW    (1ull << 63)
+#define SEEN_EXITED 2 /* in seen: one of the pid's entries that matched is an exit */
 
-int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
+/*
+ * the entry of ends[] (values of pid in set) that ends label set l, NULL when none: the exec
+ * that left its name (counted as such), else the pid's exit
+ */
+static const struct model_end *end_of(const struct hmap *set, const struct model_end *ends,
+				      const struct jp_labels *l)
+{
+	const struct model_end *exited = NULL;
+	size_t pos = 0;
+	__u64 *v;
+
+	while ((v = hmap_find_next2(set, l->pid, 0, &pos))) {
+		const struct model_end *e = &ends[*v];
+
+		if (!e->comm)
+			exited = e;
+		else if (!strcmp(e->comm, l->comm))
+			return e;
+	}
+	return exited;
+}
+
+int model__fold(struct model *m, const struct model_end *ends, size_t n)
 {
 	struct hmap set = {0}, seen = {0}, add = {0};
 	size_t nl = m->labels.n, nfree = 0, pos = 0;
@@ -619,22 +713,26 @@ int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
 	if (!empty)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		if (hmap_put(&set, pids[i], 1) < 0)
+		if (hmap_add2(&set, ends[i].pid, 0, i) < 0)
 			goto out;
 	to = calloc(nl ? nl : 1, sizeof(*to));
 	if (!to)
 		goto out;
 	/*
-	 * each set of a folded pid: the folded set of its name, found or added (with count 1,
-	 * flagged in add: FOLD_NEW); add counts the processes that fold into each
+	 * each set a program's end ends: the folded set of its name, found or added (with count
+	 * 1, flagged in add: FOLD_NEW); add counts the processes that fold into each
 	 */
 	for (size_t id = 1; id < nl; id++) {
 		const struct jp_labels *l = table_at(&m->labels, (jp_id)id);
+		const struct model_end *e;
 		struct jp_labels f;
 		__u32 pid = l->pid;
 		bool is_new;
 
 		if (!l->comm || l->nfolded || !hmap_find(&set, pid))
+			continue;
+		e = end_of(&set, ends, l);
+		if (!e)
 			continue;
 		memset(&f, 0, sizeof(f));
 		f.comm = l->comm;
@@ -654,8 +752,11 @@ int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
 				goto out_fail;
 		}
 		nfree++;
-		if (!hmap_get2(&seen, to[id], pid, &is_new))
+		v = hmap_get2(&seen, to[id], pid, &is_new);
+		if (!v)
 			goto out_fail;
+		if (!e->comm)
+			*v |= SEEN_EXITED;
 		if (is_new) {
 			v = hmap_get(&add, to[id], &is_new);
 			if (!v)
@@ -697,7 +798,11 @@ int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
 		memset(table_at(&m->labels, (jp_id)id), 0, sizeof(struct jp_labels));
 		m->free_labels[m->nfree_labels++] = (jp_id)id;
 	}
-	m->folded += hmap_count(&seen);
+	for (pos = 0; (v = hmap_next(&seen, &pos, NULL, NULL));)
+		if (*v & SEEN_EXITED)
+			m->folded++;
+		else
+			m->folded_execs++;
 	err = 0;
 	goto out;
 out_fail:
@@ -709,6 +814,20 @@ out:
 	hmap_free(&set);
 	hmap_free(&seen);
 	hmap_free(&add);
+	return err;
+}
+
+int model__fold_pids(struct model *m, const __u32 *pids, size_t n)
+{
+	struct model_end *ends = calloc(n ? n : 1, sizeof(*ends));
+	int err;
+
+	if (!ends)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		ends[i].pid = pids[i];
+	err = model__fold(m, ends, n);
+	free(ends);
 	return err;
 }
 
@@ -917,7 +1036,7 @@ __u64 model__total(const struct model *m, enum jp_value v)
 
 static size_t table_bytes(const struct table *t)
 {
-	return t->cap * t->elem_size + t->nslots * sizeof(*t->slots);
+	return t->cap * t->elem_size + t->nslots * sizeof(*t->slots) + hmap_bytes(&t->map);
 }
 
 void model__mem(const struct model *m, struct model_mem *ret)
@@ -932,6 +1051,7 @@ void model__mem(const struct model *m, struct model_mem *ret)
 	ret->labels = count(&m->labels) - m->nfree_labels;
 	ret->labels_free = m->nfree_labels;
 	ret->folded = m->folded;
+	ret->folded_execs = m->folded_execs;
 	ret->stacks = m->stacks.n;
 	ret->stack_locs = m->nstack_locs;
 	ret->rows = m->rows.n;

@@ -67,8 +67,8 @@ struct jp_labels {
 	const char *container; /* short container id or name, "" for the host */
 	const char *main;      /* the JVM's main class or jar as started, "" unknown (NULL: "") */
 	/*
-	 * 0: one process's thread. N > 0: N exited processes of one (comm, container, main)
-	 * folded into one set (model__fold_pids): pid, tid and cgroup 0, thread ""
+	 * 0: one process's thread. N > 0: N ended programs of one (comm, container, main),
+	 * exited or exec'd, folded into one set (model__fold): pid, tid and cgroup 0, thread ""
 	 */
 	__u32 nfolded;
 };
@@ -109,13 +109,26 @@ jp_id model__labels(struct model *m, const struct jp_labels *l);
  */
 int model__name_process(struct model *m, __u32 pid, const char *main);
 /*
- * Folds the label sets of processes pids[0..n) (exited: nothing adds to their ids any more)
- * into one set per (comm, container, main), nfolded counting the processes; their rows
- * merge into that set's rows (totals unchanged). The dropped sets' ids are freed and
- * reused by later model__labels: a caller holding one of them must forget it. Memory then
- * follows the processes not folded and the names, not every process ever seen.
+ * A program's end for model__fold: process pid exited (comm NULL: every label set of the
+ * pid ends), or it exec'd (comm: the name it ran under before, whose sets end; the sets of
+ * its new program, under another name, are not touched).
+ */
+struct model_end {
+	__u32 pid;
+	const char *comm;
+};
+/*
+ * Folds the label sets that ends[0..n) end (nothing adds to their ids any more) into one
+ * set per (comm, container, main); their rows merge into that set's rows (totals
+ * unchanged). nfolded counts the programs folded in: a process once per name it ran under,
+ * so one that exec'd counts once under its old name (at the exec) and once under its new
+ * one (at its exit). The dropped sets' ids are freed and reused by later model__labels: a
+ * caller holding one of them must forget it (model__get_labels returns NULL for it). Memory
+ * then follows the programs not folded and the names, not every process ever seen.
  * 0 or -ENOMEM/-ENOSPC (then nothing changed).
  */
+int model__fold(struct model *m, const struct model_end *ends, size_t n);
+/* model__fold of exited processes pids[0..n) */
 int model__fold_pids(struct model *m, const __u32 *pids, size_t n);
 /* a stack of location ids, leaf first */
 jp_id model__stack(struct model *m, const jp_id *locs, size_t n);
@@ -139,7 +152,8 @@ size_t model__rows(const struct model *m);
 struct model_mem {
 	size_t strs, funcs, maps, locs, labels, stacks, stack_locs, rows;
 	size_t labels_free; /* ids freed by folds, not reused yet (labels counts the others) */
-	__u64 folded;	    /* processes folded since model__new */
+	__u64 folded;	    /* exited processes folded since model__new (per name they ran under) */
+	__u64 folded_execs; /* programs folded at their exec (a model_end with a comm) */
 	size_t bytes;
 	size_t str_bytes, loc_bytes, stack_bytes, row_bytes; /* parts of bytes */
 	__u64 over_budget; /* additions the budget refused */

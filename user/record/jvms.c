@@ -89,12 +89,16 @@ void rec_drop_withdrawn_agents(struct rec *r)
  * order. The join reads what a JVM's ring still holds and frees its agent; then its BPF
  * entry and agent slot go, the process's symbols, and its attach entry.
  */
-/* a process the table holds now has pid (a new one, after the pid was dropped) */
-static bool pid_alive(void *ctx, __u32 pid)
+/*
+ * a process the table holds now has pid (a new one, after the pid was dropped); comm not
+ * NULL: and its samples carry that name (an exec'd process runs under its old name again)
+ */
+static bool pid_alive(void *ctx, __u32 pid, const char *comm)
 {
 	struct rec *r = ctx;
+	const struct pt_proc *p = ptable__find(r->procs, pid);
 
-	return ptable__find(r->procs, pid) != NULL;
+	return p && (!comm || !strncmp(p->comm, comm, JP_COMM_LEN));
 }
 
 static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)
@@ -113,10 +117,23 @@ static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64
 	else
 		pr_debug("JVM %u exited: its agent and symbols freed", p->pid);
 out_fold:
-	/* an exec'd process goes on (same pid, new comm): its labels stay its own */
-	if (why == PT_EXITED && (err = join__process_exited(r->join, p->pid, pid_alive, r)))
-		pr_debug("process %u exited: folding the oldest exited: %s", p->pid,
-			 strerror(-err));
+	/*
+	 * An exec'd process goes on (same pid, new name): the label sets of its old name end,
+	 * as an exited process's do
+	 */
+	if (why == PT_EXITED)
+		err = join__process_exited(r->join, p->pid, pid_alive, r);
+	else if (why == PT_EXECED) {
+		char comm[JP_COMM_LEN + 1];
+
+		memcpy(comm, p->comm, JP_COMM_LEN);
+		comm[JP_COMM_LEN] = '\0';
+		err = join__process_execed(r->join, p->pid, comm, pid_alive, r);
+	} else
+		err = 0;
+	if (err)
+		pr_debug("process %u %s: folding the oldest ended: %s", p->pid,
+			 why == PT_EXITED ? "exited" : "exec'd", strerror(-err));
 }
 
 static void drop_agent(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)

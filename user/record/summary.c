@@ -32,7 +32,8 @@ void rec_mem_report(const struct rec *r)
 	syms__stats(r->syms, &ss);
 	ptable__stats(r->procs, &ps);
 	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels (%llu "
-		 "exited processes folded, %llu not: their pid taken again), %zu "
+		 "exited processes and %llu exec'd programs folded, %llu not: their pid taken "
+		 "again or their name run again), %zu "
 		 "locations, %zu functions, %zu strings; MB in rows %.1f, stacks %.1f, locations "
 		 "%.1f, strings %.1f); symbols: ELF %.1f MB, perf maps %.1f MB, "
 		 "%llu pids, %llu files (%llu unloaded, %llu read again); processes: %llu held now "
@@ -42,7 +43,7 @@ void rec_mem_report(const struct rec *r)
 		 "JVMs retired); samples held for their process's symbols %llu (%llu not: no "
 		 "room), lookups that left a load for later %llu",
 		 mm.bytes / 1048576.0, mm.stacks, mm.stack_locs, mm.rows, mm.labels,
-		 (unsigned long long)mm.folded,
+		 (unsigned long long)mm.folded, (unsigned long long)mm.folded_execs,
 		 (unsigned long long)join__fold_skipped(r->join), mm.locs, mm.funcs, mm.strs,
 		 mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0, mm.loc_bytes / 1048576.0,
 		 mm.str_bytes / 1048576.0, ss.elf_bytes / 1048576.0, ss.perfmap_bytes / 1048576.0,
@@ -53,6 +54,17 @@ void rec_mem_report(const struct rec *r)
 		 (unsigned long long)ps.swept, jvm_agent__all_bytes() / 1048576.0, r->retired,
 		 (unsigned long long)r->held_samples, (unsigned long long)r->held_over,
 		 (unsigned long long)ss.deferred);
+#ifdef __GLIBC__
+	{
+		/* what the owners above do not name: the rest of the heap, and its free part */
+		struct mallinfo2 mi = mallinfo2();
+
+		pr_debug("heap: %.1f MB in use (%.1f MB of it in mmap'd blocks), %.1f MB "
+			 "free inside the heap (%.1f MB of it at its top)",
+			 (mi.uordblks + mi.hblkhd) / 1048576.0, mi.hblkhd / 1048576.0,
+			 mi.fordblks / 1048576.0, mi.keepcost / 1048576.0);
+	}
+#endif
 }
 
 /* the kernel side's counters: read now, or as kept when it was freed */
