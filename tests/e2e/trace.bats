@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # trace.bats: jprof trace on TraceApp (JDK 17 and 25, every class verified): exact call counts
 # (a 5 ms sleep with its median within 10%, every tenth call throwing, recursion, overloads,
+# constructors (timed from their super()/this() call on; one whose this() throws not counted),
 # a method called from a lambda, a class loaded after the start), a lambda body refused in
 # one line, a method running all along (main) and one begun before the start (waitFor) not
 # counted, the slowest calls with their Java stacks (--slow); after the trace the JVM runs uninstrumented (a second trace of another method
@@ -91,7 +92,7 @@ PY
 trace_jdk() {
 	start_app "$1"
 	trace_bg TraceApp.sleep5 TraceApp.maybeThrow TraceApp.fib TraceApp.over TraceApp.viaLambda \
-		'TraceApp.lambda$*' Late.run TraceApp.main TraceApp.waitFor --slow 4ms --top 5 \
+		'TraceApp.lambda$*' Late.run TraceApp.main TraceApp.waitFor 'Point.<init>' --slow 4ms --top 5 \
 		-o "$OUT/t1.json"
 	phase 1
 	phase 2
@@ -107,6 +108,8 @@ trace_jdk() {
 		'm["TraceApp.viaLambda()V"]["calls"] == 4' \
 		'"synthetic" in m["TraceApp.lambda$main$0()V"]["refused"]' \
 		'm["Late.run(I)I"]["calls"] == 6' \
+		'm["Point.<init>(II)V"]["calls"] == 30 and m["Point.<init>(II)V"]["thrown"] == 1' \
+		'm["Point.<init>(I)V"]["calls"] == 29 and m["Point.<init>(I)V"]["thrown"] == 0' \
 		'm["TraceApp.main([Ljava/lang/String;)V"]["calls"] == 0' \
 		'm["TraceApp.waitFor(Ljava/nio/file/Path;)V"]["calls"] == 1' \
 		'd["stopped"] == "stopped by jprof" and d["dropped"] == 0' \
