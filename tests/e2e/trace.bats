@@ -3,6 +3,7 @@
 # trace.bats: jprof trace on TraceApp (JDK 17 and 25, every class verified): exact call counts
 # (a 5 ms sleep with its median within 10%, every tenth call throwing, recursion, overloads,
 # constructors (timed from their super()/this() call on; one whose this() throws not counted),
+# two JVMs in one trace (-p PID,PID, JDK 17 and 25 at once),
 # a method called from a lambda, a class loaded after the start), a lambda body refused in
 # one line, a method running all along (main) and one begun before the start (waitFor) not
 # counted, the slowest calls with their Java stacks (--slow); after the trace the JVM runs uninstrumented (a second trace of another method
@@ -15,10 +16,18 @@ setup() {
 	OUT=$BATS_TEST_TMPDIR
 	JPID=
 	TPID=
+	J2=
+	OUT2=
 }
 
 teardown() {
 	[[ -n ${TPID:-} ]] && { kill -9 "$TPID" && wait "$TPID"; } 2>/dev/null
+	if [[ -n ${J2:-} ]]; then
+		touch "$OUT2/go1" "$OUT2/go2" "$OUT2/go3" "$OUT2/go4" "$OUT2/go5" "$OUT2/quit"
+		for ((i = 0; i < 50; i++)); do kill -0 "$J2" 2>/dev/null || break; sleep 0.1; done
+		JPID=$J2 kill_jpid
+		rm -f "/tmp/jprof-$J2-"*.trace
+	fi
 	if [[ -n ${JPID:-} ]]; then
 		# a JVM that ends by itself removes its trace file (VMDeath); one killed leaves it
 		touch "$OUT/go1" "$OUT/go2" "$OUT/go3" "$OUT/go4" "$OUT/go5" "$OUT/quit"
@@ -133,6 +142,39 @@ trace_jdk() {
 
 @test "trace: JDK 25: the same, every rewritten class verified" {
 	trace_jdk "$JDK25"
+}
+
+@test "trace: two JVMs at once (-p PID,PID): each one's calls in a section of its own" {
+	start_app "$JDK25"
+	J2=$JPID
+	OUT2=$OUT
+	OUT=$BATS_TEST_TMPDIR/one
+	mkdir -p "$OUT"
+	start_app "$JDK17"
+	"$JPROF" trace -p "$JPID,$J2" TraceApp.sleep5 'Point.<init>' -o "$OUT/t5.json" \
+		>"$OUT/trace.out" 2>"$OUT/trace.err" 3>&- &
+	TPID=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q "^jprof: tracing 2 patterns in 2 JVMs" "$OUT/trace.err" && break
+		kill -0 "$TPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	touch "$OUT2/go1"
+	phase 1
+	wait_file "$OUT2/done1" 30
+	stop_trace
+	python3 - "$OUT/t5.json" "$JPID" "$J2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pids = [x["pid"] for x in d["jvms"]]
+assert pids == [int(sys.argv[2]), int(sys.argv[3])], pids
+for j in d["jvms"]:
+    m = {x["method"]: x for x in j["methods"]}
+    assert m["TraceApp.sleep5()V"]["calls"] == 40, j
+    assert m["Point.<init>(II)V"]["calls"] == 30, j
+    assert j["stopped"] == "stopped by jprof", j
+PY
+	! grep -i "VerifyError\|Exception in" "$OUT/app.out" "$OUT2/app.out"
 }
 
 @test "trace: a hot method over the overhead budget: the agent stops the trace itself" {

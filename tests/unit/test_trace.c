@@ -33,6 +33,22 @@ TEST(parse_good)
 	EXPECT_EQ(o.slow_ns, 10000000);
 	EXPECT_EQ(o.top, 5);
 	EXPECT_EQ(o.json, 1);
+	EXPECT_EQ(o.npids, 1);
+}
+
+TEST(parse_pids)
+{
+	const char *argv[] = {"trace", "-p", "42,7,1000", "a.B.c"};
+	struct trace_opts o;
+	char err[256] = "";
+
+	EXPECT_EQ(parse(&o, err, sizeof(err), 4, argv), 0);
+	EXPECT_EQ(o.npids, 3);
+	EXPECT_EQ(o.pid, 42);
+	EXPECT_EQ(o.pids[1], 7);
+	EXPECT_EQ(o.pids[2], 1000);
+	argv[2] = "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17";
+	EXPECT_EQ(parse(&o, err, sizeof(err), 4, argv), JP_EXIT_USAGE);
 }
 
 TEST(parse_errors_one_line)
@@ -44,7 +60,9 @@ TEST(parse_errors_one_line)
 	} cases[] = {
 		{3, {"trace", "-p", "42"}, "at least one"},
 		{2, {"trace", "a.B.c"}, "needs -p PID"},
-		{4, {"trace", "-p", "x", "a.B.c"}, "one pid"},
+		{4, {"trace", "-p", "x", "a.B.c"}, "distinct pids"},
+		{4, {"trace", "-p", "4,4", "a.B.c"}, "distinct pids"},
+		{4, {"trace", "-p", "4,", "a.B.c"}, "distinct pids"},
 		{4, {"trace", "-p", "42", "method"}, "bad pattern 'method'"},
 		{4, {"trace", "-p", "42", ".m"}, "bad pattern"},
 		{4, {"trace", "-p", "42", "a.B."}, "bad pattern"},

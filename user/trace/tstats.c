@@ -280,6 +280,8 @@ void tstats__write_text(const struct tstats *s, const struct tstats_totals *t, F
 {
 	char b[7][32];
 
+	if (t->pid)
+		fprintf(f, "JVM %u:\n", t->pid);
 	fprintf(f, "%-10s %-10s %10s %10s %10s %10s %10s %10s  %s\n", "calls", "thrown", "min",
 		"p50", "p90", "p99", "p99.9", "max", "method");
 	for (unsigned int i = 0; i < TSTATS_METHODS_MAX; i++) {
@@ -345,7 +347,10 @@ void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, F
 {
 	int first = 1;
 
-	fprintf(f, "{\"seconds\":%.3f,\"stopped\":", t->seconds);
+	fputc('{', f);
+	if (t->pid)
+		fprintf(f, "\"pid\":%u,", t->pid);
+	fprintf(f, "\"seconds\":%.3f,\"stopped\":", t->seconds);
 	json_str(f, t->stopped ? t->stopped : "stopped");
 	fprintf(f,
 		",\"dropped\":%llu,\"lost_depth\":%llu,\"unmatched\":%llu,\"cost_ns\":%llu,"

@@ -40,6 +40,7 @@ struct tstats_totals {
 	__u64 dropped, lost_depth, unmatched, classes_failed, retransform_failed, cost_ns;
 	const char *stopped; /* why the trace ended, one phrase */
 	double seconds;
+	__u32 pid; /* when set: the JVM's, said first (one of several traced) */
 };
 /* the table (methods with calls, refused ones with their reason) and the slowest calls */
 void tstats__write_text(const struct tstats *s, const struct tstats_totals *t, FILE *f);
