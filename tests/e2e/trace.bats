@@ -3,7 +3,7 @@
 # trace.bats: jprof trace on TraceApp (JDK 17 and 25, every class verified): exact call counts
 # (a 5 ms sleep with its median within 10%, every tenth call throwing, recursion, overloads,
 # constructors (timed from their super()/this() call on; one whose this() throws not counted),
-# two JVMs in one trace (-p PID,PID, JDK 17 and 25 at once),
+# two JVMs in one trace (-p PID,PID, JDK 17 and 25 at once), the slowest calls' flame graph,
 # a method called from a lambda, a class loaded after the start), a lambda body refused in
 # one line, a method running all along (main) and one begun before the start (waitFor) not
 # counted, the slowest calls with their Java stacks (--slow); after the trace the JVM runs uninstrumented (a second trace of another method
@@ -175,6 +175,19 @@ for j in d["jvms"]:
     assert j["stopped"] == "stopped by jprof", j
 PY
 	! grep -i "VerifyError\|Exception in" "$OUT/app.out" "$OUT2/app.out"
+}
+
+@test "trace: -o slow.html: the slowest calls' stacks as a flame graph, the table on stdout" {
+	start_app "$JDK17"
+	trace_bg TraceApp.sleep5 TraceApp.fib --slow 4ms --top 5 -o "$OUT/slow.html"
+	phase 1
+	stop_trace
+	grep -q "^40 .*TraceApp.sleep5()V" "$OUT/trace.out"
+	# the HTML writer's page with the slow calls' frames: sleep5 under main, no fib (fast)
+	grep -q "<html" "$OUT/slow.html"
+	grep -q "TraceApp.sleep5" "$OUT/slow.html"
+	grep -q "TraceApp.main" "$OUT/slow.html"
+	! grep -q "TraceApp.fib" "$OUT/slow.html"
 }
 
 @test "trace: a hot method over the overhead budget: the agent stops the trace itself" {

@@ -4,11 +4,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "opts.h"
+#include "profile.h"
 #include "trace/tfile.h"
 #include "trace/trace.h"
 #include "trace/tstats.h"
@@ -141,6 +143,45 @@ TEST(slowest_sorted_and_thresholded)
 		EXPECT_EQ(tstats__slow_tid(s, 0, &tid), 0);
 		EXPECT_EQ(tid, 16);
 	}
+	tstats__free(s);
+}
+
+/* the slowest calls as a flame graph: root, thread, main .. method, weighted by duration */
+TEST(slow_stacks_as_a_profile)
+{
+	struct tstats *s = tstats__new(5);
+	struct profile *p = profile__new("t", "ns");
+	const char *st[] = {"a.B.c", "a.B.main"};
+	const struct profile_node *n;
+
+	ASSERT_TRUE(s && p);
+	EXPECT_EQ(tstats__name(s, 1, "a.B.c()V", NULL), 0);
+	EXPECT_EQ(tstats__add(s, 1, 7, 0, 300, 0), 0);
+	EXPECT_EQ(tstats__add(s, 1, 8, 5, 200, 0), 0);
+	EXPECT_EQ(tstats__set_stack(s, 1, 7, 0, st, 2), 1);
+	EXPECT_EQ(tstats__thread(s, 7, "worker-1"), 0);
+	EXPECT_EQ(tstats__add_slow_stacks(s, "JVM 42", p), 0);
+	n = profile_node__child(profile__root(p));
+	ASSERT_TRUE(n);
+	EXPECT_STREQ(profile_node__name(n), "JVM 42");
+	EXPECT_EQ(profile_node__total(n), 500);
+	EXPECT_TRUE(profile_node__next(n) == NULL);
+	/* the thread with its stack: worker-1 > a.B.main > a.B.c (300); tid 8 > a.B.c()V (200) */
+	for (n = profile_node__child(n); n; n = profile_node__next(n)) {
+		const struct profile_node *k = profile_node__child(n);
+
+		ASSERT_TRUE(k);
+		if (!strcmp(profile_node__name(n), "worker-1")) {
+			EXPECT_STREQ(profile_node__name(k), "a.B.main");
+			EXPECT_STREQ(profile_node__name(profile_node__child(k)), "a.B.c");
+			EXPECT_EQ(profile_node__self(profile_node__child(k)), 300);
+		} else {
+			EXPECT_STREQ(profile_node__name(n), "tid 8");
+			EXPECT_STREQ(profile_node__name(k), "a.B.c()V");
+			EXPECT_EQ(profile_node__self(k), 200);
+		}
+	}
+	profile__free(p);
 	tstats__free(s);
 }
 

@@ -16,6 +16,8 @@
 
 #include "log.h"
 #include "opts.h"
+#include "profile.h"
+#include "out/out.h"
 #include "ring.h"
 #include "jvm/agent_files.h"
 #include "jvm/agent_ring.h"
@@ -237,6 +239,16 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 	if (o->output && strlen(o->output) > 5 &&
 	    !strcmp(o->output + strlen(o->output) - 5, ".json"))
 		o->json = 1;
+	if (o->output && ((strlen(o->output) > 5 &&
+			   !strcmp(o->output + strlen(o->output) - 5, ".html")) ||
+			  (strlen(o->output) > 4 &&
+			   !strcmp(o->output + strlen(o->output) - 4, ".htm")))) {
+		if (o->json) {
+			snprintf(err, errlen, "trace -o *.html writes a flame graph, not JSON");
+			return JP_EXIT_USAGE;
+		}
+		o->html = 1;
+	}
 	return 0;
 }
 
@@ -448,6 +460,51 @@ static unsigned int finish_one(struct tjvm *j, struct tstats_totals *tot, __u64 
 }
 
 /*
+ * -o *.html: the slowest calls kept (--top, their stacks with --slow) as a flame graph
+ * weighted by their durations, through the profile writers' HTML; a root per JVM when
+ * there are several. 0 or an exit code.
+ */
+static int write_flame(const struct trace_opts *o, struct tjvm *jv, size_t nj, int several,
+		       __u64 t0)
+{
+	struct profile *p = profile__new("jprof trace: the slowest calls", "ns");
+	struct out_meta meta = {.title = "jprof trace: the slowest calls, by duration",
+				.unit = "ns",
+				.events = "trace",
+				.duration_ns = mono_ns() - t0};
+	char root[32];
+	FILE *f;
+	int err = 0;
+
+	if (!p)
+		return JP_EXIT_FAILURE;
+	for (size_t i = 0; i < nj && !err; i++) {
+		snprintf(root, sizeof(root), "JVM %u", jv[i].jvm.pid);
+		err = tstats__add_slow_stacks(jv[i].s, several ? root : NULL, p);
+	}
+	if (err) {
+		pr_err("cannot build the flame graph: %s", strerror(-err));
+		profile__free(p);
+		return JP_EXIT_FAILURE;
+	}
+	f = fopen(o->output, "we");
+	if (!f) {
+		pr_err("cannot write %s: %s", o->output, strerror(errno));
+		profile__free(p);
+		return JP_EXIT_OUTPUT;
+	}
+	err = out_html_write_meta(p, &meta, f);
+	if (fclose(f) && !err)
+		err = -EIO;
+	profile__free(p);
+	if (err) {
+		pr_err("cannot write %s: %s", o->output, strerror(-err));
+		return JP_EXIT_OUTPUT;
+	}
+	return 0;
+}
+
+/*
  * Several JVMs (-p PID,PID...): each is attached and traced on its own (its own file and
  * statistics), all in one loop, stopped together; the report has one section per JVM (in
  * JSON {"jvms":[...]}, each object with its "pid"), one JVM's is as it always was.
@@ -562,7 +619,12 @@ int trace_main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nj; i++)
 		name_threads(&jv[i].jvm, jv[i].s);
-	if (o.output) {
+	if (o.html) {
+		ret = write_flame(&o, jv, nj, several, t0);
+		if (ret)
+			goto out;
+	}
+	if (o.output && !o.html) {
 		out = fopen(o.output, "we");
 		if (!out) {
 			pr_err("cannot write %s: %s", o.output, strerror(errno));

@@ -20,6 +20,7 @@ struct trace_opts {
 	unsigned int top;	 /* --top: the N slowest calls (default 10) */
 	const char *output;	 /* -o; NULL stdout */
 	int json;		 /* -f json, or -o *.json */
+	int html;		 /* -o *.html: the slow calls' flame graph; the table on stdout */
 	const char *agent_path;
 	int verbose;
 };

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* tstats.c: jprof trace's per-method statistics and their text and JSON outputs. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "trace/tstats.h"
 
 /*
@@ -219,6 +221,39 @@ int tstats__slow_tid(const struct tstats *s, unsigned int i, __u32 *ret)
 	if (i >= s->n_slow)
 		return -ENOENT;
 	*ret = s->slow[i].tid;
+	return 0;
+}
+
+static const char *thread_name(const struct tstats *s, __u32 tid);
+
+int tstats__add_slow_stacks(const struct tstats *s, const char *root, struct profile *p)
+{
+	struct prof_frame f[64]; /* the stack cut at 62 frames below the roots */
+	char tbuf[32];
+
+	for (unsigned int i = 0; i < s->n_slow; i++) {
+		const struct slow *c = &s->slow[i];
+		const char *tn = thread_name(s, c->tid);
+		size_t n = 0;
+		int err;
+
+		if (root)
+			f[n++] = (struct prof_frame){root, JP_FK_ROOT};
+		if (!tn) {
+			snprintf(tbuf, sizeof(tbuf), "tid %u", c->tid);
+			tn = tbuf;
+		}
+		f[n++] = (struct prof_frame){tn, JP_FK_ROOT};
+		if (c->stack && c->n_stack) {
+			for (unsigned int k = c->n_stack; k-- > 0 && n < sizeof(f) / sizeof(f[0]);)
+				f[n++] = (struct prof_frame){c->stack[k], JP_FK_JIT};
+		} else if (s->m[c->id].name) {
+			f[n++] = (struct prof_frame){s->m[c->id].name, JP_FK_JIT};
+		}
+		err = profile__add(p, f, n, c->dur_ns);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
