@@ -239,10 +239,9 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 	if (o->output && strlen(o->output) > 5 &&
 	    !strcmp(o->output + strlen(o->output) - 5, ".json"))
 		o->json = 1;
-	if (o->output && ((strlen(o->output) > 5 &&
-			   !strcmp(o->output + strlen(o->output) - 5, ".html")) ||
-			  (strlen(o->output) > 4 &&
-			   !strcmp(o->output + strlen(o->output) - 4, ".htm")))) {
+	if (o->output &&
+	    ((strlen(o->output) > 5 && !strcmp(o->output + strlen(o->output) - 5, ".html")) ||
+	     (strlen(o->output) > 4 && !strcmp(o->output + strlen(o->output) - 4, ".htm")))) {
 		if (o->json) {
 			snprintf(err, errlen, "trace -o *.html writes a flame graph, not JSON");
 			return JP_EXIT_USAGE;
