@@ -207,6 +207,7 @@ TEST(outputs_name_every_method)
 	EXPECT_TRUE(strstr(buf, "\"refused\":\"constructors are not traced yet\"") != NULL);
 	EXPECT_TRUE(strstr(buf, "a.B.\\\"q\\\"()V") != NULL);
 	EXPECT_TRUE(strstr(buf, "\"thread\":\"main\"") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"hist\":[[4194304,1]]") != NULL); /* 5 ms in [2^22, 2^23) */
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &n);

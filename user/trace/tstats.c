@@ -378,6 +378,34 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * "hist":[[FROM_NS,CALLS],...]: the calls by powers of two of their duration, the non-empty
+ * ones, each [FROM_NS, 2 x FROM_NS) (the first, FROM_NS 0, is [0, 2))
+ */
+static void write_hist_json(const struct method *m, FILE *f)
+{
+	__u64 pow[64] = {0};
+	int first = 1;
+
+	for (unsigned int b = 0; m->hist && b < BUCKETS; b++) {
+		__u64 v;
+
+		if (!m->hist[b])
+			continue; /* (bucket_of never reaches the top ones) */
+		v = bucket_mid(b);
+		pow[v > 1 ? 63 - __builtin_clzll(v) : 0] += m->hist[b];
+	}
+	fprintf(f, ",\"hist\":[");
+	for (int e = 0; e < 64; e++) {
+		if (!pow[e])
+			continue;
+		fprintf(f, "%s[%llu,%llu]", first ? "" : ",", e ? 1ull << e : 0ull,
+			(unsigned long long)pow[e]);
+		first = 0;
+	}
+	fputc(']', f);
+}
+
 void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, FILE *f)
 {
 	int first = 1;
@@ -412,6 +440,7 @@ void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, F
 		for (int q = 0; q < 4; q++)
 			fprintf(f, ",\"%s_ns\":%llu", qnames[q],
 				(unsigned long long)tstats__quantile(s, i, quantiles[q]));
+		write_hist_json(m, f);
 		fputc('}', f);
 	}
 	fprintf(f, "],\"slowest\":[");
