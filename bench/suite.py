@@ -573,7 +573,8 @@ def part_trace(a, tmp):
                            "(scripts/install-deps.sh)")
     out = run_logged([sys.executable, os.path.join(REPO, "bench/trace.py"), "--jprof", a.jprof,
                       "--h2", H2_JAR, "--java", a.java, "--rounds", "2" if a.quick else "5",
-                      "--secs", "3" if a.quick else "5", "--cycles", "100"], 1800)
+                      "--secs", "3" if a.quick else "5", "--settle", "5" if a.quick else "15",
+                      "--cycles", "100"], 1800)
     res = json.loads(out[out.index("{"):])
     rows = res["rows"]
     say(f"trace {res['method']} on H2 (2 threads): throughput x{med([r['throughput_ratio'] for r in rows]):.3f}, "

@@ -3,8 +3,10 @@
 """trace.py: jprof trace on Debian's H2 under JDBC load (issue 30): its cost and 100 cycles.
 
 One H2Bench JVM serving throughout (bench/H2Bench.java, SECS 0: its totals on each stdin
-line). Windows of SECS seconds alternate untraced and traced (jprof trace -p PID METHOD, the
-window starting once jprof says it traces); each traced window is compared with the mean of
+line). Windows of SECS seconds alternate untraced and traced (jprof trace -p PID METHOD), each
+SETTLE seconds after the trace's start or stop: both retransform the class, which deoptimizes
+the compiled code that inlined the method, and H2's hot paths take seconds to compile again
+on a loaded host (measured without the wait, the windows compare a re-warming JVM); each traced window is compared with the mean of
 the untraced ones on either side: throughput (transactions/s) and the workers' CPU per
 transaction, whose difference divided by the traced calls per transaction is the per-call
 cost in ns. Then CYCLES start/stop cycles of the trace on the same JVM: before the first, after
@@ -101,7 +103,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--secs", type=float, default=3)
     ap.add_argument("--cycles", type=int, default=100)
-    ap.add_argument("--settle", type=float, default=2,
+    ap.add_argument("--settle", type=float, default=15,
                     help="seconds between the trace's start and its window (recompilation)")
     a = ap.parse_args()
     res = {"method": METHOD, "rounds": a.rounds, "secs": a.secs, "cycles": a.cycles,
@@ -124,20 +126,24 @@ def main():
             for r in range(a.rounds):
                 out = os.path.join(tmp, f"t{r}.json")
                 p, err = start_trace(a.jprof, w.pid, out, os.path.join(tmp, f"t{r}.err"))
+                life0 = totals(w)  # the trace counts every call from its start to its stop
                 time.sleep(a.settle)  # the retransform deoptimizes; the JIT compiles again
                 t = window(w, a.secs)
                 stop_trace(p, err)
+                life_ops = totals(w)["ops"] - life0["ops"]
                 with open(out) as f:
                     d = json.load(f)
                 m = d["methods"][0]
-                t.update(calls=m["calls"], p50_ns=m["p50_ns"], agent_cost_ns=d["cost_ns"])
+                t.update(calls=m["calls"], life_ops=life_ops, p50_ns=m["p50_ns"],
+                         agent_cost_ns=d["cost_ns"])
                 traced.append(t)
+                time.sleep(a.settle)  # the classes' own bytes back: deoptimized again
                 base.append(window(w, a.secs))
             rows = []
             for i, t in enumerate(traced):
                 b_ops = (base[i]["ops_per_s"] + base[i + 1]["ops_per_s"]) / 2
                 b_cpu = (base[i]["cpu_ns_per_op"] + base[i + 1]["cpu_ns_per_op"]) / 2
-                calls_per_op = t["calls"] / max(t["ops"], 1)
+                calls_per_op = t["calls"] / max(t["life_ops"], 1)
                 rows.append({"throughput_ratio": t["ops_per_s"] / b_ops,
                              "cpu_per_op_ratio": t["cpu_ns_per_op"] / b_cpu,
                              "calls_per_op": calls_per_op,
