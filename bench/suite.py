@@ -566,10 +566,37 @@ def part_churn(a, tmp):
     return res
 
 
+def part_trace(a, tmp):
+    """jprof trace on H2 under JDBC load: per-call and throughput cost, 100 start/stop cycles"""
+    if not os.path.exists(H2_JAR):
+        raise RuntimeError(f"{H2_JAR} missing: install Debian's libh2-java "
+                           "(scripts/install-deps.sh)")
+    out = run_logged([sys.executable, os.path.join(REPO, "bench/trace.py"), "--jprof", a.jprof,
+                      "--h2", H2_JAR, "--java", a.java, "--rounds", "2" if a.quick else "5",
+                      "--secs", "3" if a.quick else "5", "--settle", "5" if a.quick else "15",
+                      "--cycles", "100"], 1800)
+    res = json.loads(out[out.index("{"):])
+    rows = res["rows"]
+    say(f"trace {res['method']} on H2 (2 threads): throughput x{med([r['throughput_ratio'] for r in rows]):.3f}, "
+        f"CPU per transaction x{med([r['cpu_per_op_ratio'] for r in rows]):.3f}, "
+        f"{med([r['ns_per_call'] for r in rows]):.0f} ns a call ({med([r['calls_per_op'] for r in rows]):.2f} "
+        f"calls a transaction; the agent's estimate {med([r['agent_cost_ns'] for r in rows]):.0f} ns), "
+        f"median of {len(rows)} windows against the untraced ones beside them")
+    b, one, end = res["before"], res["after_1"], res["after_all"]
+    say(f"trace: {res['cycles']} start/stop cycles in {res['cycles_s']} s: classes {b['classes_loaded']} "
+        f"before, {one['classes_loaded']} after the first, {end['classes_loaded']} after the last; "
+        f"metaspace used {b['metaspace_used_kb']:.0f}/{one['metaspace_used_kb']:.0f}/"
+        f"{end['metaspace_used_kb']:.0f} KB; executeQuery in the code cache after: "
+        f"{sum(1 for c in res['compiled_after'] if c.split()[2] == '0')} in use; "
+        f"VerifyErrors {res['verify_errors']}")
+    return res
+
+
 PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
-         "longrun": part_longrun, "daemon": part_daemon, "churn": part_churn}
+         "longrun": part_longrun, "daemon": part_daemon, "churn": part_churn,
+         "trace": part_trace}
 
 
 def main():

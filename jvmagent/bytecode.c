@@ -30,10 +30,22 @@
  * deltas (same_frame and same_locals_1_stack_item widen to their _extended forms when the
  * delta outgrows 63), Uninitialized(offset) types are mapped, and one full_frame is added at
  * the handler: no locals, stack [java/lang/Throwable]. Fewer locals is assignable from any
- * frame of the range, so it fits every instruction before it (<init>, whose frames carry
- * uninitializedThis, is refused). LineNumberTable, LocalVariableTable and
- * LocalVariableTypeTable are mapped; any other attribute of Code makes the method refused
- * (they may hold offsets we would not map). jsr/ret (pre-Java 6 code) are refused.
+ * frame of the range, so it fits every instruction before it. LineNumberTable,
+ * LocalVariableTable and LocalVariableTypeTable are mapped; any other attribute of Code makes
+ * the method refused (they may hold offsets we would not map). jsr/ret (pre-Java 6 code) are
+ * refused.
+ *
+ * Constructors (<init>): the prologue goes after the super() or this() call instead of at 0,
+ * as a prefix of the instruction that follows it (the entry), and the catch-all covers only
+ * the code from there on. Before that call `this` is uninitializedThis, which a handler's
+ * frame cannot hold (and a constructor may not catch its super() call's exception), so the
+ * code before it is left uncovered: an exception there is no call begun. The call is the
+ * first invokespecial of <init> not paired with an earlier `new` (counted in code order, as
+ * javac nests them), and it must name this class or its superclass. Whatever points at the
+ * entry (a branch, a frame, a line) points past the prologue, so a loop back to the body's
+ * first instruction does not enter again. Shapes this cannot vouch for are refused with a
+ * reason: a branch or switch from one side of the entry to the other, an exception entry
+ * that covers the super() call or whose handler lies on the other side of it, no such call.
  *
  * Untrusted input: every read is bounds-checked against its enclosing structure, every
  * count is bounded by the bytes that must follow it, and the output is budgeted.
@@ -78,6 +90,8 @@ enum op {
 	OP_RETURN = 0xb1,
 	OP_INVOKESTATIC = 0xb8,
 	OP_ATHROW = 0xbf,
+	OP_INVOKESPECIAL = 0xb7,
+	OP_NEW = 0xbb,
 	OP_WIDE = 0xc4,
 	OP_GOTO_W = 0xc8,
 	OP_JSR_W = 0xc9,
@@ -238,6 +252,7 @@ struct cls {
 	uint32_t *cp_off; /* offset of entry i's tag; 0 for index 0 and the second slot of longs */
 	size_t cp_end;
 	char name[JPA_BC_NAME_MAX];
+	char super_name[JPA_BC_NAME_MAX]; /* "" none or unreadable */
 };
 
 static int cp_tag(const struct cls *c, uint32_t i)
@@ -278,6 +293,14 @@ static int cp_cstr(const struct cls *c, uint32_t i, char *out, size_t cap)
 	memcpy(out, p, n);
 	out[n] = '\0';
 	return 0;
+}
+
+/* the k-th u2 of constant i's body (a Class's name, a Methodref's class or NameAndType...) */
+static uint32_t cp_ref(const struct cls *c, uint32_t i, uint32_t k)
+{
+	const uint8_t *p = c->in + c->cp_off[i] + 1 + 2 * k;
+
+	return (uint32_t)p[0] << 8 | p[1];
 }
 
 static int parse_cp(struct cls *c, struct rd *r)
@@ -365,8 +388,12 @@ struct meth {
 	uint32_t code_len;
 	struct insn *ins;
 	uint32_t n_ins;
-	int32_t *map; /* old offset -> new block offset, -1 not an instruction start */
-	uint32_t end; /* new offset of the handler */
+	int32_t *map;	   /* old offset -> new block offset, -1 not an instruction start */
+	uint32_t end;	   /* new offset of the handler */
+	uint32_t entry;	   /* index of the instruction the prologue precedes: 0, or a ctor's */
+	uint32_t entry_pc; /* its old offset */
+	uint32_t super_pc; /* a constructor's super()/this() call's old offset */
+	int ctor;
 	const char *why;
 };
 
@@ -500,16 +527,116 @@ static int check_targets(struct meth *m)
 	return 0;
 }
 
+/* is the Methodref at index i an <init> of class `name`? (never when name is "") */
+static int is_init_of(const struct cls *c, uint32_t i, const char *name)
+{
+	uint32_t cl, nat;
+
+	if (cp_tag(c, i) != 10)
+		return 0;
+	cl = cp_ref(c, i, 0);
+	nat = cp_ref(c, i, 1);
+	if (cp_tag(c, cl) != 7 || cp_tag(c, nat) != 12 ||
+	    !cp_utf8_is(c, cp_ref(c, nat, 0), "<init>"))
+		return 0;
+	return !name || (name[0] && cp_utf8_is(c, cp_ref(c, cl, 0), name));
+}
+
+/*
+ * A constructor's entry: the instruction after its super() or this() call (see the top).
+ * Every branch stays on its side of the entry.
+ */
+static int find_entry(struct meth *m)
+{
+	const struct cls *c = m->c;
+	uint32_t pending = 0, i;
+
+	for (i = 0; i < m->n_ins; i++) {
+		const uint8_t *p = m->code + m->ins[i].old_pc;
+		uint32_t ref;
+
+		if (p[0] == OP_NEW) {
+			if (++pending > m->n_ins)
+				return refuse(m, "internal: new count");
+			continue;
+		}
+		if (p[0] != OP_INVOKESPECIAL)
+			continue;
+		ref = (uint32_t)p[1] << 8 | p[2];
+		if (!is_init_of(c, ref, NULL))
+			continue;
+		if (pending) {
+			pending--;
+			continue;
+		}
+		if (!is_init_of(c, ref, c->name) && !is_init_of(c, ref, c->super_name))
+			return refuse(m,
+				      "a constructor's first <init> call is not super() or this()");
+		break;
+	}
+	if (i + 1 >= m->n_ins)
+		return refuse(m, "a constructor without a super() or this() call before its end");
+	m->super_pc = m->ins[i].old_pc;
+	m->entry = i + 1;
+	m->entry_pc = m->ins[i + 1].old_pc;
+	for (i = 0; i < m->n_ins; i++) {
+		const struct insn *in = &m->ins[i];
+		const uint8_t *p = m->code + in->old_pc;
+		uint32_t at = 1 + pad_at(in->old_pc), n = 0, j;
+		int before = i < m->entry;
+		int64_t t = -1;
+
+		if (in->kind == K_TABLE)
+			n = (in->old_len - at - 12) / 4;
+		else if (in->kind == K_LOOKUP)
+			n = (in->old_len - at - 8) / 8;
+		for (j = 0; j <= n; j++) {
+			switch (in->kind) {
+			case K_BRANCH:
+			case K_GOTO:
+				t = target(m, in, get_s2(p + 1));
+				break;
+			case K_GOTO_W:
+				t = target(m, in, get_s4(p + 1));
+				break;
+			case K_TABLE:
+			case K_LOOKUP:
+				t = target(m, in,
+					   get_s4(p + at +
+						  (j == n		 ? 0
+						   : in->kind == K_TABLE ? 12 + 4 * j
+									 : 12 + 8 * j)));
+				break;
+			default:
+				continue;
+			}
+			if ((t < (int64_t)m->entry_pc) != before)
+				return refuse(m, "a branch crosses a constructor's super() call");
+		}
+	}
+	return 0;
+}
+
+/* a constructor's exception entry (old offsets) lies wholly on one side of its super() call */
+static int ctor_exc_ok(const struct meth *m, uint32_t s, uint32_t e, uint32_t h)
+{
+	if (e <= m->super_pc)
+		return h < m->super_pc;
+	return s >= m->entry_pc && h >= m->entry_pc;
+}
+
 static int layout(struct meth *m)
 {
 	for (int round = 0; round < LAYOUT_ROUNDS; round++) {
-		uint32_t pos = PROLOGUE_LEN;
+		uint32_t pos = 0;
 		int grew = 0;
 
 		for (uint32_t i = 0; i < m->n_ins; i++) {
 			struct insn *in = &m->ins[i];
 			uint32_t at = 1 + pad_at(in->old_pc);
 
+			if (i == m->entry)
+				pos += PROLOGUE_LEN;
 			in->block = pos;
 			if (in->kind == K_RETURN)
 				pos += LEAVE_LEN;
@@ -573,12 +700,13 @@ static void emit_code(const struct meth *m, struct buf *b)
 {
 	uint32_t base = m->c->cp_count;
 
-	put_call(b, m->id, base + NEW_ENTER_REF);
 	for (uint32_t i = 0; i < m->n_ins; i++) {
 		const struct insn *in = &m->ins[i];
 		const uint8_t *p = m->code + in->old_pc;
 		uint32_t at = 1 + pad_at(in->old_pc), n;
 
+		if (i == m->entry)
+			put_call(b, m->id, base + NEW_ENTER_REF);
 		switch (in->kind) {
 		case K_RETURN:
 			put_call(b, m->id, base + NEW_LEAVE_REF);
@@ -789,7 +917,7 @@ static int rewrite_code(struct meth *m, uint32_t name_idx, const uint8_t *body, 
 	if (!m->ins || !m->map)
 		return refuse(m, "out of memory");
 	memset(m->map, 0xff, (m->code_len + 1) * sizeof(*m->map));
-	if (decode(m) || check_targets(m) || layout(m))
+	if (decode(m) || check_targets(m) || (m->ctor && find_entry(m)) || layout(m))
 		return -1;
 	if (max_stack + 1 > 0xffff)
 		return refuse(m, "max_stack too large");
@@ -816,12 +944,18 @@ static int rewrite_code(struct meth *m, uint32_t name_idx, const uint8_t *body, 
 
 		if (s < 0 || e < 0 || h < 0 || s >= e)
 			return refuse(m, "exception table entry off instruction starts");
+		/* the three just read: start, end, handler */
+		if (m->ctor && !ctor_exc_ok(m, get_s2(r.p + r.off - 6) & 0xffff,
+					    get_s2(r.p + r.off - 4) & 0xffff,
+					    get_s2(r.p + r.off - 2) & 0xffff))
+			return refuse(m,
+				      "an exception entry covers the super() call or crosses it");
 		put_u2(b, (uint32_t)s);
 		put_u2(b, (uint32_t)e);
 		put_u2(b, (uint32_t)h);
 		put_u2(b, rd_u2(&r));
 	}
-	put_u2(b, PROLOGUE_LEN);
+	put_u2(b, (uint32_t)m->map[m->entry_pc]);
 	put_u2(b, m->end);
 	put_u2(b, m->end);
 	put_u2(b, 0); /* any */
@@ -911,8 +1045,6 @@ static void put_new_cp(const struct cls *c, struct buf *b)
 /* why a matched method is not rewritten by its flags and name, or NULL */
 static const char *refusal(uint32_t access, const char *name)
 {
-	if (!strcmp(name, "<init>"))
-		return "constructors are not traced yet";
 	if (!strcmp(name, "<clinit>"))
 		return "static initializers are not traced";
 	if (access & 0x0100)
@@ -960,7 +1092,7 @@ static int rewrite_methods(const struct cls *c, struct rd *r, const struct jpa_b
 		for (uint32_t k = 0; k < na && !r->err; k++) {
 			size_t at = r->off;
 			uint32_t an = rd_u2(r), alen = rd_u4(r);
-			struct meth m = {.c = c, .id = id};
+			struct meth m = {.c = c, .id = id, .ctor = !strcmp(mname, "<init>")};
 			size_t mark;
 
 			rd_skip(r, alen);
@@ -996,7 +1128,7 @@ int jpa_bc_rewrite(const uint8_t *in, size_t len, const struct jpa_bc_ops *ops, 
 	struct cls c = {.in = in, .len = len};
 	struct rd r = {.p = in, .n = len};
 	struct buf out = {0};
-	uint32_t access, this_class, name_idx;
+	uint32_t access, this_class, super_class;
 	size_t copied;
 	int err, done;
 
@@ -1020,15 +1152,17 @@ int jpa_bc_rewrite(const uint8_t *in, size_t len, const struct jpa_bc_ops *ops, 
 	}
 	access = rd_u2(&r);
 	this_class = rd_u2(&r);
-	rd_skip(&r, 2);			    /* super */
+	super_class = rd_u2(&r);
 	rd_skip(&r, 2 * (size_t)rd_u2(&r)); /* interfaces */
 	if (r.err || cp_tag(&c, this_class) != 7)
 		goto out_free;
-	name_idx = (uint32_t)c.in[c.cp_off[this_class] + 1] << 8 | c.in[c.cp_off[this_class] + 2];
-	if (cp_cstr(&c, name_idx, c.name, sizeof(c.name))) {
+	if (cp_cstr(&c, cp_ref(&c, this_class, 0), c.name, sizeof(c.name))) {
 		err = 0; /* a name no pattern can match */
 		goto out_free;
 	}
+	if (cp_tag(&c, super_class) != 7 ||
+	    cp_cstr(&c, cp_ref(&c, super_class, 0), c.super_name, sizeof(c.super_name)))
+		c.super_name[0] = '\0'; /* then no super() call is recognised */
 	if ((access & 0x8000) || !strcmp(c.name, JPA_BC_HELPER)) {
 		err = 0; /* module-info, or our own helper */
 		goto out_free;

@@ -3,7 +3,10 @@
 // "ready", then runs phase N when the file DIR/goN appears and writes DIR/doneN after it:
 // phase 1: sleep5 x40, maybeThrow x50 (every tenth throws), fib(10) (177 calls), over(int) x7
 // and over(String) x3, viaLambda x4 (called from a lambda), shapes x20 (switches, loops, a
-// finally, long/double returns); phase 2: Late (a class loaded only now).run x6; phase 3:
+// finally, long/double returns), new Point(i) x30 (Point(int) calls this(int, int) with a
+// `new` and branches before it; Point(int, int) throws for 13, inside Point(int)'s this()
+// call, which is no call of Point(int) begun); phase 2: Late (a class loaded only now).run
+// x6; phase 3:
 // sleep5 x10 and other x5; phase 4: tiny in a hot loop until DIR/go5 appears (the agent's
 // overhead budget stops that trace). Also the rewriter's real class files (tests/unit/test_bytecode.c).
 import java.nio.file.Files;
@@ -121,6 +124,13 @@ public class TraceApp {
             r.run();
         for (int i = 0; i < 20; i++)
             sink += shapes(i);
+        for (int i = 0; i < 30; i++) {
+            try {
+                sink += new Point(i).y;
+            } catch (IllegalArgumentException e) {
+                sink--;
+            }
+        }
         done(dir, 1);
         waitFor(dir.resolve("go2"));
         for (int i = 0; i < 6; i++)
@@ -138,6 +148,23 @@ public class TraceApp {
                 sink += tiny(i);
         done(dir, 4);
         waitFor(dir.resolve("quit"));
+    }
+}
+
+// constructors: code before super() and this() (branches, a `new`), one throwing
+class Point {
+    final int x, y;
+
+    Point(int x, int y) {
+        super();
+        this.x = x;
+        this.y = y > 0 ? y : -y;
+        if (x == 13)
+            throw new IllegalArgumentException("13");
+    }
+
+    Point(int x) {
+        this(x < 0 ? 0 : x, new Object() != null ? 1 : 2);
     }
 }
 

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # trace.bats: jprof trace on TraceApp (JDK 17 and 25, every class verified): exact call counts
 # (a 5 ms sleep with its median within 10%, every tenth call throwing, recursion, overloads,
+# constructors (timed from their super()/this() call on; one whose this() throws not counted),
+# two JVMs in one trace (-p PID,PID, JDK 17 and 25 at once), the slowest calls' flame graph,
 # a method called from a lambda, a class loaded after the start), a lambda body refused in
 # one line, a method running all along (main) and one begun before the start (waitFor) not
 # counted, the slowest calls with their Java stacks (--slow); after the trace the JVM runs uninstrumented (a second trace of another method
@@ -14,10 +16,18 @@ setup() {
 	OUT=$BATS_TEST_TMPDIR
 	JPID=
 	TPID=
+	J2=
+	OUT2=
 }
 
 teardown() {
 	[[ -n ${TPID:-} ]] && { kill -9 "$TPID" && wait "$TPID"; } 2>/dev/null
+	if [[ -n ${J2:-} ]]; then
+		touch "$OUT2/go1" "$OUT2/go2" "$OUT2/go3" "$OUT2/go4" "$OUT2/go5" "$OUT2/quit"
+		for ((i = 0; i < 50; i++)); do kill -0 "$J2" 2>/dev/null || break; sleep 0.1; done
+		JPID=$J2 kill_jpid
+		rm -f "/tmp/jprof-$J2-"*.trace
+	fi
 	if [[ -n ${JPID:-} ]]; then
 		# a JVM that ends by itself removes its trace file (VMDeath); one killed leaves it
 		touch "$OUT/go1" "$OUT/go2" "$OUT/go3" "$OUT/go4" "$OUT/go5" "$OUT/quit"
@@ -91,7 +101,7 @@ PY
 trace_jdk() {
 	start_app "$1"
 	trace_bg TraceApp.sleep5 TraceApp.maybeThrow TraceApp.fib TraceApp.over TraceApp.viaLambda \
-		'TraceApp.lambda$*' Late.run TraceApp.main TraceApp.waitFor --slow 4ms --top 5 \
+		'TraceApp.lambda$*' Late.run TraceApp.main TraceApp.waitFor 'Point.<init>' --slow 4ms --top 5 \
 		-o "$OUT/t1.json"
 	phase 1
 	phase 2
@@ -107,6 +117,8 @@ trace_jdk() {
 		'm["TraceApp.viaLambda()V"]["calls"] == 4' \
 		'"synthetic" in m["TraceApp.lambda$main$0()V"]["refused"]' \
 		'm["Late.run(I)I"]["calls"] == 6' \
+		'm["Point.<init>(II)V"]["calls"] == 30 and m["Point.<init>(II)V"]["thrown"] == 1' \
+		'm["Point.<init>(I)V"]["calls"] == 29 and m["Point.<init>(I)V"]["thrown"] == 0' \
 		'm["TraceApp.main([Ljava/lang/String;)V"]["calls"] == 0' \
 		'm["TraceApp.waitFor(Ljava/nio/file/Path;)V"]["calls"] == 1' \
 		'd["stopped"] == "stopped by jprof" and d["dropped"] == 0' \
@@ -130,6 +142,52 @@ trace_jdk() {
 
 @test "trace: JDK 25: the same, every rewritten class verified" {
 	trace_jdk "$JDK25"
+}
+
+@test "trace: two JVMs at once (-p PID,PID): each one's calls in a section of its own" {
+	start_app "$JDK25"
+	J2=$JPID
+	OUT2=$OUT
+	OUT=$BATS_TEST_TMPDIR/one
+	mkdir -p "$OUT"
+	start_app "$JDK17"
+	"$JPROF" trace -p "$JPID,$J2" TraceApp.sleep5 'Point.<init>' -o "$OUT/t5.json" \
+		>"$OUT/trace.out" 2>"$OUT/trace.err" 3>&- &
+	TPID=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q "^jprof: tracing 2 patterns in 2 JVMs" "$OUT/trace.err" && break
+		kill -0 "$TPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	touch "$OUT2/go1"
+	phase 1
+	wait_file "$OUT2/done1" 30
+	stop_trace
+	python3 - "$OUT/t5.json" "$JPID" "$J2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pids = [x["pid"] for x in d["jvms"]]
+assert pids == [int(sys.argv[2]), int(sys.argv[3])], pids
+for j in d["jvms"]:
+    m = {x["method"]: x for x in j["methods"]}
+    assert m["TraceApp.sleep5()V"]["calls"] == 40, j
+    assert m["Point.<init>(II)V"]["calls"] == 30, j
+    assert j["stopped"] == "stopped by jprof", j
+PY
+	! grep -i "VerifyError\|Exception in" "$OUT/app.out" "$OUT2/app.out"
+}
+
+@test "trace: -o slow.html: the slowest calls' stacks as a flame graph, the table on stdout" {
+	start_app "$JDK17"
+	trace_bg TraceApp.sleep5 TraceApp.fib --slow 4ms --top 5 -o "$OUT/slow.html"
+	phase 1
+	stop_trace
+	grep -q "^40 .*TraceApp.sleep5()V" "$OUT/trace.out"
+	# the HTML writer's page with the slow calls' frames: sleep5 under main, no fib (fast)
+	grep -q "<html" "$OUT/slow.html"
+	grep -q "TraceApp.sleep5" "$OUT/slow.html"
+	grep -q "TraceApp.main" "$OUT/slow.html"
+	! grep -q "TraceApp.fib" "$OUT/slow.html"
 }
 
 @test "trace: a hot method over the overhead budget: the agent stops the trace itself" {

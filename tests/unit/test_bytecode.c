@@ -35,6 +35,21 @@ static uint32_t a_class(struct asm_cls *a, const char *name)
 	return ++a->n_cp;
 }
 
+/* a Methodref cls.name:desc (cls a Class entry's index) */
+static uint32_t a_methodref(struct asm_cls *a, uint32_t cls, const char *name, const char *desc)
+{
+	uint32_t n = a_utf8(a, name), d = a_utf8(a, desc);
+
+	put_u1(&a->cp, 12);
+	put_u2(&a->cp, n);
+	put_u2(&a->cp, d);
+	++a->n_cp;
+	put_u1(&a->cp, 10);
+	put_u2(&a->cp, cls);
+	put_u2(&a->cp, a->n_cp);
+	return ++a->n_cp;
+}
+
 struct code_spec {
 	const char *name, *desc;
 	uint16_t access;
@@ -202,9 +217,12 @@ static const uint8_t *find_code(const uint8_t *in, size_t len, const char *mname
  * and the StackMapTable's frames on instruction starts, one more than before. Returns the
  * number of problems (each printed).
  */
+static uint32_t g_entry_pc; /* the old offset check_method found the prologue before */
+
 static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb, uint32_t newn,
-			int id, const uint8_t *ncls, size_t nclen)
+			int id, int ctor, const uint8_t *ncls, size_t nclen)
 {
+	uint32_t kp = 0, pro_end = 0, entry_pc = 0, enter_ref;
 	struct cls nk = {.in = ncls, .len = nclen};
 	struct rd cr = {.p = ncls, .n = nclen, .off = 8};
 
@@ -238,16 +256,35 @@ static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb,
 	CHECK(!decode(&o) && !decode(&n));
 	CHECK(!check_targets(&n));
 	CHECK(get_s2(newb) >= get_s2(oldb) + 1 && get_s2(newb) >= 2);
-	CHECK(n.code[0] == OP_SIPUSH && get_s2(n.code + 1) == id && n.code[3] == OP_INVOKESTATIC);
+	/* the prologue: the first call of enter; at 0, or a constructor's after its super() */
+	enter_ref = nk.cp_count - NEW_MAX + NEW_ENTER_REF;
+	for (kp = 0; kp + 1 < n.n_ins; kp++) {
+		const uint8_t *p = n.code + n.ins[kp].old_pc;
+
+		if (p[0] == OP_SIPUSH && p[3] == OP_INVOKESTATIC &&
+		    (uint32_t)(get_s2(p + 4) & 0xffff) == enter_ref)
+			break;
+	}
+	CHECK(kp + 2 < n.n_ins);
+	if (id < 0)
+		id = get_s2(n.code + n.ins[kp].old_pc + 1);
+	CHECK(get_s2(n.code + n.ins[kp].old_pc + 1) == id);
+	CHECK(ctor ? kp > 0 && kp < o.n_ins && o.code[o.ins[kp - 1].old_pc] == OP_INVOKESPECIAL
+		   : kp == 0);
+	pro_end = n.ins[kp + 2].old_pc;
+	entry_pc = o.ins[kp].old_pc;
+	g_entry_pc = entry_pc;
 	CHECK(n.code[n.code_len - 7] == OP_SIPUSH && get_s2(n.code + n.code_len - 6) == id &&
 	      n.code[n.code_len - 4] == OP_INVOKESTATIC && n.code[n.code_len - 1] == OP_ATHROW);
 	/* the old instructions, in order, after the prologue: with leave calls and wider gotos */
 	{
-		uint32_t k = 2; /* new instruction index: past sipush, invokestatic */
+		uint32_t k = 0; /* new instruction index */
 
 		for (uint32_t i = 0; i < o.n_ins; i++, k++) {
 			uint8_t op = o.code[o.ins[i].old_pc];
 
+			if (i == kp)
+				k += 2; /* the prologue (no return comes before a constructor's) */
 			CHECK(k < n.n_ins);
 			if (o.ins[i].kind == K_RETURN) {
 				const uint8_t *p = n.code + n.ins[k].old_pc;
@@ -274,7 +311,7 @@ static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb,
 					CHECK(nop == OP_SIPUSH && n.code[nt + 6] == oop);
 				else
 					CHECK(nop == oop);
-				CHECK(ot != 0 || nt == PROLOGUE_LEN);
+				CHECK(ot != entry_pc || nt == pro_end);
 			}
 		}
 		CHECK(k + 3 == n.n_ins); /* the handler's three */
@@ -286,7 +323,7 @@ static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb,
 
 		CHECK(ne == oe + 1);
 		rd_skip(&r, 8 * (size_t)oe);
-		CHECK(rd_u2(&r) == PROLOGUE_LEN);
+		CHECK(rd_u2(&r) == pro_end);
 		CHECK(rd_u2(&r) == n.code_len - HANDLER_LEN);
 		CHECK(rd_u2(&r) == n.code_len - HANDLER_LEN);
 		CHECK(rd_u2(&r) == 0);
@@ -363,13 +400,15 @@ static void expect_rewritten(const uint8_t *cls, size_t len, const char *mname, 
 
 	EXPECT_EQ(rewrite(cls, len, &c, &out, &olen), 1);
 	EXPECT_EQ(c.refused, 0);
+	if (c.refused)
+		fprintf(stderr, "  refused: %s\n", c.why);
 	if (!out)
 		return;
 	EXPECT_EQ(jpa_bc_rewrite(out, olen, &none, &again, &alen), 0);
 	oc = find_code(cls, len, mname, &ol);
 	nc = find_code(out, olen, mname, &nl);
 	ASSERT_TRUE(oc && nc);
-	EXPECT_EQ(check_method(oc, ol, nc, nl, id, out, olen), 0);
+	EXPECT_EQ(check_method(oc, ol, nc, nl, id, !strcmp(mname, "<init>"), out, olen), 0);
 	free(out);
 }
 
@@ -557,6 +596,172 @@ TEST(exception_table_and_all_frame_kinds)
 }
 
 /* n returns after a goto over them: each return grows by its leave call */
+/*
+ * Constructors: t/T.<init>(I)V, its locals [uninitializedThis, int] until its super() call at
+ * 35, with frames of every kind before it (all carrying uninitializedThis: same, append,
+ * chop, full, same_locals_1 and its extended form with it on the stack) and after it (full
+ * with this as t/T, same_frame_extended, same) and a loop back to the entry at 38.
+ */
+static uint8_t *ctor_class(uint8_t *code, size_t code_len, const uint8_t *smt, size_t smt_len,
+			   const uint16_t *exc, uint32_t n_exc, size_t *len, const char *init_cls)
+{
+	struct asm_cls a = {0};
+	uint32_t obj = a_class(&a, init_cls), tt = a_class(&a, "t/T");
+	uint32_t init = a_methodref(&a, obj, "<init>", "()V");
+	uint8_t *c = malloc(code_len), *sm = malloc(smt_len), *cls;
+	struct code_spec s = {.name = "<init>",
+			      .desc = "(I)V",
+			      .access = 1,
+			      .code = c,
+			      .code_len = (uint32_t)code_len,
+			      .smt = sm,
+			      .smt_len = (uint32_t)smt_len,
+			      .exc = exc,
+			      .n_exc = n_exc};
+
+	memcpy(c, code, code_len);
+	memcpy(sm, smt, smt_len);
+	/* patch: 0xee 0xee is the <init> ref, tag 7 0xdd 0xdd is t/T */
+	for (size_t i = 0; i + 2 < code_len; i++)
+		if (c[i] == 0xb7 && c[i + 1] == 0xee)
+			c[i + 1] = (uint8_t)(init >> 8), c[i + 2] = (uint8_t)init;
+	for (size_t i = 0; i + 2 < smt_len; i++)
+		if (sm[i] == 7 && sm[i + 1] == 0xdd)
+			sm[i + 1] = (uint8_t)(tt >> 8), sm[i + 2] = (uint8_t)tt;
+	a_method(&a, &s);
+	cls = a_finish(&a, len);
+	free(c);
+	free(sm);
+	return cls;
+}
+
+static const uint8_t ctor_code[] = {
+	0x1b, 0x3d,		      /* 0 iload_1; 1 istore_2 */
+	0x1b, 0x99, 0x00, 0x07,	      /* 2 iload_1; 3 ifeq 10 */
+	0x84, 0x02, 0x01, 0x00,	      /* 6 iinc 2 1; 9 nop */
+	0x1b, 0x99, 0x00, 0x07,	      /* 10 iload_1; 11 ifeq 18 */
+	0x84, 0x02, 0x01, 0x00,	      /* 14 iinc 2 1; 17 nop */
+	0x1b, 0x99, 0x00, 0x07,	      /* 18 iload_1; 19 ifeq 26 */
+	0x84, 0x01, 0x01, 0x00,	      /* 22 iinc 1 1; 25 nop */
+	0x2a, 0x1b, 0x99, 0x00, 0x07, /* 26 aload_0; 27 iload_1; 28 ifeq 35 */
+	0x84, 0x01, 0x01, 0x00,	      /* 31 iinc 1 1; 34 nop */
+	0xb7, 0xee, 0xee,	      /* 35 invokespecial Object.<init>()V */
+	0x1b, 0x99, 0x00, 0x07,	      /* 38 iload_1; 39 ifeq 46 */
+	0x84, 0x01, 0xff, 0x00,	      /* 42 iinc 1 -1; 45 nop */
+	0x1b, 0x9a, 0xff, 0xf7,	      /* 46 iload_1; 47 ifne 38 */
+	0xb1,			      /* 50 return */
+};
+
+static const uint8_t ctor_smt[] = {
+	0,	8, 2,				    /* 2: same (uninitializedThis, int) */
+	252,	0, 7, 1,			    /* 10: append int */
+	250,	0, 7,				    /* 18: chop 1 */
+	255,	0, 7, 0, 2, 6, 1,    0,	   0,	    /* 26: full [uninitializedThis, int] [] */
+	64 + 8, 6,				    /* 35: same_locals_1 [uninitializedThis] */
+	255,	0, 2, 0, 2, 7, 0xdd, 0xdd, 1, 0, 0, /* 38: full [t/T, int] [] */
+	251,	0, 7,				    /* 46: same_frame_extended */
+	3,					    /* 50: same */
+};
+
+TEST(constructor_after_super_call)
+{
+	size_t len;
+	uint8_t *cls = ctor_class((uint8_t *)ctor_code, sizeof(ctor_code), ctor_smt,
+				  sizeof(ctor_smt), NULL, 0, &len, "java/lang/Object");
+	uint8_t smt2[sizeof(ctor_smt) + 2];
+
+	expect_rewritten(cls, len, "<init>", 5);
+	EXPECT_EQ(g_entry_pc, 38u);
+	free(cls);
+	/* the same with same_locals_1_stack_item_extended at 35 */
+	memcpy(smt2, ctor_smt, 19);
+	smt2[19] = 247, smt2[20] = 0, smt2[21] = 8;
+	memcpy(smt2 + 22, ctor_smt + 20, sizeof(ctor_smt) - 20);
+	EXPECT_EQ(smt2[22], 6);
+	cls = ctor_class((uint8_t *)ctor_code, sizeof(ctor_code), smt2, sizeof(smt2), NULL, 0, &len,
+			 "java/lang/Object");
+	expect_rewritten(cls, len, "<init>", 5);
+	EXPECT_EQ(g_entry_pc, 38u);
+	free(cls);
+	/* an exception entry after the call is kept, one before it too */
+	{
+		static const uint16_t exc[] = {38, 46, 46, 0, 2, 10, 10, 0};
+
+		cls = ctor_class((uint8_t *)ctor_code, sizeof(ctor_code), ctor_smt,
+				 sizeof(ctor_smt), exc, 2, &len, "java/lang/Object");
+		expect_rewritten(cls, len, "<init>", 5);
+		free(cls);
+	}
+}
+
+/* a `new X; dup; invokespecial X.<init>` argument first: the entry follows this()/super() */
+TEST(constructor_new_before_super)
+{
+	struct asm_cls a = {0};
+	uint32_t x = a_class(&a, "t/X"), obj = a_class(&a, "java/lang/Object");
+	uint32_t xi = a_methodref(&a, x, "<init>", "()V"),
+		 oi = a_methodref(&a, obj, "<init>", "()V");
+	uint8_t code[] = {0x2a, 0xbb, (uint8_t)(x >> 8),  (uint8_t)x,
+			  0x59, 0xb7, (uint8_t)(xi >> 8), (uint8_t)xi,
+			  0x57, 0xb7, (uint8_t)(oi >> 8), (uint8_t)oi,
+			  0xb1};
+	/* 0 aload_0; 1 new X; 4 dup; 5 invokespecial X.<init>; 8 pop; 9 invokespecial; 12 return */
+	struct code_spec s = {.name = "<init>",
+			      .desc = "()V",
+			      .access = 1,
+			      .code = code,
+			      .code_len = sizeof(code)};
+	size_t len;
+	uint8_t *cls;
+
+	a_method(&a, &s);
+	cls = a_finish(&a, &len);
+	expect_rewritten(cls, len, "<init>", 2);
+	EXPECT_EQ(g_entry_pc, 12u);
+	free(cls);
+}
+
+/* the shapes refused, one reason each, the class left as it was */
+TEST(constructor_refusals)
+{
+	static const struct {
+		uint16_t exc[4];
+		uint32_t n_exc;
+		int patch_at, patch_val;
+		const char *init_cls, *why;
+	} cases[] = {
+		{{26, 38, 50, 0}, 1, -1, 0, "java/lang/Object", "covers the super() call"},
+		{{38, 46, 2, 0},
+		 1,
+		 -1,
+		 0,
+		 "java/lang/Object",
+		 "covers the super() call or crosses"},
+		{{0}, 0, 21, 0x1b, "java/lang/Object", "crosses"},   /* ifeq 26 -> 46 */
+		{{0}, 0, 49, 0xe3, "java/lang/Object", "crosses"},   /* ifne 38 -> 18 */
+		{{0}, 0, -1, 0, "t/Other", "not super() or this()"}, /* another class's <init> */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t code[sizeof(ctor_code)];
+		struct ctx c = {0};
+		size_t len, olen;
+		uint8_t *cls, *out = NULL;
+
+		memcpy(code, ctor_code, sizeof(code));
+		if (cases[i].patch_at >= 0)
+			code[cases[i].patch_at] = (uint8_t)cases[i].patch_val;
+		cls = ctor_class(code, sizeof(code), ctor_smt, sizeof(ctor_smt), cases[i].exc,
+				 cases[i].n_exc, &len, cases[i].init_cls);
+		EXPECT_EQ(rewrite(cls, len, &c, &out, &olen), 0);
+		EXPECT_EQ(c.refused, 1);
+		if (!strstr(c.why, cases[i].why))
+			FAIL_AT("case %zu: '%s' lacks '%s'", i, c.why, cases[i].why);
+		EXPECT_TRUE(out == NULL);
+		free(cls);
+	}
+}
+
 static uint8_t *far_jump(uint8_t op, uint32_t n, size_t *len)
 {
 	uint32_t cl = 3 + n + (op == OP_GOTO ? 1 : 2);
@@ -633,7 +838,7 @@ TEST(refusals_one_reason_each)
 		int no_code;
 		const char *why;
 	} cases[] = {
-		{"<init>", 1, code, 1, 0, "constructors"},
+		{"<init>", 1, code, 1, 0, "without a super() or this() call"},
 		{"<clinit>", 8, code, 1, 0, "static initializers"},
 		{"n", 0x0108, NULL, 0, 1, "native"},
 		{"a", 0x0401, NULL, 0, 1, "abstract"},
@@ -705,7 +910,8 @@ TEST(truncated_and_flipped_never_fault)
 /* javac's own classes (tests/apps): every method rewritten checks against its original */
 TEST(javac_classes)
 {
-	static const char *const names[] = {"TraceApp", "Late", "Regress", "EvBlockers", "H2Load"};
+	static const char *const names[] = {"TraceApp", "Late",	      "Point",
+					    "Regress",	"EvBlockers", "H2Load"};
 	int classes = 0, methods = 0;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -766,8 +972,8 @@ TEST(javac_classes)
 					nc = find_code(out, olen, mn, &nl);
 					if (!oc || !nc)
 						continue;
-					EXPECT_EQ(check_method(oc, ol, nc, nl, get_s2(nc + 9), out,
-							       olen),
+					EXPECT_EQ(check_method(oc, ol, nc, nl, -1,
+							       !strcmp(mn, "<init>"), out, olen),
 						  0);
 					methods++;
 				}

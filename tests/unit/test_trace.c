@@ -4,11 +4,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "opts.h"
+#include "profile.h"
 #include "trace/tfile.h"
 #include "trace/trace.h"
 #include "trace/tstats.h"
@@ -33,6 +35,22 @@ TEST(parse_good)
 	EXPECT_EQ(o.slow_ns, 10000000);
 	EXPECT_EQ(o.top, 5);
 	EXPECT_EQ(o.json, 1);
+	EXPECT_EQ(o.npids, 1);
+}
+
+TEST(parse_pids)
+{
+	const char *argv[] = {"trace", "-p", "42,7,1000", "a.B.c"};
+	struct trace_opts o;
+	char err[256] = "";
+
+	EXPECT_EQ(parse(&o, err, sizeof(err), 4, argv), 0);
+	EXPECT_EQ(o.npids, 3);
+	EXPECT_EQ(o.pid, 42);
+	EXPECT_EQ(o.pids[1], 7);
+	EXPECT_EQ(o.pids[2], 1000);
+	argv[2] = "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17";
+	EXPECT_EQ(parse(&o, err, sizeof(err), 4, argv), JP_EXIT_USAGE);
 }
 
 TEST(parse_errors_one_line)
@@ -44,7 +62,9 @@ TEST(parse_errors_one_line)
 	} cases[] = {
 		{3, {"trace", "-p", "42"}, "at least one"},
 		{2, {"trace", "a.B.c"}, "needs -p PID"},
-		{4, {"trace", "-p", "x", "a.B.c"}, "one pid"},
+		{4, {"trace", "-p", "x", "a.B.c"}, "distinct pids"},
+		{4, {"trace", "-p", "4,4", "a.B.c"}, "distinct pids"},
+		{4, {"trace", "-p", "4,", "a.B.c"}, "distinct pids"},
 		{4, {"trace", "-p", "42", "method"}, "bad pattern 'method'"},
 		{4, {"trace", "-p", "42", ".m"}, "bad pattern"},
 		{4, {"trace", "-p", "42", "a.B."}, "bad pattern"},
@@ -126,6 +146,45 @@ TEST(slowest_sorted_and_thresholded)
 	tstats__free(s);
 }
 
+/* the slowest calls as a flame graph: root, thread, main .. method, weighted by duration */
+TEST(slow_stacks_as_a_profile)
+{
+	struct tstats *s = tstats__new(5);
+	struct profile *p = profile__new("t", "ns");
+	const char *st[] = {"a.B.c", "a.B.main"};
+	const struct profile_node *n;
+
+	ASSERT_TRUE(s && p);
+	EXPECT_EQ(tstats__name(s, 1, "a.B.c()V", NULL), 0);
+	EXPECT_EQ(tstats__add(s, 1, 7, 0, 300, 0), 0);
+	EXPECT_EQ(tstats__add(s, 1, 8, 5, 200, 0), 0);
+	EXPECT_EQ(tstats__set_stack(s, 1, 7, 0, st, 2), 1);
+	EXPECT_EQ(tstats__thread(s, 7, "worker-1"), 0);
+	EXPECT_EQ(tstats__add_slow_stacks(s, "JVM 42", p), 0);
+	n = profile_node__child(profile__root(p));
+	ASSERT_TRUE(n);
+	EXPECT_STREQ(profile_node__name(n), "JVM 42");
+	EXPECT_EQ(profile_node__total(n), 500);
+	EXPECT_TRUE(profile_node__next(n) == NULL);
+	/* the thread with its stack: worker-1 > a.B.main > a.B.c (300); tid 8 > a.B.c()V (200) */
+	for (n = profile_node__child(n); n; n = profile_node__next(n)) {
+		const struct profile_node *k = profile_node__child(n);
+
+		ASSERT_TRUE(k);
+		if (!strcmp(profile_node__name(n), "worker-1")) {
+			EXPECT_STREQ(profile_node__name(k), "a.B.main");
+			EXPECT_STREQ(profile_node__name(profile_node__child(k)), "a.B.c");
+			EXPECT_EQ(profile_node__self(profile_node__child(k)), 300);
+		} else {
+			EXPECT_STREQ(profile_node__name(n), "tid 8");
+			EXPECT_STREQ(profile_node__name(k), "a.B.c()V");
+			EXPECT_EQ(profile_node__self(k), 200);
+		}
+	}
+	profile__free(p);
+	tstats__free(s);
+}
+
 TEST(outputs_name_every_method)
 {
 	struct tstats *s = tstats__new(2);
@@ -148,6 +207,7 @@ TEST(outputs_name_every_method)
 	EXPECT_TRUE(strstr(buf, "\"refused\":\"constructors are not traced yet\"") != NULL);
 	EXPECT_TRUE(strstr(buf, "a.B.\\\"q\\\"()V") != NULL);
 	EXPECT_TRUE(strstr(buf, "\"thread\":\"main\"") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"hist\":[[4194304,1]]") != NULL); /* 5 ms in [2^22, 2^23) */
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &n);

@@ -16,6 +16,8 @@
 
 #include "log.h"
 #include "opts.h"
+#include "profile.h"
+#include "out/out.h"
 #include "ring.h"
 #include "jvm/agent_files.h"
 #include "jvm/agent_ring.h"
@@ -119,6 +121,28 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *ret)
 	return 0;
 }
 
+/* "PID[,PID...]" into o->pids (replacing an earlier -p); -EINVAL */
+static int parse_pids(const char *s, struct trace_opts *o)
+{
+	char buf[256], *save = NULL, *tok;
+	unsigned long v;
+
+	if (strlen(s) >= sizeof(buf) || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", s);
+	o->npids = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (parse_uint(tok, 0x7fffffff, &v) || !v || o->npids == TRACE_PIDS_MAX)
+			return -EINVAL;
+		for (size_t i = 0; i < o->npids; i++)
+			if (o->pids[i] == v)
+				return -EINVAL;
+		o->pids[o->npids++] = (__u32)v;
+	}
+	o->pid = o->npids ? o->pids[0] : 0;
+	return o->npids ? 0 : -EINVAL;
+}
+
 int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t errlen)
 {
 	static const struct option lo[] = {
@@ -142,11 +166,13 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 	while ((c = getopt_long(argc, argv, ":p:d:o:f:v", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (parse_uint(optarg, 0x7fffffff, &v) || !v) {
-				snprintf(err, errlen, "trace -p takes one pid, not '%s'", optarg);
+			if (parse_pids(optarg, o)) {
+				snprintf(err, errlen,
+					 "trace -p takes a pid or distinct pids joined by ',' (at "
+					 "most %d), not '%s'",
+					 TRACE_PIDS_MAX, optarg);
 				return JP_EXIT_USAGE;
 			}
-			o->pid = (__u32)v;
 			break;
 		case 'd':
 			if (parse_uint(optarg, 86400 * 365, &v) || !v) {
@@ -213,6 +239,15 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 	if (o->output && strlen(o->output) > 5 &&
 	    !strcmp(o->output + strlen(o->output) - 5, ".json"))
 		o->json = 1;
+	if (o->output &&
+	    ((strlen(o->output) > 5 && !strcmp(o->output + strlen(o->output) - 5, ".html")) ||
+	     (strlen(o->output) > 4 && !strcmp(o->output + strlen(o->output) - 4, ".htm")))) {
+		if (o->json) {
+			snprintf(err, errlen, "trace -o *.html writes a flame graph, not JSON");
+			return JP_EXIT_USAGE;
+		}
+		o->html = 1;
+	}
 	return 0;
 }
 
@@ -364,18 +399,125 @@ static void name_threads(const struct jvm_info *jvm, struct tstats *s)
 	jvm_agent__free(a);
 }
 
+/* one traced JVM */
+struct tjvm {
+	struct jvm_info jvm;
+	struct tfile *tf;
+	struct tstats *s;
+	struct jp_mt_hdr h;
+	__u64 stop_at;
+	unsigned int nm; /* methods named: matched or refused */
+	int done;
+};
+
+/* one round of JVM j: stamp, drain, stop when asked or its JVM is gone; 1 when it ended */
+static int poll_one(struct tjvm *j, __u64 now, int stop)
+{
+	__u32 state;
+
+	tfile__stamp(j->tf, now);
+	tfile__drain(j->tf, j->s);
+	state = tfile__state(j->tf);
+	if (!state || state == JP_MT_STOPPED)
+		return 1;
+	if (!j->stop_at && (stop || kill((pid_t)j->jvm.pid, 0))) {
+		tfile__stop(j->tf);
+		j->stop_at = now;
+	}
+	if (j->stop_at && now - j->stop_at > STOP_WAIT_MS * 1000000ull) {
+		pr_warn("the agent in JVM %u did not confirm the trace's end within %u s",
+			j->jvm.pid, STOP_WAIT_MS / 1000);
+		return 1;
+	}
+	return 0;
+}
+
+/* the end of JVM j's trace: the last records, the totals; the number of methods named */
+static unsigned int finish_one(struct tjvm *j, struct tstats_totals *tot, __u64 t0, int several)
+{
+	struct jp_mt_hdr *h = &j->h;
+
+	tfile__drain(j->tf, j->s);
+	j->nm = tfile__finish(j->tf, j->s, h);
+	*tot = (struct tstats_totals){
+		.dropped = h->dropped,
+		.lost_depth = h->lost_depth,
+		.unmatched = h->unmatched,
+		.classes_failed = h->classes_failed,
+		.retransform_failed = h->retransform_failed,
+		.cost_ns = h->cost_ns,
+		.pid = several ? j->jvm.pid : 0,
+	};
+	tot->stopped = h->state == JP_MT_STOPPED    ? stop_phrase(h->stop_why)
+		       : kill((pid_t)j->jvm.pid, 0) ? "the JVM exited"
+						    : "not confirmed by the agent";
+	tot->seconds = (double)(mono_ns() - t0) / 1e9;
+	if (tfile__malformed(j->tf))
+		pr_warn("JVM %u: %llu records malformed, skipped", j->jvm.pid,
+			(unsigned long long)tfile__malformed(j->tf));
+	return j->nm;
+}
+
+/*
+ * -o *.html: the slowest calls kept (--top, their stacks with --slow) as a flame graph
+ * weighted by their durations, through the profile writers' HTML; a root per JVM when
+ * there are several. 0 or an exit code.
+ */
+static int write_flame(const struct trace_opts *o, struct tjvm *jv, size_t nj, int several,
+		       __u64 t0)
+{
+	struct profile *p = profile__new("jprof trace: the slowest calls", "ns");
+	struct out_meta meta = {.title = "jprof trace: the slowest calls, by duration",
+				.unit = "ns",
+				.events = "trace",
+				.duration_ns = mono_ns() - t0};
+	char root[32];
+	FILE *f;
+	int err = 0;
+
+	if (!p)
+		return JP_EXIT_FAILURE;
+	for (size_t i = 0; i < nj && !err; i++) {
+		snprintf(root, sizeof(root), "JVM %u", jv[i].jvm.pid);
+		err = tstats__add_slow_stacks(jv[i].s, several ? root : NULL, p);
+	}
+	if (err) {
+		pr_err("cannot build the flame graph: %s", strerror(-err));
+		profile__free(p);
+		return JP_EXIT_FAILURE;
+	}
+	f = fopen(o->output, "we");
+	if (!f) {
+		pr_err("cannot write %s: %s", o->output, strerror(errno));
+		profile__free(p);
+		return JP_EXIT_OUTPUT;
+	}
+	err = out_html_write_meta(p, &meta, f);
+	if (fclose(f) && !err)
+		err = -EIO;
+	profile__free(p);
+	if (err) {
+		pr_err("cannot write %s: %s", o->output, strerror(-err));
+		return JP_EXIT_OUTPUT;
+	}
+	return 0;
+}
+
+/*
+ * Several JVMs (-p PID,PID...): each is attached and traced on its own (its own file and
+ * statistics), all in one loop, stopped together; the report has one section per JVM (in
+ * JSON {"jvms":[...]}, each object with its "pid"), one JVM's is as it always was.
+ */
 int trace_main(int argc, char **argv)
 {
 	static struct trace_opts o;
+	static struct tjvm jv[TRACE_PIDS_MAX];
+	static struct tstats_totals tot[TRACE_PIDS_MAX];
 	char err[512], options[JP_MT_PATTERNS_MAX + 16], self[PATH_MAX], agent[PATH_MAX];
 	struct sigaction sa = {.sa_handler = on_signal};
-	struct tfile *tf = NULL;
-	struct tstats_totals tot = {0};
-	struct jp_mt_hdr h;
-	struct jvm_info jvm;
-	struct tstats *s = NULL;
-	__u64 t0, deadline, stop_at = 0;
-	unsigned int nm;
+	__u64 t0, deadline;
+	size_t nj = 0, matched = 0;
+	int several, stopping = 0;
 	ssize_t n;
 	FILE *out = stdout;
 	int ret;
@@ -392,14 +534,17 @@ int trace_main(int argc, char **argv)
 		       JP_MT_PATTERNS_MAX);
 		return JP_EXIT_USAGE;
 	}
-	ret = jvm_probe("/proc", o.pid, &jvm);
-	if (ret == -ESRCH) {
-		pr_err("no process %u", o.pid);
-		return JP_EXIT_NO_TARGET;
-	}
-	if (ret) {
-		pr_err("process %u is not a Java (HotSpot) process", o.pid);
-		return JP_EXIT_NO_TARGET;
+	several = o.npids > 1;
+	for (size_t i = 0; i < o.npids; i++) {
+		ret = jvm_probe("/proc", o.pids[i], &jv[i].jvm);
+		if (ret == -ESRCH) {
+			pr_err("no process %u", o.pids[i]);
+			return JP_EXIT_NO_TARGET;
+		}
+		if (ret) {
+			pr_err("process %u is not a Java (HotSpot) process", o.pids[i]);
+			return JP_EXIT_NO_TARGET;
+		}
 	}
 	if (o.agent_path) {
 		snprintf(agent, sizeof(agent), "%s", o.agent_path);
@@ -411,66 +556,74 @@ int trace_main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
 		return JP_EXIT_FAILURE;
-	s = tstats__new(o.top);
-	if (!s)
-		return JP_EXIT_FAILURE;
-	tstats__set_slow(s, o.slow_ns);
 	ret = JP_EXIT_FAILURE;
-	if (attach(&jvm, agent, options))
-		goto out;
-	err[0] = '\0';
-	if ((ret = open_trace_file(&jvm, &tf))) {
-		pr_err("the agent in JVM %u started no trace file (%s)", o.pid, strerror(-ret));
-		ret = JP_EXIT_FAILURE;
-		goto out;
+	for (nj = 0; nj < o.npids; nj++) {
+		struct tjvm *j = &jv[nj];
+		int err2;
+
+		j->s = tstats__new(o.top);
+		if (!j->s)
+			goto out_stop;
+		tstats__set_slow(j->s, o.slow_ns);
+		if (attach(&j->jvm, agent, options)) {
+			tstats__free(j->s);
+			j->s = NULL;
+			goto out_stop;
+		}
+		if ((err2 = open_trace_file(&j->jvm, &j->tf))) {
+			pr_err("the agent in JVM %u started no trace file (%s)", j->jvm.pid,
+			       strerror(-err2));
+			tstats__free(j->s);
+			j->s = NULL;
+			goto out_stop;
+		}
 	}
-	ret = JP_EXIT_FAILURE;
 	t0 = mono_ns();
 	deadline = o.duration_s ? t0 + o.duration_s * 1000000000ull : ~0ull;
-	pr_info("tracing %zu pattern%s in JVM %u%s", o.npatterns, o.npatterns > 1 ? "s" : "", o.pid,
-		o.duration_s ? "" : " until Ctrl-C");
+	if (several)
+		pr_info("tracing %zu pattern%s in %zu JVMs%s", o.npatterns,
+			o.npatterns > 1 ? "s" : "", nj, o.duration_s ? "" : " until Ctrl-C");
+	else
+		pr_info("tracing %zu pattern%s in JVM %u%s", o.npatterns,
+			o.npatterns > 1 ? "s" : "", o.pid, o.duration_s ? "" : " until Ctrl-C");
 	for (;;) {
 		__u64 now = mono_ns();
-		__u32 state;
+		size_t left = 0;
 
-		tfile__stamp(tf, now);
-		tfile__drain(tf, s);
-		state = tfile__state(tf);
-		if (!state || state == JP_MT_STOPPED)
-			break;
-		if (!stop_at && (exiting || now >= deadline || kill((pid_t)o.pid, 0))) {
-			tfile__stop(tf);
-			stop_at = now;
+		stopping = stopping || exiting || now >= deadline;
+		for (size_t i = 0; i < nj; i++) {
+			if (!jv[i].done)
+				jv[i].done = poll_one(&jv[i], now, stopping);
+			left += !jv[i].done;
 		}
-		if (stop_at && now - stop_at > STOP_WAIT_MS * 1000000ull) {
-			pr_warn("the agent did not confirm the trace's end within %u s",
-				STOP_WAIT_MS / 1000);
+		if (!left)
 			break;
-		}
 		(void)poll(NULL, 0, POLL_MS);
 	}
-	tfile__drain(tf, s);
-	nm = tfile__finish(tf, s, &h);
-	tot.dropped = h.dropped;
-	tot.lost_depth = h.lost_depth;
-	tot.unmatched = h.unmatched;
-	tot.classes_failed = h.classes_failed;
-	tot.retransform_failed = h.retransform_failed;
-	tot.cost_ns = h.cost_ns;
-	tot.stopped = h.state == JP_MT_STOPPED ? stop_phrase(h.stop_why)
-		      : kill((pid_t)o.pid, 0)  ? "the JVM exited"
-					       : "not confirmed by the agent";
-	tot.seconds = (double)(mono_ns() - t0) / 1e9;
-	if (tfile__malformed(tf))
-		pr_warn("%llu records malformed, skipped",
-			(unsigned long long)tfile__malformed(tf));
-	if (!nm) {
-		pr_err("no method of JVM %u matched %s%s", o.pid, o.patterns[0],
-		       o.npatterns > 1 ? " or the other patterns" : "");
+	for (size_t i = 0; i < nj; i++) {
+		if (finish_one(&jv[i], &tot[i], t0, several))
+			matched++;
+		else if (several)
+			pr_warn("no method of JVM %u matched %s%s", jv[i].jvm.pid, o.patterns[0],
+				o.npatterns > 1 ? " or the other patterns" : "");
+	}
+	if (!matched) {
+		if (several)
+			pr_err("no method of the %zu JVMs matched %s%s", nj, o.patterns[0],
+			       o.npatterns > 1 ? " or the other patterns" : "");
+		else
+			pr_err("no method of JVM %u matched %s%s", o.pid, o.patterns[0],
+			       o.npatterns > 1 ? " or the other patterns" : "");
 		goto out;
 	}
-	name_threads(&jvm, s);
-	if (o.output) {
+	for (size_t i = 0; i < nj; i++)
+		name_threads(&jv[i].jvm, jv[i].s);
+	if (o.html) {
+		ret = write_flame(&o, jv, nj, several, t0);
+		if (ret)
+			goto out;
+	}
+	if (o.output && !o.html) {
 		out = fopen(o.output, "we");
 		if (!out) {
 			pr_err("cannot write %s: %s", o.output, strerror(errno));
@@ -479,17 +632,47 @@ int trace_main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (o.json)
-		tstats__write_json(s, &tot, out);
-	else
-		tstats__write_text(s, &tot, out);
+	if (several && o.json)
+		fputs("{\"jvms\":[", out);
+	for (size_t i = 0; i < nj; i++) {
+		if (o.json && i)
+			fputc(',', out);
+		if (!o.json && i)
+			fputc('\n', out);
+		if (o.json)
+			tstats__write_json(jv[i].s, &tot[i], out);
+		else
+			tstats__write_text(jv[i].s, &tot[i], out);
+	}
+	if (several && o.json)
+		fputs("]}\n", out);
 	ret = JP_EXIT_OK;
 	if (out != stdout && fclose(out)) {
 		pr_err("cannot write %s: %s", o.output, strerror(errno));
 		ret = JP_EXIT_OUTPUT;
 	}
+	goto out;
+out_stop:
+	/* a JVM could not be traced: the ones started stop (their agents put the classes back) */
+	for (size_t i = 0; i < nj; i++)
+		tfile__stop(jv[i].tf);
+	for (int k = 0; k < STOP_WAIT_MS / POLL_MS; k++) {
+		size_t left = 0;
+
+		for (size_t i = 0; i < nj; i++) {
+			__u32 st = tfile__state(jv[i].tf);
+
+			left += st && st != JP_MT_STOPPED;
+		}
+		if (!left)
+			break;
+		(void)poll(NULL, 0, POLL_MS);
+	}
+	ret = JP_EXIT_FAILURE;
 out:
-	tfile__free(tf);
-	tstats__free(s);
+	for (size_t i = 0; i < TRACE_PIDS_MAX; i++) {
+		tfile__free(jv[i].tf);
+		tstats__free(jv[i].s);
+	}
 	return ret;
 }

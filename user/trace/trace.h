@@ -7,9 +7,12 @@
 #include <stddef.h>
 
 #define TRACE_PATTERNS_MAX 32
+#define TRACE_PIDS_MAX	   16
 
 struct trace_opts {
-	__u32 pid;
+	__u32 pid; /* pids[0] */
+	__u32 pids[TRACE_PIDS_MAX];
+	size_t npids; /* -p PID[,PID...]: distinct */
 	const char *patterns[TRACE_PATTERNS_MAX];
 	size_t npatterns;
 	unsigned int duration_s; /* 0: until SIGINT/SIGTERM or the JVM's exit */
@@ -17,6 +20,7 @@ struct trace_opts {
 	unsigned int top;	 /* --top: the N slowest calls (default 10) */
 	const char *output;	 /* -o; NULL stdout */
 	int json;		 /* -f json, or -o *.json */
+	int html;		 /* -o *.html: the slow calls' flame graph; the table on stdout */
 	const char *agent_path;
 	int verbose;
 };

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* tstats.c: jprof trace's per-method statistics and their text and JSON outputs. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "trace/tstats.h"
 
 /*
@@ -222,6 +224,39 @@ int tstats__slow_tid(const struct tstats *s, unsigned int i, __u32 *ret)
 	return 0;
 }
 
+static const char *thread_name(const struct tstats *s, __u32 tid);
+
+int tstats__add_slow_stacks(const struct tstats *s, const char *root, struct profile *p)
+{
+	struct prof_frame f[64]; /* the stack cut at 62 frames below the roots */
+	char tbuf[32];
+
+	for (unsigned int i = 0; i < s->n_slow; i++) {
+		const struct slow *c = &s->slow[i];
+		const char *tn = thread_name(s, c->tid);
+		size_t n = 0;
+		int err;
+
+		if (root)
+			f[n++] = (struct prof_frame){root, JP_FK_ROOT};
+		if (!tn) {
+			snprintf(tbuf, sizeof(tbuf), "tid %u", c->tid);
+			tn = tbuf;
+		}
+		f[n++] = (struct prof_frame){tn, JP_FK_ROOT};
+		if (c->stack && c->n_stack) {
+			for (unsigned int k = c->n_stack; k-- > 0 && n < sizeof(f) / sizeof(f[0]);)
+				f[n++] = (struct prof_frame){c->stack[k], JP_FK_JIT};
+		} else if (s->m[c->id].name) {
+			f[n++] = (struct prof_frame){s->m[c->id].name, JP_FK_JIT};
+		}
+		err = profile__add(p, f, n, c->dur_ns);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static const char *thread_name(const struct tstats *s, __u32 tid)
 {
 	for (size_t i = 0; i < s->n_threads; i++)
@@ -280,6 +315,8 @@ void tstats__write_text(const struct tstats *s, const struct tstats_totals *t, F
 {
 	char b[7][32];
 
+	if (t->pid)
+		fprintf(f, "JVM %u:\n", t->pid);
 	fprintf(f, "%-10s %-10s %10s %10s %10s %10s %10s %10s  %s\n", "calls", "thrown", "min",
 		"p50", "p90", "p99", "p99.9", "max", "method");
 	for (unsigned int i = 0; i < TSTATS_METHODS_MAX; i++) {
@@ -341,11 +378,42 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * "hist":[[FROM_NS,CALLS],...]: the calls by powers of two of their duration, the non-empty
+ * ones, each [FROM_NS, 2 x FROM_NS) (the first, FROM_NS 0, is [0, 2))
+ */
+static void write_hist_json(const struct method *m, FILE *f)
+{
+	__u64 pow[64] = {0};
+	int first = 1;
+
+	for (unsigned int b = 0; m->hist && b < BUCKETS; b++) {
+		__u64 v;
+
+		if (!m->hist[b])
+			continue; /* (bucket_of never reaches the top ones) */
+		v = bucket_mid(b);
+		pow[v > 1 ? 63 - __builtin_clzll(v) : 0] += m->hist[b];
+	}
+	fprintf(f, ",\"hist\":[");
+	for (int e = 0; e < 64; e++) {
+		if (!pow[e])
+			continue;
+		fprintf(f, "%s[%llu,%llu]", first ? "" : ",", e ? 1ull << e : 0ull,
+			(unsigned long long)pow[e]);
+		first = 0;
+	}
+	fputc(']', f);
+}
+
 void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, FILE *f)
 {
 	int first = 1;
 
-	fprintf(f, "{\"seconds\":%.3f,\"stopped\":", t->seconds);
+	fputc('{', f);
+	if (t->pid)
+		fprintf(f, "\"pid\":%u,", t->pid);
+	fprintf(f, "\"seconds\":%.3f,\"stopped\":", t->seconds);
 	json_str(f, t->stopped ? t->stopped : "stopped");
 	fprintf(f,
 		",\"dropped\":%llu,\"lost_depth\":%llu,\"unmatched\":%llu,\"cost_ns\":%llu,"
@@ -372,6 +440,7 @@ void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, F
 		for (int q = 0; q < 4; q++)
 			fprintf(f, ",\"%s_ns\":%llu", qnames[q],
 				(unsigned long long)tstats__quantile(s, i, quantiles[q]));
+		write_hist_json(m, f);
 		fputc('}', f);
 	}
 	fprintf(f, "],\"slowest\":[");

@@ -36,10 +36,20 @@ int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_
 /* a thread's name for the slowest calls (copied), by tid */
 int tstats__thread(struct tstats *s, __u32 tid, const char *name);
 
+struct profile;
+/*
+ * The slowest calls kept as a flame graph's stacks, weighted by their durations (ns): root
+ * first `root` (NULL none, e.g. "JVM 42"), the thread's name (or tid), then the call's Java
+ * stack from main down to the traced method (the method alone when its stack was not
+ * taken). The agent's frames carry no tier: they are added as JIT frames. 0 or -errno.
+ */
+int tstats__add_slow_stacks(const struct tstats *s, const char *root, struct profile *p);
+
 struct tstats_totals {
 	__u64 dropped, lost_depth, unmatched, classes_failed, retransform_failed, cost_ns;
 	const char *stopped; /* why the trace ended, one phrase */
 	double seconds;
+	__u32 pid; /* when set: the JVM's, said first (one of several traced) */
 };
 /* the table (methods with calls, refused ones with their reason) and the slowest calls */
 void tstats__write_text(const struct tstats *s, const struct tstats_totals *t, FILE *f);

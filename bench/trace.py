@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""trace.py: jprof trace on Debian's H2 under JDBC load (issue 30): its cost and 100 cycles.
+
+One H2Bench JVM serving throughout (bench/H2Bench.java, SECS 0: its totals on each stdin
+line). Windows of SECS seconds alternate untraced and traced (jprof trace -p PID METHOD), each
+SETTLE seconds after the trace's start or stop: both retransform the class, which deoptimizes
+the compiled code that inlined the method, and H2's hot paths take seconds to compile again
+on a loaded host (measured without the wait, the windows compare a re-warming JVM); each traced window is compared with the mean of
+the untraced ones on either side: throughput (transactions/s) and the workers' CPU per
+transaction, whose difference divided by the traced calls per transaction is the per-call
+cost in ns. Then CYCLES start/stop cycles of the trace on the same JVM: before the first, after
+the first and after the last, the JVM's loaded classes (jstat -class) and metaspace used
+(jstat -gc MU), each after a full GC (jcmd GC.run); and whether METHOD is in the code cache
+(jcmd Compiler.codelist) a few seconds after the last cycle. Any VerifyError in the JVM's
+output fails. Prints one JSON object.
+  bench/trace.py --jprof build/jprof --h2 /usr/share/java/h2.jar [--rounds N] [--secs S]
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+METHOD = "org.h2.command.Command.executeQuery"
+
+
+def totals(w):
+    w.stdin.write("\n")
+    w.stdin.flush()
+    line = w.stdout.readline()
+    figs = dict(tok.split("=") for tok in line.split() if "=" in tok)
+    if not {"ops", "work_cpu_ns", "t_ns"} <= figs.keys():
+        sys.exit(f"trace.py: H2Bench answered no totals: {line!r}")
+    return {k: int(v) for k, v in figs.items()}
+
+
+def start_trace(jprof, pid, out_json, err_path):
+    err = open(err_path, "w+")
+    p = subprocess.Popen([jprof, "trace", "-p", str(pid), METHOD, "-o", out_json],
+                         stdout=subprocess.DEVNULL, stderr=err)
+    for _ in range(300):
+        err.seek(0)
+        if "jprof: tracing" in err.read():
+            return p, err
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    err.seek(0)
+    p.kill()
+    sys.exit(f"trace.py: jprof trace did not start: {err.read()}")
+
+
+def stop_trace(p, err):
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(60)
+    err.seek(0)
+    text = err.read()
+    err.close()
+    if rc != 0:
+        sys.exit(f"trace.py: jprof trace exited {rc}: {text}")
+
+
+def window(w, secs):
+    a = totals(w)
+    time.sleep(secs)
+    b = totals(w)
+    dt = (b["t_ns"] - a["t_ns"]) / 1e9
+    ops = b["ops"] - a["ops"]
+    return {"ops": ops, "ops_per_s": ops / dt, "cpu_ns_per_op": (b["work_cpu_ns"] - a["work_cpu_ns"]) / max(ops, 1)}
+
+
+def jvm_state(java, pid):
+    jdk = os.path.dirname(os.path.dirname(os.path.realpath(java)))
+    subprocess.run([f"{jdk}/bin/jcmd", str(pid), "GC.run"], stdout=subprocess.DEVNULL, check=True)
+    cls = subprocess.run([f"{jdk}/bin/jstat", "-class", str(pid)], stdout=subprocess.PIPE,
+                         text=True, check=True).stdout.split("\n")
+    gc = subprocess.run([f"{jdk}/bin/jstat", "-gc", str(pid)], stdout=subprocess.PIPE,
+                        text=True, check=True).stdout.split("\n")
+    hdr, val = gc[0].split(), gc[1].split()
+    return {"classes_loaded": int(cls[1].split()[0]),
+            "classes_unloaded": int(cls[1].split()[2]),
+            "metaspace_used_kb": float(val[hdr.index("MU")])}
+
+
+def compiled(java, pid):
+    jdk = os.path.dirname(os.path.dirname(os.path.realpath(java)))
+    out = subprocess.run([f"{jdk}/bin/jcmd", str(pid), "Compiler.codelist"],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    return [line.strip() for line in out.splitlines() if "org.h2.command.Command.executeQuery" in line]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jprof", default=os.path.join(REPO, "build", "jprof"))
+    ap.add_argument("--h2", default="/usr/share/java/h2.jar")
+    ap.add_argument("--java", default="/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--secs", type=float, default=3)
+    ap.add_argument("--cycles", type=int, default=100)
+    ap.add_argument("--settle", type=float, default=15,
+                    help="seconds between the trace's start and its window (recompilation)")
+    a = ap.parse_args()
+    res = {"method": METHOD, "rounds": a.rounds, "secs": a.secs, "cycles": a.cycles,
+           "settle": a.settle}
+    with tempfile.TemporaryDirectory(prefix="jprof-bench-trace-") as tmp:
+        subprocess.check_call(["javac", "-d", tmp, "-cp", a.h2,
+                               os.path.join(REPO, "bench/H2Bench.java")])
+        log = open(os.path.join(tmp, "jvm.err"), "w+")
+        w = subprocess.Popen([a.java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch",
+                              "-XX:+EnableDynamicAgentLoading", "-cp", f"{a.h2}:{tmp}",
+                              "H2Bench", "2", "0", "5000", "5", "own"], cwd=tmp,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+        try:
+            for line in w.stdout:
+                if line.strip() == "ready":
+                    break
+            res["before"] = jvm_state(a.java, w.pid)
+            base = [window(w, a.secs)]
+            traced = []
+            for r in range(a.rounds):
+                out = os.path.join(tmp, f"t{r}.json")
+                p, err = start_trace(a.jprof, w.pid, out, os.path.join(tmp, f"t{r}.err"))
+                life0 = totals(w)  # the trace counts every call from its start to its stop
+                time.sleep(a.settle)  # the retransform deoptimizes; the JIT compiles again
+                t = window(w, a.secs)
+                stop_trace(p, err)
+                life_ops = totals(w)["ops"] - life0["ops"]
+                with open(out) as f:
+                    d = json.load(f)
+                m = d["methods"][0]
+                t.update(calls=m["calls"], life_ops=life_ops, p50_ns=m["p50_ns"],
+                         agent_cost_ns=d["cost_ns"])
+                traced.append(t)
+                time.sleep(a.settle)  # the classes' own bytes back: deoptimized again
+                base.append(window(w, a.secs))
+            rows = []
+            for i, t in enumerate(traced):
+                b_ops = (base[i]["ops_per_s"] + base[i + 1]["ops_per_s"]) / 2
+                b_cpu = (base[i]["cpu_ns_per_op"] + base[i + 1]["cpu_ns_per_op"]) / 2
+                calls_per_op = t["calls"] / max(t["life_ops"], 1)
+                rows.append({"throughput_ratio": t["ops_per_s"] / b_ops,
+                             "cpu_per_op_ratio": t["cpu_ns_per_op"] / b_cpu,
+                             "calls_per_op": calls_per_op,
+                             "ns_per_call": (t["cpu_ns_per_op"] - b_cpu) / max(calls_per_op, 1e-9),
+                             "agent_cost_ns": t["agent_cost_ns"], "p50_ns": t["p50_ns"]})
+            res.update(base=base, traced=traced, rows=rows)
+            res["after_1"] = None
+            t0 = time.monotonic()
+            for c in range(a.cycles):
+                p, err = start_trace(a.jprof, w.pid, os.path.join(tmp, "c.json"),
+                                     os.path.join(tmp, "c.err"))
+                time.sleep(0.2)
+                stop_trace(p, err)
+                if c == 0:
+                    res["after_1"] = jvm_state(a.java, w.pid)
+            res["cycles_s"] = round(time.monotonic() - t0, 1)
+            res["after_all"] = jvm_state(a.java, w.pid)
+            time.sleep(5)  # under load the JIT compiles the method again
+            res["compiled_after"] = compiled(a.java, w.pid)
+            res["after_window"] = window(w, a.secs)
+        finally:
+            w.kill()
+            w.wait()
+            log.seek(0)
+            text = log.read()
+        res["verify_errors"] = len(re.findall(r"VerifyError", text))
+    json.dump(res, sys.stdout, indent=1)
+    print()
+    sys.exit(1 if res["verify_errors"] else 0)
+
+
+if __name__ == "__main__":
+    main()
