@@ -27,6 +27,10 @@ Parts (in this order; --only picks some):
   join       bench/join_bench.c: ns per sample of the join+aggregate, this tree against the
              last commit before the model redesign (built in a temporary dir under /tmp)
   html       load time of a 100,000-stack HTML flame graph in headless Chromium
+  soak       tests/e2e/agent_safety.bats' thread churn under 999 Hz at 90 s a JDK (the
+             suite runs it for 30 s)
+  daemon     bench/longrun.py --daemon: `jprof daemon` over the same 10 JVMs: the store's
+             size per segment, hour and day; jprof's CPU and RSS
   longrun    bench/longrun.py: `record -a` for 10 minutes (1 in quick mode) over 10 JVMs of
              real work (H2 under load, javac rounds, idle servers): jprof's peak RSS, RSS
              growth, own CPU in % of a core
@@ -544,6 +548,22 @@ def part_daemon(a, tmp):
         f"peak RSS {res['peak_rss_mb']:.1f} MB (second half {res['rss_growth_mb']:+.1f} MB), "
         f"CPU {res['cpu_pct_steady']:.2f}% of a core in steady state")
     return res
+
+
+def part_soak(a, tmp):
+    """the e2e suite's thread-churn stress at its long length: 90 s a JDK (30 in the suite)"""
+    secs = 30 if a.quick else 90
+    env = dict(os.environ, STRESS_SECS=str(secs), JPROF=a.jprof,
+               JPROF_AGENT=os.path.join(a.build, "libjprofagent.so"),
+               APPS=os.path.join(a.build, "tests", "apps"))
+    out = run_logged(["bats", "-f", "thousands of short-lived threads",
+                      os.path.join(REPO, "tests/e2e/agent_safety.bats")], 2 * secs + 900, env=env)
+    failed = len(re.findall(r"^not ok", out, re.M))
+    say(f"soak: thread churn under 999 Hz for {secs} s on JDK 17 and 25: "
+        f"{'no deadlock, Java frames seen' if not failed else f'{failed} FAILED'}")
+    if failed:
+        raise RuntimeError("the thread-churn soak failed")
+    return {"secs": secs, "output": out[-4000:]}
 
 
 def part_churn(a, tmp):

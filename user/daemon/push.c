@@ -20,12 +20,18 @@
 
 #define PUSH_DIR    "push"
 #define CURSOR_FILE "pyroscope.cursor"
+/*
+ * At the daemon's stop a request under way may finish for this long: cut short, the server
+ * may have taken a segment whose answer never came, and the next start would send it again
+ */
+#define STOP_GRACE_NS (3ull * 1000 * 1000 * 1000)
 
 struct pusher {
 	pthread_t th;
 	pthread_mutex_t lock; /* st, stop, kick */
 	pthread_cond_t cond;
 	bool stop, kick, started;
+	__u64 stop_ns; /* when stop was asked (CLOCK_MONOTONIC) */
 	char *dir, *url, *app;
 	unsigned int rate_hz;
 	struct push_stats st;
@@ -147,19 +153,32 @@ out:
 
 /* ---- one request ---- */
 
-static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+static __u64 now_ns(void)
 {
-	struct pusher *p = ctx;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* the daemon stops: true at once (no new request), or past the grace (cut this one short) */
+static bool stopping(struct pusher *p, bool grace_over)
+{
 	bool stop;
 
+	pthread_mutex_lock(&p->lock);
+	stop = p->stop && (!grace_over || now_ns() - p->stop_ns > STOP_GRACE_NS);
+	pthread_mutex_unlock(&p->lock);
+	return stop;
+}
+
+static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
 	(void)dt;
 	(void)dn;
 	(void)ut;
 	(void)un;
-	pthread_mutex_lock(&p->lock);
-	stop = p->stop;
-	pthread_mutex_unlock(&p->lock);
-	return stop; /* non-zero: curl gives up now */
+	return stopping(ctx, true); /* non-zero: curl gives up now */
 }
 
 static size_t on_body(char *ptr, size_t size, size_t n, void *ctx)
@@ -296,7 +315,7 @@ static int push_pass(struct pusher *p)
 		pthread_mutex_lock(&p->lock);
 		p->st.last_sent_end_s = p->cursor;
 		pthread_mutex_unlock(&p->lock);
-		if (on_progress(p, 0, 0, 0, 0))
+		if (stopping(p, false)) /* the rest at the next start */
 			break;
 	}
 	store__free(s);
@@ -411,6 +430,7 @@ void pusher__free(struct pusher *p)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->stop = true;
+	p->stop_ns = now_ns();
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	if (p->started)
