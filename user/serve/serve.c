@@ -254,49 +254,12 @@ static const char *lookup_arg(void *ctx, const char *name)
 	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
 }
 
-static enum MHD_Result do_profile(struct server *s, struct MHD_Connection *conn)
-{
-	char bufs[8][SQ_ARG_LEN], *argv[SQ_MAX_ARGS + 12], why[ERR_MAX], name[64];
-	struct sq_request *r = malloc(sizeof(*r));
-	int out = -1, err = -1;
-	enum MHD_Result ret;
-
-	if (!r)
-		return MHD_NO;
-	if (sq_parse(SQ_PROFILE, lookup_arg, conn, r, why, sizeof(why))) {
-		ret = answer_fmt(conn, MHD_HTTP_BAD_REQUEST, "%s\n", why);
-		goto out;
-	}
-	if (sq_report_argv(r, s->exe, s->store, r->since_s, r->until_s, -1, bufs, 8, argv,
-			   SQ_MAX_ARGS + 12) < 0) {
-		ret = answer_text(conn, MHD_HTTP_BAD_REQUEST, "too many parameters\n");
-		goto out;
-	}
-	out = new_memfd("jprof-serve-out");
-	err = new_memfd("jprof-serve-err");
-	if (out < 0 || err < 0) {
-		ret = answer_fmt(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s\n", strerror(errno));
-		goto out;
-	}
-	if (run_child(s, argv, out, err, why, sizeof(why))) {
-		ret = answer_fmt(conn, fail_status(why), "%s\n", why);
-		goto out;
-	}
-	snprintf(name, sizeof(name), "jprof-%llu-%llu", (unsigned long long)r->since_s,
-		 (unsigned long long)r->until_s);
-	ret = answer_fd(conn, out, r->format, name);
-	out = -1; /* MHD's now */
-out:
-	if (out >= 0)
-		close(out);
-	if (err >= 0)
-		close(err);
-	free(r);
-	return ret;
-}
-
-/* two ranges: report --store's own diff (--base-since, --base-until), one child */
-static enum MHD_Result do_diff(struct server *s, struct MHD_Connection *conn)
+/*
+ * /api/profile (one range) and /api/diff (two: report --store's own diff, --base-since and
+ * --base-until): the request checked, one report child, its output as the answer
+ */
+static enum MHD_Result do_report(struct server *s, struct MHD_Connection *conn,
+				 enum sq_kind kind)
 {
 	char bufs[10][SQ_ARG_LEN], *argv[SQ_MAX_ARGS + 14], why[ERR_MAX], name[96];
 	struct sq_request *r = malloc(sizeof(*r));
@@ -305,7 +268,7 @@ static enum MHD_Result do_diff(struct server *s, struct MHD_Connection *conn)
 
 	if (!r)
 		return MHD_NO;
-	if (sq_parse(SQ_DIFF, lookup_arg, conn, r, why, sizeof(why))) {
+	if (sq_parse(kind, lookup_arg, conn, r, why, sizeof(why))) {
 		ret = answer_fmt(conn, MHD_HTTP_BAD_REQUEST, "%s\n", why);
 		goto out;
 	}
@@ -315,11 +278,15 @@ static enum MHD_Result do_diff(struct server *s, struct MHD_Connection *conn)
 		ret = answer_text(conn, MHD_HTTP_BAD_REQUEST, "too many parameters\n");
 		goto out;
 	}
-	snprintf(bufs[8], SQ_ARG_LEN, "--base-since=@%llu", (unsigned long long)r->base_since_s);
-	snprintf(bufs[9], SQ_ARG_LEN, "--base-until=@%llu", (unsigned long long)r->base_until_s);
-	argv[n++] = bufs[8];
-	argv[n++] = bufs[9];
-	argv[n] = NULL;
+	if (kind == SQ_DIFF) {
+		snprintf(bufs[8], SQ_ARG_LEN, "--base-since=@%llu",
+			 (unsigned long long)r->base_since_s);
+		snprintf(bufs[9], SQ_ARG_LEN, "--base-until=@%llu",
+			 (unsigned long long)r->base_until_s);
+		argv[n++] = bufs[8];
+		argv[n++] = bufs[9];
+		argv[n] = NULL;
+	}
 	out = new_memfd("jprof-serve-out");
 	err = new_memfd("jprof-serve-err");
 	if (out < 0 || err < 0) {
@@ -330,8 +297,8 @@ static enum MHD_Result do_diff(struct server *s, struct MHD_Connection *conn)
 		ret = answer_fmt(conn, fail_status(why), "%s\n", why);
 		goto out;
 	}
-	snprintf(name, sizeof(name), "jprof-diff-%llu-%llu", (unsigned long long)r->since_s,
-		 (unsigned long long)r->until_s);
+	snprintf(name, sizeof(name), "jprof-%s%llu-%llu", kind == SQ_DIFF ? "diff-" : "",
+		 (unsigned long long)r->since_s, (unsigned long long)r->until_s);
 	ret = answer_fd(conn, out, r->format, name);
 	out = -1; /* MHD's now */
 out:
@@ -718,9 +685,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!strcmp(url, "/api/segments"))
 		return do_segments(s, conn);
 	if (!strcmp(url, "/api/profile"))
-		return do_profile(s, conn);
+		return do_report(s, conn, SQ_PROFILE);
 	if (!strcmp(url, "/api/diff"))
-		return do_diff(s, conn);
+		return do_report(s, conn, SQ_DIFF);
 	return answer_text(conn, MHD_HTTP_NOT_FOUND, "not here: /, /api/segments, /api/profile, "
 						     "/api/diff\n");
 }
