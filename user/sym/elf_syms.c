@@ -574,9 +574,13 @@ static int precheck_fd(int fd)
 	return 0;
 }
 
-int elf_syms__load_fd(int fd, struct elf_syms **ret)
+/*
+ * An ELF of an fd, read with pread only. ELF_C_READ: libelf preads what it is asked for into
+ * its own buffers. Never ELF_C_READ_MMAP: the file belongs to someone who may truncate it
+ * under the mapping, and the next touch of a page past the end is a SIGBUS in root jprof.
+ */
+static int elf_open_fd(int fd, Elf **ret)
 {
-	Elf *elf;
 	int err;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -584,14 +588,37 @@ int elf_syms__load_fd(int fd, struct elf_syms **ret)
 	err = precheck_fd(fd);
 	if (err)
 		return err;
-	/*
-	 * ELF_C_READ: libelf preads what it is asked for into its own buffers. Never
-	 * ELF_C_READ_MMAP: the file belongs to someone who may truncate it under the
-	 * mapping, and the next touch of a page past the end is a SIGBUS in root jprof.
-	 */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
+	*ret = elf_begin(fd, ELF_C_READ, NULL);
+	return *ret ? 0 : -ENOEXEC;
+}
+
+/* an ELF of a buffer, through a copy of it (libelf wants a writable image): free it after */
+static int elf_open_mem(const void *buf, size_t len, char **ret_copy, Elf **ret)
+{
+	char *copy;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, len);
+	*ret = elf_memory(copy, len);
+	if (!*ret) {
+		free(copy);
 		return -ENOEXEC;
+	}
+	*ret_copy = copy;
+	return 0;
+}
+
+int elf_syms__load_fd(int fd, struct elf_syms **ret)
+{
+	Elf *elf;
+	int err = elf_open_fd(fd, &elf);
+
+	if (err)
+		return err;
 	err = load_common(elf, ret);
 	elf_end(elf);
 	return err;
@@ -601,20 +628,10 @@ int elf_syms__load_mem(const void *buf, size_t len, struct elf_syms **ret)
 {
 	char *copy;
 	Elf *elf;
-	int err;
+	int err = elf_open_mem(buf, len, &copy, &elf);
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
-	/* libelf wants a writable image */
-	copy = malloc(len ? len : 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
-	if (!elf) {
-		free(copy);
-		return -ENOEXEC;
-	}
+	if (err)
+		return err;
 	err = load_common(elf, ret);
 	elf_end(elf);
 	free(copy);
@@ -823,16 +840,10 @@ int elf_syms__lookup_fd(int fd, const char *const *names, size_t n, __u64 *ret,
 			__u64 *ret_base)
 {
 	Elf *elf;
-	int err;
+	int err = elf_open_fd(fd, &elf);
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
-	err = precheck_fd(fd);
 	if (err)
 		return err;
-	elf = elf_begin(fd, ELF_C_READ, NULL); /* pread only, never mapped: see load_fd */
-	if (!elf)
-		return -ENOEXEC;
 	err = lookup_elf(elf, names, n, ret, ret_base);
 	elf_end(elf);
 	return err;
@@ -843,19 +854,10 @@ int elf_syms__lookup_mem(const void *buf, size_t len, const char *const *names, 
 {
 	char *copy;
 	Elf *elf;
-	int err;
+	int err = elf_open_mem(buf, len, &copy, &elf);
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
-	copy = malloc(len ? len : 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
-	if (!elf) {
-		free(copy);
-		return -ENOEXEC;
-	}
+	if (err)
+		return err;
 	err = lookup_elf(elf, names, n, ret, ret_base);
 	elf_end(elf);
 	free(copy);
