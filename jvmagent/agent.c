@@ -19,6 +19,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +116,30 @@ int jpa_create(const char *path, int flags, unsigned int mode)
 		return -errno;
 	(void)fchmod(fd, mode); /* exactly mode, whatever the JVM's umask */
 	return fd;
+}
+
+int jpa_thread_start(void *(*fn)(void *))
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+	int err;
+
+	sigfillset(&all);
+	/* a fault is a fault: never blocked (the kernel would kill the process) */
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGTRAP);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = -pthread_create(&t, &attr, fn, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return err;
 }
 
 JNIEnv *jpa_jni_env(void)

@@ -13,6 +13,12 @@
 /* one line to the JVM's stderr, prefixed "jprof agent: " */
 void jpa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A detached thread of the agent's (256 KiB stack) running fn, made with every signal but
+ * the faults blocked, so no process-wide signal is delivered to it; 0 or -errno
+ */
+int jpa_thread_start(void *(*fn)(void *));
+
 /* the calling thread's JNIEnv, NULL when it has none */
 JNIEnv *jpa_jni_env(void);
 

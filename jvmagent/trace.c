@@ -613,26 +613,11 @@ static void *watch_main(void *arg)
 
 static int start_watcher(void)
 {
-	sigset_t all, old;
-	pthread_attr_t attr;
-	pthread_t t;
 	int err;
 
 	if (t_watcher)
 		return 0;
-	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGTRAP);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = -pthread_create(&t, &attr, watch_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	err = jpa_thread_start(watch_main);
 	if (!err)
 		t_watcher = 1;
 	return err;

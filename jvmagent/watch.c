@@ -165,9 +165,6 @@ static void *watch_main(void *arg)
 
 int jpa_watch_start(JavaVM *vm, __u32 alloc_interval)
 {
-	sigset_t all, old;
-	pthread_attr_t attr;
-	pthread_t t;
 	void *p;
 	int fd, err;
 
@@ -187,19 +184,5 @@ int jpa_watch_start(JavaVM *vm, __u32 alloc_interval)
 	w_hdr = p;
 	w_vm = vm;
 	w_opt_interval = alloc_interval;
-	sigfillset(&all);
-	/* a fault is a fault: never blocked (the kernel would kill the process) */
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGTRAP);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = -pthread_create(&t, &attr, watch_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	return err;
+	return jpa_thread_start(watch_main);
 }
