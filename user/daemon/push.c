@@ -24,7 +24,7 @@
  * At the daemon's stop a request under way may finish for this long: cut short, the server
  * may have taken a segment whose answer never came, and the next start would send it again
  */
-#define STOP_GRACE_NS (3ull * 1000 * 1000 * 1000)
+#define STOP_GRACE_NS (800ull * 1000 * 1000) /* under the 1 s a SIGTERM may take */
 
 struct pusher {
 	pthread_t th;

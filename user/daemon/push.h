@@ -52,7 +52,7 @@ int pusher__start(const char *dir, const char *url, const char *app, unsigned in
 /* a segment was written: look now rather than at the next second */
 void pusher__kick(struct pusher *p);
 void pusher__stats(struct pusher *p, struct push_stats *ret); /* NULL-safe: zeros */
-/* NULL-safe: stops the thread (a request under way may finish within 3 s, then is cut short) */
+/* NULL-safe: stops the thread (a request under way may finish within 0.8 s, then is cut short) */
 void pusher__free(struct pusher *p);
 
 #endif /* JPROF_DAEMON_PUSH_H */
