@@ -132,14 +132,14 @@ stress() {
 	grep -Eq '^jprof: JVM [0-9]+ .*with complete Java stacks' "$JERR"
 }
 
-# 30 s each in the suite (thousands of threads all the same); make bench's soak part runs
-# them for 90 and 60 s (STRESS_SECS)
+# 20 s each in the suite (thousands of threads all the same); make bench's soak part runs
+# them for 90 s (STRESS_SECS)
 @test "agent safety: JDK 17, thousands of short-lived threads under 999 Hz, no deadlock" {
-	stress "$JDK17" "${STRESS_SECS:-30}"
+	stress "$JDK17" "${STRESS_SECS:-20}"
 }
 
 @test "agent safety: JDK 25, thousands of short-lived threads under 999 Hz, no deadlock" {
-	stress "$JDK25" "${STRESS_SECS:-30}"
+	stress "$JDK25" "${STRESS_SECS:-20}"
 }
 
 # fault JDK: every 7th walk faults inside the protected region (test-only agent option)
