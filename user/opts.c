@@ -57,6 +57,7 @@ enum {
 	OPT_DIFF_ABSOLUTE,
 	OPT_LISTEN,
 	OPT_TOKEN_FILE,
+	OPT_RECORDINGS,
 	OPT_MARK,
 	OPT_MARK_ON_PAUSE,
 	OPT_BASE_SINCE,
@@ -115,6 +116,7 @@ static const struct option long_opts[] = {
 	{ "diff-absolute", no_argument, NULL, OPT_DIFF_ABSOLUTE },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+	{ "recordings", required_argument, NULL, OPT_RECORDINGS },
 	{ "mark", required_argument, NULL, OPT_MARK },
 	{ "mark-on-pause", required_argument, NULL, OPT_MARK_ON_PAUSE },
 	{ "base-since", required_argument, NULL, OPT_BASE_SINCE },
@@ -137,7 +139,7 @@ void opts_usage(FILE *f)
 	      "       jprof report --store DIR [--since T] [--until T] [-o FILE] [FILTERS]\n"
 	      "                    [--base-since T --base-until T]\n"
 	      "       jprof dump [--store DIR] [--last AGE] [-o FILE] [-f FORMAT] [FILTERS]\n"
-	      "       jprof serve [--store DIR] [--listen ADDR:PORT] [--token-file FILE]\n"
+	      "       jprof serve [--store DIR] [--recordings DIR] [--listen ADDR:PORT] [--token-file FILE]\n"
 	      "       jprof dump --mark NAME [--last AGE]   |   jprof marks [--store DIR]\n"
 	      "       jprof trace -p PID[,PID...] 'pkg.Class.method' [...] [-d SECONDS] [--slow DUR] [--top N] [-o FILE.json]\n"
 	      "\n"
@@ -246,9 +248,13 @@ void opts_usage(FILE *f)
 	      "                        lists them, `report --store DIR/marks/...` reads one\n"
 	      "\n"
 	      "serve options: a web UI over the store (timeline, a range's flame graph, the\n"
-	      "diff of two ranges, downloads as pprof, JFR, folded); its address is printed\n"
-	      "with a token every request needs:\n"
-	      "      --store DIR       the daemon's store (default " JP_STORE_DIR ")\n"
+	      "diff of two ranges, downloads as pprof, JFR, folded) and saved recordings; its\n"
+	      "address is printed with a token every request needs:\n"
+	      "      --store DIR       the daemon's store (default " JP_STORE_DIR "; with\n"
+	      "                        --recordings alone: none)\n"
+	      "      --recordings DIR  also the recordings saved in DIR (.pb.gz, .pprof, .jfr,\n"
+	      "                        .folded): each a flame graph, any two a diff; DIR must be\n"
+	      "                        yours and writable by no one else\n"
 	      "      --listen ADDR:PORT  where (default 127.0.0.1:7070; a port alone: 127.0.0.1)\n"
 	      "      --token-file FILE the token (16-32 letters, digits, - or _; the file 0600);\n"
 	      "                        default: a random one\n"
@@ -453,10 +459,10 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 		if (o->input || o->all || o->npids || o->duration_s || o->noutputs)
 			return fail(err, errlen, "marks takes only --store");
 	}
-	if ((o->listen || o->token_file) && o->cmd != JP_CMD_SERVE)
-		return fail(err, errlen, "--listen and --token-file are serve options");
+	if ((o->listen || o->token_file || o->recordings) && o->cmd != JP_CMD_SERVE)
+		return fail(err, errlen, "--listen, --token-file and --recordings are serve options");
 	if (o->cmd == JP_CMD_SERVE) {
-		if (!o->store)
+		if (!o->store && !o->recordings)
 			o->store = JP_STORE_DIR;
 		if (o->input || o->all || o->npids || o->duration_s || o->noutputs)
 			return fail(err, errlen,
@@ -903,6 +909,11 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			if (!*optarg)
 				return fail(err, errlen, "--token-file: empty path");
 			o->token_file = optarg;
+			break;
+		case OPT_RECORDINGS:
+			if (!*optarg)
+				return fail(err, errlen, "--recordings: empty path");
+			o->recordings = optarg;
 			break;
 		case 'v':
 			o->verbose = true;

@@ -93,6 +93,7 @@ struct jp_opts {
 	const char *config;	   /* daemon --config FILE: key = value lines, read again on SIGHUP */
 	const char *listen;	   /* serve --listen ADDR:PORT (default SERVE_DEFAULT_ADDR) */
 	const char *token_file;	   /* serve --token-file FILE: the token (default: a random one) */
+	const char *recordings;	   /* serve --recordings DIR: saved recordings served too */
 };
 
 #define JP_STORE_DIR "/var/lib/jprof"

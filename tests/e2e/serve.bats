@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # serve.bats: `jprof serve` over a store a real daemon wrote (hotab, 1 s segments): the segments
-# as JSON, a range in every format with the program's frames, a diff of two ranges; the token,
-# the Host header, bad parameters, a corrupt segment; the page in headless Chromium (brush,
-# filter, base and diff, a copied link). Screenshots stay in build/test-artifacts/serve/.
+# as JSON, a range in every format with the program's frames, a diff of two ranges; saved
+# recordings (--recordings) listed, shown and compared; the token, the Host header, bad
+# parameters, a corrupt segment; the page in headless Chromium (brush, filter, base and diff,
+# a copied link, two recordings). Screenshots stay in build/test-artifacts/serve/.
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -44,6 +45,7 @@ teardown() {
 
 # start_serve [ARGS...]: jprof serve on $PORT over $STORE (or ARGS' --store), TOKEN from its line
 start_serve() {
+	rm -f "$OUT/serve.err" # the grep below must not read a previous server's line
 	"$JPROF" serve --store "$STORE" --listen "127.0.0.1:$PORT" "$@" 2>"$OUT/serve.err" 3>&- &
 	SPID=$!
 	ready_while_alive "$SPID" grep -q 'token=' "$OUT/serve.err" || { cat "$OUT/serve.err"; return 1; }
@@ -242,15 +244,80 @@ print(s[0]["start"], s[-1]["end"])' "$OUT/body")
 	[[ $CODE == 200 ]]
 }
 
-@test "serve: headless Chromium: load, brush a range, filter, diff against a base, a copied link opens the same view" {
-	command -v chromium >/dev/null || { missing "chromium (Debian package chromium)"; return; }
+# two saved recordings of the store's halves (the range a running server gives) in $RECS, a
+# directory of root's: first.pb.gz, second.pb.gz
+make_recs() {
+	range
+	"$JPROF" report --store "$STORE" --since "@$A" --until "@$M" -o "$RECS/first.pb.gz"
+	"$JPROF" report --store "$STORE" --since "@$M" --until "@$Z" -o "$RECS/second.pb.gz"
+}
+
+@test "serve --recordings: saved recordings listed (no link, no other file), each a flame graph, two a diff" {
+	RECS=$OUT/recs
+	mkdir -m 700 "$RECS"
 	start_serve
+	make_recs
+	kill "$SPID"
+	wait "$SPID" || true
+	SPID=
+	ln -s /etc/shadow "$RECS/link.pb.gz"
+	echo x >"$RECS/notes.bin"
+	mkdir "$RECS/dir.jfr"
+	# a directory another user could write: refused
+	mkdir -m 777 "$OUT/open"
+	run -1 "$JPROF" serve --recordings "$OUT/open" --listen "127.0.0.1:$PORT"
+	echo "$output"
+	[[ $output == *"--recordings $OUT/open: must be a directory of yours that no other user can write"* ]]
+	# recordings alone: no store
+	"$JPROF" serve --recordings "$RECS" --listen "127.0.0.1:$PORT" 2>"$OUT/serve.err" 3>&- &
+	SPID=$!
+	ready_while_alive "$SPID" grep -q 'token=' "$OUT/serve.err" || { cat "$OUT/serve.err"; return 1; }
+	TOKEN=$(grep -oE 'token=[0-9a-zA-Z_-]+' "$OUT/serve.err" | cut -d= -f2)
+	get /api/recordings
+	[[ $CODE == 200 ]]
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+names = sorted(r["name"] for r in j["recordings"])
+assert names == ["first.pb.gz", "second.pb.gz"], names
+assert j["total"] == 2 and all(r["bytes"] > 0 for r in j["recordings"]), j' "$OUT/body"
+	get /api/segments
+	[[ $CODE == 200 ]] && grep -q '"store":null' "$OUT/body"
+	get "/api/profile?rec=first.pb.gz&format=folded"
+	[[ $CODE == 200 ]] && grep -q 'hot_a' "$OUT/body"
+	# the same as report of the file
+	"$JPROF" report "$RECS/first.pb.gz" -f folded | sort >"$OUT/cli.folded"
+	sort "$OUT/body" | cmp - "$OUT/cli.folded"
+	get "/api/profile?rec=second.pb.gz"
+	[[ $CODE == 200 ]] && grep -q '<html' "$OUT/body"
+	get "/api/diff?rec=second.pb.gz&base_rec=first.pb.gz&format=top"
+	[[ $CODE == 200 ]] && grep -q 'hot_a' "$OUT/body"
+	# a link the list leaves out is no recording either; names are never paths
+	get "/api/profile?rec=link.pb.gz&format=folded"
+	[[ $CODE == 404 ]] && ! grep -q root "$OUT/body"
+	get "/api/profile?rec=dir.jfr"
+	[[ $CODE == 404 ]]
+	get "/api/profile?rec=../recs/first.pb.gz"
+	[[ $CODE == 400 ]]
+	get "/api/profile?rec=nothing.pb.gz"
+	[[ $CODE == 404 ]]
+	get "/api/profile?since=1&until=2"
+	[[ $CODE == 404 ]] && grep -q 'no --store' "$OUT/body"
+}
+
+@test "serve: headless Chromium: load, brush a range, filter, diff against a base, a copied link opens the same view; two recordings" {
+	command -v chromium >/dev/null || { missing "chromium (Debian package chromium)"; return; }
+	RECS=$OUT/recs
+	mkdir -m 700 "$RECS"
+	start_serve --recordings "$RECS"
+	make_recs
 	run python3 "$BATS_TEST_DIRNAME/serve_driver.py" --url "$BASE/?token=$TOKEN" --out "$ART" \
-		--frame hot_a --comm hotab 3>&-
+		--frame hot_a --comm hotab --recs first.pb.gz,second.pb.gz 3>&-
 	printf '%s\n' "$output" | tee "$ART/serve.jsonl"
 	[[ $status -eq 0 ]]
 	# the brushed range is in the address; the diff's base too; the link gave them back
 	grep -q '"step": "brush".*#since=[0-9]*&until=[0-9]*&view=flame' "$ART/serve.jsonl"
 	grep -q '"step": "base".*bsince=[0-9]*&buntil=[0-9]*&view=diff' "$ART/serve.jsonl"
 	grep -q '"step": "link", "same": true' "$ART/serve.jsonl"
+	grep -q '"step": "recs", "same": true.*rec=second.pb.gz.*brec=first.pb.gz' "$ART/serve.jsonl"
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # serve_driver.py: drives headless Chromium (html_driver.Browser, DevTools over a pipe) through
 # `jprof serve`'s page with real mouse and keyboard events; prints one JSON line per step.
-"""usage: serve_driver.py --url URL --out DIR [--frame NAME] [--chromium PATH]
+"""usage: serve_driver.py --url URL --out DIR [--frame NAME] [--recs BASE,NEW] [--chromium PATH]
 
 URL is the address jprof serve printed (with its token). The steps, in order:
   load     the page (the token becomes a cookie; the address bar loses it), its segments
@@ -10,6 +10,8 @@ URL is the address jprof serve printed (with its token). The steps, in order:
   filter   a process name typed into "process" and Enter: the graph again, with the filter
   base     "Use as base", then a second drag (the right half) and "Diff with base"
   link     the page's own URL opened afresh: the same range, base and view come back
+  recs     (--recs: serve --recordings) BASE picked in "Recording", its flame graph; "Use as
+           base", NEW picked, "Diff with base": the diff; the link gives the two back
 Screenshots go to DIR. Every console error or uncaught exception is an "error" line and makes
 the exit status 1, as does a failed step.
 """
@@ -29,7 +31,7 @@ def main(argv):
     args = {}
     it = iter(argv)
     for a in it:
-        if a in ("--url", "--out", "--chromium", "--frame", "--comm"):
+        if a in ("--url", "--out", "--chromium", "--frame", "--comm", "--recs"):
             args[a[2:]] = next(it)
         else:
             print(__doc__, file=sys.stderr)
@@ -56,7 +58,8 @@ def main(argv):
             if v:
                 return v
             b.pump(0.1)
-        raise RuntimeError("waited %.0f s for %s" % (timeout, what))
+        raise RuntimeError("waited %.0f s for %s; the page: %s" % (timeout, what,
+                                                                  json.dumps(b.eval(state))))
 
     def shot(name):
         png = b.send("Page.captureScreenshot", {"format": "png"})["data"]
@@ -142,6 +145,38 @@ def main(argv):
         emit("link", same=same, state=again)
         if not same:
             status = 1
+
+        if "recs" in args:
+            base, new = args["recs"].split(",")
+
+            def pick(name):
+                b.eval("document.getElementById('view').srcdoc = ''")
+                b.eval("(() => { const s = document.getElementById('rec'); s.value = %s;"
+                       " s.dispatchEvent(new Event('change')); })()" % json.dumps(name))
+                wait_for(graph, "the flame graph of " + name)
+
+            t_step[0] = time.monotonic()
+            pick(base)
+            b.click_selector("#setbase")
+            pick(new)
+            b.eval("document.getElementById('view').srcdoc = ''")
+            b.click_selector("#diff")
+            wait_for("(() => { const w = document.getElementById('view').contentWindow;"
+                     " return !!(w && w.jprof && w.document.body.textContent.includes('base')"
+                     " && w.jprof.frameRect(%s)); })()" % json.dumps(frame), "the recordings' diff")
+            shot("serve-recordings-diff")
+            st = b.eval(state)
+            url = b.eval("location.href")
+            b.send("Page.navigate", {"url": "about:blank"})
+            b.wait_event("Page.loadEventFired")
+            b.send("Page.navigate", {"url": url})
+            b.wait_event("Page.loadEventFired")
+            wait_for(graph, "the recordings' view from the link")
+            again = b.eval(state)
+            same = all(again[k] == st[k] for k in ("range", "base", "hash"))
+            emit("recs", same=same, state=again)
+            if not same:
+                status = 1
         if not page_clean(b, emit):
             status = 1
     except Exception as e:  # report, never hang: the browser is killed below

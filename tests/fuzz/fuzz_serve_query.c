@@ -2,7 +2,8 @@
 /*
  * fuzz_serve_query.c: jprof serve's request parameters on any bytes (whoever reaches the port
  * sends them): NUL-separated "name=value" pairs, parsed as a profile and as a diff request,
- * each accepted one turned into its report command line.
+ * each accepted one turned into its report command line; an accepted recording name is never
+ * a path.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int k = SQ_PROFILE; k <= SQ_DIFF; k++) {
 		if (sq_parse((enum sq_kind)k, lookup, &p, r, why, sizeof(why)))
 			continue;
+		/* a recording accepted is a name of the directory, never a path */
+		if ((r->rec[0] && (!sq_rec_name_ok(r->rec) || strchr(r->rec, '/'))) ||
+		    (r->base_rec[0] && (!sq_rec_name_ok(r->base_rec) || strchr(r->base_rec, '/'))))
+			abort();
 		(void)sq_report_argv(r, "/jprof", "/store", r->since_s, r->until_s, -1, bufs, 8, argv,
 				     SQ_MAX_ARGS + 12);
 	}

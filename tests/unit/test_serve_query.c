@@ -89,6 +89,57 @@ TEST(diff)
 	EXPECT_STREQ(why, "a diff's 'format' is html, folded or top");
 }
 
+/* serve --recordings: a recording by name instead of a range; a diff of two */
+TEST(recordings)
+{
+	const char *kv[] = {"rec=h2-before.pb.gz", "comm=java", "since=1", NULL};
+	const char *dkv[] = {"rec=after.jfr", "base_rec=before.folded", "format=top", NULL};
+	const char *nobase[] = {"rec=after.jfr", NULL};
+	char why[256], bufs[8][SQ_ARG_LEN], *argv[SQ_MAX_ARGS + 12];
+	struct sq_request r;
+	int n;
+
+	EXPECT_EQ(parse(SQ_PROFILE, &r, why, kv), 0);
+	EXPECT_STREQ(r.rec, "h2-before.pb.gz");
+	n = sq_report_argv(&r, "j", "/proc/7/fd/3", 0, 0, -1, bufs, 8, argv, SQ_MAX_ARGS + 12);
+	EXPECT_EQ(n, 5);
+	EXPECT_STREQ(argv[1], "report");
+	EXPECT_STREQ(argv[2], "/proc/7/fd/3/h2-before.pb.gz");
+	EXPECT_STREQ(argv[3], "--format=html");
+	EXPECT_STREQ(argv[4], "--comm=java");
+	EXPECT_EQ(parse(SQ_DIFF, &r, why, dkv), 0);
+	n = sq_report_argv(&r, "j", "/proc/7/fd/3", 0, 0, -1, bufs, 8, argv, SQ_MAX_ARGS + 12);
+	EXPECT_EQ(n, 6);
+	EXPECT_STREQ(argv[2], "--diff=/proc/7/fd/3/before.folded");
+	EXPECT_STREQ(argv[3], "/proc/7/fd/3/after.jfr");
+	EXPECT_STREQ(argv[4], "--format=folded");
+	EXPECT_STREQ(argv[5], "--top=50");
+	EXPECT_EQ(parse(SQ_DIFF, &r, why, nobase), -EINVAL);
+	EXPECT_STREQ(why, "a diff of 'rec' needs 'base_rec'");
+	/* names, never paths or options; only what report reads */
+	EXPECT_TRUE(sq_rec_name_ok("a.pb.gz") && sq_rec_name_ok("x_1-2.pprof") &&
+		    sq_rec_name_ok("c.collapsed") && sq_rec_name_ok("t.txt"));
+	EXPECT_TRUE(!sq_rec_name_ok("") && !sq_rec_name_ok(".pb.gz") && !sq_rec_name_ok(".x.jfr") &&
+		    !sq_rec_name_ok("-x.jfr") && !sq_rec_name_ok("../x.jfr") &&
+		    !sq_rec_name_ok("a/b.jfr") && !sq_rec_name_ok("a.jfr ") &&
+		    !sq_rec_name_ok("a.exe") && !sq_rec_name_ok("jfr") && !sq_rec_name_ok("a\nb.jfr"));
+	{
+		char longname[SQ_REC_LEN + 8];
+
+		memset(longname, 'a', sizeof(longname));
+		memcpy(longname + SQ_REC_LEN - 5, ".jfr", 5); /* 128 bytes: the most */
+		EXPECT_TRUE(sq_rec_name_ok(longname));
+		memset(longname, 'a', sizeof(longname));
+		memcpy(longname + SQ_REC_LEN - 4, ".jfr", 5);
+		EXPECT_TRUE(!sq_rec_name_ok(longname));
+	}
+	{
+		const char *badrec[] = {"rec=../../etc/shadow.txt", NULL};
+
+		EXPECT_EQ(parse(SQ_PROFILE, &r, why, badrec), -EINVAL);
+	}
+}
+
 TEST(refused)
 {
 	static const char *const cases[][6] = {

@@ -120,6 +120,49 @@ static const struct {
 static const char *const views[] = {"per-pid", "per-thread", "per-container",
 				    "reverse", "dotted",    "lines"};
 
+static bool ends_with(const char *s, size_t n, const char *end)
+{
+	size_t k = strlen(end);
+
+	return n > k && !memcmp(s + n - k, end, k);
+}
+
+bool sq_rec_name_ok(const char *name)
+{
+	static const char *const exts[] = {".pb.gz", ".pprof", ".jfr", ".folded", ".collapsed",
+					   ".txt"};
+	size_t n = strlen(name);
+
+	if (!n || n >= SQ_REC_LEN || name[0] == '.' || name[0] == '-')
+		return false;
+	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+		return false;
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (ends_with(name, n, exts[i]))
+			return true;
+	return false;
+}
+
+/* rec (and a diff's base_rec): saved recordings by name */
+static int parse_recs(enum sq_kind kind, sq_lookup_fn lookup, void *ctx, struct sq_request *ret,
+		      char *why, size_t why_len)
+{
+	const char *r = lookup(ctx, "rec"), *b = lookup(ctx, "base_rec");
+
+	if (!sq_rec_name_ok(r))
+		return bad(why, why_len, "'rec' must name a recording of the list (letters, digits, "
+					 "'.', '_', '-'; .pb.gz, .pprof, .jfr, .folded, .collapsed, .txt)");
+	snprintf(ret->rec, sizeof(ret->rec), "%s", r);
+	if (kind != SQ_DIFF)
+		return 0;
+	if (!b)
+		return bad(why, why_len, "a diff of 'rec' needs 'base_rec'");
+	if (!sq_rec_name_ok(b))
+		return bad(why, why_len, "'base_rec' must name a recording of the list");
+	snprintf(ret->base_rec, sizeof(ret->base_rec), "%s", b);
+	return 0;
+}
+
 int sq_parse(enum sq_kind kind, sq_lookup_fn lookup, void *ctx, struct sq_request *ret, char *why,
 	     size_t why_len)
 {
@@ -130,11 +173,17 @@ int sq_parse(enum sq_kind kind, sq_lookup_fn lookup, void *ctx, struct sq_reques
 	ret->kind = kind;
 	if (why_len)
 		why[0] = '\0';
-	err = parse_range(lookup, ctx, "since", "until", &ret->since_s, &ret->until_s, why,
-			  why_len);
+	if (lookup(ctx, "rec")) {
+		err = parse_recs(kind, lookup, ctx, ret, why, why_len);
+		if (err)
+			return err;
+	} else {
+		err = parse_range(lookup, ctx, "since", "until", &ret->since_s, &ret->until_s,
+				  why, why_len);
+	}
 	if (err)
 		return err;
-	if (kind == SQ_DIFF) {
+	if (kind == SQ_DIFF && !ret->rec[0]) {
 		err = parse_range(lookup, ctx, "base_since", "base_until", &ret->base_since_s,
 				  &ret->base_until_s, why, why_len);
 		if (err)
@@ -185,16 +234,27 @@ int sq_report_argv(const struct sq_request *r, const char *exe, const char *stor
 	enum sq_format f = format >= 0 ? (enum sq_format)format : r->format;
 	size_t n = 0, b = 0;
 
-	if (argv_len < r->nargs + 9 || nbufs < 4 || strlen(store) + 9 > SQ_ARG_LEN)
+	if (argv_len < r->nargs + 9 || nbufs < 4 ||
+	    strlen(store) + 9 + (r->rec[0] ? SQ_REC_LEN : 0) > SQ_ARG_LEN)
 		return -E2BIG;
 	argv[n++] = (char *)exe;
 	argv[n++] = (char *)"report";
+	if (r->rec[0]) {
+		if (r->kind == SQ_DIFF) {
+			snprintf(bufs[b], SQ_ARG_LEN, "--diff=%s/%s", store, r->base_rec);
+			argv[n++] = bufs[b++];
+		}
+		snprintf(bufs[b], SQ_ARG_LEN, "%s/%s", store, r->rec);
+		argv[n++] = bufs[b++];
+		goto format;
+	}
 	snprintf(bufs[b], SQ_ARG_LEN, "--store=%s", store);
 	argv[n++] = bufs[b++];
 	snprintf(bufs[b], SQ_ARG_LEN, "--since=@%llu", (unsigned long long)since_s);
 	argv[n++] = bufs[b++];
 	snprintf(bufs[b], SQ_ARG_LEN, "--until=@%llu", (unsigned long long)until_s);
 	argv[n++] = bufs[b++];
+format:
 	snprintf(bufs[b], SQ_ARG_LEN, "--format=%s", formats[f].report);
 	argv[n++] = bufs[b++];
 	if (f == SQ_TOP)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* serve.c: `jprof serve`, a web UI over the store: the page, the segments, ranges as report writes. */
+/*
+ * serve.c: `jprof serve`, a web UI over the store and saved recordings: the page, the
+ * segments, the recordings, ranges and recordings as report writes them.
+ */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -47,6 +50,7 @@
 #define ERR_MAX	      2048	 /* bytes of a report's stderr shown in an error answer */
 #define COUNT_BUDGET_MS 1000	 /* /api/segments reads uncounted segments this long at most */
 #define TOKEN_LEN     32	 /* hex digits */
+#define RECS_MAX      4096	 /* recordings /api/recordings lists (the newest) */
 
 /* a segment's sample count, read once (by name and size: a name is never written twice) */
 struct seg_count {
@@ -57,7 +61,15 @@ struct seg_count {
 
 struct server {
 	struct MHD_Daemon *d;
-	const char *exe, *store;
+	const char *exe, *store; /* store: NULL with --recordings alone */
+	/*
+	 * --recordings: the directory, opened once; reports read its files through
+	 * /proc/<serve>/fd/<recfd>/NAME, the directory this fd holds whatever its path
+	 * becomes (a rename of a parent cannot put another directory under it)
+	 */
+	const char *recordings;
+	int recfd;
+	char recpath[64];
 	char token[TOKEN_LEN + 1];
 	bool loopback;	     /* bound to a loopback address: the Host header must name it */
 	char hosts[3][64]; /* "127.0.0.1:7070", "localhost:7070", "[::1]:7070" */
@@ -244,7 +256,8 @@ static int new_memfd(const char *name)
 static unsigned int fail_status(const char *why)
 {
 	return strstr(why, "no segment") || strstr(why, "no readable segment") ||
-			       strstr(why, "match nothing") || strstr(why, "matched nothing")
+			       strstr(why, "match nothing") || strstr(why, "matched nothing") ||
+			       strstr(why, "No such file")
 		       ? MHD_HTTP_NOT_FOUND
 		       : MHD_HTTP_INTERNAL_SERVER_ERROR;
 }
@@ -254,9 +267,17 @@ static const char *lookup_arg(void *ctx, const char *name)
 	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
 }
 
+static bool rec_is_file(const struct server *s, const char *name)
+{
+	struct stat st;
+
+	return !fstatat(s->recfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
+}
+
 /*
- * /api/profile (one range) and /api/diff (two: report --store's own diff, --base-since and
- * --base-until): the request checked, one report child, its output as the answer
+ * /api/profile (one range, or rec) and /api/diff (two: report --store's own diff,
+ * --base-since and --base-until; or rec against base_rec): the request checked, one report
+ * child, its output as the answer
  */
 static enum MHD_Result do_report(struct server *s, struct MHD_Connection *conn,
 				 enum sq_kind kind)
@@ -272,13 +293,25 @@ static enum MHD_Result do_report(struct server *s, struct MHD_Connection *conn,
 		ret = answer_fmt(conn, MHD_HTTP_BAD_REQUEST, "%s\n", why);
 		goto out;
 	}
-	n = sq_report_argv(r, s->exe, s->store, r->since_s, r->until_s, -1, bufs, 8, argv,
-			   SQ_MAX_ARGS + 12);
+	if (r->rec[0] ? s->recfd < 0 : !s->store) {
+		ret = answer_text(conn, MHD_HTTP_NOT_FOUND,
+				  r->rec[0] ? "this server has no --recordings\n"
+					    : "this server has no --store\n");
+		goto out;
+	}
+	/* what the list shows: a regular file, never a link the report would follow */
+	if (r->rec[0] && (!rec_is_file(s, r->rec) || (kind == SQ_DIFF && !rec_is_file(s, r->base_rec)))) {
+		ret = answer_fmt(conn, MHD_HTTP_NOT_FOUND, "no recording %s in %s\n",
+				 rec_is_file(s, r->rec) ? r->base_rec : r->rec, s->recordings);
+		goto out;
+	}
+	n = sq_report_argv(r, s->exe, r->rec[0] ? s->recpath : s->store, r->since_s, r->until_s,
+			   -1, bufs, 8, argv, SQ_MAX_ARGS + 12);
 	if (n < 0) {
 		ret = answer_text(conn, MHD_HTTP_BAD_REQUEST, "too many parameters\n");
 		goto out;
 	}
-	if (kind == SQ_DIFF) {
+	if (kind == SQ_DIFF && !r->rec[0]) {
 		snprintf(bufs[8], SQ_ARG_LEN, "--base-since=@%llu",
 			 (unsigned long long)r->base_since_s);
 		snprintf(bufs[9], SQ_ARG_LEN, "--base-until=@%llu",
@@ -297,8 +330,12 @@ static enum MHD_Result do_report(struct server *s, struct MHD_Connection *conn,
 		ret = answer_fmt(conn, fail_status(why), "%s\n", why);
 		goto out;
 	}
-	snprintf(name, sizeof(name), "jprof-%s%llu-%llu", kind == SQ_DIFF ? "diff-" : "",
-		 (unsigned long long)r->since_s, (unsigned long long)r->until_s);
+	if (r->rec[0])
+		snprintf(name, sizeof(name), "%s%.*s", kind == SQ_DIFF ? "diff-" : "",
+			 (int)strcspn(r->rec, "."), r->rec);
+	else
+		snprintf(name, sizeof(name), "jprof-%s%llu-%llu", kind == SQ_DIFF ? "diff-" : "",
+			 (unsigned long long)r->since_s, (unsigned long long)r->until_s);
 	ret = answer_fd(conn, out, r->format, name);
 	out = -1; /* MHD's now */
 out:
@@ -361,6 +398,29 @@ static void jstr(struct jbuf *b, const char *s)
 			jput(b, "%c", *c);
 	}
 	jput(b, "\"");
+}
+
+/* b (JSON) as the answer; frees it */
+static enum MHD_Result answer_json(struct MHD_Connection *conn, struct jbuf *b)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (b->failed) {
+		free(b->p);
+		return answer_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	}
+	r = MHD_create_response_from_buffer(b->n, b->p, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(b->p);
+		return MHD_NO;
+	}
+	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	(void)MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 static struct seg_count *count_find(struct server *s, const struct store_seg *seg)
@@ -498,14 +558,22 @@ static enum MHD_Result do_segments(struct server *s, struct MHD_Connection *conn
 	const struct store_seg *segs;
 	struct jbuf b = {0};
 	struct store *st = NULL;
-	struct MHD_Response *r;
-	enum MHD_Result ret;
 	char why[512], host[256];
 	__u64 t0 = mono_ns(), pending = 0;
 	struct idx ix = {0};
 	size_t n;
 	int err;
 
+	if (gethostname(host, sizeof(host)))
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	if (!s->store) { /* --recordings alone */
+		jput(&b, "{\"store\":null,\"host\":");
+		jstr(&b, host);
+		jput(&b, ",\"now\":%llu,\"segments\":[],\"pending\":0,\"marks\":[]}\n",
+		     (unsigned long long)time(NULL));
+		return answer_json(conn, &b);
+	}
 	err = store__open_reader(s->store, &st, why, sizeof(why));
 	if (err)
 		return answer_fmt(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the store %s: %s\n",
@@ -514,9 +582,6 @@ static enum MHD_Result do_segments(struct server *s, struct MHD_Connection *conn
 	/* the daemon's index gives most counts without reading a segment */
 	if (!store__index_read(st, idx_add, &ix) && ix.n)
 		qsort(ix.e, ix.n, sizeof(*ix.e), idx_cmp);
-	if (gethostname(host, sizeof(host)))
-		host[0] = '\0';
-	host[sizeof(host) - 1] = '\0';
 	jput(&b, "{\"store\":");
 	jstr(&b, s->store);
 	jput(&b, ",\"host\":");
@@ -561,21 +626,78 @@ static enum MHD_Result do_segments(struct server *s, struct MHD_Connection *conn
 	jput(&b, "]}\n");
 	store__free(st);
 	free(ix.e);
-	if (b.failed) {
-		free(b.p);
+	return answer_json(conn, &b);
+}
+
+/* a saved recording of --recordings, as /api/recordings lists it */
+struct rec_ent {
+	char name[SQ_REC_LEN];
+	__u64 bytes;
+	__s64 mtime;
+};
+
+static int rec_newest_first(const void *a, const void *b)
+{
+	const struct rec_ent *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime > y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * /api/recordings: the regular files of --recordings whose names report reads (never a
+ * link, a directory or a device), newest first, RECS_MAX at most
+ */
+static enum MHD_Result do_recordings(struct server *s, struct MHD_Connection *conn)
+{
+	struct rec_ent *e = malloc(2 * RECS_MAX * sizeof(*e));
+	struct jbuf b = {0};
+	struct dirent *de;
+	size_t n = 0, seen = 0;
+	DIR *d = NULL;
+	int fd = -1;
+
+	if (!e)
 		return answer_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	if (s->recfd >= 0)
+		fd = openat(s->recfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && !(d = fdopendir(fd)))
+		close(fd);
+	while (d && (de = readdir(d))) {
+		struct stat st;
+
+		if (!sq_rec_name_ok(de->d_name) ||
+		    fstatat(s->recfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		seen++;
+		if (n == 2 * RECS_MAX) { /* the newest RECS_MAX so far stay */
+			qsort(e, n, sizeof(*e), rec_newest_first);
+			n = RECS_MAX;
+		}
+		memcpy(e[n].name, de->d_name, strlen(de->d_name) + 1); /* checked: < SQ_REC_LEN */
+		e[n].bytes = (__u64)st.st_size;
+		e[n++].mtime = (__s64)st.st_mtime;
 	}
-	r = MHD_create_response_from_buffer(b.n, b.p, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
-		free(b.p);
-		return MHD_NO;
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(e, n, sizeof(*e), rec_newest_first);
+	jput(&b, "{\"dir\":");
+	if (s->recordings)
+		jstr(&b, s->recordings);
+	else
+		jput(&b, "null");
+	jput(&b, ",\"total\":%zu,\"recordings\":[", seen);
+	for (size_t i = 0; i < n && i < RECS_MAX; i++) {
+		jput(&b, "%s{\"name\":", i ? "," : "");
+		jstr(&b, e[i].name);
+		jput(&b, ",\"bytes\":%llu,\"mtime\":%lld}", (unsigned long long)e[i].bytes,
+		     (long long)e[i].mtime);
 	}
-	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	(void)MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
+	jput(&b, "]}\n");
+	free(e);
+	return answer_json(conn, &b);
 }
 
 static enum MHD_Result do_page(struct MHD_Connection *conn)
@@ -684,12 +806,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return from_query ? redirect_with_cookie(s, conn) : do_page(conn);
 	if (!strcmp(url, "/api/segments"))
 		return do_segments(s, conn);
+	if (!strcmp(url, "/api/recordings"))
+		return do_recordings(s, conn);
 	if (!strcmp(url, "/api/profile"))
 		return do_report(s, conn, SQ_PROFILE);
 	if (!strcmp(url, "/api/diff"))
 		return do_report(s, conn, SQ_DIFF);
-	return answer_text(conn, MHD_HTTP_NOT_FOUND, "not here: /, /api/segments, /api/profile, "
-						     "/api/diff\n");
+	return answer_text(conn, MHD_HTTP_NOT_FOUND, "not here: /, /api/segments, "
+						     "/api/recordings, /api/profile, /api/diff\n");
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -747,12 +871,39 @@ static int make_token(const struct jp_opts *o, char *tok)
 	return 0;
 }
 
+/*
+ * --recordings DIR: a directory of the user serve runs as (or root's) that no one else can
+ * write, so every name in it is one that user put there; opened once (see struct server)
+ */
+static int open_recordings(struct server *s)
+{
+	struct stat st;
+
+	s->recfd = open(s->recordings, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->recfd < 0) {
+		pr_err("--recordings %s: %s", s->recordings, strerror(errno));
+		return -1;
+	}
+	if (fstat(s->recfd, &st) || (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & 022)) {
+		pr_err("--recordings %s: must be a directory of yours that no other user can write "
+		       "(another could put there a link to a file you may read and they may not)",
+		       s->recordings);
+		close(s->recfd);
+		s->recfd = -1;
+		return -1;
+	}
+	snprintf(s->recpath, sizeof(s->recpath), "/proc/%d/fd/%d", (int)getpid(), s->recfd);
+	return 0;
+}
+
 int serve_run(const struct jp_opts *o, const char *self_exe)
 {
 	const char *addr = o->listen ? o->listen : SERVE_DEFAULT_ADDR;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			     MHD_USE_POLL | MHD_USE_ERROR_LOG;
-	struct server s = {.exe = self_exe, .store = o->store};
+	struct server s = {.exe = self_exe, .store = o->store, .recordings = o->recordings,
+			   .recfd = -1};
 	struct sockaddr_in6 sa;
 	struct store *st = NULL;
 	char why[512], shown[128];
@@ -765,12 +916,17 @@ int serve_run(const struct jp_opts *o, const char *self_exe)
 		pr_err("--listen: '%s' is not ADDR:PORT or PORT", addr);
 		return JP_EXIT_USAGE;
 	}
-	err = store__open_reader(s.store, &st, why, sizeof(why));
-	if (err) {
-		pr_err("cannot read the store %s: %s", s.store, why[0] ? why : strerror(-err));
-		return JP_EXIT_FAILURE;
+	if (s.store) {
+		err = store__open_reader(s.store, &st, why, sizeof(why));
+		if (err) {
+			pr_err("cannot read the store %s: %s", s.store,
+			       why[0] ? why : strerror(-err));
+			return JP_EXIT_FAILURE;
+		}
+		store__free(st);
 	}
-	store__free(st);
+	if (s.recordings && open_recordings(&s))
+		return JP_EXIT_FAILURE;
 	if (make_token(o, s.token))
 		return JP_EXIT_USAGE;
 	if (sa.sin6_family == AF_INET6) {
@@ -802,12 +958,16 @@ int serve_run(const struct jp_opts *o, const char *self_exe)
 			       MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
 	if (!s.d) {
 		pr_err("cannot listen on %s: %s", addr, strerror(errno ? errno : EADDRINUSE));
+		if (s.recfd >= 0)
+			close(s.recfd);
 		pthread_mutex_destroy(&s.lock);
 		sem_destroy(&s.children);
 		return JP_EXIT_FAILURE;
 	}
 	snprintf(shown, sizeof(shown), "%s", s.loopback ? s.hosts[0] : addr);
-	pr_info("serving %s at http://%s/?token=%s (Ctrl-C ends)", s.store, shown, s.token);
+	pr_info("serving %s%s%s at http://%s/?token=%s (Ctrl-C ends)", s.store ? s.store : "",
+		s.store && s.recordings ? " and " : "", s.recordings ? s.recordings : "", shown,
+		s.token);
 	fflush(stderr);
 	do {
 		if (sigwait(&set, &sig))
@@ -818,5 +978,7 @@ int serve_run(const struct jp_opts *o, const char *self_exe)
 	pthread_mutex_destroy(&s.lock);
 	sem_destroy(&s.children);
 	free(s.counts);
+	if (s.recfd >= 0)
+		close(s.recfd);
 	return JP_EXIT_OK;
 }
