@@ -28,7 +28,10 @@ Parts (in this order; --only picks some):
              last commit before the model redesign (built in a temporary dir under /tmp)
   html       load time of a 100,000-stack HTML flame graph in headless Chromium
   soak       tests/e2e/agent_safety.bats' thread churn under 999 Hz at 90 s a JDK (the
-             suite runs it for 30 s)
+             suite runs it for 20 s)
+  serve      bench/serve.py: `jprof serve` over a day of 30-s segments (2,880 of 5,000
+             distinct stacks each): the timeline, an hour's and the day's flame graph, a
+             directory of 200 recordings
   daemon     bench/longrun.py --daemon: `jprof daemon` over the same 10 JVMs: the store's
              size per segment, hour and day; jprof's CPU and RSS
   longrun    bench/longrun.py: `record -a` for 10 minutes (1 in quick mode) over 10 JVMs of
@@ -551,7 +554,7 @@ def part_daemon(a, tmp):
 
 
 def part_soak(a, tmp):
-    """the e2e suite's thread-churn stress at its long length: 90 s a JDK (30 in the suite)"""
+    """the e2e suite's thread-churn stress at its long length: 90 s a JDK (20 in the suite)"""
     secs = 30 if a.quick else 90
     env = dict(os.environ, STRESS_SECS=str(secs), JPROF=a.jprof,
                JPROF_AGENT=os.path.join(a.build, "libjprofagent.so"),
@@ -612,11 +615,29 @@ def part_trace(a, tmp):
     return res
 
 
+def part_serve(a, tmp):
+    """jprof serve over a day of 30-s segments of 5,000 distinct stacks: timeline, an hour's
+    and the day's flame graph, the recordings list"""
+    js = os.path.join(tmp, "serve.json")
+    run_logged([sys.executable, os.path.join(REPO, "bench/serve.py"), "--build", a.build,
+                "--distinct", "5000", "--runs", "1" if a.quick else "3", "--json", js], 3600)
+    with open(js) as f:
+        res = json.load(f)
+    say(f"serve over a day ({res['segments']} segments of {res['segment_kb']:.0f} kB, "
+        f"{res['source']}): timeline {res['segments_index']['s']:.3f} s (index), all counted "
+        f"without it in {res['segments_noindex']['s_all_counted']:.1f} s; the last hour's flame "
+        f"graph {res['profile_hour_html']['s']:.2f} s (pprof {res['profile_hour_pprof']['s']:.2f} "
+        f"s); the day's {res['profile_day_html']['s']:.1f} s"
+        + (f" ({res['profile_day_html']['error']})" if res['profile_day_html']['error'] else "")
+        + f"; 200 recordings listed in {res['recordings']['s']:.3f} s")
+    return res
+
+
 PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
          "longrun": part_longrun, "daemon": part_daemon, "churn": part_churn,
-         "trace": part_trace}
+         "trace": part_trace, "serve": part_serve}
 
 
 def main():

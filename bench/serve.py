@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""serve.py: how fast `jprof serve` answers over a day's store (issue 29's figures).
+
+A day of 30-s segments (2,880) is made from 4 source segments copied under the names of a
+whole day: by default `jprof daemon -p` of a busy JVM (bench/JavaWork) and a native program
+(small segments); --distinct N: folded profiles of N distinct Java-like stacks each
+(tests/e2e/gen_folded.py, 4 seeds), written as segments by `jprof report` (5,000: ~290 kB, the
+size of a busy 2-CPU host's 30-s segment, README); --source DIR: the segments of a store of
+yours (e.g. one `make bench`'s daemon part left).
+Then, against `jprof serve` on a free loopback port, each request timed from the client
+(curl-like, urllib), median of --runs:
+  - /api/segments with the daemon's index (the timeline: what the page asks first),
+  - /api/segments without the index (a store whose index was lost: counted a second a request),
+  - /api/profile of the last hour (120 segments) as HTML, and as pprof,
+  - /api/profile of the whole day (2,880 segments) as HTML (once; serve stops a report at
+    60 s: then its answer is the figure),
+  - /api/recordings over --recordings of 200 saved recordings.
+Needs root (the daemon), `make all`. --json FILE writes every figure.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SEG_S = 30
+DAY = 2880
+
+
+def seg_name(start):
+    f = "%Y%m%dT%H%M%SZ"
+    return (time.strftime(f, time.gmtime(start)) + "-" +
+            time.strftime(f, time.gmtime(start + SEG_S)) + ".pb.gz")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def record_source(jprof, build, tmp, java):
+    """4 segments of a busy JVM and a native program, by a real daemon"""
+    src = os.path.join(tmp, "src")
+    classes = os.path.join(tmp, "classes")
+    os.makedirs(classes)
+    subprocess.run([os.path.join(java, "bin", "javac"), "-d", classes,
+                    os.path.join(REPO, "bench", "JavaWork.java")], check=True)
+    jw = subprocess.Popen([os.path.join(java, "bin", "java"), "-cp", classes, "JavaWork", "2", "100000"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    hot = subprocess.Popen([os.path.join(build, "tests", "apps", "hotab"), "60"],
+                           stdout=subprocess.DEVNULL)
+    time.sleep(2)
+    d = subprocess.Popen([jprof, "daemon", "--store", src, "-p", f"{jw.pid},{hot.pid}",
+                          "--interval", "5"], stderr=open(os.path.join(tmp, "daemon.err"), "w"))
+    time.sleep(21)
+    d.send_signal(signal.SIGTERM)
+    d.wait(timeout=30)
+    if d.returncode:
+        with open(os.path.join(tmp, "daemon.err")) as f:
+            raise RuntimeError("jprof daemon failed: " + f.read()[-2000:])
+    for p in (jw, hot):
+        p.kill()
+        p.wait()
+    return src
+
+
+def generated_source(jprof, tmp, distinct):
+    """a store of 4 segments of distinct generated stacks each"""
+    src = os.path.join(tmp, "gen")
+    os.makedirs(os.path.join(src, "segments"))
+    t = int(time.time()) - 3600
+    for seed in range(4):
+        folded = os.path.join(tmp, f"gen{seed}.folded")
+        with open(folded, "w") as f:
+            subprocess.run([sys.executable, os.path.join(REPO, "tests/e2e/gen_folded.py"),
+                            str(distinct), str(seed + 1)], stdout=f, check=True)
+        subprocess.run([jprof, "report", folded, "-o",
+                        os.path.join(src, "segments", seg_name(t + seed * SEG_S))],
+                       check=True, stderr=subprocess.DEVNULL)
+        os.unlink(folded)
+    return src
+
+
+def make_day(src, dst, jprof):
+    """DAY segments in the store dst (dst/segments, dst/index) from those of the store src"""
+    src = os.path.join(src, "segments")
+    segs = sorted(f for f in os.listdir(src) if f.endswith(".pb.gz") and f[0] != ".")
+    if not segs:
+        raise RuntimeError(f"no segments in {src}")
+    os.makedirs(os.path.join(dst, "segments"), mode=0o700)
+    end = int(time.time()) // SEG_S * SEG_S
+    start = end - DAY * SEG_S
+    lines = []
+    for i in range(DAY):
+        s = os.path.join(src, segs[i % len(segs)])
+        name = seg_name(start + i * SEG_S)
+        shutil.copyfile(s, os.path.join(dst, "segments", name))
+        lines.append((name, os.path.getsize(s)))
+    if jprof:
+        # the samples of each source segment, as the daemon's index says them
+        counts = {}
+        for f in segs:
+            out = subprocess.run([jprof, "report", os.path.join(src, f), "-f", "folded"],
+                                 capture_output=True, text=True, check=True).stdout
+            counts[os.path.getsize(os.path.join(src, f))] = sum(
+                int(l.rsplit(" ", 1)[1]) for l in out.splitlines() if l.strip())
+        with open(os.path.join(dst, "index"), "w") as f:
+            for name, size in lines:
+                f.write(f"{name} {counts.get(size, 0)} {size}\n")
+    return start, end, sum(sz for _, sz in lines)
+
+
+def timed(url, token, runs):
+    """median, min, max seconds and the answer's bytes (an error answer: its status and line)"""
+    times, size, err = [], 0, None
+    for _ in range(runs):
+        req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+        t0 = time.monotonic()
+        try:
+            with urllib.request.urlopen(req, timeout=300) as r:
+                body = r.read()
+        except urllib.error.HTTPError as e:
+            body, err = b"", f"{e.code} {e.read().decode(errors='replace').strip()}"
+        times.append(time.monotonic() - t0)
+        size = len(body)
+    return statistics.median(times), min(times), max(times), size, err
+
+
+def start_serve(jprof, args, tmp):
+    tokfile = os.path.join(tmp, "token")
+    with open(tokfile, "w") as f:
+        f.write("0123456789abcdef0123456789abcdef\n")
+    os.chmod(tokfile, 0o600)
+    port = free_port()
+    p = subprocess.Popen([jprof, "serve", *args, "--listen", f"127.0.0.1:{port}",
+                          "--token-file", tokfile], stderr=subprocess.PIPE, text=True)
+    line = p.stderr.readline()
+    if "token=" not in line:
+        p.kill()
+        raise RuntimeError("serve did not start: " + line + p.stderr.read())
+    return p, f"http://127.0.0.1:{port}", "0123456789abcdef0123456789abcdef"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--java", default="/usr/lib/jvm/java-17-openjdk-amd64")
+    ap.add_argument("--source", help="a store whose segments make the day")
+    ap.add_argument("--distinct", type=int, help="generated segments of N distinct stacks")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    if os.geteuid():
+        sys.exit("serve.py: needs root (the daemon)")
+    jprof = os.path.join(a.build, "jprof")
+    tmp = tempfile.mkdtemp(prefix="jprof-bench-serve-")
+    res = {}
+    procs = []
+    try:
+        src = (a.source or (generated_source(jprof, tmp, a.distinct) if a.distinct else
+                            record_source(jprof, a.build, tmp, a.java)))
+        store = os.path.join(tmp, "day")
+        start, end, total = make_day(src, store, jprof)
+        res["segments"] = DAY
+        res["source"] = a.source or (f"generated, {a.distinct} distinct stacks a segment"
+                                     if a.distinct else "jprof daemon -p JavaWork,hotab")
+        res["store_mb"] = total / 1e6
+        res["segment_kb"] = total / DAY / 1e3
+        recs = os.path.join(tmp, "recs")
+        os.makedirs(recs, mode=0o700)
+        for i, f in enumerate(sorted(os.listdir(os.path.join(store, "segments")))[:200]):
+            shutil.copyfile(os.path.join(store, "segments", f),
+                            os.path.join(recs, f"rec{i:03d}.pb.gz"))
+        print(f"serve: a day of {DAY} segments of {res['segment_kb']:.0f} kB "
+              f"({res['store_mb']:.0f} MB; {res['source']})", flush=True)
+        p, base, tok = start_serve(jprof, ["--store", store, "--recordings", recs], tmp)
+        procs.append(p)
+        hour = f"since={end - 3600}&until={end}"
+        figures = [
+            ("segments_index", "/api/segments"),
+            ("profile_hour_html", f"/api/profile?{hour}"),
+            ("profile_hour_pprof", f"/api/profile?{hour}&format=pprof"),
+            ("profile_day_html", f"/api/profile?since={start}&until={end}"),
+            ("recordings", "/api/recordings"),
+        ]
+        for key, path in figures:
+            med, lo, hi, size, err = timed(base + path, tok, 1 if "day" in key else a.runs)
+            res[key] = {"s": med, "min": lo, "max": hi, "bytes": size, "error": err}
+            print(f"serve: {path.split('?')[0]} {key}: {med:.3f} s [{lo:.3f}..{hi:.3f}], "
+                  f"{size} bytes" + (f"; answered {err}" if err else ""), flush=True)
+        p.terminate()
+        p.wait(timeout=10)
+        # without the index: a fresh server counts segments a second a request
+        os.unlink(os.path.join(store, "index"))
+        p, base, tok = start_serve(jprof, ["--store", store], tmp)
+        procs.append(p)
+        t0 = time.monotonic()
+        n = 0
+        while True:
+            med, lo, hi, size, err = timed(base + "/api/segments", tok, 1)
+            n += 1
+            with urllib.request.urlopen(urllib.request.Request(
+                    base + "/api/segments", headers={"Authorization": f"Bearer {tok}"})) as r:
+                pending = json.load(r)["pending"]
+            if not pending or n > 200:
+                break
+        res["segments_noindex"] = {"s_all_counted": time.monotonic() - t0, "requests": n,
+                                   "first_s": med}
+        print(f"serve: /api/segments without the index: every segment counted after {n} "
+              f"requests, {res['segments_noindex']['s_all_counted']:.1f} s", flush=True)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(res, indent=1))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
