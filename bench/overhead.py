@@ -280,12 +280,52 @@ def start_profiler(config, w, java, jprof, tmp):
     return lambda: None  # baseline, again
 
 
+# what `perf stat -p` counts in the target JVM over each measured window (windows()): what a
+# sample costs the target outside jprof's own code. Hardware counters are often absent in a VM
+# (this host's say <not supported>): then the software ones are what there is.
+STAT_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults", "cycles",
+               "instructions", "cache-misses", "dTLB-load-misses")
+
+
+def start_stat(pid, tmp):
+    """perf stat of pid's threads until stop_stat; None without perf"""
+    if not shutil.which("perf"):
+        return None
+    out = os.path.join(tmp, "stat.csv")
+    p = spawn(["perf", "stat", "-x", ",", "-e", ",".join(STAT_EVENTS), "-p", str(pid), "-o",
+               out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p.out = out
+    return p
+
+
+def stop_stat(p):
+    """{event: count or None (not supported)} of a perf stat started by start_stat"""
+    if not p:
+        return {}
+    p.send_signal(signal.SIGINT)
+    p.wait()
+    res = {}
+    try:
+        with open(p.out) as f:
+            for line in f:
+                cols = line.strip().split(",")
+                if len(cols) > 2 and cols[2] in STAT_EVENTS:
+                    try:
+                        res[cols[2]] = float(cols[0])
+                    except ValueError:
+                        res[cols[2]] = None
+    except OSError:
+        pass
+    return res
+
+
 def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
     """
     One JVM serving throughout (H2Bench SECS 0, JavaWork ROUNDS 0), measured in windows of
     SECS seconds: for each window its profiler is started, given 1 s to settle (a baseline
     window waits as long), the workload's totals are read before and after the window, the
-    profiler is stopped. Each round runs every configuration but the baseline once (every
+    profiler is stopped; `perf stat -p` counts the JVM's own events over the same seconds
+    (STAT_EVENTS, per operation in the output). Each round runs every configuration but the baseline once (every
     other round backwards), each window between two baseline windows, and compares it with
     their mean: seconds apart in the same JVM, on the same compiled code and heap. This host
     switches the same JVM for seconds to a minute between two speeds (one half the other),
@@ -300,17 +340,20 @@ def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
     ratios = {c: {k: [] for k in keys} for c in configs}
     left_out = {c: 0 for c in configs}
     extras = {c: [] for c in configs}
+    stats = {c: {e: [] for e in STAT_EVENTS} for c in configs}  # per operation
     w = start_workload(workload_cmd)
 
     def window(c, count):
         stop = start_profiler(c, w, workload_cmd[0], jprof, tmp)
         pid = getattr(stop, "pid", None)
         time.sleep(1.0)
+        st = start_stat(w.pid, tmp) if count else None
         a = window_figs(w)
         cpu_a = proc_run_ns(pid) if pid else 0
         time.sleep(secs if count else 0.2)
         b = window_figs(w)
         cpu_b = proc_run_ns(pid) if pid else 0
+        counts = stop_stat(st)
         ex = stop()
         if ex and count:
             # jprof's CPU over the measured window alone: its steady state, without its
@@ -319,6 +362,8 @@ def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
             ex["window_pct"] = 100.0 * (cpu_b - cpu_a) / max(b["t_ns"] - a["t_ns"], 1)
             extras[c].append(ex)
         ops = b["ops"] - a["ops"]
+        for e, v in counts.items():
+            stats[c][e].append(v / ops if v is not None and ops else None)
         return {"ops_per_s": ops / ((b["t_ns"] - a["t_ns"]) / 1e9),
                 "ops_per_cpu_s": ops / max((b["work_cpu_ns"] - a["work_cpu_ns"]) / 1e9, 1e-9)}
 
@@ -369,6 +414,27 @@ def windows(name, workload_cmd, configs, rounds, secs, jprof, tmp, switch=0.05):
             dst[c] = {"values": res[c][k], "median": med, "ratios": rs,
                       "median_ratio": statistics.median(rs) if rs else None,
                       "left_out": left_out[c], "jprof": extras[c] if k == "ops_per_s" else []}
+    if any(stats[c][e] for c in configs for e in STAT_EVENTS):
+        print(f"\n{name}: the JVM's own events per operation (perf stat -p over each measured "
+              f"window; median; ratio to the baseline windows' median)")
+        print("  " + f"{'config':<17}" + "".join(f"{e:>18}" for e in STAT_EVENTS))
+        out["perf_stat_per_op"] = {}
+        for c in configs:
+            line = f"  {c:<17}"
+            out["perf_stat_per_op"][c] = {}
+            for e in STAT_EVENTS:
+                vs = [v for v in stats[c][e] if v is not None]
+                bs = [v for v in stats["baseline"][e] if v is not None]
+                if not vs:
+                    line += f"{'n/a':>18}"
+                    out["perf_stat_per_op"][c][e] = None
+                    continue
+                med = statistics.median(vs)
+                ratio = med / statistics.median(bs) if bs and statistics.median(bs) else None
+                out["perf_stat_per_op"][c][e] = {"median": med, "ratio": ratio}
+                line += f"{med:>11.4g}" + (f" x{ratio:<5.3f}" if ratio and c != "baseline"
+                                           else " " * 7)
+            print(line)
     for c in configs:
         if extras[c]:
             print(f"  last {c} summary: {extras[c][-1]['summary']}")

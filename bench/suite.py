@@ -11,7 +11,9 @@ Parts (in this order; --only picks some):
              profiler that takes Java stacks in a signal handler
   h2         a real application's throughput: JDBC transactions on Debian's H2 (libh2-java,
              bench/H2Bench.java), baseline vs jprof 99/999 Hz vs perf vs JFR profile, in
-             interleaved windows of one serving JVM (overhead.windows)
+             interleaved windows of one serving JVM (overhead.windows); the JVM's own events
+             per transaction in each window (perf stat -p: task clock, switches, migrations,
+             page faults, and cycles, instructions, cache and dTLB misses where counted)
   host       bench/host.py: time to first sample (0/1/10 JVMs), BPF run time per program,
              jprof's own CPU and peak RSS
   syscalls   bench/syscalls.sh: cost of the syscall and off-CPU programs per syscall
@@ -230,6 +232,15 @@ def part_h2(a, tmp):
     ratio_line("H2 throughput", res, configs, "higher is better")
     ratio_line("H2 transactions per second of the workers' CPU", res["also"]["ops_per_cpu_s"],
                configs, "higher is better")
+    ps = res.get("perf_stat_per_op")
+    if ps:
+        def figs(c):
+            return ", ".join(f"{e} x{v['ratio']:.3f}" for e, v in ps[c].items()
+                             if v and v["ratio"]) or "none"
+        missing = [e for e, v in ps["baseline"].items() if not v]
+        say("H2, the JVM's own events per transaction against the baseline windows (perf stat "
+            "-p): " + "; ".join(f"{c}: {figs(c)}" for c in configs if c != "baseline")
+            + (f" (not counted on this host: {', '.join(missing)})" if missing else ""))
     return res
 
 
