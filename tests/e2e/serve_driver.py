@@ -89,6 +89,23 @@ def main(argv):
              " status: document.getElementById('status').textContent,"
              " hash: location.hash, where: document.getElementById('where').textContent})")
 
+    def diff_shown(what):
+        """the diff page in the frame, NAME among its frames"""
+        wait_for("(() => { const w = document.getElementById('view').contentWindow;"
+                 " return !!(w && w.jprof && w.document.body.textContent.includes('base')"
+                 " && w.jprof.frameRect(%s)); })()" % json.dumps(frame), what)
+
+    def reopened(before, what):
+        """the page's own URL opened afresh: (the same range, base and address?, its state)"""
+        url = b.eval("location.href")
+        b.send("Page.navigate", {"url": "about:blank"})
+        b.wait_event("Page.loadEventFired")
+        b.send("Page.navigate", {"url": url})
+        b.wait_event("Page.loadEventFired")
+        wait_for(graph, what)
+        again = b.eval(state)
+        return all(again[k] == before[k] for k in ("range", "base", "hash")), again
+
     try:
         b = new_page(chromium, 1280, 800, profile_dir)
 
@@ -126,22 +143,13 @@ def main(argv):
         wait_for(graph, "the second range's flame graph")
         b.eval("document.getElementById('view').srcdoc = ''")
         b.click_selector("#diff")
-        wait_for("(() => { const w = document.getElementById('view').contentWindow;"
-                 " return !!(w && w.jprof && w.document.body.textContent.includes('base')"
-                 " && w.jprof.frameRect(%s)); })()" % json.dumps(frame), "the diff")
+        diff_shown("the diff")
         shot("serve-diff")
         st = b.eval(state)
         emit("base", state=st)
 
         t_step[0] = time.monotonic()
-        url = b.eval("location.href")
-        b.send("Page.navigate", {"url": "about:blank"})
-        b.wait_event("Page.loadEventFired")
-        b.send("Page.navigate", {"url": url})
-        b.wait_event("Page.loadEventFired")
-        wait_for(graph, "the view from the link")
-        again = b.eval(state)
-        same = all(again[k] == st[k] for k in ("range", "base", "hash"))
+        same, again = reopened(st, "the view from the link")
         emit("link", same=same, state=again)
         if not same:
             status = 1
@@ -161,19 +169,9 @@ def main(argv):
             pick(new)
             b.eval("document.getElementById('view').srcdoc = ''")
             b.click_selector("#diff")
-            wait_for("(() => { const w = document.getElementById('view').contentWindow;"
-                     " return !!(w && w.jprof && w.document.body.textContent.includes('base')"
-                     " && w.jprof.frameRect(%s)); })()" % json.dumps(frame), "the recordings' diff")
+            diff_shown("the recordings' diff")
             shot("serve-recordings-diff")
-            st = b.eval(state)
-            url = b.eval("location.href")
-            b.send("Page.navigate", {"url": "about:blank"})
-            b.wait_event("Page.loadEventFired")
-            b.send("Page.navigate", {"url": url})
-            b.wait_event("Page.loadEventFired")
-            wait_for(graph, "the recordings' view from the link")
-            again = b.eval(state)
-            same = all(again[k] == st[k] for k in ("range", "base", "hash"))
+            same, again = reopened(b.eval(state), "the recordings' view from the link")
             emit("recs", same=same, state=again)
             if not same:
                 status = 1
