@@ -8,7 +8,7 @@
 #include "mtrace.h"
 
 /*
- * Loaded by jprof trace only, for the traced JVMs' threads (mt_pids): each off-CPU interval
+ * Loaded by jprof trace only, for the traced JVMs' threads (tgids): each off-CPU interval
  * (sched_switch out to in, with the state it left in, the system call in flight and, when
  * it blocked, a few kernel frames) and each system call (sys_enter to sys_exit), one
  * record each through mt_events, which user space reads every 100 ms (no wakeups). A full
@@ -28,12 +28,23 @@ struct mt_thr {
 	struct jp_mtk_ev off; /* start_ns 0: on CPU (or not seen leaving) */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, JP_MTK_PIDS_MAX);
-	__type(key, __u32);
-	__type(value, __u8);
-} mt_pids SEC(".maps");
+/*
+ * The traced JVMs (host pids), set before load: a few compares in rodata instead of a map
+ * lookup, since sys_enter and sys_exit run for every system call of the host
+ */
+const volatile __u32 n_tgids = 0;
+const volatile __u32 tgids[JP_MTK_PIDS_MAX] = {};
+
+static __always_inline bool tgid_traced(__u32 tgid)
+{
+	for (__u32 i = 0; i < JP_MTK_PIDS_MAX; i++) {
+		if (i >= n_tgids)
+			return false;
+		if (tgids[i] == tgid)
+			return true;
+	}
+	return false;
+}
 
 /* host tid -> its open interval and call; LRU: exited threads fall out. Sized by the loader */
 struct {
@@ -98,7 +109,7 @@ static __always_inline struct mt_thr *thr_of(struct task_struct *t, __u32 tid, _
 {
 	struct mt_thr *e = bpf_map_lookup_elem(&mt_thr, &tid);
 
-	if (e || !bpf_map_lookup_elem(&mt_pids, &tgid))
+	if (e || !tgid_traced(tgid))
 		return e;
 	(void)bpf_map_update_elem(&mt_thr, &tid, &zero_thr, BPF_NOEXIST);
 	e = bpf_map_lookup_elem(&mt_thr, &tid);
@@ -137,12 +148,19 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 					(state & TASK_UNINTERRUPTIBLE) && !(state & TASK_NOLOAD)
 						? JP_MTK_DISK
 						: JP_MTK_SLEEP;
-				/* prev is current: its kernel stack, where it blocked */
-				n = bpf_get_stack(ctx, e->off.kstack, sizeof(e->off.kstack), 0);
-				if (n < 0)
-					st_inc(JP_MTK_ST_KSTACK);
-				else
-					e->off.n_kstack = n / sizeof(__u64);
+				/*
+				 * prev is current: its kernel stack, where it blocked; not for
+				 * a sleep in a system call (futex, epoll_wait, ...), which the
+				 * call names: the stack walk cost more than the rest
+				 */
+				if (e->off.state == JP_MTK_DISK || e->off.nr < 0) {
+					n = bpf_get_stack(ctx, e->off.kstack, sizeof(e->off.kstack),
+							  0);
+					if (n < 0)
+						st_inc(JP_MTK_ST_KSTACK);
+					else
+						e->off.n_kstack = n / sizeof(__u64);
+				}
 			}
 		}
 	}
@@ -181,7 +199,7 @@ static __always_inline int on_enter(long nr)
 	__u32 tid = (__u32)id, tgid = id >> 32;
 	struct mt_thr *e;
 
-	if (!bpf_map_lookup_elem(&mt_pids, &tgid))
+	if (!tgid_traced(tgid))
 		return 0;
 	e = thr_of((struct task_struct *)bpf_get_current_task(), tid, tgid);
 	if (!e)
@@ -198,7 +216,7 @@ static __always_inline int on_exit(void)
 	struct jp_mtk_ev *r;
 	struct mt_thr *e;
 
-	if (!bpf_map_lookup_elem(&mt_pids, &tgid))
+	if (!tgid_traced(tgid))
 		return 0;
 	e = bpf_map_lookup_elem(&mt_thr, &tid);
 	if (!e || !e->sc_start) {

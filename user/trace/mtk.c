@@ -121,7 +121,6 @@ int mtk__start(const __u32 *tgids, size_t n, const struct mtk_opts *o, struct mt
 {
 	struct mtk *m;
 	bool btf;
-	__u8 one = 1;
 	int err;
 
 	if (n > JP_MTK_PIDS_MAX)
@@ -155,17 +154,12 @@ int mtk__start(const __u32 *tgids, size_t n, const struct mtk_opts *o, struct mt
 	bpf_program__set_autoload(m->skel->progs.mt_switch_raw, !btf);
 	bpf_program__set_autoload(m->skel->progs.mt_enter_raw, !btf);
 	bpf_program__set_autoload(m->skel->progs.mt_exit_raw, !btf);
+	m->skel->rodata->n_tgids = (__u32)n;
+	for (size_t i = 0; i < n; i++)
+		m->skel->rodata->tgids[i] = tgids[i];
 	err = mtrace_bpf__load(m->skel);
 	if (err)
 		goto out_free;
-	for (size_t i = 0; i < n; i++) {
-		err = bpf_map_update_elem(bpf_map__fd(m->skel->maps.mt_pids), &tgids[i], &one,
-					  BPF_ANY);
-		if (err) {
-			err = -errno;
-			goto out_free;
-		}
-	}
 	m->rb = ring_buffer__new(bpf_map__fd(m->skel->maps.mt_events), on_event, m, NULL);
 	if (!m->rb) {
 		err = -errno;
