@@ -3,7 +3,9 @@
 // It prints "ready", then each time DIR/goN appears (N = 1, 2, ...) runs: sleep40 x3
 // (Thread.sleep(40)), fsync x3 (writes 4 MiB to DIR/fsync.dat and fsyncs it), spin30 x3
 // (30 ms of CPU, no call out), contended x3 (enters a monitor another thread holds for
-// 40 ms: it waits ~40 ms), and writes DIR/doneN; it exits on DIR/quit.
+// 40 ms: it waits ~40 ms), gc x3 (4 MiB allocated, then System.gc(): a GC pause; 250 ms
+// apart, so that hsperfdata, read every 100 ms, shows each), and writes DIR/doneN; it
+// exits on DIR/quit.
 import java.io.FileOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,6 +44,14 @@ public class SplitApp {
         }
     }
 
+    static void gc() {
+        byte[][] a = new byte[64][];
+        for (int i = 0; i < a.length; i++)
+            a[i] = new byte[64 << 10];
+        sink += a.length;
+        System.gc();
+    }
+
     // another thread takes LOCK and holds it 40 ms; contended() then waits for it
     static void holdThenContend() throws Exception {
         CountDownLatch held = new CountDownLatch(1);
@@ -74,6 +84,10 @@ public class SplitApp {
                 spin30();
             for (int i = 0; i < 3; i++)
                 holdThenContend();
+            for (int i = 0; i < 3; i++) {
+                gc();
+                Thread.sleep(250);
+            }
             Files.deleteIfExists(dir.resolve("fsync.dat"));
         } catch (Exception e) {
             throw new RuntimeException(e);
