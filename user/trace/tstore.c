@@ -77,8 +77,11 @@ static struct tthr *thr_get(struct tstore *s, __u32 tgid, __u32 ns_tid, int add)
 
 static void drop_front(struct tthr *t)
 {
-	const struct tsplit_ev *e = &t->ev[t->head];
+	const struct tsplit_ev *e;
 
+	if (!t->n || !t->cap)
+		return;
+	e = &t->ev[t->head];
 	if (e->end_ns > t->lost_until)
 		t->lost_until = e->end_ns;
 	t->head = (t->head + 1) % t->cap;
@@ -109,7 +112,7 @@ static int make_room(struct tstore *s, struct tthr *t)
 		s->dropped_budget++;
 		return 0;
 	}
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; t->cap && i < t->n; i++)
 		ev[i] = t->ev[(t->head + i) % t->cap];
 	free(t->ev);
 	s->bytes += (nc - t->cap) * sizeof(*ev);
