@@ -243,3 +243,47 @@ TEST(store_budget)
 	tstore__free(s);
 	tstore__free(NULL);
 }
+
+/*
+ * Whatever the events (any order, overlapping, past the call, huge): the split's parts add
+ * up to the duration, nothing exceeds it, and the store stays in its budget. Nothing here
+ * is parsed from outside (the records are our BPF program's), so a seeded loop, not a fuzzer.
+ */
+TEST(random_events_invariants)
+{
+	__u64 x = 0x9e3779b97f4a7c15ull;
+	struct tstore *s = tstore__new(16384, 5000);
+	struct tstore_stats st;
+
+	ASSERT_TRUE(s);
+	for (int round = 0; round < 20000; round++) {
+		struct tsplit_ev e;
+		struct tsplit_res r;
+		__u64 a, b, start, dur;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		a = x % 10000;
+		b = a + (x >> 20) % 3000;
+		e = (x >> 40) & 1 ? off(a, b, 1 + (x >> 41) % 3, (int)((x >> 44) % 400) - 1)
+				  : sc(a, b, (int)((x >> 44) % 400));
+		if ((x >> 50) % 97 == 0)
+			e.end_ns = ~0ull; /* an absurd end */
+		tstore__add(s, 1 + (x >> 52) % 3, 1 + (x >> 54) % 50, &e);
+		if (round % 1000 == 999)
+			tstore__prune(s, a + 4000);
+		start = (x >> 8) % 10000;
+		dur = (x >> 24) % 5000;
+		tstore__split(s, 1 + (x >> 30) % 3, 1 + (x >> 32) % 50, start, dur, &r);
+		if (r.cpu_ns + r.off_ns != dur || r.off_ns > dur || r.n_off > TSPLIT_TOP ||
+		    r.n_sc > TSPLIT_TOP) {
+			FAIL_AT("round %d: dur %llu cpu %llu off %llu", round,
+				(unsigned long long)dur, (unsigned long long)r.cpu_ns,
+				(unsigned long long)r.off_ns);
+			break;
+		}
+	}
+	tstore__stats(s, &st);
+	EXPECT_TRUE(st.bytes <= 16384);
+	EXPECT_TRUE(st.bytes_peak <= 16384);
+	tstore__free(s);
+}
