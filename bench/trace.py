@@ -110,14 +110,18 @@ def split_bench(a, w, tmp, res, method=METHOD):
             if alive is None:
                 sys.exit(f"trace.py: jprof trace ended before it was stopped: {text}")
             life_ops = totals(w)["ops"] - life0["ops"]
-            m = re.search(r"kernel split: (\d+) off-CPU intervals, (\d+) system calls; lost: "
-                          r"(\d+) ring buffer full, (\d+) thread table full, (\d+) over", text)
-            ev = [int(x) for x in m.groups()] if m else [0] * 5
+            m = re.search(r"kernel split: (\d+) off-CPU intervals, (\d+) system calls \((\d+) "
+                          r"short ones in (\d+) batches\); lost: (\d+) ring buffer full, "
+                          r"(\d+) thread table full, (\d+) over", text)
+            g = [int(x) for x in m.groups()] if m else [0] * 7
+            ev = [g[0], g[1], g[4], g[5], g[6]]  # system calls: all, batched or not
+            records = g[0] + g[1] - g[2] + g[3]
             with open(out) as f:
                 d = json.load(f)
             t.update(kernel=kernel, life_ops=life_ops,
                      calls=sum(m.get("calls", 0) for m in d["methods"]), off=ev[0], sc=ev[1],
-                     lost_kernel=ev[2] + ev[3], lost_budget=ev[4], jprof_cpu_ns=jprof_cpu_ns,
+                     lost_kernel=ev[2] + ev[3], lost_budget=ev[4], records=records,
+                     jprof_cpu_ns=jprof_cpu_ns,
                      split_slow=sum(1 for c in d["slowest"] if c.get("split", {}).get("kernel")))
             rows.append(t)
     res["split_windows"] = rows
@@ -136,6 +140,7 @@ def split_bench(a, w, tmp, res, method=METHOD):
                       "ns_per_call_jvm": added / max(k["calls"] / max(k["life_ops"], 1), 1e-9),
                       "jprof_ns_per_event": (k["jprof_cpu_ns"] - n["jprof_cpu_ns"]) /
                       max(ev_per_op * k["ops"], 1),
+                      "records_per_event": k["records"] / max(k["off"] + k["sc"], 1),
                       "lost_kernel": k["lost_kernel"], "lost_budget": k["lost_budget"]})
     res["split_pairs"] = pairs
 

@@ -20,13 +20,9 @@
 #define TASK_DEAD	     0x80
 #define TASK_NOLOAD	     0x400
 
-/* per thread: what is open (an off-CPU interval, a system call) */
-struct mt_thr {
-	__u64 sc_start; /* 0: no call in flight */
-	__s32 sc_nr;
-	__u32 pad;
-	struct jp_mtk_ev off; /* start_ns 0: on CPU (or not seen leaving) */
-};
+/* short calls are batched (mtrace.h jp_mtk_thr); 0: every call sent */
+const volatile __u64 sc_batch_ns = 20000;
+const volatile __u64 batch_span_ns = 1000000;
 
 /*
  * The traced JVMs (host pids), set before load: a few compares in rodata instead of a map
@@ -51,7 +47,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
-	__type(value, struct mt_thr);
+	__type(value, struct jp_mtk_thr);
 } mt_thr SEC(".maps");
 
 struct {
@@ -66,7 +62,7 @@ struct {
 	__type(value, __u64);
 } mt_stats SEC(".maps");
 
-static const struct mt_thr zero_thr;
+static const struct jp_mtk_thr zero_thr;
 
 /* a record without kernel frames: up to kstack */
 #define EV_HEAD __builtin_offsetof(struct jp_mtk_ev, kstack)
@@ -77,6 +73,36 @@ static __always_inline void st_inc(__u32 k)
 
 	if (v)
 		(*v)++;
+}
+
+/* the thread's open batch of short calls, sent */
+static __always_inline void flush_batch(struct jp_mtk_thr *e)
+{
+	struct jp_mtk_ev *r;
+
+	if (!e->b_count)
+		return;
+	r = bpf_ringbuf_reserve(&mt_events, EV_HEAD, 0);
+	if (r) {
+		r->start_ns = e->b_start;
+		r->end_ns = e->b_end;
+		r->tid = e->off.tid;
+		r->ns_tid = e->off.ns_tid;
+		r->tgid = e->off.tgid;
+		r->nr = e->b_nr;
+		r->kind = JP_MTK_SCB;
+		r->state = 0;
+		r->n_kstack = 0;
+		r->pad = 0;
+		r->count = e->b_count;
+		r->sc_ns = e->b_ns;
+		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+		st_inc(JP_MTK_ST_BATCHES);
+	} else {
+		st_inc(JP_MTK_ST_RB_SC);
+	}
+	e->b_count = 0;
+	e->b_ns = 0;
 }
 
 /* task_struct.state became __state in 5.14 */
@@ -105,9 +131,9 @@ static __always_inline __u32 ns_tid_of(struct task_struct *t)
 }
 
 /* t's entry, made the first time a thread of a traced JVM is seen; NULL: not traced */
-static __always_inline struct mt_thr *thr_of(struct task_struct *t, __u32 tid, __u32 tgid)
+static __always_inline struct jp_mtk_thr *thr_of(struct task_struct *t, __u32 tid, __u32 tgid)
 {
-	struct mt_thr *e = bpf_map_lookup_elem(&mt_thr, &tid);
+	struct jp_mtk_thr *e = bpf_map_lookup_elem(&mt_thr, &tid);
 
 	if (e || !tgid_traced(tgid))
 		return e;
@@ -129,12 +155,14 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 {
 	__u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid);
 	__u64 now = bpf_ktime_get_ns();
-	struct mt_thr *e;
+	struct jp_mtk_thr *e;
 	__u32 state;
 
 	if (ptid && (e = thr_of(prev, ptid, BPF_CORE_READ(prev, tgid)))) {
 		/* a preempted task stays runnable even with a sleeping state set */
 		state = preempt ? TASK_RUNNING : task_state(prev);
+		/* its short calls so far go before the interval, in the order they ended */
+		flush_batch(e);
 		if (!(state & TASK_DEAD)) {
 			long n = 0;
 
@@ -197,7 +225,7 @@ static __always_inline int on_enter(long nr)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, tgid = id >> 32;
-	struct mt_thr *e;
+	struct jp_mtk_thr *e;
 
 	if (!tgid_traced(tgid))
 		return 0;
@@ -214,7 +242,8 @@ static __always_inline int on_exit(void)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, tgid = id >> 32;
 	struct jp_mtk_ev *r;
-	struct mt_thr *e;
+	struct jp_mtk_thr *e;
+	__u64 now;
 
 	if (!tgid_traced(tgid))
 		return 0;
@@ -223,6 +252,24 @@ static __always_inline int on_exit(void)
 		st_inc(JP_MTK_ST_NO_ENTER);
 		return 0;
 	}
+	now = bpf_ktime_get_ns();
+	if (now - e->sc_start < sc_batch_ns) {
+		if (e->b_count && now - e->b_start > batch_span_ns)
+			flush_batch(e);
+		if (!e->b_count) {
+			e->b_start = e->sc_start;
+			e->b_nr = e->sc_nr;
+		} else if (e->b_nr != e->sc_nr) {
+			e->b_nr = JP_MTK_NR_MIXED;
+		}
+		e->b_end = now;
+		e->b_ns += now - e->sc_start;
+		e->b_count++;
+		e->sc_start = 0;
+		st_inc(JP_MTK_ST_BATCHED);
+		return 0;
+	}
+	flush_batch(e);
 	/* no kernel stack: the record up to kstack */
 	r = bpf_ringbuf_reserve(&mt_events, EV_HEAD, 0);
 	if (!r) {
@@ -231,7 +278,7 @@ static __always_inline int on_exit(void)
 		return 0;
 	}
 	r->start_ns = e->sc_start;
-	r->end_ns = bpf_ktime_get_ns();
+	r->end_ns = now;
 	r->tid = tid;
 	r->ns_tid = e->off.ns_tid;
 	r->tgid = tgid;
@@ -239,7 +286,9 @@ static __always_inline int on_exit(void)
 	r->kind = JP_MTK_SC;
 	r->state = 0;
 	r->n_kstack = 0;
-	__builtin_memset(r->pad, 0, sizeof(r->pad));
+	r->pad = 0;
+	r->count = 1;
+	r->sc_ns = now - e->sc_start;
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	st_inc(JP_MTK_ST_SC);
 	e->sc_start = 0;

@@ -8,8 +8,11 @@
 #define JP_MTK_RB_DEFAULT (8u << 20)
 
 /* jp_mtk_ev.kind */
-#define JP_MTK_OFF 1 /* an off-CPU interval: switch-out to switch-in */
-#define JP_MTK_SC  2 /* a system call: sys_enter to sys_exit */
+#define JP_MTK_OFF	1 /* an off-CPU interval: switch-out to switch-in */
+#define JP_MTK_SC	2 /* a system call: sys_enter to sys_exit */
+#define JP_MTK_SCB	3 /* short system calls in a row: first start, last end, count, time */
+
+#define JP_MTK_NR_MIXED (-2) /* JP_MTK_SCB of several calls */
 
 /* jp_mtk_ev.state (JP_MTK_OFF): how the thread left the CPU */
 #define JP_MTK_RUNNABLE 1 /* preempted, or yielded while runnable: waiting for a CPU */
@@ -24,7 +27,9 @@
 #define JP_MTK_ST_THR_FULL 4 /* a thread not tracked: the thread table was full */
 #define JP_MTK_ST_NO_ENTER 5 /* a sys_exit without its sys_enter (began before attach) */
 #define JP_MTK_ST_KSTACK   6 /* kernel stacks that could not be taken */
-#define JP_MTK_ST_MAX	   7
+#define JP_MTK_ST_BATCHED  7 /* short system calls sent in a JP_MTK_SCB */
+#define JP_MTK_ST_BATCHES  8 /* JP_MTK_SCB records sent */
+#define JP_MTK_ST_MAX	   9
 
 /* one event, host tid and the tid in the JVM's pid namespace (what the agent records) */
 struct jp_mtk_ev {
@@ -37,8 +42,26 @@ struct jp_mtk_ev {
 	__u8 kind;     /* JP_MTK_* */
 	__u8 state;    /* JP_MTK_OFF: JP_MTK_RUNNABLE/SLEEP/DISK */
 	__u8 n_kstack; /* JP_MTK_OFF, blocking: frames in kstack */
-	__u8 pad[5];
+	__u8 pad;
+	__u32 count; /* JP_MTK_SCB: the calls, and their time */
+	__u64 sc_ns;
 	__u64 kstack[JP_MTK_KSTACK];
+};
+
+/*
+ * Per thread (the mt_thr map, read by user space for a batch still open): what is open.
+ * System calls shorter than sc_batch_ns are not sent one by one: they add up in the open
+ * batch, sent as one JP_MTK_SCB when a longer call or a switch-out comes, or when it spans
+ * more than batch_span_ns.
+ */
+struct jp_mtk_thr {
+	__u64 sc_start; /* 0: no call in flight */
+	__s32 sc_nr;
+	__u32 b_count; /* the open batch (0: none) */
+	__u64 b_start, b_end, b_ns;
+	__s32 b_nr; /* the batch's call, or JP_MTK_NR_MIXED */
+	__u32 pad;
+	struct jp_mtk_ev off; /* start_ns 0: on CPU (or not seen leaving) */
 };
 
 #endif /* JPROF_MTRACE_H */

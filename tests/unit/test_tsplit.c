@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* test_tsplit.c: jprof trace's split of a slow call (user/trace/tsplit.c) and its event windows (tstore.c). */
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -122,6 +123,61 @@ TEST(top_syscalls_and_zero_length)
 	EXPECT_EQ(r.cpu_ns, 1000);
 }
 
+static struct tsplit_ev scb(__u64 s, __u64 e, __s32 nr, __u32 count, __u64 ns)
+{
+	return (struct tsplit_ev){.start_ns = s,
+				  .end_ns = e,
+				  .nr = nr,
+				  .kind = TSPLIT_SCB,
+				  .count = count,
+				  .sc_ns = ns};
+}
+
+/* short calls in batches: whole inside, cut by the call (in proportion), of mixed calls */
+TEST(batches_of_short_calls)
+{
+	struct tsplit_ev ev[] = {
+		scb(100, 200, __NR_read, 10, 50),   /* inside: 10 calls, 50 ns */
+		scb(0, 200, __NR_write, 100, 100),  /* half inside: ~50 calls, 50 ns */
+		scb(300, 300, __NR_getpid, 1, 0),   /* 0 ns span, inside */
+		scb(350, 360, TSPLIT_MIXED, 4, 8),  /* mixed */
+		scb(1000, 1100, __NR_read, 10, 50), /* after: out */
+	};
+	struct tsplit_res r;
+
+	tsplit_compute(ev, 5, 100, 400, 0, &r);
+	EXPECT_EQ(r.sc_count, 10 + 50 + 1 + 4);
+	EXPECT_EQ(r.sc_ns, 50 + 50 + 0 + 8);
+	ASSERT_TRUE(r.n_sc == 4);
+	EXPECT_STREQ(r.sc[0].name, "read");
+	EXPECT_EQ(r.sc[0].count, 10);
+	EXPECT_STREQ(r.sc[1].name, "write");
+	EXPECT_EQ(r.sc[1].count, 50);
+	EXPECT_STREQ(r.sc[2].name, "(short, mixed)");
+	EXPECT_EQ(r.cpu_ns, 400);
+}
+
+/* the kernel's batch still open counts with the stored events; the host tid is kept */
+TEST(store_open_batch)
+{
+	struct tstore *s = tstore__new(1 << 20, 1000 * MS);
+	struct tsplit_ev e = sc(100, 150, __NR_fsync), open = scb(200, 300, __NR_read, 5, 20);
+	struct tsplit_res r;
+	__u32 tid = 0;
+
+	ASSERT_TRUE(s);
+	EXPECT_EQ(tstore__host_tid(s, 9, 90, &tid), -ENOENT);
+	tstore__add(s, 9, 90, 12345, &e);
+	EXPECT_EQ(tstore__host_tid(s, 9, 90, &tid), 0);
+	EXPECT_EQ(tid, 12345);
+	tstore__split_with(s, 9, 90, 0, 1000, &open, 1, &r);
+	EXPECT_EQ(r.sc_count, 6);
+	EXPECT_EQ(r.sc_ns, 70);
+	tstore__split_with(s, 9, 91, 0, 1000, &open, 1, &r); /* a thread with no events */
+	EXPECT_EQ(r.sc_count, 5);
+	tstore__free(s);
+}
+
 TEST(gc_pauses)
 {
 	struct tsplit_res r;
@@ -176,7 +232,7 @@ TEST(store_window_and_wrap)
 	for (__u64 i = 0; i < 1000; i++) {
 		struct tsplit_ev e = off(i * 2 * MS, i * 2 * MS + MS, TSPLIT_SLEEP, __NR_futex);
 
-		tstore__add(s, 7, 70, &e);
+		tstore__add(s, 7, 70, 7070, &e);
 	}
 	tstore__split(s, 7, 70, 100 * MS, 100 * MS, &r); /* 50 of them */
 	EXPECT_EQ(r.off_ns, 50 * MS);
@@ -196,7 +252,7 @@ TEST(store_window_and_wrap)
 	for (__u64 i = 1000; i < 1300; i++) {
 		struct tsplit_ev e = off(i * 2 * MS, i * 2 * MS + MS, TSPLIT_SLEEP, __NR_futex);
 
-		tstore__add(s, 7, 70, &e);
+		tstore__add(s, 7, 70, 7070, &e);
 	}
 	tstore__split(s, 7, 70, 1900 * MS, 400 * MS, &r);
 	EXPECT_EQ(r.off_ns, 200 * MS);
@@ -221,7 +277,7 @@ TEST(store_budget)
 	for (__u64 i = 0; i < 10000; i++) {
 		struct tsplit_ev e = sc(i * 10, i * 10 + 5, __NR_write);
 
-		tstore__add(s, 1, 1, &e);
+		tstore__add(s, 1, 1, 11, &e);
 	}
 	tstore__stats(s, &st);
 	EXPECT_TRUE(st.bytes <= 8192);
@@ -236,7 +292,7 @@ TEST(store_budget)
 	for (__u32 t = 2; t < 200; t++) {
 		struct tsplit_ev e = sc(200000, 200005, __NR_write);
 
-		tstore__add(s, 1, t, &e);
+		tstore__add(s, 1, t, 100 + t, &e);
 	}
 	tstore__split(s, 1, 1, 199000, 2000, &r);
 	EXPECT_EQ(r.incomplete, 1);
@@ -264,11 +320,13 @@ TEST(random_events_invariants)
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		a = x % 10000;
 		b = a + (x >> 20) % 3000;
-		e = (x >> 40) & 1 ? off(a, b, 1 + (x >> 41) % 3, (int)((x >> 44) % 400) - 1)
-				  : sc(a, b, (int)((x >> 44) % 400));
+		e = (x >> 40) & 1   ? off(a, b, 1 + (x >> 41) % 3, (int)((x >> 44) % 400) - 1)
+		    : (x >> 39) & 1 ? sc(a, b, (int)((x >> 44) % 400))
+				    : scb(a, b, (int)((x >> 44) % 400) - 2, (x >> 45) % 1000,
+					  (x >> 46) % 100000);
 		if ((x >> 50) % 97 == 0)
 			e.end_ns = ~0ull; /* an absurd end */
-		tstore__add(s, 1 + (x >> 52) % 3, 1 + (x >> 54) % 50, &e);
+		tstore__add(s, 1 + (x >> 52) % 3, 1 + (x >> 54) % 50, 5, &e);
 		if (round % 1000 == 999)
 			tstore__prune(s, a + 4000);
 		start = (x >> 8) % 10000;

@@ -16,7 +16,8 @@
 #include "trace/tstore.h"
 #include "mtrace.skel.h"
 
-_Static_assert(sizeof(struct jp_mtk_ev) == 40 + 8 * JP_MTK_KSTACK, "mtk event");
+_Static_assert(sizeof(struct jp_mtk_ev) == 48 + 8 * JP_MTK_KSTACK, "mtk event");
+_Static_assert(TSPLIT_MIXED == JP_MTK_NR_MIXED, "tsplit mixed");
 _Static_assert(TSPLIT_RUNNABLE == JP_MTK_RUNNABLE && TSPLIT_SLEEP == JP_MTK_SLEEP &&
 		       TSPLIT_DISK == JP_MTK_DISK,
 	       "tsplit states");
@@ -81,7 +82,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	const struct jp_mtk_ev *e = data;
 	struct tsplit_ev ev = {0};
 
-	if (size < EV_HEAD || (e->kind != JP_MTK_OFF && e->kind != JP_MTK_SC) ||
+	if (size < EV_HEAD || e->kind < JP_MTK_OFF || e->kind > JP_MTK_SCB ||
 	    e->end_ns < e->start_ns) {
 		m->bad++;
 		return 0;
@@ -89,11 +90,15 @@ static int on_event(void *ctx, void *data, size_t size)
 	ev.start_ns = e->start_ns;
 	ev.end_ns = e->end_ns;
 	ev.nr = e->nr;
-	ev.kind = e->kind == JP_MTK_OFF ? TSPLIT_OFF : TSPLIT_SC;
+	ev.kind = e->kind == JP_MTK_OFF	 ? TSPLIT_OFF
+		  : e->kind == JP_MTK_SC ? TSPLIT_SC
+					 : TSPLIT_SCB;
 	ev.state = e->state;
+	ev.count = e->count;
+	ev.sc_ns = e->sc_ns;
 	if (e->kind == JP_MTK_OFF && e->n_kstack && size >= sizeof(*e))
 		ev.kaddr = top_frame(m, e);
-	tstore__add(m->st, e->tgid, e->ns_tid, &ev);
+	tstore__add(m->st, e->tgid, e->ns_tid, e->tid, &ev);
 	return 0;
 }
 
@@ -204,7 +209,28 @@ int mtk__poll(struct mtk *m, __u64 now_ns)
 void mtk__split(struct mtk *m, __u32 tgid, __u32 ns_tid, __u64 start_ns, __u64 dur_ns,
 		struct tsplit_res *r)
 {
-	tstore__split(m->st, tgid, ns_tid, start_ns, dur_ns, r);
+	struct tsplit_ev open = {0};
+	struct jp_mtk_thr thr;
+	__u32 tid;
+	size_t n_open = 0;
+
+	/*
+	 * the thread's batch of short calls still open in the kernel (sent at its next switch,
+	 * longer call or after 1 ms): the call's last calls may be in it
+	 */
+	(void)ring_buffer__consume(m->rb);
+	if (!tstore__host_tid(m->st, tgid, ns_tid, &tid) &&
+	    !bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.mt_thr), &tid, &thr) && thr.b_count &&
+	    thr.off.ns_tid == ns_tid && thr.off.tgid == tgid && thr.b_end >= thr.b_start) {
+		open = (struct tsplit_ev){.start_ns = thr.b_start,
+					  .end_ns = thr.b_end,
+					  .sc_ns = thr.b_ns,
+					  .count = thr.b_count,
+					  .nr = thr.b_nr,
+					  .kind = TSPLIT_SCB};
+		n_open = 1;
+	}
+	tstore__split_with(m->st, tgid, ns_tid, start_ns, dur_ns, &open, n_open, r);
 	for (unsigned int i = 0; i < r->n_off; i++) {
 		const char *name, *mod;
 		__u64 off;
@@ -223,6 +249,8 @@ void mtk__stats(struct mtk *m, struct mtk_stats *ret)
 	read_stats(m, v);
 	tstore__stats(m->st, &ts);
 	*ret = (struct mtk_stats){.off = v[JP_MTK_ST_OFF],
+				  .batched = v[JP_MTK_ST_BATCHED],
+				  .batches = v[JP_MTK_ST_BATCHES],
 				  .sc = v[JP_MTK_ST_SC],
 				  .rb_full = v[JP_MTK_ST_RB_OFF] + v[JP_MTK_ST_RB_SC],
 				  .thr_full = v[JP_MTK_ST_THR_FULL],

@@ -34,7 +34,8 @@ void mtk__split(struct mtk *m, __u32 tgid, __u32 ns_tid, __u64 start_ns, __u64 d
 		struct tsplit_res *r);
 
 struct mtk_stats {
-	__u64 off, sc;		 /* events the programs sent */
+	__u64 off, sc; /* events the programs sent: off-CPU intervals, system calls one by one */
+	__u64 batches, batched;	 /* ... batches of short system calls, and the calls in them */
 	__u64 rb_full, thr_full; /* ... lost in the kernel: the ring buffer or thread table full */
 	__u64 no_enter, kstack_err;
 	__u64 kept_dropped, pruned; /* user space: over the budget, out of the window */

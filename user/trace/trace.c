@@ -586,10 +586,11 @@ static void kernel_summary(struct mtk *mk)
 	struct mtk_stats st;
 
 	mtk__stats(mk, &st);
-	pr_debug("kernel split: %llu off-CPU intervals, %llu system calls; lost: %llu ring "
-		 "buffer full, %llu thread table full, %llu over the budget; %zu threads, peak "
-		 "%zu KiB",
-		 (unsigned long long)st.off, (unsigned long long)st.sc,
+	pr_debug("kernel split: %llu off-CPU intervals, %llu system calls (%llu short ones in "
+		 "%llu batches); lost: %llu ring buffer full, %llu thread table full, %llu over "
+		 "the budget; %zu threads, peak %zu KiB",
+		 (unsigned long long)st.off, (unsigned long long)(st.sc + st.batched),
+		 (unsigned long long)st.batched, (unsigned long long)st.batches,
 		 (unsigned long long)st.rb_full, (unsigned long long)st.thr_full,
 		 (unsigned long long)st.kept_dropped, st.threads, st.bytes_peak >> 10);
 	if (st.rb_full || st.thr_full || st.kept_dropped)

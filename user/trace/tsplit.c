@@ -94,11 +94,20 @@ static void sort_parts(struct tsplit_part *p, unsigned int n)
 void tsplit_compute(const struct tsplit_ev *ev, size_t n, __u64 start_ns, __u64 dur_ns,
 		    __u64 lost_until, struct tsplit_res *r)
 {
-	tsplit_compute2(ev, n, NULL, 0, start_ns, dur_ns, lost_until, r);
+	tsplit_compute3(ev, n, NULL, 0, NULL, 0, start_ns, dur_ns, lost_until, r);
 }
 
-void tsplit_compute2(const struct tsplit_ev *a, size_t na, const struct tsplit_ev *b, size_t nb,
-		     __u64 start_ns, __u64 dur_ns, __u64 lost_until, struct tsplit_res *r)
+/* a batch's share inside the call: d of its span's len (all of it when the span is 0) */
+static __u64 share(__u64 v, __u64 d, __u64 len)
+{
+	if (!len || d >= len)
+		return v;
+	return (__u64)((double)v * (double)d / (double)len + 0.5);
+}
+
+void tsplit_compute3(const struct tsplit_ev *a, size_t na, const struct tsplit_ev *b, size_t nb,
+		     const struct tsplit_ev *c, size_t nc, __u64 start_ns, __u64 dur_ns,
+		     __u64 lost_until, struct tsplit_res *r)
 {
 	static __thread struct tsplit_part off[WORK_PARTS], sc[WORK_PARTS];
 	__u64 end = start_ns + dur_ns, longest[WORK_PARTS] = {0};
@@ -109,13 +118,15 @@ void tsplit_compute2(const struct tsplit_ev *a, size_t na, const struct tsplit_e
 	r->dur_ns = dur_ns;
 	r->has_kernel = 1;
 	r->incomplete = lost_until > start_ns;
-	for (size_t i = 0; i < na + nb; i++) {
-		const struct tsplit_ev *e = i < na ? &a[i] : &b[i - na];
+	for (size_t i = 0; i < na + nb + nc; i++) {
+		const struct tsplit_ev *e = i < na	  ? &a[i]
+					    : i < na + nb ? &b[i - na]
+							  : &c[i - na - nb];
 		__u64 d = tsplit_overlap(e->start_ns, e->end_ns, start_ns, end);
 		struct tsplit_part *p;
 
 		/* a call of 0 ns inside the span still counts */
-		if (!d && !(e->kind == TSPLIT_SC && e->start_ns >= start_ns && e->start_ns < end))
+		if (!d && !(e->kind != TSPLIT_OFF && e->start_ns >= start_ns && e->start_ns < end))
 			continue;
 		if (e->kind == TSPLIT_OFF) {
 			r->off_ns += d;
@@ -139,14 +150,28 @@ void tsplit_compute2(const struct tsplit_ev *a, size_t na, const struct tsplit_e
 				longest[p - off] = d;
 				p->kaddr = e->kaddr;
 			}
-		} else if (e->kind == TSPLIT_SC) {
-			r->sc_count++;
-			r->sc_ns += d;
-			p = part_of(sc, &n_sc, WORK_PARTS, syscall_name(e->nr));
+		} else if (e->kind == TSPLIT_SC || e->kind == TSPLIT_SCB) {
+			__u32 k = 1;
+			__u64 t = d;
+
+			if (e->kind == TSPLIT_SCB) {
+				__u64 len = e->end_ns - e->start_ns;
+
+				k = (__u32)share(e->count, d, len);
+				t = share(e->sc_ns, d, len);
+				if (t > d)
+					t = d;
+				if (!k)
+					continue;
+			}
+			r->sc_count += k;
+			r->sc_ns += t;
+			p = part_of(sc, &n_sc, WORK_PARTS,
+				    e->nr == TSPLIT_MIXED ? "(short, mixed)" : syscall_name(e->nr));
 			if (!p)
 				continue; /* counted in sc_count and sc_ns only */
-			p->ns += d;
-			p->count++;
+			p->ns += t;
+			p->count += k;
 		}
 	}
 	/* one thread is off the CPU once at a time: more is a broken input, capped */

@@ -13,18 +13,22 @@
  * event to the call's bounds. Pure arithmetic: no BPF, no I/O (unit-tested).
  */
 
-#define TSPLIT_OFF	1 /* off-CPU interval */
-#define TSPLIT_SC	2 /* system call */
-#define TSPLIT_RUNNABLE 1 /* off-CPU states (mtrace.h JP_MTK_*) */
+#define TSPLIT_OFF	1    /* off-CPU interval */
+#define TSPLIT_SC	2    /* system call */
+#define TSPLIT_SCB	3    /* short system calls in a row: count and sc_ns over [start, end) */
+#define TSPLIT_MIXED	(-2) /* TSPLIT_SCB's nr when the calls differ */
+#define TSPLIT_RUNNABLE 1    /* off-CPU states (mtrace.h JP_MTK_*) */
 #define TSPLIT_SLEEP	2
 #define TSPLIT_DISK	3
 
 struct tsplit_ev {
 	__u64 start_ns, end_ns;
 	__u64 kaddr; /* TSPLIT_OFF, blocking: the kernel function it blocked in, 0 unknown */
+	__u64 sc_ns; /* TSPLIT_SCB: the calls' time (within [start, end)) */
+	__u32 count; /* TSPLIT_SCB: the calls */
 	__s32 nr;    /* the system call (TSPLIT_OFF: the one in flight), -1 none */
 	__u8 kind, state;
-	__u8 pad[2];
+	__u8 pad[6];
 };
 
 #define TSPLIT_TOP  4
@@ -66,9 +70,14 @@ struct tsplit_res {
 void tsplit_compute(const struct tsplit_ev *ev, size_t n, __u64 start_ns, __u64 dur_ns,
 		    __u64 lost_until, struct tsplit_res *r);
 
-/* the same over two runs of events, a then b (a circular array's two halves) */
-void tsplit_compute2(const struct tsplit_ev *a, size_t na, const struct tsplit_ev *b, size_t nb,
-		     __u64 start_ns, __u64 dur_ns, __u64 lost_until, struct tsplit_res *r);
+/*
+ * The same over three runs of events, a, b then c (a circular array's two halves, and
+ * what is still open in the kernel). A TSPLIT_SCB batch the call cuts counts in proportion
+ * to the part of its span inside the call (its calls' times are not known one by one).
+ */
+void tsplit_compute3(const struct tsplit_ev *a, size_t na, const struct tsplit_ev *b, size_t nb,
+		     const struct tsplit_ev *c, size_t nc, __u64 start_ns, __u64 dur_ns,
+		     __u64 lost_until, struct tsplit_res *r);
 
 /* the length of [a0, a1) within [b0, b1) */
 __u64 tsplit_overlap(__u64 a0, __u64 a1, __u64 b0, __u64 b1);

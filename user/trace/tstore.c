@@ -14,6 +14,7 @@ struct tthr {
 	struct tsplit_ev *ev; /* circular: n from head */
 	size_t head, n, cap;
 	__u64 lost_until;
+	__u32 host_tid;
 };
 
 struct tstore {
@@ -124,7 +125,7 @@ static int make_room(struct tstore *s, struct tthr *t)
 	return 0;
 }
 
-void tstore__add(struct tstore *s, __u32 tgid, __u32 ns_tid, const struct tsplit_ev *ev)
+void tstore__add(struct tstore *s, __u32 tgid, __u32 ns_tid, __u32 tid, const struct tsplit_ev *ev)
 {
 	struct tthr *t = thr_get(s, tgid, ns_tid, 1);
 
@@ -135,6 +136,7 @@ void tstore__add(struct tstore *s, __u32 tgid, __u32 ns_tid, const struct tsplit
 			s->lost_all = ev->end_ns; /* a thread not kept: nobody's calls trusted */
 		return;
 	}
+	t->host_tid = tid;
 	if (make_room(s, t)) {
 		s->dropped_budget++;
 		if (ev->end_ns > t->lost_until)
@@ -173,6 +175,23 @@ static const struct tsplit_ev *ev_at(const struct tthr *t, size_t i)
 void tstore__split(const struct tstore *s, __u32 tgid, __u32 ns_tid, __u64 start_ns, __u64 dur_ns,
 		   struct tsplit_res *r)
 {
+	tstore__split_with(s, tgid, ns_tid, start_ns, dur_ns, NULL, 0, r);
+}
+
+int tstore__host_tid(const struct tstore *s, __u32 tgid, __u32 ns_tid, __u32 *ret)
+{
+	__u64 *v = hmap_find2(&s->by_key, tgid, ns_tid);
+
+	if (!v || !s->thr[*v].host_tid)
+		return -ENOENT;
+	*ret = s->thr[*v].host_tid;
+	return 0;
+}
+
+void tstore__split_with(const struct tstore *s, __u32 tgid, __u32 ns_tid, __u64 start_ns,
+			__u64 dur_ns, const struct tsplit_ev *extra, size_t n_extra,
+			struct tsplit_res *r)
+{
 	__u64 *v = hmap_find2(&s->by_key, tgid, ns_tid);
 	const struct tthr *t = v ? &s->thr[*v] : NULL;
 	__u64 lost = s->lost_all;
@@ -181,7 +200,7 @@ void tstore__split(const struct tstore *s, __u32 tgid, __u32 ns_tid, __u64 start
 	if (t && t->lost_until > lost)
 		lost = t->lost_until;
 	if (!t || !t->n) {
-		tsplit_compute(NULL, 0, start_ns, dur_ns, lost, r);
+		tsplit_compute(extra, n_extra, start_ns, dur_ns, lost, r);
 		return;
 	}
 	/* they are in the order they ended: the first that ended after the call began */
@@ -197,7 +216,8 @@ void tstore__split(const struct tstore *s, __u32 tgid, __u32 ns_tid, __u64 start
 	/* events lo..n-1: one run up to the array's end, the rest from its start */
 	p0 = (t->head + lo) % t->cap;
 	n1 = t->cap - p0 < t->n - lo ? t->cap - p0 : t->n - lo;
-	tsplit_compute2(&t->ev[p0], n1, t->ev, t->n - lo - n1, start_ns, dur_ns, lost, r);
+	tsplit_compute3(&t->ev[p0], n1, t->ev, t->n - lo - n1, extra, n_extra, start_ns, dur_ns,
+			lost, r);
 }
 
 void tstore__stats(const struct tstore *s, struct tstore_stats *ret)

@@ -19,8 +19,8 @@ struct tstore;
  */
 struct tstore *tstore__new(size_t budget_bytes, __u64 window_ns);
 void tstore__free(struct tstore *s); /* NULL-safe */
-/* one event (events of a thread arrive in the order they ended) */
-void tstore__add(struct tstore *s, __u32 tgid, __u32 ns_tid, const struct tsplit_ev *ev);
+/* one event of host thread tid (events of a thread arrive in the order they ended) */
+void tstore__add(struct tstore *s, __u32 tgid, __u32 ns_tid, __u32 tid, const struct tsplit_ev *ev);
 /* drops events that ended before now_ns - window_ns */
 void tstore__prune(struct tstore *s, __u64 now_ns);
 /*
@@ -32,6 +32,13 @@ void tstore__mark_lost(struct tstore *s, __u64 at_ns);
 /* the split of a call on the thread (no events: all on-CPU, unless lost) */
 void tstore__split(const struct tstore *s, __u32 tgid, __u32 ns_tid, __u64 start_ns, __u64 dur_ns,
 		   struct tsplit_res *r);
+
+/* the same, with events still open elsewhere (the kernel's open batch) counted too */
+void tstore__split_with(const struct tstore *s, __u32 tgid, __u32 ns_tid, __u64 start_ns,
+			__u64 dur_ns, const struct tsplit_ev *extra, size_t n_extra,
+			struct tsplit_res *r);
+/* the thread's host tid, as its last event said: 0, or -ENOENT */
+int tstore__host_tid(const struct tstore *s, __u32 tgid, __u32 ns_tid, __u32 *ret);
 
 struct tstore_stats {
 	__u64 events, dropped_budget, pruned;
