@@ -9,7 +9,7 @@
 # counted, the slowest calls with their Java stacks (--slow); after the trace the JVM runs uninstrumented (a second trace of another method
 # sees only its calls); jprof killed: the agent ends the trace by itself; one-line errors.
 # The split (SplitApp, JDK 17 and 25): each slow call's on-CPU, off-CPU by reason and system
-# calls name its dominant part (sleep, fsync, spin, a contended monitor, System.gc())
+# calls name its dominant part (sleep, fsync, spin, a contended monitor; System.gc() adds up)
 # and add up; the text lines; --no-kernel.
 bats_require_minimum_version 1.5.0
 
@@ -306,13 +306,12 @@ split_jdk() {
 		'all(c["duration_ns"] >= 30e6 and off(c, "futex") >= 0.5 * c["duration_ns"] for c in by["SplitApp.contended"])' \
 		'all(c["split"]["offcpu"][0]["reason"] == "futex" and c["split"]["offcpu"][0]["class"] == "lock/park/wait" for c in by["SplitApp.contended"])' \
 		'all("gc_count" in c["split"] for c in S)'
-	# System.gc(): the caller waits for the pause in a futex (a full GC of this heap: 1.5 ms
-	# and more; seen 2.5..14.8 ms of 6.5..29 ms calls, the rest on or waiting for a CPU).
-	# hsperfdata's GC pauses are not asserted: JDK 17 places them within 50 ms
-	# (sun.os.hrt.ticks), JDK 25 a few ms early (from the process's start): a 1..10 ms pause
-	# overlapped its 7..17 ms call in 5 of 6 calls seen on JDK 17, 1 of 3 on JDK 25
-	scheck "$OUT/s1.json" \
-		'all(off(c, "futex") >= 1e6 for c in by["SplitApp.gc"])'
+	# System.gc(): only the checks for every call above. Its caller mostly waits for the
+	# pause in a futex (2.5..14.8 ms of 6.5..29 ms calls), but once on JDK 25 a 4.6 ms call
+	# was all on or waiting for a CPU (9.5 us in futex). hsperfdata's GC pauses are not
+	# asserted: JDK 17 places them within 50 ms (sun.os.hrt.ticks), JDK 25 a few ms early
+	# (from the process's start): a 1..10 ms pause overlapped its 7..17 ms call in 5 of 6
+	# calls seen on JDK 17, 1 of 3 on JDK 25
 	# the text: two lines under each slow call
 	trace_bg 'SplitApp.sleep40' 'SplitApp.fsync' --slow 1ms --top 6
 	settle
