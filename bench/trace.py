@@ -15,6 +15,20 @@ the first and after the last, the JVM's loaded classes (jstat -class) and metasp
 (jcmd Compiler.codelist) a few seconds after the last cycle. Any VerifyError in the JVM's
 output fails. Prints one JSON object.
   bench/trace.py --jprof build/jprof --h2 /usr/share/java/h2.jar [--rounds N] [--secs S]
+
+--split: the cost of the kernel split instead (mtrace.bpf.c: a record per system call and
+per off-CPU interval of the traced JVM's threads). Traced windows alternate without it
+(--no-kernel) and with it, each SETTLE seconds after its start (both retransform alike);
+the workers' CPU per transaction of the two (the BPF programs run on the traced threads'
+time, the syscall tracepoints in their system time), divided by the events per transaction
+(jprof -v's count over the trace's life), is the cost of one event in the JVM; jprof's own
+CPU over the window (/proc/PID/stat) per event is the reading's. The slow calls (--slow 1ms)
+are split as usual.
+
+--split-micro: the same on bench/SplitWork.java (MODE read: 100 read system calls a work()
+call; MODE pingpong: 100 handoffs between two threads, futex calls and context switches),
+tracing SplitWork.work, with an untraced window first: the cost of one system call or one
+handoff untraced, traced without the split and traced with it.
 """
 import argparse
 import json
@@ -40,9 +54,9 @@ def totals(w):
     return {k: int(v) for k, v in figs.items()}
 
 
-def start_trace(jprof, pid, out_json, err_path):
+def start_trace(jprof, pid, out_json, err_path, extra=(), method=METHOD):
     err = open(err_path, "w+")
-    p = subprocess.Popen([jprof, "trace", "-p", str(pid), METHOD, "-o", out_json],
+    p = subprocess.Popen([jprof, "trace", "-p", str(pid), method, "-o", out_json, *extra],
                          stdout=subprocess.DEVNULL, stderr=err)
     for _ in range(300):
         err.seek(0)
@@ -57,13 +71,78 @@ def start_trace(jprof, pid, out_json, err_path):
 
 
 def stop_trace(p, err):
-    p.send_signal(signal.SIGINT)
-    rc = p.wait(60)
+    cpu_ns = None
+    if p.poll() is None:  # (send_signal would reap it unseen)
+        p.send_signal(signal.SIGINT)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        cpu_ns = (ru.ru_utime + ru.ru_stime) * 1e9
+    rc = p.returncode
     err.seek(0)
     text = err.read()
     err.close()
     if rc != 0:
         sys.exit(f"trace.py: jprof trace exited {rc}: {text}")
+    return text, cpu_ns  # cpu_ns None: it had ended by itself
+
+
+def proc_cpu_ns(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        st = f.read().rsplit(")", 1)[1].split()
+    return (int(st[11]) + int(st[12])) * 1e9 / os.sysconf("SC_CLK_TCK")
+
+
+def split_bench(a, w, tmp, res, method=METHOD):
+    """traced windows without and with the kernel split, alternating"""
+    rows = []
+    for r in range(a.rounds):
+        for kernel in (False, True):
+            out = os.path.join(tmp, f"s{r}{int(kernel)}.json")
+            extra = ["-v", "--slow", "1ms"] + ([] if kernel else ["--no-kernel"])
+            p, err = start_trace(a.jprof, w.pid, out, os.path.join(tmp, f"s{r}.err"), extra,
+                                 method)
+            life0 = totals(w)
+            time.sleep(a.settle)
+            c0 = proc_cpu_ns(p.pid)
+            t = window(w, a.secs)
+            jprof_cpu_ns = proc_cpu_ns(p.pid) - c0
+            text, alive = stop_trace(p, err)
+            if alive is None:
+                sys.exit(f"trace.py: jprof trace ended before it was stopped: {text}")
+            life_ops = totals(w)["ops"] - life0["ops"]
+            m = re.search(r"kernel split: (\d+) off-CPU intervals, (\d+) system calls \((\d+) "
+                          r"short ones in (\d+) batches\); lost: (\d+) ring buffer full, "
+                          r"(\d+) thread table full, (\d+) over", text)
+            g = [int(x) for x in m.groups()] if m else [0] * 7
+            ev = [g[0], g[1], g[4], g[5], g[6]]  # system calls: all, batched or not
+            records = g[0] + g[1] - g[2] + g[3]
+            with open(out) as f:
+                d = json.load(f)
+            t.update(kernel=kernel, life_ops=life_ops,
+                     calls=sum(m.get("calls", 0) for m in d["methods"]), off=ev[0], sc=ev[1],
+                     lost_kernel=ev[2] + ev[3], lost_budget=ev[4], records=records,
+                     jprof_cpu_ns=jprof_cpu_ns,
+                     split_slow=sum(1 for c in d["slowest"] if c.get("split", {}).get("kernel")))
+            rows.append(t)
+    res["split_windows"] = rows
+    pairs = []
+    for r in range(a.rounds):
+        n, k = rows[2 * r], rows[2 * r + 1]
+        ev_per_op = (k["off"] + k["sc"]) / max(k["life_ops"], 1)
+        added = k["cpu_ns_per_op"] - n["cpu_ns_per_op"]
+        pairs.append({"throughput_ratio": k["ops_per_s"] / n["ops_per_s"],
+                      "cpu_per_op_ratio": k["cpu_ns_per_op"] / n["cpu_ns_per_op"],
+                      "events_per_op": ev_per_op,
+                      "syscalls_per_op": k["sc"] / max(k["life_ops"], 1),
+                      "switches_per_op": k["off"] / max(k["life_ops"], 1),
+                      "calls_per_op": k["calls"] / max(k["life_ops"], 1),
+                      "ns_per_event_jvm": added / max(ev_per_op, 1e-9),
+                      "ns_per_call_jvm": added / max(k["calls"] / max(k["life_ops"], 1), 1e-9),
+                      "jprof_ns_per_event": (k["jprof_cpu_ns"] - n["jprof_cpu_ns"]) /
+                      max(ev_per_op * k["ops"], 1),
+                      "records_per_event": k["records"] / max(k["off"] + k["sc"], 1),
+                      "lost_kernel": k["lost_kernel"], "lost_budget": k["lost_budget"]})
+    res["split_pairs"] = pairs
 
 
 def window(w, secs):
@@ -105,7 +184,13 @@ def main():
     ap.add_argument("--cycles", type=int, default=100)
     ap.add_argument("--settle", type=float, default=15,
                     help="seconds between the trace's start and its window (recompilation)")
+    ap.add_argument("--split", action="store_true",
+                    help="the kernel split's cost (with and without --no-kernel) instead")
+    ap.add_argument("--split-micro", choices=("read", "pingpong"),
+                    help="the kernel split's cost per system call or handoff (SplitWork)")
     a = ap.parse_args()
+    if a.split_micro:
+        return micro(a)
     res = {"method": METHOD, "rounds": a.rounds, "secs": a.secs, "cycles": a.cycles,
            "settle": a.settle}
     with tempfile.TemporaryDirectory(prefix="jprof-bench-trace-") as tmp:
@@ -120,6 +205,9 @@ def main():
             for line in w.stdout:
                 if line.strip() == "ready":
                     break
+            if a.split:
+                split_bench(a, w, tmp, res)
+                finish(res, w, log)
             res["before"] = jvm_state(a.java, w.pid)
             base = [window(w, a.secs)]
             traced = []
@@ -164,12 +252,39 @@ def main():
             time.sleep(5)  # under load the JIT compiles the method again
             res["compiled_after"] = compiled(a.java, w.pid)
             res["after_window"] = window(w, a.secs)
-        finally:
+        except BaseException:
             w.kill()
             w.wait()
-            log.seek(0)
-            text = log.read()
-        res["verify_errors"] = len(re.findall(r"VerifyError", text))
+            raise
+        finish(res, w, log)
+
+
+def micro(a):
+    res = {"mode": a.split_micro, "rounds": a.rounds, "secs": a.secs, "settle": a.settle}
+    with tempfile.TemporaryDirectory(prefix="jprof-bench-split-") as tmp:
+        subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/SplitWork.java")])
+        log = open(os.path.join(tmp, "jvm.err"), "w+")
+        w = subprocess.Popen([a.java, "-XX:+EnableDynamicAgentLoading", "-cp", tmp,
+                              "SplitWork", a.split_micro], cwd=tmp, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=log, text=True)
+        try:
+            for line in w.stdout:
+                if line.strip() == "ready":
+                    break
+            res["untraced"] = window(w, a.secs)
+            split_bench(a, w, tmp, res, "SplitWork.work")
+        except BaseException:
+            w.kill()
+            w.wait()
+            raise
+        finish(res, w, log)
+
+
+def finish(res, w, log):
+    w.kill()
+    w.wait()
+    log.seek(0)
+    res["verify_errors"] = len(re.findall(r"VerifyError", log.read()))
     json.dump(res, sys.stdout, indent=1)
     print()
     sys.exit(1 if res["verify_errors"] else 0)

@@ -4,3 +4,7 @@
 
 $(OUT)/tests/unit/test_bytecode: $(OUT)/tests/apps/.java-stamp
 $(OUT)/tests/unit/test_bytecode: UNIT_CFLAGS := -DJP_APPS_DIR='"$(OUT)/tests/apps"'
+
+# jprof trace's kernel part (user/trace/mtk.c) includes its own skeleton
+$(OUT)/user/trace/mtk.o $(OUT)/asan/user/trace/mtk.o $(OUT)/fuzzlib/user/trace/mtk.o: \
+	$(OUT)/bpf/mtrace.skel.h

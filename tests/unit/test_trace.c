@@ -53,6 +53,19 @@ TEST(parse_pids)
 	EXPECT_EQ(parse(&o, err, sizeof(err), 4, argv), JP_EXIT_USAGE);
 }
 
+TEST(parse_no_kernel)
+{
+	const char *argv[] = {"trace", "-p", "42", "a.B.c", "--no-kernel"};
+	struct trace_opts o;
+	char err[256] = "";
+
+	EXPECT_EQ(parse(&o, err, sizeof(err), 4, argv), 0);
+	EXPECT_EQ(o.no_kernel, 0); /* the split on by default */
+	EXPECT_EQ(parse(&o, err, sizeof(err), 5, argv), 0);
+	EXPECT_EQ(o.no_kernel, 1);
+	EXPECT_EQ(o.npatterns, 1);
+}
+
 TEST(parse_errors_one_line)
 {
 	static struct {

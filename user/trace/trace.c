@@ -23,8 +23,11 @@
 #include "jvm/agent_ring.h"
 #include "jvm/attach.h"
 #include "jvm/discover.h"
+#include "jvm/pauses.h"
+#include "trace/mtk.h"
 #include "trace/tfile.h"
 #include "trace/trace.h"
+#include "trace/tsplit.h"
 #include "trace/tstats.h"
 #include "util/safe_open.h"
 
@@ -153,6 +156,7 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 		{"slow", required_argument, NULL, 's'},
 		{"top", required_argument, NULL, 't'},
 		{"agent", required_argument, NULL, 'A'},
+		{"no-kernel", no_argument, NULL, 'K'},
 		{"verbose", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
@@ -207,6 +211,9 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 			break;
 		case 'A':
 			o->agent_path = optarg;
+			break;
+		case 'K':
+			o->no_kernel = 1;
 			break;
 		case 'v':
 			o->verbose = 1;
@@ -504,6 +511,98 @@ static int write_flame(const struct trace_opts *o, struct tjvm *jv, size_t nj, i
 }
 
 /*
+ * The split of each slowest call kept that has none yet, from the kernel's events of its
+ * thread: run after mtk__poll() followed the drain that brought the call (its events were
+ * sent before the agent wrote its record). Calls that drop out of the slowest take theirs.
+ */
+static void split_new(struct tjvm *j, struct mtk *mk)
+{
+	struct tstats_call c;
+	struct tsplit_res r;
+
+	for (unsigned int i = 0; mk && !tstats__slow_at(j->s, i, &c); i++) {
+		if (c.has_split)
+			continue;
+		mtk__split(mk, j->jvm.pid, c.tid, c.start_ns, c.dur_ns, &r);
+		(void)tstats__set_split(j->s, i, &r);
+	}
+}
+
+struct gc_ctx {
+	struct tjvm *j;
+	int read; /* the JVM's hsperfdata was read */
+};
+
+static void gc_jvm(void *ctx, const struct jvm_info *jvm, const struct hsperf *h)
+{
+	struct gc_ctx *g = ctx;
+
+	(void)h;
+	if (jvm->pid == g->j->jvm.pid)
+		g->read = 1;
+}
+
+static void gc_pause(void *ctx, __u32 pid, __u64 start_ns, const struct hsperf_gc_event *ev)
+{
+	struct gc_ctx *g = ctx;
+	struct tstats_call c;
+
+	if (pid != g->j->jvm.pid)
+		return;
+	for (unsigned int i = 0; !tstats__slow_at(g->j->s, i, &c); i++) {
+		struct tsplit_res *r = tstats__split(g->j->s, i);
+
+		if (r)
+			tsplit_add_pause(r, c.start_ns, start_ns, ev->duration_ns);
+	}
+}
+
+/*
+ * The GC pauses (hsperfdata's, as record reads them, every 100 ms) that overlapped each
+ * slowest call; safepoints are counted there, not timed one by one: not covered.
+ */
+static void split_gc(struct tjvm *j, struct pauses *pz)
+{
+	struct gc_ctx g = {.j = j};
+	struct tstats_call c;
+
+	pauses__for_each_jvm(pz, gc_jvm, &g);
+	if (!g.read)
+		return;
+	for (unsigned int i = 0; !tstats__slow_at(j->s, i, &c); i++) {
+		struct tsplit_res *r = tstats__split(j->s, i), none = {.dur_ns = c.dur_ns};
+
+		if (!r)
+			(void)tstats__set_split(j->s, i, &none);
+		r = tstats__split(j->s, i);
+		if (r)
+			r->has_gc = 1;
+	}
+	pauses__for_each_gc(pz, gc_pause, &g);
+}
+
+static void kernel_summary(struct mtk *mk)
+{
+	struct mtk_stats st;
+
+	mtk__stats(mk, &st);
+	pr_debug("kernel split: %llu off-CPU intervals, %llu system calls (%llu short ones in "
+		 "%llu batches); lost: %llu ring buffer full, %llu thread table full, %llu over "
+		 "the budget; %zu threads, peak %zu KiB",
+		 (unsigned long long)st.off, (unsigned long long)(st.sc + st.batched),
+		 (unsigned long long)st.batched, (unsigned long long)st.batches,
+		 (unsigned long long)st.rb_full, (unsigned long long)st.thr_full,
+		 (unsigned long long)st.kept_dropped, st.threads, st.bytes_peak >> 10);
+	if (st.rb_full || st.thr_full || st.kept_dropped)
+		pr_warn("kernel split: %llu events lost (ring buffer full %llu, thread table "
+			"full %llu, over the memory budget %llu): the calls they touched say "
+			"'incomplete'",
+			(unsigned long long)(st.rb_full + st.thr_full + st.kept_dropped),
+			(unsigned long long)st.rb_full, (unsigned long long)st.thr_full,
+			(unsigned long long)st.kept_dropped);
+}
+
+/*
  * Several JVMs (-p PID,PID...): each is attached and traced on its own (its own file and
  * statistics), all in one loop, stopped together; the report has one section per JVM (in
  * JSON {"jvms":[...]}, each object with its "pid"), one JVM's is as it always was.
@@ -520,6 +619,8 @@ int trace_main(int argc, char **argv)
 	int several, stopping = 0;
 	ssize_t n;
 	FILE *out = stdout;
+	struct mtk *mk = NULL;
+	struct pauses *pz = NULL;
 	int ret;
 
 	ret = trace_parse(argc, argv, &o, err, sizeof(err));
@@ -556,6 +657,19 @@ int trace_main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
 		return JP_EXIT_FAILURE;
+	/* the kernel part first: every traced call begins after it is attached */
+	if (!o.no_kernel) {
+		static const struct mtk_opts mo;
+
+		ret = mtk__start(o.pids, o.npids, &mo, &mk);
+		if (ret)
+			pr_warn("no kernel split of the slow calls (loading its BPF programs: %s); "
+				"tracing without it",
+				strerror(-ret));
+	}
+	pz = pauses__new();
+	for (size_t i = 0; pz && i < o.npids; i++)
+		(void)pauses__add(pz, &jv[i].jvm, false);
 	ret = JP_EXIT_FAILURE;
 	for (nj = 0; nj < o.npids; nj++) {
 		struct tjvm *j = &jv[nj];
@@ -596,6 +710,12 @@ int trace_main(int argc, char **argv)
 				jv[i].done = poll_one(&jv[i], now, stopping);
 			left += !jv[i].done;
 		}
+		if (mk)
+			(void)mtk__poll(mk, now);
+		for (size_t i = 0; i < nj; i++)
+			split_new(&jv[i], mk);
+		if (pz)
+			pauses__poll(pz, now, false);
 		if (!left)
 			break;
 		(void)poll(NULL, 0, POLL_MS);
@@ -607,6 +727,11 @@ int trace_main(int argc, char **argv)
 			pr_warn("no method of JVM %u matched %s%s", jv[i].jvm.pid, o.patterns[0],
 				o.npatterns > 1 ? " or the other patterns" : "");
 	}
+	/* the last records' calls: their events are in the ring buffer by now */
+	if (mk)
+		(void)mtk__poll(mk, mono_ns());
+	for (size_t i = 0; i < nj; i++)
+		split_new(&jv[i], mk);
 	if (!matched) {
 		if (several)
 			pr_err("no method of the %zu JVMs matched %s%s", nj, o.patterns[0],
@@ -616,8 +741,15 @@ int trace_main(int argc, char **argv)
 			       o.npatterns > 1 ? " or the other patterns" : "");
 		goto out;
 	}
-	for (size_t i = 0; i < nj; i++)
+	if (pz)
+		pauses__poll(pz, mono_ns(), true);
+	for (size_t i = 0; i < nj; i++) {
 		name_threads(&jv[i].jvm, jv[i].s);
+		if (pz)
+			split_gc(&jv[i], pz);
+	}
+	if (mk)
+		kernel_summary(mk);
 	if (o.html) {
 		ret = write_flame(&o, jv, nj, several, t0);
 		if (ret)
@@ -674,5 +806,7 @@ out:
 		tfile__free(jv[i].tf);
 		tstats__free(jv[i].s);
 	}
+	mtk__free(mk);
+	pauses__free(pz);
 	return ret;
 }

@@ -22,6 +22,7 @@ struct trace_opts {
 	int json;		 /* -f json, or -o *.json */
 	int html;		 /* -o *.html: the slow calls' flame graph; the table on stdout */
 	const char *agent_path;
+	int no_kernel; /* --no-kernel: no BPF split of the slow calls */
 	int verbose;
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "trace/tsplit.h"
 #include "trace/tstats.h"
 
 /*
@@ -31,6 +32,7 @@ struct slow {
 	int thrown;
 	char **stack; /* NULL none */
 	unsigned int n_stack;
+	struct tsplit_res *split; /* NULL none */
 };
 
 struct tname {
@@ -89,6 +91,8 @@ static void free_stack(struct slow *c)
 	free(c->stack);
 	c->stack = NULL;
 	c->n_stack = 0;
+	free(c->split);
+	c->split = NULL;
 }
 
 void tstats__set_slow(struct tstats *s, __u64 min_ns)
@@ -214,6 +218,42 @@ int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_
 		return 1;
 	}
 	return 0;
+}
+
+int tstats__slow_at(const struct tstats *s, unsigned int i, struct tstats_call *ret)
+{
+	const struct slow *c;
+
+	if (i >= s->n_slow)
+		return -ENOENT;
+	c = &s->slow[i];
+	*ret = (struct tstats_call){.id = c->id,
+				    .tid = c->tid,
+				    .start_ns = c->start_ns,
+				    .dur_ns = c->dur_ns,
+				    .has_split = c->split != NULL};
+	return 0;
+}
+
+int tstats__set_split(struct tstats *s, unsigned int i, const struct tsplit_res *r)
+{
+	struct slow *c;
+
+	if (i >= s->n_slow)
+		return -ENOENT;
+	c = &s->slow[i];
+	if (!c->split) {
+		c->split = malloc(sizeof(*c->split));
+		if (!c->split)
+			return -ENOMEM;
+	}
+	*c->split = *r;
+	return 0;
+}
+
+struct tsplit_res *tstats__split(struct tstats *s, unsigned int i)
+{
+	return i < s->n_slow ? s->slow[i].split : NULL;
 }
 
 int tstats__slow_tid(const struct tstats *s, unsigned int i, __u32 *ret)
@@ -346,6 +386,14 @@ void tstats__write_text(const struct tstats *s, const struct tstats_totals *t, F
 			fprintf(f, "%12s  %-8u %-24s %s%s\n", b[6], c->tid, tn ? tn : "?",
 				s->m[c->id].name ? s->m[c->id].name : "?",
 				c->thrown ? " (threw)" : "");
+			for (int l = 0; c->split && l < 2; l++) {
+				char line[512];
+
+				tsplit_format(c->split, l, line, sizeof(line));
+				if (line[0])
+					fprintf(f, "%14s %s %s\n", "",
+						l ? "        " : "split:", line);
+			}
 			for (unsigned int i = 0; i < c->n_stack; i++)
 				fprintf(f, "%14s at %s\n", "", c->stack[i]);
 		}
@@ -454,6 +502,10 @@ void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, F
 		fprintf(f, ",\"start_ns\":%llu,\"duration_ns\":%llu,\"thrown\":%s",
 			(unsigned long long)c->start_ns, (unsigned long long)c->dur_ns,
 			c->thrown ? "true" : "false");
+		if (c->split) {
+			fprintf(f, ",\"split\":");
+			tsplit_write_json(c->split, f);
+		}
 		if (c->stack) {
 			fprintf(f, ",\"stack\":[");
 			for (unsigned int i = 0; i < c->n_stack; i++) {

@@ -36,6 +36,21 @@ int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_
 /* a thread's name for the slowest calls (copied), by tid */
 int tstats__thread(struct tstats *s, __u32 tid, const char *name);
 
+struct tsplit_res;
+
+/* the i-th slowest call kept (longest first): 0, or -ENOENT past the last */
+struct tstats_call {
+	unsigned int id;
+	__u32 tid;
+	__u64 start_ns, dur_ns;
+	int has_split;
+};
+int tstats__slow_at(const struct tstats *s, unsigned int i, struct tstats_call *ret);
+/* the i-th slowest call's split (copied): 0, -ENOENT, -ENOMEM */
+int tstats__set_split(struct tstats *s, unsigned int i, const struct tsplit_res *r);
+/* the i-th slowest call's split to amend (its GC pauses), NULL when it has none */
+struct tsplit_res *tstats__split(struct tstats *s, unsigned int i);
+
 struct profile;
 /*
  * The slowest calls kept as a flame graph's stacks, weighted by their durations (ns): root
