@@ -44,6 +44,10 @@ Parts (in this order; --only picks some):
              scale with the minutes) and 3 long-lived JVMs are sampled: jprof's RSS and open
              fds every minute, their growth over the last 20 minutes (2/3 of a shorter
              run), the long-lived JVMs' complete Java stacks
+  trace      bench/trace.py: `jprof trace` of H2's executeQuery under JDBC load (cost per
+             call, throughput, 100 start/stop cycles: classes, metaspace, recompilation),
+             and the kernel split's cost per system call and per thread handoff
+             (bench/SplitWork.java, --split-micro read and pingpong)
 
 BENCH_QUICK=1 (or --quick): few repetitions and short durations, to check that it works.
 Writes OUT/bench/results-<UTC date>.json and .txt. Needs root and `make all apps sc-driver`.
@@ -601,7 +605,8 @@ def part_churn(a, tmp):
 
 
 def part_trace(a, tmp):
-    """jprof trace on H2 under JDBC load: per-call and throughput cost, 100 start/stop cycles"""
+    """jprof trace on H2 under JDBC load: per-call and throughput cost, 100 start/stop cycles;
+    the kernel split's cost per system call and per handoff (bench/SplitWork.java)"""
     if not os.path.exists(H2_JAR):
         raise RuntimeError(f"{H2_JAR} missing: install Debian's libh2-java "
                            "(scripts/install-deps.sh)")
@@ -623,6 +628,21 @@ def part_trace(a, tmp):
         f"{end['metaspace_used_kb']:.0f} KB; executeQuery in the code cache after: "
         f"{sum(1 for c in res['compiled_after'] if c.split()[2] == '0')} in use; "
         f"VerifyErrors {res['verify_errors']}")
+    # the kernel split of slow calls: what it adds per system call and per thread handoff
+    for mode in ("read", "pingpong"):
+        out = run_logged([sys.executable, os.path.join(REPO, "bench/trace.py"), "--jprof", a.jprof,
+                          "--java", a.java, "--split-micro", mode, "--rounds",
+                          "1" if a.quick else "3", "--secs", "2" if a.quick else "4",
+                          "--settle", "2" if a.quick else "4"], 1800)
+        m = json.loads(out[out.index("{"):])
+        pairs = m["split_pairs"]
+        res["split_" + mode] = m
+        say(f"trace split, SplitWork {mode}: the traced JVM's CPU per work() x"
+            f"{med([p['cpu_per_op_ratio'] for p in pairs]):.3f} with the kernel split against "
+            f"without, {med([p['ns_per_event_jvm'] for p in pairs]):.0f} ns a kernel event "
+            f"({med([p['events_per_op'] for p in pairs]):.0f} events a call), jprof "
+            f"{med([p['jprof_ns_per_event'] for p in pairs]):.0f} ns an event; lost "
+            f"{sum(p['lost_kernel'] + p['lost_budget'] for p in pairs)}")
     return res
 
 
