@@ -380,19 +380,60 @@ pushed() {
 import json, sys
 for line in open(sys.argv[1]):
     d = json.loads(line)
-    if d["status"] == 200:
+    if d["status"] == 200 and d["path"] == "/ingest":
         print(d["q"]["from"], d["q"]["until"])' "$OUT/push.log"
 }
 
-@test "push: every segment reaches Pyroscope once and in order, across an outage and a restart" {
+# the OTLP bodies fake_pyroscope.py kept, in the order they came, decoded by protoc against the
+# published schema: "FROM UNTIL SAMPLES HOST" lines (the profile's range in UTC seconds, its
+# "samples" values added up, its resource's host.name)
+otlp_sent() {
+	python3 - "$OUT/push.log" "$BATS_TEST_DIRNAME/../../third_party/opentelemetry-proto" <<'PY'
+import json, re, subprocess, sys
+log, proto = sys.argv[1], sys.argv[2]
+for line in open(log):
+    d = json.loads(line)
+    if d["path"] != "/v1development/profiles" or d["status"] != 200:
+        continue
+    assert d["type"] == "application/x-protobuf", d
+    txt = subprocess.run(["protoc", "-I", proto, "--decode",
+                          "opentelemetry.proto.collector.profiles.v1development."
+                          "ExportProfilesServiceRequest",
+                          "opentelemetry/proto/collector/profiles/v1development/"
+                          "profiles_service.proto"], stdin=open(d["kept"], "rb"),
+                         capture_output=True, text=True, check=True).stdout
+    strs = re.findall(r'^  string_table: "(.*)"$', txt, re.M)
+    assert strs and strs[0] == "", "string_table[0] is not the empty string"
+    host = re.search(r'key: "host.name"\s*value \{\s*string_value: "([^"]*)"', txt).group(1)
+    total, t0, dur = 0, None, None
+    # each profile: its sample type, then its samples' values, then its time
+    for prof in re.findall(r"^    profiles \{\n(.*?)^    \}$", txt, re.M | re.S):
+        ty = int(re.search(r"type_strindex: (\d+)", prof).group(1))
+        t0 = int(re.search(r"time_unix_nano: (\d+)", prof).group(1))
+        dur = int(re.search(r"duration_nano: (\d+)", prof).group(1))
+        if strs[ty] == "samples":
+            total += sum(int(v) for v in re.findall(r"^        values: (\d+)$", prof, re.M))
+    print(t0 // 10**9, (t0 + dur) // 10**9, total, host)
+PY
+}
+
+# seg_name FROM UNTIL: the store's segment of that range
+seg_name() {
+	echo "$(date -u -d "@$1" +%Y%m%dT%H%M%SZ)-$(date -u -d "@$2" +%Y%m%dT%H%M%SZ).pb.gz"
+}
+
+@test "push: every segment reaches Pyroscope and OTLP once and in order, across an outage and a restart" {
+	command -v protoc >/dev/null || missing "protoc (Debian protobuf-compiler)"
 	local port=$((20000 + RANDOM % 20000)) n
-	python3 "$BATS_TEST_DIRNAME/fake_pyroscope.py" "$port" "$OUT/push.log" "$OUT/down" 3>&- &
+	mkdir "$OUT/bodies"
+	python3 "$BATS_TEST_DIRNAME/fake_pyroscope.py" "$port" "$OUT/push.log" "$OUT/down" \
+		"$OUT/bodies" 3>&- &
 	PY_PID=$!
 	LOAD_PIDS=$PY_PID
 	"$APPS/hotab" 60 >/dev/null 3>&- &
 	APP_PID=$!
 	start_daemon -p "$APP_PID" --interval 1 --push-pyroscope "http://127.0.0.1:$port" \
-		--push-name 'jprof.test{host=ci}'
+		--push-name 'jprof.test{host=ci}' --push-otlp "http://127.0.0.1:$port/"
 	sleep 3
 	# the server down for 3 s: the segments wait, the tries back off
 	touch "$OUT/down"
@@ -402,11 +443,13 @@ for line in open(sys.argv[1]):
 	stop_daemon
 	cat "$OUT/push.log" | head -3
 	grep -q '"status": 503' "$OUT/push.log"
-	# each request: /ingest, the name, format pprof, a gzip'ed profile as the body
+	# each Pyroscope request: /ingest, the name, format pprof, a gzip'ed profile as the body
 	python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     d = json.loads(line)
+    if d["path"] == "/v1development/profiles":
+        continue
     assert d["path"] == "/ingest" and d["q"]["name"] == "jprof.test{host=ci}", d
     assert d["q"]["format"] == "pprof" and d["pprof"] and d["type"] == "binary/octet-stream", d' \
 		"$OUT/push.log"
@@ -417,12 +460,31 @@ for line in open(sys.argv[1]):
 	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/sent"
 	n=$(wc -l <"$OUT/sent")
 	((n >= 6))
+	# OTLP: the same, with its own cursor; each body decodes with the published schema and its
+	# samples add up to its segment's (jprof report of the segment itself)
+	otlp_sent >"$OUT/otlp"
+	cat "$OUT/otlp"
+	cut -d' ' -f1,2 "$OUT/otlp" >"$OUT/osent"
+	[[ -z $(sort "$OUT/osent" | uniq -d) ]]
+	sort -n "$OUT/osent" | cmp - "$OUT/osent"
+	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/osent"
+	(($(wc -l <"$OUT/osent") >= 6))
+	local from until samples host seg total
+	while read -r from until samples host; do
+		[[ $host == "$(hostname)" ]]
+		seg=$STORE/segments/$(seg_name "$from" "$until")
+		total=$("$JPROF" report "$seg" -f folded | awk '{ s += $NF } END { print s + 0 }')
+		[[ $samples == "$total" ]] || { echo "$seg: OTLP $samples samples, segment $total"; false; }
+	done <"$OUT/otlp"
 	# what the daemon wrote and did not send before it stopped goes at its next start
 	segments >"$OUT/segs"
 	start_daemon -p "$APP_PID" --interval 1 --push-pyroscope "http://127.0.0.1:$port" \
-		--push-name 'jprof.test{host=ci}'
+		--push-name 'jprof.test{host=ci}' --push-otlp "http://127.0.0.1:$port/"
 	sleep 2.5
 	stop_daemon
+	otlp_sent | cut -d' ' -f1,2 >"$OUT/osent2"
+	[[ -z $(sort "$OUT/osent2" | uniq -d) ]]
+	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/osent2"
 	pushed >"$OUT/sent2"
 	[[ -z $(sort "$OUT/sent2" | uniq -d) ]]
 	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/sent2"
@@ -430,9 +492,11 @@ for line in open(sys.argv[1]):
 	while read -r seg; do
 		from=$(date -u -d "$(sed -E 's/^(....)(..)(..)T(..)(..)(..)Z-.*/\1-\2-\3 \4:\5:\6/' <<<"$seg")" +%s)
 		grep -q "^$from " "$OUT/sent2" || { echo "not sent: $seg"; false; }
+		grep -q "^$from " "$OUT/osent2" || { echo "not sent by OTLP: $seg"; false; }
 	done <"$OUT/segs"
 	grep -q 'push-pyroscope: [0-9]* segments sent' "$OUT/daemon.err"
-	[[ -s $STORE/push/pyroscope.cursor ]]
+	grep -q 'push-otlp: [0-9]* segments sent' "$OUT/daemon.err"
+	[[ -s $STORE/push/pyroscope.cursor && -s $STORE/push/otlp.cursor ]]
 	run -2 "$JPROF" daemon --push-pyroscope "ftp://x"
 	[[ $output == *"--push-pyroscope: 'ftp://x' is not an http:// or https:// address"* ]]
 }

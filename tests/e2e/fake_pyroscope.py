@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# fake_pyroscope.py: a stand-in for Grafana Pyroscope's POST /ingest (no Pyroscope package in
-# Debian): logs one JSON line per request to LOG (its query, body size, whether the body is a
-# gzip'ed profile, the status given) and answers 200, or 503 while the file DOWN exists.
-"""usage: fake_pyroscope.py PORT LOG DOWN"""
+# fake_pyroscope.py: a stand-in for Grafana Pyroscope's POST /ingest and an OpenTelemetry
+# receiver's POST /v1development/profiles (neither is packaged in Debian): logs one JSON line
+# per request to LOG (its path, query, body size, whether the body is a gzip'ed profile, the
+# status given) and answers 200, or 503 while the file DOWN exists. With BODIES, the OTLP
+# bodies it took are kept there as NNNN.pb, in the order they came (tests decode them with
+# protoc against third_party/opentelemetry-proto).
+"""usage: fake_pyroscope.py PORT LOG DOWN [BODIES]"""
 import gzip
 import http.server
 import json
@@ -12,6 +15,7 @@ import sys
 import urllib.parse
 
 PORT, LOG, DOWN = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+BODIES = sys.argv[4] if len(sys.argv) > 4 else None
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -26,10 +30,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except OSError:
             pprof = False
         status = 503 if os.path.exists(DOWN) else 200
+        kept = None
+        if BODIES and u.path == "/v1development/profiles" and status == 200:
+            kept = os.path.join(BODIES, "%04d.pb" % len(os.listdir(BODIES)))
+            with open(kept, "wb") as f:
+                f.write(body)
         with open(LOG, "a") as f:
             f.write(json.dumps({"path": u.path, "q": q, "bytes": len(body), "pprof": pprof,
                                 "type": self.headers.get("Content-Type"),
-                                "status": status}) + "\n")
+                                "status": status, "kept": kept}) + "\n")
         self.send_response(status)
         self.send_header("Content-Length", "0")
         self.end_headers()

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_push.c: the Pyroscope push's addresses: what is accepted, how a name is escaped. */
+/* test_push.c: the push targets' addresses: what is accepted, how a name is escaped. */
 #include <errno.h>
 #include <string.h>
 
@@ -30,4 +30,17 @@ TEST(ingest_address)
 	EXPECT_TRUE(strstr(buf, "name=a%26b&from=1&until=2") != NULL);
 	EXPECT_TRUE(strstr(buf, "sampleRate=99") != NULL);
 	EXPECT_EQ(push_ingest_url("http://h", "app", 1, 2, 99, buf, 20), -ENOSPC);
+}
+
+TEST(otlp_address)
+{
+	char buf[64];
+
+	EXPECT_TRUE(push_otlp_url("http://h:4318//", buf, sizeof(buf)) > 0);
+	EXPECT_STREQ(buf, "http://h:4318/v1development/profiles");
+	EXPECT_TRUE(push_otlp_url("https://h/otel", buf, sizeof(buf)) > 0);
+	EXPECT_STREQ(buf, "https://h/otel/v1development/profiles");
+	EXPECT_EQ(push_otlp_url("http://h:4318", buf, 20), -ENOSPC);
+	EXPECT_STREQ(push_kind_name(PUSH_OTLP), "otlp");
+	EXPECT_STREQ(push_kind_name(PUSH_PYROSCOPE), "pyroscope");
 }

@@ -51,7 +51,7 @@ struct rec_interval {
 	unsigned int interval_s;
 	struct store_limits lim;
 	struct rec_triggers *triggers; /* --mark-on-pause; NULL: off */
-	struct pusher *pusher;	       /* --push-pyroscope; NULL: off */
+	struct pusher *pusher;	       /* --push-pyroscope, --push-otlp; NULL: off */
 };
 
 static volatile sig_atomic_t hup; /* SIGHUP: --config read again at the next round */
@@ -134,22 +134,31 @@ int rec_interval_open(struct rec *r)
 		o->store, n, store__bytes(iv->store) / 1e6, o->interval_s,
 		(unsigned long long)o->max_age_s, (unsigned long long)o->max_size);
 	iv->triggers = rec_triggers_new(o->mark_pause_ms);
-	if (o->push_url) { /* the segments wait in the store: the daemon records without it */
+	if (o->push_url || o->push_otlp) { /* the segments wait in the store: it records without */
 		char app[256], host[128] = "";
+		struct push_conf pc = {.app = app, .host = host, .rate_hz = o->freq_hz};
 
+		pc.urls[PUSH_PYROSCOPE] = o->push_url;
+		pc.urls[PUSH_OTLP] = o->push_otlp;
 		if (gethostname(host, sizeof(host) - 1))
 			snprintf(host, sizeof(host), "unknown");
 		if (o->push_name)
 			snprintf(app, sizeof(app), "%s", o->push_name);
 		else
 			snprintf(app, sizeof(app), "jprof{host=%s}", host);
-		err = pusher__start(o->store, o->push_url, app, o->freq_hz, &iv->pusher, why,
-				    sizeof(why));
+		err = pusher__start(o->store, &pc, &iv->pusher, why, sizeof(why));
 		if (err)
-			pr_warn("--push-pyroscope: %s; the segments stay in the store only",
-				why[0] ? why : strerror(-err));
-		else
+			pr_warn("--push-%s: %s; the segments stay in the store only",
+				o->push_url ? "pyroscope" : "otlp", why[0] ? why : strerror(-err));
+		if (!err && o->push_url)
 			pr_info("pushing the store's segments to %s as %s", o->push_url, app);
+		if (!err && o->push_otlp) {
+			char url[PUSH_URL_MAX + 64];
+
+			(void)push_otlp_url(o->push_otlp, url, sizeof(url));
+			pr_info("pushing the store's segments to %s (OTLP, host.name %s)", url,
+				host);
+		}
 	}
 	r->iv = iv;
 	return 0;
@@ -447,16 +456,17 @@ static void update_metrics(struct rec *r, __u64 now_ns)
 	v.store_bytes = store__bytes(iv->store);
 	v.last_segment_unix_s = iv->last_write_s;
 	ctl__counts(iv->ctl, &v.dumps, &v.ctl_refused, &v.ctl_bad);
-	if (iv->pusher) {
+	for (int k = 0; k < PUSH_KIND_MAX; k++) {
 		struct push_stats ps;
 
-		pusher__stats(iv->pusher, &ps);
-		v.push_on = true;
-		v.push_sent = ps.sent;
-		v.push_failed = ps.failed;
-		v.push_rejected = ps.rejected;
-		v.push_expired_s = ps.expired;
-		v.push_backlog = ps.backlog;
+		if (!pusher__stats(iv->pusher, k, &ps))
+			continue;
+		v.push[k].on = true;
+		v.push[k].sent = ps.sent;
+		v.push[k].failed = ps.failed;
+		v.push[k].rejected = ps.rejected;
+		v.push[k].expired_s = ps.expired;
+		v.push[k].backlog = ps.backlog;
 	}
 	metrics__update(iv->metrics, &v);
 }
@@ -523,17 +533,22 @@ void rec_interval_close(struct rec *r, char *where, size_t wlen)
 			(unsigned long long)st.dropped_error);
 	rec_triggers_free(iv->triggers);
 	if (iv->pusher) {
-		struct push_stats ps;
+		struct push_stats ps[PUSH_KIND_MAX];
+		bool on[PUSH_KIND_MAX];
 
-		pusher__stats(iv->pusher, &ps);
+		for (int k = 0; k < PUSH_KIND_MAX; k++)
+			on[k] = pusher__stats(iv->pusher, k, &ps[k]);
 		pusher__free(iv->pusher);
-		pr_info("--push-pyroscope: %llu segments sent (%.1f MB), %llu refused for good, %llu s "
-			"removed by the limits before they were sent, %llu waiting for the next start"
-			"%s%s",
-			(unsigned long long)ps.sent, ps.sent_bytes / 1e6,
-			(unsigned long long)ps.rejected, (unsigned long long)ps.expired,
-			(unsigned long long)ps.backlog, ps.last_error[0] ? "; last error: " : "",
-			ps.last_error);
+		for (int k = 0; k < PUSH_KIND_MAX; k++)
+			if (on[k])
+				pr_info("--push-%s: %llu segments sent (%.1f MB), %llu refused for "
+					"good, %llu s removed by the limits before they were sent, "
+					"%llu waiting for the next start%s%s",
+					push_kind_name(k), (unsigned long long)ps[k].sent,
+					ps[k].sent_bytes / 1e6, (unsigned long long)ps[k].rejected,
+					(unsigned long long)ps[k].expired,
+					(unsigned long long)ps[k].backlog,
+					ps[k].last_error[0] ? "; last error: " : "", ps[k].last_error);
 	}
 	ctl__free(iv->ctl); /* its name first: a dump now finds no daemon rather than a stale one */
 	metrics__free(iv->metrics);
