@@ -50,9 +50,16 @@ struct rec_interval {
 	/* what SIGHUP may change: the interval's length and the store's limits */
 	unsigned int interval_s;
 	struct store_limits lim;
-	struct rec_triggers *triggers; /* --mark-on-pause; NULL: off */
+	struct rec_triggers *triggers; /* --mark-on-pause, -oom, -cpu; NULL: off */
 	struct pusher *pusher;	       /* --push-pyroscope, --push-otlp; NULL: off */
 };
+
+unsigned int rec_interval_length(const struct rec *r)
+{
+	if (r->iv && r->iv->interval_s)
+		return r->iv->interval_s;
+	return r->o->interval_s ? r->o->interval_s : 60;
+}
 
 static volatile sig_atomic_t hup; /* SIGHUP: --config read again at the next round */
 
@@ -133,7 +140,7 @@ int rec_interval_open(struct rec *r)
 		"%llu bytes (0: no limit)",
 		o->store, n, store__bytes(iv->store) / 1e6, o->interval_s,
 		(unsigned long long)o->max_age_s, (unsigned long long)o->max_size);
-	iv->triggers = rec_triggers_new(o->mark_pause_ms);
+	iv->triggers = rec_triggers_new(o);
 	if (o->push_url || o->push_otlp) { /* the segments wait in the store: it records without */
 		char app[256], host[128] = "";
 		struct push_conf pc = {.app = app, .host = host, .rate_hz = o->freq_hz};
