@@ -248,7 +248,7 @@ PY
 	stop_daemon
 }
 
-@test "SIGHUP: --config read again, the interval and limits change, the open interval is kept" {
+@test "SIGHUP: --config read again, the interval, limits and rate change, the open interval is kept" {
 	"$APPS/hotab" 60 >/dev/null 3>&- &
 	APP_PID=$!
 	# a bad file is refused at the start, naming its line; so is one others may write
@@ -287,12 +287,34 @@ PY
 	sleep 1.5
 	kill -0 "$DPID"
 	grep -q "SIGHUP: --config line 1: interval: '0'.*goes on as it was" "$OUT/daemon.err"
-	# events and rate: at the next start, and said so
+	# the rate changes now: the open interval is written at the old one, the segments after
+	# it say the new one (their pprof period, read by protoc's own decoder); the events wait
+	# for the next start, and say so
+	command -v protoc >/dev/null || missing "protoc (Debian protobuf-compiler)"
+	n=$(segments | wc -l)
 	printf 'interval = 1\nrate = 49\nevents = cpu,offcpu\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
-	sleep 1.5
-	grep -q 'SIGHUP: rate 49 Hz: at the daemon.s next start' "$OUT/daemon.err"
-	grep -q 'SIGHUP: events cpu,offcpu: at the daemon.s next start' "$OUT/daemon.err"
+	sleep 3.5
+	grep -q 'SIGHUP: sampling at 49 Hz from now (was 99 Hz)' "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,offcpu: off-CPU at the daemon.s next start (it started without it' "$OUT/daemon.err"
+	mapfile -t segs < <(segments)
+	((${#segs[@]} >= n + 3))
+	period() { gzip -dc "$STORE/segments/$1" | protoc --decode_raw | sed -n 's/^12: //p'; }
+	[[ $(period "${segs[n - 1]}") == 10101010 ]]
+	[[ $(period "${segs[n]}") == 10101010 ]] # the interval the SIGHUP cut short
+	[[ $(period "${segs[-1]}") == 20408163 ]] # 1e9 / 49
+	# hotab is one thread: 49 samples a second at most now, over the segments after the
+	# first one since (the cut's end is rounded up to a second: the first one holds the rest
+	# of that second too; a segment's edges may take a few of the next one's: 10% more
+	# allowed); it had up to 99
+	local total=0 secs=0 i
+	for ((i = n + 2; i < ${#segs[@]}; i++)); do
+		"$JPROF" report "$STORE/segments/${segs[i]}" -p "$APP_PID" -o "$OUT/seg.folded"
+		total=$((total + $(folded_total "$OUT/seg.folded")))
+		secs=$((secs + 1))
+	done
+	echo "at 49 Hz: $total samples in $secs one-second segments"
+	((total > 0 && total * 10 <= secs * 49 * 11))
 	n=$(segments | wc -l)
 	sleep 2
 	(($(segments | wc -l) > n))
@@ -372,6 +394,61 @@ PY
 	grep -Eq -- '--mark-on-pause: 1 marks made, 0 failed; [1-9][0-9]* more pauses' "$OUT/daemon.err"
 	run -2 "$JPROF" record -d 1 --mark-on-pause 5
 	[[ $output == *"--mark-on-pause are daemon options"* ]]
+}
+
+# offcpu_ns SEGMENT: the off-CPU nanoseconds of a segment, as go tool pprof reads it (0: none)
+offcpu_ns() {
+	go tool pprof -raw "$STORE/segments/$1" 2>/dev/null | awk '
+		/^Samples:/ { s = 1; next }
+		s == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^offcpu\//) c = i; s = 2; next }
+		s == 2 && /^Locations/ { s = 0 }
+		s == 2 && c && $c ~ /^[0-9]+:?$/ { sub(/:$/, "", $c); t += $c }
+		END { print t + 0 }'
+}
+
+# seg_events SEGMENT: the events the segment says it holds
+seg_events() {
+	go tool pprof -raw "$STORE/segments/$1" 2>/dev/null | sed -n 's/^Comment: jprof:events=//p'
+}
+
+@test "SIGHUP: off-CPU detached and attached again while it runs; other events at the next start" {
+	command -v go >/dev/null || missing "go (Debian golang-go) for go tool pprof"
+	# a thread that blocks 10 ms at a time: off-CPU time in every second
+	python3 -c 'import time
+while True: time.sleep(0.01)' 3>&- &
+	APP_PID=$!
+	printf 'interval = 1\nevents = cpu,offcpu\n' >"$OUT/jprof.conf"
+	start_daemon -p "$APP_PID" --config "$OUT/jprof.conf"
+	sleep 2.2
+	local n1 n2 i
+	n1=$(segments | wc -l)
+	printf 'interval = 1\nevents = cpu\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	sleep 2.5
+	n2=$(segments | wc -l)
+	printf 'interval = 1\nevents = cpu,offcpu,alloc\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	sleep 2.2
+	stop_daemon
+	grep -q 'SIGHUP: events cpu: off-CPU programs detached' "$OUT/daemon.err"
+	grep -q "SIGHUP: events cpu,offcpu,alloc: at the daemon's next start: only off-CPU" \
+		"$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,offcpu,alloc: off-CPU programs attached again' "$OUT/daemon.err"
+	mapfile -t segs < <(segments)
+	for ((i = 0; i < ${#segs[@]}; i++)); do
+		echo "${segs[i]} $(seg_events "${segs[i]}") $(offcpu_ns "${segs[i]}")"
+	done
+	# before: off-CPU time; the segment the SIGHUP cut short still says cpu,offcpu
+	(($(offcpu_ns "${segs[0]}") > 0)) && [[ $(seg_events "${segs[0]}") == cpu,offcpu ]]
+	[[ $(seg_events "${segs[n1]}") == cpu,offcpu ]]
+	# detached: none, and the segments say so
+	for ((i = n1 + 1; i < n2; i++)); do
+		[[ $(seg_events "${segs[i]}") == cpu && $(offcpu_ns "${segs[i]}") == 0 ]]
+	done
+	((n2 > n1 + 1))
+	# attached again: off-CPU time in the segments after the second cut
+	[[ $(seg_events "${segs[-1]}") == cpu,offcpu ]]
+	(($(offcpu_ns "${segs[-1]}") > 0))
 }
 
 # the requests fake_pyroscope.py logged that it took (status 200): "FROM UNTIL" lines

@@ -41,7 +41,7 @@ struct target {
 
 struct pusher {
 	pthread_t th;
-	pthread_mutex_t lock; /* targets' st, stop, kick */
+	pthread_mutex_t lock; /* targets' st, stop, kick, rate_hz */
 	pthread_cond_t cond;
 	bool stop, kick, started;
 	__u64 stop_ns; /* when stop was asked (CLOCK_MONOTONIC) */
@@ -229,11 +229,15 @@ static int post(struct pusher *p, const struct target *t, const struct store_seg
 	long code = 0;
 	CURLcode rc;
 	CURL *c;
+	unsigned int rate_hz;
 	int n;
 
+	pthread_mutex_lock(&p->lock);
+	rate_hz = p->rate_hz;
+	pthread_mutex_unlock(&p->lock);
 	n = t->kind == PUSH_OTLP ? push_otlp_url(t->url, url, sizeof(url))
 				 : push_ingest_url(t->url, p->app, seg->start_s, seg->end_s,
-						   p->rate_hz, url, sizeof(url));
+						   rate_hz, url, sizeof(url));
 	if (n < 0) {
 		curl_slist_free_all(h);
 		snprintf(why, why_len, "the address is too long");
@@ -510,6 +514,15 @@ void pusher__kick(struct pusher *p)
 	pthread_mutex_lock(&p->lock);
 	p->kick = true;
 	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void pusher__set_rate(struct pusher *p, unsigned int rate_hz)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->rate_hz = rate_hz;
 	pthread_mutex_unlock(&p->lock);
 }
 

@@ -75,6 +75,8 @@ int pusher__start(const char *dir, const struct push_conf *c, struct pusher **re
 		  size_t why_len);
 /* a segment was written: look now rather than at the next second */
 void pusher__kick(struct pusher *p);
+/* the sampling rate changed (SIGHUP): Pyroscope's sampleRate from now on. NULL-safe */
+void pusher__set_rate(struct pusher *p, unsigned int rate_hz);
 /* target k's counts; NULL-safe and false (zeros) for a target not pushed to */
 bool pusher__stats(struct pusher *p, enum push_kind k, struct push_stats *ret);
 /* NULL-safe: stops the thread (a request under way may finish within 0.8 s, then is cut short) */

@@ -47,8 +47,11 @@ struct rec_interval {
 	struct metrics *metrics; /* --metrics: GET /metrics; NULL: off */
 	__u64 metrics_ns;	 /* the counters' last hand-over (CLOCK_MONOTONIC) */
 	__u64 last_write_s;	 /* when the newest segment was written (UTC seconds) */
-	/* what SIGHUP may change: the interval's length and the store's limits */
+	/* what SIGHUP may change: the interval's length, the store's limits, the rate */
 	unsigned int interval_s;
+	unsigned int freq_hz; /* the CPU sampler's rate now (-F, or --config's rate) */
+	bool offcpu_off;      /* the off-CPU programs loaded at the start, detached by a SIGHUP */
+	char events[64];      /* the events recorded now, as segments say them, when offcpu_off */
 	struct store_limits lim;
 	struct rec_triggers *triggers; /* --mark-on-pause, -oom, -cpu; NULL: off */
 	struct pusher *pusher;	       /* --push-pyroscope, --push-otlp; NULL: off */
@@ -116,6 +119,7 @@ int rec_interval_open(struct rec *r)
 			o->store, (unsigned long long)st.swept, st.swept > 1 ? "s" : "");
 	newest = store__newest_end(iv->store);
 	iv->interval_s = o->interval_s;
+	iv->freq_hz = o->freq_hz;
 	iv->lim = lim;
 	iv->start_s = newest > now_s ? newest : now_s;
 	iv->next_end_s = next_boundary(iv->start_s, iv->interval_s);
@@ -225,6 +229,10 @@ static void interval_meta(struct rec *r, struct out_meta *meta, char *losses, si
 
 	rec_kstats(r, st);
 	rec_segment_meta(r, meta);
+	if (meta->freq_hz) /* a SIGHUP may have changed it since the start */
+		meta->freq_hz = iv->freq_hz;
+	if (iv->offcpu_off)
+		meta->events = iv->events;
 	meta->start_unix_ns = iv->start_s * NS_PER_S;
 	meta->duration_ns = (end_s - iv->start_s) * NS_PER_S;
 	meta->samples = rec_js_samples(r) - iv->samples0;
@@ -380,10 +388,144 @@ int rec_interval_mark(struct rec *r, const char *name, __u32 back_s, char *dir, 
 	return err;
 }
 
+/* the open interval written now, up to now rounded up; the next one starts there */
+static void cut_interval(struct rec *r)
+{
+	struct rec_interval *iv = r->iv;
+	__u64 now_ns = real_ns(), now_s = now_ns / NS_PER_S, end_s;
+
+	end_s = (now_ns + NS_PER_S - 1) / NS_PER_S;
+	if (end_s <= iv->start_s)
+		end_s = iv->start_s + 1;
+	write_interval(r, end_s, now_s);
+	iv->start_s = end_s;
+	iv->next_end_s = next_boundary(end_s > now_s ? end_s : now_s, iv->interval_s);
+	iv->open_mono_ns = mono_ns();
+}
+
 /*
- * SIGHUP: --config read again. The interval's length and the store's limits change now (the
- * open interval is kept and ends at the new length's next boundary); the events and the
- * rate need a new BPF session, so they wait for the next start, and say so.
+ * SIGHUP's new rate: the open interval is written now as a segment of its own (every sample
+ * of a segment at one rate, which its period says), then every CPU's perf event samples at
+ * hz from the next sample on. The samples' CPU time is each thread's runtime between two
+ * samples (cpu.bpf.c), so it stays right across the change; a thread that ran before the
+ * recording and has no sample yet still weighs the start's period once.
+ */
+static void set_rate(struct rec *r, unsigned int hz)
+{
+	struct rec_interval *iv = r->iv;
+	unsigned int was = iv->freq_hz;
+	int err;
+
+	if (!(r->o->events & (1u << JP_EV_CPU)) || !r->ks) {
+		pr_warn("SIGHUP: rate %u Hz: this daemon does not sample CPUs (-e %s); nothing "
+			"changes",
+			hz, rec_events_shown(r->o));
+		return;
+	}
+	cut_interval(r);
+	err = kernel_session__set_freq(r->ks, hz);
+	if (err) {
+		pr_warn("SIGHUP: rate %u Hz: the kernel refused it (%s%s); it samples at %u Hz", hz,
+			strerror(-err),
+			err == -EINVAL ? ": over kernel.perf_event_max_sample_rate?" : "", was);
+		return;
+	}
+	iv->freq_hz = hz;
+	rec_triggers_set_rate(iv->triggers, hz);
+	pusher__set_rate(iv->pusher, hz);
+	pr_info("SIGHUP: sampling at %u Hz from now (was %u Hz); the interval until now was "
+		"written as a segment of its own",
+		hz, was);
+}
+
+/* "cpu,offcpu" less "offcpu": what segments say while the off-CPU programs are detached */
+static void events_without_offcpu(const char *all, char *buf, size_t len)
+{
+	char tmp[64], *save = NULL;
+	size_t n = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s", all);
+	buf[0] = '\0';
+	for (char *e = strtok_r(tmp, ",", &save); e; e = strtok_r(NULL, ",", &save))
+		if (strcmp(e, "offcpu"))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", e);
+}
+
+/*
+ * SIGHUP's events. Off-CPU is the one that changes now: its programs (loaded at the start)
+ * are detached, or attached again, on the session's maps; the join was set up for it at
+ * the start either way. What needs other programs or other agent settings than the start
+ * loaded (off-CPU the daemon did not start with, syscalls, alloc, lock, live, wall) waits
+ * for the next start, and the line says which.
+ */
+static void set_events(struct rec *r, const char *events)
+{
+	const struct jp_opts *o = r->o;
+	struct rec_interval *iv = r->iv;
+	struct jp_opts *now = calloc(1, sizeof(*now));
+	char *av[] = {"jprof", "daemon", "-e", (char *)events, NULL}, err[256];
+	const __u32 off = 1u << JP_EV_OFFCPU;
+	bool want_off, have_off = r->offcpu != NULL;
+
+	if (!now || opts_parse(4, av, now, err, sizeof(err))) {
+		free(now);
+		return; /* dconf_read checked it: only out of memory comes here */
+	}
+	want_off = now->events & off;
+	if ((now->events & ~off) != (o->events & ~off) || now->agent_events != o->agent_events ||
+	    now->wall != o->wall)
+		pr_warn("SIGHUP: events %s: at the daemon's next start: only off-CPU changes "
+			"while it runs (the others need other BPF programs or agent settings "
+			"than it started with)",
+			events);
+	if (want_off == have_off) {
+		free(now);
+		return;
+	}
+	if (want_off && !(o->events & off)) {
+		pr_warn("SIGHUP: events %s: off-CPU at the daemon's next start (it started "
+			"without it: its programs are not loaded)",
+			events);
+	} else if (!want_off && (o->wall || o->agent_events & JP_AGENT_EV_LOCK)) {
+		pr_warn("SIGHUP: events %s: off-CPU stays: -e %s needs its programs", events,
+			o->wall ? "wall" : "lock");
+	} else if (!want_off) {
+		struct out_meta m;
+
+		cut_interval(r); /* what it recorded with off-CPU: a segment of its own */
+		offcpu__free(r->offcpu);
+		r->offcpu = NULL;
+		rec_segment_meta(r, &m); /* the start's events, less offcpu */
+		events_without_offcpu(m.events ? m.events : "", iv->events, sizeof(iv->events));
+		iv->offcpu_off = true;
+		pr_info("SIGHUP: events %s: off-CPU programs detached; segments from now hold "
+			"no off-CPU time",
+			events);
+	} else {
+		struct offcpu_opts oo = {.min_block_ns = (__u64)o->min_block_us * 1000};
+		int e;
+
+		cut_interval(r);
+		e = offcpu__start(r->ks, &oo, &r->offcpu);
+		if (e) {
+			pr_warn("SIGHUP: events %s: the off-CPU programs would not attach again: "
+				"%s",
+				events, strerror(-e));
+		} else {
+			/* what blocked before it was attached is not in the segments */
+			offcpu__set_window(r->offcpu, mono_ns());
+			iv->offcpu_off = false;
+			pr_info("SIGHUP: events %s: off-CPU programs attached again", events);
+		}
+	}
+	free(now);
+}
+
+/*
+ * SIGHUP: --config read again. The interval's length, the store's limits and the rate
+ * change now (the open interval is kept and ends at the new length's next boundary; a new
+ * rate writes it first: set_rate); the events need other BPF programs, so they wait for the
+ * next start, and say so.
  */
 static void reload(struct rec *r)
 {
@@ -418,21 +560,10 @@ static void reload(struct rec *r)
 		"the open interval goes on",
 		o->config, iv->interval_s, (unsigned long long)lim.max_age_s,
 		(unsigned long long)lim.max_size);
-	if (c.has_rate && c.rate_hz != o->freq_hz)
-		pr_warn("SIGHUP: rate %u Hz: at the daemon's next start (it samples at %u Hz until "
-			"then)",
-			c.rate_hz, o->freq_hz);
-	if (c.has_events) {
-		struct jp_opts *now = calloc(1, sizeof(*now));
-		char *av[] = {"jprof", "daemon", "-e", c.events, NULL}, err[256];
-
-		if (now && !opts_parse(4, av, now, err, sizeof(err)) &&
-		    (now->events != o->events || now->agent_events != o->agent_events))
-			pr_warn("SIGHUP: events %s: at the daemon's next start (it records %s until "
-				"then)",
-				c.events, rec_events_shown(o));
-		free(now);
-	}
+	if (c.has_rate && c.rate_hz != iv->freq_hz)
+		set_rate(r, c.rate_hz);
+	if (c.has_events)
+		set_events(r, c.events);
 }
 
 /* --metrics: the counters handed to the HTTP thread, once a second */
