@@ -62,6 +62,7 @@ enum {
 	OPT_MARK_ON_OOM,
 	OPT_MARK_ON_CPU,
 	OPT_PUSH_OTLP,
+	OPT_PUSH_PARCA,
 	OPT_BASE_SINCE,
 	OPT_BASE_UNTIL,
 	OPT_PUSH_PYROSCOPE,
@@ -123,6 +124,7 @@ static const struct option long_opts[] = {
 	{ "mark-on-oom", no_argument, NULL, OPT_MARK_ON_OOM },
 	{ "mark-on-cpu", required_argument, NULL, OPT_MARK_ON_CPU },
 	{ "push-otlp", required_argument, NULL, OPT_PUSH_OTLP },
+	{ "push-parca", required_argument, NULL, OPT_PUSH_PARCA },
 	{ "base-since", required_argument, NULL, OPT_BASE_SINCE },
 	{ "base-until", required_argument, NULL, OPT_BASE_UNTIL },
 	{ "push-pyroscope", required_argument, NULL, OPT_PUSH_PYROSCOPE },
@@ -227,10 +229,13 @@ void opts_usage(FILE *f)
 	      "      --push-pyroscope URL  send every segment, in order and once, to a Grafana\n"
 	      "                        Pyroscope server (URL/ingest, pprof); while it is down\n"
 	      "                        they wait in the store\n"
-	      "      --push-name NAME  the application there (default jprof{host=HOSTNAME})\n"
+	      "      --push-name NAME  the application there, Parca's labels (default\n"
+	      "                        jprof{host=HOSTNAME})\n"
 	      "      --push-otlp URL   send every segment, in order and once, as OTLP profiles\n"
 	      "                        (URL/v1development/profiles, protobuf); while the\n"
 	      "                        receiver is down they wait in the store\n"
+	      "      --push-parca URL  send every segment, in order and once, to a Parca server\n"
+	      "                        (URL/profiles/writeraw, its labels from --push-name)\n"
 	      "      --mark-on-pause MS  a JVM's GC pause of at least MS milliseconds keeps the\n"
 	      "                        interval before and after it as a mark (as dump --mark;\n"
 	      "                        one mark in 10 minutes at most)\n"
@@ -480,11 +485,13 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 		return fail(err, errlen, "--metrics, --config and --mark-on-pause are daemon options");
 	if ((o->mark_oom || o->mark_cpu_pct) && o->cmd != JP_CMD_DAEMON)
 		return fail(err, errlen, "--mark-on-oom and --mark-on-cpu are daemon options");
-	if ((o->push_url || o->push_name || o->push_otlp) && o->cmd != JP_CMD_DAEMON)
+	if ((o->push_url || o->push_name || o->push_otlp || o->push_parca) &&
+	    o->cmd != JP_CMD_DAEMON)
 		return fail(err, errlen,
-			    "--push-pyroscope, --push-otlp and --push-name are daemon options");
-	if (o->push_name && !o->push_url)
-		return fail(err, errlen, "--push-name goes with --push-pyroscope");
+			    "--push-pyroscope, --push-otlp, --push-parca and --push-name are daemon "
+			    "options");
+	if (o->push_name && !o->push_url && !o->push_parca)
+		return fail(err, errlen, "--push-name goes with --push-pyroscope or --push-parca");
 	if (o->last_s && o->cmd != JP_CMD_DUMP)
 		return fail(err, errlen, "--last is a dump option (report --store: --since)");
 	if (o->cmd == JP_CMD_DUMP) {
@@ -907,6 +914,14 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 					    "(no ? or #)",
 					    optarg);
 			o->push_otlp = optarg;
+			break;
+		case OPT_PUSH_PARCA:
+			if (push_url_ok(optarg))
+				return fail(err, errlen,
+					    "--push-parca: '%s' is not an http:// or https:// address "
+					    "(no ? or #)",
+					    optarg);
+			o->push_parca = optarg;
 			break;
 		case OPT_MARK_ON_OOM:
 			o->mark_oom = true;

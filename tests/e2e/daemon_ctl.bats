@@ -494,12 +494,51 @@ for line in open(log):
 PY
 }
 
+# the Parca bodies fake_pyroscope.py kept, in the order they came: the segment each one's raw
+# profile is, byte for byte, as "FROM UNTIL" (its labels checked on the way)
+parca_sent() {
+	python3 - "$OUT/push.log" "$STORE/segments" <<'PY'
+import base64, calendar, json, os, sys, time
+log, segdir = sys.argv[1], sys.argv[2]
+segs = {open(os.path.join(segdir, n), "rb").read(): n for n in os.listdir(segdir)}
+for line in open(log):
+    d = json.loads(line)
+    if d["path"] != "/profiles/writeraw" or d["status"] != 200:
+        continue
+    assert d["type"] == "application/json", d
+    req = json.load(open(d["kept"]))
+    (series,) = req["series"]
+    labels = {l["name"]: l["value"] for l in series["labels"]["labels"]}
+    assert labels == {"__name__": "jprof.test", "host": "ci"}, labels
+    (sample,) = series["samples"]
+    raw = base64.b64decode(sample["rawProfile"], validate=True)
+    assert raw in segs, "a raw profile that is no segment of the store"
+    a, b = segs[raw][:16], segs[raw][17:33]
+    print(*(calendar.timegm(time.strptime(x, "%Y%m%dT%H%M%SZ")) for x in (a, b)))
+PY
+}
+
+# sent_in_order FILE: FILE's "FROM UNTIL" lines are the store's segments from the first on,
+# in order, each once: none skipped (a restart may leave a gap in the store: nothing was
+# recorded then; the newest ones may be unsent yet)
+sent_in_order() {
+	local n
+	n=$(wc -l <"$1")
+	((n > 0))
+	[[ -z $(sort "$1" | uniq -d) ]]
+	segments | python3 -c '
+import calendar, sys, time
+for name in sys.stdin:
+    print(*(calendar.timegm(time.strptime(x, "%Y%m%dT%H%M%SZ")) for x in (name[:16], name[17:33])))' |
+		head -n "$n" | diff - "$1"
+}
+
 # seg_name FROM UNTIL: the store's segment of that range
 seg_name() {
 	echo "$(date -u -d "@$1" +%Y%m%dT%H%M%SZ)-$(date -u -d "@$2" +%Y%m%dT%H%M%SZ).pb.gz"
 }
 
-@test "push: every segment reaches Pyroscope and OTLP once and in order, across an outage and a restart" {
+@test "push: every segment reaches Pyroscope, OTLP and Parca once and in order, across an outage and a restart" {
 	command -v protoc >/dev/null || missing "protoc (Debian protobuf-compiler)"
 	local port=$((20000 + RANDOM % 20000)) n
 	mkdir "$OUT/bodies"
@@ -510,7 +549,8 @@ seg_name() {
 	"$APPS/hotab" 60 >/dev/null 3>&- &
 	APP_PID=$!
 	start_daemon -p "$APP_PID" --interval 1 --push-pyroscope "http://127.0.0.1:$port" \
-		--push-name 'jprof.test{host=ci}' --push-otlp "http://127.0.0.1:$port/"
+		--push-name 'jprof.test{host=ci}' --push-otlp "http://127.0.0.1:$port/" \
+		--push-parca "http://127.0.0.1:$port"
 	sleep 3
 	# the server down for 3 s: the segments wait, the tries back off
 	touch "$OUT/down"
@@ -525,27 +565,35 @@ seg_name() {
 import json, sys
 for line in open(sys.argv[1]):
     d = json.loads(line)
-    if d["path"] == "/v1development/profiles":
+    if d["path"] in ("/v1development/profiles", "/profiles/writeraw"):
         continue
     assert d["path"] == "/ingest" and d["q"]["name"] == "jprof.test{host=ci}", d
     assert d["q"]["format"] == "pprof" and d["pprof"] and d["type"] == "binary/octet-stream", d' \
 		"$OUT/push.log"
-	# taken once each, in order, adjacent: no segment twice, none skipped
+	# taken once each, in order: no segment twice, none skipped
 	pushed >"$OUT/sent"
-	[[ -z $(sort "$OUT/sent" | uniq -d) ]]
-	sort -n "$OUT/sent" | cmp - "$OUT/sent"
-	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/sent"
+	sent_in_order "$OUT/sent"
 	n=$(wc -l <"$OUT/sent")
 	((n >= 6))
-	# OTLP: the same, with its own cursor; each body decodes with the published schema and its
-	# samples add up to its segment's (jprof report of the segment itself)
+	# what the daemon wrote and did not send before it stopped goes at its next start
+	segments >"$OUT/segs"
+	start_daemon -p "$APP_PID" --interval 1 --push-pyroscope "http://127.0.0.1:$port" \
+		--push-name 'jprof.test{host=ci}' --push-otlp "http://127.0.0.1:$port/" \
+		--push-parca "http://127.0.0.1:$port"
+	sleep 2.5
+	stop_daemon
+	pushed >"$OUT/sent2"
+	sent_in_order "$OUT/sent2"
+	# OTLP and Parca, each with its own cursor, over both runs: once, in order
 	otlp_sent >"$OUT/otlp"
 	cat "$OUT/otlp"
-	cut -d' ' -f1,2 "$OUT/otlp" >"$OUT/osent"
-	[[ -z $(sort "$OUT/osent" | uniq -d) ]]
-	sort -n "$OUT/osent" | cmp - "$OUT/osent"
-	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/osent"
-	(($(wc -l <"$OUT/osent") >= 6))
+	cut -d' ' -f1,2 "$OUT/otlp" >"$OUT/osent2"
+	parca_sent >"$OUT/psent2"
+	sent_in_order "$OUT/osent2"
+	sent_in_order "$OUT/psent2"
+	(($(wc -l <"$OUT/osent2") >= n && $(wc -l <"$OUT/psent2") >= n))
+	# each OTLP body decodes with the published schema, and its samples add up to its
+	# segment's (jprof report of the segment itself); each Parca raw profile is its segment
 	local from until samples host seg total
 	while read -r from until samples host; do
 		[[ $host == "$(hostname)" ]]
@@ -553,27 +601,18 @@ for line in open(sys.argv[1]):
 		total=$("$JPROF" report "$seg" -f folded | awk '{ s += $NF } END { print s + 0 }')
 		[[ $samples == "$total" ]] || { echo "$seg: OTLP $samples samples, segment $total"; false; }
 	done <"$OUT/otlp"
-	# what the daemon wrote and did not send before it stopped goes at its next start
-	segments >"$OUT/segs"
-	start_daemon -p "$APP_PID" --interval 1 --push-pyroscope "http://127.0.0.1:$port" \
-		--push-name 'jprof.test{host=ci}' --push-otlp "http://127.0.0.1:$port/"
-	sleep 2.5
-	stop_daemon
-	otlp_sent | cut -d' ' -f1,2 >"$OUT/osent2"
-	[[ -z $(sort "$OUT/osent2" | uniq -d) ]]
-	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/osent2"
-	pushed >"$OUT/sent2"
-	[[ -z $(sort "$OUT/sent2" | uniq -d) ]]
-	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/sent2"
 	# every segment of the first run was taken by the end of the second
 	while read -r seg; do
 		from=$(date -u -d "$(sed -E 's/^(....)(..)(..)T(..)(..)(..)Z-.*/\1-\2-\3 \4:\5:\6/' <<<"$seg")" +%s)
 		grep -q "^$from " "$OUT/sent2" || { echo "not sent: $seg"; false; }
 		grep -q "^$from " "$OUT/osent2" || { echo "not sent by OTLP: $seg"; false; }
+		grep -q "^$from " "$OUT/psent2" || { echo "not sent to Parca: $seg"; false; }
 	done <"$OUT/segs"
 	grep -q 'push-pyroscope: [0-9]* segments sent' "$OUT/daemon.err"
 	grep -q 'push-otlp: [0-9]* segments sent' "$OUT/daemon.err"
+	grep -q 'push-parca: [0-9]* segments sent' "$OUT/daemon.err"
 	[[ -s $STORE/push/pyroscope.cursor && -s $STORE/push/otlp.cursor ]]
+	[[ -s $STORE/push/parca.cursor ]]
 	run -2 "$JPROF" daemon --push-pyroscope "ftp://x"
 	[[ $output == *"--push-pyroscope: 'ftp://x' is not an http:// or https:// address"* ]]
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# fake_pyroscope.py: a stand-in for Grafana Pyroscope's POST /ingest and an OpenTelemetry
-# receiver's POST /v1development/profiles (neither is packaged in Debian): logs one JSON line
-# per request to LOG (its path, query, body size, whether the body is a gzip'ed profile, the
-# status given) and answers 200, or 503 while the file DOWN exists. With BODIES, the OTLP
-# bodies it took are kept there as NNNN.pb, in the order they came (tests decode them with
-# protoc against third_party/opentelemetry-proto).
+# fake_pyroscope.py: a stand-in for Grafana Pyroscope's POST /ingest, an OpenTelemetry
+# receiver's POST /v1development/profiles and Parca's POST /profiles/writeraw (none is packaged
+# in Debian): logs one JSON line per request to LOG (its path, query, body size, whether the
+# body is a gzip'ed profile, the status given) and answers 200, or 503 while the file DOWN
+# exists. With BODIES, the OTLP and Parca bodies it took are kept there as NNNN.pb and
+# NNNN.json, in the order they came (tests decode them with protoc against
+# third_party/opentelemetry-proto, and with json and base64).
 """usage: fake_pyroscope.py PORT LOG DOWN [BODIES]"""
 import gzip
 import http.server
@@ -31,8 +32,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pprof = False
         status = 503 if os.path.exists(DOWN) else 200
         kept = None
-        if BODIES and u.path == "/v1development/profiles" and status == 200:
-            kept = os.path.join(BODIES, "%04d.pb" % len(os.listdir(BODIES)))
+        ext = {"/v1development/profiles": "pb", "/profiles/writeraw": "json"}.get(u.path)
+        if BODIES and ext and status == 200:
+            kept = os.path.join(BODIES, "%04d.%s" % (len(os.listdir(BODIES)), ext))
             with open(kept, "wb") as f:
                 f.write(body)
         with open(LOG, "a") as f:

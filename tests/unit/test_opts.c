@@ -321,6 +321,10 @@ TEST(marks)
 	EXPECT_TRUE(o.push_url == NULL);
 	EXPECT_EQ(PARSE("daemon", "--push-otlp", "grpc://c:4317"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("record", "--push-otlp", "http://c"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--push-parca", "http://p:7070", "--push-name", "web{a=b}"), 0);
+	EXPECT_STREQ(o.push_parca, "http://p:7070");
+	EXPECT_EQ(PARSE("daemon", "--push-parca", "p:7070"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--push-otlp", "http://c", "--push-name", "x"), JP_EXIT_USAGE);
 	/* the other triggers */
 	EXPECT_EQ(PARSE("daemon", "--mark-on-oom", "--mark-on-cpu", "90:30"), 0);
 	EXPECT_TRUE(o.mark_oom);

@@ -127,10 +127,10 @@ static void one(struct buf *b, const char *name, const char *type, const char *h
 	put(b, "%s %llu\n", name, (unsigned long long)v);
 }
 
-/* the push targets' counters, a line per target (target="pyroscope", "otlp") */
+/* the push targets' counters, a line per target (target="pyroscope", "otlp", "parca") */
 static void push_metrics(struct buf *b, const struct metrics_values *v)
 {
-	static const char *const names[] = {"pyroscope", "otlp"};
+	static const char *const names[] = {"pyroscope", "otlp", "parca"};
 	const size_t nt = sizeof(v->push) / sizeof(v->push[0]);
 	bool any = false;
 

@@ -33,7 +33,7 @@ struct metrics_values {
 	struct {
 		__u64 sent, failed, rejected, expired_s, backlog;
 		bool on;
-	} push[2];
+	} push[3];
 };
 
 /*

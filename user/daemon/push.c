@@ -53,7 +53,7 @@ struct pusher {
 
 const char *push_kind_name(enum push_kind k)
 {
-	return k == PUSH_OTLP ? "otlp" : "pyroscope";
+	return k == PUSH_OTLP ? "otlp" : k == PUSH_PARCA ? "parca" : "pyroscope";
 }
 
 int push_url_ok(const char *url)
@@ -118,6 +118,93 @@ int push_otlp_url(const char *base, char *buf, size_t len)
 		b--;
 	n = snprintf(buf, len, "%.*s/v1development/profiles", (int)b, base);
 	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
+}
+
+int push_parca_url(const char *base, char *buf, size_t len)
+{
+	size_t b = strlen(base);
+	int n;
+
+	while (b && base[b - 1] == '/')
+		b--;
+	n = snprintf(buf, len, "%.*s/profiles/writeraw", (int)b, base);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
+}
+
+#define ADD_LIT(b, lit) bytebuf_add(b, lit, sizeof(lit) - 1)
+
+/* s[0..n) as the inside of a JSON string */
+static void json_str(struct bytebuf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			bytebuf_u8(b, '\\');
+			bytebuf_u8(b, c);
+		} else if (c < 0x20 || c == 0x7f) {
+			char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+			bytebuf_add(b, u, sizeof(u));
+		} else {
+			bytebuf_u8(b, c);
+		}
+	}
+}
+
+static void json_label(struct bytebuf *b, bool first, const char *k, size_t kn, const char *v,
+		       size_t vn)
+{
+	if (!first)
+		ADD_LIT(b, ",");
+	ADD_LIT(b, "{\"name\":\"");
+	json_str(b, k, kn);
+	ADD_LIT(b, "\",\"value\":\"");
+	json_str(b, v, vn);
+	ADD_LIT(b, "\"}");
+}
+
+int push_parca_body(const char *app, const void *pprof, size_t len, struct bytebuf *out)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = pprof;
+	const char *brace = strchr(app, '{');
+	size_t name_n = brace ? (size_t)(brace - app) : strlen(app);
+
+	bytebuf_reserve(out, 128 + strlen(app) * 2 + (len + 2) / 3 * 4);
+	ADD_LIT(out, "{\"series\":[{\"labels\":{\"labels\":[");
+	json_label(out, true, "__name__", 8, app, name_n);
+	if (brace) { /* k=v,k=v} */
+		const char *q = brace + 1, *end = strchr(q, '}');
+
+		if (!end)
+			end = q + strlen(q);
+		while (q < end) {
+			const char *comma = memchr(q, ',', (size_t)(end - q)), *eq;
+
+			if (!comma)
+				comma = end;
+			eq = memchr(q, '=', (size_t)(comma - q));
+			if (eq && eq > q)
+				json_label(out, false, q, (size_t)(eq - q), eq + 1,
+					   (size_t)(comma - eq - 1));
+			q = comma + 1;
+		}
+	}
+	ADD_LIT(out, "]},\"samples\":[{\"rawProfile\":\"");
+	for (size_t i = 0; i < len; i += 3) {
+		__u32 v = (__u32)p[i] << 16 | (i + 1 < len ? (__u32)p[i + 1] << 8 : 0) |
+			  (i + 2 < len ? p[i + 2] : 0);
+		char q[4] = {b64[v >> 18 & 63], b64[v >> 12 & 63],
+			     i + 1 < len ? b64[v >> 6 & 63] : '=', i + 2 < len ? b64[v & 63] : '='};
+
+		bytebuf_add(out, q, 4);
+	}
+	ADD_LIT(out, "\"}]}],\"normalized\":true}");
+	return out->err;
 }
 
 /* ---- the cursor ---- */
@@ -222,9 +309,12 @@ static size_t on_body(char *ptr, size_t size, size_t n, void *ctx)
 static int post(struct pusher *p, const struct target *t, const struct store_seg *seg,
 		const char *body, size_t len, char *why, size_t why_len)
 {
-	struct curl_slist *h = curl_slist_append(
-		NULL, t->kind == PUSH_OTLP ? "Content-Type: application/x-protobuf"
-					   : "Content-Type: binary/octet-stream");
+	static const char *const types[PUSH_KIND_MAX] = {
+		[PUSH_PYROSCOPE] = "Content-Type: binary/octet-stream",
+		[PUSH_OTLP] = "Content-Type: application/x-protobuf",
+		[PUSH_PARCA] = "Content-Type: application/json",
+	};
+	struct curl_slist *h = curl_slist_append(NULL, types[t->kind]);
 	char url[PUSH_URL_MAX + 1024];
 	long code = 0;
 	CURLcode rc;
@@ -235,9 +325,13 @@ static int post(struct pusher *p, const struct target *t, const struct store_seg
 	pthread_mutex_lock(&p->lock);
 	rate_hz = p->rate_hz;
 	pthread_mutex_unlock(&p->lock);
-	n = t->kind == PUSH_OTLP ? push_otlp_url(t->url, url, sizeof(url))
-				 : push_ingest_url(t->url, p->app, seg->start_s, seg->end_s,
-						   rate_hz, url, sizeof(url));
+	if (t->kind == PUSH_OTLP)
+		n = push_otlp_url(t->url, url, sizeof(url));
+	else if (t->kind == PUSH_PARCA)
+		n = push_parca_url(t->url, url, sizeof(url));
+	else
+		n = push_ingest_url(t->url, p->app, seg->start_s, seg->end_s, rate_hz, url,
+				    sizeof(url));
 	if (n < 0) {
 		curl_slist_free_all(h);
 		snprintf(why, why_len, "the address is too long");
@@ -289,9 +383,14 @@ static int send_seg(struct pusher *p, const struct target *t, const struct store
 	int r;
 
 	*ret_sent = len;
-	if (t->kind != PUSH_OTLP)
+	if (t->kind == PUSH_PYROSCOPE)
 		return post(p, t, seg, buf, len, why, why_len);
-	if (otlp_from_pprof(buf, len, p->host, &body, why, why_len)) {
+	if (t->kind == PUSH_PARCA && push_parca_body(p->app, buf, len, &body)) {
+		bytebuf_free(&body);
+		snprintf(why, why_len, "out of memory");
+		return -1;
+	}
+	if (t->kind == PUSH_OTLP && otlp_from_pprof(buf, len, p->host, &body, why, why_len)) {
 		bytebuf_free(&body);
 		return 1; /* a segment we cannot read as a profile: counted as refused */
 	}

@@ -4,7 +4,8 @@
  * holds is sent, in order, to each target: a Grafana Pyroscope server (POST
  * URL/ingest?name=...&from=&until=&format=pprof, the segment's own gzip'ed pprof as the body)
  * and an OpenTelemetry receiver (POST URL/v1development/profiles, the segment as an OTLP
- * ExportProfilesServiceRequest, daemon/otlp.h), by one thread of its own (libcurl) that never
+ * ExportProfilesServiceRequest, daemon/otlp.h) and a Parca server (POST
+ * URL/profiles/writeraw, the segment's pprof in a JSON WriteRawRequest), by one thread of its own (libcurl) that never
  * holds up the recording. What each target took is remembered in DIR/push/TARGET.cursor (the
  * end of the last segment it took; written to a temporary name, synced, renamed), so a
  * restarted daemon goes on where it stopped and sends nothing twice; a target that is down
@@ -21,17 +22,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/bytebuf.h"
+
 #define PUSH_URL_MAX	  512
 #define PUSH_TIMEOUT_S	  30  /* one request, connection included */
 #define PUSH_BACKOFF_MAX_S 300
 
-enum push_kind {
-	PUSH_PYROSCOPE = 0,
-	PUSH_OTLP,
-	PUSH_KIND_MAX
-};
+enum push_kind { PUSH_PYROSCOPE = 0, PUSH_OTLP, PUSH_PARCA, PUSH_KIND_MAX };
 
-/* "pyroscope", "otlp": its cursor file's name, its metrics' target label */
+/* "pyroscope", "otlp", "parca": its cursor file's name, its metrics' target label */
 const char *push_kind_name(enum push_kind k);
 
 struct push_stats {
@@ -56,6 +55,16 @@ int push_ingest_url(const char *base, const char *app, __u64 from_s, __u64 until
 
 /* the OTLP export address: base without trailing '/' + /v1development/profiles; or -ENOSPC */
 int push_otlp_url(const char *base, char *buf, size_t len);
+
+/* Parca's write address: base without trailing '/' + /profiles/writeraw; or -ENOSPC */
+int push_parca_url(const char *base, char *buf, size_t len);
+
+/*
+ * Parca's WriteRawRequest as its HTTP gateway takes it (JSON): one series labelled by app
+ * ("name{k=v,...}": __name__=name, k=v, ...), the segment's gzip'ed pprof as its one raw
+ * sample (base64), normalized. Appended to out; 0 or -ENOMEM.
+ */
+int push_parca_body(const char *app, const void *pprof, size_t len, struct bytebuf *out);
 
 /* where to push: urls[k] NULL for a target not wanted */
 struct push_conf {

@@ -145,12 +145,13 @@ int rec_interval_open(struct rec *r)
 		o->store, n, store__bytes(iv->store) / 1e6, o->interval_s,
 		(unsigned long long)o->max_age_s, (unsigned long long)o->max_size);
 	iv->triggers = rec_triggers_new(o);
-	if (o->push_url || o->push_otlp) { /* the segments wait in the store: it records without */
+	if (o->push_url || o->push_otlp || o->push_parca) { /* the segments wait in the store */
 		char app[256], host[128] = "";
 		struct push_conf pc = {.app = app, .host = host, .rate_hz = o->freq_hz};
 
 		pc.urls[PUSH_PYROSCOPE] = o->push_url;
 		pc.urls[PUSH_OTLP] = o->push_otlp;
+		pc.urls[PUSH_PARCA] = o->push_parca;
 		if (gethostname(host, sizeof(host) - 1))
 			snprintf(host, sizeof(host), "unknown");
 		if (o->push_name)
@@ -159,16 +160,22 @@ int rec_interval_open(struct rec *r)
 			snprintf(app, sizeof(app), "jprof{host=%s}", host);
 		err = pusher__start(o->store, &pc, &iv->pusher, why, sizeof(why));
 		if (err)
-			pr_warn("--push-%s: %s; the segments stay in the store only",
-				o->push_url ? "pyroscope" : "otlp", why[0] ? why : strerror(-err));
-		if (!err && o->push_url)
-			pr_info("pushing the store's segments to %s as %s", o->push_url, app);
-		if (!err && o->push_otlp) {
+			pr_warn("push: %s; the segments stay in the store only",
+				why[0] ? why : strerror(-err));
+		for (int k = 0; k < PUSH_KIND_MAX && !err; k++) {
 			char url[PUSH_URL_MAX + 64];
 
-			(void)push_otlp_url(o->push_otlp, url, sizeof(url));
-			pr_info("pushing the store's segments to %s (OTLP, host.name %s)", url,
-				host);
+			if (!pc.urls[k])
+				continue;
+			if (k == PUSH_OTLP)
+				(void)push_otlp_url(pc.urls[k], url, sizeof(url));
+			else if (k == PUSH_PARCA)
+				(void)push_parca_url(pc.urls[k], url, sizeof(url));
+			else
+				snprintf(url, sizeof(url), "%s", pc.urls[k]);
+			pr_info("pushing the store's segments to %s (%s, %s %s)", url,
+				push_kind_name(k), k == PUSH_OTLP ? "host.name" : "as",
+				k == PUSH_OTLP ? host : app);
 		}
 	}
 	r->iv = iv;
