@@ -298,17 +298,26 @@ PY
 	grep -q 'SIGHUP: sampling at 49 Hz from now (was 99 Hz)' "$OUT/daemon.err"
 	grep -q 'SIGHUP: events cpu,offcpu: off-CPU at the daemon.s next start (it started without it' "$OUT/daemon.err"
 	mapfile -t segs < <(segments)
-	((${#segs[@]} >= n + 3))
 	period() { gzip -dc "$STORE/segments/$1" | protoc --decode_raw | sed -n 's/^12: //p'; }
-	[[ $(period "${segs[n - 1]}") == 10101010 ]]
-	[[ $(period "${segs[n]}") == 10101010 ]] # the interval the SIGHUP cut short
-	[[ $(period "${segs[-1]}") == 20408163 ]] # 1e9 / 49
+	# the old period up to the segment the SIGHUP cut short (n, or n + 1 when an interval
+	# ended meanwhile), the new one (1e9 / 49) from the next on
+	local k=-1 i p=()
+	for ((i = 0; i < ${#segs[@]}; i++)); do
+		p[i]=$(period "${segs[i]}")
+		echo "${segs[i]} ${p[i]}"
+		[[ ${p[i]} != 20408163 ]] || ((k >= 0)) || k=$i
+	done
+	((k == n + 1 || k == n + 2))
+	for ((i = 0; i < ${#segs[@]}; i++)); do
+		[[ ${p[i]} == $((i < k ? 10101010 : 20408163)) ]]
+	done
 	# hotab is one thread: 49 samples a second at most now, over the segments after the
 	# first one since (the cut's end is rounded up to a second: the first one holds the rest
 	# of that second too; a segment's edges may take a few of the next one's: 10% more
 	# allowed); it had up to 99
-	local total=0 secs=0 i
-	for ((i = n + 2; i < ${#segs[@]}; i++)); do
+	local total=0 secs=0
+	((${#segs[@]} >= k + 2))
+	for ((i = k + 1; i < ${#segs[@]}; i++)); do
 		"$JPROF" report "$STORE/segments/${segs[i]}" -p "$APP_PID" -o "$OUT/seg.folded"
 		total=$((total + $(folded_total "$OUT/seg.folded")))
 		secs=$((secs + 1))
@@ -420,12 +429,11 @@ while True: time.sleep(0.01)' 3>&- &
 	printf 'interval = 1\nevents = cpu,offcpu\n' >"$OUT/jprof.conf"
 	start_daemon -p "$APP_PID" --config "$OUT/jprof.conf"
 	sleep 2.2
-	local n1 n2 i
+	local n1 i
 	n1=$(segments | wc -l)
 	printf 'interval = 1\nevents = cpu\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
-	sleep 2.5
-	n2=$(segments | wc -l)
+	sleep 3
 	printf 'interval = 1\nevents = cpu,offcpu,alloc\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
 	sleep 2.2
@@ -435,20 +443,35 @@ while True: time.sleep(0.01)' 3>&- &
 		"$OUT/daemon.err"
 	grep -q 'SIGHUP: events cpu,offcpu,alloc: off-CPU programs attached again' "$OUT/daemon.err"
 	mapfile -t segs < <(segments)
+	local ev=() ns=() k1=-1 k2=-1 before=0 after=0
 	for ((i = 0; i < ${#segs[@]}; i++)); do
-		echo "${segs[i]} $(seg_events "${segs[i]}") $(offcpu_ns "${segs[i]}")"
+		ev[i]=$(seg_events "${segs[i]}")
+		ns[i]=$(offcpu_ns "${segs[i]}")
+		echo "${segs[i]} ${ev[i]} ${ns[i]}"
+		[[ ${ev[i]} != cpu ]] || ((k1 >= 0)) || k1=$i
+		[[ ${ev[i]} != cpu,offcpu ]] || ((k1 < 0 || k2 >= 0)) || k2=$i
 	done
-	# before: off-CPU time; the segment the SIGHUP cut short still says cpu,offcpu
-	(($(offcpu_ns "${segs[0]}") > 0)) && [[ $(seg_events "${segs[0]}") == cpu,offcpu ]]
-	[[ $(seg_events "${segs[n1]}") == cpu,offcpu ]]
-	# detached: none, and the segments say so
-	for ((i = n1 + 1; i < n2; i++)); do
-		[[ $(seg_events "${segs[i]}") == cpu && $(offcpu_ns "${segs[i]}") == 0 ]]
+	# off-CPU time before the first SIGHUP, in segments that say cpu,offcpu (the one it cut
+	# short among them)
+	((k1 >= n1 && k2 > k1))
+	for ((i = 0; i < k1; i++)); do
+		[[ ${ev[i]} == cpu,offcpu ]]
+		before=$((before + ns[i]))
 	done
-	((n2 > n1 + 1))
-	# attached again: off-CPU time in the segments after the second cut
-	[[ $(seg_events "${segs[-1]}") == cpu,offcpu ]]
-	(($(offcpu_ns "${segs[-1]}") > 0))
+	((before > 0))
+	# detached: the segments say cpu and hold none (but the first: intervals that ended
+	# before the detach may reach it through the ring buffer and the join)
+	((k2 >= k1 + 2))
+	for ((i = k1; i < k2; i++)); do
+		[[ ${ev[i]} == cpu ]]
+		((i == k1 || ns[i] == 0))
+	done
+	# attached again: cpu,offcpu and off-CPU time
+	for ((i = k2; i < ${#segs[@]}; i++)); do
+		[[ ${ev[i]} == cpu,offcpu ]]
+		after=$((after + ns[i]))
+	done
+	((after > 0))
 }
 
 # the requests fake_pyroscope.py logged that it took (status 200): "FROM UNTIL" lines

@@ -601,6 +601,8 @@ static void update_metrics(struct rec *r, __u64 now_ns)
 	v.store_bytes = store__bytes(iv->store);
 	v.last_segment_unix_s = iv->last_write_s;
 	ctl__counts(iv->ctl, &v.dumps, &v.ctl_refused, &v.ctl_bad);
+	_Static_assert(sizeof(v.push) / sizeof(v.push[0]) == PUSH_KIND_MAX,
+		       "metrics_values.push: one entry per push target");
 	for (int k = 0; k < PUSH_KIND_MAX; k++) {
 		struct push_stats ps;
 
