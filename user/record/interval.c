@@ -54,7 +54,7 @@ struct rec_interval {
 	char events[64];      /* the events recorded now, as segments say them, when offcpu_off */
 	struct store_limits lim;
 	struct rec_triggers *triggers; /* --mark-on-pause, -oom, -cpu; NULL: off */
-	struct pusher *pusher;	       /* --push-pyroscope, --push-otlp; NULL: off */
+	struct pusher *pusher;	       /* --push-pyroscope, -otlp, -parca; NULL: off */
 };
 
 unsigned int rec_interval_length(const struct rec *r)
@@ -453,7 +453,7 @@ static void events_without_offcpu(const char *all, char *buf, size_t len)
 
 	snprintf(tmp, sizeof(tmp), "%s", all);
 	buf[0] = '\0';
-	for (char *e = strtok_r(tmp, ",", &save); e; e = strtok_r(NULL, ",", &save))
+	for (char *e = strtok_r(tmp, ",", &save); e && n < len; e = strtok_r(NULL, ",", &save))
 		if (strcmp(e, "offcpu"))
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", e);
 }
@@ -529,10 +529,10 @@ static void set_events(struct rec *r, const char *events)
 }
 
 /*
- * SIGHUP: --config read again. The interval's length, the store's limits and the rate
- * change now (the open interval is kept and ends at the new length's next boundary; a new
- * rate writes it first: set_rate); the events need other BPF programs, so they wait for the
- * next start, and say so.
+ * SIGHUP: --config read again. The interval's length, the store's limits, the rate and
+ * off-CPU change now (the open interval is kept and ends at the new length's next boundary;
+ * a new rate or off-CPU's change writes it first: set_rate, set_events); the other events
+ * need other BPF programs or agent settings, so they wait for the next start, and say so.
  */
 static void reload(struct rec *r)
 {
