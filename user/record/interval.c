@@ -431,6 +431,8 @@ static void set_rate(struct rec *r, unsigned int hz)
 	}
 	cut_interval(r);
 	err = kernel_session__set_freq(r->ks, hz);
+	if (err == -EIO) /* some CPUs took it: all back at the old rate */
+		(void)kernel_session__set_freq(r->ks, was);
 	if (err) {
 		pr_warn("SIGHUP: rate %u Hz: the kernel refused it (%s%s); it samples at %u Hz", hz,
 			strerror(-err),
