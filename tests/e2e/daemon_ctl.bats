@@ -495,7 +495,7 @@ for line in open(log):
     d = json.loads(line)
     if d["path"] != "/v1development/profiles" or d["status"] != 200:
         continue
-    assert d["type"] == "application/x-protobuf", d
+    assert d["type"] == "application/x-protobuf" and d["encoding"] == "gzip", d
     txt = subprocess.run(["protoc", "-I", proto, "--decode",
                           "opentelemetry.proto.collector.profiles.v1development."
                           "ExportProfilesServiceRequest",

@@ -24,6 +24,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         u = urllib.parse.urlsplit(self.path)
         q = dict(urllib.parse.parse_qsl(u.query))
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        encoding = self.headers.get("Content-Encoding")
+        if encoding == "gzip":  # OTLP/HTTP's compressed bodies: kept as they decode
+            body = gzip.decompress(body)
         try:
             raw = gzip.decompress(body)
             # a profile.proto message starts with field 1 (sample_type), wire type 2
@@ -40,7 +43,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with open(LOG, "a") as f:
             f.write(json.dumps({"path": u.path, "q": q, "bytes": len(body), "pprof": pprof,
                                 "type": self.headers.get("Content-Type"),
-                                "status": status, "kept": kept}) + "\n")
+                                "encoding": encoding, "status": status,
+                                "kept": kept}) + "\n")
         self.send_response(status)
         self.send_header("Content-Length", "0")
         self.end_headers()
