@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev liblzma-dev pkg-config
       bats openjdk-17-jdk-headless libclang-rt-14-dev procps util-linux python3 time
       golang-go chromium fonts-dejavu-core libc6-dbg libh2-java openjdk-17-source jruby
-      libmicrohttpd-dev prometheus libcurl4-openssl-dev curl)
+      libmicrohttpd-dev prometheus libcurl4-openssl-dev curl protobuf-compiler)
 # golang-go: go tool pprof reads the pprof output in tests/e2e/formats.bats
 # libh2-java: a real application (the H2 SQL database) for make bench
 # chromium: tests/e2e/html_browser.bats drives the HTML flame graph headless (DevTools over a pipe)
@@ -16,6 +16,8 @@ PKGS=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev liblzma-dev p
 # libmicrohttpd-dev: jprof daemon --metrics; prometheus: its promtool checks the format and
 # its server scrapes the daemon in tests/e2e/daemon_metrics.bats
 # libcurl4-openssl-dev: jprof daemon --push-pyroscope; curl: the e2e tests' HTTP client
+# protobuf-compiler: protoc --decode checks --push-otlp's bodies against the published schema
+# (third_party/opentelemetry-proto) in tests/e2e/daemon_ctl.bats
 
 missing=()
 for p in "${PKGS[@]}"; do

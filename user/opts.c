@@ -60,6 +60,10 @@ enum {
 	OPT_RECORDINGS,
 	OPT_MARK,
 	OPT_MARK_ON_PAUSE,
+	OPT_MARK_ON_OOM,
+	OPT_MARK_ON_CPU,
+	OPT_PUSH_OTLP,
+	OPT_PUSH_PARCA,
 	OPT_BASE_SINCE,
 	OPT_BASE_UNTIL,
 	OPT_PUSH_PYROSCOPE,
@@ -119,6 +123,10 @@ static const struct option long_opts[] = {
 	{ "recordings", required_argument, NULL, OPT_RECORDINGS },
 	{ "mark", required_argument, NULL, OPT_MARK },
 	{ "mark-on-pause", required_argument, NULL, OPT_MARK_ON_PAUSE },
+	{ "mark-on-oom", no_argument, NULL, OPT_MARK_ON_OOM },
+	{ "mark-on-cpu", required_argument, NULL, OPT_MARK_ON_CPU },
+	{ "push-otlp", required_argument, NULL, OPT_PUSH_OTLP },
+	{ "push-parca", required_argument, NULL, OPT_PUSH_PARCA },
 	{ "base-since", required_argument, NULL, OPT_BASE_SINCE },
 	{ "base-until", required_argument, NULL, OPT_BASE_UNTIL },
 	{ "push-pyroscope", required_argument, NULL, OPT_PUSH_PYROSCOPE },
@@ -223,13 +231,23 @@ void opts_usage(FILE *f)
 	      "      --push-pyroscope URL  send every segment, in order and once, to a Grafana\n"
 	      "                        Pyroscope server (URL/ingest, pprof); while it is down\n"
 	      "                        they wait in the store\n"
-	      "      --push-name NAME  the application there (default jprof{host=HOSTNAME})\n"
+	      "      --push-name NAME  the application there, Parca's labels (default\n"
+	      "                        jprof{host=HOSTNAME})\n"
+	      "      --push-otlp URL   send every segment, in order and once, as OTLP profiles\n"
+	      "                        (URL/v1development/profiles, protobuf); while the\n"
+	      "                        receiver is down they wait in the store\n"
+	      "      --push-parca URL  send every segment, in order and once, to a Parca server\n"
+	      "                        (URL/profiles/writeraw, its labels from --push-name)\n"
 	      "      --mark-on-pause MS  a JVM's GC pause of at least MS milliseconds keeps the\n"
 	      "                        interval before and after it as a mark (as dump --mark;\n"
 	      "                        one mark in 10 minutes at most)\n"
+	      "      --mark-on-oom     a process the kernel's OOM killer kills keeps the minute\n"
+	      "                        before and the interval after as a mark\n"
+	      "      --mark-on-cpu PCT:SECONDS  a process over PCT% of a core for SECONDS in\n"
+	      "                        a row keeps the minute before and the interval after\n"
 	      "      --config FILE     key = value lines: interval, max-age, max-size, events,\n"
 	      "                        rate (-F); they win over the command line. SIGHUP reads\n"
-	      "                        it again (events and rate: at the next start)\n"
+	      "                        it again (events: off-CPU now, others at the next start)\n"
 	      "  SIGTERM or SIGINT write the open interval and end the daemon.\n"
 	      "\n"
 	      "report --store options: the segments overlapping the range, merged:\n"
@@ -471,10 +489,15 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 	}
 	if ((o->metrics || o->config || o->mark_pause_ms) && o->cmd != JP_CMD_DAEMON)
 		return fail(err, errlen, "--metrics, --config and --mark-on-pause are daemon options");
-	if ((o->push_url || o->push_name) && o->cmd != JP_CMD_DAEMON)
-		return fail(err, errlen, "--push-pyroscope and --push-name are daemon options");
-	if (o->push_name && !o->push_url)
-		return fail(err, errlen, "--push-name goes with --push-pyroscope");
+	if ((o->mark_oom || o->mark_cpu_pct) && o->cmd != JP_CMD_DAEMON)
+		return fail(err, errlen, "--mark-on-oom and --mark-on-cpu are daemon options");
+	if ((o->push_url || o->push_name || o->push_otlp || o->push_parca) &&
+	    o->cmd != JP_CMD_DAEMON)
+		return fail(err, errlen,
+			    "--push-pyroscope, --push-otlp, --push-parca and --push-name are daemon "
+			    "options");
+	if (o->push_name && !o->push_url && !o->push_parca)
+		return fail(err, errlen, "--push-name goes with --push-pyroscope or --push-parca");
 	if (o->last_s && o->cmd != JP_CMD_DUMP)
 		return fail(err, errlen, "--last is a dump option (report --store: --since)");
 	if (o->cmd == JP_CMD_DUMP) {
@@ -888,6 +911,41 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 					    "letters, digits, '.', '-' and '_'",
 					    optarg);
 			o->push_name = optarg;
+			break;
+		}
+		case OPT_PUSH_OTLP:
+			if (push_url_ok(optarg))
+				return fail(err, errlen,
+					    "--push-otlp: '%s' is not an http:// or https:// address "
+					    "(no ? or #)",
+					    optarg);
+			o->push_otlp = optarg;
+			break;
+		case OPT_PUSH_PARCA:
+			if (push_url_ok(optarg))
+				return fail(err, errlen,
+					    "--push-parca: '%s' is not an http:// or https:// address "
+					    "(no ? or #)",
+					    optarg);
+			o->push_parca = optarg;
+			break;
+		case OPT_MARK_ON_OOM:
+			o->mark_oom = true;
+			break;
+		case OPT_MARK_ON_CPU: {
+			char pct[16];
+			const char *colon = strchr(optarg, ':');
+
+			if (!colon || (size_t)(colon - optarg) >= sizeof(pct))
+				colon = NULL;
+			else
+				snprintf(pct, sizeof(pct), "%.*s", (int)(colon - optarg), optarg);
+			if (!colon || opts_parse_u32(pct, 1, 100000, &o->mark_cpu_pct) ||
+			    opts_parse_u32(colon + 1, 1, 3600, &o->mark_cpu_s))
+				return fail(err, errlen,
+					    "--mark-on-cpu: '%s' is not PCT:SECONDS (percent of one "
+					    "core 1..100000, seconds 1..3600; 90:30)",
+					    optarg);
 			break;
 		}
 		case OPT_MARK_ON_PAUSE:

@@ -89,6 +89,10 @@ struct jp_opts {
 	__u32 mark_pause_ms;	   /* daemon --mark-on-pause MS: a GC pause this long makes a mark */
 	const char *push_url;	   /* daemon --push-pyroscope URL: segments sent there, in order */
 	const char *push_name;	   /* daemon --push-name NAME{labels} (default jprof{host=...}) */
+	const char *push_otlp;	   /* daemon --push-otlp URL: segments as OTLP profiles, in order */
+	const char *push_parca;	   /* daemon --push-parca URL: segments to Parca's writeraw */
+	bool mark_oom;		   /* daemon --mark-on-oom: an OOM kill makes a mark */
+	__u32 mark_cpu_pct, mark_cpu_s; /* daemon --mark-on-cpu PCT:SECONDS; 0: off */
 	const char *metrics;	   /* daemon --metrics ADDR:PORT: Prometheus /metrics; NULL off */
 	const char *config;	   /* daemon --config FILE: key = value lines, read again on SIGHUP */
 	const char *listen;	   /* serve --listen ADDR:PORT (default SERVE_DEFAULT_ADDR) */

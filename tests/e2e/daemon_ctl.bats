@@ -248,7 +248,7 @@ PY
 	stop_daemon
 }
 
-@test "SIGHUP: --config read again, the interval and limits change, the open interval is kept" {
+@test "SIGHUP: --config read again, the interval, limits and rate change, the open interval is kept" {
 	"$APPS/hotab" 60 >/dev/null 3>&- &
 	APP_PID=$!
 	# a bad file is refused at the start, naming its line; so is one others may write
@@ -287,12 +287,43 @@ PY
 	sleep 1.5
 	kill -0 "$DPID"
 	grep -q "SIGHUP: --config line 1: interval: '0'.*goes on as it was" "$OUT/daemon.err"
-	# events and rate: at the next start, and said so
+	# the rate changes now: the open interval is written at the old one, the segments after
+	# it say the new one (their pprof period, read by protoc's own decoder); the events wait
+	# for the next start, and say so
+	command -v protoc >/dev/null || missing "protoc (Debian protobuf-compiler)"
+	n=$(segments | wc -l)
 	printf 'interval = 1\nrate = 49\nevents = cpu,offcpu\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
-	sleep 1.5
-	grep -q 'SIGHUP: rate 49 Hz: at the daemon.s next start' "$OUT/daemon.err"
-	grep -q 'SIGHUP: events cpu,offcpu: at the daemon.s next start' "$OUT/daemon.err"
+	sleep 3.5
+	grep -q 'SIGHUP: sampling at 49 Hz from now (was 99 Hz)' "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,offcpu: off-CPU at the daemon.s next start (it started without it' "$OUT/daemon.err"
+	mapfile -t segs < <(segments)
+	period() { gzip -dc "$STORE/segments/$1" | protoc --decode_raw | sed -n 's/^12: //p'; }
+	# the old period up to the segment the SIGHUP cut short (n, or n + 1 when an interval
+	# ended meanwhile), the new one (1e9 / 49) from the next on
+	local k=-1 i p=()
+	for ((i = 0; i < ${#segs[@]}; i++)); do
+		p[i]=$(period "${segs[i]}")
+		echo "${segs[i]} ${p[i]}"
+		[[ ${p[i]} != 20408163 ]] || ((k >= 0)) || k=$i
+	done
+	((k == n + 1 || k == n + 2))
+	for ((i = 0; i < ${#segs[@]}; i++)); do
+		[[ ${p[i]} == $((i < k ? 10101010 : 20408163)) ]]
+	done
+	# hotab is one thread: 49 samples a second at most now, over the segments after the
+	# first one since (the cut's end is rounded up to a second: the first one holds the rest
+	# of that second too; a segment's edges may take a few of the next one's: 10% more
+	# allowed); it had up to 99
+	local total=0 secs=0
+	((${#segs[@]} >= k + 2))
+	for ((i = k + 1; i < ${#segs[@]}; i++)); do
+		"$JPROF" report "$STORE/segments/${segs[i]}" -p "$APP_PID" -o "$OUT/seg.folded"
+		total=$((total + $(folded_total "$OUT/seg.folded")))
+		secs=$((secs + 1))
+	done
+	echo "at 49 Hz: $total samples in $secs one-second segments"
+	((total > 0 && total * 10 <= secs * 49 * 11))
 	n=$(segments | wc -l)
 	sleep 2
 	(($(segments | wc -l) > n))
@@ -374,25 +405,175 @@ PY
 	[[ $output == *"--mark-on-pause are daemon options"* ]]
 }
 
+# offcpu_ns SEGMENT: the off-CPU nanoseconds of a segment, as go tool pprof reads it (0: none)
+offcpu_ns() {
+	go tool pprof -raw "$STORE/segments/$1" 2>/dev/null | awk '
+		/^Samples:/ { s = 1; next }
+		s == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^offcpu\//) c = i; s = 2; next }
+		s == 2 && /^Locations/ { s = 0 }
+		s == 2 && c && $c ~ /^[0-9]+:?$/ { sub(/:$/, "", $c); t += $c }
+		END { print t + 0 }'
+}
+
+# seg_events SEGMENT: the events the segment says it holds
+seg_events() {
+	go tool pprof -raw "$STORE/segments/$1" 2>/dev/null | sed -n 's/^Comment: jprof:events=//p'
+}
+
+@test "SIGHUP: off-CPU detached and attached again while it runs; other events at the next start" {
+	command -v go >/dev/null || missing "go (Debian golang-go) for go tool pprof"
+	# a thread that blocks 10 ms at a time: off-CPU time in every second
+	python3 -c 'import time
+while True: time.sleep(0.01)' 3>&- &
+	APP_PID=$!
+	printf 'interval = 1\nevents = cpu,offcpu\n' >"$OUT/jprof.conf"
+	start_daemon -p "$APP_PID" --config "$OUT/jprof.conf"
+	sleep 2.2
+	local n1 i
+	n1=$(segments | wc -l)
+	printf 'interval = 1\nevents = cpu\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	sleep 3
+	printf 'interval = 1\nevents = cpu,offcpu,alloc\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	sleep 2.2
+	stop_daemon
+	grep -q 'SIGHUP: events cpu: off-CPU programs detached' "$OUT/daemon.err"
+	grep -q "SIGHUP: events cpu,offcpu,alloc: at the daemon's next start: only off-CPU" \
+		"$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,offcpu,alloc: off-CPU programs attached again' "$OUT/daemon.err"
+	mapfile -t segs < <(segments)
+	local ev=() ns=() k1=-1 k2=-1 before=0 after=0
+	for ((i = 0; i < ${#segs[@]}; i++)); do
+		ev[i]=$(seg_events "${segs[i]}")
+		ns[i]=$(offcpu_ns "${segs[i]}")
+		echo "${segs[i]} ${ev[i]} ${ns[i]}"
+		[[ ${ev[i]} != cpu ]] || ((k1 >= 0)) || k1=$i
+		[[ ${ev[i]} != cpu,offcpu ]] || ((k1 < 0 || k2 >= 0)) || k2=$i
+	done
+	# off-CPU time before the first SIGHUP, in segments that say cpu,offcpu (the one it cut
+	# short among them)
+	((k1 >= n1 && k2 > k1))
+	for ((i = 0; i < k1; i++)); do
+		[[ ${ev[i]} == cpu,offcpu ]]
+		before=$((before + ns[i]))
+	done
+	((before > 0))
+	# detached: the segments say cpu and hold none (but the first: intervals that ended
+	# before the detach may reach it through the ring buffer and the join)
+	((k2 >= k1 + 2))
+	for ((i = k1; i < k2; i++)); do
+		[[ ${ev[i]} == cpu ]]
+		((i == k1 || ns[i] == 0))
+	done
+	# attached again: cpu,offcpu and off-CPU time
+	for ((i = k2; i < ${#segs[@]}; i++)); do
+		[[ ${ev[i]} == cpu,offcpu ]]
+		after=$((after + ns[i]))
+	done
+	((after > 0))
+}
+
 # the requests fake_pyroscope.py logged that it took (status 200): "FROM UNTIL" lines
 pushed() {
 	python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     d = json.loads(line)
-    if d["status"] == 200:
+    if d["status"] == 200 and d["path"] == "/ingest":
         print(d["q"]["from"], d["q"]["until"])' "$OUT/push.log"
 }
 
-@test "push: every segment reaches Pyroscope once and in order, across an outage and a restart" {
+# the OTLP bodies fake_pyroscope.py kept, in the order they came, decoded by protoc against the
+# published schema: "FROM UNTIL SAMPLES HOST" lines (the profile's range in UTC seconds, its
+# "samples" values added up, its resource's host.name)
+otlp_sent() {
+	python3 - "$OUT/push.log" "$BATS_TEST_DIRNAME/../../third_party/opentelemetry-proto" <<'PY'
+import json, re, subprocess, sys
+log, proto = sys.argv[1], sys.argv[2]
+for line in open(log):
+    d = json.loads(line)
+    if d["path"] != "/v1development/profiles" or d["status"] != 200:
+        continue
+    assert d["type"] == "application/x-protobuf" and d["encoding"] == "gzip", d
+    txt = subprocess.run(["protoc", "-I", proto, "--decode",
+                          "opentelemetry.proto.collector.profiles.v1development."
+                          "ExportProfilesServiceRequest",
+                          "opentelemetry/proto/collector/profiles/v1development/"
+                          "profiles_service.proto"], stdin=open(d["kept"], "rb"),
+                         capture_output=True, text=True, check=True).stdout
+    strs = re.findall(r'^  string_table: "(.*)"$', txt, re.M)
+    assert strs and strs[0] == "", "string_table[0] is not the empty string"
+    host = re.search(r'key: "host.name"\s*value \{\s*string_value: "([^"]*)"', txt).group(1)
+    total, t0, dur = 0, None, None
+    # each profile: its sample type, then its samples' values, then its time
+    for prof in re.findall(r"^    profiles \{\n(.*?)^    \}$", txt, re.M | re.S):
+        ty = int(re.search(r"type_strindex: (\d+)", prof).group(1))
+        t0 = int(re.search(r"time_unix_nano: (\d+)", prof).group(1))
+        dur = int(re.search(r"duration_nano: (\d+)", prof).group(1))
+        if strs[ty] == "samples":
+            total += sum(int(v) for v in re.findall(r"^        values: (\d+)$", prof, re.M))
+    print(t0 // 10**9, (t0 + dur) // 10**9, total, host)
+PY
+}
+
+# the Parca bodies fake_pyroscope.py kept, in the order they came: the segment each one's raw
+# profile is, byte for byte, as "FROM UNTIL" (its labels checked on the way)
+parca_sent() {
+	python3 - "$OUT/push.log" "$STORE/segments" <<'PY'
+import base64, calendar, json, os, sys, time
+log, segdir = sys.argv[1], sys.argv[2]
+segs = {open(os.path.join(segdir, n), "rb").read(): n for n in os.listdir(segdir)}
+for line in open(log):
+    d = json.loads(line)
+    if d["path"] != "/profiles/writeraw" or d["status"] != 200:
+        continue
+    assert d["type"] == "application/json", d
+    req = json.load(open(d["kept"]))
+    (series,) = req["series"]
+    labels = {l["name"]: l["value"] for l in series["labels"]["labels"]}
+    assert labels == {"__name__": "jprof.test", "host": "ci"}, labels
+    (sample,) = series["samples"]
+    raw = base64.b64decode(sample["rawProfile"], validate=True)
+    assert raw in segs, "a raw profile that is no segment of the store"
+    a, b = segs[raw][:16], segs[raw][17:33]
+    print(*(calendar.timegm(time.strptime(x, "%Y%m%dT%H%M%SZ")) for x in (a, b)))
+PY
+}
+
+# sent_in_order FILE: FILE's "FROM UNTIL" lines are the store's segments from the first on,
+# in order, each once: none skipped (a restart may leave a gap in the store: nothing was
+# recorded then; the newest ones may be unsent yet)
+sent_in_order() {
+	local n
+	n=$(wc -l <"$1")
+	((n > 0))
+	[[ -z $(sort "$1" | uniq -d) ]]
+	segments | python3 -c '
+import calendar, sys, time
+for name in sys.stdin:
+    print(*(calendar.timegm(time.strptime(x, "%Y%m%dT%H%M%SZ")) for x in (name[:16], name[17:33])))' |
+		head -n "$n" | diff - "$1"
+}
+
+# seg_name FROM UNTIL: the store's segment of that range
+seg_name() {
+	echo "$(date -u -d "@$1" +%Y%m%dT%H%M%SZ)-$(date -u -d "@$2" +%Y%m%dT%H%M%SZ).pb.gz"
+}
+
+@test "push: every segment reaches Pyroscope, OTLP and Parca once and in order, across an outage and a restart" {
+	command -v protoc >/dev/null || missing "protoc (Debian protobuf-compiler)"
 	local port=$((20000 + RANDOM % 20000)) n
-	python3 "$BATS_TEST_DIRNAME/fake_pyroscope.py" "$port" "$OUT/push.log" "$OUT/down" 3>&- &
+	mkdir "$OUT/bodies"
+	python3 "$BATS_TEST_DIRNAME/fake_pyroscope.py" "$port" "$OUT/push.log" "$OUT/down" \
+		"$OUT/bodies" 3>&- &
 	PY_PID=$!
 	LOAD_PIDS=$PY_PID
 	"$APPS/hotab" 60 >/dev/null 3>&- &
 	APP_PID=$!
 	start_daemon -p "$APP_PID" --interval 1 --push-pyroscope "http://127.0.0.1:$port" \
-		--push-name 'jprof.test{host=ci}'
+		--push-name 'jprof.test{host=ci}' --push-otlp "http://127.0.0.1:$port/" \
+		--push-parca "http://127.0.0.1:$port"
 	sleep 3
 	# the server down for 3 s: the segments wait, the tries back off
 	touch "$OUT/down"
@@ -402,37 +583,59 @@ for line in open(sys.argv[1]):
 	stop_daemon
 	cat "$OUT/push.log" | head -3
 	grep -q '"status": 503' "$OUT/push.log"
-	# each request: /ingest, the name, format pprof, a gzip'ed profile as the body
+	# each Pyroscope request: /ingest, the name, format pprof, a gzip'ed profile as the body
 	python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     d = json.loads(line)
+    if d["path"] in ("/v1development/profiles", "/profiles/writeraw"):
+        continue
     assert d["path"] == "/ingest" and d["q"]["name"] == "jprof.test{host=ci}", d
     assert d["q"]["format"] == "pprof" and d["pprof"] and d["type"] == "binary/octet-stream", d' \
 		"$OUT/push.log"
-	# taken once each, in order, adjacent: no segment twice, none skipped
+	# taken once each, in order: no segment twice, none skipped
 	pushed >"$OUT/sent"
-	[[ -z $(sort "$OUT/sent" | uniq -d) ]]
-	sort -n "$OUT/sent" | cmp - "$OUT/sent"
-	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/sent"
+	sent_in_order "$OUT/sent"
 	n=$(wc -l <"$OUT/sent")
 	((n >= 6))
 	# what the daemon wrote and did not send before it stopped goes at its next start
 	segments >"$OUT/segs"
 	start_daemon -p "$APP_PID" --interval 1 --push-pyroscope "http://127.0.0.1:$port" \
-		--push-name 'jprof.test{host=ci}'
+		--push-name 'jprof.test{host=ci}' --push-otlp "http://127.0.0.1:$port/" \
+		--push-parca "http://127.0.0.1:$port"
 	sleep 2.5
 	stop_daemon
 	pushed >"$OUT/sent2"
-	[[ -z $(sort "$OUT/sent2" | uniq -d) ]]
-	awk 'NR > 1 && $1 != prev { exit 1 } { prev = $2 }' "$OUT/sent2"
+	sent_in_order "$OUT/sent2"
+	# OTLP and Parca, each with its own cursor, over both runs: once, in order
+	otlp_sent >"$OUT/otlp"
+	cat "$OUT/otlp"
+	cut -d' ' -f1,2 "$OUT/otlp" >"$OUT/osent2"
+	parca_sent >"$OUT/psent2"
+	sent_in_order "$OUT/osent2"
+	sent_in_order "$OUT/psent2"
+	(($(wc -l <"$OUT/osent2") >= n && $(wc -l <"$OUT/psent2") >= n))
+	# each OTLP body decodes with the published schema, and its samples add up to its
+	# segment's (jprof report of the segment itself); each Parca raw profile is its segment
+	local from until samples host seg total
+	while read -r from until samples host; do
+		[[ $host == "$(hostname)" ]]
+		seg=$STORE/segments/$(seg_name "$from" "$until")
+		total=$("$JPROF" report "$seg" -f folded | awk '{ s += $NF } END { print s + 0 }')
+		[[ $samples == "$total" ]] || { echo "$seg: OTLP $samples samples, segment $total"; false; }
+	done <"$OUT/otlp"
 	# every segment of the first run was taken by the end of the second
 	while read -r seg; do
 		from=$(date -u -d "$(sed -E 's/^(....)(..)(..)T(..)(..)(..)Z-.*/\1-\2-\3 \4:\5:\6/' <<<"$seg")" +%s)
 		grep -q "^$from " "$OUT/sent2" || { echo "not sent: $seg"; false; }
+		grep -q "^$from " "$OUT/osent2" || { echo "not sent by OTLP: $seg"; false; }
+		grep -q "^$from " "$OUT/psent2" || { echo "not sent to Parca: $seg"; false; }
 	done <"$OUT/segs"
 	grep -q 'push-pyroscope: [0-9]* segments sent' "$OUT/daemon.err"
-	[[ -s $STORE/push/pyroscope.cursor ]]
+	grep -q 'push-otlp: [0-9]* segments sent' "$OUT/daemon.err"
+	grep -q 'push-parca: [0-9]* segments sent' "$OUT/daemon.err"
+	[[ -s $STORE/push/pyroscope.cursor && -s $STORE/push/otlp.cursor ]]
+	[[ -s $STORE/push/parca.cursor ]]
 	run -2 "$JPROF" daemon --push-pyroscope "ftp://x"
 	[[ $output == *"--push-pyroscope: 'ftp://x' is not an http:// or https:// address"* ]]
 }

@@ -61,10 +61,36 @@ TEST(format)
 	EXPECT_TRUE(strstr(buf, "jprof_resident_memory_bytes 1048576\n"));
 	EXPECT_TRUE(strstr(buf, "jprof_cpu_seconds_total 1.500\n"));
 	EXPECT_TRUE(strstr(buf, "jprof_jvms_attached 1\n"));
+	EXPECT_TRUE(!strstr(buf, "jprof_push_")); /* no push target: no push metric */
 	EXPECT_EQ(buf[n - 1], '\n');
 	EXPECT_EQ((size_t)n, strlen(buf));
 	/* bounded: a buffer too small is an error, never a cut line */
 	EXPECT_EQ(metrics_format(&v, 0, 0, small, sizeof(small)), -ENOSPC);
+}
+
+TEST(push_targets)
+{
+	struct metrics_values v = {0};
+	char buf[METRICS_BODY_MAX];
+
+	v.push[1].on = true; /* OTLP only */
+	v.push[1].sent = 5;
+	v.push[1].backlog = 2;
+	v.push[1].expired_s = 60;
+	ASSERT_TRUE(metrics_format(&v, 0, 0, buf, sizeof(buf)) > 0);
+	EXPECT_TRUE(strstr(buf, "jprof_push_segments_sent_total{target=\"otlp\"} 5\n"));
+	EXPECT_TRUE(strstr(buf, "jprof_push_backlog_segments{target=\"otlp\"} 2\n"));
+	EXPECT_TRUE(strstr(buf,
+			   "jprof_push_dropped_total{target=\"otlp\",reason=\"expired_seconds\"} "
+			   "60\n"));
+	EXPECT_TRUE(!strstr(buf, "pyroscope"));
+	/* each metric's HELP and TYPE once, with both targets */
+	v.push[0].on = true;
+	ASSERT_TRUE(metrics_format(&v, 0, 0, buf, sizeof(buf)) > 0);
+	EXPECT_TRUE(strstr(buf, "jprof_push_failures_total{target=\"pyroscope\"} 0\n"));
+	EXPECT_TRUE(strstr(buf, "# TYPE jprof_push_failures_total counter\n"
+				"jprof_push_failures_total{target=\"pyroscope\"} 0\n"
+				"jprof_push_failures_total{target=\"otlp\"} 0\n"));
 }
 
 /* one HTTP request to 127.0.0.1:port, the whole answer into buf */

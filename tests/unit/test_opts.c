@@ -316,4 +316,28 @@ TEST(marks)
 	EXPECT_EQ(PARSE("daemon", "--push-pyroscope", "http://p", "--push-name", "a b"),
 		  JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("record", "--push-pyroscope", "http://p"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--push-otlp", "http://c:4318"), 0);
+	EXPECT_STREQ(o.push_otlp, "http://c:4318");
+	EXPECT_TRUE(o.push_url == NULL);
+	EXPECT_EQ(PARSE("daemon", "--push-otlp", "grpc://c:4317"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--push-otlp", "http://c"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--push-parca", "http://p:7070", "--push-name", "web{a=b}"), 0);
+	EXPECT_STREQ(o.push_parca, "http://p:7070");
+	EXPECT_EQ(PARSE("daemon", "--push-parca", "p:7070"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--push-otlp", "http://c", "--push-name", "x"), JP_EXIT_USAGE);
+	/* the other triggers */
+	EXPECT_EQ(PARSE("daemon", "--mark-on-oom", "--mark-on-cpu", "90:30"), 0);
+	EXPECT_TRUE(o.mark_oom);
+	EXPECT_EQ(o.mark_cpu_pct, 90);
+	EXPECT_EQ(o.mark_cpu_s, 30);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-cpu", "250:5"), 0); /* several cores */
+	EXPECT_EQ(o.mark_cpu_pct, 250);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-cpu", "90"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-cpu", "90:"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-cpu", ":30"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-cpu", "0:30"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-cpu", "90:0"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("daemon", "--mark-on-cpu", "12345678901234567:1"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--mark-on-oom"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--mark-on-cpu", "90:30"), JP_EXIT_USAGE);
 }

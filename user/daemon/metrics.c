@@ -127,6 +127,46 @@ static void one(struct buf *b, const char *name, const char *type, const char *h
 	put(b, "%s %llu\n", name, (unsigned long long)v);
 }
 
+/* the push targets' counters, a line per target (target="pyroscope", "otlp", "parca") */
+static void push_metrics(struct buf *b, const struct metrics_values *v)
+{
+	static const char *const names[] = {"pyroscope", "otlp", "parca"};
+	const size_t nt = sizeof(v->push) / sizeof(v->push[0]);
+	bool any = false;
+
+	for (size_t k = 0; k < nt; k++)
+		any |= v->push[k].on;
+	if (!any)
+		return;
+	head(b, "jprof_push_segments_sent_total", "counter", "Segments a push target took.");
+	for (size_t k = 0; k < nt; k++)
+		if (v->push[k].on)
+			put(b, "jprof_push_segments_sent_total{target=\"%s\"} %llu\n", names[k],
+			    (unsigned long long)v->push[k].sent);
+	head(b, "jprof_push_failures_total", "counter", "Pushes that failed and are tried again.");
+	for (size_t k = 0; k < nt; k++)
+		if (v->push[k].on)
+			put(b, "jprof_push_failures_total{target=\"%s\"} %llu\n", names[k],
+			    (unsigned long long)v->push[k].failed);
+	head(b, "jprof_push_dropped_total", "counter",
+	     "What was never sent, by reason (refused: segments; expired: seconds).");
+	for (size_t k = 0; k < nt; k++) {
+		if (!v->push[k].on)
+			continue;
+		put(b, "jprof_push_dropped_total{target=\"%s\",reason=\"refused\"} %llu\n",
+		    names[k], (unsigned long long)v->push[k].rejected);
+		put(b,
+		    "jprof_push_dropped_total{target=\"%s\",reason=\"expired_seconds\"} "
+		    "%llu\n",
+		    names[k], (unsigned long long)v->push[k].expired_s);
+	}
+	head(b, "jprof_push_backlog_segments", "gauge", "Segments waiting to be sent.");
+	for (size_t k = 0; k < nt; k++)
+		if (v->push[k].on)
+			put(b, "jprof_push_backlog_segments{target=\"%s\"} %llu\n", names[k],
+			    (unsigned long long)v->push[k].backlog);
+}
+
 int metrics_format(const struct metrics_values *v, __u64 rss_bytes, double cpu_s, char *buf,
 		   size_t len)
 {
@@ -166,20 +206,7 @@ int metrics_format(const struct metrics_values *v, __u64 rss_bytes, double cpu_s
 	    (unsigned long long)v->ctl_refused);
 	put(&b, "jprof_control_rejected_total{reason=\"request\"} %llu\n",
 	    (unsigned long long)v->ctl_bad);
-	if (v->push_on) {
-		one(&b, "jprof_push_segments_sent_total", "counter",
-		    "Segments the Pyroscope server took.", v->push_sent);
-		one(&b, "jprof_push_failures_total", "counter",
-		    "Pushes that failed and are tried again.", v->push_failed);
-		head(&b, "jprof_push_dropped_total", "counter",
-		     "What was never sent, by reason (refused: segments; expired: seconds).");
-		put(&b, "jprof_push_dropped_total{reason=\"refused\"} %llu\n",
-		    (unsigned long long)v->push_rejected);
-		put(&b, "jprof_push_dropped_total{reason=\"expired_seconds\"} %llu\n",
-		    (unsigned long long)v->push_expired_s);
-		one(&b, "jprof_push_backlog_segments", "gauge", "Segments waiting to be sent.",
-		    v->push_backlog);
-	}
+	push_metrics(&b, v);
 	one(&b, "jprof_resident_memory_bytes", "gauge", "jprof's resident memory.", rss_bytes);
 	head(&b, "jprof_cpu_seconds_total", "counter", "CPU time jprof used, user and system.");
 	put(&b, "jprof_cpu_seconds_total %.3f\n", cpu_s);

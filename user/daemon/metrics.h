@@ -26,9 +26,14 @@ struct metrics_values {
 	__u64 store_bytes;				/* gauge: the segments' bytes */
 	__u64 last_segment_unix_s;			/* 0: none yet */
 	__u64 dumps, ctl_refused, ctl_bad;		/* control socket */
-	/* --push-pyroscope: segments sent, failed tries, refused for good; seconds expired unsent */
-	__u64 push_sent, push_failed, push_rejected, push_expired_s, push_backlog;
-	bool push_on;
+	/*
+	 * per push target (daemon/push.h's enum push_kind): segments sent, failed tries, refused
+	 * for good; seconds expired unsent; segments waiting
+	 */
+	struct {
+		__u64 sent, failed, rejected, expired_s, backlog;
+		bool on;
+	} push[3];
 };
 
 /*

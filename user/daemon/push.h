@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * push.h: `jprof daemon --push-pyroscope URL`: every segment the store holds is sent, in
- * order, to a Grafana Pyroscope server (POST URL/ingest?name=...&from=&until=&format=pprof,
- * the segment's own gzip'ed pprof as the body), by a thread of its own (libcurl) that never
- * holds up the recording. What was sent is remembered in DIR/push/pyroscope.cursor (the end
- * of the last segment the server took; written to a temporary name, synced, renamed), so a
- * restarted daemon goes on where it stopped and sends nothing twice. While the server is down
+ * push.h: `jprof daemon --push-pyroscope URL` and `--push-otlp URL`: every segment the store
+ * holds is sent, in order, to each target: a Grafana Pyroscope server (POST
+ * URL/ingest?name=...&from=&until=&format=pprof, the segment's own gzip'ed pprof as the body)
+ * and an OpenTelemetry receiver (POST URL/v1development/profiles, the segment as an OTLP
+ * ExportProfilesServiceRequest, daemon/otlp.h) and a Parca server (POST
+ * URL/profiles/writeraw, the segment's pprof in a JSON WriteRawRequest), by one thread of its own (libcurl) that never
+ * holds up the recording. What each target took is remembered in DIR/push/TARGET.cursor (the
+ * end of the last segment it took; written to a temporary name, synced, renamed), so a
+ * restarted daemon goes on where it stopped and sends nothing twice; a target that is down
+ * holds up neither the other one nor the recording. While the server is down
  * the segments wait in the store (its limits still apply) and go in order when it is back;
  * each failed try waits longer (1 s doubling to 5 min). A segment the server refuses for good
  * (a 4xx answer other than 408 and 429) is skipped and counted; one the limits removed before
@@ -15,11 +19,19 @@
 #define JPROF_DAEMON_PUSH_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "util/bytebuf.h"
 
 #define PUSH_URL_MAX	  512
 #define PUSH_TIMEOUT_S	  30  /* one request, connection included */
 #define PUSH_BACKOFF_MAX_S 300
+
+enum push_kind { PUSH_PYROSCOPE = 0, PUSH_OTLP, PUSH_PARCA, PUSH_KIND_MAX };
+
+/* "pyroscope", "otlp", "parca": its cursor file's name, its metrics' target label */
+const char *push_kind_name(enum push_kind k);
 
 struct push_stats {
 	__u64 sent, sent_bytes;	   /* segments the server took */
@@ -41,17 +53,41 @@ int push_url_ok(const char *url);
 int push_ingest_url(const char *base, const char *app, __u64 from_s, __u64 until_s,
 		    unsigned int rate_hz, char *buf, size_t len);
 
+/* the OTLP export address: base without trailing '/' + /v1development/profiles; or -ENOSPC */
+int push_otlp_url(const char *base, char *buf, size_t len);
+
+/* Parca's write address: base without trailing '/' + /profiles/writeraw; or -ENOSPC */
+int push_parca_url(const char *base, char *buf, size_t len);
+
+/*
+ * Parca's WriteRawRequest as its HTTP gateway takes it (JSON): one series labelled by app
+ * ("name{k=v,...}": __name__=name, k=v, ...), the segment's gzip'ed pprof as its one raw
+ * sample (base64), normalized. Appended to out; 0 or -ENOMEM.
+ */
+int push_parca_body(const char *app, const void *pprof, size_t len, struct bytebuf *out);
+
+/* where to push: urls[k] NULL for a target not wanted */
+struct push_conf {
+	const char *urls[PUSH_KIND_MAX];
+	const char *app;  /* Pyroscope's application, with its labels ("jprof.cpu{host=db1}") */
+	const char *host; /* OTLP's resource attribute host.name */
+	unsigned int rate_hz;
+};
+
 struct pusher;
 
 /*
- * Starts the thread that pushes the store at dir to url as application app (its labels in
- * Pyroscope's form, e.g. "jprof.cpu{host=db1}"). 0 and *ret, or -errno with why.
+ * Starts the thread that pushes the store at dir to the targets of c (at least one). 0 and
+ * *ret, or -errno with why.
  */
-int pusher__start(const char *dir, const char *url, const char *app, unsigned int rate_hz,
-		  struct pusher **ret, char *why, size_t why_len);
+int pusher__start(const char *dir, const struct push_conf *c, struct pusher **ret, char *why,
+		  size_t why_len);
 /* a segment was written: look now rather than at the next second */
 void pusher__kick(struct pusher *p);
-void pusher__stats(struct pusher *p, struct push_stats *ret); /* NULL-safe: zeros */
+/* the sampling rate changed (SIGHUP): Pyroscope's sampleRate from now on. NULL-safe */
+void pusher__set_rate(struct pusher *p, unsigned int rate_hz);
+/* target k's counts; NULL-safe and false (zeros) for a target not pushed to */
+bool pusher__stats(struct pusher *p, enum push_kind k, struct push_stats *ret);
 /* NULL-safe: stops the thread (a request under way may finish within 0.8 s, then is cut short) */
 void pusher__free(struct pusher *p);
 

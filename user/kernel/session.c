@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* session.c: loads cpu.bpf.c, opens one perf event per online CPU, polls the ring buffer. */
+#include <sys/ioctl.h>
+
 #include "kernel/session_int.h"
 
 /*
@@ -504,6 +506,33 @@ const char *kernel_session__cpu_event(const struct kernel_session *s)
 __u64 kernel_session__period_ns(const struct kernel_session *s)
 {
 	return s->freq_hz ? 1000000000ull / s->freq_hz : 0;
+}
+
+int kernel_session__set_freq(struct kernel_session *s, unsigned int freq_hz)
+{
+	__u64 v;
+	int n = 0;
+
+	if (!freq_hz)
+		return -EINVAL;
+	if (!s->pfds || !s->cpu_event)
+		return -ENOENT;
+	/*
+	 * A hardware event opened with attr.freq stays in freq mode: the ioctl's value is the
+	 * new frequency. cpu-clock is an hrtimer: the kernel turns its frequency into a period
+	 * in ns when it opens it (perf_swevent_init_hrtimer) and clears attr.freq, so the value
+	 * is then a period in ns (49 would be a sample every 49 ns).
+	 */
+	v = strcmp(s->cpu_event, "cpu-clock") ? freq_hz : 1000000000ull / freq_hz;
+	for (int i = 0; i < s->ncpus; i++) {
+		if (s->pfds[i] < 0)
+			continue;
+		if (ioctl(s->pfds[i], PERF_EVENT_IOC_PERIOD, &v))
+			return n ? -EIO : -errno; /* over perf_event_max_sample_rate: EINVAL */
+		n++;
+	}
+	s->freq_hz = freq_hz;
+	return 0;
 }
 
 int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object *obj)

@@ -107,6 +107,12 @@ const char *kernel_session__cpu_event(const struct kernel_session *s);
 /* nanoseconds one cpu sample stands for (1e9 / freq) */
 __u64 kernel_session__period_ns(const struct kernel_session *s);
 /*
+ * The CPU sampler's rate, now, on every open perf event (PERF_EVENT_IOC_PERIOD in freq
+ * mode). 0; -ENOENT without a CPU sampler; -EINVAL over kernel.perf_event_max_sample_rate
+ * (nothing changed); -EIO when it failed after some CPUs had changed.
+ */
+int kernel_session__set_freq(struct kernel_session *s, unsigned int freq_hz);
+/*
  * For loaders of further programs (offcpu.c, syscalls.c): before loading obj, makes
  * its maps named events, pids, cgroups, cgroup_cfg, jvms and stats use this session's. 0 or -errno.
  */

@@ -47,12 +47,22 @@ struct rec_interval {
 	struct metrics *metrics; /* --metrics: GET /metrics; NULL: off */
 	__u64 metrics_ns;	 /* the counters' last hand-over (CLOCK_MONOTONIC) */
 	__u64 last_write_s;	 /* when the newest segment was written (UTC seconds) */
-	/* what SIGHUP may change: the interval's length and the store's limits */
+	/* what SIGHUP may change: the interval's length, the store's limits, the rate */
 	unsigned int interval_s;
+	unsigned int freq_hz; /* the CPU sampler's rate now (-F, or --config's rate) */
+	bool offcpu_off;      /* the off-CPU programs loaded at the start, detached by a SIGHUP */
+	char events[64];      /* the events recorded now, as segments say them, when offcpu_off */
 	struct store_limits lim;
-	struct rec_triggers *triggers; /* --mark-on-pause; NULL: off */
-	struct pusher *pusher;	       /* --push-pyroscope; NULL: off */
+	struct rec_triggers *triggers; /* --mark-on-pause, -oom, -cpu; NULL: off */
+	struct pusher *pusher;	       /* --push-pyroscope, -otlp, -parca; NULL: off */
 };
+
+unsigned int rec_interval_length(const struct rec *r)
+{
+	if (r->iv && r->iv->interval_s)
+		return r->iv->interval_s;
+	return r->o->interval_s ? r->o->interval_s : 60;
+}
 
 static volatile sig_atomic_t hup; /* SIGHUP: --config read again at the next round */
 
@@ -109,6 +119,7 @@ int rec_interval_open(struct rec *r)
 			o->store, (unsigned long long)st.swept, st.swept > 1 ? "s" : "");
 	newest = store__newest_end(iv->store);
 	iv->interval_s = o->interval_s;
+	iv->freq_hz = o->freq_hz;
 	iv->lim = lim;
 	iv->start_s = newest > now_s ? newest : now_s;
 	iv->next_end_s = next_boundary(iv->start_s, iv->interval_s);
@@ -133,23 +144,39 @@ int rec_interval_open(struct rec *r)
 		"%llu bytes (0: no limit)",
 		o->store, n, store__bytes(iv->store) / 1e6, o->interval_s,
 		(unsigned long long)o->max_age_s, (unsigned long long)o->max_size);
-	iv->triggers = rec_triggers_new(o->mark_pause_ms);
-	if (o->push_url) { /* the segments wait in the store: the daemon records without it */
+	iv->triggers = rec_triggers_new(o);
+	if (o->push_url || o->push_otlp || o->push_parca) { /* the segments wait in the store */
 		char app[256], host[128] = "";
+		struct push_conf pc = {.app = app, .host = host, .rate_hz = o->freq_hz};
 
+		pc.urls[PUSH_PYROSCOPE] = o->push_url;
+		pc.urls[PUSH_OTLP] = o->push_otlp;
+		pc.urls[PUSH_PARCA] = o->push_parca;
 		if (gethostname(host, sizeof(host) - 1))
 			snprintf(host, sizeof(host), "unknown");
 		if (o->push_name)
 			snprintf(app, sizeof(app), "%s", o->push_name);
 		else
 			snprintf(app, sizeof(app), "jprof{host=%s}", host);
-		err = pusher__start(o->store, o->push_url, app, o->freq_hz, &iv->pusher, why,
-				    sizeof(why));
+		err = pusher__start(o->store, &pc, &iv->pusher, why, sizeof(why));
 		if (err)
-			pr_warn("--push-pyroscope: %s; the segments stay in the store only",
+			pr_warn("push: %s; the segments stay in the store only",
 				why[0] ? why : strerror(-err));
-		else
-			pr_info("pushing the store's segments to %s as %s", o->push_url, app);
+		for (int k = 0; k < PUSH_KIND_MAX && !err; k++) {
+			char url[PUSH_URL_MAX + 64];
+
+			if (!pc.urls[k])
+				continue;
+			if (k == PUSH_OTLP)
+				(void)push_otlp_url(pc.urls[k], url, sizeof(url));
+			else if (k == PUSH_PARCA)
+				(void)push_parca_url(pc.urls[k], url, sizeof(url));
+			else
+				snprintf(url, sizeof(url), "%s", pc.urls[k]);
+			pr_info("pushing the store's segments to %s (%s, %s %s)", url,
+				push_kind_name(k), k == PUSH_OTLP ? "host.name" : "as",
+				k == PUSH_OTLP ? host : app);
+		}
 	}
 	r->iv = iv;
 	return 0;
@@ -209,6 +236,10 @@ static void interval_meta(struct rec *r, struct out_meta *meta, char *losses, si
 
 	rec_kstats(r, st);
 	rec_segment_meta(r, meta);
+	if (meta->freq_hz) /* a SIGHUP may have changed it since the start */
+		meta->freq_hz = iv->freq_hz;
+	if (iv->offcpu_off)
+		meta->events = iv->events;
 	meta->start_unix_ns = iv->start_s * NS_PER_S;
 	meta->duration_ns = (end_s - iv->start_s) * NS_PER_S;
 	meta->samples = rec_js_samples(r) - iv->samples0;
@@ -364,10 +395,146 @@ int rec_interval_mark(struct rec *r, const char *name, __u32 back_s, char *dir, 
 	return err;
 }
 
+/* the open interval written now, up to now rounded up; the next one starts there */
+static void cut_interval(struct rec *r)
+{
+	struct rec_interval *iv = r->iv;
+	__u64 now_ns = real_ns(), now_s = now_ns / NS_PER_S, end_s;
+
+	end_s = (now_ns + NS_PER_S - 1) / NS_PER_S;
+	if (end_s <= iv->start_s)
+		end_s = iv->start_s + 1;
+	write_interval(r, end_s, now_s);
+	iv->start_s = end_s;
+	iv->next_end_s = next_boundary(end_s > now_s ? end_s : now_s, iv->interval_s);
+	iv->open_mono_ns = mono_ns();
+}
+
 /*
- * SIGHUP: --config read again. The interval's length and the store's limits change now (the
- * open interval is kept and ends at the new length's next boundary); the events and the
- * rate need a new BPF session, so they wait for the next start, and say so.
+ * SIGHUP's new rate: the open interval is written now as a segment of its own (every sample
+ * of a segment at one rate, which its period says), then every CPU's perf event samples at
+ * hz from the next sample on. The samples' CPU time is each thread's runtime between two
+ * samples (cpu.bpf.c), so it stays right across the change; a thread that ran before the
+ * recording and has no sample yet still weighs the start's period once.
+ */
+static void set_rate(struct rec *r, unsigned int hz)
+{
+	struct rec_interval *iv = r->iv;
+	unsigned int was = iv->freq_hz;
+	int err;
+
+	if (!(r->o->events & (1u << JP_EV_CPU)) || !r->ks) {
+		pr_warn("SIGHUP: rate %u Hz: this daemon does not sample CPUs (-e %s); nothing "
+			"changes",
+			hz, rec_events_shown(r->o));
+		return;
+	}
+	cut_interval(r);
+	err = kernel_session__set_freq(r->ks, hz);
+	if (err == -EIO) /* some CPUs took it: all back at the old rate */
+		(void)kernel_session__set_freq(r->ks, was);
+	if (err) {
+		pr_warn("SIGHUP: rate %u Hz: the kernel refused it (%s%s); it samples at %u Hz", hz,
+			strerror(-err),
+			err == -EINVAL ? ": over kernel.perf_event_max_sample_rate?" : "", was);
+		return;
+	}
+	iv->freq_hz = hz;
+	rec_triggers_set_rate(iv->triggers, hz);
+	pusher__set_rate(iv->pusher, hz);
+	pr_info("SIGHUP: sampling at %u Hz from now (was %u Hz); the interval until now was "
+		"written as a segment of its own",
+		hz, was);
+}
+
+/* "cpu,offcpu" less "offcpu": what segments say while the off-CPU programs are detached */
+static void events_without_offcpu(const char *all, char *buf, size_t len)
+{
+	char tmp[64], *save = NULL;
+	size_t n = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s", all);
+	buf[0] = '\0';
+	for (char *e = strtok_r(tmp, ",", &save); e && n < len; e = strtok_r(NULL, ",", &save))
+		if (strcmp(e, "offcpu"))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", e);
+}
+
+/*
+ * SIGHUP's events. Off-CPU is the one that changes now: its programs (loaded at the start)
+ * are detached, or attached again, on the session's maps; the join was set up for it at
+ * the start either way. What needs other programs or other agent settings than the start
+ * loaded (off-CPU the daemon did not start with, syscalls, alloc, lock, live, wall) waits
+ * for the next start, and the line says which.
+ */
+static void set_events(struct rec *r, const char *events)
+{
+	const struct jp_opts *o = r->o;
+	struct rec_interval *iv = r->iv;
+	struct jp_opts *now = calloc(1, sizeof(*now));
+	char *av[] = {"jprof", "daemon", "-e", (char *)events, NULL}, err[256];
+	const __u32 off = 1u << JP_EV_OFFCPU;
+	bool want_off, have_off = r->offcpu != NULL;
+
+	if (!now || opts_parse(4, av, now, err, sizeof(err))) {
+		free(now);
+		return; /* dconf_read checked it: only out of memory comes here */
+	}
+	want_off = now->events & off;
+	if ((now->events & ~off) != (o->events & ~off) || now->agent_events != o->agent_events ||
+	    now->wall != o->wall)
+		pr_warn("SIGHUP: events %s: at the daemon's next start: only off-CPU changes "
+			"while it runs (the others need other BPF programs or agent settings "
+			"than it started with)",
+			events);
+	if (want_off == have_off) {
+		free(now);
+		return;
+	}
+	if (want_off && !(o->events & off)) {
+		pr_warn("SIGHUP: events %s: off-CPU at the daemon's next start (it started "
+			"without it: its programs are not loaded)",
+			events);
+	} else if (!want_off && (o->wall || o->agent_events & JP_AGENT_EV_LOCK)) {
+		pr_warn("SIGHUP: events %s: off-CPU stays: -e %s needs its programs", events,
+			o->wall ? "wall" : "lock");
+	} else if (!want_off) {
+		struct out_meta m;
+
+		cut_interval(r); /* what it recorded with off-CPU: a segment of its own */
+		offcpu__free(r->offcpu);
+		r->offcpu = NULL;
+		rec_segment_meta(r, &m); /* the start's events, less offcpu */
+		events_without_offcpu(m.events ? m.events : "", iv->events, sizeof(iv->events));
+		iv->offcpu_off = true;
+		pr_info("SIGHUP: events %s: off-CPU programs detached; segments from now hold "
+			"no off-CPU time",
+			events);
+	} else {
+		struct offcpu_opts oo = {.min_block_ns = (__u64)o->min_block_us * 1000};
+		int e;
+
+		cut_interval(r);
+		e = offcpu__start(r->ks, &oo, &r->offcpu);
+		if (e) {
+			pr_warn("SIGHUP: events %s: the off-CPU programs would not attach again: "
+				"%s",
+				events, strerror(-e));
+		} else {
+			/* what blocked before it was attached is not in the segments */
+			offcpu__set_window(r->offcpu, mono_ns());
+			iv->offcpu_off = false;
+			pr_info("SIGHUP: events %s: off-CPU programs attached again", events);
+		}
+	}
+	free(now);
+}
+
+/*
+ * SIGHUP: --config read again. The interval's length, the store's limits, the rate and
+ * off-CPU change now (the open interval is kept and ends at the new length's next boundary;
+ * a new rate or off-CPU's change writes it first: set_rate, set_events); the other events
+ * need other BPF programs or agent settings, so they wait for the next start, and say so.
  */
 static void reload(struct rec *r)
 {
@@ -402,21 +569,10 @@ static void reload(struct rec *r)
 		"the open interval goes on",
 		o->config, iv->interval_s, (unsigned long long)lim.max_age_s,
 		(unsigned long long)lim.max_size);
-	if (c.has_rate && c.rate_hz != o->freq_hz)
-		pr_warn("SIGHUP: rate %u Hz: at the daemon's next start (it samples at %u Hz until "
-			"then)",
-			c.rate_hz, o->freq_hz);
-	if (c.has_events) {
-		struct jp_opts *now = calloc(1, sizeof(*now));
-		char *av[] = {"jprof", "daemon", "-e", c.events, NULL}, err[256];
-
-		if (now && !opts_parse(4, av, now, err, sizeof(err)) &&
-		    (now->events != o->events || now->agent_events != o->agent_events))
-			pr_warn("SIGHUP: events %s: at the daemon's next start (it records %s until "
-				"then)",
-				c.events, rec_events_shown(o));
-		free(now);
-	}
+	if (c.has_rate && c.rate_hz != iv->freq_hz)
+		set_rate(r, c.rate_hz);
+	if (c.has_events)
+		set_events(r, c.events);
 }
 
 /* --metrics: the counters handed to the HTTP thread, once a second */
@@ -447,16 +603,19 @@ static void update_metrics(struct rec *r, __u64 now_ns)
 	v.store_bytes = store__bytes(iv->store);
 	v.last_segment_unix_s = iv->last_write_s;
 	ctl__counts(iv->ctl, &v.dumps, &v.ctl_refused, &v.ctl_bad);
-	if (iv->pusher) {
+	_Static_assert(sizeof(v.push) / sizeof(v.push[0]) == PUSH_KIND_MAX,
+		       "metrics_values.push: one entry per push target");
+	for (int k = 0; k < PUSH_KIND_MAX; k++) {
 		struct push_stats ps;
 
-		pusher__stats(iv->pusher, &ps);
-		v.push_on = true;
-		v.push_sent = ps.sent;
-		v.push_failed = ps.failed;
-		v.push_rejected = ps.rejected;
-		v.push_expired_s = ps.expired;
-		v.push_backlog = ps.backlog;
+		if (!pusher__stats(iv->pusher, k, &ps))
+			continue;
+		v.push[k].on = true;
+		v.push[k].sent = ps.sent;
+		v.push[k].failed = ps.failed;
+		v.push[k].rejected = ps.rejected;
+		v.push[k].expired_s = ps.expired;
+		v.push[k].backlog = ps.backlog;
 	}
 	metrics__update(iv->metrics, &v);
 }
@@ -523,17 +682,22 @@ void rec_interval_close(struct rec *r, char *where, size_t wlen)
 			(unsigned long long)st.dropped_error);
 	rec_triggers_free(iv->triggers);
 	if (iv->pusher) {
-		struct push_stats ps;
+		struct push_stats ps[PUSH_KIND_MAX];
+		bool on[PUSH_KIND_MAX];
 
-		pusher__stats(iv->pusher, &ps);
+		for (int k = 0; k < PUSH_KIND_MAX; k++)
+			on[k] = pusher__stats(iv->pusher, k, &ps[k]);
 		pusher__free(iv->pusher);
-		pr_info("--push-pyroscope: %llu segments sent (%.1f MB), %llu refused for good, %llu s "
-			"removed by the limits before they were sent, %llu waiting for the next start"
-			"%s%s",
-			(unsigned long long)ps.sent, ps.sent_bytes / 1e6,
-			(unsigned long long)ps.rejected, (unsigned long long)ps.expired,
-			(unsigned long long)ps.backlog, ps.last_error[0] ? "; last error: " : "",
-			ps.last_error);
+		for (int k = 0; k < PUSH_KIND_MAX; k++)
+			if (on[k])
+				pr_info("--push-%s: %llu segments sent (%.1f MB), %llu refused for "
+					"good, %llu s removed by the limits before they were sent, "
+					"%llu waiting for the next start%s%s",
+					push_kind_name(k), (unsigned long long)ps[k].sent,
+					ps[k].sent_bytes / 1e6, (unsigned long long)ps[k].rejected,
+					(unsigned long long)ps[k].expired,
+					(unsigned long long)ps[k].backlog,
+					ps[k].last_error[0] ? "; last error: " : "", ps[k].last_error);
 	}
 	ctl__free(iv->ctl); /* its name first: a dump now finds no daemon rather than a stale one */
 	metrics__free(iv->metrics);

@@ -219,9 +219,15 @@ int rec_interval_signals(void); /* SIGHUP: --config read again (instead of endin
 int rec_interval_mark(struct rec *r, const char *name, __u32 back_s, char *dir, size_t dir_len,
 		      size_t *ret_n, char *why, size_t why_len);
 
-/* record/triggers.c: the daemon's automatic marks (--mark-on-pause) */
+/* the interval's length now (--interval, or --config's after a SIGHUP), in seconds */
+unsigned int rec_interval_length(const struct rec *r);
+
+/* record/triggers.c: the daemon's automatic marks (--mark-on-pause, -oom, -cpu) */
 struct rec_triggers;
-struct rec_triggers *rec_triggers_new(__u32 pause_ms); /* NULL: off (0), or no memory */
+/* NULL: none asked for, or no memory (said) */
+struct rec_triggers *rec_triggers_new(const struct jp_opts *o);
+/* the sampling rate changed (SIGHUP): --mark-on-cpu's 100% of a core. NULL-safe */
+void rec_triggers_set_rate(struct rec_triggers *t, unsigned int freq_hz);
 void rec_triggers_tick(struct rec *r, struct rec_triggers *t, __u64 now_mono_ns);
 void rec_triggers_free(struct rec_triggers *t); /* NULL-safe; says what it did */
 
