@@ -393,6 +393,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	signal(SIGPIPE, SIG_IGN);
 
 	r.model = model__new();
+	if (r.model) /* the samples' times: slot 0 is the recording's start */
+		model__set_clock(r.model, r.t_start_ns, wall_ns() - (mono_ns() - r.t_start_ns));
 	r.syms = syms__new(NULL);
 	if (!r.model || !r.syms) {
 		pr_err("out of memory or no /proc/kallsyms: %s", strerror(errno));

@@ -153,9 +153,7 @@ int model__filter(const struct model *src, const struct model_filter *f, struct 
 			err = -ENOMEM;
 			break;
 		}
-		for (int v = 0; v < JP_VAL_MAX && !err; v++)
-			if (r->values[v])
-				err = model__add(dst, stack, labels, v, r->values[v]);
+		err = model__add_row_timed(dst, stack, labels, src, i); /* its times too */
 	}
 	free(buf);
 	free(map);

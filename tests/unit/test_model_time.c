@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_model_time.c: when samples happened: slots per row, coarsening, folds, spread, filters. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "model/model.h"
+#include "model/filter.h"
+#include "model/spread.h"
+
+#define MS 1000000ull
+#define T0 5000000000ull	     /* the recording's start, monotonic */
+#define W0 1700000000000000000ull /* ... by the wall clock */
+
+static jp_id one_stack(struct model *m, const char *name)
+{
+	struct jp_location l = {.func = model__func(m, name, "", true), .kind = JP_FK_JIT};
+	jp_id id = model__location(m, &l);
+
+	return model__stack(m, &id, 1);
+}
+
+static jp_id labels_of(struct model *m, __u32 pid, __u32 tid, const char *comm)
+{
+	struct jp_labels l = {.pid = pid, .tid = tid, .comm = comm, .thread = "t", .container = ""};
+
+	return model__labels(m, &l);
+}
+
+/* every row's entries add up to its values: 0, or the first row where not + 1 */
+static size_t sums_differ(const struct model *m)
+{
+	for (size_t i = 0; i < model__rows(m); i++) {
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(m, i, &rb);
+		struct jp_time_ent eb;
+		__u64 sum[JP_VAL_MAX] = {0};
+
+		for (size_t k = model__time_first(m, i); k; k = eb.next) {
+			if (!model__time(m, k - 1, &eb) || eb.row != i)
+				return i + 1;
+			for (int v = 0; v < JP_VAL_MAX; v++)
+				sum[v] += eb.values[v];
+		}
+		for (int v = 0; v < JP_VAL_MAX; v++)
+			if (sum[v] != r->values[v])
+				return i + 1;
+	}
+	return 0;
+}
+
+/* slot of row i's sample of value v that came k-th (entries of one slot merged) */
+static __u32 nth_slot(const struct model *m, size_t i, size_t nth)
+{
+	struct jp_time_ent eb;
+
+	for (size_t k = model__time_first(m, i); k; k = eb.next) {
+		model__time(m, k - 1, &eb);
+		if (!nth--)
+			return eb.slot;
+	}
+	return 0xffffffffu;
+}
+
+TEST(samples_keep_their_slots)
+{
+	struct model *m = model__new();
+	struct model_time ti;
+	jp_id a, b, lab;
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "A.run");
+	b = one_stack(m, "B.run");
+	lab = labels_of(m, 1, 1, "java");
+	/* A at 0.05 s and 0.07 s (one slot), 1.5 s; B at 2.05 s; untimed CPU time of A */
+	model__at(m, T0 + 50 * MS);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_NS, 10), 0);
+	model__at(m, T0 + 70 * MS);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	model__at(m, T0 + 1500 * MS);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	model__at(m, T0 + 2050 * MS);
+	EXPECT_EQ(model__add(m, b, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	model__time_info(m, &ti);
+	EXPECT_TRUE(ti.has_clock);
+	EXPECT_EQ(ti.res_ms, 100);
+	EXPECT_EQ(ti.start_unix_ns, W0);
+	EXPECT_EQ(ti.entries, 3);
+	EXPECT_EQ(ti.max_slot, 20);
+	EXPECT_EQ(nth_slot(m, 0, 0), 0);
+	EXPECT_EQ(nth_slot(m, 0, 1), 15);
+	EXPECT_EQ(nth_slot(m, 1, 0), 20);
+	EXPECT_EQ(sums_differ(m), 0);
+	/* a time before the start is slot 0; untimed adds leave the row's time short */
+	model__at(m, T0 - 10 * MS);
+	EXPECT_EQ(model__add(m, b, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(nth_slot(m, 1, 1), 0);
+	EXPECT_EQ(sums_differ(m), 0);
+	model__at(m, 0);
+	EXPECT_EQ(model__add(m, b, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(sums_differ(m), 2);
+	/* reset drops the times with the rows, keeps the clock */
+	model__reset(m);
+	model__time_info(m, &ti);
+	EXPECT_EQ(ti.entries, 0);
+	EXPECT_TRUE(ti.has_clock);
+	model__free(m);
+}
+
+TEST(budget_coarsens_and_keeps_totals)
+{
+	struct model *m = model__new();
+	struct model_time ti;
+	struct model_mem mm;
+	jp_id s[8], lab;
+	char name[32];
+
+	model__set_clock(m, T0, W0);
+	model__set_time_max_bytes(m, 16 << 10);
+	lab = labels_of(m, 1, 1, "java");
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "S%d.run", i);
+		s[i] = one_stack(m, name);
+	}
+	/* 8 stacks, a sample each every 10 ms for 60 s: 600 slots of 100 ms each */
+	for (__u64 t = 0; t < 60000; t += 10) {
+		model__at(m, T0 + t * MS);
+		EXPECT_EQ(model__add(m, s[(t / 10) % 8], lab, JP_VAL_CPU_SAMPLES, 1), 0);
+		EXPECT_EQ(model__add(m, s[(t / 10) % 8], lab, JP_VAL_CPU_NS, 7), 0);
+		if (t == 30000) /* a column added on the way: the entries widen */
+			EXPECT_EQ(model__add(m, s[0], lab, JP_VAL_OFFCPU_NS, 3), 0);
+	}
+	model__time_info(m, &ti);
+	model__mem(m, &mm);
+	EXPECT_TRUE(mm.time_bytes <= 16 << 10);
+	EXPECT_TRUE(ti.res_ms > 100);
+	EXPECT_EQ(ti.res_ms, 100u << ti.coarsened);
+	EXPECT_TRUE(!ti.lost);
+	EXPECT_EQ(ti.max_slot, 59999 / ti.res_ms);
+	EXPECT_EQ(sums_differ(m), 0);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 6000);
+	/* a row's entries stay in time order */
+	for (size_t i = 0; i < model__rows(m); i++)
+		for (size_t k = 1; nth_slot(m, i, k) != 0xffffffffu; k++)
+			EXPECT_TRUE(nth_slot(m, i, k) > nth_slot(m, i, k - 1));
+	model__free(m);
+}
+
+TEST(budget_too_small_for_a_row_each_drops_time_not_samples)
+{
+	struct model *m = model__new();
+	struct model_time ti;
+	jp_id lab;
+	char name[32];
+
+	model__set_clock(m, T0, W0);
+	model__set_time_max_bytes(m, 1024);
+	lab = labels_of(m, 1, 1, "java");
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "S%d.run", i);
+		model__at(m, T0 + (__u64)i * 10 * MS);
+		EXPECT_EQ(model__add(m, one_stack(m, name), lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	}
+	model__time_info(m, &ti);
+	EXPECT_TRUE(ti.lost);
+	EXPECT_EQ(ti.entries, 0);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 200);
+	model__free(m);
+}
+
+TEST(fold_merges_series_of_merged_rows)
+{
+	struct model *m = model__new();
+	jp_id a, l1, l2, l3;
+	__u32 pids[] = {1, 2};
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "A.run");
+	l1 = labels_of(m, 1, 1, "sh");
+	l2 = labels_of(m, 2, 2, "sh");
+	l3 = labels_of(m, 3, 3, "sh");
+	for (int i = 0; i < 30; i++) {
+		model__at(m, T0 + (__u64)i * 100 * MS);
+		EXPECT_EQ(model__add(m, a, i % 3 == 0 ? l1 : i % 3 == 1 ? l2 : l3,
+				     JP_VAL_CPU_SAMPLES, 1), 0);
+	}
+	EXPECT_EQ(model__rows(m), 3);
+	EXPECT_EQ(model__fold_pids(m, pids, 2), 0);
+	EXPECT_EQ(model__rows(m), 2);
+	EXPECT_EQ(sums_differ(m), 0);
+	/* a time added after the fold goes on the folded row's chain */
+	model__at(m, T0 + 4000 * MS);
+	EXPECT_EQ(model__add(m, a, l3, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(sums_differ(m), 0);
+	model__free(m);
+}
+
+TEST(spread_and_set_keep_times_equal_to_totals)
+{
+	struct model *m = model__new();
+	jp_id a, b, lab;
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "A.run");
+	b = one_stack(m, "B.run");
+	lab = labels_of(m, 1, 1, "java");
+	for (int i = 0; i < 50; i++) {
+		model__at(m, T0 + (__u64)i * 37 * MS);
+		EXPECT_EQ(model__add(m, i % 4 ? a : b, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+		EXPECT_EQ(model__add(m, i % 4 ? a : b, lab, JP_VAL_CPU_NS, 1000 + i * 13), 0);
+	}
+	EXPECT_EQ(model__spread_cpu(m), 0);
+	EXPECT_EQ(sums_differ(m), 0);
+	EXPECT_EQ(model__set(m, 0, JP_VAL_CPU_SAMPLES, 7), 0);
+	EXPECT_EQ(sums_differ(m), 0);
+	model__free(m);
+}
+
+TEST(filter_copies_times)
+{
+	struct model *m = model__new(), *d = model__new();
+	struct model_filter f = {0};
+	struct model_time ti;
+	jp_id a, lab;
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "A.run");
+	lab = labels_of(m, 1, 1, "java");
+	model__at(m, T0 + 300 * MS);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 2), 0);
+	model__at(m, T0 + 900 * MS);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	model__at(m, 0);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 4), 0);
+	EXPECT_EQ(model__filter(m, &f, d), 0);
+	model__time_info(d, &ti);
+	EXPECT_EQ(ti.start_unix_ns, W0);
+	EXPECT_EQ(ti.entries, 2);
+	EXPECT_EQ(nth_slot(d, 0, 0), 3);
+	EXPECT_EQ(nth_slot(d, 0, 1), 9);
+	EXPECT_EQ(model__total(d, JP_VAL_CPU_SAMPLES), 7);
+	model__free(m);
+	model__free(d);
+}
