@@ -2,11 +2,14 @@
 /* test_model_time.c: when samples happened: slots per row, coarsening, folds, spread, filters. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "model/model.h"
 #include "model/filter.h"
 #include "model/spread.h"
+#include "model/pprof_read.h"
+#include "out/pprof.h"
 
 #define MS 1000000ull
 #define T0 5000000000ull	     /* the recording's start, monotonic */
@@ -242,4 +245,96 @@ TEST(filter_copies_times)
 	EXPECT_EQ(model__total(d, JP_VAL_CPU_SAMPLES), 7);
 	model__free(m);
 	model__free(d);
+}
+
+/* (slot, CPU samples) of every entry, summed per slot, into per_slot[0..n) */
+static void per_slot(const struct model *m, __u64 *out, size_t n)
+{
+	struct jp_time_ent eb;
+
+	memset(out, 0, n * sizeof(*out));
+	for (size_t k = 0; model__time(m, k, &eb); k++)
+		if (eb.slot < n && eb.row != (size_t)-1)
+			out[eb.slot] += eb.values[JP_VAL_CPU_SAMPLES];
+}
+
+TEST(pprof_round_trip_keeps_times)
+{
+	struct model *m = model__new(), *back = model__new(), *again = model__new();
+	struct pprof_opts po = {.values = 1u << JP_VAL_CPU_SAMPLES | 1u << JP_VAL_CPU_NS,
+				.time_ns = W0 + 3 * MS};
+	struct model_time ti, tb;
+	__u64 a1[64], a2[64];
+	char *buf = NULL, *buf2 = NULL, why[128];
+	size_t len = 0, len2 = 0;
+	jp_id a, b, lab;
+	FILE *f;
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "A.run");
+	b = one_stack(m, "B.run");
+	lab = labels_of(m, 1, 1, "java");
+	for (int i = 0; i < 40; i++) { /* A for 2 s, then B for 2 s, 20 ms apart */
+		model__at(m, T0 + (__u64)i * 100 * MS + 20 * MS);
+		EXPECT_EQ(model__add(m, i < 20 ? a : b, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+		EXPECT_EQ(model__add(m, i < 20 ? a : b, lab, JP_VAL_CPU_NS, 10000 + i), 0);
+	}
+	model__at(m, 0); /* and some CPU time with no time */
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_NS, 55), 0);
+	f = open_memstream(&buf, &len);
+	EXPECT_EQ(out_pprof_write(m, &po, f), 0);
+	fclose(f);
+	EXPECT_EQ(model__read_pprof(back, buf, len, why, sizeof(why)), 0);
+	EXPECT_EQ(model__total(back, JP_VAL_CPU_SAMPLES), 40);
+	EXPECT_EQ(model__total(back, JP_VAL_CPU_NS), model__total(m, JP_VAL_CPU_NS));
+	model__time_info(m, &ti);
+	model__time_info(back, &tb);
+	EXPECT_TRUE(tb.has_clock);
+	EXPECT_EQ(tb.start_unix_ns, W0);
+	EXPECT_EQ(tb.res_ms, 100);
+	EXPECT_EQ(tb.max_slot, 39);
+	per_slot(m, a1, 64);
+	per_slot(back, a2, 64);
+	EXPECT_TRUE(!memcmp(a1, a2, sizeof(a1)));
+	/* A's row has its times in the first 2 s only */
+	for (size_t i = 0; i < model__rows(back); i++) {
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(back, i, &rb);
+		size_t n;
+		const jp_id *locs = model__get_stack(back, r->stack, &n);
+		const char *name =
+			model__get_func(back, model__get_location(back, locs[0])->func)->name;
+		struct jp_time_ent eb;
+
+		for (size_t k = model__time_first(back, i); k; k = eb.next) {
+			model__time(back, k - 1, &eb);
+			EXPECT_TRUE(!strcmp(name, "A.run") ? eb.slot < 20 : eb.slot >= 20);
+		}
+	}
+	/* coarsened slots survive a second round trip with their resolution */
+	model__set_time_max_bytes(back, 4096);
+	for (int i = 0; i < 300; i++) {
+		model__at(back, model__mono_of(back, W0 + (__u64)i * 100 * MS));
+		EXPECT_EQ(model__add(back, a, 1, JP_VAL_CPU_SAMPLES, 1), 0);
+	}
+	model__time_info(back, &tb);
+	EXPECT_TRUE(tb.res_ms > 100);
+	po.values = 1u << JP_VAL_CPU_SAMPLES;
+	f = open_memstream(&buf2, &len2);
+	EXPECT_EQ(out_pprof_write(back, &po, f), 0);
+	fclose(f);
+	EXPECT_EQ(model__read_pprof(again, buf2, len2, why, sizeof(why)), 0);
+	model__time_info(again, &ti);
+	EXPECT_EQ(ti.res_ms, tb.res_ms);
+	EXPECT_EQ(ti.max_slot, tb.max_slot);
+	EXPECT_EQ(model__total(again, JP_VAL_CPU_SAMPLES), 340);
+	per_slot(back, a1, 64);
+	per_slot(again, a2, 64);
+	EXPECT_TRUE(!memcmp(a1, a2, sizeof(a1)));
+	EXPECT_EQ(sums_differ(again), 0);
+	free(buf);
+	free(buf2);
+	model__free(m);
+	model__free(back);
+	model__free(again);
 }

@@ -1116,6 +1116,20 @@ void model__set_clock(struct model *m, __u64 mono_ns, __u64 wall_ns)
 	m->ts.has_clock = true;
 }
 
+void model__set_time_res(struct model *m, __u32 res_ms)
+{
+	__u32 r = TSERIES_RES_MS;
+
+	if (m->ts.n || !res_ms)
+		return;
+	while (r < res_ms && r <= (1u << 30))
+		r *= 2;
+	m->ts.res_ms = r;
+	m->ts.coarsened = 0;
+	for (__u32 x = TSERIES_RES_MS; x < r; x *= 2)
+		m->ts.coarsened++;
+}
+
 void model__at(struct model *m, __u64 mono_ns)
 {
 	m->ts.now = mono_ns;

@@ -150,6 +150,8 @@ int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u6
  */
 void model__set_clock(struct model *m, __u64 mono_ns, __u64 wall_ns);
 void model__at(struct model *m, __u64 mono_ns);
+/* the slots' length before the first entry (a file's: 100 ms or coarser); ignored after */
+void model__set_time_res(struct model *m, __u32 res_ms);
 /* mono_ns on the clock's scale of a wall time (unix ns); 0 without a clock */
 __u64 model__mono_of(const struct model *m, __u64 wall_ns);
 
