@@ -10,6 +10,8 @@
 #include "model/spread.h"
 #include "model/pprof_read.h"
 #include "out/pprof.h"
+#include "out/jfr.h"
+#include "model/jfr_read.h"
 
 #define MS 1000000ull
 #define T0 5000000000ull	     /* the recording's start, monotonic */
@@ -337,4 +339,68 @@ TEST(pprof_round_trip_keeps_times)
 	model__free(m);
 	model__free(back);
 	model__free(again);
+}
+
+TEST(clock_set_again_moves_slots_by_whole_slots)
+{
+	struct model *m = model__new();
+	struct model_time ti;
+	jp_id a, lab;
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "A.run");
+	lab = labels_of(m, 1, 1, "java");
+	model__at(m, T0 + 550 * MS);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	model__at(m, T0 + 2550 * MS);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	/* the recording's t0 came 1.05 s after the first clock: slot 0 is at 1.0 s now */
+	model__set_clock(m, T0 + 1050 * MS, W0 + 1050 * MS);
+	model__time_info(m, &ti);
+	EXPECT_EQ(ti.start_unix_ns, W0 + 1000 * MS);
+	EXPECT_EQ(nth_slot(m, 0, 0), 0);
+	EXPECT_EQ(nth_slot(m, 0, 1), 15);
+	model__at(m, T0 + 2650 * MS);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(nth_slot(m, 0, 2), 16);
+	EXPECT_EQ(sums_differ(m), 0);
+	model__free(m);
+}
+
+TEST(jfr_events_at_their_times_read_back)
+{
+	struct model *m = model__new(), *back = model__new();
+	struct jfr_opts jo = {.start_unix_ns = W0, .duration_ns = 4000 * MS};
+	struct model_time tb;
+	__u64 a1[64], a2[64];
+	char *buf = NULL, why[128];
+	size_t len = 0;
+	jp_id a, b, lab;
+	FILE *f;
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "A.run");
+	b = one_stack(m, "B.run");
+	lab = labels_of(m, 1, 1, "java");
+	for (int i = 0; i < 40; i++) {
+		model__at(m, T0 + (__u64)i * 100 * MS + 20 * MS);
+		EXPECT_EQ(model__add(m, i < 20 ? a : b, lab, JP_VAL_CPU_SAMPLES, 1 + i % 3), 0);
+		EXPECT_EQ(model__add(m, i < 20 ? b : a, lab, JP_VAL_OFFCPU_NS, 5000), 0);
+	}
+	f = open_memstream(&buf, &len);
+	EXPECT_EQ(out_jfr_write(m, &jo, f), 0);
+	fclose(f);
+	EXPECT_EQ(model__read_jfr(back, buf, len, why, sizeof(why)), 0);
+	EXPECT_EQ(model__total(back, JP_VAL_CPU_SAMPLES), model__total(m, JP_VAL_CPU_SAMPLES));
+	EXPECT_EQ(model__total(back, JP_VAL_OFFCPU_NS), model__total(m, JP_VAL_OFFCPU_NS));
+	model__time_info(back, &tb);
+	EXPECT_EQ(tb.start_unix_ns, W0);
+	EXPECT_EQ(tb.max_slot, 39);
+	per_slot(m, a1, 64);
+	per_slot(back, a2, 64);
+	EXPECT_TRUE(!memcmp(a1, a2, sizeof(a1)));
+	EXPECT_EQ(sums_differ(back), 0);
+	free(buf);
+	model__free(m);
+	model__free(back);
 }

@@ -1111,9 +1111,29 @@ __u64 model__over_budget(const struct model *m)
 
 void model__set_clock(struct model *m, __u64 mono_ns, __u64 wall_ns)
 {
-	m->ts.mono0 = mono_ns;
-	m->ts.wall0 = wall_ns;
-	m->ts.has_clock = true;
+	struct tseries *t = &m->ts;
+	__u64 res = (__u64)t->res_ms * 1000000ull, d;
+
+	if (t->has_clock && t->n) {
+		/*
+		 * entries exist: slot 0 moves by whole slots (to the one mono_ns is in), so each
+		 * entry keeps its slot's bounds; those before the new start go to slot 0
+		 */
+		if (mono_ns >= t->mono0) {
+			d = (mono_ns - t->mono0) / res;
+			for (size_t k = 0; k < t->n; k++)
+				tseries_at(t, k)->slot = tseries_at(t, k)->slot > d
+								 ? tseries_at(t, k)->slot - (__u32)d
+								 : 0;
+			wall_ns -= mono_ns - (t->mono0 + d * res); /* the wall time at slot d's start */
+			mono_ns = t->mono0 + d * res;
+		} else {
+			return; /* an earlier start with entries: kept as it is */
+		}
+	}
+	t->mono0 = mono_ns;
+	t->wall0 = wall_ns;
+	t->has_clock = true;
 }
 
 void model__set_time_res(struct model *m, __u32 res_ms)
