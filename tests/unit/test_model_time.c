@@ -11,6 +11,7 @@
 #include "model/pprof_read.h"
 #include "out/pprof.h"
 #include "out/jfr.h"
+#include "out/out.h"
 #include "model/jfr_read.h"
 
 #define MS 1000000ull
@@ -403,4 +404,41 @@ TEST(jfr_events_at_their_times_read_back)
 	free(buf);
 	model__free(m);
 	model__free(back);
+}
+
+TEST(speedscope_one_profile_per_thread_in_time_order)
+{
+	struct model *m = model__new();
+	struct model_view v = {.values = 1u << JP_VAL_CPU_NS, .dotted = true};
+	char *buf = NULL;
+	size_t len = 0;
+	jp_id a, b, l1, l2;
+	FILE *f;
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "p/A.run");
+	b = one_stack(m, "p/B.run");
+	l1 = labels_of(m, 7, 8, "java");
+	l2 = labels_of(m, 7, 9, "java");
+	/* thread 8: B then A (B's row comes first in the model), thread 9: A only; one untimed */
+	model__at(m, T0 + 100 * MS);
+	EXPECT_EQ(model__add(m, b, l1, JP_VAL_CPU_NS, 30), 0);
+	model__at(m, T0 + 900 * MS);
+	EXPECT_EQ(model__add(m, a, l1, JP_VAL_CPU_NS, 20), 0);
+	model__at(m, T0 + 1900 * MS);
+	EXPECT_EQ(model__add(m, b, l1, JP_VAL_CPU_NS, 10), 0);
+	EXPECT_EQ(model__add(m, a, l2, JP_VAL_CPU_NS, 5), 0);
+	model__at(m, 0);
+	EXPECT_EQ(model__add(m, a, l2, JP_VAL_CPU_NS, 4), 0);
+	f = open_memstream(&buf, &len);
+	EXPECT_EQ(out_speedscope_write_model(m, &v, NULL, f), 0);
+	fclose(f);
+	EXPECT_TRUE(strstr(buf, "\"frames\":[{\"name\":\"p.B.run_[j]\"},{\"name\":\"p.A.run_[j]\"}]") !=
+		    NULL);
+	EXPECT_TRUE(strstr(buf, "{\"type\":\"sampled\",\"name\":\"java [7] t [8]\",\"unit\":"
+				"\"nanoseconds\",\"startValue\":0,\"samples\":[[0],[1],[0]],"
+				"\"weights\":[30,20,10],\"endValue\":60}") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"samples\":[[1],[1]],\"weights\":[5,4],\"endValue\":9}") != NULL);
+	free(buf);
+	model__free(m);
 }
