@@ -89,10 +89,11 @@ static __u64 count_events(const __u64 *vals)
 
 /*
  * Row r's events of vals, the j-th of n slices of span ticks from t0 onwards (the samples, then
- * the others, each its own slice); marks its stack and thread. Returns j past them.
+ * the others, each its own slice, or at t0 when others_at_t0); marks its stack and thread.
+ * Returns j past them.
  */
 static __u64 row_events(struct jfr *x, const struct jp_sample_row *r, const __u64 *vals,
-			__u64 t0, __u64 span, __u64 j, __u64 n)
+			__u64 t0, __u64 span, __u64 j, __u64 n, bool others_at_t0)
 {
 	__u64 ns = vals[JP_VAL_CPU_SAMPLES], off = vals[JP_VAL_OFFCPU_NS];
 	__u64 calls = vals[JP_VAL_SYSCALL_CALLS], sc_ns = vals[JP_VAL_SYSCALL_NS];
@@ -115,7 +116,7 @@ static __u64 row_events(struct jfr *x, const struct jp_sample_row *r, const __u6
 	}
 	if (off) {
 		ev_begin(x, T_EV_OFFCPU);
-		jb_varint(&x->ev, slice_ticks(t0, span, j++, n));
+		jb_varint(&x->ev, others_at_t0 ? t0 : slice_ticks(t0, span, j++, n));
 		jb_long(&x->ev, off);
 		jb_varint(&x->ev, labels);
 		jb_varint(&x->ev, stack);
@@ -123,7 +124,7 @@ static __u64 row_events(struct jfr *x, const struct jp_sample_row *r, const __u6
 	}
 	if (calls || sc_ns) {
 		ev_begin(x, T_EV_SYSCALL);
-		jb_varint(&x->ev, slice_ticks(t0, span, j++, n));
+		jb_varint(&x->ev, others_at_t0 ? t0 : slice_ticks(t0, span, j++, n));
 		jb_long(&x->ev, sc_ns);
 		jb_varint(&x->ev, labels);
 		jb_varint(&x->ev, stack);
@@ -132,7 +133,7 @@ static __u64 row_events(struct jfr *x, const struct jp_sample_row *r, const __u6
 	}
 	if (alloc) {
 		ev_begin(x, T_EV_ALLOC_SAMPLE);
-		jb_varint(&x->ev, slice_ticks(t0, span, j++, n));
+		jb_varint(&x->ev, others_at_t0 ? t0 : slice_ticks(t0, span, j++, n));
 		jb_varint(&x->ev, labels);
 		jb_varint(&x->ev, stack);
 		jb_varint(&x->ev, leaf_class(x, stack, "_[a]"));
@@ -141,7 +142,7 @@ static __u64 row_events(struct jfr *x, const struct jp_sample_row *r, const __u6
 	}
 	if (delay) {
 		ev_begin(x, T_EV_MONITOR_ENTER);
-		jb_varint(&x->ev, slice_ticks(t0, span, j++, n));
+		jb_varint(&x->ev, others_at_t0 ? t0 : slice_ticks(t0, span, j++, n));
 		jb_long(&x->ev, delay);
 		jb_varint(&x->ev, labels);
 		jb_varint(&x->ev, stack);
@@ -208,7 +209,7 @@ static void timed_events(struct jfr *x, __u64 dur)
 			const struct jp_time_ent *t = model__time(x->m, refs[g].k, &eb);
 			const struct jp_sample_row *r = model__row(x->m, t->row, &rb);
 
-			j = row_events(x, r, t->values, JFR_START_TICKS + off, span, j, n);
+			j = row_events(x, r, t->values, JFR_START_TICKS + off, span, j, n, false);
 		}
 	}
 	free(refs);
@@ -234,8 +235,9 @@ void jw_events(struct jfr *x)
 			for (int v = 0; v < JP_VAL_MAX; v++)
 				left[v] -= eb.values[v] < left[v] ? eb.values[v] : left[v];
 		}
-		/* untimed: spread over the recording, as when the model kept no times */
-		(void)row_events(x, r, left, JFR_START_TICKS, dur, 0, count_events(left));
+		/* untimed: samples over the recording, the rest at its start (no times kept) */
+		(void)row_events(x, r, left, JFR_START_TICKS, dur, 0, left[JP_VAL_CPU_SAMPLES],
+				 true);
 	}
 	for (jp_id id = 1; id <= x->c.labels && !x->err; id++) {
 		const struct jp_labels *l = model__get_labels(x->m, id);
