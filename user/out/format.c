@@ -170,8 +170,10 @@ int out_write(enum out_format fmt, const struct out_input *in, FILE *f)
 	w = &writers[fmt];
 	if (w->model)
 		return in->model ? w->model(in->model, in, f) : -ENOTSUP;
-	if (fmt == OUT_SPEEDSCOPE && in->model && model_timed(in->model))
+	if (fmt == OUT_SPEEDSCOPE && !in->trie && in->model && model_timed(in->model))
 		return out_speedscope_write_model(in->model, &in->view, in->meta, f);
+	if (fmt == OUT_HTML && !in->trie && in->model && model_timed(in->model))
+		return out_html_write_model(in->model, &in->view, in->meta, f);
 	if (in->trie)
 		return w->trie(in->trie, in->meta, f);
 	if (!in->model)
