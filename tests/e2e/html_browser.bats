@@ -297,7 +297,7 @@ phase_times() {
 		END { print a0 + 0, a1 + 0, b0 + 0, b1 + 0, na + 0, nb + 0 }'
 }
 
-@test "timeline: phaseA then phaseB: pprof time_ms, report's round trip, JFR times, speedscope per thread, the HTML brushes and link" {
+@test "timeline: phaseA then phaseB: pprof time_ms, report's round trip and --since/--until, JFR times, speedscope per thread, the HTML brushes and link" {
 	[[ $EUID -eq 0 ]] || missing "root to record"
 	require_jdk "$JDK17"
 	require_jdk "$JDK25"
@@ -323,6 +323,11 @@ phase_times() {
 	# report reads the times back and writes them again: the same phases
 	run -0 "$JPROF" report "$OUT/t.pb.gz" -o "$OUT/again.pb.gz"
 	[[ $(phase_times "$OUT/again.pb.gz") == "$a0 $a1 $b0 $b1 $na $nb" ]]
+	# report --since/--until inside the recording: +offsets from its start
+	run -0 "$JPROF" report "$OUT/t.pb.gz" --until "+$((a1 - 200))ms" -f folded
+	[[ $output == *Phases.phaseA* && $output != *Phases.phaseB* ]]
+	run -0 "$JPROF" report "$OUT/t.pb.gz" --since "+$((b0 + 100))ms" -f folded
+	[[ $output == *Phases.phaseB* && $output != *Phases.phaseA* ]]
 	# JFR: samples at their times, in order, inside the recording's window; A's before B's
 	jfr_json() { "$JDK25/bin/jfr" print --json --events "$1" "$OUT/t.jfr"; }
 	jfr_json jdk.ExecutionSample >"$OUT/exec.json"

@@ -442,3 +442,28 @@ TEST(speedscope_one_profile_per_thread_in_time_order)
 	free(buf);
 	model__free(m);
 }
+
+TEST(filter_keeps_a_time_range)
+{
+	struct model *m = model__new(), *d = model__new();
+	struct model_filter f = {.since_ns = W0 + 1000 * MS, .until_ns = W0 + 2000 * MS};
+	jp_id a, b, lab;
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "A.run");
+	b = one_stack(m, "B.run");
+	lab = labels_of(m, 1, 1, "java");
+	for (int i = 0; i < 30; i++) {
+		model__at(m, T0 + (__u64)i * 100 * MS + 50 * MS);
+		EXPECT_EQ(model__add(m, i < 15 ? a : b, lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	}
+	model__at(m, 0);
+	EXPECT_EQ(model__add(m, a, lab, JP_VAL_CPU_SAMPLES, 100), 0); /* untimed: left out */
+	EXPECT_EQ(model__filter(m, &f, d), 0);
+	/* slots 10..19: A's 10-14, B's 15-19 */
+	EXPECT_EQ(model__total(d, JP_VAL_CPU_SAMPLES), 10);
+	EXPECT_EQ(model__rows(d), 2);
+	EXPECT_EQ(sums_differ(d), 0);
+	model__free(m);
+	model__free(d);
+}

@@ -1210,8 +1210,24 @@ void model__set_time_max_bytes(struct model *m, size_t max_bytes)
 	m->ts.max_bytes = max_bytes;
 }
 
+static int add_row(struct model *dst, jp_id stack, jp_id labels, const struct model *src,
+		   size_t src_i, bool all, __u64 since_ns, __u64 until_ns);
+
 int model__add_row_timed(struct model *dst, jp_id stack, jp_id labels, const struct model *src,
 			 size_t src_i)
+{
+	return add_row(dst, stack, labels, src, src_i, true, 0, 0);
+}
+
+int model__add_row_range(struct model *dst, jp_id stack, jp_id labels, const struct model *src,
+			 size_t src_i, __u64 since_ns, __u64 until_ns)
+{
+	return add_row(dst, stack, labels, src, src_i, false, since_ns, until_ns);
+}
+
+/* all: every value, the untimed rest too; else the entries of the range only */
+static int add_row(struct model *dst, jp_id stack, jp_id labels, const struct model *src,
+		   size_t src_i, bool all, __u64 since_ns, __u64 until_ns)
 {
 	struct jp_sample_row rb;
 	const struct jp_sample_row *r = model__row(src, src_i, &rb);
@@ -1231,17 +1247,19 @@ int model__add_row_timed(struct model *dst, jp_id stack, jp_id labels, const str
 		const struct jp_time_ent *e = model__time(src, k - 1, &eb);
 		__u64 wall = src->ts.wall0 + (__u64)e->slot * src->ts.res_ms * 1000000ull;
 
+		bool in = all || (wall >= since_ns && wall < until_ns);
+
 		model__at(dst, model__mono_of(dst, wall));
 		for (int v = 0; v < JP_VAL_MAX && !err; v++) {
 			__u64 x = e->values[v] < left[v] ? e->values[v] : left[v];
 
-			if (x)
+			if (x && in)
 				err = model__add(dst, stack, labels, (enum jp_value)v, x);
 			left[v] -= x;
 		}
 	}
 	model__at(dst, 0);
-	for (int v = 0; v < JP_VAL_MAX && !err; v++)
+	for (int v = 0; v < JP_VAL_MAX && !err && all; v++)
 		if (left[v])
 			err = model__add(dst, stack, labels, (enum jp_value)v, left[v]);
 	model__at(dst, now);

@@ -184,6 +184,9 @@ void model__set_time_max_bytes(struct model *m, size_t max_bytes);
  */
 int model__add_row_timed(struct model *dst, jp_id stack, jp_id labels, const struct model *src,
 			 size_t src_i);
+/* the same, only the entries of src whose slot starts in [since_ns, until_ns) (unix ns) */
+int model__add_row_range(struct model *dst, jp_id stack, jp_id labels, const struct model *src,
+			 size_t src_i, __u64 since_ns, __u64 until_ns);
 
 /*
  * sets row i's value of v (a column that exists); its time entries of v follow, in
