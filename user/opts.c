@@ -517,10 +517,11 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 	if ((o->since || o->until) && o->cmd != JP_CMD_REPORT)
 		return fail(err, errlen, "--since and --until go with report");
 	if ((o->since || o->until) && o->diff_base)
-		return fail(err, errlen, "--since and --until select in one recording, not in a --diff");
+		return fail(err, errlen,
+			    "--since and --until select in one recording, not in a --diff");
 	if (o->store && ((o->since && o->since[0] == '+') || (o->until && o->until[0] == '+')))
 		return fail(err, errlen,
-			    "--since/--until +OFFSET count from a recording's start: not with --store");
+			    "--since/--until +OFFSET count from a recording's start, not --store's");
 	if (o->cmd == JP_CMD_REPORT && o->store && o->input)
 		return fail(err, errlen, "report reads INPUT or --store, not both");
 	if (o->cmd != JP_CMD_DAEMON)

@@ -440,8 +440,8 @@ static int time_range(const struct jp_opts *o, const struct model *m, const char
 
 	model__time_info(m, &ti);
 	if (!ti.has_clock || !ti.entries) {
-		pr_err("%s has no sample times (a folded file, or not jprof's): --since and --until "
-		       "need them",
+		pr_err("%s has no sample times (a folded file, or not jprof's): "
+		       "--since and --until need them",
 		       path);
 		return -EINVAL;
 	}
@@ -535,8 +535,7 @@ static int report_select(const struct jp_opts *o, regex_t *inc, regex_t *exc, co
 	*ret_sel = NULL;
 	if (!report_filters(o))
 		return 0;
-	if (!o->store && (o->since || o->until) &&
-	    time_range(o, m, path, &f.since_ns, &f.until_ns))
+	if (!o->store && (o->since || o->until) && time_range(o, m, path, &f.since_ns, &f.until_ns))
 		return -EINVAL;
 	sel = model__new();
 	err = sel ? model__filter(m, &f, sel) : -ENOMEM;

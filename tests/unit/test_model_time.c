@@ -15,7 +15,7 @@
 #include "model/jfr_read.h"
 
 #define MS 1000000ull
-#define T0 5000000000ull	     /* the recording's start, monotonic */
+#define T0 5000000000ull	  /* the recording's start, monotonic */
 #define W0 1700000000000000000ull /* ... by the wall clock */
 
 static jp_id one_stack(struct model *m, const char *name)
@@ -188,8 +188,12 @@ TEST(fold_merges_series_of_merged_rows)
 	l3 = labels_of(m, 3, 3, "sh");
 	for (int i = 0; i < 30; i++) {
 		model__at(m, T0 + (__u64)i * 100 * MS);
-		EXPECT_EQ(model__add(m, a, i % 3 == 0 ? l1 : i % 3 == 1 ? l2 : l3,
-				     JP_VAL_CPU_SAMPLES, 1), 0);
+		EXPECT_EQ(model__add(m, a,
+				     i % 3 == 0	  ? l1
+				     : i % 3 == 1 ? l2
+						  : l3,
+				     JP_VAL_CPU_SAMPLES, 1),
+			  0);
 	}
 	EXPECT_EQ(model__rows(m), 3);
 	EXPECT_EQ(model__fold_pids(m, pids, 2), 0);
@@ -433,8 +437,9 @@ TEST(speedscope_one_profile_per_thread_in_time_order)
 	f = open_memstream(&buf, &len);
 	EXPECT_EQ(out_speedscope_write_model(m, &v, NULL, f), 0);
 	fclose(f);
-	EXPECT_TRUE(strstr(buf, "\"frames\":[{\"name\":\"p.B.run_[j]\"},{\"name\":\"p.A.run_[j]\"}]") !=
-		    NULL);
+	EXPECT_TRUE(
+		strstr(buf, "\"frames\":[{\"name\":\"p.B.run_[j]\"},{\"name\":\"p.A.run_[j]\"}]") !=
+		NULL);
 	EXPECT_TRUE(strstr(buf, "{\"type\":\"sampled\",\"name\":\"java [7] t [8]\",\"unit\":"
 				"\"nanoseconds\",\"startValue\":0,\"samples\":[[0],[1],[0]],"
 				"\"weights\":[30,20,10],\"endValue\":60}") != NULL);

@@ -1125,7 +1125,8 @@ void model__set_clock(struct model *m, __u64 mono_ns, __u64 wall_ns)
 				tseries_at(t, k)->slot = tseries_at(t, k)->slot > d
 								 ? tseries_at(t, k)->slot - (__u32)d
 								 : 0;
-			wall_ns -= mono_ns - (t->mono0 + d * res); /* the wall time at slot d's start */
+			/* the wall time at slot d's start */
+			wall_ns -= mono_ns - (t->mono0 + d * res);
 			mono_ns = t->mono0 + d * res;
 		} else {
 			return; /* an earlier start with entries: kept as it is */

@@ -112,7 +112,8 @@ bool tseries_coarsen(struct tseries *t)
 				p->next = next;
 				c->row = 0;
 				if (t->tail[r] == e)
-					t->tail[r] = (__u32)((char *)p - t->ents) / (__u32)t->esize + 1;
+					t->tail[r] =
+						(__u32)((char *)p - t->ents) / (__u32)t->esize + 1;
 			} else {
 				p = c;
 			}

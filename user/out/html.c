@@ -362,10 +362,12 @@ again:
 			goto again;
 		}
 	}
-	fprintf(f, ",\"time\":{\"start_ms\":%" PRIu64 ".%03u,\"res_ms\":%" PRIu64
-		   ",\"nslots\":%u,\"keys\":[",
-		(uint64_t)(ti.start_unix_ns / 1000000ull), (unsigned)(ti.start_unix_ns / 1000 % 1000),
-		(uint64_t)ti.res_ms * factor, ti.max_slot / factor + 1);
+	fprintf(f,
+		",\"time\":{\"start_ms\":%" PRIu64 ".%03u,\"res_ms\":%" PRIu64
+		",\"nslots\":%u,\"keys\":[",
+		(uint64_t)(ti.start_unix_ns / 1000000ull),
+		(unsigned)(ti.start_unix_ns / 1000 % 1000), (uint64_t)ti.res_ms * factor,
+		ti.max_slot / factor + 1);
 	{
 		__u64 *order = calloc(3 * (nkeys ? nkeys : 1), sizeof(*order));
 

@@ -92,8 +92,8 @@ static __u64 count_events(const __u64 *vals)
  * the others, each its own slice, or at t0 when others_at_t0); marks its stack and thread.
  * Returns j past them.
  */
-static __u64 row_events(struct jfr *x, const struct jp_sample_row *r, const __u64 *vals,
-			__u64 t0, __u64 span, __u64 j, __u64 n, bool others_at_t0)
+static __u64 row_events(struct jfr *x, const struct jp_sample_row *r, const __u64 *vals, __u64 t0,
+			__u64 span, __u64 j, __u64 n, bool others_at_t0)
 {
 	__u64 ns = vals[JP_VAL_CPU_SAMPLES], off = vals[JP_VAL_OFFCPU_NS];
 	__u64 calls = vals[JP_VAL_SYSCALL_CALLS], sc_ns = vals[JP_VAL_SYSCALL_NS];
@@ -194,7 +194,8 @@ static void timed_events(struct jfr *x, __u64 dur)
 		qsort(refs, nref, sizeof(*refs), slot_ref_cmp);
 	for (size_t g = 0; g < nref && !x->err;) {
 		__u64 wall = ti.start_unix_ns + (__u64)refs[g].slot * ti.res_ms * 1000000ull;
-		__u64 off = wall > x->o->start_unix_ns ? wall - x->o->start_unix_ns : 0, n = 0, j = 0;
+		__u64 off = wall > x->o->start_unix_ns ? wall - x->o->start_unix_ns : 0, n = 0,
+		      j = 0;
 		__u64 span = (__u64)ti.res_ms * 1000000ull;
 		size_t e;
 

@@ -161,8 +161,8 @@ static void label_num(struct enc *e, const char *key, __u64 val)
 }
 
 /* one Sample: the row's stack and labels, values vals, at time_ms (past the start) unless untimed */
-static void sample(struct enc *e, const struct jp_sample_row *r, const __u64 *vals,
-		   const int *cols, int ncols, bool timed, __u64 time_ms)
+static void sample(struct enc *e, const struct jp_sample_row *r, const __u64 *vals, const int *cols,
+		   int ncols, bool timed, __u64 time_ms)
 {
 	const struct jp_labels *l = model__get_labels(e->m, r->labels);
 	const jp_id *locs;
@@ -228,7 +228,8 @@ static void samples(struct enc *e, const int *cols, int ncols, __u64 base_ns)
 			const struct jp_time_ent *t = k ? model__time(e->m, k - 1, &eb) : NULL;
 
 			if (have && (!t || t->slot != slot)) {
-				__u64 wall = ti.start_unix_ns + (__u64)slot * ti.res_ms * 1000000ull;
+				__u64 wall =
+					ti.start_unix_ns + (__u64)slot * ti.res_ms * 1000000ull;
 
 				sample(e, r, acc, cols, ncols, true,
 				       wall > base_ns ? (wall - base_ns) / 1000000ull : 0);

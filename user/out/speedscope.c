@@ -263,7 +263,8 @@ static int stack_out(const struct model *m, jp_id stack, struct frame_map *fm, F
 
 		if (!fn)
 			continue;
-		idx = fm_get(fm, fn->name, (enum jp_frame_kind)(loc->kind | (fn->java ? FM_JAVA : 0)));
+		idx = fm_get(fm, fn->name,
+			     (enum jp_frame_kind)(loc->kind | (fn->java ? FM_JAVA : 0)));
 		if (idx < 0)
 			return (int)idx;
 		fprintf(sf, "%s%ld", i + 1 == n ? "" : ",", idx);
@@ -301,9 +302,8 @@ static struct tref *collect_refs(const struct model *m, const struct model_view 
 		return NULL;
 	for (size_t k = 0; k < ti.entries; k++) {
 		const struct jp_time_ent *t = model__time(m, k, &eb);
-		const struct jp_sample_row *row = t && t->row != (size_t)-1
-							  ? model__row(m, t->row, &rb)
-							  : NULL;
+		const struct jp_sample_row *row =
+			t && t->row != (size_t)-1 ? model__row(m, t->row, &rb) : NULL;
 
 		if (row && view_weight(v, t->values))
 			r[n++] = (struct tref){row->labels, t->slot, k};
