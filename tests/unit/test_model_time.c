@@ -172,6 +172,16 @@ TEST(budget_too_small_for_a_row_each_drops_time_not_samples)
 	EXPECT_TRUE(ti.lost);
 	EXPECT_EQ(ti.entries, 0);
 	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 200);
+	/* a reset (the store's next segment) starts over at 100 ms, with times */
+	model__reset(m);
+	model__set_time_max_bytes(m, 64 << 10);
+	model__at(m, T0 + 250 * MS);
+	EXPECT_EQ(model__add(m, one_stack(m, "S0.run"), lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	model__time_info(m, &ti);
+	EXPECT_TRUE(!ti.lost);
+	EXPECT_EQ(ti.res_ms, 100);
+	EXPECT_EQ(ti.entries, 1);
+	EXPECT_EQ(ti.max_slot, 2);
 	model__free(m);
 }
 

@@ -987,6 +987,10 @@ void model__reset(struct model *m)
 {
 	table_free(&m->rows);
 	tseries_free(&m->ts);
+	/* the next rows (a store's next segment) start at 100 ms again */
+	m->ts.res_ms = TSERIES_RES_MS;
+	m->ts.coarsened = 0;
+	m->ts.lost = false;
 	memset(m->totals, 0, sizeof(m->totals));
 }
 
