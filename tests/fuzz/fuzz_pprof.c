@@ -75,6 +75,23 @@ out:
 	model__free(back);
 }
 
+/* the writers that read the times: HTML (its timeline), speedscope (a profile a thread), JFR */
+static void timed_writers(const struct model *m, const struct model_view *v)
+{
+	struct out_input in = {.model = m, .view = *v};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	(void)out_write(OUT_HTML, &in, f);
+	(void)out_write(OUT_SPEEDSCOPE, &in, f);
+	(void)out_write(OUT_JFR, &in, f);
+	fclose(f);
+	free(buf);
+}
+
 static void one(const uint8_t *data, size_t size)
 {
 	struct model *m = model__new();
@@ -86,6 +103,7 @@ static void one(const uint8_t *data, size_t size)
 		abort();
 	if (!model__read_pprof(m, data, size, why, sizeof(why))) {
 		(void)model__to_profile(m, &v, p);
+		timed_writers(m, &v);
 		roundtrip(m);
 	}
 	profile__free(p);
