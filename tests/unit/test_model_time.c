@@ -13,6 +13,9 @@
 #include "out/jfr.h"
 #include "out/out.h"
 #include "model/jfr_read.h"
+#include "model/view.h"
+#include "profile.h"
+#include <stdint.h>
 
 #define MS 1000000ull
 #define T0 5000000000ull	  /* the recording's start, monotonic */
@@ -481,4 +484,60 @@ TEST(filter_keeps_a_time_range)
 	EXPECT_EQ(sums_differ(d), 0);
 	model__free(m);
 	model__free(d);
+}
+
+struct names_ctx {
+	const char *names[64];
+	size_t n;
+};
+
+static int collect_name(void *vctx, const struct profile_node *const *path, size_t depth)
+{
+	struct names_ctx *c = vctx;
+
+	if (c->n < 64)
+		c->names[c->n++] = profile_node__name(path[depth - 1]);
+	return 0;
+}
+
+TEST(html_nodes_of_rows_are_their_leaves_in_preorder)
+{
+	struct model *m = model__new();
+	struct model_view v = {.values = 1u << JP_VAL_CPU_SAMPLES, .per_pid = true,
+			       .per_thread = true, .dotted = true};
+	struct profile *p = profile__new("t", "samples");
+	struct names_ctx c = {.names = {"all"}, .n = 1};
+	size_t node[8];
+	jp_id a, b, l1, l2;
+
+	model__set_clock(m, T0, W0);
+	a = one_stack(m, "p/A.run");
+	b = one_stack(m, "p/B.run");
+	l1 = labels_of(m, 7, 8, "java");
+	l2 = labels_of(m, 9, 9, "sh");
+	model__at(m, T0 + 100 * MS);
+	EXPECT_EQ(model__add(m, b, l1, JP_VAL_CPU_SAMPLES, 3), 0);
+	EXPECT_EQ(model__add(m, a, l2, JP_VAL_CPU_SAMPLES, 2), 0);
+	EXPECT_EQ(model__add(m, a, l1, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__add(m, a, l1, JP_VAL_OFFCPU_NS, 9), 0); /* not in the view */
+	EXPECT_EQ(model__add(m, b, l2, JP_VAL_OFFCPU_NS, 9), 0);
+	EXPECT_EQ(model__to_profile(m, &v, p), 0);
+	EXPECT_EQ(model__profile_nodes(m, &v, p, node), 0);
+	EXPECT_EQ(profile__walk(p, collect_name, &c), 0);
+	EXPECT_EQ(model__rows(m), 4);
+	for (size_t i = 0; i < model__rows(m); i++) {
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(m, i, &rb);
+
+		if (!r->values[JP_VAL_CPU_SAMPLES]) {
+			EXPECT_EQ(node[i], SIZE_MAX);
+			continue;
+		}
+		EXPECT_TRUE(node[i] < c.n);
+		EXPECT_STREQ(c.names[node[i]], r->stack == a ? "p.A.run" : "p.B.run");
+	}
+	/* the two p.A.run leaves are two nodes: under java [7]'s thread and under sh [9]'s */
+	EXPECT_TRUE(node[1] != node[2]);
+	profile__free(p);
+	model__free(m);
 }
