@@ -263,10 +263,10 @@ out_reset:
 	for (int v = 0; v < JP_VAL_MAX; v++)
 		r->cut_totals[v] += model__total(r->model, v);
 	model__reset(r->model);
-	model__set_clock(r->model, mono_ns(), wall_ns()); /* the next segment's times */
 	iv->samples0 = samples;
 	memcpy(iv->kst0, st, sizeof(st));
 	bound_model(r);
+	model__set_clock(r->model, mono_ns(), wall_ns()); /* the next segment's times */
 }
 
 /*
