@@ -297,7 +297,7 @@ phase_times() {
 		END { print a0 + 0, a1 + 0, b0 + 0, b1 + 0, na + 0, nb + 0 }'
 }
 
-@test "timeline: phaseA then phaseB: pprof time_ms, report's round trip and --since/--until, JFR times, speedscope per thread, the HTML brushes and link" {
+@test "timeline: phaseA then phaseB: pprof time_ms, report's round trip and --since/--until, JFR times, speedscope per thread, the HTML brushes, link and range compare" {
 	[[ $EUID -eq 0 ]] || missing "root to record"
 	require_jdk "$JDK17"
 	require_jdk "$JDK25"
@@ -382,7 +382,8 @@ phase_times() {
 	drive timeline "$OUT/t.html" load shot:timeline-load "brush:tl:0:$frac" shot:timeline-brush \
 		search:Phases.phaseB search:Phases.phaseA by:thread "open:t=$((b0 + 300))-$((b1 - 100))" \
 		search:Phases.phaseB search:Phases.phaseA shot:timeline-link "brush:hm:0:$hfrac" \
-		shot:timeline-heatmap search:Phases.phaseB
+		shot:timeline-heatmap search:Phases.phaseB "open:t=$((b0 + 300))-$((b1 - 100))" \
+		"brush:tl:0:$frac:shift" pixel:Phases.phaseB shot:timeline-compare
 	[[ $(step load 's["time"]["res_ms"]') == 100 ]]
 	[[ $(step load 's["time"]["range"]') == null ]]
 	[[ $(step "brush:tl:0:$frac" 's["time"]["range"][1] <= '"$a1") == true ]]
@@ -403,6 +404,12 @@ phase_times() {
 	assert by["by"] == "thread" and "&by=thread" in by["hash"] and any("[" in g for g in by["groups"]), by
 	o = [x for x in seq if x[0].startswith("open:")][0][1]["time"]
 	assert o["range"] and o["by"] == "proc", o
+	# shift-drag over A: B's range compared with A's, phaseB (new there) coloured as grown
+	c = [x for x in seq if x[0].endswith(":shift")][0][1]["time"]
+	assert c["base"] and c["base"][0] == 0 and c["range"][0] > c["base"][1] and c["changed"] > 0, c
+	assert "&b=0-" in c["hash"] or "b=0-" in c["hash"], c
+	rgb = [d["rgb"] for d in st if d["step"] == "pixel:Phases.phaseB"][0]
+	assert rgb[0] > rgb[1] + 60 and rgb[0] > rgb[2] + 60, rgb
 	PY
 	[[ $(grep -c '"error"' "$LOG") == 0 ]]
 }

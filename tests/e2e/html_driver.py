@@ -17,6 +17,7 @@ steps:  load            open the file, wait for its load event, print load timin
         brush:ID:A:B    drag with the left button across canvas #ID (tl: the timeline, hm: the
                         heatmap) from fraction A to fraction B of its width (on the heatmap
                         from its top row to its bottom row), print state
+        brush:ID:A:B:shift  the same with Shift held (the page's base range to compare with)
         by:KIND         choose the timeline's grouping with the keyboard (proc, thread)
         open:HASH       open the file again with #HASH (a copied link), print state
 
@@ -290,20 +291,23 @@ def main(argv):
                                  % (int(r["x"] + min(r["w"] / 2, 1)), int(r["y"] + 1)))
                     emit(step, rgb=rgb)
             elif kind == "brush":
-                cid, a, bfrac = arg.split(":")
+                cid, a, bfrac, *mods = arg.split(":")
+                mod = 8 if mods == ["shift"] else 0
                 r = b.eval("(() => { const r = document.getElementById(%s).getBoundingClientRect();"
                            " return [r.left, r.top, r.width, r.height]; })()" % json.dumps(cid))
                 x0, x1 = r[0] + r[2] * float(a) + 1, r[0] + r[2] * float(bfrac) - 1
                 y0, y1 = (r[1] + 1, r[1] + r[3] - 1) if cid == "hm" else (r[1] + r[3] / 2,) * 2
                 b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x0, "y": y0})
                 b.send("Input.dispatchMouseEvent", {"type": "mousePressed", "x": x0, "y": y0,
-                                                    "button": "left", "buttons": 1, "clickCount": 1})
+                                                    "button": "left", "buttons": 1, "clickCount": 1,
+                                                    "modifiers": mod})
                 for k in range(1, 6):
                     b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "button": "left", "buttons": 1,
                                                         "x": x0 + (x1 - x0) * k / 5,
-                                                        "y": y0 + (y1 - y0) * k / 5})
+                                                        "y": y0 + (y1 - y0) * k / 5, "modifiers": mod})
                 b.send("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": x1, "y": y1,
-                                                    "button": "left", "buttons": 0, "clickCount": 1})
+                                                    "button": "left", "buttons": 0, "clickCount": 1,
+                                                    "modifiers": mod})
                 emit(step, timing=b.eval("jprof.timing()"), state=b.eval("jprof.state()"))
             elif kind == "by":
                 b.eval("document.getElementById('tl-by').focus()")
