@@ -14,4 +14,13 @@ static inline __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
+/* CLOCK_REALTIME in ns (unix time): what a monotonic time is shown as */
+static inline __u64 wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
 #endif /* JPROF_CLOCK_H */

@@ -290,6 +290,7 @@ int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size
 	if (!stack || !labels)
 		return jn_model_drop(j, e, -ENOMEM);
 	j->committed = stack;
+	model__at(j->model, s->time_ns); /* the sample's time in the model's timeline */
 	switch (s->kind) {
 	case JP_EV_CPU:
 		w = s->weight;
@@ -398,6 +399,7 @@ static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 	labels = sample_labels(j, s, e);
 	if (!stack || !labels)
 		return jn_model_drop(j, e, -ENOMEM) ? -ENOMEM : 1;
+	model__at(j->model, s->time_ns);
 	err = model__add(j->model, stack, labels, JP_VAL_CONTENTIONS, 1);
 	if (!err)
 		err = model__add(j->model, stack, labels, JP_VAL_DELAY_NS, s->weight);

@@ -250,6 +250,8 @@ void opts_usage(FILE *f)
 	      "                        it again (events: off-CPU now, others at the next start)\n"
 	      "  SIGTERM or SIGINT write the open interval and end the daemon.\n"
 	      "\n"
+	      "report of a recording: --since T, --until T keep its samples of that range\n"
+	      "                        (100 ms slots): +5s, +2500ms from its start, or as below\n"
 	      "report --store options: the segments overlapping the range, merged:\n"
 	      "      --since T         from T: 10m (ago), 2026-11-27T04:00:00Z, @UNIXSECONDS\n"
 	      "                        (default: the oldest segment)\n"
@@ -327,6 +329,31 @@ int opts_parse_u32(const char *arg, unsigned int min, unsigned int max, unsigned
 	if (v < min || v > max)
 		return -ERANGE;
 	*ret = (unsigned int)v;
+	return 0;
+}
+
+int opts_parse_offset_ns(const char *arg, __u64 *ret_ns)
+{
+	__u64 v = 0, s;
+	size_t n = 0;
+
+	if (!arg || arg[0] != '+')
+		return -EINVAL;
+	arg++;
+	while (arg[n] >= '0' && arg[n] <= '9') {
+		if (v > (~0ull >> 4) / 10)
+			return -ERANGE;
+		v = v * 10 + (__u64)(arg[n++] - '0');
+	}
+	if (!n)
+		return -EINVAL;
+	if (!strcmp(arg + n, "ms")) {
+		*ret_ns = v * 1000000ull;
+		return 0;
+	}
+	if (units_parse_duration(arg, &s) || s > (~0ull >> 2) / 1000000000ull)
+		return -EINVAL;
+	*ret_ns = s * 1000000000ull;
 	return 0;
 }
 
@@ -516,8 +543,14 @@ static int validate_store(struct jp_opts *o, char *err, size_t errlen)
 		return fail(err, errlen, "--base-since and --base-until go with report --store");
 	if ((o->base_since || o->base_until) && o->noutputs > 1)
 		return fail(err, errlen, "a diff writes one output");
-	if ((o->since || o->until) && (o->cmd != JP_CMD_REPORT || !o->store))
-		return fail(err, errlen, "--since and --until go with report --store");
+	if ((o->since || o->until) && o->cmd != JP_CMD_REPORT)
+		return fail(err, errlen, "--since and --until go with report");
+	if ((o->since || o->until) && o->diff_base)
+		return fail(err, errlen,
+			    "--since and --until select in one recording, not in a --diff");
+	if (o->store && ((o->since && o->since[0] == '+') || (o->until && o->until[0] == '+')))
+		return fail(err, errlen,
+			    "--since/--until +OFFSET count from a recording's start, not --store's");
 	if (o->cmd == JP_CMD_REPORT && o->store && o->input)
 		return fail(err, errlen, "report reads INPUT or --store, not both");
 	if (o->cmd != JP_CMD_DAEMON)
@@ -859,10 +892,11 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			__u64 t;
 
 			/* checked now, read when the report runs (a duration counts back from then) */
-			if (units_parse_time(optarg, ~0ull >> 2, &t))
+			if (optarg[0] == '+' && k < 2 ? opts_parse_offset_ns(optarg, &t)
+						      : units_parse_time(optarg, ~0ull >> 2, &t))
 				return fail(err, errlen,
-					    "%s: '%s' is not a time (10m, 2026-11-27T04:00:00Z, @SECONDS)",
-					    names[k], optarg);
+					    "%s: '%s' is not a time (10m, 2026-11-27T04:00:00Z, @SECONDS%s)",
+					    names[k], optarg, k < 2 ? ", +5s or +2500ms" : "");
 			*dst[k] = optarg;
 			break;
 		}

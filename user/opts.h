@@ -118,4 +118,7 @@ int opts_parse_u32(const char *arg, unsigned int min, unsigned int max, unsigned
 
 void opts_usage(FILE *f);
 
+/* "+5s", "+2500ms", "+2m": an offset from a recording's start (report --since/--until), in ns */
+int opts_parse_offset_ns(const char *arg, __u64 *ret_ns);
+
 #endif /* JPROF_OPTS_H */

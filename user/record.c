@@ -393,6 +393,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	signal(SIGPIPE, SIG_IGN);
 
 	r.model = model__new();
+	if (r.model) /* the samples' times: slot 0 is the recording's start */
+		model__set_clock(r.model, r.t_start_ns, wall_ns() - (mono_ns() - r.t_start_ns));
 	r.syms = syms__new(NULL);
 	if (!r.model || !r.syms) {
 		pr_err("out of memory or no /proc/kallsyms: %s", strerror(errno));
@@ -440,6 +442,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	attacher__poll(r.att, mono_ns(), rec_on_agent_ready, &r);
 
 	t0 = mono_ns();
+	model__set_clock(r.model, t0, wall_ns()); /* slot 0 from the recording's t0, as its meta */
 	if (o->wall) {
 		/* one window for all of a thread's time: CPU, blocked and runnable */
 		offcpu__set_window(r.offcpu, t0);

@@ -423,7 +423,39 @@ static void report_view(const struct jp_opts *o, const struct model *m, const ch
 
 static bool report_filters(const struct jp_opts *o)
 {
-	return o->npids || o->ntids || o->comm || o->container || o->include || o->exclude;
+	return o->npids || o->ntids || o->comm || o->container || o->include || o->exclude ||
+	       (!o->store && (o->since || o->until));
+}
+
+/*
+ * report INPUT --since/--until: the range in unix ns, +OFFSET from the recording's start (its
+ * slot 0), else a time as --store takes it. 0 or -EINVAL (said)
+ */
+static int time_range(const struct jp_opts *o, const struct model *m, const char *path,
+		      __u64 *ret_since, __u64 *ret_until)
+{
+	const char *arg[2] = {o->since, o->until};
+	__u64 now_s = (__u64)time(NULL), t[2] = {1, ~0ull}, v;
+	struct model_time ti;
+
+	model__time_info(m, &ti);
+	if (!ti.has_clock || !ti.entries) {
+		pr_err("%s has no sample times (a folded file, or not jprof's): "
+		       "--since and --until need them",
+		       path);
+		return -EINVAL;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (!arg[k])
+			continue;
+		if (arg[k][0] == '+' ? opts_parse_offset_ns(arg[k], &v)
+				     : units_parse_time(arg[k], now_s, &v))
+			return -EINVAL; /* checked by opts_parse already */
+		t[k] = arg[k][0] == '+' ? ti.start_unix_ns + v : v * 1000000000ull;
+	}
+	*ret_since = t[0] ? t[0] : 1;
+	*ret_until = t[1];
+	return 0;
 }
 
 /* the unit of the graph report draws: its first column's ("samples", "ns", "bytes") */
@@ -459,6 +491,10 @@ static const char *report_filter_text(const struct jp_opts *o, char *buf, size_t
 		PUT(" --include '%s'", o->include);
 	if (o->exclude)
 		PUT(" --exclude '%s'", o->exclude);
+	if (o->since && !o->store)
+		PUT(" --since %s", o->since);
+	if (o->until && !o->store)
+		PUT(" --until %s", o->until);
 	if (o->reverse)
 		PUT(" --reverse");
 	if (o->min_percent > 0)
@@ -499,6 +535,8 @@ static int report_select(const struct jp_opts *o, regex_t *inc, regex_t *exc, co
 	*ret_sel = NULL;
 	if (!report_filters(o))
 		return 0;
+	if (!o->store && (o->since || o->until) && time_range(o, m, path, &f.since_ns, &f.until_ns))
+		return -EINVAL;
 	sel = model__new();
 	err = sel ? model__filter(m, &f, sel) : -ENOMEM;
 	if (err) {

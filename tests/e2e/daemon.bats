@@ -139,18 +139,18 @@ segments() {
 	"$APPS/hotab" 30 >/dev/null 3>&- &
 	APP_PID=$!
 	sleep 0.3
-	start_daemon -p "$APP_PID" --interval 1 --max-size 2K
+	start_daemon -p "$APP_PID" --interval 1 --max-size 4K
 	for _ in 1 2 3 4 5 6; do
 		sleep 1
 		bytes=$(find "$STORE/segments" -maxdepth 1 -name '*.pb.gz' -printf '%s\n' 2>/dev/null |
 			awk '{ s += $1 } END { print s + 0 }')
 		echo "store: $bytes bytes"
-		((bytes <= 2048))
+		((bytes <= 4096))
 	done
 	stop_daemon
 	grep -Eq 'removed 0 by age, [1-9][0-9]* by size' "$OUT/daemon.err"
 	bytes=$(find "$STORE/segments" -name '*.pb.gz' -printf '%s\n' | awk '{ s += $1 } END { print s }')
-	((bytes <= 2048))
+	((bytes <= 4096))
 	# what is left is the newest
 	run -0 "$JPROF" report --store "$STORE" --since 10s -o "$OUT/m.folded"
 	grep -q 'hot_a' "$OUT/m.folded"

@@ -285,3 +285,131 @@ factor: 0.93x" ]]
 	[[ $(grep -c '"error"' "$LOG") == 0 ]]
 	[[ -s $ART/diff-reverse.png ]]
 }
+
+# phase_times FILE.pb.gz: "A_FIRST A_LAST B_FIRST B_LAST A_N B_N" (time_ms of the Samples, a slot each, of
+# Phases.phaseA and phaseB, go tool pprof -traces, which shows 2700 ms as 2.7s)
+phase_times() {
+	go tool pprof -traces "$1" 2>/dev/null | awk '
+		/^-----/ { t = -1; next }
+		$1 == "time_ms:" { t = $2 + 0; if ($2 ~ /[0-9]s$/) t *= 1000; if ($2 ~ /min$/) t *= 60000; next }
+		t >= 0 && /Phases\.phaseA/ { if (!na++ || t < a0) a0 = t; if (t > a1) a1 = t }
+		t >= 0 && /Phases\.phaseB/ { if (!nb++ || t < b0) b0 = t; if (t > b1) b1 = t }
+		END { print a0 + 0, a1 + 0, b0 + 0, b1 + 0, na + 0, nb + 0 }'
+}
+
+@test "timeline: phaseA then phaseB: pprof time_ms, report's round trip and --since/--until, JFR times, speedscope per thread, the HTML brushes, link and range compare" {
+	[[ $EUID -eq 0 ]] || missing "root to record"
+	require_jdk "$JDK17"
+	require_jdk "$JDK25"
+	command -v go >/dev/null || missing "go (Debian golang-go) for go tool pprof"
+	[[ -f $APPS/Phases.class ]] || missing "test apps not built (make apps)"
+	"$JDK17/bin/java" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Phases::* \
+		-cp "$APPS" Phases 2 "$OUT/go" >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	"$JPROF" record -p "$JPID" -d 6 -o "$OUT/t.pb.gz" -o "$OUT/t.jfr" -o "$OUT/t.html" \
+		-o "$OUT/t.speedscope.json" 2>"$OUT/rec.err" 3>&- &
+	local rec=$!
+	sleep 1
+	touch "$OUT/go"
+	wait "$rec" || { cat "$OUT/rec.err"; false; }
+	# pprof: A's samples all before B's (give or take the slot of the change), 2 s (20 slots) each
+	local a0 a1 b0 b1 na nb
+	read -r a0 a1 b0 b1 na nb < <(phase_times "$OUT/t.pb.gz")
+	echo "phaseA $a0..$a1 ms ($na), phaseB $b0..$b1 ms ($nb)"
+	((na >= 15 && nb >= 15 && a1 <= b0 + 100 && b1 - a0 >= 3000 && b1 - a0 <= 4500))
+	run -0 go tool pprof -top -tagfocus="time_ms=0ms:$((a1 - 200))ms" "$OUT/t.pb.gz"
+	[[ $output == *Phases.phaseA* && $output != *Phases.phaseB* ]]
+	# report reads the times back and writes them again: the same phases
+	run -0 "$JPROF" report "$OUT/t.pb.gz" -o "$OUT/again.pb.gz"
+	[[ $(phase_times "$OUT/again.pb.gz") == "$a0 $a1 $b0 $b1 $na $nb" ]]
+	# report --since/--until inside the recording: +offsets from its start
+	run -0 "$JPROF" report "$OUT/t.pb.gz" --until "+$((a1 - 200))ms" -f folded
+	[[ $output == *Phases.phaseA* && $output != *Phases.phaseB* ]]
+	run -0 "$JPROF" report "$OUT/t.pb.gz" --since "+$((b0 + 100))ms" -f folded
+	[[ $output == *Phases.phaseB* && $output != *Phases.phaseA* ]]
+	# JFR: samples at their times, in order, inside the recording's window; A's before B's
+	jfr_json() { "$JDK25/bin/jfr" print --json --events "$1" "$OUT/t.jfr"; }
+	jfr_json jdk.ExecutionSample >"$OUT/exec.json"
+	jfr_json jprof.Recording >"$OUT/rec.json"
+	python3 - "$OUT/exec.json" "$OUT/rec.json" <<-'PY'
+	import datetime, json, re, sys
+	def ns(s):  # "2026-11-27T14:06:44.661996627Z"
+	    m = re.match(r"(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?Z$", s)
+	    t = datetime.datetime.fromisoformat(m.group(1)).replace(tzinfo=datetime.timezone.utc)
+	    return int(t.timestamp()) * 10**9 + int((m.group(2) or "0").ljust(9, "0"))
+	def dur(s):  # "PT4.941457386S"
+	    return int(round(float(re.match(r"PT([\d.]+)S", s).group(1)) * 1e9))
+	ev = json.load(open(sys.argv[1]))["recording"]["events"]
+	rec = json.load(open(sys.argv[2]))["recording"]["events"][0]["values"]
+	start = ns(rec["startTime"]); end = start + dur(rec["duration"])
+	t = [ns(e["values"]["startTime"]) for e in ev]
+	assert len(t) > 100, len(t)
+	assert all(a <= b for a, b in zip(t, t[1:])), "times go back"
+	assert start <= t[0] and t[-1] <= end, (start, t[0], t[-1], end)
+	def has(e, m):
+	    return any(f["method"]["name"] == m for f in e["values"]["stackTrace"]["frames"])
+	ta = [ns(e["values"]["startTime"]) for e in ev if has(e, "phaseA")]
+	tb = [ns(e["values"]["startTime"]) for e in ev if has(e, "phaseB")]
+	assert ta and tb and max(ta) <= min(tb) + 100 * 10**6, (max(ta), min(tb))
+	print("jfr: %d samples %.3f..%.3f s of %.3f s" % (len(t), (t[0] - start) / 1e9, (t[-1] - start) / 1e9, (end - start) / 1e9))
+	PY
+	# speedscope: one profile per thread; the main thread's samples A then B, units
+	python3 - "$OUT/t.speedscope.json" <<-'PY'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	fr = [f["name"] for f in d["shared"]["frames"]]
+	main = [p for p in d["profiles"] if any(fr[i].startswith("Phases.phaseA") for s in p["samples"] for i in s)]
+	assert len(main) == 1 and len(d["profiles"]) > 1, [p["name"] for p in d["profiles"]]
+	p = main[0]
+	assert p["type"] == "sampled" and p["unit"] in ("none", "nanoseconds") and len(p["samples"]) == len(p["weights"])
+	assert p["endValue"] == sum(p["weights"])
+	ph = [("A" if any(fr[i].startswith("Phases.phaseA") for i in s) else "B")
+	      for s in p["samples"] if any(fr[i].startswith("Phases.phase") for i in s)]
+	assert "".join(ph).rstrip("B").count("B") <= 1 and ph[0] == "A" and ph[-1] == "B", "".join(ph)
+	PY
+	# HTML: a drag over the timeline up to A's end shows A, not B; the link to a B range too
+	local frac hfrac
+	read -r frac hfrac < <(python3 - "$OUT/t.html" "$a1" <<-'PY'
+	import json, re, sys
+	doc = open(sys.argv[1]).read()
+	t = json.loads(re.search(r'<script id="jp-data" type="application/json">(.*?)</script>', doc, re.S).group(1))["time"]
+	# the timeline up to A's end less a slot or two; the heatmap's columns (seconds) before it
+	cols = -(-t["nslots"] * t["res_ms"] // 1000)
+	print(round((int(sys.argv[2]) - 200) / (t["nslots"] * t["res_ms"]), 3), round((int(sys.argv[2]) // 1000) / cols, 3))
+	PY
+	)
+	drive timeline "$OUT/t.html" load shot:timeline-load "brush:tl:0:$frac" shot:timeline-brush \
+		search:Phases.phaseB search:Phases.phaseA by:thread "open:t=$((b0 + 300))-$((b1 - 100))" \
+		search:Phases.phaseB search:Phases.phaseA shot:timeline-link "brush:hm:0:$hfrac" \
+		shot:timeline-heatmap search:Phases.phaseB "open:t=$((b0 + 300))-$((b1 - 100))" \
+		"brush:tl:0:$frac:shift" pixel:Phases.phaseB shot:timeline-compare
+	[[ $(step load 's["time"]["res_ms"]') == 100 ]]
+	[[ $(step load 's["time"]["range"]') == null ]]
+	[[ $(step "brush:tl:0:$frac" 's["time"]["range"][1] <= '"$a1") == true ]]
+	[[ $(step "brush:tl:0:$frac" 's["time"]["hash"]') == "#t=0-"* ]]
+	python3 - "$LOG" <<-'PY'
+	import json, sys
+	st = [json.loads(l) for l in open(sys.argv[1])]
+	seq = [(d["step"], d.get("state", {})) for d in st]
+	# in order: after the brush, B not matched, A matched; after the link, the other way round
+	s = [x for x in seq if x[0].startswith("search:")]
+	assert s[0][0] == "search:Phases.phaseB" and s[0][1]["highlighted"] == [], s[0]
+	assert "Phases.phaseA" in s[1][1]["highlighted"], s[1]
+	assert "Phases.phaseB" in s[2][1]["highlighted"], s[2]
+	assert s[3][1]["highlighted"] == [], s[3]
+	# the heatmap's first whole seconds of A: no B
+	assert s[4][1]["highlighted"] == [] and s[4][1]["time"]["range"][0] == 0, s[4]
+	by = [x for x in seq if x[0] == "by:thread"][0][1]["time"]
+	assert by["by"] == "thread" and "&by=thread" in by["hash"] and any("[" in g for g in by["groups"]), by
+	o = [x for x in seq if x[0].startswith("open:")][0][1]["time"]
+	assert o["range"] and o["by"] == "proc", o
+	# shift-drag over A: B's range compared with A's, phaseB (new there) coloured as grown
+	c = [x for x in seq if x[0].endswith(":shift")][0][1]["time"]
+	assert c["base"] and c["base"][0] == 0 and c["range"][0] > c["base"][1] and c["changed"] > 0, c
+	assert "&b=0-" in c["hash"] or "b=0-" in c["hash"], c
+	rgb = [d["rgb"] for d in st if d["step"] == "pixel:Phases.phaseB"][0]
+	assert rgb[0] > rgb[1] + 60 and rgb[0] > rgb[2] + 60, rgb
+	PY
+	[[ $(grep -c '"error"' "$LOG") == 0 ]]
+}

@@ -14,6 +14,12 @@ steps:  load            open the file, wait for its load event, print load timin
         view:NAME       click the view button (icicle, flame, reverse)
         pixel:FRAME     print the canvas colour at the centre of FRAME
         shot:NAME       save a screenshot of the viewport as DIR/NAME.png
+        brush:ID:A:B    drag with the left button across canvas #ID (tl: the timeline, hm: the
+                        heatmap) from fraction A to fraction B of its width (on the heatmap
+                        from its top row to its bottom row), print state
+        brush:ID:A:B:shift  the same with Shift held (the page's base range to compare with)
+        by:KIND         choose the timeline's grouping with the keyboard (proc, thread)
+        open:HASH       open the file again with #HASH (a copied link), print state
 
 Every console error, warning of a failed load and uncaught exception is printed as an "error" line
 and makes the exit status 1, as does a failed step.
@@ -284,6 +290,42 @@ def main(argv):
                                  " return Array.from(x.getImageData(0, 0, 1, 1).data.slice(0, 3)); })()"
                                  % (int(r["x"] + min(r["w"] / 2, 1)), int(r["y"] + 1)))
                     emit(step, rgb=rgb)
+            elif kind == "brush":
+                cid, a, bfrac, *mods = arg.split(":")
+                mod = 8 if mods == ["shift"] else 0
+                r = b.eval("(() => { const r = document.getElementById(%s).getBoundingClientRect();"
+                           " return [r.left, r.top, r.width, r.height]; })()" % json.dumps(cid))
+                x0, x1 = r[0] + r[2] * float(a) + 1, r[0] + r[2] * float(bfrac) - 1
+                y0, y1 = (r[1] + 1, r[1] + r[3] - 1) if cid == "hm" else (r[1] + r[3] / 2,) * 2
+                b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x0, "y": y0})
+                b.send("Input.dispatchMouseEvent", {"type": "mousePressed", "x": x0, "y": y0,
+                                                    "button": "left", "buttons": 1, "clickCount": 1,
+                                                    "modifiers": mod})
+                for k in range(1, 6):
+                    b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "button": "left", "buttons": 1,
+                                                        "x": x0 + (x1 - x0) * k / 5,
+                                                        "y": y0 + (y1 - y0) * k / 5, "modifiers": mod})
+                b.send("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": x1, "y": y1,
+                                                    "button": "left", "buttons": 0, "clickCount": 1,
+                                                    "modifiers": mod})
+                emit(step, timing=b.eval("jprof.timing()"), state=b.eval("jprof.state()"))
+            elif kind == "by":
+                b.eval("document.getElementById('tl-by').focus()")
+                want = {"proc": 0, "thread": 1}[arg]
+                cur = b.eval("document.getElementById('tl-by').selectedIndex")
+                key = "ArrowDown" if want > cur else "ArrowUp"
+                for _ in range(abs(want - cur)):
+                    b.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", "key": key, "code": key,
+                                                      "windowsVirtualKeyCode": 40 if key == "ArrowDown" else 38})
+                    b.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": key,
+                                                      "windowsVirtualKeyCode": 40 if key == "ArrowDown" else 38})
+                emit(step, state=b.eval("jprof.state()"))
+            elif kind == "open":
+                b.send("Page.navigate", {"url": "about:blank"})
+                b.wait_event("Page.loadEventFired")
+                b.send("Page.navigate", {"url": url + "#" + arg})
+                b.wait_event("Page.loadEventFired")
+                emit(step, state=b.eval("jprof.state()"))
             elif kind == "shot":
                 png = b.send("Page.captureScreenshot", {"format": "png"})["data"]
                 path = os.path.join(args["out"], arg + ".png")

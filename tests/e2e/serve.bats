@@ -99,6 +99,14 @@ print(s[0]["start"], s[-1]["end"], s[len(s) // 2]["start"])' "$OUT/body")
 	[[ $CODE == 200 ]]
 	grep -q 'hot_a' "$OUT/body"
 	grep -q '<html' "$OUT/body"
+	# the segments keep their samples' times: the page has its timeline, at 100 ms slots over
+	# the range's seconds (issue 29)
+	python3 - "$OUT/body" <<-'PY'
+	import json, re, sys
+	doc = open(sys.argv[1]).read()
+	t = json.loads(re.search(r'<script id="jp-data" type="application/json">(.*?)</script>', doc, re.S).group(1))["time"]
+	assert t["res_ms"] == 100 and t["nslots"] >= 20 and len(t["ent"]) >= 60, (t["res_ms"], t["nslots"], len(t["ent"]))
+	PY
 	# pprof: go tool pprof reads it
 	get "/api/profile?since=$A&until=$Z&format=pprof" -D "$OUT/headers"
 	[[ $CODE == 200 ]]

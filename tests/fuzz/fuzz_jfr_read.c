@@ -14,7 +14,45 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "out/jfr.h"
+#include "out/out.h"
 #include "profile.h"
+
+/* a row's time entries never add up to more than its values */
+static void check_times(const struct model *m)
+{
+	for (size_t i = 0; i < model__rows(m); i++) {
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(m, i, &rb);
+		struct jp_time_ent eb;
+		__u64 sum[JP_VAL_MAX] = {0};
+
+		for (size_t k = model__time_first(m, i); k; k = eb.next) {
+			if (!model__time(m, k - 1, &eb) || eb.row != i)
+				abort();
+			for (int v = 0; v < JP_VAL_MAX; v++)
+				sum[v] += eb.values[v];
+		}
+		for (int v = 0; v < JP_VAL_MAX; v++)
+			if (sum[v] > r->values[v])
+				abort();
+	}
+}
+
+/* the writers that read the times: HTML (its timeline) and speedscope (a profile a thread) */
+static void timed_writers(const struct model *m, const struct model_view *v)
+{
+	struct out_input in = {.model = m, .view = *v};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	(void)out_write(OUT_HTML, &in, f);
+	(void)out_write(OUT_SPEEDSCOPE, &in, f);
+	fclose(f);
+	free(buf);
+}
 
 static void roundtrip(const struct model *m)
 {
@@ -51,6 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (!model__read_jfr_info(m, data, size, &info, why, sizeof(why))) {
 		(void)model__to_profile(m, &v, p);
+		check_times(m);
+		timed_writers(m, &v);
 		roundtrip(m);
 		free(info.gc);
 	} else if (!why[0]) {

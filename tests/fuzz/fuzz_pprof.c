@@ -18,8 +18,33 @@
 #include "out/pprof.h"
 #include "profile.h"
 
+/* the values of m's time entries, all rows, into sum; abort() when a row's pass its values */
+static void timed(const struct model *m, __u64 *sum)
+{
+	memset(sum, 0, JP_VAL_MAX * sizeof(*sum));
+	for (size_t i = 0; i < model__rows(m); i++) {
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(m, i, &rb);
+		struct jp_time_ent eb;
+		__u64 row[JP_VAL_MAX] = {0};
+
+		for (size_t k = model__time_first(m, i); k; k = eb.next) {
+			if (!model__time(m, k - 1, &eb) || eb.row != i)
+				abort();
+			for (int v = 0; v < JP_VAL_MAX; v++)
+				row[v] += eb.values[v];
+		}
+		for (int v = 0; v < JP_VAL_MAX; v++) {
+			if (row[v] > r->values[v])
+				abort();
+			sum[v] += row[v];
+		}
+	}
+}
+
 static void roundtrip(const struct model *m)
 {
+	__u64 t1[JP_VAL_MAX], t2[JP_VAL_MAX];
 	struct pprof_opts o = {.values = (1u << JP_VAL_MAX) - 1};
 	struct model *back = model__new();
 	char *buf = NULL, why[128];
@@ -40,9 +65,31 @@ static void roundtrip(const struct model *m)
 	for (int v = 0; v < JP_VAL_MAX; v++)
 		if (model__total(back, v) != model__total(m, v))
 			abort();
+	/* what was timed is timed again (at whatever times) */
+	timed(m, t1);
+	timed(back, t2);
+	if (memcmp(t1, t2, sizeof(t1)))
+		abort();
 out:
 	free(buf);
 	model__free(back);
+}
+
+/* the writers that read the times: HTML (its timeline), speedscope (a profile a thread), JFR */
+static void timed_writers(const struct model *m, const struct model_view *v)
+{
+	struct out_input in = {.model = m, .view = *v};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	(void)out_write(OUT_HTML, &in, f);
+	(void)out_write(OUT_SPEEDSCOPE, &in, f);
+	(void)out_write(OUT_JFR, &in, f);
+	fclose(f);
+	free(buf);
 }
 
 static void one(const uint8_t *data, size_t size)
@@ -56,6 +103,7 @@ static void one(const uint8_t *data, size_t size)
 		abort();
 	if (!model__read_pprof(m, data, size, why, sizeof(why))) {
 		(void)model__to_profile(m, &v, p);
+		timed_writers(m, &v);
 		roundtrip(m);
 	}
 	profile__free(p);

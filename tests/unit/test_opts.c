@@ -206,7 +206,27 @@ TEST(daemon_and_store)
 	EXPECT_EQ(PARSE("report", "--store", "/s", "--since", "2026-11-27T04:00:00Z"), 0);
 	EXPECT_EQ(PARSE("report", "--store", "/s", "--since", "yesterday"), JP_EXIT_USAGE);
 	EXPECT_EQ(PARSE("report", "x.pb.gz", "--store", "/s"), JP_EXIT_USAGE);
-	EXPECT_EQ(PARSE("report", "x.pb.gz", "--since", "10m"), JP_EXIT_USAGE);
+	/* a recording's own range: +OFFSET from its start, or a time as --store takes it */
+	EXPECT_EQ(PARSE("report", "x.pb.gz", "--since", "10m"), 0);
+	EXPECT_EQ(PARSE("report", "x.pb.gz", "--since", "+5s", "--until", "+7500ms"), 0);
+	EXPECT_STREQ(o.since, "+5s");
+	EXPECT_STREQ(o.until, "+7500ms");
+	EXPECT_EQ(PARSE("report", "x.pb.gz", "--since", "+5x"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "x.pb.gz", "--since", "+"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--store", "/s", "--since", "+5s"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--store", "/s", "--base-since", "+5s", "--base-until", "1h"),
+		  JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("report", "--diff", "a.pb.gz", "b.pb.gz", "--since", "+1s"), JP_EXIT_USAGE);
+	{
+		__u64 ns = 0;
+
+		EXPECT_EQ(opts_parse_offset_ns("+2500ms", &ns), 0);
+		EXPECT_EQ(ns, 2500000000ull);
+		EXPECT_EQ(opts_parse_offset_ns("+2m", &ns), 0);
+		EXPECT_EQ(ns, 120000000000ull);
+		EXPECT_TRUE(opts_parse_offset_ns("5s", &ns) < 0);
+		EXPECT_TRUE(opts_parse_offset_ns("+99999999999999999999s", &ns) < 0);
+	}
 	EXPECT_EQ(PARSE("report", "--store", "/s", "--max-age", "1h"), JP_EXIT_USAGE);
 	/* report --diff BASE NEW: the positional argument is NEW */
 	EXPECT_EQ(PARSE("report", "--diff", "a.pb.gz", "b.pb.gz", "-o", "d.html"), 0);

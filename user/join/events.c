@@ -267,6 +267,7 @@ int jn_on_event(void *ctx, const struct java_event *ev)
 		e->ev_skipped++;
 		return jn_round_next(j);
 	}
+	model__at(j->model, ev->time_ns); /* the event's time in the model's timeline */
 	switch (ev->kind) {
 	case JP_AEV_ALLOC:
 		e->ev_allocs++;

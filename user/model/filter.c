@@ -153,9 +153,12 @@ int model__filter(const struct model *src, const struct model_filter *f, struct 
 			err = -ENOMEM;
 			break;
 		}
-		for (int v = 0; v < JP_VAL_MAX && !err; v++)
-			if (r->values[v])
-				err = model__add(dst, stack, labels, v, r->values[v]);
+		/* its times too; only those of the range when there is one */
+		if (f->since_ns || f->until_ns)
+			err = model__add_row_range(dst, stack, labels, src, i, f->since_ns,
+						   f->until_ns ? f->until_ns : ~0ull);
+		else
+			err = model__add_row_timed(dst, stack, labels, src, i);
 	}
 	free(buf);
 	free(map);

@@ -17,6 +17,11 @@ struct model_filter {
 	const char *container;	/* container id or name, or a prefix of the id; NULL: any */
 	const regex_t *include; /* keep stacks with a frame whose name matches; NULL: all */
 	const regex_t *exclude; /* drop stacks with a frame whose name matches */
+	/*
+	 * keep only the samples whose time slot starts in [since_ns, until_ns) (unix ns), the
+	 * untimed left out; both 0: every sample, timed or not
+	 */
+	__u64 since_ns, until_ns;
 };
 
 /*

@@ -147,6 +147,29 @@ static int add(struct ctx *c, jp_id stack, jp_id labels, enum jp_value v, __u64 
 	return model__add(c->m, stack ? stack : c->no_stack, labels, v, val);
 }
 
+/*
+ * the time of an event's adds: its start, on the model's clock (the first chunk's start when
+ * it has none); untimed when the event has no start
+ */
+static void event_time(struct ctx *c, __u64 start)
+{
+	struct model_time ti;
+	__u64 mono;
+
+	if (!start || start < c->start_ticks) {
+		model__at(c->m, 0);
+		return;
+	}
+	if (!c->clock_set) { /* once: model__time_info walks the entries */
+		model__time_info(c->m, &ti);
+		if (!ti.has_clock)
+			model__set_clock(c->m, c->start_ns, c->start_ns);
+		c->clock_set = true;
+	}
+	mono = model__mono_of(c->m, c->start_ns + ticks_ns(c, start - c->start_ticks));
+	model__at(c->m, mono ? mono : 1);
+}
+
 /* a sample event: into the model */
 int jr_sample_event(struct ctx *c, struct rd *r, const struct jclass *k, size_t at)
 {
@@ -180,6 +203,7 @@ int jr_sample_event(struct ctx *c, struct rd *r, const struct jclass *k, size_t 
 	if (err)
 		return err;
 	c->info->events++;
+	event_time(c, ev.start);
 	switch (k->kind) {
 	case E_EXEC:
 		err = add(c, stack, labels, JP_VAL_CPU_SAMPLES, 1);
@@ -213,6 +237,7 @@ int jr_sample_event(struct ctx *c, struct rd *r, const struct jclass *k, size_t 
 	default:
 		break;
 	}
+	model__at(c->m, 0);
 	return err;
 }
 

@@ -178,6 +178,7 @@ struct ctx {
 	size_t gc_cap;
 	jp_id *stack_buf;
 	jp_id no_stack;		  /* "[no stack trace]" */
+	bool clock_set;		  /* the model's clock checked (set from the first chunk) */
 	struct jfr_read_info own; /* when the caller passes no info */
 };
 

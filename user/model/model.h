@@ -139,7 +139,59 @@ jp_id model__stack(struct model *m, const jp_id *locs, size_t n);
  */
 int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u64 value);
 
-/* sets row i's value of v (a column that exists). 0 or -EINVAL */
+/*
+ * Time: when samples happened, beside the rows' totals (model/tseries.h): per row, entries
+ * of (slot, values) at 100 ms slots of the recording, coarser (200, 400 ms ...) when the
+ * entries would pass their budget (64 MiB). model__set_clock says where slot 0 starts:
+ * wall_ns (unix ns) at mono_ns (the scale of model__at: CLOCK_MONOTONIC for a recording, the
+ * wall clock again for a file read); model__at sets the time of the model__add calls that
+ * follow (0: untimed, as before any clock). A row's entries add up to its values when every
+ * add to it was timed; less, never more, when not (a file without times).
+ */
+void model__set_clock(struct model *m, __u64 mono_ns, __u64 wall_ns);
+void model__at(struct model *m, __u64 mono_ns);
+/* the slots' length before the first entry (a file's: 100 ms or coarser); ignored after */
+void model__set_time_res(struct model *m, __u32 res_ms);
+/* mono_ns on the clock's scale of a wall time (unix ns); 0 without a clock */
+__u64 model__mono_of(const struct model *m, __u64 wall_ns);
+
+struct model_time {
+	bool has_clock;
+	__u64 start_unix_ns; /* wall time of slot 0's start */
+	__u32 res_ms;	     /* a slot's length */
+	__u32 coarsened;     /* times the slots doubled to fit */
+	bool lost;	     /* the budget could not hold one entry a row: no times */
+	size_t entries;
+	__u32 max_slot; /* the last slot with an entry */
+	size_t bytes;
+};
+void model__time_info(const struct model *m, struct model_time *ret);
+struct jp_time_ent {
+	size_t row;  /* model__row's i */
+	__u32 slot;  /* starts at start_unix_ns + slot * res_ms */
+	size_t next; /* the row's next entry + 1, 0: the last */
+	__u64 values[JP_VAL_MAX];
+};
+/* row i's first entry + 1 (entries of a row chain in the order they came), 0 none */
+size_t model__time_first(const struct model *m, size_t i);
+/* entry k (0 <= k < entries), expanded into *buf (which it returns); NULL past the last */
+const struct jp_time_ent *model__time(const struct model *m, size_t k, struct jp_time_ent *buf);
+/* the time data's budget (TSERIES_MAX_BYTES by default); smaller for tests */
+void model__set_time_max_bytes(struct model *m, size_t max_bytes);
+/*
+ * Adds row src_i of src, with its times, to dst's row of (stack, labels) (ids of dst):
+ * the timed parts at their times (src's clock's wall time), the rest untimed. 0 or -errno.
+ */
+int model__add_row_timed(struct model *dst, jp_id stack, jp_id labels, const struct model *src,
+			 size_t src_i);
+/* the same, only the entries of src whose slot starts in [since_ns, until_ns) (unix ns) */
+int model__add_row_range(struct model *dst, jp_id stack, jp_id labels, const struct model *src,
+			 size_t src_i, __u64 since_ns, __u64 until_ns);
+
+/*
+ * sets row i's value of v (a column that exists); its time entries of v follow, in
+ * proportion to their samples (CPU time) or to their old values. 0 or -EINVAL
+ */
 int model__set(struct model *m, size_t i, enum jp_value v, __u64 value);
 
 /* drops every sample row, keeps the tables (a snapshot has been written) */
@@ -156,6 +208,7 @@ struct model_mem {
 	__u64 folded_execs; /* programs folded at their exec (a model_end with a comm) */
 	size_t bytes;
 	size_t str_bytes, loc_bytes, stack_bytes, row_bytes; /* parts of bytes */
+	size_t time_bytes, time_entries; /* the time data (budgeted apart: not in bytes) */
 	__u64 over_budget; /* additions the budget refused */
 };
 void model__mem(const struct model *m, struct model_mem *ret);

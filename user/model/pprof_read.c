@@ -131,6 +131,8 @@ static int top_level(struct parse *ps, const unsigned char *p, size_t n)
 			keep_comments(ps, wt, val, &sp);
 			continue;
 		}
+		if (wt == 0 && f == 9)
+			ps->time_ns = val;
 		if (wt == 0 && ps->info) {
 			/* time_nanos, duration_nanos, period: the recording's own account */
 			if (f == 9)
@@ -226,6 +228,13 @@ int model__read_pprof_info(struct model *m, const void *buf, size_t len,
 		err = pp_parse_maps(&ps);
 	if (!err)
 		err = pp_parse_locs(&ps);
+	for (size_t i = 0; !err && i < ps.ncomments; i++) {
+		char cb[64];
+		const char *c = pp_str_at(&ps, ps.comments[i], cb, sizeof(cb));
+
+		if (c && !strncmp(c, "jprof:time_res_ms=", 18))
+			ps.time_res_ms = (__u32)strtoul(c + 18, NULL, 10);
+	}
 	if (!err) {
 		stack_buf = malloc(PPROF_MAX_DEPTH * sizeof(*stack_buf));
 		if (!stack_buf)

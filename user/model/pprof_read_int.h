@@ -83,6 +83,9 @@ struct parse {
 	struct pprof_read_info *info;	     /* NULL: not asked */
 	__u64 comments[PPROF_INFO_COMMENTS]; /* string indices; more are left out */
 	size_t ncomments;
+	__u64 time_ns;	   /* time_nanos: what the samples' time_ms labels count from */
+	__u32 time_res_ms; /* jprof:time_res_ms, 0 none */
+	bool clock_set;	   /* the model's clock checked (set from time_ns if it had none) */
 };
 
 /* pprof_read_wire.c */

@@ -251,6 +251,32 @@ static int model_locs(struct parse *ps, struct ploc *l)
 	return 0;
 }
 
+/*
+ * the time of the sample's adds: time_nanos + time_ms on the model's clock (set from the
+ * first timed file when it has none: its wall clock, its resolution), else untimed
+ */
+static void sample_time(struct parse *ps, bool timed, __u64 time_ms)
+{
+	struct model_time ti;
+	__u64 mono;
+
+	if (!timed) {
+		model__at(ps->m, 0);
+		return;
+	}
+	if (!ps->clock_set) {
+		model__time_info(ps->m, &ti);
+		if (!ti.has_clock) {
+			model__set_clock(ps->m, ps->time_ns, ps->time_ns);
+			if (ps->time_res_ms)
+				model__set_time_res(ps->m, ps->time_res_ms);
+		}
+		ps->clock_set = true;
+	}
+	mono = model__mono_of(ps->m, ps->time_ns + time_ms * 1000000ull);
+	model__at(ps->m, mono ? mono : 1);
+}
+
 int pp_parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 {
 	struct rd r = {s->p, s->p + s->n, 0};
@@ -260,6 +286,8 @@ int pp_parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 	char comm[256] = "", thread[256] = "", cont[256] = "", main[256] = "", key[32];
 	struct span sp;
 	jp_id stack, labels;
+	bool timed = false;
+	__u64 time_ms = 0;
 	int f, wt, err = 0;
 
 	while (!err && (f = pp_rd_field(&r, &wt, &val, &sp))) {
@@ -301,6 +329,10 @@ int pp_parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 				pp_str_at(ps, str, main, sizeof(main));
 			else if (!strcmp(key, "exited_processes")) /* pid 0: added up */
 				lab.nfolded = num > UINT32_MAX ? UINT32_MAX : (__u32)num;
+			else if (!strcmp(key, "time_ms") && num < (1ull << 40)) {
+				timed = true; /* jprof's: ms past time_nanos */
+				time_ms = num;
+			}
 		}
 	}
 	if (!err && r.err)
@@ -332,9 +364,11 @@ int pp_parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 		labels = model__labels(ps->m, &lab);
 		if (!labels || (!stack && depth))
 			err = -ENOMEM;
+		sample_time(ps, timed, time_ms);
 		for (size_t i = 0; !err && i < nval && i < ps->ncols; i++)
 			if (ps->col[i] >= 0 && vals[i])
 				err = model__add(ps->m, stack, labels, ps->col[i], vals[i]);
+		model__at(ps->m, 0);
 	}
 	free(loc_ids);
 	free(vals);

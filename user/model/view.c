@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* view.c: model -> stack trie for the flame-graph writers; one name rendering per location. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "view.h"
 #include "profile.h"
+#include "util/hmap.h"
 
 #define VIEW_MAX_FRAMES 8192
 #define VIEW_ROOT_LEN	160
@@ -64,18 +66,13 @@ static const char *loc_name(struct view_ctx *c, jp_id id, enum jp_frame_kind *ki
 	return c->names[id] ? c->names[id] : "[?]";
 }
 
-static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
+/* row r's frames, root first, into c->frames: how many */
+static size_t row_frames(struct view_ctx *c, const struct jp_sample_row *r)
 {
 	const struct jp_labels *l = model__get_labels(c->m, r->labels);
 	const jp_id *locs;
-	__u64 w = 0;
 	size_t n, k = 0;
 
-	for (int v = 0; v < JP_VAL_MAX; v++)
-		if (c->v->values & (1u << v))
-			w += r->values[v];
-	if (!w)
-		return 0;
 	if (l && (l->comm[0] || l->pid)) { /* a folded file's model has its roots in the stacks */
 		if (c->v->per_container) {
 			if (l->container[0])
@@ -112,7 +109,26 @@ static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
 
 		c->frames[k++] = (struct prof_frame){name, kind};
 	}
-	return profile__add(c->dst, c->frames, k, w);
+	return k;
+}
+
+static __u64 row_weight(const struct view_ctx *c, const struct jp_sample_row *r)
+{
+	__u64 w = 0;
+
+	for (int v = 0; v < JP_VAL_MAX; v++)
+		if (c->v->values & (1u << v))
+			w += r->values[v];
+	return w;
+}
+
+static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
+{
+	__u64 w = row_weight(c, r);
+
+	if (!w)
+		return 0;
+	return profile__add(c->dst, c->frames, row_frames(c, r), w);
 }
 
 struct prune_ctx {
@@ -251,5 +267,77 @@ int model__from_profile(struct model *m, const struct profile *p, enum jp_value 
 	int err = c.labels ? profile__walk(p, from_node, &c) : -ENOMEM;
 
 	free(c.locs);
+	return err;
+}
+
+struct index_ctx {
+	struct hmap idx;   /* node -> preorder index */
+	struct hmap edges; /* (parent index << 8 | kind, name) -> child index */
+	size_t n;
+};
+
+/* preorder indices as the HTML writer numbers nodes: the root 0, then the walk's order */
+static int index_node(void *vctx, const struct profile_node *const *path, size_t depth)
+{
+	struct index_ctx *c = vctx;
+	const struct profile_node *n = path[depth - 1];
+	__u64 *pi = depth > 1 ? hmap_find(&c->idx, (__u64)(uintptr_t)path[depth - 2]) : NULL;
+	__u64 parent = pi ? *pi : 0, me = ++c->n;
+
+	if (hmap_put(&c->idx, (__u64)(uintptr_t)n, me) < 0 ||
+	    hmap_put2(&c->edges, parent << 8 | profile_node__kind(n),
+		      (__u64)(uintptr_t)profile_node__name(n), me) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int model__profile_nodes(const struct model *m, const struct model_view *v, struct profile *p,
+			 size_t *row_node)
+{
+	struct index_ctx ic = {0};
+	struct model_counts cnt;
+	struct view_ctx *c = calloc(1, sizeof(*c));
+	int err = 0;
+
+	if (!c)
+		return -ENOMEM;
+	model__counts(m, &cnt);
+	c->m = m;
+	c->v = v;
+	c->dst = p;
+	c->nnames = cnt.locations + 1;
+	c->names = calloc(c->nnames, sizeof(*c->names));
+	err = c->names ? profile__walk(p, index_node, &ic) : -ENOMEM;
+	for (size_t i = 0; !err && i < model__rows(m); i++) {
+		struct jp_sample_row rb;
+		const struct jp_sample_row *r = model__row(m, i, &rb);
+		size_t k = row_weight(c, r) ? row_frames(c, r) : 0, at = 0, d;
+
+		row_node[i] = SIZE_MAX;
+		if (!k)
+			continue;
+		for (d = 0; d < k; d++) {
+			/* every name is the profile's own (interned): compared by pointer */
+			const char *name = profile__intern(p, c->frames[d].name);
+			__u64 *e = name ? hmap_find2(&ic.edges, (__u64)at << 8 | c->frames[d].kind,
+						     (__u64)(uintptr_t)name)
+					: NULL;
+
+			if (!name) {
+				err = -ENOMEM;
+				break;
+			}
+			if (!e)
+				break; /* cut by min_percent */
+			at = (size_t)*e;
+		}
+		if (d == k)
+			row_node[i] = at;
+	}
+	hmap_free(&ic.idx);
+	hmap_free(&ic.edges);
+	free(c->names);
+	free(c->buf);
+	free(c);
 	return err;
 }

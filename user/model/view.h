@@ -28,6 +28,14 @@ struct model_view {
 int model__to_profile(const struct model *m, const struct model_view *v, struct profile *dst);
 
 /*
+ * For each row i of m, the preorder index (the root 0, then profile__walk's order: as the HTML
+ * writer numbers nodes) of the trie node p, built by model__to_profile(m, v, p), put its weight
+ * on, into row_node[i] (model__rows(m) of them); SIZE_MAX when the view left it out. 0 or -ENOMEM.
+ */
+int model__profile_nodes(const struct model *m, const struct model_view *v, struct profile *p,
+			 size_t *row_node);
+
+/*
  * The other way, for `jprof report` of a folded file: every trie path with self weight becomes
  * a row of column v; frames become functions of their name (Java kinds marked java) and
  * locations of their kind; the label set is empty. 0 or -ENOMEM.

@@ -150,6 +150,15 @@ int out_format_from_path(const char *path)
 	return best;
 }
 
+/* the model knows when its samples happened */
+static bool model_timed(const struct model *m)
+{
+	struct model_time ti;
+
+	model__time_info(m, &ti);
+	return ti.has_clock && ti.entries;
+}
+
 int out_write(enum out_format fmt, const struct out_input *in, FILE *f)
 {
 	const struct writer *w;
@@ -161,6 +170,10 @@ int out_write(enum out_format fmt, const struct out_input *in, FILE *f)
 	w = &writers[fmt];
 	if (w->model)
 		return in->model ? w->model(in->model, in, f) : -ENOTSUP;
+	if (fmt == OUT_SPEEDSCOPE && !in->trie && in->model && model_timed(in->model))
+		return out_speedscope_write_model(in->model, &in->view, in->meta, f);
+	if (fmt == OUT_HTML && !in->trie && in->model && model_timed(in->model))
+		return out_html_write_model(in->model, &in->view, in->meta, f);
 	if (in->trie)
 		return w->trie(in->trie, in->meta, f);
 	if (!in->model)

@@ -29,8 +29,10 @@ struct jfr_opts {
  *   meta (when given)   one jprof.Recording (host, command, events, period, samples, lost);
  *   gc_pauses           one jdk.GarbageCollection each (gcId, name, cause, sumOfPauses and
  *                       longestPause: the pause itself, and the JVM's pid), at its own time.
- * The model keeps no time per sample: each row's samples are spread evenly over the duration,
- * and the aggregated off-CPU and syscall events start at the recording's start.
+ * Events are at their time: the model's time slots in order, each slot's events (a sample
+ * each, one off-CPU, syscall, alloc or lock event an entry) spread over its slices so that
+ * times never go back, within [start, start + duration]. What a row has untimed (a file read
+ * without times) is spread over the whole recording after them.
  * Frames: Interpreted, JIT compiled, Inlined for Java; Native for native, JVM and kernel code,
  * whose pseudo class is the DSO's base name or "[kernel]". Marker frames (JP_FK_ROOT: process,
  * thread, event) are left out: the event's type and thread carry them. Methods keep

@@ -31,18 +31,6 @@ static void ev_end(struct jfr *x)
 		x->err = errno ? -errno : -EIO;
 }
 
-/*
- * the time of sample k of a row's n: the model keeps no time per sample, so each row's samples
- * are spread evenly over the recording (the middles of n equal slices)
- */
-static __u64 sample_ticks(const struct jfr *x, __u64 k, __u64 n)
-{
-	/* a duration past 2^62 ns (146 years) is not real: clamped, ticks stay a Java long */
-	__u64 d = x->o->duration_ns < (1ull << 62) ? x->o->duration_ns : 1ull << 62;
-
-	return JFR_START_TICKS + (__u64)((unsigned __int128)(2 * k + 1) * d / (2 * n));
-}
-
 const char *jw_nz(const char *s)
 {
 	return s ? s : "";
@@ -85,71 +73,172 @@ static __u32 leaf_class(struct jfr *x, jp_id stack, const char *suffix)
 	return jw_class_key(x, f->name, len - 4, false);
 }
 
+/* the middle of slice j of n equal slices of span ticks from t0 */
+static __u64 slice_ticks(__u64 t0, __u64 span, __u64 j, __u64 n)
+{
+	return t0 + (__u64)((unsigned __int128)(2 * j + 1) * span / (2 * (n ? n : 1)));
+}
+
+/* the events of vals: how many (samples, and one a blocked, syscall, alloc and lock value) */
+static __u64 count_events(const __u64 *vals)
+{
+	return vals[JP_VAL_CPU_SAMPLES] + !!vals[JP_VAL_OFFCPU_NS] +
+	       !!(vals[JP_VAL_SYSCALL_CALLS] | vals[JP_VAL_SYSCALL_NS]) +
+	       !!vals[JP_VAL_ALLOC_SPACE] + !!vals[JP_VAL_DELAY_NS];
+}
+
+/*
+ * Row r's events of vals, the j-th of n slices of span ticks from t0 onwards (the samples, then
+ * the others, each its own slice, or at t0 when others_at_t0); marks its stack and thread.
+ * Returns j past them.
+ */
+static __u64 row_events(struct jfr *x, const struct jp_sample_row *r, const __u64 *vals, __u64 t0,
+			__u64 span, __u64 j, __u64 n, bool others_at_t0)
+{
+	__u64 ns = vals[JP_VAL_CPU_SAMPLES], off = vals[JP_VAL_OFFCPU_NS];
+	__u64 calls = vals[JP_VAL_SYSCALL_CALLS], sc_ns = vals[JP_VAL_SYSCALL_NS];
+	__u64 alloc = vals[JP_VAL_ALLOC_SPACE], delay = vals[JP_VAL_DELAY_NS];
+	/* an id the tables do not hold (none do) is written as null, never dangling */
+	jp_id stack = r->stack <= x->c.stacks ? r->stack : 0;
+	jp_id labels = r->labels <= x->c.labels ? r->labels : 0;
+
+	if (!count_events(vals))
+		return j;
+	x->stack_used[stack] = 1;
+	x->labels_used[labels] = 1;
+	for (__u64 k = 0; k < ns && !x->err; k++) {
+		ev_begin(x, T_EV_EXECUTION_SAMPLE);
+		jb_varint(&x->ev, slice_ticks(t0, span, j++, n));
+		jb_varint(&x->ev, labels);
+		jb_varint(&x->ev, stack);
+		jb_varint(&x->ev, STATE_RUNNABLE);
+		ev_end(x);
+	}
+	if (off) {
+		ev_begin(x, T_EV_OFFCPU);
+		jb_varint(&x->ev, others_at_t0 ? t0 : slice_ticks(t0, span, j++, n));
+		jb_long(&x->ev, off);
+		jb_varint(&x->ev, labels);
+		jb_varint(&x->ev, stack);
+		ev_end(x);
+	}
+	if (calls || sc_ns) {
+		ev_begin(x, T_EV_SYSCALL);
+		jb_varint(&x->ev, others_at_t0 ? t0 : slice_ticks(t0, span, j++, n));
+		jb_long(&x->ev, sc_ns);
+		jb_varint(&x->ev, labels);
+		jb_varint(&x->ev, stack);
+		jb_long(&x->ev, calls);
+		ev_end(x);
+	}
+	if (alloc) {
+		ev_begin(x, T_EV_ALLOC_SAMPLE);
+		jb_varint(&x->ev, others_at_t0 ? t0 : slice_ticks(t0, span, j++, n));
+		jb_varint(&x->ev, labels);
+		jb_varint(&x->ev, stack);
+		jb_varint(&x->ev, leaf_class(x, stack, "_[a]"));
+		jb_long(&x->ev, alloc);
+		ev_end(x);
+	}
+	if (delay) {
+		ev_begin(x, T_EV_MONITOR_ENTER);
+		jb_varint(&x->ev, others_at_t0 ? t0 : slice_ticks(t0, span, j++, n));
+		jb_long(&x->ev, delay);
+		jb_varint(&x->ev, labels);
+		jb_varint(&x->ev, stack);
+		jb_varint(&x->ev, leaf_class(x, stack, "_[l]"));
+		ev_end(x);
+	}
+	return j;
+}
+
+struct slot_ref {
+	__u32 slot;
+	__u32 k; /* the entry */
+};
+
+static int slot_ref_cmp(const void *a, const void *b)
+{
+	const struct slot_ref *x = a, *y = b;
+
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/*
+ * The model's timed samples in time order: slot by slot, each slot's events spread over its
+ * slices (samples of several rows take turns, so times never go back), clipped to the
+ * recording's window. Then what each row has untimed, spread over the whole recording as
+ * before there were times. In both passes the same.
+ */
+static void timed_events(struct jfr *x, __u64 dur)
+{
+	struct model_time ti;
+	struct slot_ref *refs = NULL;
+	struct jp_time_ent eb;
+	size_t nref = 0;
+
+	model__time_info(x->m, &ti);
+	if (ti.entries) {
+		refs = malloc(ti.entries * sizeof(*refs));
+		if (!refs) {
+			x->err = -ENOMEM;
+			return;
+		}
+	}
+	for (size_t k = 0; k < ti.entries; k++)
+		if (model__time(x->m, k, &eb) && eb.row != (size_t)-1)
+			refs[nref++] = (struct slot_ref){eb.slot, (__u32)k};
+	if (nref)
+		qsort(refs, nref, sizeof(*refs), slot_ref_cmp);
+	for (size_t g = 0; g < nref && !x->err;) {
+		__u64 wall = ti.start_unix_ns + (__u64)refs[g].slot * ti.res_ms * 1000000ull;
+		__u64 off = wall > x->o->start_unix_ns ? wall - x->o->start_unix_ns : 0, n = 0,
+		      j = 0;
+		__u64 span = (__u64)ti.res_ms * 1000000ull;
+		size_t e;
+
+		if (off > dur)
+			off = dur;
+		if (off + span > dur)
+			span = dur - off;
+		for (e = g; e < nref && refs[e].slot == refs[g].slot; e++)
+			n += count_events(model__time(x->m, refs[e].k, &eb)->values);
+		for (; g < e && !x->err; g++) {
+			struct jp_sample_row rb;
+			const struct jp_time_ent *t = model__time(x->m, refs[g].k, &eb);
+			const struct jp_sample_row *r = model__row(x->m, t->row, &rb);
+
+			j = row_events(x, r, t->values, JFR_START_TICKS + off, span, j, n, false);
+		}
+	}
+	free(refs);
+}
+
 /* every event; marks the stacks and threads they use */
 void jw_events(struct jfr *x)
 {
 	const struct out_meta *meta = x->o->meta;
+	/* a duration past 2^62 ns (146 years) is not real: clamped, ticks stay a Java long */
+	__u64 dur = x->o->duration_ns < (1ull << 62) ? x->o->duration_ns : 1ull << 62;
 
+	timed_events(x, dur);
 	for (size_t i = 0; i < model__rows(x->m) && !x->err; i++) {
 		struct jp_sample_row rb;
 		const struct jp_sample_row *r = model__row(x->m, i, &rb);
-		__u64 n = r->values[JP_VAL_CPU_SAMPLES];
-		__u64 off = r->values[JP_VAL_OFFCPU_NS];
-		__u64 calls = r->values[JP_VAL_SYSCALL_CALLS], sc_ns = r->values[JP_VAL_SYSCALL_NS];
+		__u64 left[JP_VAL_MAX];
+		struct jp_time_ent eb;
 
-		/* an id the tables do not hold (none do) is written as null, never dangling */
-		jp_id stack = r->stack <= x->c.stacks ? r->stack : 0;
-		jp_id labels = r->labels <= x->c.labels ? r->labels : 0;
-
-		__u64 alloc = r->values[JP_VAL_ALLOC_SPACE], delay = r->values[JP_VAL_DELAY_NS];
-
-		if (!n && !off && !calls && !sc_ns && !alloc && !delay)
-			continue;
-		x->stack_used[stack] = 1;
-		x->labels_used[labels] = 1;
-		for (__u64 k = 0; k < n && !x->err; k++) {
-			ev_begin(x, T_EV_EXECUTION_SAMPLE);
-			jb_varint(&x->ev, sample_ticks(x, k, n));
-			jb_varint(&x->ev, labels);
-			jb_varint(&x->ev, stack);
-			jb_varint(&x->ev, STATE_RUNNABLE);
-			ev_end(x);
+		memcpy(left, r->values, sizeof(left));
+		for (size_t k = model__time_first(x->m, i); k; k = eb.next) {
+			model__time(x->m, k - 1, &eb);
+			for (int v = 0; v < JP_VAL_MAX; v++)
+				left[v] -= eb.values[v] < left[v] ? eb.values[v] : left[v];
 		}
-		if (off) {
-			ev_begin(x, T_EV_OFFCPU);
-			jb_varint(&x->ev, JFR_START_TICKS);
-			jb_long(&x->ev, off);
-			jb_varint(&x->ev, labels);
-			jb_varint(&x->ev, stack);
-			ev_end(x);
-		}
-		if (calls || sc_ns) {
-			ev_begin(x, T_EV_SYSCALL);
-			jb_varint(&x->ev, JFR_START_TICKS);
-			jb_long(&x->ev, sc_ns);
-			jb_varint(&x->ev, labels);
-			jb_varint(&x->ev, stack);
-			jb_long(&x->ev, calls);
-			ev_end(x);
-		}
-		if (alloc) {
-			ev_begin(x, T_EV_ALLOC_SAMPLE);
-			jb_varint(&x->ev, JFR_START_TICKS);
-			jb_varint(&x->ev, labels);
-			jb_varint(&x->ev, stack);
-			jb_varint(&x->ev, leaf_class(x, stack, "_[a]"));
-			jb_long(&x->ev, alloc);
-			ev_end(x);
-		}
-		if (delay) {
-			ev_begin(x, T_EV_MONITOR_ENTER);
-			jb_varint(&x->ev, JFR_START_TICKS);
-			jb_long(&x->ev, delay);
-			jb_varint(&x->ev, labels);
-			jb_varint(&x->ev, stack);
-			jb_varint(&x->ev, leaf_class(x, stack, "_[l]"));
-			ev_end(x);
-		}
+		/* untimed: samples over the recording, the rest at its start (no times kept) */
+		(void)row_events(x, r, left, JFR_START_TICKS, dur, 0, left[JP_VAL_CPU_SAMPLES],
+				 true);
 	}
 	for (jp_id id = 1; id <= x->c.labels && !x->err; id++) {
 		const struct jp_labels *l = model__get_labels(x->m, id);

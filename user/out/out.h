@@ -65,6 +65,22 @@ int out_html_write_meta(const struct profile *p, const struct out_meta *meta, FI
 int out_speedscope_write(const struct profile *p, const struct out_meta *meta, FILE *f);
 
 /*
+ * The HTML flame graph of a model with times: the trie of v, and when each node's samples
+ * happened (the page's timeline, heatmap and range selection). 0 or -errno.
+ */
+int out_html_write_model(const struct model *m, const struct model_view *v,
+			 const struct out_meta *meta, FILE *f);
+
+/*
+ * A model with times as speedscope JSON: one "sampled" profile per thread (a folded set of
+ * ended programs is one), its samples in time order (then what it has untimed), weighted by
+ * the view's columns in their unit (nanoseconds, bytes, or none for counts); Java names dotted
+ * when the view says so. 0 or -errno.
+ */
+int out_speedscope_write_model(const struct model *m, const struct model_view *v,
+			       const struct out_meta *meta, FILE *f);
+
+/*
  * The limit hottest functions (by self weight, the view's values), like perf report --stdio:
  * self%, self, total% (each stack counts a function once), total, name [kind]. 0 or -errno.
  */

@@ -35,6 +35,7 @@ enum {
 	LABEL_KEY = 1,
 	LABEL_STR = 2,
 	LABEL_NUM = 3,
+	LABEL_NUM_UNIT = 4,
 	MAPPING_ID = 1,
 	MAPPING_START = 2,
 	MAPPING_LIMIT = 3,
@@ -159,42 +160,95 @@ static void label_num(struct enc *e, const char *key, __u64 val)
 	pb_msg(&e->sub, SAMPLE_LABEL, &e->sub2);
 }
 
-static void samples(struct enc *e, const int *cols, int ncols)
+/* one Sample: the row's stack and labels, values vals, at time_ms (past the start) unless untimed */
+static void sample(struct enc *e, const struct jp_sample_row *r, const __u64 *vals, const int *cols,
+		   int ncols, bool timed, __u64 time_ms)
 {
+	const struct jp_labels *l = model__get_labels(e->m, r->labels);
+	const jp_id *locs;
+	size_t n;
+	bool any = false;
+
+	for (int c = 0; c < ncols; c++)
+		any |= vals[cols[c]] != 0;
+	if (!any)
+		return;
+	locs = model__get_stack(e->m, r->stack, &n);
+	/* packed repeated fields: location ids (leaf first, as pprof wants), values */
+	for (size_t k = 0; k < n; k++)
+		pb_varint(&e->sub2, locs[k]);
+	pb_msg(&e->sub, SAMPLE_LOCATION_ID, &e->sub2);
+	for (int c = 0; c < ncols; c++)
+		pb_varint(&e->sub2, vals[cols[c]]);
+	pb_msg(&e->sub, SAMPLE_VALUE, &e->sub2);
+	if (timed) { /* -tagfocus=time_ms=1000:2000 keeps the second second */
+		pb_u64(&e->sub2, LABEL_KEY, S(e, "time_ms"));
+		pb_key(&e->sub2, LABEL_NUM, WT_VARINT);
+		pb_varint(&e->sub2, time_ms); /* 0 too: it is a time */
+		pb_u64(&e->sub2, LABEL_NUM_UNIT, S(e, "ms"));
+		pb_msg(&e->sub, SAMPLE_LABEL, &e->sub2);
+	}
+	if (l) {
+		label_num(e, "pid", l->pid);
+		label_num(e, "tid", l->tid);
+		if (l->nfolded) /* pid 0: this many exited processes of comm, added up */
+			label_num(e, "exited_processes", l->nfolded);
+		label_str(e, "comm", l->comm);
+		if (l->main[0])
+			label_str(e, "main", l->main);
+		if (l->thread[0])
+			label_str(e, "thread", l->thread);
+		if (l->container[0])
+			label_str(e, "container", l->container);
+	}
+	pb_msg(&e->out, PROFILE_SAMPLE, &e->sub);
+}
+
+/*
+ * A row as one Sample per time slot it has (label time_ms: the slot's start, ms past the
+ * profile's time_nanos), then one without a time for what of it is untimed; the values add
+ * up to the row's. base_ns: time_nanos.
+ */
+static void samples(struct enc *e, const int *cols, int ncols, __u64 base_ns)
+{
+	struct model_time ti;
+
+	model__time_info(e->m, &ti);
 	for (size_t i = 0; i < model__rows(e->m); i++) {
 		struct jp_sample_row rb;
 		const struct jp_sample_row *r = model__row(e->m, i, &rb);
-		const struct jp_labels *l = model__get_labels(e->m, r->labels);
-		const jp_id *locs;
-		size_t n;
-		bool any = false;
+		__u64 left[JP_VAL_MAX], acc[JP_VAL_MAX];
+		struct jp_time_ent eb;
+		__u32 slot = 0;
+		bool have = false;
 
-		for (int c = 0; c < ncols; c++)
-			any |= r->values[cols[c]] != 0;
-		if (!any)
-			continue;
-		locs = model__get_stack(e->m, r->stack, &n);
-		/* packed repeated fields: location ids (leaf first, as pprof wants), values */
-		for (size_t k = 0; k < n; k++)
-			pb_varint(&e->sub2, locs[k]);
-		pb_msg(&e->sub, SAMPLE_LOCATION_ID, &e->sub2);
-		for (int c = 0; c < ncols; c++)
-			pb_varint(&e->sub2, r->values[cols[c]]);
-		pb_msg(&e->sub, SAMPLE_VALUE, &e->sub2);
-		if (l) {
-			label_num(e, "pid", l->pid);
-			label_num(e, "tid", l->tid);
-			if (l->nfolded) /* pid 0: this many exited processes of comm, added up */
-				label_num(e, "exited_processes", l->nfolded);
-			label_str(e, "comm", l->comm);
-			if (l->main[0])
-				label_str(e, "main", l->main);
-			if (l->thread[0])
-				label_str(e, "thread", l->thread);
-			if (l->container[0])
-				label_str(e, "container", l->container);
+		memcpy(left, r->values, sizeof(left));
+		/* consecutive entries of one slot (rows a fold merged) as one Sample */
+		for (size_t k = model__time_first(e->m, i);; k = eb.next) {
+			const struct jp_time_ent *t = k ? model__time(e->m, k - 1, &eb) : NULL;
+
+			if (have && (!t || t->slot != slot)) {
+				__u64 wall =
+					ti.start_unix_ns + (__u64)slot * ti.res_ms * 1000000ull;
+
+				sample(e, r, acc, cols, ncols, true,
+				       wall > base_ns ? (wall - base_ns) / 1000000ull : 0);
+				have = false;
+			}
+			if (!t)
+				break;
+			if (!have)
+				memset(acc, 0, sizeof(acc));
+			for (int v = 0; v < JP_VAL_MAX; v++) {
+				__u64 x = t->values[v] < left[v] ? t->values[v] : left[v];
+
+				acc[v] += x;
+				left[v] -= x;
+			}
+			slot = t->slot;
+			have = true;
 		}
-		pb_msg(&e->out, PROFILE_SAMPLE, &e->sub);
+		sample(e, r, left, cols, ncols, false, 0);
 	}
 }
 
@@ -313,6 +367,9 @@ int out_pprof_write(const struct model *m, const struct pprof_opts *o, FILE *f)
 {
 	struct enc e = {.m = m, .o = o};
 	int cols[JP_VAL_MAX], ncols = 0, err;
+	struct model_time ti;
+	__u64 base_ns;
+	char res[64];
 
 	S(&e, ""); /* string 0 is always "" */
 	for (int v = 0; v < JP_VAL_MAX; v++)
@@ -322,10 +379,13 @@ int out_pprof_write(const struct model *m, const struct pprof_opts *o, FILE *f)
 		cols[ncols++] = JP_VAL_CPU_SAMPLES;
 	for (int c = 0; c < ncols; c++)
 		value_type(&e, PROFILE_SAMPLE_TYPE, jp_value_type(cols[c]), jp_value_unit(cols[c]));
-	samples(&e, cols, ncols);
+	model__time_info(m, &ti);
+	/* timed: time_nanos is the start of the model's slot 0, so every time_ms is a whole slot */
+	base_ns = ti.has_clock && ti.entries ? ti.start_unix_ns : o->time_ns;
+	samples(&e, cols, ncols, base_ns);
 	mappings(&e);
 	locations_and_functions(&e);
-	pb_u64(&e.out, PROFILE_TIME_NANOS, o->time_ns);
+	pb_u64(&e.out, PROFILE_TIME_NANOS, base_ns);
 	pb_u64(&e.out, PROFILE_DURATION_NANOS, o->duration_ns);
 	if (o->period_ns) {
 		value_type(&e, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
@@ -333,6 +393,10 @@ int out_pprof_write(const struct model *m, const struct pprof_opts *o, FILE *f)
 	}
 	if (o->comment)
 		pb_u64(&e.out, PROFILE_COMMENT, S(&e, o->comment));
+	if (ti.has_clock && ti.entries) { /* the time_ms labels' resolution, for jprof report */
+		snprintf(res, sizeof(res), "jprof:time_res_ms=%u", ti.res_ms);
+		pb_u64(&e.out, PROFILE_COMMENT, S(&e, res));
+	}
 	for (size_t i = 0; i < o->nnotes; i++)
 		pb_u64(&e.out, PROFILE_COMMENT, S(&e, o->notes[i]));
 	pb_u64(&e.out, PROFILE_DEFAULT_SAMPLE_TYPE, S(&e, jp_value_type(cols[0])));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "out.h"
+#include "../model/view.h"
 
 /* frames are (interned name, kind): map them to indices of the shared frame table */
 struct frame_map {
@@ -200,6 +201,225 @@ out:
 		fclose(sf);
 	free(weights);
 	free(samples);
+	fm_free(&fm);
+	return err;
+}
+
+/* ---- one profile per thread, its samples in time order (a model with times) ---- */
+
+struct tref {
+	__u32 labels, slot; /* slot ~0: the row's untimed rest, after its times */
+	size_t k;	    /* the time entry, or the row (untimed) */
+};
+
+static int tref_cmp(const void *a, const void *b)
+{
+	const struct tref *x = a, *y = b;
+
+	if (x->labels != y->labels)
+		return x->labels < y->labels ? -1 : 1;
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* the weight of vals in the view's columns */
+static __u64 view_weight(const struct model_view *v, const __u64 *vals)
+{
+	__u64 w = 0;
+
+	for (int c = 0; c < JP_VAL_MAX; c++)
+		if (v->values & (1u << c))
+			w += vals[c];
+	return w;
+}
+
+/* speedscope's unit of the view's first column */
+static const char *view_unit(const struct model_view *v)
+{
+	for (int c = 0; c < JP_VAL_MAX; c++) {
+		if (!(v->values & (1u << c)))
+			continue;
+		if (!strcmp(jp_value_unit(c), "nanoseconds"))
+			return "nanoseconds";
+		return !strcmp(jp_value_unit(c), "bytes") ? "bytes" : "none";
+	}
+	return "none";
+}
+
+#define FM_JAVA 0x80 /* in a frame_map kind: the name is a Java method's (dotted on output) */
+
+/* the row's stack as frame indices, root first, into sf; 0 or -ENOMEM */
+static int stack_out(const struct model *m, jp_id stack, struct frame_map *fm, FILE *sf)
+{
+	size_t n;
+	const jp_id *locs = model__get_stack(m, stack, &n);
+
+	fputc('[', sf);
+	for (size_t i = n; i-- > 0;) {
+		const struct jp_location *loc = model__get_location(m, locs[i]);
+		const struct jp_func *fn = loc ? model__get_func(m, loc->func) : NULL;
+		long idx;
+
+		if (!fn)
+			continue;
+		idx = fm_get(fm, fn->name,
+			     (enum jp_frame_kind)(loc->kind | (fn->java ? FM_JAVA : 0)));
+		if (idx < 0)
+			return (int)idx;
+		fprintf(sf, "%s%ld", i + 1 == n ? "" : ",", idx);
+	}
+	fputc(']', sf);
+	return 0;
+}
+
+static void frame_out(FILE *f, const char *name, __u8 kind, bool dotted)
+{
+	char *d = NULL;
+
+	if ((kind & FM_JAVA) && dotted && (d = strdup(name))) {
+		for (char *p = d; *p; p++)
+			if (*p == '/')
+				*p = '.';
+		name = d;
+	}
+	json_str(f, name, jp_frame_kind_suffix((enum jp_frame_kind)(kind & ~FM_JAVA)));
+	free(d);
+}
+
+/* the refs of the model: every live time entry, and each row's untimed rest; NULL + *n 0 */
+static struct tref *collect_refs(const struct model *m, const struct model_view *v, size_t *ret_n)
+{
+	struct model_time ti;
+	struct jp_time_ent eb;
+	struct jp_sample_row rb;
+	struct tref *r;
+	size_t n = 0;
+
+	model__time_info(m, &ti);
+	r = malloc((ti.entries + model__rows(m) + 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	for (size_t k = 0; k < ti.entries; k++) {
+		const struct jp_time_ent *t = model__time(m, k, &eb);
+		const struct jp_sample_row *row =
+			t && t->row != (size_t)-1 ? model__row(m, t->row, &rb) : NULL;
+
+		if (row && view_weight(v, t->values))
+			r[n++] = (struct tref){row->labels, t->slot, k};
+	}
+	for (size_t i = 0; i < model__rows(m); i++) {
+		const struct jp_sample_row *row = model__row(m, i, &rb);
+		__u64 left[JP_VAL_MAX];
+
+		memcpy(left, row->values, sizeof(left));
+		for (size_t k = model__time_first(m, i); k; k = eb.next) {
+			model__time(m, k - 1, &eb);
+			for (int c = 0; c < JP_VAL_MAX; c++)
+				left[c] -= eb.values[c] < left[c] ? eb.values[c] : left[c];
+		}
+		if (view_weight(v, left))
+			r[n++] = (struct tref){row->labels, ~0u, i};
+	}
+	*ret_n = n;
+	return r;
+}
+
+int out_speedscope_write_model(const struct model *m, const struct model_view *v,
+			       const struct out_meta *meta, FILE *f)
+{
+	struct frame_map fm = {0};
+	char *body = NULL;
+	size_t blen = 0, n = 0, nprof = 0;
+	FILE *bf = open_memstream(&body, &blen);
+	const char *name = meta && meta->title ? meta->title : "jprof";
+	struct tref *refs = collect_refs(m, v, &n);
+	int err = -ENOMEM;
+
+	if (!bf || !refs)
+		goto out;
+	if (n)
+		qsort(refs, n, sizeof(*refs), tref_cmp);
+	err = 0;
+	for (size_t g = 0; g < n && !err;) {
+		const struct jp_labels *l = model__get_labels(m, refs[g].labels);
+		char title[512];
+		size_t e;
+		__u64 total = 0;
+
+		if (l && l->nfolded)
+			snprintf(title, sizeof(title), "%s (%u exited)", l->comm, l->nfolded);
+		else if (l)
+			snprintf(title, sizeof(title), "%s [%u] %s [%u]", l->comm, l->pid,
+				 l->thread, l->tid);
+		else
+			snprintf(title, sizeof(title), "[no thread]");
+		fprintf(bf, "%s{\"type\":\"sampled\",\"name\":", nprof++ ? "," : "");
+		json_str(bf, title, "");
+		fprintf(bf, ",\"unit\":\"%s\",\"startValue\":0,\"samples\":[", view_unit(v));
+		for (e = g; e < n && refs[e].labels == refs[g].labels && !err; e++) {
+			struct jp_time_ent eb;
+			struct jp_sample_row rb;
+			const struct jp_time_ent *t =
+				refs[e].slot != ~0u ? model__time(m, refs[e].k, &eb) : NULL;
+			const struct jp_sample_row *row =
+				model__row(m, t ? t->row : refs[e].k, &rb);
+
+			if (e != g)
+				fputc(',', bf);
+			err = stack_out(m, row->stack, &fm, bf);
+		}
+		fputs("],\"weights\":[", bf);
+		for (size_t k = g; k < e; k++) {
+			struct jp_time_ent eb;
+			struct jp_sample_row rb;
+			__u64 w, left[JP_VAL_MAX];
+
+			if (refs[k].slot != ~0u) {
+				w = view_weight(v, model__time(m, refs[k].k, &eb)->values);
+			} else { /* the untimed rest, as collect_refs found it */
+				const struct jp_sample_row *row = model__row(m, refs[k].k, &rb);
+
+				memcpy(left, row->values, sizeof(left));
+				for (size_t x = model__time_first(m, refs[k].k); x; x = eb.next) {
+					model__time(m, x - 1, &eb);
+					for (int c = 0; c < JP_VAL_MAX; c++)
+						left[c] -= eb.values[c] < left[c] ? eb.values[c]
+										  : left[c];
+				}
+				w = view_weight(v, left);
+			}
+			fprintf(bf, "%s%" PRIu64, k != g ? "," : "", (uint64_t)w);
+			total += w;
+		}
+		fprintf(bf, "],\"endValue\":%" PRIu64 "}", (uint64_t)total);
+		g = e;
+	}
+	if (fclose(bf))
+		err = err ? err : -ENOMEM;
+	bf = NULL;
+	if (err)
+		goto out;
+	errno = 0;
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+	      "\"exporter\":\"jprof\",\"name\":",
+	      f);
+	json_str(f, name, "");
+	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
+	for (size_t i = 0; i < fm.n; i++) {
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		frame_out(f, fm.order_names[i], fm.order_kinds[i], v->dotted);
+		fputc('}', f);
+	}
+	fputs("]},\"profiles\":[", f);
+	fwrite(body, 1, blen, f);
+	fputs("]}\n", f);
+	err = ferror(f) ? (errno ? -errno : -EIO) : 0;
+out:
+	if (bf)
+		fclose(bf);
+	free(body);
+	free(refs);
 	fm_free(&fm);
 	return err;
 }

@@ -297,6 +297,7 @@ out_reset:
 	iv->samples0 = samples;
 	memcpy(iv->kst0, st, sizeof(st));
 	bound_model(r);
+	model__set_clock(r->model, mono_ns(), wall_ns()); /* the next segment's times */
 }
 
 /*

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tseries.h: when a model's samples happened. Beside each row's totals, (slot, values) entries
+ * chained per row in the order they came: a slot is res_ms of the recording's wall clock from
+ * its start (100 ms at first). Bounded: past max_bytes (or TSERIES_MAX_ENTRIES) the slots
+ * coarsen (100 -> 200 -> 400 ms ...: adjacent slots merge), nothing is dropped; the totals of a
+ * row's entries never change. Private to model.c (model.h is the interface). Not thread-safe.
+ */
+#ifndef JPROF_MODEL_TSERIES_H
+#define JPROF_MODEL_TSERIES_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TSERIES_RES_MS	    100u
+#define TSERIES_MAX_BYTES   (64ull << 20)
+#define TSERIES_MAX_ENTRIES (1u << 24)
+
+/* an entry: its row (a model row id), slot, the next entry of the row (index + 1, 0: last) */
+struct tseries_ent {
+	__u32 row, slot, next, pad;
+	__u64 v[]; /* ncols values */
+};
+
+struct tseries {
+	char *ents; /* n entries of esize bytes */
+	size_t n, cap, esize;
+	unsigned int ncols;
+	__u32 *head, *tail; /* per row id: its first and last entry (index + 1), 0 none */
+	size_t nrows;	    /* head/tail have nrows slots */
+	__u64 mono0, wall0; /* the clock: slot 0 starts at mono0 (wall0 by the wall clock) */
+	__u64 now;	    /* the time of the adds (mono ns); 0: untimed */
+	bool has_clock;
+	__u32 res_ms;
+	size_t max_bytes;
+	__u32 coarsened; /* times the slots doubled */
+	bool lost;	 /* coarsening could not fit: the time data was dropped (then untimed) */
+};
+
+void tseries_init(struct tseries *t);
+void tseries_free(struct tseries *t); /* the entries gone; clock and settings kept */
+size_t tseries_bytes(const struct tseries *t);
+static inline struct tseries_ent *tseries_at(const struct tseries *t, size_t i)
+{
+	return (struct tseries_ent *)(t->ents + i * t->esize);
+}
+/* one more value column (the model added one): 0 or -ENOMEM */
+int tseries_add_column(struct tseries *t);
+/* adds value to column col of row at t->now; 0 (also when untimed) or -ENOMEM */
+int tseries_add(struct tseries *t, __u32 row, unsigned int col, __u64 value);
+/* rows renumbered: to[old row id] (nold of them) is the new id; chains of merged rows join */
+int tseries_remap(struct tseries *t, const __u32 *to, size_t nold, size_t nnew);
+/* the slots doubled (adjacent merged); false when every entry is in slot 0 already */
+bool tseries_coarsen(struct tseries *t);
+/*
+ * Row's column col gets value in all: its entries' col are set in proportion to their col
+ * ref (what is not timed of the row's ref keeps its share untimed). ref_total: the row's ref.
+ */
+void tseries_fit(struct tseries *t, __u32 row, unsigned int col, unsigned int ref, __u64 value,
+		 __u64 ref_total);
+
+#endif /* JPROF_MODEL_TSERIES_H */
