@@ -336,6 +336,8 @@ PY
 	grep -q 'Interrupt: stopping and writing what was recorded' "$OUT/daemon.err"
 	(($(segments | wc -l) >= n + 1))
 	[[ $(segments | tail -1) > $last ]]
+	# the last line says both rates
+	grep -Eq '^jprof: [0-9]+ samples \(cpu-clock, 99 Hz then 49 Hz \(SIGHUP\)' "$OUT/daemon.err"
 }
 
 @test "mark: dump --mark keeps the last window and the open interval outside the limits; marks lists it; report reads it" {

@@ -441,6 +441,7 @@ static void set_rate(struct rec *r, unsigned int hz)
 		return;
 	}
 	iv->freq_hz = hz;
+	r->freq_now = hz;
 	rec_triggers_set_rate(iv->triggers, hz);
 	pusher__set_rate(iv->pusher, hz);
 	pr_info("SIGHUP: sampling at %u Hz from now (was %u Hz); the interval until now was "

@@ -134,6 +134,7 @@ struct rec {
 	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */
 	size_t nagents;
 	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
+	unsigned int freq_now;	/* the daemon's rate since a SIGHUP changed it (0: -F's) */
 	/* attaches run in helper processes, in the background: sampling never waits on them */
 	struct attacher *att;
 	/* GC and safepoint pauses of every tracked JVM, from its hsperfdata file */

@@ -225,7 +225,11 @@ void rec_summary(struct rec *r, double secs, const char *where)
 			(unsigned long long)st[JP_STAT_NO_HANDLER],
 			(unsigned long long)st[JP_STAT_JVM_EXEC],
 			(unsigned long long)st[JP_STAT_JVM_EXIT], r->withdrawn);
-	if (r->o->events & (1u << JP_EV_CPU))
+	if ((r->o->events & (1u << JP_EV_CPU)) && r->freq_now && r->freq_now != r->o->freq_hz)
+		snprintf(what, sizeof(what), "%s, %u Hz then %u Hz (SIGHUP), %llu idle not shown, ",
+			 r->cpu_event, r->o->freq_hz, r->freq_now,
+			 (unsigned long long)st[JP_STAT_IDLE]);
+	else if (r->o->events & (1u << JP_EV_CPU))
 		snprintf(what, sizeof(what), "%s, %u Hz, %llu idle not shown, ", r->cpu_event,
 			 r->o->freq_hz, (unsigned long long)st[JP_STAT_IDLE]);
 	else
