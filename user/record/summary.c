@@ -246,6 +246,19 @@ void rec_summary(struct rec *r, double secs, const char *where)
 			"the JVM lines say whose\n",
 			(unsigned long long)js.model_drops,
 			(unsigned long long)(MODEL_MAX_BYTES >> 20));
+	/* the samples' times coarser than 100 ms (their budget), or lost: said always */
+	{
+		struct model_time mt;
+
+		model__time_info(r->model, &mt);
+		if (mt.lost)
+			fprintf(out, "jprof: the samples' times were dropped: one entry a row did "
+				     "not fit their budget (the totals are whole)\n");
+		else if (mt.coarsened)
+			fprintf(out, "jprof: the samples' times are in %u ms slots (coarsened %u "
+				     "times to fit their budget; the totals are whole)\n",
+				mt.res_ms, mt.coarsened);
+	}
 	/* the first sample's time with -v; none at all is a problem, said always */
 	if (r->first_sample_ns > r->t_start_ns) {
 		if (v)
