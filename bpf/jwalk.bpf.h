@@ -42,6 +42,14 @@ struct {
 	__type(value, struct jp_jwalk);
 } jwalk SEC(".maps");
 
+/* tid -> its JavaThread (see jprof.h): user space fills it, exits delete */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JP_MAX_JTHREADS);
+	__type(key, __u32);
+	__type(value, struct jp_jthread);
+} jthreads SEC(".maps");
+
 #define JW_INTERP_WORDS 10 /* from the bcp slot (rbp - 8 words) to the return address */
 
 /*
@@ -68,10 +76,14 @@ struct jw_state {
 	__u32 tgid;
 	__u32 unknown; /* interpreted frames whose Method* is not in jw_methods */
 	__u32 verify;  /* walks since the last one that signalled anyway */
-	/* the name pointers of "nmethod" and "Interpreter" in JVM name_tgid: one read less */
-	__u64 name_nmethod, name_interp;
+	/*
+	 * the name pointers of "nmethod", "Interpreter" and "native nmethod" (a native
+	 * method's wrapper: a compiled frame) in JVM name_tgid: one read less
+	 */
+	__u64 name_nmethod, name_interp, name_native;
 	__u32 name_tgid;
 	__u32 hops; /* segment-map hops left to this walk */
+	__u32 stubs; /* stub frames passed (no frame out) */
 	/* the HeapBlock before the blob (hb bytes, 0 without hb_length_size), the blob's first bytes */
 	__u8 blk[2 * JP_JW_HEAP_BLOCK + JP_JW_BLOB_HDR + 8];
 	__u32 hb;
@@ -98,11 +110,16 @@ struct {
 #define JW_BCP_SLOT	   8
 #define JW_SENDER_SP_SLOT  1
 #define JW_WRAPPER_SLOT	   6	 /* an entry frame's JavaCallWrapper*, words below rbp */
+#define JW_NATIVE_BCI	   0xffffffffull /* a native method's frame: over 0xffff, no bci */
+#define JW_MAX_STUBS	   4	 /* stub frames a walk passes: more is a loop */
+#define JW_MAX_STACK	   (1ull << 30) /* anchor above the sampled sp by more: not believed */
 
 /* the first 8 bytes of the names HotSpot gives its blobs (little-endian) */
 #define JW_NAME_NMETHOD 0x00646f6874656d6eull /* "nmethod\0" */
 #define JW_NAME_INTERP1 0x6572707265746e49ull /* "Interpre" */
 #define JW_NAME_INTERP2 0x00726574ull	      /* "ter\0" */
+#define JW_NAME_NATIVE1 0x6e2065766974616eull /* "native n" */
+#define JW_NAME_NATIVE2 0x0000646f6874656dull /* "method\0" (6 bytes and the NUL) */
 
 static __always_inline int jw_read(void *dst, __u32 n, __u64 addr)
 {
@@ -259,6 +276,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 	__u64 pc = st->pc, sp = st->sp, fp = st->fp, blob, name_p, name[2] = {};
 	__u64 method = 0, out_pc = pc, ret, sender_sp, caller_fp;
 	const struct jp_jwalk_heap *h;
+	bool stub;
 	struct jw_cached *c = NULL;
 	int err = 0;
 
@@ -300,10 +318,11 @@ static __always_inline long jw_frame(struct jw_state *st)
 	}
 	if (st->name_tgid != st->tgid) {
 		st->name_tgid = st->tgid;
-		st->name_nmethod = st->name_interp = 0;
+		st->name_nmethod = st->name_interp = st->name_native = 0;
 	}
 	name_p = jw_hdr(st, w->blob_name);
-	if (!name_p || (name_p != st->name_nmethod && name_p != st->name_interp)) {
+	if (!name_p || (name_p != st->name_nmethod && name_p != st->name_interp &&
+			name_p != st->name_native)) {
 		if (jw_read(name, sizeof(name), name_p)) {
 			st->err = JP_JW_READ;
 			return 1;
@@ -312,8 +331,19 @@ static __always_inline long jw_frame(struct jw_state *st)
 			st->name_nmethod = name_p;
 		else if (name[0] == JW_NAME_INTERP1 && (__u32)name[1] == JW_NAME_INTERP2)
 			st->name_interp = name_p;
+		else if (name[0] == JW_NAME_NATIVE1 &&
+			 (name[1] & 0xffffffffffffffull) == JW_NAME_NATIVE2)
+			st->name_native = name_p;
 	}
-	if (name_p && name_p == st->name_nmethod) {
+	/*
+	 * A stub below the anchor's frame (a runtime stub that called the VM, the
+	 * deoptimization blob): not a Java frame, sized as a compiled one (HotSpot's
+	 * sender_for_compiled_frame serves every blob with a frame size); only where its
+	 * frame is known to be whole (never at the interrupted pc)
+	 */
+	stub = name_p && !st->top && name_p != st->name_nmethod && name_p != st->name_interp &&
+	       name_p != st->name_native;
+	if (name_p && (name_p == st->name_nmethod || name_p == st->name_native || stub)) {
 		__s32 fs = (__s32)jw_hdr(st, w->blob_frame_size), fc;
 		__u64 code, link[2];
 		int popped = 0;
@@ -323,7 +353,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 		code = w->code_is_offset ? blob + (__s32)jw_hdr(st, w->blob_code)
 					 : jw_hdr(st, w->blob_code);
 		if (fs < 2 || fs > JW_MAX_FRAME_WORDS || fc < 0 || pc < code) {
-			st->err = JP_JW_BAD_FRAME;
+			st->err = stub ? JP_JW_STUB : JP_JW_BAD_FRAME;
 			return 1;
 		}
 		if (pc < code + (__u64)fc) {
@@ -354,7 +384,13 @@ static __always_inline long jw_frame(struct jw_state *st)
 		if (!err)
 			err = jw_read(&code_size, 2, cm + (w->const_code_size & 0xfff));
 		base = cm + (w->const_size & 0xfff);
-		if (!err && (out_pc < base || out_pc >= base + code_size))
+		/*
+		 * a native method's frame (the interpreter's native entry keeps no bcp: 0):
+		 * the frame of a thread in native code, from its anchor; bci -1 (as no bci)
+		 */
+		if (!out_pc && !st->n)
+			out_pc = base + JW_NATIVE_BCI;
+		else if (!err && (out_pc < base || out_pc >= base + code_size))
 			err = JP_JW_BAD_FRAME;
 		out_pc -= base; /* the bci */
 		if (!err) {
@@ -374,12 +410,25 @@ static __always_inline long jw_frame(struct jw_state *st)
 		st->err = err;
 		return 1;
 	}
-	if (st->n >= JP_MAX_JFRAMES) {
-		st->err = JP_JW_DEPTH;
+	if (ret == pc && sender_sp <= sp) {
+		st->err = JP_JW_BAD_FRAME;
 		return 1;
 	}
-	st->f[st->n & (JP_MAX_JFRAMES - 1)] = (struct jp_jframe){ .pc = out_pc, .method = method };
-	st->n++;
+	if (stub) {
+		st->stubs++;
+		if (st->stubs > JW_MAX_STUBS) {
+			st->err = JP_JW_BAD_FRAME;
+			return 1;
+		}
+	} else {
+		if (st->n >= JP_MAX_JFRAMES) {
+			st->err = JP_JW_DEPTH;
+			return 1;
+		}
+		st->f[st->n & (JP_MAX_JFRAMES - 1)] =
+			(struct jp_jframe){ .pc = out_pc, .method = method };
+		st->n++;
+	}
 	st->top = 0;
 	st->pc = ret;
 	st->sp = sender_sp;
@@ -398,11 +447,69 @@ static long jw_step(__u64 i, void *unused)
 }
 
 /*
- * Walks the current thread of JVM tgid when its user pc is in the code cache, into this
- * CPU's jw_states; sets sc->s.jstack_err (nothing when this JVM has no layout). True when
- * the sample needs no signal (--java-walk bpf): the walk is whole, every interpreted
- * method is one the join names, and this is not one of the walks that signal anyway to
- * check. java_walk_put then puts the frames in sc.
+ * The pc is outside the code cache (VM, native or kernel code): the thread's Java frames,
+ * if it has any, start at its frame anchor, which HotSpot keeps in every thread that left
+ * Java code for the VM or native code (the last Java frame's sp, fp and pc). The thread
+ * is the one interrupted here, so its anchor does not change under the read; what may be
+ * stale is the jthreads entry (checked: its tgid, and the JavaThread's OSThread names this
+ * tid). Only in the states HotSpot sets after the anchor and leaves before clearing it
+ * (native, VM, blocked and their transitions: the anchor is cleared by Java-side code,
+ * after the state is _thread_in_Java again). 0 and st set up, or a JP_JW_* reason.
+ */
+static __always_inline int jw_anchor(struct jw_state *st, __u32 tid, __u64 regs_sp)
+{
+	const struct jp_jwalk *w = &st->w;
+	struct jp_jthread *t = bpf_map_lookup_elem(&jthreads, &tid);
+	__u64 a[4] = {}, os = 0, sp, fp, pc;
+	__s32 state = 0, os_tid = 0;
+	int err = 0;
+
+	if (!t || t->tgid != st->tgid) {
+		stat_inc(JP_STAT_ANCHOR_NOTHREAD);
+		return JP_JW_NO_THREAD;
+	}
+	if (jw_read(&os, sizeof(os), t->thread + t->osthread) || !os ||
+	    jw_read(&os_tid, sizeof(os_tid), os + t->os_tid) || (__u32)os_tid != tid) {
+		stat_inc(JP_STAT_ANCHOR_NOTHREAD);
+		return JP_JW_NO_THREAD;
+	}
+	if (jw_read(&state, sizeof(state), t->thread + t->state))
+		return JP_JW_READ;
+	if (state != JP_TS_IN_NATIVE && state != JP_TS_IN_NATIVE_TRANS && state != JP_TS_IN_VM &&
+	    state != JP_TS_IN_VM_TRANS && state != JP_TS_BLOCKED && state != JP_TS_BLOCKED_TRANS)
+		return JP_JW_IN_JAVA;
+	/* the anchor's three words, within its first 32 bytes (user space checked) */
+	if (jw_read(a, sizeof(a), t->thread + t->anchor))
+		return JP_JW_READ;
+	sp = a[(w->anchor_sp >> 3) & 3];
+	fp = a[(w->anchor_fp >> 3) & 3];
+	pc = a[(w->anchor_pc >> 3) & 3];
+	if (!sp)
+		return JP_JW_NO_ANCHOR;
+	/* above the interrupted frames, on the thread's stack */
+	if ((sp & 7) || sp <= regs_sp || sp - regs_sp > JW_MAX_STACK ||
+	    (t->stack_hi && sp >= t->stack_hi))
+		return JP_JW_BAD_ANCHOR;
+	/* an anchor without its pc: the return address below its sp (make_walkable) */
+	if (!pc)
+		pc = jw_word(sp - 8, &err);
+	if (err)
+		return JP_JW_READ;
+	st->pc = pc;
+	st->sp = sp;
+	st->fp = fp;
+	st->top = 0; /* a frame at a call: whole, past its prologue */
+	return 0;
+}
+
+/*
+ * Walks the current thread of JVM tgid into this CPU's jw_states: from its registers when
+ * its user pc is in the code cache, else from its frame anchor (then sc->s.flags gets
+ * JP_SF_ANCHOR: the user stack is still to take, native frames over the Java ones); sets
+ * sc->s.jstack_err (nothing when this JVM has no layout). True when the sample needs no
+ * signal (--java-walk bpf or check): the walk is whole, every interpreted method is one
+ * the join names, and this is not one of the walks that signal anyway to check (check
+ * mode). java_walk_put then puts the frames in sc.
  */
 static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 {
@@ -410,6 +517,7 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	struct jp_jwalk *w = bpf_map_lookup_elem(&jwalk, &tgid);
 	__u32 zero = 0;
 	struct jw_state *st;
+	int err;
 
 	if (!w)
 		return false;
@@ -427,16 +535,28 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->sp = regs->sp;
 	st->fp = regs->bp;
 	st->n = 0;
+	st->stubs = 0;
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
 	st->hops = JW_WALK_HOPS;
 	st->hb = w->hb_length_size ? w->heap_block : 0; /* jprof checked: at most 16 */
+	if (!jw_heap(w, st->pc)) {
+		stat_inc(JP_STAT_ANCHOR);
+		err = jw_anchor(st, sc->s.tid, st->sp);
+		if (err) {
+			sc->s.jstack_err = (__s16)err;
+			return false;
+		}
+		sc->s.flags |= JP_SF_ANCHOR;
+	}
 	bpf_loop(JP_MAX_JFRAMES + 1, jw_step, NULL, 0);
 	sc->s.jstack_err = (__s16)st->err;
-	if (java_walk != JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)
+	if ((sc->s.flags & JP_SF_ANCHOR) && st->err == JP_JW_ENTRY)
+		stat_inc(JP_STAT_ANCHOR_WHOLE);
+	if (java_walk < JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)
 		return false;
 	/* per CPU, not per thread: the check samples spread over whatever runs */
-	if (++st->verify >= JP_JWALK_VERIFY_EVERY) {
+	if (java_walk == JP_JWALK_CHECK && ++st->verify >= JP_JWALK_VERIFY_EVERY) {
 		st->verify = 0;
 		return false;
 	}

@@ -395,10 +395,13 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 		stat_inc(JP_STAT_WALK_ONLY);
 	}
 	if (jvm && java_walk_current(sc, tgid)) {
+		/* from the anchor: the native frames on top, then the Java ones after them */
+		if (s->flags & JP_SF_ANCHOR)
+			capture_ustack(ctx, sc);
 		if (java_walk_put(sc)) {
 			s->flags |= JP_SF_JWALK;
 			want_signal = false;
-		} else {
+		} else if (!(s->flags & JP_SF_ANCHOR)) {
 			capture_ustack(ctx, sc);
 		}
 	} else {

@@ -90,6 +90,6 @@ bpf_run() {
 
 @test "--java-walk: a bad mode is refused with a clear error" {
 	run -2 "$JPROF" record -v -a -d 1 --java-walk sometimes -o "$OUT/x.folded"
-	[[ $output == *"--java-walk: 'sometimes': expected signal, bpf or shadow"* ]]
+	[[ $output == *"--java-walk: 'sometimes': expected signal, bpf, check or shadow"* ]]
 	[[ ! -e $OUT/x.folded ]]
 }

@@ -370,6 +370,10 @@ void jwalk__stats(const struct jwalk *w, struct jwalk_stats *ret)
 const char *jwalk_end_str(int idx)
 {
 	static const char *const names[JW_ENDS] = {
+		[JP_JW_BAD_ANCHOR + JW_END_BIAS] = "frame anchor did not check out",
+		[JP_JW_NO_ANCHOR + JW_END_BIAS] = "no last Java frame",
+		[JP_JW_IN_JAVA + JW_END_BIAS] = "outside the code cache in Java state",
+		[JP_JW_NO_THREAD + JW_END_BIAS] = "thread not known",
 		[JP_JW_NO_REGS + JW_END_BIAS] = "no user registers",
 		[JP_JW_LOST + JW_END_BIAS] = "return address outside the code",
 		[JP_JW_BAD_FRAME + JW_END_BIAS] = "frame did not check out",

@@ -12,9 +12,9 @@
 #include "jprof.h"
 #include "jvm/agent_ring.h"
 
-/* jp_sample.jstack_err from JP_JW_NO_REGS (-7) to JP_JW_DEPTH (2): index err + JW_END_BIAS */
-#define JW_END_BIAS 7
-#define JW_ENDS	    10
+/* jp_sample.jstack_err from JP_JW_BAD_ANCHOR (-11) to JP_JW_DEPTH (2): index err + JW_END_BIAS */
+#define JW_END_BIAS 11
+#define JW_ENDS	    14
 
 struct jwalk_stats {
 	__u64 walked;	      /* samples BPF walked (jstack_err set) */
