@@ -99,7 +99,11 @@
 #define JP_STAT_ANCHOR_NOTHREAD 26
 /* ... of those walked whole from the anchor */
 #define JP_STAT_ANCHOR_WHOLE  27
-#define JP_STAT_MAX	      28
+/* ... of those not walked: not in a state that keeps the anchor, no anchor, a bad one */
+#define JP_STAT_ANCHOR_IN_JAVA 28
+#define JP_STAT_ANCHOR_NONE    29
+#define JP_STAT_ANCHOR_BAD     30
+#define JP_STAT_MAX	      31
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java

@@ -543,6 +543,12 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	if (!jw_heap(w, st->pc)) {
 		stat_inc(JP_STAT_ANCHOR);
 		err = jw_anchor(st, sc->s.tid, st->sp);
+		if (err == JP_JW_IN_JAVA)
+			stat_inc(JP_STAT_ANCHOR_IN_JAVA);
+		else if (err == JP_JW_NO_ANCHOR)
+			stat_inc(JP_STAT_ANCHOR_NONE);
+		else if (err && err != JP_JW_NO_THREAD)
+			stat_inc(JP_STAT_ANCHOR_BAD);
 		if (err) {
 			sc->s.jstack_err = (__s16)err;
 			return false;

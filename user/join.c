@@ -600,6 +600,17 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		return jn_add_native(j, s, kstack, ustack, NULL, NULL);
 	if (!e->a && s->jstack_err == JP_JW_ENTRY && s->jstack_len && !e->early_off)
 		return jn_early_hold(j, s, kstack, ustack, e);
+	if (!e->a && s->jstack_err == JP_JW_NO_ANCHOR && !e->early_off) {
+		/*
+		 * a JavaThread (its OSThread checked by BPF) out of Java code with no last Java
+		 * frame: no Java frame on its stack (a compiler thread, one not in Java yet), as
+		 * the agent's "no Java frame" answer: its native frames are the truth
+		 */
+		j->st.jvm_samples++;
+		e->samples++;
+		e->internal++;
+		return jn_add_native(j, s, kstack, ustack, e, NULL);
+	}
 	if (!e->a) {
 		j->st.jvm_samples++;
 		return jn_add_missing(j, s, kstack, ustack, e,

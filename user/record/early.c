@@ -301,12 +301,23 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 	if (verbose && r->kstats[JP_STAT_ANCHOR])
 		fprintf(f,
 			"jprof: samples of walked JVMs outside the code cache: %llu, walked whole "
-			"from the thread's frame anchor: %llu (%.1f%%), thread not known: %llu\n",
+			"from the thread's frame anchor: %llu (%.1f%%); not: thread not known %llu, "
+			"in Java state %llu, no last Java frame %llu, anchor unreadable or out of "
+			"range %llu, the walk from it ended early %llu\n",
 			(unsigned long long)r->kstats[JP_STAT_ANCHOR],
 			(unsigned long long)r->kstats[JP_STAT_ANCHOR_WHOLE],
 			100.0 * (double)r->kstats[JP_STAT_ANCHOR_WHOLE] /
 				(double)r->kstats[JP_STAT_ANCHOR],
-			(unsigned long long)r->kstats[JP_STAT_ANCHOR_NOTHREAD]);
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR_NOTHREAD],
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR_IN_JAVA],
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR_NONE],
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR_BAD],
+			(unsigned long long)(r->kstats[JP_STAT_ANCHOR] -
+					     r->kstats[JP_STAT_ANCHOR_WHOLE] -
+					     r->kstats[JP_STAT_ANCHOR_NOTHREAD] -
+					     r->kstats[JP_STAT_ANCHOR_IN_JAVA] -
+					     r->kstats[JP_STAT_ANCHOR_NONE] -
+					     r->kstats[JP_STAT_ANCHOR_BAD]));
 	if (verbose && s->tl_reads)
 		fprintf(f,
 			"jprof: threads for the walk from the frame anchor: %llu thread lists read "
