@@ -160,6 +160,12 @@ struct jp_jframe {
 	__u64 pc;     /* compiled: the frame's pc; interpreted: its bci */
 	__u64 method; /* interpreted: the Method*; 0: compiled */
 };
+/*
+ * A Java native method's frame (AGCT's bci -3): compiled, its wrapper's pc with this bit
+ * set; interpreted (the interpreter's native entry), JP_JFRAME_NATIVE_BCI as its bci
+ */
+#define JP_JFRAME_NATIVE     (1ull << 63)
+#define JP_JFRAME_NATIVE_BCI 0xfffffffdull
 
 /* java_walk (cpu.bpf.c rodata) */
 #define JP_JWALK_OFF	0

@@ -110,7 +110,6 @@ struct {
 #define JW_BCP_SLOT	   8
 #define JW_SENDER_SP_SLOT  1
 #define JW_WRAPPER_SLOT	   6	 /* an entry frame's JavaCallWrapper*, words below rbp */
-#define JW_NATIVE_BCI	   0xffffffffull /* a native method's frame: over 0xffff, no bci */
 #define JW_MAX_STUBS	   4	 /* stub frames a walk passes: more is a loop */
 #define JW_MAX_STACK	   (1ull << 30) /* anchor above the sampled sp by more: not believed */
 
@@ -343,6 +342,8 @@ static __always_inline long jw_frame(struct jw_state *st)
 	 */
 	stub = name_p && !st->top && name_p != st->name_nmethod && name_p != st->name_interp &&
 	       name_p != st->name_native;
+	if (name_p && name_p == st->name_native)
+		out_pc |= JP_JFRAME_NATIVE;
 	if (name_p && (name_p == st->name_nmethod || name_p == st->name_native || stub)) {
 		__s32 fs = (__s32)jw_hdr(st, w->blob_frame_size), fc;
 		__u64 code, link[2];
@@ -389,7 +390,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 		 * the frame of a thread in native code, from its anchor; bci -1 (as no bci)
 		 */
 		if (!out_pc && !st->n)
-			out_pc = base + JW_NATIVE_BCI;
+			out_pc = base + JP_JFRAME_NATIVE_BCI;
 		else if (!err && (out_pc < base || out_pc >= base + code_size))
 			err = JP_JW_BAD_FRAME;
 		out_pc -= base; /* the bci */

@@ -137,6 +137,22 @@ static int m_put(struct jwalk *w, __u64 mptr, __u64 mid)
 	return 0;
 }
 
+/* an interpreted frame's bci: -3 a native method's, -1 none */
+static __s32 jframe_bci(const struct jp_jframe *f)
+{
+	if (f->pc == JP_JFRAME_NATIVE_BCI)
+		return -3;
+	return f->pc > 0xffff ? -1 : (__s32)f->pc;
+}
+
+/* the kind of a frame named with bci as AGCT's frames are (agent_ring.c: -3 native) */
+static enum jp_frame_kind jframe_kind(__s32 bci, bool interp, bool root)
+{
+	if (bci == -3)
+		return JP_FK_NATIVE;
+	return interp ? JP_FK_INTERP : root ? JP_FK_JIT : JP_FK_INLINED;
+}
+
 /* BPF's frames, each compiled one as its inline chain: into exp_*; -1 when one is unnamed */
 static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *f, __u32 nf)
 {
@@ -153,13 +169,23 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 			if (n >= JWALK_MAX_EXPANDED)
 				return n;
 			w->exp_mptr[n] = f[k].method;
-			w->exp_bci[n] = f[k].pc > 0xffff ? -1 : (__s32)f[k].pc;
+			w->exp_bci[n] = jframe_bci(&f[k]);
 			w->exp_mid[n++] = m_get(w, f[k].method);
 			continue;
 		}
-		c = jvm_agent__pc_chain(a, f[k].pc, k == 0, &chain, &bci);
+		c = jvm_agent__pc_chain(a, f[k].pc & ~JP_JFRAME_NATIVE, k == 0, &chain, &bci);
 		if (c <= 0)
 			return -1;
+		/* a native method's wrapper: the method alone, as AGCT gives it (bci -3) */
+		if (f[k].pc & JP_JFRAME_NATIVE) {
+			if (n >= JWALK_MAX_EXPANDED)
+				return n;
+			w->exp_mptr[n] = 0;
+			w->exp_bci[n] = -3;
+			w->exp_root[n] = 1;
+			w->exp_mid[n++] = chain[c - 1];
+			continue;
+		}
 		if (k == 0)
 			w->leaf_chain = c;
 		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++) {
@@ -302,9 +328,7 @@ int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s
 		w->tr[i] = (struct java_frame){
 			.method_id = w->exp_mid[i],
 			.bci = w->exp_bci[i],
-			.kind = w->exp_mptr[i]	 ? JP_FK_INTERP
-				: w->exp_root[i] ? JP_FK_JIT
-						 : JP_FK_INLINED,
+			.kind = jframe_kind(w->exp_bci[i], w->exp_mptr[i], w->exp_root[i]),
 		};
 	}
 	*ret = (struct java_trace){ .time_ns = s->time_ns, .num_frames = n, .frames = w->tr };
@@ -330,16 +354,28 @@ int jwalk__trace_partial(struct jwalk *w, struct jvm_agent *a, const struct jp_s
 			unknown += !mid;
 			w->tr[n++] = (struct java_frame){
 				.method_id = mid,
-				.bci = !mid ? -2 - (__s32)k : f[k].pc > 0xffff ? -1 : (__s32)f[k].pc,
-				.kind = JP_FK_INTERP,
+				.bci = !mid ? -2 - (__s32)k : jframe_bci(&f[k]),
+				.kind = jframe_kind(jframe_bci(&f[k]), true, false),
 			};
 			continue;
 		}
 		if (a)
-			c = jvm_agent__pc_chain(a, f[k].pc, k == 0, &chain, &bci);
+			c = jvm_agent__pc_chain(a, f[k].pc & ~JP_JFRAME_NATIVE, k == 0, &chain,
+						&bci);
 		if (c <= 0) {
 			unknown++;
-			w->tr[n++] = (struct java_frame){ .bci = -2 - (__s32)k, .kind = JP_FK_JIT };
+			w->tr[n++] = (struct java_frame){
+				.bci = -2 - (__s32)k,
+				.kind = (f[k].pc & JP_JFRAME_NATIVE) ? JP_FK_NATIVE : JP_FK_JIT,
+			};
+			continue;
+		}
+		if (f[k].pc & JP_JFRAME_NATIVE) {
+			w->tr[n++] = (struct java_frame){
+				.method_id = chain[c - 1],
+				.bci = -3,
+				.kind = JP_FK_NATIVE,
+			};
 			continue;
 		}
 		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++)
