@@ -60,6 +60,11 @@
  * native, down to the JVM's code, where the Java frames take over
  */
 #define JP_SF_ANCHOR 1024u
+/*
+ * cpu: BPF's walk found the interrupted pc in a compiled method's prologue and walked it
+ * (its first Java frame is that method, its frame not made yet)
+ */
+#define JP_SF_PROLOGUE 2048u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */

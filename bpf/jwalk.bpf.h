@@ -84,6 +84,7 @@ struct jw_state {
 	__u32 name_tgid;
 	__u32 hops; /* segment-map hops left to this walk */
 	__u32 stubs; /* stub frames passed (no frame out) */
+	__u32 prologue; /* the top frame was in its prologue */
 	/* the HeapBlock before the blob (hb bytes, 0 without hb_length_size), the blob's first bytes */
 	__u8 blk[2 * JP_JW_HEAP_BLOCK + JP_JW_BLOB_HDR + 8];
 	__u32 hb;
@@ -110,7 +111,8 @@ struct {
 #define JW_BCP_SLOT	   8
 #define JW_SENDER_SP_SLOT  1
 #define JW_WRAPPER_SLOT	   6	 /* an entry frame's JavaCallWrapper*, words below rbp */
-#define JW_MAX_STUBS	   4	 /* stub frames a walk passes: more is a loop */
+#define JW_MAX_STUBS	   4
+#define JW_STUB_FRAME	   4096	 /* an interrupted stub's rbp frame: at most this above sp */	 /* stub frames a walk passes: more is a loop */
 #define JW_MAX_STACK	   (1ull << 30) /* anchor above the sampled sp by more: not believed */
 
 /* the first 8 bytes of the names HotSpot gives its blobs (little-endian) */
@@ -227,6 +229,43 @@ static __always_inline int jw_popped(__u64 pc)
 }
 
 /*
+ * At the top frame only: pc in a compiled method's prologue (before its frame-complete
+ * offset), as C1 and C2 build the frame on x86-64 (MacroAssembler::verified_entry,
+ * C1_MacroAssembler::build_frame): an optional stack bang `mov [rsp - n], eax`, `push rbp`
+ * (then `mov rbp, rsp` with PreserveFramePointer), `sub rsp, n`; or, without a bang,
+ * `sub rsp, n` then `mov [rsp + n - 8], rbp`; then (JDK 25) the entry barrier
+ * `cmp dword [r15 + d], imm32; jne`. Told from the bytes around pc (b[0..7] before it,
+ * b[8..] at it): 2 nothing pushed (the return address at sp), 1 rbp pushed only, 0 the
+ * frame is whole, 3 the frame allocated and rbp not saved yet (still the caller's), -1 not
+ * sure (the unverified entry's inline-cache check, anything else: the signal walks it).
+ * A wrong guess makes a return address that is not one: the walk gives up at once, or
+ * within a frame or two, never whole.
+ */
+static __always_inline int jw_prologue(__u64 pc)
+{
+	__u8 b[16] = {};
+
+	if (jw_read(b, sizeof(b), pc - 8))
+		return -1;
+	/* at `push rbp`, or at the stack bang before it */
+	if (b[8] == 0x55 || (b[8] == 0x89 && b[9] == 0x84 && b[10] == 0x24))
+		return 2;
+	/* after `push rbp`, or after it and `mov rbp, rsp` */
+	if (b[7] == 0x55 || (b[4] == 0x55 && b[5] == 0x48 && b[6] == 0x89 && b[7] == 0xe5))
+		return 1;
+	/* after `sub rsp, imm8` or `sub rsp, imm32`: rbp saved next (no bang) or before */
+	if ((b[4] == 0x48 && b[5] == 0x83 && b[6] == 0xec) ||
+	    (b[1] == 0x48 && b[2] == 0x81 && b[3] == 0xec))
+		return b[8] == 0x48 && b[9] == 0x89 && b[10] == 0xac && b[11] == 0x24 ? 3 : 0;
+	/* after `mov [rsp + d32], rbp`; at or after the entry barrier's cmp (d8 form) */
+	if ((b[0] == 0x48 && b[1] == 0x89 && b[2] == 0xac && b[3] == 0x24) ||
+	    (b[8] == 0x41 && b[9] == 0x81 && b[10] == 0x7f) ||
+	    (b[0] == 0x41 && b[1] == 0x81 && b[2] == 0x7f))
+		return 0;
+	return -1;
+}
+
+/*
  * The call stub's frame (st->fp its rbp): Java called from the VM or from native code. Its
  * JavaCallWrapper keeps the anchor of the Java frames below, if any (JNI, reflection, the
  * VM's upcalls): the walk goes on there, as HotSpot's sender_for_entry_frame does. 0 go
@@ -275,6 +314,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 	__u64 pc = st->pc, sp = st->sp, fp = st->fp, blob, name_p, name[2] = {};
 	__u64 method = 0, out_pc = pc, ret, sender_sp, caller_fp;
 	const struct jp_jwalk_heap *h;
+	__u64 link2[2] = {};
 	bool stub;
 	struct jw_cached *c = NULL;
 	int err = 0;
@@ -358,11 +398,16 @@ static __always_inline long jw_frame(struct jw_state *st)
 			return 1;
 		}
 		if (pc < code + (__u64)fc) {
-			st->err = st->top ? JP_JW_PROLOGUE : JP_JW_BAD_FRAME;
-			return 1;
-		}
-		if (st->top)
+			popped = st->top && !stub ? jw_prologue(pc) : -1;
+			if (popped < 0) {
+				st->err = st->top ? JP_JW_PROLOGUE : JP_JW_BAD_FRAME;
+				return 1;
+			}
+			/* 0: the frame is whole (the entry barrier, or no prologue at all) */
+			st->prologue = popped > 0;
+		} else if (st->top) {
 			popped = jw_popped(pc);
+		}
 		if (popped == 1)
 			sender_sp = sp + 16;
 		else if (popped == 2)
@@ -371,7 +416,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 			sender_sp = sp + (__u64)fs * 8;
 		/* the caller's rbp (saved by this frame) and the return address, one read */
 		err = jw_read(link, sizeof(link), sender_sp - 16);
-		caller_fp = popped == 2 ? fp : link[0];
+		caller_fp = popped >= 2 ? fp : link[0];
 		ret = link[1];
 	} else if (name_p && name_p == st->name_interp) {
 		__u64 cm, base;
@@ -403,6 +448,30 @@ static __always_inline long jw_frame(struct jw_state *st)
 		sender_sp = st->slots[JW_BCP_SLOT - JW_SENDER_SP_SLOT];
 		caller_fp = st->slots[JW_BCP_SLOT];
 		ret = st->slots[JW_BCP_SLOT + 1];
+	} else if (st->top && name_p) {
+		/*
+		 * The interrupted pc in a stub (no Java frame of its own): frameless, its
+		 * return address at sp (vtable and itable stubs, a leaf stub before its frame
+		 * or after it), or with an rbp frame (`enter`: arraycopy and other
+		 * StubRoutines). Taken only when the return address is in the code cache; the
+		 * walk checks every frame below
+		 */
+		__u64 r0 = 0;
+
+		if (!jw_read(&r0, sizeof(r0), sp) && jw_heap(w, r0)) {
+			ret = r0;
+			sender_sp = sp + 8;
+			caller_fp = fp;
+		} else if (fp > sp && fp - sp < JW_STUB_FRAME &&
+			   !jw_read(link2, sizeof(link2), fp) && jw_heap(w, link2[1])) {
+			ret = link2[1];
+			sender_sp = fp + 16;
+			caller_fp = link2[0];
+		} else {
+			st->err = JP_JW_STUB;
+			return 1;
+		}
+		stub = true;
 	} else {
 		st->err = JP_JW_STUB;
 		return 1;
@@ -537,6 +606,7 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->fp = regs->bp;
 	st->n = 0;
 	st->stubs = 0;
+	st->prologue = 0;
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
 	st->hops = JW_WALK_HOPS;
@@ -558,6 +628,8 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	}
 	bpf_loop(JP_MAX_JFRAMES + 1, jw_step, NULL, 0);
 	sc->s.jstack_err = (__s16)st->err;
+	if (st->prologue)
+		sc->s.flags |= JP_SF_PROLOGUE;
 	if ((sc->s.flags & JP_SF_ANCHOR) && st->err == JP_JW_ENTRY)
 		stat_inc(JP_STAT_ANCHOR_WHOLE);
 	if (java_walk < JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)

@@ -153,8 +153,13 @@ static enum jp_frame_kind jframe_kind(__s32 bci, bool interp, bool root)
 	return interp ? JP_FK_INTERP : root ? JP_FK_JIT : JP_FK_INLINED;
 }
 
-/* BPF's frames, each compiled one as its inline chain: into exp_*; -1 when one is unnamed */
-static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *f, __u32 nf)
+/*
+ * BPF's frames, each compiled one as its inline chain: into exp_*; -1 when one is unnamed.
+ * prologue: the top frame's pc is in its method's prologue: that method alone (nothing
+ * inlined runs there yet)
+ */
+static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *f, __u32 nf,
+		  bool prologue)
 {
 	int n = 0;
 
@@ -177,11 +182,11 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 		if (c <= 0)
 			return -1;
 		/* a native method's wrapper: the method alone, as AGCT gives it (bci -3) */
-		if (f[k].pc & JP_JFRAME_NATIVE) {
+		if ((f[k].pc & JP_JFRAME_NATIVE) || (k == 0 && prologue)) {
 			if (n >= JWALK_MAX_EXPANDED)
 				return n;
 			w->exp_mptr[n] = 0;
-			w->exp_bci[n] = -3;
+			w->exp_bci[n] = (f[k].pc & JP_JFRAME_NATIVE) ? -3 : 0;
 			w->exp_root[n] = 1;
 			w->exp_mid[n++] = chain[c - 1];
 			continue;
@@ -250,6 +255,27 @@ static bool leaf_inlining_only(const struct jwalk *w, const struct jp_jframe *f,
 	return false;
 }
 
+/*
+ * BPF's walk from a prologue against the agent's, which drops the callee (its fallback
+ * asks AGCT again from the return address, as a top frame: the scope after the call, maybe
+ * a few inlined frames deeper or shallower): the same below the callee, aligned at the
+ * bottom, the agent's top within JWALK_PROLOGUE_SLACK frames of BPF's caller frames
+ */
+#define JWALK_PROLOGUE_SLACK 4
+static bool prologue_only(const struct jwalk *w, int n, const struct java_trace *tr)
+{
+	int m = tr->num_frames, k = n - 1, d = m - k, same = 0;
+
+	if (k < 1 || d > JWALK_PROLOGUE_SLACK || d < -JWALK_PROLOGUE_SLACK)
+		return false;
+	/* the frames both have, from the bottom up: all but the top few of the shorter */
+	while (same < k && same < m &&
+	       (!w->exp_mid[n - 1 - same] ||
+		w->exp_mid[n - 1 - same] == tr->frames[m - 1 - same].method_id))
+		same++;
+	return same >= (k < m ? k : m) - JWALK_PROLOGUE_SLACK && same > 0;
+}
+
 void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
 		    const struct jp_jframe *f, const struct java_trace *tr)
 {
@@ -267,7 +293,7 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 		w->st.no_trace++;
 		return;
 	}
-	n = expand(w, a, f, s->jstack_len);
+	n = expand(w, a, f, s->jstack_len, s->flags & JP_SF_PROLOGUE);
 	if (n < 0) {
 		w->st.unnamed++;
 		return;
@@ -287,6 +313,10 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 	}
 	if (at >= 0 && leaf_inlining_only(w, f, n, tr)) {
 		w->st.leaf_inlining++;
+		return;
+	}
+	if (at >= 0 && (s->flags & JP_SF_PROLOGUE) && prologue_only(w, n, tr)) {
+		w->st.prologue++;
 		return;
 	}
 	if (at >= 0) {
@@ -318,7 +348,7 @@ int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s
 
 	if (!w || s->jstack_err != JP_JW_ENTRY || !s->jstack_len)
 		return -EINVAL;
-	n = expand(w, a, f, s->jstack_len);
+	n = expand(w, a, f, s->jstack_len, s->flags & JP_SF_PROLOGUE);
 	if (n <= 0)
 		return -ENOENT;
 	for (int i = 0; i < n; i++) {
