@@ -230,39 +230,71 @@ static __always_inline int jw_popped(__u64 pc)
 
 /*
  * At the top frame only: pc in a compiled method's prologue (before its frame-complete
- * offset), as C1 and C2 build the frame on x86-64 (MacroAssembler::verified_entry,
- * C1_MacroAssembler::build_frame): an optional stack bang `mov [rsp - n], eax`, `push rbp`
- * (then `mov rbp, rsp` with PreserveFramePointer), `sub rsp, n`; or, without a bang,
- * `sub rsp, n` then `mov [rsp + n - 8], rbp`; then (JDK 25) the entry barrier
- * `cmp dword [r15 + d], imm32; jne`. Told from the bytes around pc (b[0..7] before it,
- * b[8..] at it): 2 nothing pushed (the return address at sp), 1 rbp pushed only, 0 the
- * frame is whole, 3 the frame allocated and rbp not saved yet (still the caller's), -1 not
- * sure (the unverified entry's inline-cache check, anything else: the signal walks it).
- * A wrong guess makes a return address that is not one: the walk gives up at once, or
- * within a frame or two, never whole.
+ * offset fc), as C1 and C2 build the frame on x86-64 (MacroAssembler::verified_entry,
+ * C1_MacroAssembler::build_frame), the last instructions before fc:
+ *   with a stack bang: `push rbp` [`mov rbp, rsp`] [`sub rsp, imm8|imm32`]
+ *   without: `sub rsp, imm32` `mov [rsp + d8|d32], rbp`
+ *   then, JDK 25's C2: the entry barrier `cmp dword [r15 + d8], imm32` `jne rel32`.
+ * They are parsed backwards from fc (the end is known, the start is not: the unverified
+ * entry's inline-cache check and the stack bang come before, nothing pushed there). 2
+ * nothing pushed yet (the return address at sp), 1 rbp pushed only, 3 the frame allocated
+ * and rbp not saved yet (still the caller's), 0 the frame is whole, -1 another shape (the
+ * signal walks it).
  */
-static __always_inline int jw_prologue(__u64 pc)
+static __always_inline int jw_prologue(__u64 pc, __u64 end)
 {
-	__u8 b[16] = {};
+	__u8 e[32] = {};
+	__u64 base = end - sizeof(e);
+	int t = sizeof(e), push = -1, sub = -1, save = -1, o;
 
-	if (jw_read(b, sizeof(b), pc - 8))
+	if (jw_read(e, sizeof(e), base))
 		return -1;
-	/* at `push rbp`, or at the stack bang before it */
-	if (b[8] == 0x55 || (b[8] == 0x89 && b[9] == 0x84 && b[10] == 0x24))
+	/* the entry barrier: the frame is whole before it */
+	if (e[26] == 0x0f && e[27] == 0x85 && e[18] == 0x41 && e[19] == 0x81 && e[20] == 0x7f)
+		t = 18;
+	if (t == 32 && e[27] == 0x48 && e[28] == 0x89 && e[29] == 0x6c && e[30] == 0x24 &&
+	    e[20] == 0x48 && e[21] == 0x81 && e[22] == 0xec) {
+		save = 27; /* sub rsp, imm32; mov [rsp + d8], rbp */
+		sub = 20;
+	} else if (t == 32 && e[24] == 0x48 && e[25] == 0x89 && e[26] == 0xac && e[27] == 0x24 &&
+		   e[17] == 0x48 && e[18] == 0x81 && e[19] == 0xec) {
+		save = 24; /* sub rsp, imm32; mov [rsp + d32], rbp */
+		sub = 17;
+	} else if (t == 18 && e[13] == 0x48 && e[14] == 0x89 && e[15] == 0x6c && e[16] == 0x24 &&
+		   e[6] == 0x48 && e[7] == 0x81 && e[8] == 0xec) {
+		save = 13;
+		sub = 6;
+	} else if (t == 18 && e[10] == 0x48 && e[11] == 0x89 && e[12] == 0xac && e[13] == 0x24 &&
+		   e[3] == 0x48 && e[4] == 0x81 && e[5] == 0xec) {
+		save = 10;
+		sub = 3;
+	} else {
+		/* push rbp [mov rbp, rsp] [sub rsp, imm8 | sub rsp, imm32] */
+		int p = t;
+
+		if (t == 32 && e[28] == 0x48 && e[29] == 0x83 && e[30] == 0xec)
+			p = sub = 28;
+		else if (t == 32 && e[25] == 0x48 && e[26] == 0x81 && e[27] == 0xec)
+			p = sub = 25;
+		else if (t == 18 && e[14] == 0x48 && e[15] == 0x83 && e[16] == 0xec)
+			p = sub = 14;
+		else if (t == 18 && e[11] == 0x48 && e[12] == 0x81 && e[13] == 0xec)
+			p = sub = 11;
+		if (p >= 4 && e[p - 3] == 0x48 && e[p - 2] == 0x89 && e[p - 1] == 0xe5)
+			p -= 3;
+		if (p < 1 || p > 31 || e[(p - 1) & 31] != 0x55)
+			return -1;
+		push = p - 1;
+	}
+	if (pc < base)
+		return 2; /* before all of it */
+	o = (int)(pc - base);
+	if (save >= 0)
+		return o <= sub ? 2 : o <= save ? 3 : 0;
+	if (o <= push)
 		return 2;
-	/* after `push rbp`, or after it and `mov rbp, rsp` */
-	if (b[7] == 0x55 || (b[4] == 0x55 && b[5] == 0x48 && b[6] == 0x89 && b[7] == 0xe5))
-		return 1;
-	/* after `sub rsp, imm8` or `sub rsp, imm32`: rbp saved next (no bang) or before */
-	if ((b[4] == 0x48 && b[5] == 0x83 && b[6] == 0xec) ||
-	    (b[1] == 0x48 && b[2] == 0x81 && b[3] == 0xec))
-		return b[8] == 0x48 && b[9] == 0x89 && b[10] == 0xac && b[11] == 0x24 ? 3 : 0;
-	/* after `mov [rsp + d32], rbp`; at or after the entry barrier's cmp (d8 form) */
-	if ((b[0] == 0x48 && b[1] == 0x89 && b[2] == 0xac && b[3] == 0x24) ||
-	    (b[8] == 0x41 && b[9] == 0x81 && b[10] == 0x7f) ||
-	    (b[0] == 0x41 && b[1] == 0x81 && b[2] == 0x7f))
-		return 0;
-	return -1;
+	/* rbp pushed; the frame allocated once past the sub (none: push rbp is all of it) */
+	return sub >= 0 && o <= sub ? 1 : 0;
 }
 
 /*
@@ -398,7 +430,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 			return 1;
 		}
 		if (pc < code + (__u64)fc) {
-			popped = st->top && !stub ? jw_prologue(pc) : -1;
+			popped = st->top && !stub ? jw_prologue(pc, code + (__u64)fc) : -1;
 			if (popped < 0) {
 				st->err = st->top ? JP_JW_PROLOGUE : JP_JW_BAD_FRAME;
 				return 1;

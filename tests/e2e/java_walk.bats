@@ -132,3 +132,46 @@ io_run() {
 	[[ $output == *"--java-walk: 'sometimes': expected signal, bpf, check or shadow"* ]]
 	[[ ! -e $OUT/x.folded ]]
 }
+
+# calls_run JDK_HOME MODE: JavaHot calls, its tiny methods kept out of line: a thread making
+# megamorphic calls, sampled in the callees' prologues and in itable and vtable stubs, where
+# AGCT often finds no frame (the agent's fallback recovers some). BPF walks those from the
+# prologue's bytes and the stub's return address: shadow, the walks agree with what the agent
+# found (but the callee in its prologue, which the agent drops); bpf, whole stacks without
+# a signal
+calls_run() {
+	local home=$1 mode=$2 line samples requests pct
+	require_jdk "$home"
+	"$home/bin/java" -XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,JavaHot$*::*' \
+		-cp "$APPS" JavaHot calls 10 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 1
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 4 --java-walk "$mode" -o "$OUT/c.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID|debug: bpf:)" <<<"$REPORT"
+	if [[ $mode == shadow ]]; then
+		# whole in BPF, none different from a stack the agent found (the profile is the
+		# agent's: a quarter of it without Java frames, where AGCT found none)
+		jwalk_check "$JPID" 97 99 0.5
+		return
+	fi
+	(($(folded_sum 'Thread\.run_\[0\];.*JavaHot\.callLoop_\[[0j]\];JavaHot\$(Op|Fn)[A-D]\.(op|fn)_\[j\] ' \
+		"$OUT/c.folded") > 500))
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
+	echo "samples $samples, stack requests ${requests:-0}"
+	((${requests:-0} * 100 <= samples * 10))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
+}
+
+@test "jdk17, --java-walk shadow: prologues and stubs walked in BPF agree with the agent" {
+	calls_run "$JDK17" shadow
+}
+
+@test "jdk25, --java-walk bpf: prologues and stubs walked in BPF, whole stacks without a signal" {
+	calls_run "$JDK25" bpf
+}
