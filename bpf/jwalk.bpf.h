@@ -234,7 +234,8 @@ static __always_inline int jw_popped(__u64 pc)
  * C1_MacroAssembler::build_frame), the last instructions before fc:
  *   with a stack bang: `push rbp` [`mov rbp, rsp`] [`sub rsp, imm8|imm32`]
  *   without: `sub rsp, imm32` `mov [rsp + d8|d32], rbp`
- *   then, JDK 25's C2: the entry barrier `cmp dword [r15 + d8], imm32` `jne rel32`.
+ *   then, JDK 25: the entry barrier `cmp dword [r15 + d8], imm32`, `jne rel32` (C2) or
+ *   `je +5` `call` (C1, after a nop or two).
  * They are parsed backwards from fc (the end is known, the start is not: the unverified
  * entry's inline-cache check and the stack bang come before, nothing pushed there). 2
  * nothing pushed yet (the return address at sp), 1 rbp pushed only, 3 the frame allocated
@@ -245,47 +246,45 @@ static __always_inline int jw_prologue(__u64 pc, __u64 end)
 {
 	__u8 e[32] = {};
 	__u64 base = end - sizeof(e);
-	int t = sizeof(e), push = -1, sub = -1, save = -1, o;
+	int t = sizeof(e), push = -1, sub = -1, save = -1, p, o;
 
+#define JW_B(i) e[(i) & 31]
 	if (jw_read(e, sizeof(e), base))
 		return -1;
-	/* the entry barrier: the frame is whole before it */
-	if (e[26] == 0x0f && e[27] == 0x85 && e[18] == 0x41 && e[19] == 0x81 && e[20] == 0x7f)
-		t = 18;
-	if (t == 32 && e[27] == 0x48 && e[28] == 0x89 && e[29] == 0x6c && e[30] == 0x24 &&
-	    e[20] == 0x48 && e[21] == 0x81 && e[22] == 0xec) {
-		save = 27; /* sub rsp, imm32; mov [rsp + d8], rbp */
-		sub = 20;
-	} else if (t == 32 && e[24] == 0x48 && e[25] == 0x89 && e[26] == 0xac && e[27] == 0x24 &&
-		   e[17] == 0x48 && e[18] == 0x81 && e[19] == 0xec) {
-		save = 24; /* sub rsp, imm32; mov [rsp + d32], rbp */
-		sub = 17;
-	} else if (t == 18 && e[13] == 0x48 && e[14] == 0x89 && e[15] == 0x6c && e[16] == 0x24 &&
-		   e[6] == 0x48 && e[7] == 0x81 && e[8] == 0xec) {
-		save = 13;
-		sub = 6;
-	} else if (t == 18 && e[10] == 0x48 && e[11] == 0x89 && e[12] == 0xac && e[13] == 0x24 &&
-		   e[3] == 0x48 && e[4] == 0x81 && e[5] == 0xec) {
-		save = 10;
-		sub = 3;
+	/* the entry barrier (JDK 25): C2's cmp; jne stub, C1's cmp; je +5; call */
+	if (JW_B(t - 6) == 0x0f && JW_B(t - 5) == 0x85 && JW_B(t - 14) == 0x41 &&
+	    JW_B(t - 13) == 0x81 && JW_B(t - 12) == 0x7f)
+		t -= 14;
+	else if (JW_B(t - 7) == 0x74 && JW_B(t - 6) == 0x05 && JW_B(t - 5) == 0xe8 &&
+		 JW_B(t - 15) == 0x41 && JW_B(t - 14) == 0x81 && JW_B(t - 13) == 0x7f)
+		t -= 15;
+	/* C1 aligns the barrier with a nop or two */
+	for (int k = 0; k < 3 && JW_B(t - 1) == 0x90; k++)
+		t--;
+	if (JW_B(t - 5) == 0x48 && JW_B(t - 4) == 0x89 && JW_B(t - 3) == 0x6c &&
+	    JW_B(t - 2) == 0x24 && JW_B(t - 12) == 0x48 && JW_B(t - 11) == 0x81 &&
+	    JW_B(t - 10) == 0xec) {
+		save = t - 5; /* sub rsp, imm32; mov [rsp + d8], rbp */
+		sub = t - 12;
+	} else if (JW_B(t - 8) == 0x48 && JW_B(t - 7) == 0x89 && JW_B(t - 6) == 0xac &&
+		   JW_B(t - 5) == 0x24 && JW_B(t - 15) == 0x48 && JW_B(t - 14) == 0x81 &&
+		   JW_B(t - 13) == 0xec) {
+		save = t - 8; /* sub rsp, imm32; mov [rsp + d32], rbp */
+		sub = t - 15;
 	} else {
 		/* push rbp [mov rbp, rsp] [sub rsp, imm8 | sub rsp, imm32] */
-		int p = t;
-
-		if (t == 32 && e[28] == 0x48 && e[29] == 0x83 && e[30] == 0xec)
-			p = sub = 28;
-		else if (t == 32 && e[25] == 0x48 && e[26] == 0x81 && e[27] == 0xec)
-			p = sub = 25;
-		else if (t == 18 && e[14] == 0x48 && e[15] == 0x83 && e[16] == 0xec)
-			p = sub = 14;
-		else if (t == 18 && e[11] == 0x48 && e[12] == 0x81 && e[13] == 0xec)
-			p = sub = 11;
-		if (p >= 4 && e[p - 3] == 0x48 && e[p - 2] == 0x89 && e[p - 1] == 0xe5)
+		p = t;
+		if (JW_B(t - 4) == 0x48 && JW_B(t - 3) == 0x83 && JW_B(t - 2) == 0xec)
+			p = sub = t - 4;
+		else if (JW_B(t - 7) == 0x48 && JW_B(t - 6) == 0x81 && JW_B(t - 5) == 0xec)
+			p = sub = t - 7;
+		if (JW_B(p - 3) == 0x48 && JW_B(p - 2) == 0x89 && JW_B(p - 1) == 0xe5)
 			p -= 3;
-		if (p < 1 || p > 31 || e[(p - 1) & 31] != 0x55)
+		if (JW_B(p - 1) != 0x55)
 			return -1;
 		push = p - 1;
 	}
+#undef JW_B
 	if (pc < base)
 		return 2; /* before all of it */
 	o = (int)(pc - base);
