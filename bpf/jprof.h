@@ -65,6 +65,12 @@
  * (its first Java frame is that method, its frame not made yet)
  */
 #define JP_SF_PROLOGUE 2048u
+/*
+ * cpu: the first of the Java frames after the user stack is at a call (a return address:
+ * walked from the frame anchor, or from below an interrupted stub), not an interrupted pc:
+ * its scope is the call's own, not the next one after it
+ */
+#define JP_SF_AT_CALL 4096u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */

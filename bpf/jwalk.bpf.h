@@ -85,6 +85,7 @@ struct jw_state {
 	__u32 hops; /* segment-map hops left to this walk */
 	__u32 stubs; /* stub frames passed (no frame out) */
 	__u32 prologue; /* the top frame was in its prologue */
+	__u32 at_call;	/* the first Java frame is at a call (JP_SF_AT_CALL) */
 	/* the HeapBlock before the blob (hb bytes, 0 without hb_length_size), the blob's first bytes */
 	__u8 blk[2 * JP_JW_HEAP_BLOCK + JP_JW_BLOB_HDR + 8];
 	__u32 hb;
@@ -112,6 +113,7 @@ struct {
 #define JW_SENDER_SP_SLOT  1
 #define JW_WRAPPER_SLOT	   6	 /* an entry frame's JavaCallWrapper*, words below rbp */
 #define JW_MAX_STUBS	   4
+#define JW_MAX_PROLOGUE	   160	 /* bytes from a method's code to its frame-complete offset */
 #define JW_STUB_FRAME	   4096	 /* an interrupted stub's rbp frame: at most this above sp */	 /* stub frames a walk passes: more is a loop */
 #define JW_MAX_STACK	   (1ull << 30) /* anchor above the sampled sp by more: not believed */
 
@@ -119,6 +121,7 @@ struct {
 #define JW_NAME_NMETHOD 0x00646f6874656d6eull /* "nmethod\0" */
 #define JW_NAME_INTERP1 0x6572707265746e49ull /* "Interpre" */
 #define JW_NAME_INTERP2 0x00726574ull	      /* "ter\0" */
+#define JW_NAME_VTABLE  0x6320656c62617476ull /* "vtable c" (vtable chunks) */
 #define JW_NAME_NATIVE1 0x6e2065766974616eull /* "native n" */
 #define JW_NAME_NATIVE2 0x0000646f6874656dull /* "method\0" (6 bytes and the NUL) */
 
@@ -345,7 +348,6 @@ static __always_inline long jw_frame(struct jw_state *st)
 	__u64 pc = st->pc, sp = st->sp, fp = st->fp, blob, name_p, name[2] = {};
 	__u64 method = 0, out_pc = pc, ret, sender_sp, caller_fp;
 	const struct jp_jwalk_heap *h;
-	__u64 link2[2] = {};
 	bool stub;
 	struct jw_cached *c = NULL;
 	int err = 0;
@@ -424,12 +426,23 @@ static __always_inline long jw_frame(struct jw_state *st)
 						 : (__s32)jw_hdr(st, w->blob_frame_complete);
 		code = w->code_is_offset ? blob + (__s32)jw_hdr(st, w->blob_code)
 					 : jw_hdr(st, w->blob_code);
-		if (fs < 2 || fs > JW_MAX_FRAME_WORDS || fc < 0 || pc < code) {
+		/*
+		 * C1's runtime stubs are "never safe" (frame-complete -1) for a walk from
+		 * within; below an anchor their frame is made (HotSpot walks it by its size)
+		 */
+		if (fs < 2 || fs > JW_MAX_FRAME_WORDS || (fc < 0 && !stub) || pc < code) {
 			st->err = stub ? JP_JW_STUB : JP_JW_BAD_FRAME;
 			return 1;
 		}
-		if (pc < code + (__u64)fc) {
-			popped = st->top && !stub ? jw_prologue(pc, code + (__u64)fc) : -1;
+		if (fc >= 0 && pc < code + (__u64)fc) {
+			/*
+			 * a prologue is short (the inline-cache check, its alignment, the
+			 * frame): a long "prologue" is not one (an OSR method's entry comes
+			 * after its body): signalled
+			 */
+			popped = st->top && !stub && fc <= JW_MAX_PROLOGUE
+					 ? jw_prologue(pc, code + (__u64)fc)
+					 : -1;
 			if (popped < 0) {
 				st->err = st->top ? JP_JW_PROLOGUE : JP_JW_BAD_FRAME;
 				return 1;
@@ -481,28 +494,25 @@ static __always_inline long jw_frame(struct jw_state *st)
 		ret = st->slots[JW_BCP_SLOT + 1];
 	} else if (st->top && name_p) {
 		/*
-		 * The interrupted pc in a stub (no Java frame of its own): frameless, its
-		 * return address at sp (vtable and itable stubs, a leaf stub before its frame
-		 * or after it), or with an rbp frame (`enter`: arraycopy and other
-		 * StubRoutines). Taken only when the return address is in the code cache; the
-		 * walk checks every frame below
+		 * The interrupted pc in a stub (no Java frame of its own): the vtable and
+		 * itable stubs ("vtable chunks") push nothing, their return address is at sp
+		 * (taken when it is in the code cache; the walk checks every frame below).
+		 * Any other stub is signalled: whether it made a frame yet is not known here
+		 * (tried: rbp as a frame pointer when above sp, and H2's shadow comparison
+		 * disagreed with the agent on 1.5% of those walks: C2 code uses rbp freely)
 		 */
 		__u64 r0 = 0;
 
-		if (!jw_read(&r0, sizeof(r0), sp) && jw_heap(w, r0)) {
+		if (name[0] == JW_NAME_VTABLE && !jw_read(&r0, sizeof(r0), sp) && jw_heap(w, r0)) {
 			ret = r0;
 			sender_sp = sp + 8;
 			caller_fp = fp;
-		} else if (fp > sp && fp - sp < JW_STUB_FRAME &&
-			   !jw_read(link2, sizeof(link2), fp) && jw_heap(w, link2[1])) {
-			ret = link2[1];
-			sender_sp = fp + 16;
-			caller_fp = link2[0];
 		} else {
 			st->err = JP_JW_STUB;
 			return 1;
 		}
 		stub = true;
+		st->at_call = 1; /* the first Java frame is at the stub's return address */
 	} else {
 		st->err = JP_JW_STUB;
 		return 1;
@@ -638,6 +648,7 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->n = 0;
 	st->stubs = 0;
 	st->prologue = 0;
+	st->at_call = 0;
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
 	st->hops = JW_WALK_HOPS;
@@ -661,6 +672,8 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	sc->s.jstack_err = (__s16)st->err;
 	if (st->prologue)
 		sc->s.flags |= JP_SF_PROLOGUE;
+	if (st->at_call || (sc->s.flags & JP_SF_ANCHOR))
+		sc->s.flags |= JP_SF_AT_CALL;
 	if ((sc->s.flags & JP_SF_ANCHOR) && st->err == JP_JW_ENTRY)
 		stat_inc(JP_STAT_ANCHOR_WHOLE);
 	if (java_walk < JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)

@@ -159,7 +159,7 @@ static enum jp_frame_kind jframe_kind(__s32 bci, bool interp, bool root)
  * inlined runs there yet)
  */
 static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *f, __u32 nf,
-		  bool prologue)
+		  bool prologue, bool at_call)
 {
 	int n = 0;
 
@@ -178,7 +178,8 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 			w->exp_mid[n++] = m_get(w, f[k].method);
 			continue;
 		}
-		c = jvm_agent__pc_chain(a, f[k].pc & ~JP_JFRAME_NATIVE, k == 0, &chain, &bci);
+		c = jvm_agent__pc_chain(a, f[k].pc & ~JP_JFRAME_NATIVE, k == 0 && !at_call, &chain,
+					&bci);
 		if (c <= 0)
 			return -1;
 		/* a native method's wrapper: the method alone, as AGCT gives it (bci -3) */
@@ -206,10 +207,14 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 }
 
 static void show_diff(struct jwalk *w, struct jvm_agent *a, const struct java_trace *tr, int n,
-		      int at)
+		      int at, __u32 flags)
 {
-	pr_debug("java walk: BPF's stack (%d frames) differs from the agent's (%d) at frame %d:",
-		 n, tr->num_frames, at);
+	pr_debug("java walk: BPF's stack (%d frames%s%s%s) differs from the agent's (%d) at frame "
+		 "%d:",
+		 n, (flags & JP_SF_ANCHOR) ? ", from the frame anchor" : "",
+		 (flags & JP_SF_PROLOGUE) ? ", from a prologue" : "",
+		 (flags & JP_SF_AT_CALL) && !(flags & JP_SF_ANCHOR) ? ", from below a stub" : "",
+		 tr->num_frames, at);
 	for (int i = 0; i < n || i < tr->num_frames; i++) {
 		const char *b = i < n && w->exp_mid[i]
 					? jvm_agent__method_name(a, w->exp_mid[i], 0)
@@ -293,7 +298,7 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 		w->st.no_trace++;
 		return;
 	}
-	n = expand(w, a, f, s->jstack_len, s->flags & JP_SF_PROLOGUE);
+	n = expand(w, a, f, s->jstack_len, s->flags & JP_SF_PROLOGUE, s->flags & JP_SF_AT_CALL);
 	if (n < 0) {
 		w->st.unnamed++;
 		return;
@@ -321,7 +326,7 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 	}
 	if (at >= 0) {
 		if (w->st.differ++ < JWALK_SHOW_DIFFS)
-			show_diff(w, a, tr, n, at);
+			show_diff(w, a, tr, n, at, s->flags);
 		/* a Method* named from earlier samples that names another method now */
 		if (at < n && w->exp_mptr[at] && w->exp_mid[at]) {
 			m_del(w, w->exp_mptr[at]);
@@ -348,7 +353,7 @@ int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s
 
 	if (!w || s->jstack_err != JP_JW_ENTRY || !s->jstack_len)
 		return -EINVAL;
-	n = expand(w, a, f, s->jstack_len, s->flags & JP_SF_PROLOGUE);
+	n = expand(w, a, f, s->jstack_len, s->flags & JP_SF_PROLOGUE, s->flags & JP_SF_AT_CALL);
 	if (n <= 0)
 		return -ENOENT;
 	for (int i = 0; i < n; i++) {
@@ -390,8 +395,8 @@ int jwalk__trace_partial(struct jwalk *w, struct jvm_agent *a, const struct jp_s
 			continue;
 		}
 		if (a)
-			c = jvm_agent__pc_chain(a, f[k].pc & ~JP_JFRAME_NATIVE, k == 0, &chain,
-						&bci);
+			c = jvm_agent__pc_chain(a, f[k].pc & ~JP_JFRAME_NATIVE,
+						k == 0 && !(s->flags & JP_SF_AT_CALL), &chain, &bci);
 		if (c <= 0) {
 			unknown++;
 			w->tr[n++] = (struct java_frame){
