@@ -71,6 +71,11 @@
  * its scope is the call's own, not the next one after it
  */
 #define JP_SF_AT_CALL 4096u
+/*
+ * cpu: outside the code cache in Java state (a leaf call into libjvm or the vDSO keeps no
+ * anchor): the Java frames were found by the native frames' frame pointers
+ */
+#define JP_SF_FP_CHAIN 8192u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */

@@ -614,6 +614,39 @@ static __always_inline int jw_anchor(struct jw_state *st, __u32 tid, __u64 regs_
 }
 
 /*
+ * Outside the code cache in Java state: native code Java called without leaving the Java
+ * state (a leaf call into libjvm, built with frame pointers, or the vDSO), no anchor. Its
+ * frames' rbp chain, up to JW_FP_FRAMES links, each above the last and close to sp, leads
+ * to the first return address in the code cache: the Java caller's pc there, its sp above
+ * that link. A leaf interrupted before its frame is made has the caller's rbp: what it
+ * finds then is checked by the walk from there (whole, or the signal).
+ */
+#define JW_FP_FRAMES 8
+#define JW_FP_SPAN   (1u << 20)
+static __always_inline int jw_fp_chain(struct jw_state *st)
+{
+	__u64 fp = st->fp, link[2];
+
+	for (int i = 0; i < JW_FP_FRAMES; i++) {
+		if ((fp & 7) || fp <= st->sp || fp - st->sp > JW_FP_SPAN ||
+		    jw_read(link, sizeof(link), fp))
+			return JP_JW_IN_JAVA;
+		if (jw_heap(&st->w, link[1])) {
+			st->pc = link[1];
+			st->sp = fp + 16;
+			st->fp = link[0];
+			st->top = 0;
+			st->at_call = 1;
+			return 0;
+		}
+		if (link[0] <= fp)
+			return JP_JW_IN_JAVA;
+		fp = link[0];
+	}
+	return JP_JW_IN_JAVA;
+}
+
+/*
  * Walks the current thread of JVM tgid into this CPU's jw_states: from its registers when
  * its user pc is in the code cache, else from its frame anchor (then sc->s.flags gets
  * JP_SF_ANCHOR: the user stack is still to take, native frames over the Java ones); sets
@@ -656,6 +689,10 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	if (!jw_heap(w, st->pc)) {
 		stat_inc(JP_STAT_ANCHOR);
 		err = jw_anchor(st, sc->s.tid, st->sp);
+		if (err == JP_JW_IN_JAVA && !jw_fp_chain(st)) {
+			err = 0;
+			sc->s.flags |= JP_SF_FP_CHAIN;
+		}
 		if (err == JP_JW_IN_JAVA)
 			stat_inc(JP_STAT_ANCHOR_IN_JAVA);
 		else if (err == JP_JW_NO_ANCHOR)
@@ -666,7 +703,8 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 			sc->s.jstack_err = (__s16)err;
 			return false;
 		}
-		sc->s.flags |= JP_SF_ANCHOR;
+		if (!(sc->s.flags & JP_SF_FP_CHAIN))
+			sc->s.flags |= JP_SF_ANCHOR;
 	}
 	bpf_loop(JP_MAX_JFRAMES + 1, jw_step, NULL, 0);
 	sc->s.jstack_err = (__s16)st->err;
@@ -674,7 +712,7 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 		sc->s.flags |= JP_SF_PROLOGUE;
 	if (st->at_call || (sc->s.flags & JP_SF_ANCHOR))
 		sc->s.flags |= JP_SF_AT_CALL;
-	if ((sc->s.flags & JP_SF_ANCHOR) && st->err == JP_JW_ENTRY)
+	if ((sc->s.flags & (JP_SF_ANCHOR | JP_SF_FP_CHAIN)) && st->err == JP_JW_ENTRY)
 		stat_inc(JP_STAT_ANCHOR_WHOLE);
 	if (java_walk < JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)
 		return false;

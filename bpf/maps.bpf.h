@@ -396,12 +396,12 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 	}
 	if (jvm && java_walk_current(sc, tgid)) {
 		/* from the anchor: the native frames on top, then the Java ones after them */
-		if (s->flags & JP_SF_ANCHOR)
+		if (s->flags & (JP_SF_ANCHOR | JP_SF_FP_CHAIN))
 			capture_ustack(ctx, sc);
 		if (java_walk_put(sc)) {
 			s->flags |= JP_SF_JWALK;
 			want_signal = false;
-		} else if (!(s->flags & JP_SF_ANCHOR)) {
+		} else if (!(s->flags & (JP_SF_ANCHOR | JP_SF_FP_CHAIN))) {
 			capture_ustack(ctx, sc);
 		}
 	} else {

@@ -213,7 +213,9 @@ static void show_diff(struct jwalk *w, struct jvm_agent *a, const struct java_tr
 		 "%d:",
 		 n, (flags & JP_SF_ANCHOR) ? ", from the frame anchor" : "",
 		 (flags & JP_SF_PROLOGUE) ? ", from a prologue" : "",
-		 (flags & JP_SF_AT_CALL) && !(flags & JP_SF_ANCHOR) ? ", from below a stub" : "",
+		 (flags & JP_SF_FP_CHAIN)			     ? ", from native frame pointers"
+		 : (flags & JP_SF_AT_CALL) && !(flags & JP_SF_ANCHOR) ? ", from below a stub"
+								      : "",
 		 tr->num_frames, at);
 	for (int i = 0; i < n || i < tr->num_frames; i++) {
 		const char *b = i < n && w->exp_mid[i]
