@@ -131,7 +131,7 @@ noattach_run() {
 # outside): the kernel and native frames on top, the native method and its Java callers
 # below, as the agent's walk gives them (java_walk.bats); never a signal
 anchor_run() {
-	local jdk=$1 samples whole line
+	local jdk=$1 samples whole line re
 	require_jdk "$jdk"
 	"$jdk/bin/java" -XX:+DisableAttachMechanism -Djava.library.path="$APPS" -cp "$APPS" \
 		JavaHot jni 8 >"$OUT/java.out" 2>&1 3>&- &
@@ -151,7 +151,8 @@ anchor_run() {
 	echo "samples $samples, JNI write under its Java callers: $whole"
 	((whole * 100 >= samples * 80))
 	line=$(grep -E "^jprof: samples of walked JVMs outside the code cache: " <<<"$REPORT")
-	[[ $line =~ walked\ whole\ from\ the\ thread\'s\ frame\ anchor:\ [0-9]+\ \(([0-9.]+)% ]]
+	re="walked whole from the thread's frame anchor \\(or native frame pointers\\): [0-9]+ \\(([0-9.]+)%"
+	[[ $line =~ $re ]]
 	awk -v p="${BASH_REMATCH[1]}" 'BEGIN { exit !(p >= 95) }'
 	pct=$(complete_pct)
 	echo "complete Java stacks: $pct%"

@@ -301,7 +301,8 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 	if (verbose && r->kstats[JP_STAT_ANCHOR])
 		fprintf(f,
 			"jprof: samples of walked JVMs outside the code cache: %llu, walked whole "
-			"from the thread's frame anchor: %llu (%.1f%%); not: thread not known %llu, "
+			"from the thread's frame anchor (or native frame pointers): %llu (%.1f%%); not: "
+			"thread not known %llu, "
 			"in Java state %llu, no last Java frame %llu, anchor unreadable or out of "
 			"range %llu, the walk from it ended early %llu\n",
 			(unsigned long long)r->kstats[JP_STAT_ANCHOR],
