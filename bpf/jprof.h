@@ -76,6 +76,12 @@
  * anchor): the Java frames were found by the native frames' frame pointers
  */
 #define JP_SF_FP_CHAIN 8192u
+/*
+ * cpu: not signalled: a JavaThread (checked) out of Java code with no last Java frame: no
+ * Java frame on its stack (a compiler thread, a thread not in Java yet), what the agent
+ * would answer; the join takes its native frames as they are
+ */
+#define JP_SF_NO_JAVA 16384u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */

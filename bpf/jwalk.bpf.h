@@ -701,6 +701,8 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 			stat_inc(JP_STAT_ANCHOR_BAD);
 		if (err) {
 			sc->s.jstack_err = (__s16)err;
+			if (err == JP_JW_NO_ANCHOR && java_walk >= JP_JWALK_BPF)
+				sc->s.flags |= JP_SF_NO_JAVA;
 			return false;
 		}
 		if (!(sc->s.flags & JP_SF_FP_CHAIN))

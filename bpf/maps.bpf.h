@@ -408,6 +408,9 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 		capture_ustack(ctx, sc);
 		if (s->jstack_err > 0)
 			java_walk_put(sc);
+		/* no Java frame to ask the agent for (JP_SF_NO_JAVA) */
+		if (s->flags & JP_SF_NO_JAVA)
+			want_signal = false;
 	}
 	kbytes = s->kstack_len * sizeof(__u64);
 	ubytes = s->ustack_len * sizeof(__u64);

@@ -625,6 +625,13 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 			return r;
 		return jn_add_missing(j, s, kstack, ustack, e, MISS_OPEN, 0);
 	}
+	if (s->flags & JP_SF_NO_JAVA) {
+		/* BPF saw no last Java frame: the agent's "no Java frame" answer, unasked */
+		j->st.jvm_samples++;
+		e->samples++;
+		e->internal++;
+		return jn_add_native(j, s, kstack, ustack, e, NULL);
+	}
 	if (s->flags & JP_SF_NATIVE_THREAD) {
 		/* the agent said so earlier: a JVM-internal thread, not asked again */
 		j->st.jvm_samples++;
