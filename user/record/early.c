@@ -14,12 +14,14 @@
 /*
  * Its thread list (the walk from a thread's frame anchor): the list pointer is looked at
  * every THREADS_EVERY_NS (one 8-byte read: HotSpot makes a new list for every thread that
- * starts or exits), the list read only when it changed, and read whole every
- * THREADS_FULL_NS anyway (a list freed and another made at the same address)
+ * starts or exits), the list read only when it changed (then the next look waits 1 ms
+ * more for each thread read), and read whole every THREADS_FULL_NS anyway (a list freed and
+ * another made at the same address)
  */
 #define THREADS_EVERY_NS (100ull * 1000 * 1000)
 #define THREADS_FULL_NS	 (5000ull * 1000 * 1000)
 #define THREADS_CAP0	 256
+#define THREADS_PER_THREAD_NS (1000ull * 1000)
 
 /* a JVM found while still starting has no code heaps yet: tried again, 20 ms doubling */
 #define EARLY_TRIES	 9 /* the last about 5 s after the first */
@@ -117,6 +119,11 @@ static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	}
 	if (full)
 		e->threads_full_ns = now + THREADS_FULL_NS;
+	/*
+	 * a list read costs about 3 reads a thread: a JVM with many threads that start and
+	 * exit all the time is looked at less often (1,000 threads: every 1.1 s)
+	 */
+	e->threads_next_ns = now + THREADS_EVERY_NS + n * THREADS_PER_THREAD_NS;
 	r->early_st.tl_changed += list != e->tlist;
 	r->early_st.tl_skipped += skipped;
 	e->tlist = list;
