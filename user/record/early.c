@@ -143,6 +143,8 @@ static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	}
 	memcpy(e->thr, nt, n * sizeof(*nt));
 	e->nthr = n;
+	/* samples of threads in no entry are of no JavaThread (the join) */
+	join__set_jvm_threads_known(r->join, e->pid, n > 0);
 }
 
 /* e's threads out of jthreads, its list freed */
