@@ -156,6 +156,8 @@ int BPF_PROG(cpu_exit, struct task_struct *p)
 
 	if (!tgid || !task_wanted(tgid))
 		return 0;
+	/* before its tid can be reused: the walk from the anchor must not find this thread */
+	bpf_map_delete_elem(&jthreads, &tid);
 	if (wall_start_ns) {
 		w = wall_weight(task, tid, bpf_ktime_get_ns(), true);
 		goto emit;

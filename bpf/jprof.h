@@ -54,6 +54,34 @@
  * the user stack) and knew every interpreted frame's method; the join names them
  */
 #define JP_SF_JWALK 512u
+/*
+ * cpu: the Java frames after the user stack were walked from the thread's frame anchor
+ * (its pc was outside the code cache: VM, native or kernel code): the user stack on top is
+ * native, down to the JVM's code, where the Java frames take over
+ */
+#define JP_SF_ANCHOR 1024u
+/*
+ * cpu: BPF's walk found the interrupted pc in a compiled method's prologue and walked it
+ * (its first Java frame is that method, its frame not made yet)
+ */
+#define JP_SF_PROLOGUE 2048u
+/*
+ * cpu: the first of the Java frames after the user stack is at a call (a return address:
+ * walked from the frame anchor, or from below an interrupted stub), not an interrupted pc:
+ * its scope is the call's own, not the next one after it
+ */
+#define JP_SF_AT_CALL 4096u
+/*
+ * cpu: outside the code cache in Java state (a leaf call into libjvm or the vDSO keeps no
+ * anchor): the Java frames were found by the native frames' frame pointers
+ */
+#define JP_SF_FP_CHAIN 8192u
+/*
+ * cpu: not signalled: a JavaThread (checked) out of Java code with no last Java frame: no
+ * Java frame on its stack (a compiler thread, a thread not in Java yet), what the agent
+ * would answer; the join takes its native frames as they are
+ */
+#define JP_SF_NO_JAVA 16384u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -87,7 +115,17 @@
 #define JP_STAT_EXIT_LOST     23 /* process exits/execs not told to user space: ring full */
 /* cpu: samples of a JVM BPF walks without its agent (jvms entry with signo 0): no signal */
 #define JP_STAT_WALK_ONLY     24
-#define JP_STAT_MAX	      25
+/* cpu: pc outside the code cache, the Java walk started from the thread's frame anchor */
+#define JP_STAT_ANCHOR	      25
+/* ... of those whose tid had no (or no matching) JavaThread in jthreads */
+#define JP_STAT_ANCHOR_NOTHREAD 26
+/* ... of those walked whole from the anchor */
+#define JP_STAT_ANCHOR_WHOLE  27
+/* ... of those not walked: not in a state that keeps the anchor, no anchor, a bad one */
+#define JP_STAT_ANCHOR_IN_JAVA 28
+#define JP_STAT_ANCHOR_NONE    29
+#define JP_STAT_ANCHOR_BAD     30
+#define JP_STAT_MAX	      31
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java
@@ -144,13 +182,20 @@ struct jp_jframe {
 	__u64 pc;     /* compiled: the frame's pc; interpreted: its bci */
 	__u64 method; /* interpreted: the Method*; 0: compiled */
 };
+/*
+ * A Java native method's frame (AGCT's bci -3): compiled, its wrapper's pc with this bit
+ * set; interpreted (the interpreter's native entry), JP_JFRAME_NATIVE_BCI as its bci
+ */
+#define JP_JFRAME_NATIVE     (1ull << 63)
+#define JP_JFRAME_NATIVE_BCI 0xfffffffdull
 
 /* java_walk (cpu.bpf.c rodata) */
 #define JP_JWALK_OFF	0
 #define JP_JWALK_SHADOW 1 /* walk, and signal as always: the join compares */
 #define JP_JWALK_BPF	2 /* walk; signal only when the walk cannot name the stack */
+#define JP_JWALK_CHECK	3 /* as bpf, and one in JP_JWALK_VERIFY_EVERY signals anyway */
 /*
- * --java-walk bpf: one in this many walks that could do without still signals (compared).
+ * --java-walk check: one in this many walks that could do without still signals (compared).
  * A signal costs its thread ~6 us in BPF alone here (bpf_send_signal_thread from the timer
  * interrupt queues irq_work: a self-IPI), 20 us with the handler: 1 in 16 was a third of
  * H2's signals at 999 Hz; 1 in 64 still compares ~15 samples a second a CPU.
@@ -178,6 +223,11 @@ struct jp_jw_method {
 #define JP_JW_BAD_FRAME	    -5	/* a frame that does not check out */
 #define JP_JW_LOST	    -6	/* a return address outside the code cache, not the call stub */
 #define JP_JW_NO_REGS	    -7	/* no user registers */
+/* outside the code cache, the walk from the thread's frame anchor (jthreads) did not start: */
+#define JP_JW_NO_THREAD	    -8	/* the tid has no known JavaThread (or not this one) */
+#define JP_JW_IN_JAVA	    -9	/* the thread's state is not one that keeps its anchor */
+#define JP_JW_NO_ANCHOR	    -10	/* no last Java frame: no Java frame on the stack */
+#define JP_JW_BAD_ANCHOR    -11	/* an anchor that does not check out (sp out of range) */
 
 struct jp_jwalk_heap {
 	__u64 lo, hi; /* the heap's reserved range; segments count from lo */
@@ -209,6 +259,35 @@ struct jp_jwalk {
 };
 #define JP_JW_BLOB_HDR 128 /* bytes of a CodeBlob read at once */
 #define JP_JW_HEAP_BLOCK 16 /* the largest sizeof(HeapBlock) the walk checks (8 in JDK 25, 16 in 17) */
+
+/*
+ * jthreads map: tid -> the thread's JavaThread*, for the walk from the frame anchor when
+ * the pc is outside the code cache. User space fills it from each walked JVM's thread list
+ * read from outside (ThreadsSMRSupport::_java_thread_list, VMStructs) and deletes the
+ * entries of threads gone from it; BPF deletes the entry of an exiting thread. Every
+ * entry is checked at each use: its tgid, and the JavaThread's OSThread's tid read again.
+ * The offsets (in JavaThread unless said) travel with each entry, so jp_jwalk (compared
+ * with the agent's) keeps its layout.
+ */
+#define JP_MAX_JTHREADS 32768
+struct jp_jthread {
+	__u64 thread;	 /* JavaThread* */
+	__u64 stack_hi;	 /* Thread::_stack_base (the highest address); 0 unknown */
+	__u32 tgid;
+	__u16 state;	 /* JavaThread::_thread_state (an int) */
+	__u16 anchor;	 /* JavaThread::_anchor (jp_jwalk's anchor_* within it) */
+	__u16 osthread;	 /* JavaThread::_osthread */
+	__u16 os_tid;	 /* OSThread::_thread_id (an int) */
+	__u32 pad;
+};
+/* HotSpot's JavaThreadState values (globalDefinitions.hpp, the same since JDK 6) */
+#define JP_TS_IN_NATIVE	      4
+#define JP_TS_IN_NATIVE_TRANS 5
+#define JP_TS_IN_VM	      6
+#define JP_TS_IN_VM_TRANS     7
+#define JP_TS_IN_JAVA	      8
+#define JP_TS_BLOCKED	      10
+#define JP_TS_BLOCKED_TRANS   11
 
 /*
  * value of the jvms map, keyed by tgid: where to send a stack request. The process is

@@ -42,6 +42,14 @@ struct {
 	__type(value, struct jp_jwalk);
 } jwalk SEC(".maps");
 
+/* tid -> its JavaThread (see jprof.h): user space fills it, exits delete */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JP_MAX_JTHREADS);
+	__type(key, __u32);
+	__type(value, struct jp_jthread);
+} jthreads SEC(".maps");
+
 #define JW_INTERP_WORDS 10 /* from the bcp slot (rbp - 8 words) to the return address */
 
 /*
@@ -68,10 +76,16 @@ struct jw_state {
 	__u32 tgid;
 	__u32 unknown; /* interpreted frames whose Method* is not in jw_methods */
 	__u32 verify;  /* walks since the last one that signalled anyway */
-	/* the name pointers of "nmethod" and "Interpreter" in JVM name_tgid: one read less */
-	__u64 name_nmethod, name_interp;
+	/*
+	 * the name pointers of "nmethod", "Interpreter" and "native nmethod" (a native
+	 * method's wrapper: a compiled frame) in JVM name_tgid: one read less
+	 */
+	__u64 name_nmethod, name_interp, name_native;
 	__u32 name_tgid;
 	__u32 hops; /* segment-map hops left to this walk */
+	__u32 stubs; /* stub frames passed (no frame out) */
+	__u32 prologue; /* the top frame was in its prologue */
+	__u32 at_call;	/* the first Java frame is at a call (JP_SF_AT_CALL) */
 	/* the HeapBlock before the blob (hb bytes, 0 without hb_length_size), the blob's first bytes */
 	__u8 blk[2 * JP_JW_HEAP_BLOCK + JP_JW_BLOB_HDR + 8];
 	__u32 hb;
@@ -98,11 +112,18 @@ struct {
 #define JW_BCP_SLOT	   8
 #define JW_SENDER_SP_SLOT  1
 #define JW_WRAPPER_SLOT	   6	 /* an entry frame's JavaCallWrapper*, words below rbp */
+#define JW_MAX_STUBS	   4
+#define JW_MAX_PROLOGUE	   160	 /* bytes from a method's code to its frame-complete offset */
+#define JW_STUB_FRAME	   4096	 /* an interrupted stub's rbp frame: at most this above sp */	 /* stub frames a walk passes: more is a loop */
+#define JW_MAX_STACK	   (1ull << 30) /* anchor above the sampled sp by more: not believed */
 
 /* the first 8 bytes of the names HotSpot gives its blobs (little-endian) */
 #define JW_NAME_NMETHOD 0x00646f6874656d6eull /* "nmethod\0" */
 #define JW_NAME_INTERP1 0x6572707265746e49ull /* "Interpre" */
 #define JW_NAME_INTERP2 0x00726574ull	      /* "ter\0" */
+#define JW_NAME_VTABLE  0x6320656c62617476ull /* "vtable c" (vtable chunks) */
+#define JW_NAME_NATIVE1 0x6e2065766974616eull /* "native n" */
+#define JW_NAME_NATIVE2 0x0000646f6874656dull /* "method\0" (6 bytes and the NUL) */
 
 static __always_inline int jw_read(void *dst, __u32 n, __u64 addr)
 {
@@ -211,6 +232,74 @@ static __always_inline int jw_popped(__u64 pc)
 }
 
 /*
+ * At the top frame only: pc in a compiled method's prologue (before its frame-complete
+ * offset fc), as C1 and C2 build the frame on x86-64 (MacroAssembler::verified_entry,
+ * C1_MacroAssembler::build_frame), the last instructions before fc:
+ *   with a stack bang: `push rbp` [`mov rbp, rsp`] [`sub rsp, imm8|imm32`]
+ *   without: `sub rsp, imm32` `mov [rsp + d8|d32], rbp`
+ *   then, JDK 25: the entry barrier `cmp dword [r15 + d8], imm32`, `jne rel32` (C2) or
+ *   `je +5` `call` (C1, after a nop or two).
+ * They are parsed backwards from fc (the end is known, the start is not: the unverified
+ * entry's inline-cache check and the stack bang come before, nothing pushed there). 2
+ * nothing pushed yet (the return address at sp), 1 rbp pushed only, 3 the frame allocated
+ * and rbp not saved yet (still the caller's), 0 the frame is whole, -1 another shape (the
+ * signal walks it).
+ */
+static __always_inline int jw_prologue(__u64 pc, __u64 end)
+{
+	__u8 e[32] = {};
+	__u64 base = end - sizeof(e);
+	int t = sizeof(e), push = -1, sub = -1, save = -1, p, o;
+
+#define JW_B(i) e[(i) & 31]
+	if (jw_read(e, sizeof(e), base))
+		return -1;
+	/* the entry barrier (JDK 25): C2's cmp; jne stub, C1's cmp; je +5; call */
+	if (JW_B(t - 6) == 0x0f && JW_B(t - 5) == 0x85 && JW_B(t - 14) == 0x41 &&
+	    JW_B(t - 13) == 0x81 && JW_B(t - 12) == 0x7f)
+		t -= 14;
+	else if (JW_B(t - 7) == 0x74 && JW_B(t - 6) == 0x05 && JW_B(t - 5) == 0xe8 &&
+		 JW_B(t - 15) == 0x41 && JW_B(t - 14) == 0x81 && JW_B(t - 13) == 0x7f)
+		t -= 15;
+	/* C1 aligns the barrier with a nop or two */
+	for (int k = 0; k < 3 && JW_B(t - 1) == 0x90; k++)
+		t--;
+	if (JW_B(t - 5) == 0x48 && JW_B(t - 4) == 0x89 && JW_B(t - 3) == 0x6c &&
+	    JW_B(t - 2) == 0x24 && JW_B(t - 12) == 0x48 && JW_B(t - 11) == 0x81 &&
+	    JW_B(t - 10) == 0xec) {
+		save = t - 5; /* sub rsp, imm32; mov [rsp + d8], rbp */
+		sub = t - 12;
+	} else if (JW_B(t - 8) == 0x48 && JW_B(t - 7) == 0x89 && JW_B(t - 6) == 0xac &&
+		   JW_B(t - 5) == 0x24 && JW_B(t - 15) == 0x48 && JW_B(t - 14) == 0x81 &&
+		   JW_B(t - 13) == 0xec) {
+		save = t - 8; /* sub rsp, imm32; mov [rsp + d32], rbp */
+		sub = t - 15;
+	} else {
+		/* push rbp [mov rbp, rsp] [sub rsp, imm8 | sub rsp, imm32] */
+		p = t;
+		if (JW_B(t - 4) == 0x48 && JW_B(t - 3) == 0x83 && JW_B(t - 2) == 0xec)
+			p = sub = t - 4;
+		else if (JW_B(t - 7) == 0x48 && JW_B(t - 6) == 0x81 && JW_B(t - 5) == 0xec)
+			p = sub = t - 7;
+		if (JW_B(p - 3) == 0x48 && JW_B(p - 2) == 0x89 && JW_B(p - 1) == 0xe5)
+			p -= 3;
+		if (JW_B(p - 1) != 0x55)
+			return -1;
+		push = p - 1;
+	}
+#undef JW_B
+	if (pc < base)
+		return 2; /* before all of it */
+	o = (int)(pc - base);
+	if (save >= 0)
+		return o <= sub ? 2 : o <= save ? 3 : 0;
+	if (o <= push)
+		return 2;
+	/* rbp pushed; the frame allocated once past the sub (none: push rbp is all of it) */
+	return sub >= 0 && o <= sub ? 1 : 0;
+}
+
+/*
  * The call stub's frame (st->fp its rbp): Java called from the VM or from native code. Its
  * JavaCallWrapper keeps the anchor of the Java frames below, if any (JNI, reflection, the
  * VM's upcalls): the walk goes on there, as HotSpot's sender_for_entry_frame does. 0 go
@@ -259,6 +348,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 	__u64 pc = st->pc, sp = st->sp, fp = st->fp, blob, name_p, name[2] = {};
 	__u64 method = 0, out_pc = pc, ret, sender_sp, caller_fp;
 	const struct jp_jwalk_heap *h;
+	bool stub;
 	struct jw_cached *c = NULL;
 	int err = 0;
 
@@ -300,10 +390,11 @@ static __always_inline long jw_frame(struct jw_state *st)
 	}
 	if (st->name_tgid != st->tgid) {
 		st->name_tgid = st->tgid;
-		st->name_nmethod = st->name_interp = 0;
+		st->name_nmethod = st->name_interp = st->name_native = 0;
 	}
 	name_p = jw_hdr(st, w->blob_name);
-	if (!name_p || (name_p != st->name_nmethod && name_p != st->name_interp)) {
+	if (!name_p || (name_p != st->name_nmethod && name_p != st->name_interp &&
+			name_p != st->name_native)) {
 		if (jw_read(name, sizeof(name), name_p)) {
 			st->err = JP_JW_READ;
 			return 1;
@@ -312,8 +403,21 @@ static __always_inline long jw_frame(struct jw_state *st)
 			st->name_nmethod = name_p;
 		else if (name[0] == JW_NAME_INTERP1 && (__u32)name[1] == JW_NAME_INTERP2)
 			st->name_interp = name_p;
+		else if (name[0] == JW_NAME_NATIVE1 &&
+			 (name[1] & 0xffffffffffffffull) == JW_NAME_NATIVE2)
+			st->name_native = name_p;
 	}
-	if (name_p && name_p == st->name_nmethod) {
+	/*
+	 * A stub below the anchor's frame (a runtime stub that called the VM, the
+	 * deoptimization blob): not a Java frame, sized as a compiled one (HotSpot's
+	 * sender_for_compiled_frame serves every blob with a frame size); only where its
+	 * frame is known to be whole (never at the interrupted pc)
+	 */
+	stub = name_p && !st->top && name_p != st->name_nmethod && name_p != st->name_interp &&
+	       name_p != st->name_native;
+	if (name_p && name_p == st->name_native)
+		out_pc |= JP_JFRAME_NATIVE;
+	if (name_p && (name_p == st->name_nmethod || name_p == st->name_native || stub)) {
 		__s32 fs = (__s32)jw_hdr(st, w->blob_frame_size), fc;
 		__u64 code, link[2];
 		int popped = 0;
@@ -322,16 +426,32 @@ static __always_inline long jw_frame(struct jw_state *st)
 						 : (__s32)jw_hdr(st, w->blob_frame_complete);
 		code = w->code_is_offset ? blob + (__s32)jw_hdr(st, w->blob_code)
 					 : jw_hdr(st, w->blob_code);
-		if (fs < 2 || fs > JW_MAX_FRAME_WORDS || fc < 0 || pc < code) {
-			st->err = JP_JW_BAD_FRAME;
+		/*
+		 * C1's runtime stubs are "never safe" (frame-complete -1) for a walk from
+		 * within; below an anchor their frame is made (HotSpot walks it by its size)
+		 */
+		if (fs < 2 || fs > JW_MAX_FRAME_WORDS || (fc < 0 && !stub) || pc < code) {
+			st->err = stub ? JP_JW_STUB : JP_JW_BAD_FRAME;
 			return 1;
 		}
-		if (pc < code + (__u64)fc) {
-			st->err = st->top ? JP_JW_PROLOGUE : JP_JW_BAD_FRAME;
-			return 1;
-		}
-		if (st->top)
+		if (fc >= 0 && pc < code + (__u64)fc) {
+			/*
+			 * a prologue is short (the inline-cache check, its alignment, the
+			 * frame): a long "prologue" is not one (an OSR method's entry comes
+			 * after its body): signalled
+			 */
+			popped = st->top && !stub && fc <= JW_MAX_PROLOGUE
+					 ? jw_prologue(pc, code + (__u64)fc)
+					 : -1;
+			if (popped < 0) {
+				st->err = st->top ? JP_JW_PROLOGUE : JP_JW_BAD_FRAME;
+				return 1;
+			}
+			/* 0: the frame is whole (the entry barrier, or no prologue at all) */
+			st->prologue = popped > 0;
+		} else if (st->top) {
 			popped = jw_popped(pc);
+		}
 		if (popped == 1)
 			sender_sp = sp + 16;
 		else if (popped == 2)
@@ -340,7 +460,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 			sender_sp = sp + (__u64)fs * 8;
 		/* the caller's rbp (saved by this frame) and the return address, one read */
 		err = jw_read(link, sizeof(link), sender_sp - 16);
-		caller_fp = popped == 2 ? fp : link[0];
+		caller_fp = popped >= 2 ? fp : link[0];
 		ret = link[1];
 	} else if (name_p && name_p == st->name_interp) {
 		__u64 cm, base;
@@ -354,7 +474,13 @@ static __always_inline long jw_frame(struct jw_state *st)
 		if (!err)
 			err = jw_read(&code_size, 2, cm + (w->const_code_size & 0xfff));
 		base = cm + (w->const_size & 0xfff);
-		if (!err && (out_pc < base || out_pc >= base + code_size))
+		/*
+		 * a native method's frame (the interpreter's native entry keeps no bcp: 0):
+		 * the frame of a thread in native code, from its anchor; bci -1 (as no bci)
+		 */
+		if (!out_pc && !st->n)
+			out_pc = base + JP_JFRAME_NATIVE_BCI;
+		else if (!err && (out_pc < base || out_pc >= base + code_size))
 			err = JP_JW_BAD_FRAME;
 		out_pc -= base; /* the bci */
 		if (!err) {
@@ -366,6 +492,27 @@ static __always_inline long jw_frame(struct jw_state *st)
 		sender_sp = st->slots[JW_BCP_SLOT - JW_SENDER_SP_SLOT];
 		caller_fp = st->slots[JW_BCP_SLOT];
 		ret = st->slots[JW_BCP_SLOT + 1];
+	} else if (st->top && name_p) {
+		/*
+		 * The interrupted pc in a stub (no Java frame of its own): the vtable and
+		 * itable stubs ("vtable chunks") push nothing, their return address is at sp
+		 * (taken when it is in the code cache; the walk checks every frame below).
+		 * Any other stub is signalled: whether it made a frame yet is not known here
+		 * (tried: rbp as a frame pointer when above sp, and H2's shadow comparison
+		 * disagreed with the agent on 1.5% of those walks: C2 code uses rbp freely)
+		 */
+		__u64 r0 = 0;
+
+		if (name[0] == JW_NAME_VTABLE && !jw_read(&r0, sizeof(r0), sp) && jw_heap(w, r0)) {
+			ret = r0;
+			sender_sp = sp + 8;
+			caller_fp = fp;
+		} else {
+			st->err = JP_JW_STUB;
+			return 1;
+		}
+		stub = true;
+		st->at_call = 1; /* the first Java frame is at the stub's return address */
 	} else {
 		st->err = JP_JW_STUB;
 		return 1;
@@ -374,12 +521,25 @@ static __always_inline long jw_frame(struct jw_state *st)
 		st->err = err;
 		return 1;
 	}
-	if (st->n >= JP_MAX_JFRAMES) {
-		st->err = JP_JW_DEPTH;
+	if (ret == pc && sender_sp <= sp) {
+		st->err = JP_JW_BAD_FRAME;
 		return 1;
 	}
-	st->f[st->n & (JP_MAX_JFRAMES - 1)] = (struct jp_jframe){ .pc = out_pc, .method = method };
-	st->n++;
+	if (stub) {
+		st->stubs++;
+		if (st->stubs > JW_MAX_STUBS) {
+			st->err = JP_JW_BAD_FRAME;
+			return 1;
+		}
+	} else {
+		if (st->n >= JP_MAX_JFRAMES) {
+			st->err = JP_JW_DEPTH;
+			return 1;
+		}
+		st->f[st->n & (JP_MAX_JFRAMES - 1)] =
+			(struct jp_jframe){ .pc = out_pc, .method = method };
+		st->n++;
+	}
 	st->top = 0;
 	st->pc = ret;
 	st->sp = sender_sp;
@@ -398,11 +558,102 @@ static long jw_step(__u64 i, void *unused)
 }
 
 /*
- * Walks the current thread of JVM tgid when its user pc is in the code cache, into this
- * CPU's jw_states; sets sc->s.jstack_err (nothing when this JVM has no layout). True when
- * the sample needs no signal (--java-walk bpf): the walk is whole, every interpreted
- * method is one the join names, and this is not one of the walks that signal anyway to
- * check. java_walk_put then puts the frames in sc.
+ * The pc is outside the code cache (VM, native or kernel code): the thread's Java frames,
+ * if it has any, start at its frame anchor, which HotSpot keeps in every thread that left
+ * Java code for the VM or native code (the last Java frame's sp, fp and pc). The thread
+ * is the one interrupted here, so its anchor does not change under the read; what may be
+ * stale is the jthreads entry (checked: its tgid, and the JavaThread's OSThread names this
+ * tid). Only in the states HotSpot sets after the anchor and leaves before clearing it
+ * (native, VM, blocked and their transitions: the anchor is cleared by Java-side code,
+ * after the state is _thread_in_Java again). 0 and st set up, or a JP_JW_* reason.
+ */
+static __always_inline int jw_anchor(struct jw_state *st, __u32 tid, __u64 regs_sp)
+{
+	const struct jp_jwalk *w = &st->w;
+	struct jp_jthread *t = bpf_map_lookup_elem(&jthreads, &tid);
+	__u64 a[4] = {}, os = 0, sp, fp, pc;
+	__s32 state = 0, os_tid = 0;
+	int err = 0;
+
+	if (!t || t->tgid != st->tgid) {
+		stat_inc(JP_STAT_ANCHOR_NOTHREAD);
+		return JP_JW_NO_THREAD;
+	}
+	if (jw_read(&os, sizeof(os), t->thread + t->osthread) || !os ||
+	    jw_read(&os_tid, sizeof(os_tid), os + t->os_tid) || (__u32)os_tid != tid) {
+		stat_inc(JP_STAT_ANCHOR_NOTHREAD);
+		return JP_JW_NO_THREAD;
+	}
+	if (jw_read(&state, sizeof(state), t->thread + t->state))
+		return JP_JW_READ;
+	if (state != JP_TS_IN_NATIVE && state != JP_TS_IN_NATIVE_TRANS && state != JP_TS_IN_VM &&
+	    state != JP_TS_IN_VM_TRANS && state != JP_TS_BLOCKED && state != JP_TS_BLOCKED_TRANS)
+		return JP_JW_IN_JAVA;
+	/* the anchor's three words, within its first 32 bytes (user space checked) */
+	if (jw_read(a, sizeof(a), t->thread + t->anchor))
+		return JP_JW_READ;
+	sp = a[(w->anchor_sp >> 3) & 3];
+	fp = a[(w->anchor_fp >> 3) & 3];
+	pc = a[(w->anchor_pc >> 3) & 3];
+	if (!sp)
+		return JP_JW_NO_ANCHOR;
+	/* above the interrupted frames, on the thread's stack */
+	if ((sp & 7) || sp <= regs_sp || sp - regs_sp > JW_MAX_STACK ||
+	    (t->stack_hi && sp >= t->stack_hi))
+		return JP_JW_BAD_ANCHOR;
+	/* an anchor without its pc: the return address below its sp (make_walkable) */
+	if (!pc)
+		pc = jw_word(sp - 8, &err);
+	if (err)
+		return JP_JW_READ;
+	st->pc = pc;
+	st->sp = sp;
+	st->fp = fp;
+	st->top = 0; /* a frame at a call: whole, past its prologue */
+	return 0;
+}
+
+/*
+ * Outside the code cache in Java state: native code Java called without leaving the Java
+ * state (a leaf call into libjvm, built with frame pointers, or the vDSO), no anchor. Its
+ * frames' rbp chain, up to JW_FP_FRAMES links, each above the last and close to sp, leads
+ * to the first return address in the code cache: the Java caller's pc there, its sp above
+ * that link. A leaf interrupted before its frame is made has the caller's rbp: what it
+ * finds then is checked by the walk from there (whole, or the signal).
+ */
+#define JW_FP_FRAMES 8
+#define JW_FP_SPAN   (1u << 20)
+static __always_inline int jw_fp_chain(struct jw_state *st)
+{
+	__u64 fp = st->fp, link[2];
+
+	for (int i = 0; i < JW_FP_FRAMES; i++) {
+		if ((fp & 7) || fp <= st->sp || fp - st->sp > JW_FP_SPAN ||
+		    jw_read(link, sizeof(link), fp))
+			return JP_JW_IN_JAVA;
+		if (jw_heap(&st->w, link[1])) {
+			st->pc = link[1];
+			st->sp = fp + 16;
+			st->fp = link[0];
+			st->top = 0;
+			st->at_call = 1;
+			return 0;
+		}
+		if (link[0] <= fp)
+			return JP_JW_IN_JAVA;
+		fp = link[0];
+	}
+	return JP_JW_IN_JAVA;
+}
+
+/*
+ * Walks the current thread of JVM tgid into this CPU's jw_states: from its registers when
+ * its user pc is in the code cache, else from its frame anchor (then sc->s.flags gets
+ * JP_SF_ANCHOR: the user stack is still to take, native frames over the Java ones); sets
+ * sc->s.jstack_err (nothing when this JVM has no layout). True when the sample needs no
+ * signal (--java-walk bpf or check): the walk is whole, every interpreted method is one
+ * the join names, and this is not one of the walks that signal anyway to check (check
+ * mode). java_walk_put then puts the frames in sc.
  */
 static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 {
@@ -410,6 +661,7 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	struct jp_jwalk *w = bpf_map_lookup_elem(&jwalk, &tgid);
 	__u32 zero = 0;
 	struct jw_state *st;
+	int err;
 
 	if (!w)
 		return false;
@@ -427,16 +679,47 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->sp = regs->sp;
 	st->fp = regs->bp;
 	st->n = 0;
+	st->stubs = 0;
+	st->prologue = 0;
+	st->at_call = 0;
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
 	st->hops = JW_WALK_HOPS;
 	st->hb = w->hb_length_size ? w->heap_block : 0; /* jprof checked: at most 16 */
+	if (!jw_heap(w, st->pc)) {
+		stat_inc(JP_STAT_ANCHOR);
+		err = jw_anchor(st, sc->s.tid, st->sp);
+		if (err == JP_JW_IN_JAVA && !jw_fp_chain(st)) {
+			err = 0;
+			sc->s.flags |= JP_SF_FP_CHAIN;
+		}
+		if (err == JP_JW_IN_JAVA)
+			stat_inc(JP_STAT_ANCHOR_IN_JAVA);
+		else if (err == JP_JW_NO_ANCHOR)
+			stat_inc(JP_STAT_ANCHOR_NONE);
+		else if (err && err != JP_JW_NO_THREAD)
+			stat_inc(JP_STAT_ANCHOR_BAD);
+		if (err) {
+			sc->s.jstack_err = (__s16)err;
+			if (err == JP_JW_NO_ANCHOR && java_walk >= JP_JWALK_BPF)
+				sc->s.flags |= JP_SF_NO_JAVA;
+			return false;
+		}
+		if (!(sc->s.flags & JP_SF_FP_CHAIN))
+			sc->s.flags |= JP_SF_ANCHOR;
+	}
 	bpf_loop(JP_MAX_JFRAMES + 1, jw_step, NULL, 0);
 	sc->s.jstack_err = (__s16)st->err;
-	if (java_walk != JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)
+	if (st->prologue)
+		sc->s.flags |= JP_SF_PROLOGUE;
+	if (st->at_call || (sc->s.flags & JP_SF_ANCHOR))
+		sc->s.flags |= JP_SF_AT_CALL;
+	if ((sc->s.flags & (JP_SF_ANCHOR | JP_SF_FP_CHAIN)) && st->err == JP_JW_ENTRY)
+		stat_inc(JP_STAT_ANCHOR_WHOLE);
+	if (java_walk < JP_JWALK_BPF || st->err != JP_JW_ENTRY || st->unknown || !st->n)
 		return false;
 	/* per CPU, not per thread: the check samples spread over whatever runs */
-	if (++st->verify >= JP_JWALK_VERIFY_EVERY) {
+	if (java_walk == JP_JWALK_CHECK && ++st->verify >= JP_JWALK_VERIFY_EVERY) {
 		st->verify = 0;
 		return false;
 	}

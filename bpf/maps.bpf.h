@@ -395,16 +395,22 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 		stat_inc(JP_STAT_WALK_ONLY);
 	}
 	if (jvm && java_walk_current(sc, tgid)) {
+		/* from the anchor: the native frames on top, then the Java ones after them */
+		if (s->flags & (JP_SF_ANCHOR | JP_SF_FP_CHAIN))
+			capture_ustack(ctx, sc);
 		if (java_walk_put(sc)) {
 			s->flags |= JP_SF_JWALK;
 			want_signal = false;
-		} else {
+		} else if (!(s->flags & (JP_SF_ANCHOR | JP_SF_FP_CHAIN))) {
 			capture_ustack(ctx, sc);
 		}
 	} else {
 		capture_ustack(ctx, sc);
 		if (s->jstack_err > 0)
 			java_walk_put(sc);
+		/* no Java frame to ask the agent for (JP_SF_NO_JAVA) */
+		if (s->flags & JP_SF_NO_JAVA)
+			want_signal = false;
 	}
 	kbytes = s->kstack_len * sizeof(__u64);
 	ubytes = s->ustack_len * sizeof(__u64);

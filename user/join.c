@@ -602,6 +602,21 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		return jn_add_native(j, s, kstack, ustack, NULL, NULL);
 	if (!e->a && s->jstack_err == JP_JW_ENTRY && s->jstack_len && !e->early_off)
 		return jn_early_hold(j, s, kstack, ustack, e);
+	if (!e->a && !e->early_off &&
+	    (s->jstack_err == JP_JW_NO_ANCHOR ||
+	     (s->jstack_err == JP_JW_NO_THREAD && e->threads_known))) {
+		/*
+		 * a JavaThread (its OSThread checked by BPF) out of Java code with no last Java
+		 * frame: no Java frame on its stack (a compiler thread, one not in Java yet), as
+		 * the agent's "no Java frame" answer: its native frames are the truth. So is a
+		 * thread in no entry of the JVM's thread list (GC, the VM thread), as of its last
+		 * read: one started since (within ~100 ms) is taken for one too
+		 */
+		j->st.jvm_samples++;
+		e->samples++;
+		e->internal++;
+		return jn_add_native(j, s, kstack, ustack, e, NULL);
+	}
 	if (!e->a) {
 		j->st.jvm_samples++;
 		return jn_add_missing(j, s, kstack, ustack, e,
@@ -615,6 +630,13 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		if (r <= 0)
 			return r;
 		return jn_add_missing(j, s, kstack, ustack, e, MISS_OPEN, 0);
+	}
+	if (s->flags & JP_SF_NO_JAVA) {
+		/* BPF saw no last Java frame: the agent's "no Java frame" answer, unasked */
+		j->st.jvm_samples++;
+		e->samples++;
+		e->internal++;
+		return jn_add_native(j, s, kstack, ustack, e, NULL);
 	}
 	if (s->flags & JP_SF_NATIVE_THREAD) {
 		/* the agent said so earlier: a JVM-internal thread, not asked again */

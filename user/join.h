@@ -89,6 +89,12 @@ void join__early_off(struct join *j, __u32 pid);
  */
 struct vmnames;
 void join__set_jvm_vmnames(struct join *j, __u32 pid, struct vmnames *vn);
+/*
+ * BPF knows JVM pid's JavaThreads (its thread list read from outside is in the jthreads
+ * map): a sample of a thread BPF found in no entry (JP_JW_NO_THREAD) is of a thread that
+ * is no JavaThread (GC, VM thread), as far as the list read last says
+ */
+void join__set_jvm_threads_known(struct join *j, __u32 pid, bool known);
 /* Hands the agent channel of a JVM to the join (owned from now on). */
 int join__add_jvm(struct join *j, __u32 pid, __u32 nspid, const char *comm, struct jvm_agent *a);
 /* The name the report gives the JVM: its main class or jar (copied, cut to 95 bytes) */

@@ -285,9 +285,11 @@ void opts_usage(FILE *f)
 	      "      --no-boost        keep jprof's scheduling priority (default: nice -15, so a\n"
 	      "                        saturated host cannot make it fall behind)\n"
 	      "      --java-walk MODE  (record) who walks Java stacks: bpf (default) the BPF\n"
-	      "                        program, with a signal to the agent only where it cannot\n"
-	      "                        (VM code, stubs) and in 1 of 64 samples to check; signal:\n"
-	      "                        the agent, by a signal, always; shadow: both, compared\n"
+	      "                        program, from the sampled registers or (in VM or native\n"
+	      "                        code) the thread's frame anchor, with a signal to the\n"
+	      "                        agent only where it cannot (stubs, prologues); check: bpf\n"
+	      "                        and a signal in 1 of 64 samples, compared; signal: the\n"
+	      "                        agent, by a signal, always; shadow: both, compared\n"
 	      "  -v, --verbose         the full end-of-run report (per JVM: BPF walk, agent\n"
 	      "                        events, GC tables, ...) and debug messages; -vv: libbpf's\n"
 	      "                        debug messages too\n"
@@ -779,9 +781,12 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 				o->java_walk = JP_JWALK_SHADOW;
 			else if (!strcmp(optarg, "bpf"))
 				o->java_walk = JP_JWALK_BPF;
+			else if (!strcmp(optarg, "check"))
+				o->java_walk = JP_JWALK_CHECK;
 			else
 				return fail(err, errlen,
-					    "--java-walk: '%s': expected signal, bpf or shadow", optarg);
+					    "--java-walk: '%s': expected signal, bpf, check or shadow",
+					    optarg);
 			break;
 		case OPT_CGROUP:
 			if (!*optarg)

@@ -574,6 +574,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	else if (ret != JP_EXIT_OUTPUT)
 		ret = JP_EXIT_OK;
 out_free:
+	rec_early_free(&r);
 	attacher__free(r.att);
 	pauses__free(r.pauses);
 	hswatch__free(r.watch);

@@ -7,6 +7,11 @@
 //   java JavaHot jniattach SECONDS -- a native thread "jnat" spins in C (jnat_spin) for half of
 //                                  SECONDS, then attaches to the JVM and spins in
 //                                  JavaHot.attachedWork for the other half.
+//   java JavaHot calls SECONDS  -- thread "worker-c" makes megamorphic calls to tiny methods
+//                                  (through an interface: itable stubs; through an abstract
+//                                  class: vtable stubs); run it with
+//                                  -XX:CompileCommand=dontinline,JavaHot$*::* so that the
+//                                  calls stay calls: samples in their prologues and stubs.
 // Prints "ready" once its threads run, and "done <checksum>" at the end.
 public class JavaHot {
     static volatile long sink;
@@ -65,6 +70,29 @@ public class JavaHot {
 
     static volatile boolean attachedDone;
 
+    interface Op { long op(long x); }
+    static final class OpA implements Op { public long op(long x) { return x + 1; } }
+    static final class OpB implements Op { public long op(long x) { return x ^ 5; } }
+    static final class OpC implements Op { public long op(long x) { return x * 3; } }
+    static final class OpD implements Op { public long op(long x) { return x - 7; } }
+    static abstract class Fn { abstract long fn(long x); }
+    static final class FnA extends Fn { long fn(long x) { return x + 11; } }
+    static final class FnB extends Fn { long fn(long x) { return x ^ 13; } }
+    static final class FnC extends Fn { long fn(long x) { return x * 17; } }
+
+    static long callLoop(long endNs) {
+        Op[] ops = { new OpA(), new OpB(), new OpC(), new OpD() };
+        Fn[] fns = { new FnA(), new FnB(), new FnC() };
+        long s = 0;
+        while (System.nanoTime() < endNs) {
+            for (int i = 0; i < 1_000_000; i++) {
+                s = ops[i & 3].op(s);
+                s = fns[i % 3].fn(s);
+            }
+        }
+        return s;
+    }
+
     static void jniLoop(long endNs) {
         while (System.nanoTime() < endNs) {
             sink += nativeWrites(10_000);
@@ -89,6 +117,8 @@ public class JavaHot {
                 Thread.sleep(50);
             System.out.println("done " + sink + " attached " + attachedDone);
             return;
+        } else if (mode.equals("calls")) {
+            ts = new Thread[] { new Thread(() -> { sink += callLoop(end); }, "worker-c") };
         } else if (mode.equals("jni")) {
             System.loadLibrary("jnitest");
             ts = new Thread[] { new Thread(() -> jniLoop(end), "worker-j") };

@@ -124,3 +124,45 @@ noattach_run() {
 @test "jdk25: a JVM that refuses agents is walked, never signalled, named from its memory" {
 	noattach_run "$JDK25"
 }
+
+# anchor_run JDK: a JVM that refuses agents, its thread "worker-j" in write(2) from a JNI
+# method (JavaHot jni): outside the code cache at nearly every sample. BPF walks its Java
+# frames from the thread's frame anchor (found through the JVM's thread list, read from
+# outside): the kernel and native frames on top, the native method and its Java callers
+# below, as the agent's walk gives them (java_walk.bats); never a signal
+anchor_run() {
+	local jdk=$1 samples whole line re
+	require_jdk "$jdk"
+	"$jdk/bin/java" -XX:+DisableAttachMechanism -Djava.library.path="$APPS" -cp "$APPS" \
+		JavaHot jni 8 >"$OUT/java.out" 2>&1 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 0.5
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 -o "$OUT/a.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID \(|samples of walked JVMs|threads for the walk|debug: bpf:)" \
+		<<<"$REPORT"
+	grep -qE "^jprof: debug: bpf: [0-9]+ samples, .*, 0 signals " <<<"$REPORT"
+	kill -0 "$JPID"
+	samples=$(folded_total "$OUT/a.folded")
+	# Thread.run down to the JNI method, then its C function and write(2) into the kernel
+	whole=$(folded_sum 'Thread\.run_\[0\];.*JavaHot\.jniLoop_\[[0j]\];JavaHot\.nativeWrites;Java_JavaHot_nativeWrites;([^;]*;)*write' \
+		"$OUT/a.folded")
+	echo "samples $samples, JNI write under its Java callers: $whole"
+	((whole * 100 >= samples * 80))
+	line=$(grep -E "^jprof: samples of walked JVMs outside the code cache: " <<<"$REPORT")
+	re="walked whole from the thread's frame anchor \\(or native frame pointers\\): [0-9]+ \\(([0-9.]+)%"
+	[[ $line =~ $re ]]
+	awk -v p="${BASH_REMATCH[1]}" 'BEGIN { exit !(p >= 95) }'
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
+}
+
+@test "jdk17: a thread in JNI and write(2), no agent: Java frames from its frame anchor, no signal" {
+	anchor_run "$JDK17"
+}
+
+@test "jdk25: a thread in JNI and write(2), no agent: Java frames from its frame anchor, no signal" {
+	anchor_run "$JDK25"
+}

@@ -46,11 +46,11 @@ shadow_run() {
 	walk_run "$1" shadow
 }
 
-# bpf_run JDK_HOME: --java-walk bpf: most samples named from BPF's frames without a signal,
-# the checks (1 in 64) agree
+# bpf_run JDK_HOME MODE: --java-walk bpf or check: most samples named from BPF's frames
+# without a signal; with check, the checks (1 in 64) agree
 bpf_run() {
-	local line named samples requests unnamed
-	walk_run "$1" bpf
+	local line named samples requests unnamed mode=$2
+	walk_run "$1" "$mode"
 	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
 	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
 	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
@@ -62,9 +62,10 @@ bpf_run() {
 		"not named ${unnamed:-0}"
 	((named * 100 >= samples * 80 && requests * 100 <= samples * 15))
 	((${unnamed:-0} * 500 <= samples))
-	# the walks counted here are the samples that took a signal: every 64th, plus each that
-	# BPF could not walk whole (in the interpreter's entry, a stub, outside the code cache);
+	# the walks counted here are the samples that took a signal: with check every 64th, plus
+	# each that BPF could not walk whole (in the interpreter's entry, a stub, a prologue);
 	# those are few among all samples (the 80% above) but weigh up to 1 in 20 of these
+	[[ $mode == check ]] || return 0
 	jwalk_check "$JPID" 90 99.5 0.5
 }
 
@@ -81,15 +82,96 @@ bpf_run() {
 }
 
 @test "jdk17, --java-walk bpf: most Java stacks without a signal, the same profile" {
-	bpf_run "$JDK17"
+	bpf_run "$JDK17" bpf
 }
 
-@test "jdk25, --java-walk bpf: most Java stacks without a signal, the same profile" {
-	bpf_run "$JDK25"
+@test "jdk25, --java-walk check: most Java stacks without a signal, the checks agree" {
+	bpf_run "$JDK25" check
+}
+
+# io_run JDK_HOME: JavaHot jni (thread worker-j in write(2) from a JNI method: outside the
+# code cache at nearly every sample) with its agent, --java-walk bpf (the default): BPF walks
+# it from the thread's frame anchor, the join names BPF's frames: the same stacks as the
+# agent's walk gives (native method without suffix, its C function and write(2) on top), and a
+# signal only for what BPF cannot name yet (an interpreted method's first samples, until a
+# check taught it). Before the walk from the anchor each of these samples took a signal.
+io_run() {
+	local home=$1 line samples requests whole
+	require_jdk "$home"
+	"$home/bin/java" -Djava.library.path="$APPS" -cp "$APPS" JavaHot jni 10 \
+		>"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 0.5
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 4 -o "$OUT/io.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID|samples of walked JVMs|debug: bpf:)" <<<"$REPORT"
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
+	whole=$(folded_sum 'Thread\.run_\[0\];.*JavaHot\.jniLoop_\[[0j]\];JavaHot\.nativeWrites;Java_JavaHot_nativeWrites;([^;]*;)*write' \
+		"$OUT/io.folded")
+	echo "samples $samples, stack requests ${requests:-0}, JNI write under its Java callers $whole"
+	((${requests:-0} * 100 <= samples * 10))
+	((whole * 100 >= samples * 80))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
+}
+
+@test "jdk17, --java-walk bpf: a thread in JNI and write(2) walked from its frame anchor, no signal" {
+	io_run "$JDK17"
+}
+
+@test "jdk25, --java-walk bpf: a thread in JNI and write(2) walked from its frame anchor, no signal" {
+	io_run "$JDK25"
 }
 
 @test "--java-walk: a bad mode is refused with a clear error" {
 	run -2 "$JPROF" record -v -a -d 1 --java-walk sometimes -o "$OUT/x.folded"
-	[[ $output == *"--java-walk: 'sometimes': expected signal, bpf or shadow"* ]]
+	[[ $output == *"--java-walk: 'sometimes': expected signal, bpf, check or shadow"* ]]
 	[[ ! -e $OUT/x.folded ]]
+}
+
+# calls_run JDK_HOME MODE: JavaHot calls, its tiny methods kept out of line: a thread making
+# megamorphic calls, sampled in the callees' prologues and in itable and vtable stubs, where
+# AGCT often finds no frame (the agent's fallback recovers some). BPF walks those from the
+# prologue's bytes and the stub's return address: shadow, the walks agree with what the agent
+# found (but the callee in its prologue, which the agent drops); bpf, whole stacks without
+# a signal
+calls_run() {
+	local home=$1 mode=$2 line samples requests pct
+	require_jdk "$home"
+	"$home/bin/java" -XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,JavaHot$*::*' \
+		-cp "$APPS" JavaHot calls 10 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 1
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 4 --java-walk "$mode" -o "$OUT/c.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID|debug: bpf:)" <<<"$REPORT"
+	if [[ $mode == shadow ]]; then
+		# whole in BPF, none different from a stack the agent found (the profile is the
+		# agent's: a quarter of it without Java frames, where AGCT found none)
+		jwalk_check "$JPID" 97 99 0.5
+		return
+	fi
+	(($(folded_sum 'Thread\.run_\[0\];.*JavaHot\.callLoop_\[[0j]\];JavaHot\$(Op|Fn)[A-D]\.(op|fn)_\[j\] ' \
+		"$OUT/c.folded") > 500))
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
+	echo "samples $samples, stack requests ${requests:-0}"
+	((${requests:-0} * 100 <= samples * 10))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
+}
+
+@test "jdk17, --java-walk shadow: prologues and stubs walked in BPF agree with the agent" {
+	calls_run "$JDK17" shadow
+}
+
+@test "jdk25, --java-walk bpf: prologues and stubs walked in BPF, whole stacks without a signal" {
+	calls_run "$JDK25" bpf
 }

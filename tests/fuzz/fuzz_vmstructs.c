@@ -4,7 +4,8 @@
  * memory another user's process controls: the synthetic JVM of vms_fixture.h patched by
  * the input, (u32 offset, u8 length, bytes) at a time, so the fuzzer works on tables that
  * nearly hold; byte 0 cuts the readable memory short. Whatever the memory says, the reads
- * stay within the budgets and a layout that comes out passed jvm_walk_check.
+ * stay within the budgets, a layout that comes out passed jvm_walk_check, and a thread list
+ * read never holds more than its room.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)vmnames__frame(vn, &f);
 		}
 		vmnames__free(vn);
+
+		/* the thread list as the memory says it: bounded, whatever its length says */
+		if (names.threads.ok) {
+			struct vms_thread t[4];
+			size_t n = 0, skipped = 0;
+			__u64 list = 0;
+
+			if (!vmstructs_threads(&names.threads, vf_read, v, 0, t, 4, &n, &list,
+					       &skipped) &&
+			    (n > 4 || n + skipped > 4))
+				abort();
+		}
 
 		/* what came out is what BPF may be given: checked */
 		if (!w.n_heaps || w.n_heaps > JP_JW_HEAPS || !w.call_stub_ret ||

@@ -279,6 +279,47 @@ TEST(jvm_without_agent_is_marked_and_counted)
 	teardown(&f);
 }
 
+/*
+ * No agent, BPF's walk found no Java frame to walk: a JavaThread without a last Java frame,
+ * or (the JVM's thread list known) a thread in no entry of it: JVM-internal, its native
+ * frames as they are; a thread not in a list BPF does not know is missing its stack
+ */
+TEST(jvm_without_agent_threads_with_no_java_frame_are_internal)
+{
+	struct join_opts o = { 0 };
+	struct fixture f;
+	struct jp_sample s = sample(JP_EV_CPU, 0, 2);
+	struct join_stats st;
+	char *out, *rep = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__add_jvm(f.join, s.pid, s.pid, "java", NULL), 0);
+	s.jstack_err = JP_JW_NO_THREAD; /* the list not known yet: missing */
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	join__set_jvm_threads_known(f.join, s.pid, true);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	s.jstack_err = JP_JW_NO_ANCHOR;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	s.jstack_err = JP_JW_IN_JAVA; /* Java code it could not walk: missing */
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	out = folded(&f);
+	EXPECT_STREQ(out, "testproc;[no Java stack: no agent];join_caller;join_leaf 2\n"
+			  "testproc;join_caller;join_leaf 2\n");
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 4);
+	m = open_memstream(&rep, &len);
+	ASSERT_TRUE(m != NULL);
+	join__report(f.join, m, true);
+	fclose(m);
+	EXPECT_TRUE(strstr(rep, "4 samples, 2 in Java threads of which 0 with complete") != NULL);
+	EXPECT_TRUE(strstr(rep, "2 in JVM-internal threads") != NULL);
+	free(rep);
+	free(out);
+	teardown(&f);
+}
+
 TEST(jvm_being_attached_is_marked_pending)
 {
 	struct join_opts o = { 0 };

@@ -259,3 +259,69 @@ TEST(method_names_from_memory)
 	vmnames__free(vn);
 	free(v);
 }
+
+TEST(thread_list_for_the_walk_from_the_anchor)
+{
+	struct vf *v = vf_new();
+	struct vms_stats st = { 0 };
+	struct vms_names nl;
+	struct jp_jwalk w;
+	struct vms_thread t[4];
+	size_t n = 0, skipped = 9;
+	__u64 list = 0;
+	__s32 bad = -1;
+
+	ASSERT_TRUE(v != NULL);
+	EXPECT_EQ(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &st), 0);
+	EXPECT_TRUE(nl.threads.ok);
+	EXPECT_EQ(nl.threads.list_var, VF_BASE + VF_STATICS + 16);
+	EXPECT_EQ(nl.threads.osthread, 0x230);
+	EXPECT_EQ(nl.threads.os_tid, 0xd0);
+	EXPECT_EQ(nl.threads.state, 0x338);
+	EXPECT_EQ(nl.threads.anchor, 0x2a0);
+	EXPECT_TRUE(nl.threads.has_stack_base);
+	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, 0, t, 4, &n, &list, &skipped), 0);
+	EXPECT_EQ(n, 2);
+	EXPECT_EQ(skipped, 0);
+	EXPECT_EQ(list, VF_BASE + VF_TL);
+	EXPECT_EQ(t[0].tid, VF_TID0);
+	EXPECT_EQ(t[0].thread, VF_BASE + VF_JT);
+	EXPECT_EQ(t[1].tid, VF_TID0 + 1);
+	EXPECT_EQ(t[1].stack_hi, VF_STACK0 + (1u << 20));
+	/* the same list: nothing read on */
+	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, list, t, 4, &n, &list, NULL),
+		  -EALREADY);
+	/* more threads than room, or than any JVM has: refused */
+	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, 0, t, 1, &n, &list, NULL), -E2BIG);
+	vf_put(v, VF_TL + 0x8, 0xffffffffu);
+	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, 0, t, 4, &n, &list, NULL), -E2BIG);
+	vf_threads(v, 3);
+	/* a thread whose OSThread says no tid, one whose OSThread is unreadable: left out */
+	memcpy(v->mem + VF_OS + 0xd0, &bad, sizeof(bad));
+	vf_put(v, VF_JT + 0x1000 + 0x230, 0x10);
+	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, 0, t, 4, &n, &list, &skipped), 0);
+	EXPECT_EQ(n, 1);
+	EXPECT_EQ(skipped, 2);
+	EXPECT_EQ(t[0].tid, VF_TID0 + 2);
+	/* the array unreadable: the list is gone */
+	vf_put(v, VF_TL + 0x10, 0x10);
+	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, 0, t, 4, &n, &list, NULL), -EFAULT);
+	/* no list yet */
+	vf_put(v, VF_STATICS + 16, 0);
+	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, 0, t, 4, &n, &list, NULL), -EAGAIN);
+	/* a field missing: no walk from the anchor, the rest of the layout as before */
+	vf_build(v);
+	for (size_t i = 0; i < v->nstructs; i++) {
+		__u64 fp;
+		char name[32];
+
+		memcpy(&fp, v->mem + VF_STRUCTS + i * VF_S_STRIDE + 8, sizeof(fp));
+		memcpy(name, v->mem + (fp - VF_BASE), sizeof(name));
+		if (!strcmp(name, "_thread_id"))
+			memcpy(v->mem + (fp - VF_BASE), "_thread_xx", 10);
+	}
+	EXPECT_EQ(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &st), 0);
+	EXPECT_TRUE(!nl.threads.ok);
+	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, 0, t, 4, &n, &list, NULL), -EINVAL);
+	free(v);
+}

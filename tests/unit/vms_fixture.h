@@ -72,6 +72,30 @@ static inline void vf_type(struct vf *v, const char *name, __u64 size)
 	vf_put(v, e + 32, size);
 }
 
+/*
+ * A ThreadsList at VF_TL of n (at most 4) JavaThreads at VF_JT + i * 0x1000, tids
+ * VF_TID0 + i, their stacks' bases VF_STACK0 + i * 1 MiB; the static points to it
+ */
+#define VF_TL	  0x31000u
+#define VF_JT	  0x32000u
+#define VF_OS	  0x36000u
+#define VF_TID0	  101u
+#define VF_STACK0 0x7f3000000000ull
+static inline void vf_threads(struct vf *v, unsigned int n)
+{
+	vf_put(v, VF_STATICS + 16, VF_BASE + VF_TL);
+	vf_put(v, VF_TL + 0x8, n); /* _length (a uint; the next 4 bytes 0) */
+	vf_put(v, VF_TL + 0x10, VF_BASE + VF_TL + 0x100);
+	for (unsigned int i = 0; i < n && i < 4; i++) {
+		__s32 tid = (__s32)(VF_TID0 + i);
+
+		vf_put(v, VF_TL + 0x100 + 8 * i, VF_BASE + VF_JT + 0x1000 * i);
+		vf_put(v, VF_JT + 0x1000 * i + 0x230, VF_BASE + VF_OS + 0x100 * i);
+		vf_put(v, VF_JT + 0x1000 * i + 0x250, VF_STACK0 + (1u << 20) * (__u64)i);
+		memcpy(v->mem + VF_OS + 0x100 * i + 0xd0, &tid, sizeof(tid));
+	}
+}
+
 static inline void vf_build(struct vf *v)
 {
 	static const __u64 vals[VMS_SYM_MAX] = {
@@ -123,6 +147,15 @@ static inline void vf_build(struct vf *v)
 	vf_field(v, "Symbol", "_length", "u2", 0, 4, 0);
 	vf_field(v, "Symbol", "_body", "u1", 0, 6, 0);
 	vf_field(v, "CompiledMethod", "_method", "Method*", 0, 0x48, 0);
+	/* the thread list (the walk from a thread's frame anchor) */
+	vf_field(v, "ThreadsSMRSupport", "_java_thread_list", "ThreadsList*", 1, 0,
+		 VF_BASE + VF_STATICS + 16);
+	vf_field(v, "ThreadsList", "_length", "const uint", 0, 0x8, 0);
+	vf_field(v, "ThreadsList", "_threads", "JavaThread*const*const", 0, 0x10, 0);
+	vf_field(v, "Thread", "_osthread", "OSThread*", 0, 0x230, 0);
+	vf_field(v, "Thread", "_stack_base", "address", 0, 0x250, 0);
+	vf_field(v, "OSThread", "_thread_id", "OSThread::thread_id_t", 0, 0xd0, 0);
+	vf_field(v, "JavaThread", "_thread_state", "JavaThreadState", 0, 0x338, 0);
 	vf_type(v, "ConstantPool", 0x50);
 	vf_type(v, "ConstMethod", 0x38);
 	vf_type(v, "HeapBlock", 16);
@@ -137,6 +170,7 @@ static inline void vf_build(struct vf *v)
 	vf_put(v, VF_HEAP + 0x10 + 0x18, VF_HEAP_HI);
 	vf_put(v, VF_HEAP + 0x40 + 0x8, VF_SEGMAP);
 	vf_put(v, VF_HEAP + 0x80, 6);
+	vf_threads(v, 2);
 }
 
 /* a Symbol at off: u2 length at 4, bytes at 6 */

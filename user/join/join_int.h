@@ -157,6 +157,7 @@ struct jvm_ent {
 	struct dl early;
 	size_t early_bytes;
 	bool early_off;				 /* join__early_off: none held any more */
+	bool threads_known;			 /* join__set_jvm_threads_known */
 	__u64 early_dict, early_methods;	 /* dictionary and Method*s learned at the last try */
 	__u64 early_held, early_named, early_unknown, early_over, early_dropped;
 	struct vmnames *vn; /* names read from the JVM's memory, for what no agent names */

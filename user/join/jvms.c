@@ -419,6 +419,14 @@ void join__set_jvm_vmnames(struct join *j, __u32 pid, struct vmnames *vn)
 	e->vn = vn;
 }
 
+void join__set_jvm_threads_known(struct join *j, __u32 pid, bool known)
+{
+	struct jvm_ent *e = jn_find_jvm(j, pid);
+
+	if (e)
+		e->threads_known = known;
+}
+
 /* the reader protocol: every agent of the join learns this jprof still reads it */
 void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 alloc_interval)
 {

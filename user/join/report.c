@@ -262,13 +262,15 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 	fprintf(f,
 		"); %llu compared with the agent's: %llu agree (%.1f%%; %llu named an "
 		"interpreted method first), %llu agree but for the inlining at the "
-		"interrupted pc, %llu differ (%llu in length only); not compared: "
+		"interrupted pc or a callee in its prologue (%llu: the agent drops it), %llu "
+		"differ (%llu in length only); not compared: "
 		"%llu without the agent's frames, %llu with code not named yet; %llu methods "
 		"learned\n",
 		(unsigned long long)st.compared, (unsigned long long)st.agree,
 		st.compared ? 100.0 * (double)st.agree / (double)st.compared : 0.0,
-		(unsigned long long)st.learned, (unsigned long long)st.leaf_inlining,
-		(unsigned long long)st.differ, (unsigned long long)st.differ_length,
+		(unsigned long long)st.learned,
+		(unsigned long long)(st.leaf_inlining + st.prologue),
+		(unsigned long long)st.prologue, (unsigned long long)st.differ, (unsigned long long)st.differ_length,
 		(unsigned long long)st.no_trace, (unsigned long long)st.unnamed,
 		(unsigned long long)st.methods);
 	if (st.named || st.unlearned)

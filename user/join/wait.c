@@ -448,7 +448,12 @@ static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_
 	j->java_from = n;
 	for (__u32 k = 0; k < s->jstack_len; k++) {
 		const char *name = vmnames__frame(e->vn, &f[k]);
-		enum jp_frame_kind kind = f[k].method ? JP_FK_INTERP : JP_FK_JIT;
+		/* a native method's frame (jprof.h JP_JFRAME_NATIVE*): as AGCT's, no suffix */
+		enum jp_frame_kind kind = (f[k].pc & JP_JFRAME_NATIVE) ||
+							  (f[k].method && f[k].pc == JP_JFRAME_NATIVE_BCI)
+						  ? JP_FK_NATIVE
+					  : f[k].method ? JP_FK_INTERP
+							: JP_FK_JIT;
 
 		if (name) {
 			jn_push_java_name(j, &n, name, kind);

@@ -137,8 +137,29 @@ static int m_put(struct jwalk *w, __u64 mptr, __u64 mid)
 	return 0;
 }
 
-/* BPF's frames, each compiled one as its inline chain: into exp_*; -1 when one is unnamed */
-static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *f, __u32 nf)
+/* an interpreted frame's bci: -3 a native method's, -1 none */
+static __s32 jframe_bci(const struct jp_jframe *f)
+{
+	if (f->pc == JP_JFRAME_NATIVE_BCI)
+		return -3;
+	return f->pc > 0xffff ? -1 : (__s32)f->pc;
+}
+
+/* the kind of a frame named with bci as AGCT's frames are (agent_ring.c: -3 native) */
+static enum jp_frame_kind jframe_kind(__s32 bci, bool interp, bool root)
+{
+	if (bci == -3)
+		return JP_FK_NATIVE;
+	return interp ? JP_FK_INTERP : root ? JP_FK_JIT : JP_FK_INLINED;
+}
+
+/*
+ * BPF's frames, each compiled one as its inline chain: into exp_*; -1 when one is unnamed.
+ * prologue: the top frame's pc is in its method's prologue: that method alone (nothing
+ * inlined runs there yet)
+ */
+static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *f, __u32 nf,
+		  bool prologue, bool at_call)
 {
 	int n = 0;
 
@@ -153,13 +174,24 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 			if (n >= JWALK_MAX_EXPANDED)
 				return n;
 			w->exp_mptr[n] = f[k].method;
-			w->exp_bci[n] = f[k].pc > 0xffff ? -1 : (__s32)f[k].pc;
+			w->exp_bci[n] = jframe_bci(&f[k]);
 			w->exp_mid[n++] = m_get(w, f[k].method);
 			continue;
 		}
-		c = jvm_agent__pc_chain(a, f[k].pc, k == 0, &chain, &bci);
+		c = jvm_agent__pc_chain(a, f[k].pc & ~JP_JFRAME_NATIVE, k == 0 && !at_call, &chain,
+					&bci);
 		if (c <= 0)
 			return -1;
+		/* a native method's wrapper: the method alone, as AGCT gives it (bci -3) */
+		if ((f[k].pc & JP_JFRAME_NATIVE) || (k == 0 && prologue)) {
+			if (n >= JWALK_MAX_EXPANDED)
+				return n;
+			w->exp_mptr[n] = 0;
+			w->exp_bci[n] = (f[k].pc & JP_JFRAME_NATIVE) ? -3 : 0;
+			w->exp_root[n] = 1;
+			w->exp_mid[n++] = chain[c - 1];
+			continue;
+		}
 		if (k == 0)
 			w->leaf_chain = c;
 		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++) {
@@ -175,10 +207,16 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 }
 
 static void show_diff(struct jwalk *w, struct jvm_agent *a, const struct java_trace *tr, int n,
-		      int at)
+		      int at, __u32 flags)
 {
-	pr_debug("java walk: BPF's stack (%d frames) differs from the agent's (%d) at frame %d:",
-		 n, tr->num_frames, at);
+	pr_debug("java walk: BPF's stack (%d frames%s%s%s) differs from the agent's (%d) at frame "
+		 "%d:",
+		 n, (flags & JP_SF_ANCHOR) ? ", from the frame anchor" : "",
+		 (flags & JP_SF_PROLOGUE) ? ", from a prologue" : "",
+		 (flags & JP_SF_FP_CHAIN)			     ? ", from native frame pointers"
+		 : (flags & JP_SF_AT_CALL) && !(flags & JP_SF_ANCHOR) ? ", from below a stub"
+								      : "",
+		 tr->num_frames, at);
 	for (int i = 0; i < n || i < tr->num_frames; i++) {
 		const char *b = i < n && w->exp_mid[i]
 					? jvm_agent__method_name(a, w->exp_mid[i], 0)
@@ -224,6 +262,27 @@ static bool leaf_inlining_only(const struct jwalk *w, const struct jp_jframe *f,
 	return false;
 }
 
+/*
+ * BPF's walk from a prologue against the agent's, which drops the callee (its fallback
+ * asks AGCT again from the return address, as a top frame: the scope after the call, maybe
+ * a few inlined frames deeper or shallower): the same below the callee, aligned at the
+ * bottom, the agent's top within JWALK_PROLOGUE_SLACK frames of BPF's caller frames
+ */
+#define JWALK_PROLOGUE_SLACK 4
+static bool prologue_only(const struct jwalk *w, int n, const struct java_trace *tr)
+{
+	int m = tr->num_frames, k = n - 1, d = m - k, same = 0;
+
+	if (k < 1 || d > JWALK_PROLOGUE_SLACK || d < -JWALK_PROLOGUE_SLACK)
+		return false;
+	/* the frames both have, from the bottom up: all but the top few of the shorter */
+	while (same < k && same < m &&
+	       (!w->exp_mid[n - 1 - same] ||
+		w->exp_mid[n - 1 - same] == tr->frames[m - 1 - same].method_id))
+		same++;
+	return same >= (k < m ? k : m) - JWALK_PROLOGUE_SLACK && same > 0;
+}
+
 void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s,
 		    const struct jp_jframe *f, const struct java_trace *tr)
 {
@@ -241,7 +300,7 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 		w->st.no_trace++;
 		return;
 	}
-	n = expand(w, a, f, s->jstack_len);
+	n = expand(w, a, f, s->jstack_len, s->flags & JP_SF_PROLOGUE, s->flags & JP_SF_AT_CALL);
 	if (n < 0) {
 		w->st.unnamed++;
 		return;
@@ -263,9 +322,13 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 		w->st.leaf_inlining++;
 		return;
 	}
+	if (at >= 0 && (s->flags & JP_SF_PROLOGUE) && prologue_only(w, n, tr)) {
+		w->st.prologue++;
+		return;
+	}
 	if (at >= 0) {
 		if (w->st.differ++ < JWALK_SHOW_DIFFS)
-			show_diff(w, a, tr, n, at);
+			show_diff(w, a, tr, n, at, s->flags);
 		/* a Method* named from earlier samples that names another method now */
 		if (at < n && w->exp_mptr[at] && w->exp_mid[at]) {
 			m_del(w, w->exp_mptr[at]);
@@ -292,7 +355,7 @@ int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s
 
 	if (!w || s->jstack_err != JP_JW_ENTRY || !s->jstack_len)
 		return -EINVAL;
-	n = expand(w, a, f, s->jstack_len);
+	n = expand(w, a, f, s->jstack_len, s->flags & JP_SF_PROLOGUE, s->flags & JP_SF_AT_CALL);
 	if (n <= 0)
 		return -ENOENT;
 	for (int i = 0; i < n; i++) {
@@ -302,9 +365,7 @@ int jwalk__trace(struct jwalk *w, struct jvm_agent *a, const struct jp_sample *s
 		w->tr[i] = (struct java_frame){
 			.method_id = w->exp_mid[i],
 			.bci = w->exp_bci[i],
-			.kind = w->exp_mptr[i]	 ? JP_FK_INTERP
-				: w->exp_root[i] ? JP_FK_JIT
-						 : JP_FK_INLINED,
+			.kind = jframe_kind(w->exp_bci[i], w->exp_mptr[i], w->exp_root[i]),
 		};
 	}
 	*ret = (struct java_trace){ .time_ns = s->time_ns, .num_frames = n, .frames = w->tr };
@@ -330,16 +391,28 @@ int jwalk__trace_partial(struct jwalk *w, struct jvm_agent *a, const struct jp_s
 			unknown += !mid;
 			w->tr[n++] = (struct java_frame){
 				.method_id = mid,
-				.bci = !mid ? -2 - (__s32)k : f[k].pc > 0xffff ? -1 : (__s32)f[k].pc,
-				.kind = JP_FK_INTERP,
+				.bci = !mid ? -2 - (__s32)k : jframe_bci(&f[k]),
+				.kind = jframe_kind(jframe_bci(&f[k]), true, false),
 			};
 			continue;
 		}
 		if (a)
-			c = jvm_agent__pc_chain(a, f[k].pc, k == 0, &chain, &bci);
+			c = jvm_agent__pc_chain(a, f[k].pc & ~JP_JFRAME_NATIVE,
+						k == 0 && !(s->flags & JP_SF_AT_CALL), &chain, &bci);
 		if (c <= 0) {
 			unknown++;
-			w->tr[n++] = (struct java_frame){ .bci = -2 - (__s32)k, .kind = JP_FK_JIT };
+			w->tr[n++] = (struct java_frame){
+				.bci = -2 - (__s32)k,
+				.kind = (f[k].pc & JP_JFRAME_NATIVE) ? JP_FK_NATIVE : JP_FK_JIT,
+			};
+			continue;
+		}
+		if (f[k].pc & JP_JFRAME_NATIVE) {
+			w->tr[n++] = (struct java_frame){
+				.method_id = chain[c - 1],
+				.bci = -3,
+				.kind = JP_FK_NATIVE,
+			};
 			continue;
 		}
 		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++)
@@ -370,6 +443,10 @@ void jwalk__stats(const struct jwalk *w, struct jwalk_stats *ret)
 const char *jwalk_end_str(int idx)
 {
 	static const char *const names[JW_ENDS] = {
+		[JP_JW_BAD_ANCHOR + JW_END_BIAS] = "frame anchor did not check out",
+		[JP_JW_NO_ANCHOR + JW_END_BIAS] = "no last Java frame",
+		[JP_JW_IN_JAVA + JW_END_BIAS] = "outside the code cache in Java state",
+		[JP_JW_NO_THREAD + JW_END_BIAS] = "thread not known",
 		[JP_JW_NO_REGS + JW_END_BIAS] = "no user registers",
 		[JP_JW_LOST + JW_END_BIAS] = "return address outside the code",
 		[JP_JW_BAD_FRAME + JW_END_BIAS] = "frame did not check out",

@@ -12,9 +12,9 @@
 #include "jprof.h"
 #include "jvm/agent_ring.h"
 
-/* jp_sample.jstack_err from JP_JW_NO_REGS (-7) to JP_JW_DEPTH (2): index err + JW_END_BIAS */
-#define JW_END_BIAS 7
-#define JW_ENDS	    10
+/* jp_sample.jstack_err from JP_JW_BAD_ANCHOR (-11) to JP_JW_DEPTH (2): index err + JW_END_BIAS */
+#define JW_END_BIAS 11
+#define JW_ENDS	    14
 
 struct jwalk_stats {
 	__u64 walked;	      /* samples BPF walked (jstack_err set) */
@@ -23,6 +23,11 @@ struct jwalk_stats {
 	__u64 agree;	      /* ... the same methods in the same order */
 	__u64 learned;	      /* ... of which named an interpreted frame's Method* first */
 	__u64 leaf_inlining;  /* ... the same but for the inlining at the interrupted pc */
+	/*
+	 * ... BPF's top frame a method in its prologue, the rest the same as the agent's: its
+	 * walk drops the callee whose frame is not made yet (agent stacks.c's fallback)
+	 */
+	__u64 prologue;
 	__u64 differ;	      /* ... another stack */
 	__u64 differ_length;  /* ... of those: the same frames as far as the shorter goes */
 	__u64 unnamed;	      /* a compiled pc in no known blob: not compared */

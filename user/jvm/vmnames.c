@@ -192,7 +192,7 @@ static __u64 pc_method(struct vmnames *v, __u64 pc)
 	for (__u32 k = 0; k < v->w.n_heaps && k < JP_JW_HEAPS; k++) {
 		const struct jp_jwalk_heap *h = &v->w.heaps[k];
 		__u64 seg, blob, name_p, m;
-		char name[8];
+		char name[16];
 		__u8 hop;
 
 		if (pc < h->lo || pc >= h->hi)
@@ -206,8 +206,14 @@ static __u64 pc_method(struct vmnames *v, __u64 pc)
 			seg -= hop;
 		}
 		blob = h->lo + (seg << (h->log2_seg & 31)) + v->w.heap_block;
-		if (rd64(v, blob + v->w.blob_name, &name_p) || rd(v, name_p, name, sizeof(name)) ||
-		    memcmp(name, "nmethod", 8) || rd64(v, blob + v->l.nm_method, &m))
+		/* a method's code, or a native method's wrapper ("native nmethod") */
+		if (rd64(v, blob + v->w.blob_name, &name_p) || rd(v, name_p, name, 8))
+			return 0;
+		if (memcmp(name, "nmethod", 8) &&
+		    (memcmp(name, "native n", 8) || rd(v, name_p + 8, name + 8, 7) ||
+		     memcmp(name + 8, "method", 7)))
+			return 0;
+		if (rd64(v, blob + v->l.nm_method, &m))
 			return 0;
 		return m;
 	}
@@ -216,16 +222,18 @@ static __u64 pc_method(struct vmnames *v, __u64 pc)
 
 const char *vmnames__frame(struct vmnames *v, const struct jp_jframe *f)
 {
+	__u64 pc;
 	size_t i;
 
 	if (!v)
 		return NULL;
 	if (f->method)
 		return method_name(v, f->method);
-	i = (size_t)((f->pc ^ (f->pc >> 10)) & 1023);
-	if (v->pcs[i].pc != f->pc || !f->pc) {
-		v->pcs[i].pc = f->pc;
-		v->pcs[i].m = pc_method(v, f->pc);
+	pc = f->pc & ~JP_JFRAME_NATIVE;
+	i = (size_t)((pc ^ (pc >> 10)) & 1023);
+	if (v->pcs[i].pc != pc || !pc) {
+		v->pcs[i].pc = pc;
+		v->pcs[i].m = pc_method(v, pc);
 	}
 	return method_name(v, v->pcs[i].m);
 }

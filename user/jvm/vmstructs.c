@@ -38,6 +38,8 @@ const char *const vmstructs_sym_names[VMS_SYM_MAX] = {
 	[VMS_T_STRIDE] = "gHotSpotVMTypeEntryArrayStride",
 };
 
+static int read_pid_mem(void *ctx, __u64 addr, void *buf, size_t n);
+
 /* a page cache over the reader: the table, its strings and the statics share few pages */
 #define VMR_PAGE  4096ull
 #define VMR_SLOTS 64
@@ -112,6 +114,9 @@ struct vms_found {
 	__u64 heap_block_size, const_method_size, cp_size;
 	/* names (vms_names) */
 	long cm_constants, cm_name_index, cp_holder, klass_name, sym_length, sym_body, nm_method;
+	/* threads (vms_threads) */
+	__u64 tlist_var;
+	long tl_length, tl_threads, t_osthread, os_tid, jt_state, jt_anchor, t_stack_base;
 };
 
 /* one nonstatic field of the table, if it is one the walk needs (as walk_field) */
@@ -150,6 +155,16 @@ static void want_field(struct vms_found *f, const char *type, const char *field,
 		/* CompiledMethod's in JDK 17, nmethod's since 23 */
 		{"CompiledMethod", "_method", &f->nm_method},
 		{"nmethod", "_method", &f->nm_method},
+		{"ThreadsList", "_length", &f->tl_length},
+		{"ThreadsList", "_threads", &f->tl_threads},
+		/* Thread's in JDK 17 and 25; JavaThread's if it moves there */
+		{"Thread", "_osthread", &f->t_osthread},
+		{"JavaThread", "_osthread", &f->t_osthread},
+		{"OSThread", "_thread_id", &f->os_tid},
+		{"JavaThread", "_thread_state", &f->jt_state},
+		{"JavaThread", "_anchor", &f->jt_anchor},
+		{"Thread", "_stack_base", &f->t_stack_base},
+		{"JavaThread", "_stack_base", &f->t_stack_base},
 	};
 
 	if (!strcmp(type, "HeapBlock::Header") && !strcmp(field, "_length"))
@@ -193,6 +208,11 @@ static bool type_wanted(const char *t)
 		"Symbol",
 		"CompiledMethod",
 		"nmethod",
+		"ThreadsSMRSupport",
+		"ThreadsList",
+		"Thread",
+		"JavaThread",
+		"OSThread",
 	};
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
@@ -275,6 +295,9 @@ static int read_structs(struct vmr *v, const __u64 *syms, struct vms_found *f)
 			else if (!strcmp(type, "StubRoutines") &&
 				 !strcmp(field, "_call_stub_return_address"))
 				f->stub_ret_var = addr;
+			else if (!strcmp(type, "ThreadsSMRSupport") &&
+				 !strcmp(field, "_java_thread_list"))
+				f->tlist_var = addr;
 			continue;
 		}
 		if (off > 65536)
@@ -403,6 +426,34 @@ static int build(struct vmr *v, const struct vms_found *f, struct jp_ring_walk *
 	return 0;
 }
 
+/*
+ * The threads' offsets, each under 64 KiB; ok when all but the stack base are known and
+ * the anchor's words are within its first 32 bytes (BPF reads those at once)
+ */
+static void threads_of(const struct vms_found *f, const struct jp_jwalk *w, struct vms_threads *t)
+{
+	const long v[] = {f->tl_length, f->tl_threads, f->t_osthread,
+			  f->os_tid,	f->jt_state,   f->jt_anchor};
+	__u32 *o[] = {&t->list_length, &t->list_threads, &t->osthread,
+		      &t->os_tid,	&t->state,	  &t->anchor};
+
+	memset(t, 0, sizeof(*t));
+	t->ok = f->tlist_var && w->anchor_sp < 32 && w->anchor_fp < 32 && w->anchor_pc < 32 &&
+		!(w->anchor_sp & 7) && !(w->anchor_fp & 7) && !(w->anchor_pc & 7);
+	t->list_var = f->tlist_var;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (v[i] < 0 || v[i] > 0xffff) {
+			t->ok = 0;
+			continue;
+		}
+		*o[i] = (__u32)v[i];
+	}
+	if (f->t_stack_base >= 0 && f->t_stack_base <= 0xffff) {
+		t->stack_base = (__u32)f->t_stack_base;
+		t->has_stack_base = 1;
+	}
+}
+
 /* the names' offsets, each under 64 KiB; ok when all are known */
 static void names_of(const struct vms_found *f, struct vms_names *n)
 {
@@ -454,6 +505,13 @@ int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwa
 		.sym_length = -1,
 		.sym_body = -1,
 		.nm_method = -1,
+		.tl_length = -1,
+		.tl_threads = -1,
+		.t_osthread = -1,
+		.os_tid = -1,
+		.jt_state = -1,
+		.jt_anchor = -1,
+		.t_stack_base = -1,
 	};
 	struct jp_ring_walk w;
 	struct vmr *v = calloc(1, sizeof(*v));
@@ -468,9 +526,71 @@ int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwa
 	free(v);
 	if (err)
 		return err;
-	if (ret_names)
+	err = jvm_walk_check(&w, ret);
+	if (err)
+		return err;
+	if (ret_names) {
 		names_of(&f, ret_names);
-	return jvm_walk_check(&w, ret);
+		threads_of(&f, ret, &ret_names->threads);
+	}
+	return 0;
+}
+
+int vmstructs_threads(const struct vms_threads *t, vms_read_fn rd, void *ctx, __u64 prev_list,
+		      struct vms_thread *ret, size_t cap, size_t *ret_n, __u64 *ret_list,
+		      size_t *ret_skipped)
+{
+	__u64 list = 0, arr = 0, again = 0;
+	__u32 len = 0;
+	size_t n = 0, skipped = 0;
+	int err;
+
+	if (!t->ok)
+		return -EINVAL;
+	err = rd(ctx, t->list_var, &list, sizeof(list));
+	if (err)
+		return -EFAULT;
+	if (!list)
+		return -EAGAIN;
+	*ret_list = list;
+	if (list == prev_list)
+		return -EALREADY;
+	if (rd(ctx, list + t->list_length, &len, sizeof(len)) ||
+	    rd(ctx, list + t->list_threads, &arr, sizeof(arr)))
+		return -EFAULT;
+	if (len > cap || len > VMS_MAX_THREADS)
+		return -E2BIG;
+	if (len && !arr)
+		return -EFAULT;
+	for (__u32 i = 0; i < len; i++) {
+		__u64 jt = 0, os = 0, base = 0;
+		__s32 tid = 0;
+
+		if (rd(ctx, arr + (__u64)i * 8, &jt, sizeof(jt)))
+			return -EFAULT; /* the array itself: the list is gone */
+		if (!jt || rd(ctx, jt + t->osthread, &os, sizeof(os)) || !os ||
+		    rd(ctx, os + t->os_tid, &tid, sizeof(tid)) || tid <= 0 ||
+		    (t->has_stack_base && rd(ctx, jt + t->stack_base, &base, sizeof(base)))) {
+			skipped++;
+			continue;
+		}
+		ret[n++] = (struct vms_thread){.thread = jt, .stack_hi = base, .tid = (__u32)tid};
+	}
+	/* replaced while it was read: what was read may be of a list being freed */
+	if (rd(ctx, t->list_var, &again, sizeof(again)) || again != list)
+		return -EAGAIN;
+	*ret_n = n;
+	if (ret_skipped)
+		*ret_skipped = skipped;
+	return 0;
+}
+
+int vmstructs_threads_pid(__u32 pid, const struct vms_threads *t, __u64 prev_list,
+			  struct vms_thread *ret, size_t cap, size_t *ret_n, __u64 *ret_list,
+			  size_t *ret_skipped)
+{
+	return vmstructs_threads(t, read_pid_mem, &pid, prev_list, ret, cap, ret_n, ret_list,
+				 ret_skipped);
 }
 
 /* the process's memory ----------------------------------------------------- */

@@ -36,14 +36,42 @@ extern const char *const vmstructs_sym_names[VMS_SYM_MAX];
 typedef int (*vms_read_fn)(void *ctx, __u64 addr, void *buf, size_t n);
 
 /*
+ * Where a JVM's threads are (the walk from a thread's frame anchor, jprof.h jthreads):
+ * &ThreadsSMRSupport::_java_thread_list, the current ThreadsList's _length (a u32) and
+ * _threads (JavaThread*[]), each JavaThread's _osthread (OSThread::_thread_id: the tid),
+ * _thread_state, _anchor and _stack_base (has_stack_base 0: not exported). ok false: not
+ * all the others are known (no walk from the anchor).
+ */
+struct vms_threads {
+	__u64 list_var;
+	__u32 list_length, list_threads;
+	__u32 osthread, os_tid, state, anchor, stack_base;
+	int has_stack_base;
+	int ok;
+};
+
+/*
  * Where a method's names are (Method -> ConstMethod -> ConstantPool -> Symbol), and a
- * compiled method's Method*: offsets, 0 not known (ok false: not all known)
+ * compiled method's Method*: offsets, 0 not known (ok false: not all known). threads: what
+ * the same tables say of the JVM's threads.
  */
 struct vms_names {
 	__u32 cm_constants, cm_name_index, cp_holder, cp_size, klass_name;
 	__u32 sym_length, sym_body, nm_method;
 	int ok;
+	struct vms_threads threads;
 };
+
+/* one JavaThread of a JVM's thread list */
+struct vms_thread {
+	__u64 thread;	/* JavaThread* */
+	__u64 stack_hi; /* its _stack_base, 0 unknown */
+	__u32 tid;	/* global tid, as the JVM's OSThread says (its own namespace's: see below) */
+	__u32 pad;
+};
+
+/* the most threads of one JVM read (jprof.h JP_MAX_JTHREADS for all) */
+#define VMS_MAX_THREADS 32768
 
 struct vms_stats {
 	__u64 reads;   /* calls of the reader (pages) */
@@ -67,6 +95,23 @@ struct vms_stats {
  */
 int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwalk *ret,
 		     struct vms_names *ret_names, struct vms_stats *st);
+
+/*
+ * The threads of the JVM whose layout says t, into ret[] (at most cap): every read through
+ * rd, nothing trusted (a list freed while it is read gives garbage: BPF checks each entry
+ * again at each use). *ret_list: the ThreadsList read (HotSpot makes a new one for every
+ * thread start and exit: the same pointer, nothing changed, prev_list given: returns
+ * -EALREADY without reading on). 0 and *ret_n, -EAGAIN no list yet, -E2BIG more threads
+ * than cap or VMS_MAX_THREADS, -EFAULT the list is unreadable, -EINVAL t not ok. Threads
+ * whose own reads fail are left out (*ret_skipped counts them).
+ */
+int vmstructs_threads(const struct vms_threads *t, vms_read_fn rd, void *ctx, __u64 prev_list,
+		      struct vms_thread *ret, size_t cap, size_t *ret_n, __u64 *ret_list,
+		      size_t *ret_skipped);
+/* the same for process pid, through process_vm_readv */
+int vmstructs_threads_pid(__u32 pid, const struct vms_threads *t, __u64 prev_list,
+			  struct vms_thread *ret, size_t cap, size_t *ret_n, __u64 *ret_list,
+			  size_t *ret_skipped);
 
 /*
  * The same for process pid: its libjvm.so mapping (/proc/pid/maps), the ELF file through

@@ -539,7 +539,7 @@ int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object
 {
 	static const char *const names[] = {
 		"events", "pids", "cgroups", "cgroup_cfg", "jvms", "stats", "wall_cpu",
-		"native_threads", "jwalk", "jw_methods",
+		"native_threads", "jwalk", "jw_methods", "jthreads",
 	};
 	struct bpf_map *m;
 	int err;

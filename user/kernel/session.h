@@ -69,6 +69,11 @@ int kernel_session__add_walk(struct kernel_session *s, __u32 tgid, __u64 start_t
  * kernel_session__add_jvm; NULL removes it. 0 or -errno.
  */
 int kernel_session__set_jwalk(struct kernel_session *s, __u32 tgid, const struct jp_jwalk *w);
+/*
+ * Thread tid (global) is the JavaThread t->thread of JVM t->tgid (jprof.h jthreads: the
+ * walk from its frame anchor), or, t NULL, no longer. 0 or -errno (-E2BIG: the map is full).
+ */
+int kernel_session__set_jthread(struct kernel_session *s, __u32 tid, const struct jp_jthread *t);
 /* an interpreted method BPF's walk of JVM tgid may name without a signal, or no longer */
 int kernel_session__jw_method(struct kernel_session *s, __u32 tgid, __u64 method, bool known);
 /*

@@ -88,6 +88,19 @@ int kernel_session__native_thread(struct kernel_session *s, __u32 tid, bool nati
 	return 0;
 }
 
+int kernel_session__set_jthread(struct kernel_session *s, __u32 tid, const struct jp_jthread *t)
+{
+	if (!t) {
+		if (bpf_map__delete_elem(s->cpu->maps.jthreads, &tid, sizeof(tid), 0) &&
+		    errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	if (bpf_map__update_elem(s->cpu->maps.jthreads, &tid, sizeof(tid), t, sizeof(*t), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int kernel_session__del_jvm(struct kernel_session *s, __u32 tgid)
 {
 	(void)kernel_session__set_jwalk(s, tgid, NULL);

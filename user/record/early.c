@@ -11,6 +11,18 @@
 #include "jvm/vmnames.h"
 #include "jvm/vmstructs.h"
 
+/*
+ * Its thread list (the walk from a thread's frame anchor): the list pointer is looked at
+ * every THREADS_EVERY_NS (one 8-byte read: HotSpot makes a new list for every thread that
+ * starts or exits), the list read only when it changed (then the next look waits 1 ms
+ * more for each thread read), and read whole every THREADS_FULL_NS anyway (a list freed and
+ * another made at the same address)
+ */
+#define THREADS_EVERY_NS (100ull * 1000 * 1000)
+#define THREADS_FULL_NS	 (5000ull * 1000 * 1000)
+#define THREADS_CAP0	 256
+#define THREADS_PER_THREAD_NS (1000ull * 1000)
+
 /* a JVM found while still starting has no code heaps yet: tried again, 20 ms doubling */
 #define EARLY_TRIES	 9 /* the last about 5 s after the first */
 #define EARLY_BACKOFF_NS (20ull * 1000 * 1000)
@@ -32,16 +44,127 @@ static bool agent_in_bpf(const struct rec *r, __u32 pid)
 	return false;
 }
 
+static int cmp_tid(const void *a, const void *b)
+{
+	__u32 x = ((const struct vms_thread *)a)->tid, y = ((const struct vms_thread *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the thread ts of e in BPF's jthreads, or (t NULL) no longer */
+static void thread_set(struct rec *r, struct rec_early *e, const struct vms_thread *t, __u32 tid)
+{
+	const struct vms_threads *l = &e->names.threads;
+	struct jp_jthread v;
+	int err;
+
+	if (!t) {
+		(void)kernel_session__set_jthread(r->ks, tid, NULL);
+		return;
+	}
+	v = (struct jp_jthread){
+		.thread = t->thread,
+		.stack_hi = t->stack_hi,
+		.tgid = e->pid,
+		.state = (__u16)l->state,
+		.anchor = (__u16)l->anchor,
+		.osthread = (__u16)l->osthread,
+		.os_tid = (__u16)l->os_tid,
+	};
+	err = kernel_session__set_jthread(r->ks, tid, &v);
+	if (err)
+		r->early_st.tl_map_err++;
+	else
+		r->early_st.tl_set++;
+}
+
+/*
+ * e's thread list read again when it changed: BPF's jthreads gets the threads that came,
+ * loses the ones gone (sorted by tid, merged with the last read)
+ */
+static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
+{
+	bool full = now >= e->threads_full_ns;
+	size_t n = 0, skipped = 0, i = 0, k = 0;
+	struct vms_thread *nt;
+	__u64 list = 0;
+	int err;
+
+	e->threads_next_ns = now + THREADS_EVERY_NS;
+	if (!e->capthr || (e->nthr == e->capthr && e->capthr < VMS_MAX_THREADS)) {
+		size_t cap = e->capthr ? e->capthr * 2 : THREADS_CAP0;
+		struct vms_thread *p = realloc(e->thr, 2 * cap * sizeof(*p));
+
+		if (!p)
+			return;
+		e->thr = p;
+		e->capthr = cap;
+	}
+	/* the last read in [0, capthr), the new one after it */
+	nt = e->thr + e->capthr;
+	err = vmstructs_threads_pid(e->pid, &e->names.threads, full ? 0 : e->tlist, nt, e->capthr,
+				    &n, &list, &skipped);
+	if (err == -EALREADY)
+		return;
+	r->early_st.tl_reads++;
+	if (err == -E2BIG && e->capthr < VMS_MAX_THREADS) {
+		e->nthr = e->capthr; /* grown at the next look */
+		e->tlist = 0;
+		return;
+	}
+	if (err) {
+		r->early_st.tl_failed++;
+		r->early_st.tl_last_err = err;
+		return;
+	}
+	if (full)
+		e->threads_full_ns = now + THREADS_FULL_NS;
+	/*
+	 * a list read costs about 3 reads a thread: a JVM with many threads that start and
+	 * exit all the time is looked at less often (1,000 threads: every 1.1 s)
+	 */
+	e->threads_next_ns = now + THREADS_EVERY_NS + n * THREADS_PER_THREAD_NS;
+	r->early_st.tl_changed += list != e->tlist;
+	r->early_st.tl_skipped += skipped;
+	e->tlist = list;
+	qsort(nt, n, sizeof(*nt), cmp_tid);
+	while (i < e->nthr || k < n) {
+		if (k == n || (i < e->nthr && e->thr[i].tid < nt[k].tid)) {
+			thread_set(r, e, NULL, e->thr[i++].tid);
+		} else if (i == e->nthr || nt[k].tid < e->thr[i].tid) {
+			thread_set(r, e, &nt[k], nt[k].tid);
+			k++;
+		} else {
+			if (nt[k].thread != e->thr[i].thread || nt[k].stack_hi != e->thr[i].stack_hi)
+				thread_set(r, e, &nt[k], nt[k].tid);
+			i++;
+			k++;
+		}
+	}
+	memcpy(e->thr, nt, n * sizeof(*nt));
+	e->nthr = n;
+	/* samples of threads in no entry are of no JavaThread (the join) */
+	join__set_jvm_threads_known(r->join, e->pid, n > 0);
+}
+
+/* e's threads out of jthreads, its list freed */
+static void threads_drop(struct rec *r, struct rec_early *e)
+{
+	if (r->ks)
+		for (size_t i = 0; i < e->nthr; i++)
+			thread_set(r, e, NULL, e->thr[i].tid);
+	free(e->thr);
+	e->thr = NULL;
+	e->nthr = e->capthr = 0;
+}
+
 static void try_publish(struct rec *r, struct rec_early *e, __u64 now)
 {
 	struct vms_stats st = {0};
+	bool agent = agent_in_bpf(r, e->pid);
 	__u64 start;
 	int err;
 
-	if (agent_in_bpf(r, e->pid)) {
-		e->done = true; /* the agent was faster */
-		return;
-	}
 	err = proc_start_ticks(e->pid, &start);
 	if (!err && start != e->start_ticks)
 		err = -ESRCH;
@@ -52,6 +175,19 @@ static void try_publish(struct rec *r, struct rec_early *e, __u64 now)
 	if (err == -EAGAIN && ++e->tries < EARLY_TRIES) {
 		r->early_st.retries++;
 		e->next_ns = now + (EARLY_BACKOFF_NS << (e->tries - 1));
+		return;
+	}
+	/*
+	 * The thread list for the walk from the frame anchor, agent or not. Only for a JVM
+	 * in our pid namespace: its OSThreads hold the tids of its own (BPF would refuse
+	 * every entry of one in a container)
+	 */
+	if (!err && e->names.threads.ok && e->same_ns) {
+		e->threads_on = true;
+		threads_refresh(r, e, now);
+	}
+	if (agent) {
+		e->done = true; /* the agent was faster: its own layout walks it */
 		return;
 	}
 	if (!err)
@@ -83,7 +219,7 @@ void rec_early_found(struct rec *r, const struct jvm_info *jvm)
 	__u64 start, now = mono_ns();
 	size_t i;
 
-	if (!r->ks || !r->o->java_walk || early_of(r, jvm->pid) || agent_in_bpf(r, jvm->pid))
+	if (!r->ks || !r->o->java_walk || early_of(r, jvm->pid))
 		return;
 	if (proc_start_ticks(jvm->pid, &start))
 		return;
@@ -92,7 +228,10 @@ void rec_early_found(struct rec *r, const struct jvm_info *jvm)
 	if (i == JP_MAX_JVMS)
 		return;
 	e = &r->early[i];
-	*e = (struct rec_early){.pid = jvm->pid, .start_ticks = start, .found_ns = now};
+	*e = (struct rec_early){.pid = jvm->pid,
+				.start_ticks = start,
+				.found_ns = now,
+				.same_ns = jvm->nspid == jvm->pid};
 	if (i == r->nearly)
 		r->nearly++;
 	try_publish(r, e, now);
@@ -105,6 +244,8 @@ void rec_early_tick(struct rec *r, __u64 now)
 
 		if (e->pid && !e->done && now >= e->next_ns)
 			try_publish(r, e, now);
+		else if (e->pid && e->threads_on && now >= e->threads_next_ns)
+			threads_refresh(r, e, now);
 	}
 }
 
@@ -149,13 +290,54 @@ void rec_early_drop(struct rec *r, __u32 pid)
 		return;
 	if (e->published && r->ks && !agent_in_bpf(r, pid))
 		(void)kernel_session__del_jvm(r->ks, pid);
+	threads_drop(r, e);
 	memset(e, 0, sizeof(*e));
+}
+
+void rec_early_free(struct rec *r)
+{
+	for (size_t i = 0; i < r->nearly; i++) {
+		free(r->early[i].thr);
+		r->early[i].thr = NULL;
+		r->early[i].nthr = r->early[i].capthr = 0;
+	}
 }
 
 void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 {
 	const __typeof__(r->early_st) *s = &r->early_st;
 
+	if (verbose && r->kstats[JP_STAT_ANCHOR])
+		fprintf(f,
+			"jprof: samples of walked JVMs outside the code cache: %llu, walked whole "
+			"from the thread's frame anchor (or native frame pointers): %llu (%.1f%%); not: "
+			"thread not known %llu, "
+			"in Java state %llu, no last Java frame %llu, anchor unreadable or out of "
+			"range %llu, the walk from it ended early %llu\n",
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR],
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR_WHOLE],
+			100.0 * (double)r->kstats[JP_STAT_ANCHOR_WHOLE] /
+				(double)r->kstats[JP_STAT_ANCHOR],
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR_NOTHREAD],
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR_IN_JAVA],
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR_NONE],
+			(unsigned long long)r->kstats[JP_STAT_ANCHOR_BAD],
+			(unsigned long long)(r->kstats[JP_STAT_ANCHOR] -
+					     r->kstats[JP_STAT_ANCHOR_WHOLE] -
+					     r->kstats[JP_STAT_ANCHOR_NOTHREAD] -
+					     r->kstats[JP_STAT_ANCHOR_IN_JAVA] -
+					     r->kstats[JP_STAT_ANCHOR_NONE] -
+					     r->kstats[JP_STAT_ANCHOR_BAD]));
+	if (verbose && s->tl_reads)
+		fprintf(f,
+			"jprof: threads for the walk from the frame anchor: %llu thread lists read "
+			"(%llu changed), %llu threads set, %llu left out, %llu not stored, %llu "
+			"reads failed%s%s\n",
+			(unsigned long long)s->tl_reads, (unsigned long long)s->tl_changed,
+			(unsigned long long)s->tl_set, (unsigned long long)s->tl_skipped,
+			(unsigned long long)s->tl_map_err, (unsigned long long)s->tl_failed,
+			s->tl_failed ? ", the last: " : "",
+			s->tl_failed ? strerror(-s->tl_last_err) : "");
 	if (!verbose || !(s->published + s->failed))
 		return;
 	fprintf(f,

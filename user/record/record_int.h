@@ -122,6 +122,14 @@ struct rec {
 		bool published, done;	 /* done: published, or given up */
 		struct jp_jwalk w;
 		struct vms_names names; /* where its methods' names are, from the same tables */
+		/*
+		 * its threads in BPF's jthreads (the walk from the frame anchor), sorted by
+		 * tid; the ThreadsList they were read from; when to look again
+		 */
+		bool threads_on, same_ns; /* same_ns: in jprof's pid namespace */
+		struct vms_thread *thr;
+		size_t nthr, capthr;
+		__u64 tlist, threads_next_ns, threads_full_ns;
 	} early[JP_MAX_JVMS];
 	size_t nearly;
 	struct {
@@ -129,6 +137,9 @@ struct rec {
 		__u64 ns_sum, ns_max;  /* found -> published */
 		__u64 read_bytes, reads; /* of the JVMs' memory */
 		int last_err;
+		/* thread lists read (changed), threads left out, set in jthreads, failures */
+		__u64 tl_reads, tl_changed, tl_skipped, tl_set, tl_failed, tl_map_err;
+		int tl_last_err;
 	} early_st;
 	__u64 retire_check_ns; /* the last look for JVMs that exited */
 	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */
@@ -194,6 +205,8 @@ bool rec_early_check(struct rec *r, __u32 pid, const struct jp_jwalk *agent_w);
 bool rec_early_published(struct rec *r, __u32 pid);
 void rec_early_drop(struct rec *r, __u32 pid);
 void rec_early_report(const struct rec *r, FILE *f, bool verbose);
+/* what the early walk holds (the thread lists read), freed; BPF's entries stay */
+void rec_early_free(struct rec *r);
 
 /* record/outputs.c */
 void rec_abort_outputs(struct rec_out *outs, size_t n);
