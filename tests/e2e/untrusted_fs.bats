@@ -112,9 +112,12 @@ no_open_by_jprof() {
 	sleep 3
 	after=$(ls "/proc/$jp/fd" | wc -l)
 	echo "# fds of jprof: peak $peak during the flood, $after after it" >&3
-	# a real JVM started after the flood is attached
+	# a real JVM started after the flood is walked and attached; the recording ends (SIGTERM)
+	# after 6 s of it (-d 30 is the bound)
 	"$JDK17/bin/java" -cp "$APPS" MathLoop 10 >"$W/java.out" 2>&1 3>&- &
 	PIDS+=($!)
+	sleep 6
+	kill -TERM "$jp"
 	wait "$jp"
 	grep -E 'descriptor|pauses:' "$W/err" || true
 	[[ $after -lt 200 ]]
