@@ -13,6 +13,7 @@
 #include "log.h"
 #include "report.h"
 #include "out/diff.h"
+#include "out/jfr.h"
 #include "out/out.h"
 #include "out/outfile.h"
 #include "model/filter.h"
@@ -68,6 +69,10 @@ static int write_profile(const struct jp_opts *o, const struct out_input *in, st
 {
 	int err = out_write(o->format, in, f);
 
+	if (!err && o->format == OUT_JFR && out_jfr_samples_scaled())
+		pr_warn("JFR: %llu CPU samples written as about %llu jdk.ExecutionSample events, each "
+			"stack's in proportion (the format has no weight; the writer's budget)",
+			(unsigned long long)out_jfr_samples_scaled(), OUT_JFR_MAX_SAMPLES);
 	if (!file) {
 		if (!err && fflush(f))
 			err = -errno;

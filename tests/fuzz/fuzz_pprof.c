@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "model/pprof_read.h"
 #include "model/view.h"
+#include "out/jfr.h"
 #include "out/out.h"
 #include "out/pprof.h"
 #include "profile.h"
@@ -87,6 +88,12 @@ static void timed_writers(const struct model *m, const struct model_view *v)
 		abort();
 	(void)out_write(OUT_HTML, &in, f);
 	(void)out_write(OUT_SPEEDSCOPE, &in, f);
+	/*
+	 * a file's sample counts are its own claims: the JFR writer's budget of events bounds
+	 * the work (OUT_JFR_MAX_SAMPLES; smaller here, so that an input runs in milliseconds
+	 * and the scaled path is what a large claim takes)
+	 */
+	(void)out_jfr_max_samples(1u << 12);
 	(void)out_write(OUT_JFR, &in, f);
 	fclose(f);
 	free(buf);

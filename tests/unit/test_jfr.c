@@ -585,6 +585,54 @@ TEST(big_values_and_deep_stacks)
 	model__free(m);
 }
 
+/*
+ * A file's claim of 2^40 CPU samples (one event each) is written as the writer's budget of
+ * events, each row's in proportion, not 2^40 events (a fuzzer found the loop)
+ */
+TEST(sample_claims_over_the_budget)
+{
+	struct model *m = model__new();
+	struct jp_labels lab = {.pid = 1, .tid = 1, .comm = "c"};
+	struct jfr_opts o = {.start_unix_ns = 1, .duration_ns = 1000000000};
+	struct jfile *j = calloc(1, sizeof(*j));
+	jp_id a, b, l;
+	struct counts ct;
+	unsigned char *buf;
+	size_t len = 0;
+	__u64 was;
+	int err;
+
+	ASSERT_TRUE(m && j);
+	a = known_loc(m, "a/A.big", "", 1, JP_FK_JIT, 1, 0);
+	b = known_loc(m, "a/B.small", "", 1, JP_FK_JIT, 2, 0);
+	l = model__labels(m, &lab);
+	EXPECT_EQ(model__add(m, model__stack(m, &a, 1), l, JP_VAL_CPU_SAMPLES, 3ull << 40), 0);
+	EXPECT_EQ(model__add(m, model__stack(m, &b, 1), l, JP_VAL_CPU_SAMPLES, 1ull << 40), 0);
+	was = out_jfr_max_samples(1000);
+	buf = write_mem(m, &o, &len, &err);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(out_jfr_samples_scaled(), 4ull << 40);
+	EXPECT_EQ(parse(j, buf, len, &ct), 0);
+	EXPECT_EQ(ct.exec, 1000); /* 750 + 250 */
+	free(buf);
+	/* under the budget: every sample its event, nothing scaled */
+	(void)out_jfr_max_samples(was);
+	model__free(m);
+	m = model__new();
+	ASSERT_TRUE(m);
+	a = known_loc(m, "a/A.big", "", 1, JP_FK_JIT, 1, 0);
+	l = model__labels(m, &lab);
+	EXPECT_EQ(model__add(m, model__stack(m, &a, 1), l, JP_VAL_CPU_SAMPLES, 1234), 0);
+	buf = write_mem(m, &o, &len, &err);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(out_jfr_samples_scaled(), 0);
+	EXPECT_EQ(parse(j, buf, len, &ct), 0);
+	EXPECT_EQ(ct.exec, 1234);
+	free(buf);
+	free(j);
+	model__free(m);
+}
+
 /* the writers' benchmark shape, smaller; the e2e and `make bench-jfr` run the full size */
 TEST(bench_model_reads_back)
 {

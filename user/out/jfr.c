@@ -17,6 +17,21 @@
 
 #include "jfr_int.h"
 
+static __u64 max_samples = OUT_JFR_MAX_SAMPLES, last_scaled;
+
+__u64 out_jfr_max_samples(__u64 max)
+{
+	__u64 was = max_samples;
+
+	max_samples = max ? max : OUT_JFR_MAX_SAMPLES;
+	return was;
+}
+
+__u64 out_jfr_samples_scaled(void)
+{
+	return last_scaled;
+}
+
 static void write_header(struct bytebuf *b, const struct jfr_opts *o, __u64 chunk_size,
 			 __u64 cp_off, __u64 meta_off)
 {
@@ -45,6 +60,12 @@ int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f)
 	if (!m || !o || !f)
 		return -EINVAL;
 	model__counts(m, &x.c);
+	last_scaled = 0;
+	if (model__total(m, JP_VAL_CPU_SAMPLES) > max_samples) {
+		x.smp_num = max_samples;
+		x.smp_den = model__total(m, JP_VAL_CPU_SAMPLES);
+		last_scaled = x.smp_den;
+	}
 	x.stack_used = calloc(x.c.stacks + 1, 1);
 	x.labels_used = calloc(x.c.labels + 1, 1);
 	x.func_kind = calloc(x.c.funcs + 2, 1);

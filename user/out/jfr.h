@@ -42,4 +42,15 @@ struct jfr_opts {
  */
 int out_jfr_write(const struct model *m, const struct jfr_opts *o, FILE *f);
 
+/*
+ * jdk.ExecutionSample events a chunk holds at most (default OUT_JFR_MAX_SAMPLES): one event a
+ * sample, so a recording (or a file read) of more CPU samples has each row's written in
+ * proportion, the shares kept (the jprof.Recording event has the true count). The number
+ * of events written is bounded by this, not by a file's claims. Returns the previous value.
+ */
+#define OUT_JFR_MAX_SAMPLES (1ull << 24)
+__u64 out_jfr_max_samples(__u64 max);
+/* after out_jfr_write: the CPU samples it wrote as fewer events (0: all as they were) */
+__u64 out_jfr_samples_scaled(void);
+
 #endif /* JPROF_OUT_JFR_H */

@@ -79,10 +79,21 @@ static __u64 slice_ticks(__u64 t0, __u64 span, __u64 j, __u64 n)
 	return t0 + (__u64)((unsigned __int128)(2 * j + 1) * span / (2 * (n ? n : 1)));
 }
 
-/* the events of vals: how many (samples, and one a blocked, syscall, alloc and lock value) */
-static __u64 count_events(const __u64 *vals)
+/* n CPU samples as events: n, or its share of the writer's budget (rounded) */
+static __u64 sample_events(const struct jfr *x, __u64 n)
 {
-	return vals[JP_VAL_CPU_SAMPLES] + !!vals[JP_VAL_OFFCPU_NS] +
+	unsigned __int128 t;
+
+	if (!x->smp_den)
+		return n;
+	t = (unsigned __int128)n * x->smp_num;
+	return (__u64)((t + x->smp_den / 2) / x->smp_den);
+}
+
+/* the events of vals: how many (samples, and one a blocked, syscall, alloc and lock value) */
+static __u64 count_events(const struct jfr *x, const __u64 *vals)
+{
+	return sample_events(x, vals[JP_VAL_CPU_SAMPLES]) + !!vals[JP_VAL_OFFCPU_NS] +
 	       !!(vals[JP_VAL_SYSCALL_CALLS] | vals[JP_VAL_SYSCALL_NS]) +
 	       !!vals[JP_VAL_ALLOC_SPACE] + !!vals[JP_VAL_DELAY_NS];
 }
@@ -95,14 +106,14 @@ static __u64 count_events(const __u64 *vals)
 static __u64 row_events(struct jfr *x, const struct jp_sample_row *r, const __u64 *vals, __u64 t0,
 			__u64 span, __u64 j, __u64 n, bool others_at_t0)
 {
-	__u64 ns = vals[JP_VAL_CPU_SAMPLES], off = vals[JP_VAL_OFFCPU_NS];
+	__u64 ns = sample_events(x, vals[JP_VAL_CPU_SAMPLES]), off = vals[JP_VAL_OFFCPU_NS];
 	__u64 calls = vals[JP_VAL_SYSCALL_CALLS], sc_ns = vals[JP_VAL_SYSCALL_NS];
 	__u64 alloc = vals[JP_VAL_ALLOC_SPACE], delay = vals[JP_VAL_DELAY_NS];
 	/* an id the tables do not hold (none do) is written as null, never dangling */
 	jp_id stack = r->stack <= x->c.stacks ? r->stack : 0;
 	jp_id labels = r->labels <= x->c.labels ? r->labels : 0;
 
-	if (!count_events(vals))
+	if (!count_events(x, vals))
 		return j;
 	x->stack_used[stack] = 1;
 	x->labels_used[labels] = 1;
@@ -204,7 +215,7 @@ static void timed_events(struct jfr *x, __u64 dur)
 		if (off + span > dur)
 			span = dur - off;
 		for (e = g; e < nref && refs[e].slot == refs[g].slot; e++)
-			n += count_events(model__time(x->m, refs[e].k, &eb)->values);
+			n += count_events(x, model__time(x->m, refs[e].k, &eb)->values);
 		for (; g < e && !x->err; g++) {
 			struct jp_sample_row rb;
 			const struct jp_time_ent *t = model__time(x->m, refs[g].k, &eb);
@@ -237,8 +248,8 @@ void jw_events(struct jfr *x)
 				left[v] -= eb.values[v] < left[v] ? eb.values[v] : left[v];
 		}
 		/* untimed: samples over the recording, the rest at its start (no times kept) */
-		(void)row_events(x, r, left, JFR_START_TICKS, dur, 0, left[JP_VAL_CPU_SAMPLES],
-				 true);
+		(void)row_events(x, r, left, JFR_START_TICKS, dur, 0,
+				 sample_events(x, left[JP_VAL_CPU_SAMPLES]), true);
 	}
 	for (jp_id id = 1; id <= x->c.labels && !x->err; id++) {
 		const struct jp_labels *l = model__get_labels(x->m, id);

@@ -84,6 +84,11 @@ struct jfr {
 	struct bytebuf ev;		       /* the event being encoded */
 	FILE *f;			       /* NULL while only sizing the events */
 	__u64 ev_bytes;
+	/*
+	 * CPU samples over the writer's budget (out_jfr_max_samples): each row's n samples
+	 * are written as round(n * smp_num / smp_den) events (smp_den 0: as they are)
+	 */
+	__u64 smp_num, smp_den;
 	int err;
 };
 

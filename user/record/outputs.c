@@ -5,6 +5,7 @@
  * table; every output through a temporary file renamed into place.
  */
 #include "record/record_int.h"
+#include "out/jfr.h"
 
 static bool only_syscalls(const struct jp_opts *o)
 {
@@ -432,6 +433,12 @@ int rec_write_outputs(struct rec *r, __u64 t0, struct rec_out *outs, size_t n, c
 
 		record_view(r->o, outs[i].format, &in.view);
 		err = out_write(outs[i].format, &in, outs[i].f);
+		if (!err && outs[i].format == OUT_JFR && out_jfr_samples_scaled())
+			pr_warn("%s: %llu CPU samples written as about %llu jdk.ExecutionSample events, "
+				"each stack's in proportion (the format has no weight; the writer's "
+				"budget)",
+				name, (unsigned long long)out_jfr_samples_scaled(),
+				OUT_JFR_MAX_SAMPLES);
 		if (outs[i].file) {
 			if (err)
 				outfile__abort(outs[i].file);
