@@ -89,10 +89,13 @@ javac_run() {
 	echo "complete Java stacks: $pct%"
 	awk -v p="$pct" 'BEGIN { exit !(p >= 95) }'
 	# javac spends about 40% of its samples outside the code cache (the VM, class loading):
-	# BPF gives those up; the walks it completes agree with the agent's (2026-11-24: 98.5%
-	# JDK 17, 99.3% JDK 25, counting the 3% that differ only in the interrupted pc's
-	# inlining; the rest differ in a caller's inlining)
-	[[ $mode == p ]] || jwalk_check "$pid" 30 97 2
+	# BPF walks those from the thread's frame anchor, and prologues and stubs itself, since
+	# 2026-11-27 (whole walks JDK 17: 51% -> 90% of the samples walked). The walks it
+	# completes agree with the agent's, counting those that differ only in the interrupted
+	# pc's inlining or a callee in its prologue; the rest differ in a caller's inlining or
+	# where the agent's own fallback walked. JDK 17 differ, 5 runs each: before 1.24-1.67%,
+	# after 1.32-2.27% (a fresh-clone rehearsal failed at 2.06% against the old 2%)
+	[[ $mode == p ]] || jwalk_check "$pid" 30 96 3
 }
 
 # math_run JDK_HOME: a loop of Math.sin/cos/sqrt/log, whose samples land in VM stubs and
