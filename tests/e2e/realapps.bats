@@ -93,8 +93,8 @@ javac_run() {
 	# 2026-11-27 (whole walks JDK 17: 51% -> 90% of the samples walked). The walks it
 	# completes agree with the agent's, counting those that differ only in the interrupted
 	# pc's inlining or a callee in its prologue; the rest differ in a caller's inlining or
-	# where the agent's own fallback walked. JDK 17 differ, 5 runs each: before 1.24-1.67%,
-	# after 1.32-2.27% (a fresh-clone rehearsal failed at 2.06% against the old 2%)
+	# where the agent's own fallback walked. JDK 17 differ: before, 3 runs: 1.24-1.67%;
+	# after, 5 runs: 1.32-2.27% (a fresh-clone rehearsal failed at 2.06% against the old 2%)
 	[[ $mode == p ]] || jwalk_check "$pid" 30 96 3
 }
 
