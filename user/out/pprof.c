@@ -12,6 +12,7 @@
 #include "pprof.h"
 #include "../util/bytebuf.h"
 #include "../util/strindex.h"
+#include "util/pbwrite.h"
 
 /* profile.proto field numbers */
 enum {
@@ -54,52 +55,6 @@ enum {
 	FUNCTION_SYSTEM_NAME = 3,
 	FUNCTION_FILENAME = 4,
 };
-
-#define WT_VARINT 0
-#define WT_LEN	  2
-
-static void pb_varint(struct bytebuf *b, __u64 v)
-{
-	unsigned char tmp[10];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	bytebuf_add(b, tmp, n);
-}
-
-static void pb_key(struct bytebuf *b, int field, int wt)
-{
-	pb_varint(b, (__u64)field << 3 | (__u64)wt);
-}
-
-/* proto3: a zero scalar is not written */
-static void pb_u64(struct bytebuf *b, int field, __u64 v)
-{
-	if (!v)
-		return;
-	pb_key(b, field, WT_VARINT);
-	pb_varint(b, v);
-}
-
-static void pb_bytes(struct bytebuf *b, int field, const void *d, size_t n)
-{
-	pb_key(b, field, WT_LEN);
-	pb_varint(b, n);
-	bytebuf_add(b, d, n);
-}
-
-/* appends sub as a nested message and empties sub for reuse */
-static void pb_msg(struct bytebuf *b, int field, struct bytebuf *sub)
-{
-	if (sub->err)
-		b->err = sub->err;
-	pb_bytes(b, field, sub->p, sub->n);
-	sub->n = 0;
-}
-
 
 static const char *kind_name(enum jp_frame_kind k)
 {
