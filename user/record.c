@@ -442,7 +442,10 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	attacher__poll(r.att, mono_ns(), rec_on_agent_ready, &r);
 
 	t0 = mono_ns();
-	model__set_clock(r.model, t0, wall_ns()); /* slot 0 from the recording's t0, as its meta */
+	if (r.iv) /* the daemon: slot 0 at its first segment's start */
+		rec_interval_clock(&r);
+	else /* slot 0 from the recording's t0, as its meta */
+		model__set_clock(r.model, t0, wall_ns());
 	if (o->wall) {
 		/* one window for all of a thread's time: CPU, blocked and runnable */
 		offcpu__set_window(r.offcpu, t0);

@@ -296,8 +296,23 @@ out_reset:
 	model__reset(r->model);
 	iv->samples0 = samples;
 	memcpy(iv->kst0, st, sizeof(st));
-	bound_model(r);
-	model__set_clock(r->model, mono_ns(), wall_ns()); /* the next segment's times */
+	bound_model(r); /* the next segment's clock: rec_interval_clock, once its start is set */
+}
+
+/*
+ * The model's slot 0 at the open interval's start, the second its segment is named from and
+ * its pprof says (not the moment it was opened: a restart's first interval starts where the
+ * last segment ended, maybe a moment from now; samples before it go to slot 0)
+ */
+void rec_interval_clock(struct rec *r)
+{
+	__u64 wall0 = r->iv->start_s * NS_PER_S, wnow = real_ns(), mnow = mono_ns(), mono0;
+
+	if (wall0 <= wnow)
+		mono0 = wnow - wall0 < mnow ? mnow - (wnow - wall0) : 1;
+	else
+		mono0 = mnow + (wall0 - wnow);
+	model__set_clock(r->model, mono0, wall0);
 }
 
 /*
@@ -407,6 +422,7 @@ static void cut_interval(struct rec *r)
 		end_s = iv->start_s + 1;
 	write_interval(r, end_s, now_s);
 	iv->start_s = end_s;
+	rec_interval_clock(r);
 	iv->next_end_s = next_boundary(end_s > now_s ? end_s : now_s, iv->interval_s);
 	iv->open_mono_ns = mono_ns();
 }
@@ -656,6 +672,7 @@ void rec_interval_tick(struct rec *r, bool final)
 		end_s = iv->start_s + 1;
 	write_interval(r, end_s, now_s);
 	iv->start_s = end_s;
+	rec_interval_clock(r);
 	iv->next_end_s = next_boundary(end_s > now_s ? end_s : now_s, interval_s);
 	iv->open_mono_ns = mono_ns();
 }

@@ -233,6 +233,8 @@ int rec_interval_signals(void); /* SIGHUP: --config read again (instead of endin
 int rec_interval_mark(struct rec *r, const char *name, __u32 back_s, char *dir, size_t dir_len,
 		      size_t *ret_n, char *why, size_t why_len);
 
+/* the model's clock at the open interval's start (its segment's name and pprof time) */
+void rec_interval_clock(struct rec *r);
 /* the interval's length now (--interval, or --config's after a SIGHUP), in seconds */
 unsigned int rec_interval_length(const struct rec *r);
 
