@@ -42,11 +42,19 @@ static int add_agent_rows(struct model *m)
 	jp_id k[] = {known_loc(m, "com.acme.Gate_[l]", "", false, JP_FK_ROOT, 0, 0),
 		     known_loc(m, "com/acme/Gate.enter", "Gate.java", true, JP_FK_INTERP, 7, 0),
 		     main_};
-	jp_id sa = model__stack(m, a, 3), sk = model__stack(m, k, 3), lb = model__labels(m, &l);
+	/* Java native methods (the walk names them as AGCT does: kind native, no suffix), one in
+	 * the unnamed package, beside native code of a library: each keeps its class */
+	jp_id nat[] = {known_loc(m, "java.lang.String_[a]", "", false, JP_FK_ROOT, 0, 0),
+		       known_loc(m, "malloc", "libc.so.6", false, JP_FK_NATIVE, 0, 0),
+		       known_loc(m, "java/lang/Class.initClassName", "", true, JP_FK_NATIVE, 0, 0),
+		       known_loc(m, "SignalSafety.reset", "", true, JP_FK_NATIVE, 0, 0), main_};
+	jp_id sa = model__stack(m, a, 3), sk = model__stack(m, k, 3), sn = model__stack(m, nat, 5);
+	jp_id lb = model__labels(m, &l);
 
-	if (!sa || !sk || !lb)
+	if (!sa || !sk || !sn || !lb)
 		return -ENOMEM;
 	return model__add(m, sa, lb, JP_VAL_ALLOC_SPACE, 123456) ?:
+	       model__add(m, sn, lb, JP_VAL_ALLOC_SPACE, 524320) ?:
 	       model__add(m, sk, lb, JP_VAL_DELAY_NS, 7000000);
 }
 
@@ -161,7 +169,7 @@ TEST(round_trip_known_model)
 	EXPECT_EQ(model__total(back, JP_VAL_OFFCPU_NS), KNOWN_OFFCPU_NS);
 	EXPECT_EQ(model__total(back, JP_VAL_SYSCALL_CALLS), KNOWN_SYSCALLS);
 	EXPECT_EQ(model__total(back, JP_VAL_SYSCALL_NS), KNOWN_SYSCALL_NS);
-	EXPECT_EQ(model__total(back, JP_VAL_ALLOC_SPACE), 123456);
+	EXPECT_EQ(model__total(back, JP_VAL_ALLOC_SPACE), 123456 + 524320);
 	EXPECT_EQ(model__total(back, JP_VAL_DELAY_NS), 7000000);
 	a = rows_sorted(m);
 	b = rows_sorted(back);

@@ -107,6 +107,7 @@ enum role {
 	R_LINE,
 	R_TYPE,
 	R_DESCRIPTOR,
+	R_MODIFIERS,
 	R_STRING,
 	R_DESCRIPTION,
 	R_MAIN,
@@ -120,6 +121,9 @@ struct jfield {
 	bool array; /* dimension 1 */
 	enum role role;
 };
+
+/* a method's access flag in jprof's files: a Java native method, not native code */
+#define JR_ACC_NATIVE 0x0100
 
 struct jclass {
 	__u64 id;

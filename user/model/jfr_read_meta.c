@@ -49,6 +49,7 @@ static const struct {
 	{"lineNumber", R_LINE},
 	{"type", R_TYPE},
 	{"descriptor", R_DESCRIPTOR},
+	{"modifiers", R_MODIFIERS},
 	{"string", R_STRING},
 	{"description", R_DESCRIPTION},
 	{"mainClass", R_MAIN},

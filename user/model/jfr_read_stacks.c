@@ -117,6 +117,7 @@ static jp_id frame_loc(struct ctx *c, __u32 mci, __u64 mkey, __s64 line, enum jp
 		char cls[JFR_MAX_STR] = "", name[JFR_MAX_STR] = "", desc[256] = "";
 		char full[2 * JFR_MAX_STR + 256];
 		enum jp_frame_kind native = JP_FK_MAX;
+		__u64 mods = 0;
 		bool java;
 		struct rd r;
 
@@ -135,6 +136,9 @@ static jp_id frame_loc(struct ctx *c, __u32 mci, __u64 mkey, __s64 line, enum jp
 					(void)jr_rd_str_field(c, &r, f, name, sizeof(name), 3);
 				} else if (f->role == R_DESCRIPTOR) {
 					(void)jr_rd_str_field(c, &r, f, desc, sizeof(desc), 3);
+				} else if (f->role == R_MODIFIERS) {
+					if (!jr_rd_num(c, &r, f, &mods))
+						mods = 0;
 				} else {
 					jr_skip_field(c, &r, f, 0);
 				}
@@ -146,8 +150,11 @@ static jp_id frame_loc(struct ctx *c, __u32 mci, __u64 mkey, __s64 line, enum jp
 		}
 		if (!name[0])
 			snprintf(name, sizeof(name), "[unknown]");
-		/* jprof writes native code as Native frames of a pseudo class: where it lives */
-		if (c->jprof && !java_kind(kind)) {
+		/*
+		 * jprof writes native code as Native frames of a pseudo class: where it lives;
+		 * a Java native method as a Native frame of its class, flagged ACC_NATIVE
+		 */
+		if (c->jprof && !java_kind(kind) && !(mods & JR_ACC_NATIVE)) {
 			java = false;
 			native = !strcmp(cls, "[kernel]")    ? JP_FK_KERNEL
 				 : !strcmp(cls, "libjvm.so") ? JP_FK_JVM

@@ -63,7 +63,10 @@ enum { FT_INTERPRETED = 1, FT_JIT, FT_INLINED, FT_NATIVE };
 
 struct jmethod {
 	__u32 cls, name, desc; /* keys of the class and symbol pools */
+	__u32 modifiers;       /* JVM access flags: ACC_NATIVE for a Java native method */
 };
+
+#define JFR_ACC_NATIVE 0x0100
 
 struct jfr {
 	const struct model *m;

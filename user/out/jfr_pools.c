@@ -117,6 +117,9 @@ static void method_of(struct jfr *x, jp_id id)
 			jm->name = sym(x, name, end);
 		}
 		jm->desc = paren ? sym(x, paren, strlen(paren)) : sym(x, "()V", 3);
+		/* a Java native method is a Native frame of its own class: the reader tells it
+		 * from native code's pseudo classes ("libc.so.6") by this flag */
+		jm->modifiers = kind == JP_FK_NATIVE ? JFR_ACC_NATIVE : 0;
 		return;
 	}
 	cls = native_class(f, kind);
@@ -278,7 +281,7 @@ int jw_write_constant_pool(struct jfr *x, struct bytebuf *b)
 		jb_varint(b, x->methods[id].cls);
 		jb_varint(b, x->methods[id].name);
 		jb_varint(b, x->methods[id].desc);
-		jb_int(b, 0);	  /* modifiers */
+		jb_int(b, x->methods[id].modifiers);
 		bytebuf_u8(b, 0); /* hidden */
 	}
 
