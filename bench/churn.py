@@ -21,6 +21,12 @@ per-JVM report lines and their Java stacks rooted at Thread.run in the profile (
 tests/e2e/realapps.bats counts them), the short-lived JVMs' figures, and the agent files
 the exited JVMs left in /tmp. Prints figures; asserts nothing.
 
+--daemon: `jprof daemon -F HZ --store DIR --interval 60` (then SIGTERM) in place of record
+(issue: the always-on mode over hours of churn); the profile is then read back from its store.
+--cgroup: everything the run starts (not jprof) in a cgroup v2 directory of its own, and jprof
+given `--cgroup` of it: a soak that leaves other processes of a shared host alone (it attaches
+no agent to their JVMs, samples none of their threads).
+
 Needs root and `make all apps`. --json FILE writes every figure.
 """
 import argparse
@@ -61,10 +67,59 @@ children = []  # the long-lived JVMs and jprof
 churn = []  # short-lived processes and JVMs not reaped yet
 
 
+CGROUP = {}  # --cgroup: "root" (the cgroup2 mount), "orig" and "dir" (absolute paths)
+
+
 def cleanup():
     overhead.stop_gently(churn + children)
     churn.clear()
     children.clear()
+    if CGROUP.get("dir"):
+        cgroup_leave()
+
+
+def cgroup_enter():
+    """this process into a new cgroup v2 directory (its children follow): (root, relative)"""
+    root = None
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            fields = line.split()
+            if fields[2] == "cgroup2":
+                root = fields[1]
+                break
+    if not root:
+        raise RuntimeError("--cgroup: no cgroup2 mount in /proc/self/mounts")
+    with open("/proc/self/cgroup") as f:
+        rel = next(ln.split(":", 2)[2].strip() for ln in f if ln.startswith("0::"))
+    CGROUP["root"], CGROUP["orig"] = root, os.path.join(root, rel.lstrip("/"))
+    name = f"jprof-churn-{os.getpid()}"
+    CGROUP["dir"] = os.path.join(root, name)
+    os.mkdir(CGROUP["dir"])
+    with open(os.path.join(CGROUP["dir"], "cgroup.procs"), "w") as f:
+        f.write("0")
+    return name
+
+
+def cgroup_leave():
+    """back where it was, and the directory removed once its processes are gone"""
+    try:
+        with open(os.path.join(CGROUP["orig"], "cgroup.procs"), "w") as f:
+            f.write("0")
+    except OSError:
+        pass
+    for _ in range(100):
+        try:
+            os.rmdir(CGROUP["dir"])
+            break
+        except OSError:
+            time.sleep(0.1)
+    CGROUP.pop("dir", None)
+
+
+def outside_cgroup():
+    """preexec_fn of jprof itself: in the cgroup it was started from, not the run's"""
+    with open(os.path.join(CGROUP["orig"], "cgroup.procs"), "w") as f:
+        f.write("0")
 
 
 def on_signal(signum, _frame):
@@ -168,6 +223,10 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="jprof -v: its memory by owner at the end is printed")
     ap.add_argument("--keep", metavar="FILE", help="keep the profile (churn.pb.gz) here")
+    ap.add_argument("--daemon", action="store_true",
+                    help="jprof daemon into a store of its own, not record")
+    ap.add_argument("--cgroup", action="store_true",
+                    help="the run's processes in a cgroup of their own, jprof --cgroup of it")
     a = ap.parse_args()
     if a.procs is None:
         a.procs = round(FULL_PROCS * a.minutes / FULL_MINUTES)
@@ -202,6 +261,9 @@ def run(a, tmp, jprof, apps):
     bins = build_bins(tmp)
     dur = a.minutes * 60
     longs = []
+    target = ["-a"]
+    if a.cgroup:
+        target = ["--cgroup", cgroup_enter()]
     for _ in range(3):
         p = subprocess.Popen([a.java, "-Xmx64m", "-XX:+UseSerialGC", "-cp", apps,
                               "ManyThreads", "1", str(int(dur) + 3600)], cwd=tmp,
@@ -214,20 +276,28 @@ def run(a, tmp, jprof, apps):
     errpath = os.path.join(tmp, "jprof.err")
     pb = os.path.join(tmp, "churn.pb.gz")
     errf = open(errpath, "w+")
-    jp = subprocess.Popen([jprof, "record", "-a", "-F", str(a.hz), "-o", pb]
-                          + (["-v"] if a.verbose else []), cwd=tmp,
-                          stdout=subprocess.DEVNULL, stderr=errf)
+    store = os.path.join(tmp, "store")
+    if a.daemon:
+        argv = [jprof, "daemon", "-F", str(a.hz), "--store", store, "--interval", "60"]
+        if a.cgroup:  # else the whole host, the daemon's default
+            argv += target
+    else:
+        argv = [jprof, "record"] + target + ["-F", str(a.hz), "-o", pb]
+    jp = subprocess.Popen(argv + (["-v"] if a.verbose else []), cwd=tmp,
+                          stdout=subprocess.DEVNULL, stderr=errf,
+                          preexec_fn=outside_cgroup if a.cgroup else None)
     children.append(jp)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         errf.seek(0)
-        if "recording" in errf.read():
+        if re.search(r"recording|daemon|segment", errf.read()):
             break
         if jp.poll() is not None:
             errf.seek(0)
             raise RuntimeError(f"jprof exited early: {errf.read()[-2000:]}")
         time.sleep(0.05)
-    print(f"churn: {a.minutes:g} min, `record -a -F {a.hz}`, 3 long-lived JVMs "
+    print(f"churn: {a.minutes:g} min, `{' '.join(argv[1:2] + target + ['-F', str(a.hz)])}`, "
+          f"3 long-lived JVMs "
           f"({', '.join(str(p.pid) for p in longs)}); target {a.procs} short-lived processes "
           f"({a.procs / dur:.1f}/s) and {a.jvms} short-lived JVMs ({a.jvms / dur:.2f}/s, "
           f"at most {a.max_jvms} at once)", flush=True)
@@ -311,7 +381,7 @@ def run(a, tmp, jprof, apps):
             parts = dict(p, rss_kb=r["rss_kb"], t=r["t"])
     fds_last = fd_kinds(jp.pid)
     t_stop = time.monotonic()
-    jp.send_signal(signal.SIGINT)
+    jp.send_signal(signal.SIGTERM if a.daemon else signal.SIGINT)
     _, status, ru = os.wait4(jp.pid, 0)
     jp.returncode = os.waitstatus_to_exitcode(status)
     children.remove(jp)
@@ -324,6 +394,9 @@ def run(a, tmp, jprof, apps):
             print("churn: " + ln)
     if jp.returncode != 0:
         raise RuntimeError(f"jprof exited {jp.returncode}: {err[-2000:]}")
+    if a.daemon:  # the whole store, as one profile
+        subprocess.run([jprof, "report", "--store", store, "-o", pb], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     # the long-lived JVMs: jprof's per-JVM lines and, in the profile, their rooted stacks
     long_pids = {p.pid for p in longs}
@@ -366,7 +439,7 @@ def run(a, tmp, jprof, apps):
             pass
 
     first, last, span = growth_window(timeline, a.minutes)
-    res = {"minutes": a.minutes, "hz": a.hz, "procs_target": a.procs, "jvms_target": a.jvms,
+    res = {"minutes": a.minutes, "hz": a.hz, "daemon": a.daemon, "cgroup": a.cgroup, "procs_target": a.procs, "jvms_target": a.jvms,
            "procs_started": st["procs"], "procs_failed": st["procs_failed"],
            "proc_kinds": st["kinds"], "jvms_started": st["jvms"],
            "jvms_failed": st["jvms_failed"], "jvms_max_alive": st["jvms_max_alive"],
@@ -405,7 +478,7 @@ def run(a, tmp, jprof, apps):
           f"{res['peak_rss_mb']:.1f} MB, peak fds {res['peak_fds']}")
     print(f"churn: jprof CPU {res['cpu_s']:.1f} s ({100 * res['cpu_s'] / max(last['t'], 1):.2f}% "
           f"of a core over the run, the final write included); it took {res['stop_s']} s to "
-          "write and exit after SIGINT")
+          f"write and exit after {'SIGTERM' if a.daemon else 'SIGINT'}")
     for e in long_lines:
         after = (f", {e['after_pct']:.1f}% of the {e['after']} after the agent connected"
                  if "after_pct" in e else "")

@@ -44,6 +44,9 @@ Parts (in this order; --only picks some):
              scale with the minutes) and 3 long-lived JVMs are sampled: jprof's RSS and open
              fds every minute, their growth over the last 20 minutes (2/3 of a shorter
              run), the long-lived JVMs' complete Java stacks
+  daemon-churn  bench/churn.py --daemon --cgroup: `jprof daemon` for 2 hours (3 minutes in
+             quick mode) under the same churn, confined to a cgroup of its own: RSS and fds
+             flat after warm-up, its CPU
   trace      bench/trace.py: `jprof trace` of H2's executeQuery under JDBC load (cost per
              call, throughput, 100 start/stop cycles: classes, metaspace, recompilation),
              and the kernel split's cost per system call and per thread handoff
@@ -604,6 +607,25 @@ def part_churn(a, tmp):
     return res
 
 
+def part_daemon_churn(a, tmp):
+    """the always-on mode over two hours of churn: churn.py --daemon, confined to a cgroup of
+    its own (the host's other processes are left alone)"""
+    js = os.path.join(tmp, "soak.json")
+    minutes = 3 if a.quick else 120
+    run_logged([sys.executable, os.path.join(REPO, "bench/churn.py"), "--build", a.build,
+                "--minutes", str(minutes), "--java", a.java, "--daemon", "--cgroup",
+                "--sample-secs", "300" if minutes >= 60 else "30", "--json", js],
+               minutes * 60 + 1200)
+    with open(js) as f:
+        res = json.load(f)
+    say(f"soak, daemon at 99 Hz for {minutes} min under churn: {res['procs_started']} "
+        f"short-lived processes and {res['jvms_started']} short-lived JVMs ran; jprof RSS "
+        f"{res['rss_growth_mb']:+.2f} MB and open fds {res['fd_growth']:+d} over the last "
+        f"{res['growth_span_s'] / 60:.1f} min, peak RSS {res['peak_rss_mb']:.1f} MB, peak fds "
+        f"{res['peak_fds']}, CPU {100 * res['cpu_s'] / (minutes * 60):.2f}% of a core")
+    return res
+
+
 def part_trace(a, tmp):
     """jprof trace on H2 under JDBC load: per-call and throughput cost, 100 start/stop cycles;
     the kernel split's cost per system call and per handoff (bench/SplitWork.java)"""
@@ -668,7 +690,8 @@ PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "h
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
          "longrun": part_longrun, "daemon": part_daemon, "churn": part_churn,
-         "trace": part_trace, "serve": part_serve}
+         "daemon-churn": part_daemon_churn, "trace": part_trace,
+         "serve": part_serve}
 
 
 def main():
