@@ -80,16 +80,7 @@ struct enc {
 
 static __u64 S(struct enc *e, const char *s)
 {
-	long i;
-
-	if (!s)
-		s = "";
-	i = strindex_get(&e->st, s, strlen(s));
-	if (i < 0) {
-		e->err = -ENOMEM;
-		return 0;
-	}
-	return (__u64)i;
+	return strindex_str(&e->st, s, &e->err);
 }
 
 /* a Java name in internal form (java/lang/Thread.run) dotted, as pprof -dotted renders it */

@@ -81,17 +81,7 @@ struct enc {
 
 static __u64 S(struct enc *e, const char *s)
 {
-	long i;
-
-	if (!s)
-		s = "";
-	i = strindex_get(&e->st, s, strlen(s));
-
-	if (i < 0) {
-		e->err = -ENOMEM;
-		return 0;
-	}
-	return (__u64)i;
+	return strindex_str(&e->st, s, &e->err);
 }
 
 static void value_type(struct enc *e, int field, const char *type, const char *unit)

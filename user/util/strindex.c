@@ -75,3 +75,18 @@ void strindex_free(struct strindex *t)
 	free(t->slots);
 	*t = (struct strindex){0};
 }
+
+__u64 strindex_str(struct strindex *t, const char *s, int *err)
+{
+	long i;
+
+	if (!s)
+		s = "";
+	i = strindex_get(t, s, strlen(s));
+	if (i < 0) {
+		if (!*err)
+			*err = (int)i;
+		return 0;
+	}
+	return (__u64)i;
+}

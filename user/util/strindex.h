@@ -20,4 +20,11 @@ struct strindex {
 long strindex_get(struct strindex *t, const char *s, size_t len);
 void strindex_free(struct strindex *t); /* the table is empty and usable again */
 
+/*
+ * index of the C string s (NULL: ""), for an encoder that keeps its first error: on
+ * failure *err is set to -ENOMEM (when it holds no error yet) and 0 returned, so a writer
+ * can go on and check *err once at the end
+ */
+__u64 strindex_str(struct strindex *t, const char *s, int *err);
+
 #endif /* JPROF_UTIL_STRINDEX_H */
