@@ -185,14 +185,9 @@ golden-update: $(OUT)/tests/unit/test_golden
 	$(Q)JPROF_UPDATE_GOLDEN=1 $(OUT)/tests/unit/test_golden
 	$(Q)TZ=UTC $(JFR_TOOL) print tests/golden/known.jfr > tests/golden/known.jfr.txt
 
+# each fuzzer FUZZ_SECONDS (60) on its corpus, FUZZ_JOBS (the CPUs) at a time
 fuzz: $(FUZZ_BINS)
-	$(Q)set -e; for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(OUT)/fuzz-corpus/$$n; \
-		$$f -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 -max_len=$${FUZZ_MAX_LEN:-262144} \
-		-artifact_prefix=$(OUT)/fuzz-corpus/$$n- \
-		-rss_limit_mb=$${FUZZ_RSS_MB:-1024} -malloc_limit_mb=$${FUZZ_RSS_MB:-1024} \
-		$(OUT)/fuzz-corpus/$$n tests/fuzz/corpus/$$n \
-		2>$(OUT)/fuzz-corpus/$$n.log || { tail -50 $(OUT)/fuzz-corpus/$$n.log; exit 1; }; \
-		echo "fuzz: $$n: $$(grep -c . $(OUT)/fuzz-corpus/$$n.log) log lines, no crash"; done
+	$(Q)bash scripts/fuzz-run.sh $(OUT) $(FUZZ_BINS)
 
 fuzz-smoke:
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-8}

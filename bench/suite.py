@@ -587,43 +587,35 @@ def part_soak(a, tmp):
     return {"secs": secs, "output": out[-4000:]}
 
 
-def part_churn(a, tmp):
+def churn_run(a, tmp, what, minutes, extra):
+    """bench/churn.py for MINUTES with EXTRA arguments: its figures, and a line of them"""
     js = os.path.join(tmp, "churn.json")
-    minutes = 3 if a.quick else 30
     run_logged([sys.executable, os.path.join(REPO, "bench/churn.py"), "--build", a.build,
-                "--minutes", str(minutes), "--java", a.java, "--json", js],
+                "--minutes", str(minutes), "--java", a.java, "--json", js] + extra,
                minutes * 60 + 1200)
     with open(js) as f:
         res = json.load(f)
-    say(f"churn, record -a at 99 Hz for {minutes} min: {res['procs_started']} short-lived "
-        f"processes and {res['jvms_started']} short-lived JVMs ran; jprof RSS "
-        f"{res['rss_growth_mb']:+.2f} MB and open fds {res['fd_growth']:+d} over the last "
-        f"{res['growth_span_s'] / 60:.1f} min, peak RSS {res['peak_rss_mb']:.1f} MB, peak fds "
-        f"{res['peak_fds']}; long-lived JVMs' complete Java stacks "
-        + (f"{res['long_complete_pct']:.2f}%" if res["long_complete_pct"] is not None
-           else "none") + ", rooted at Thread.run "
-        + (f"{res['long_rooted_pct']:.2f}%" if res["long_rooted_pct"] is not None
-           else "none"))
+    pct = lambda k: f"{res[k]:.2f}%" if res[k] is not None else "none"
+    say(f"{what} at 99 Hz for {minutes} min: {res['procs_started']} short-lived processes and "
+        f"{res['jvms_started']} short-lived JVMs ran; jprof RSS {res['rss_growth_mb']:+.2f} MB "
+        f"and open fds {res['fd_growth']:+d} over the last {res['growth_span_s'] / 60:.1f} min, "
+        f"peak RSS {res['peak_rss_mb']:.1f} MB, peak fds {res['peak_fds']}, CPU "
+        f"{100 * res['cpu_s'] / (minutes * 60):.2f}% of a core; long-lived JVMs' complete "
+        f"Java stacks {pct('long_complete_pct')}, rooted at Thread.run "
+        f"{pct('long_rooted_pct')}")
     return res
+
+
+def part_churn(a, tmp):
+    return churn_run(a, tmp, "churn, record -a", 3 if a.quick else 30, [])
 
 
 def part_daemon_churn(a, tmp):
     """the always-on mode over two hours of churn: churn.py --daemon, confined to a cgroup of
     its own (the host's other processes are left alone)"""
-    js = os.path.join(tmp, "soak.json")
     minutes = 3 if a.quick else 120
-    run_logged([sys.executable, os.path.join(REPO, "bench/churn.py"), "--build", a.build,
-                "--minutes", str(minutes), "--java", a.java, "--daemon", "--cgroup",
-                "--sample-secs", "300" if minutes >= 60 else "30", "--json", js],
-               minutes * 60 + 1200)
-    with open(js) as f:
-        res = json.load(f)
-    say(f"soak, daemon at 99 Hz for {minutes} min under churn: {res['procs_started']} "
-        f"short-lived processes and {res['jvms_started']} short-lived JVMs ran; jprof RSS "
-        f"{res['rss_growth_mb']:+.2f} MB and open fds {res['fd_growth']:+d} over the last "
-        f"{res['growth_span_s'] / 60:.1f} min, peak RSS {res['peak_rss_mb']:.1f} MB, peak fds "
-        f"{res['peak_fds']}, CPU {100 * res['cpu_s'] / (minutes * 60):.2f}% of a core")
-    return res
+    return churn_run(a, tmp, "daemon-churn, daemon --cgroup", minutes,
+                     ["--daemon", "--cgroup", "--sample-secs", "300" if minutes >= 60 else "30"])
 
 
 def part_trace(a, tmp):
