@@ -161,6 +161,13 @@ struct jvm_ent {
 	__u64 early_dict, early_methods;	 /* dictionary and Method*s learned at the last try */
 	__u64 early_held, early_named, early_unknown, early_over, early_dropped;
 	struct vmnames *vn; /* names read from the JVM's memory, for what no agent names */
+	/*
+	 * at retirement: what vn and jw counted, for the report, once they are freed (a
+	 * retired JVM kept for the report holds its figures, not its 1 MiB of name pool)
+	 */
+	struct vmnames_stats vn_st;
+	struct jwalk_stats jw_st;
+	bool vn_had;
 	__u64 early_mem;    /* held samples named from the JVM's memory alone */
 	size_t pend_bytes, trace_bytes;
 	/* report */

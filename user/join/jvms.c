@@ -395,6 +395,16 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 	}
 	jn_ev_drop_pid(j->live, pid);
 	jn_ev_drop_pid(j->waits, pid);
+	/* what the report says of them stays; what they hold goes (JOIN_RETIRED_KEEP of these) */
+	jwalk__stats(e->jw, &e->jw_st);
+	jwalk__free(e->jw);
+	e->jw = NULL;
+	if (e->vn) {
+		vmnames__stats(e->vn, &e->vn_st);
+		e->vn_had = true;
+		vmnames__free(e->vn);
+		e->vn = NULL;
+	}
 	free(e->tids);
 	free(e->by_host);
 	e->tids = e->by_host = NULL;

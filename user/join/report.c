@@ -237,10 +237,11 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 			e->pid, (unsigned long long)e->early_held, (unsigned long long)e->early_named,
 			(unsigned long long)e->early_mem, (unsigned long long)e->early_unknown,
 			(unsigned long long)e->early_dropped, (unsigned long long)e->early_over);
-	if (e->vn) {
-		struct vmnames_stats vs;
+	if (e->vn || e->vn_had) {
+		struct vmnames_stats vs = e->vn_st;
 
-		vmnames__stats(e->vn, &vs);
+		if (e->vn)
+			vmnames__stats(e->vn, &vs);
 		fprintf(f,
 			"jprof: JVM %u: method names read from its memory: %llu methods, %llu "
 			"could not be read, %llu over budget; %llu reads, %llu bytes\n",
@@ -248,7 +249,10 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 			(unsigned long long)vs.over_budget, (unsigned long long)vs.reads,
 			(unsigned long long)vs.bytes_read);
 	}
-	jwalk__stats(e->jw, &st);
+	if (e->retired)
+		st = e->jw_st;
+	else
+		jwalk__stats(e->jw, &st);
 	if (!st.walked)
 		return;
 	fprintf(f, "jprof: JVM %u: Java walk in BPF: %llu samples (", e->pid,
