@@ -29,15 +29,7 @@ int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack
 		return jn_add_missing(j, s, kstack, ustack, e,
 				      e->pending ? MISS_PENDING : MISS_NO_AGENT, 0);
 	}
-	if (s->kstack_len)
-		memcpy(p->frames, kstack, (size_t)s->kstack_len * sizeof(__u64));
-	memcpy(p->frames + s->kstack_len, ustack,
-	       ((size_t)s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64));
-	p->s = *s;
-	p->jvm = e;
-	p->thr = NULL;
-	p->cost = cost;
-	dl_init(&p->tnode);
+	jn_pend_fill(p, s, kstack, ustack, e, cost);
 	dl_add_tail(&e->early, &p->jnode);
 	e->early_bytes += cost;
 	j->early_bytes += cost;
@@ -59,6 +51,20 @@ static void early_free(struct join *j, struct jvm_ent *e, struct pend *p)
 	blk_free(&j->blk, p);
 }
 
+/* a held sample's start, counted as a JVM's Java sample: its native frames; how many */
+static size_t early_begin(struct join *j, struct jvm_ent *e, const struct jp_sample *s,
+			  const __u64 *kstack, const __u64 *ustack)
+{
+	size_t n = 0;
+
+	j->st.jvm_samples++;
+	e->samples++;
+	e->java_samples++;
+	jn_push_native_part(j, &n, s, kstack, ustack);
+	j->java_from = n;
+	return n;
+}
+
 /*
  * A held sample that waits no longer: its Java frames as far as the agent names them, the
  * others by the names read from the JVM's memory if it can (e->vn), each run of frames
@@ -69,13 +75,8 @@ static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_samp
 {
 	const struct jp_jframe *raw = jframes_of(s, ustack);
 	bool in_unknown = false, whole = true, mem = false;
-	size_t n = 0;
+	size_t n = early_begin(j, e, s, kstack, ustack);
 
-	j->st.jvm_samples++;
-	e->samples++;
-	e->java_samples++;
-	jn_push_native_part(j, &n, s, kstack, ustack);
-	j->java_from = n;
 	for (int f = 0; f < tr->num_frames; f++) {
 		const struct java_frame *jf = &tr->frames[f];
 		__s32 k = -2 - jf->bci;
@@ -122,13 +123,8 @@ static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_
 {
 	const struct jp_jframe *f = jframes_of(s, ustack);
 	bool in_unknown = false, whole = true;
-	size_t n = 0;
+	size_t n = early_begin(j, e, s, kstack, ustack);
 
-	j->st.jvm_samples++;
-	e->samples++;
-	e->java_samples++;
-	jn_push_native_part(j, &n, s, kstack, ustack);
-	j->java_from = n;
 	for (__u32 k = 0; k < s->jstack_len; k++) {
 		const char *name = vmnames__frame(e->vn, &f[k]);
 		/* a native method's frame (jprof.h JP_JFRAME_NATIVE*): as AGCT's, no suffix */

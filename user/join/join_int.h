@@ -443,6 +443,9 @@ const char *jn_miss_marker(struct join *j, enum miss_reason r, int code);
 
 /* join/wait.c: samples waiting for their Java traces and traces for their samples */
 int jn_add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_ent *e);
+/* p (cost bytes) filled with a copy of s and its stacks, of e, on no list yet */
+void jn_pend_fill(struct pend *p, const struct jp_sample *s, const __u64 *kstack,
+		  const __u64 *ustack, struct jvm_ent *e, size_t cost);
 int jn_pend_add(struct join *j, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack,
 		struct jvm_ent *e);
 int jn_add_follower(struct join *j, const struct jp_sample *s, const __u64 *kstack,

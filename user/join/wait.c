@@ -143,14 +143,9 @@ int jn_add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 	return jn_add_native(j, s, NULL, NULL, e, NULL);
 }
 
-/* a waiting copy of s (cost bytes) charged to e and the join, on no list yet; NULL: no memory */
-static struct pend *pend_new(struct join *j, const struct jp_sample *s, const __u64 *kstack,
-			     const __u64 *ustack, struct jvm_ent *e, size_t cost)
+void jn_pend_fill(struct pend *p, const struct jp_sample *s, const __u64 *kstack,
+		  const __u64 *ustack, struct jvm_ent *e, size_t cost)
 {
-	struct pend *p = blk_alloc(&j->blk, cost);
-
-	if (!p)
-		return NULL;
 	if (s->kstack_len)
 		memcpy(p->frames, kstack, (size_t)s->kstack_len * sizeof(__u64));
 	if (s->ustack_len + s->jstack_len)
@@ -161,6 +156,17 @@ static struct pend *pend_new(struct join *j, const struct jp_sample *s, const __
 	p->thr = NULL;
 	p->cost = cost;
 	dl_init(&p->tnode);
+}
+
+/* a waiting copy of s (cost bytes) charged to e and the join, on no list yet; NULL: no memory */
+static struct pend *pend_new(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+			     const __u64 *ustack, struct jvm_ent *e, size_t cost)
+{
+	struct pend *p = blk_alloc(&j->blk, cost);
+
+	if (!p)
+		return NULL;
+	jn_pend_fill(p, s, kstack, ustack, e, cost);
 	e->pend_bytes += cost;
 	j->pend_bytes += cost;
 	return p;

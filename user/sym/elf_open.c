@@ -5,6 +5,7 @@
  * elf_lookup.c (elf_int.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,48 +21,38 @@
 static int precheck_fd(int fd)
 {
 	unsigned char ident[EI_NIDENT];
+	union {
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} h;
+	union {
+		Elf64_Shdr s64;
+		Elf32_Shdr s32;
+	} s0;
+	size_t hsize, ssize;
 	__u64 shnum, phnum, shoff;
+	bool is64;
 
 	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
-	    memcmp(ident, ELFMAG, SELFMAG))
+	    memcmp(ident, ELFMAG, SELFMAG) ||
+	    (ident[EI_CLASS] != ELFCLASS64 && ident[EI_CLASS] != ELFCLASS32))
 		return -ENOEXEC;
-	if (ident[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr h;
-		Elf64_Shdr s0;
-
-		if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-			return -ENOEXEC;
-		shnum = h.e_shnum;
-		phnum = h.e_phnum;
-		shoff = h.e_shoff;
-		/* more than 0xff00 sections or 0xffff headers: the real counts are in section 0 */
-		if (shoff && (!shnum || phnum == PN_XNUM)) {
-			if (pread(fd, &s0, sizeof(s0), (off_t)shoff) != (ssize_t)sizeof(s0))
-				return -ENOEXEC;
-			if (!shnum)
-				shnum = s0.sh_size;
-			if (phnum == PN_XNUM)
-				phnum = s0.sh_info;
-		}
-	} else if (ident[EI_CLASS] == ELFCLASS32) {
-		Elf32_Ehdr h;
-		Elf32_Shdr s0;
-
-		if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-			return -ENOEXEC;
-		shnum = h.e_shnum;
-		phnum = h.e_phnum;
-		shoff = h.e_shoff;
-		if (shoff && (!shnum || phnum == PN_XNUM)) {
-			if (pread(fd, &s0, sizeof(s0), (off_t)shoff) != (ssize_t)sizeof(s0))
-				return -ENOEXEC;
-			if (!shnum)
-				shnum = s0.sh_size;
-			if (phnum == PN_XNUM)
-				phnum = s0.sh_info;
-		}
-	} else {
+	is64 = ident[EI_CLASS] == ELFCLASS64;
+	hsize = is64 ? sizeof(h.e64) : sizeof(h.e32);
+	ssize = is64 ? sizeof(s0.s64) : sizeof(s0.s32);
+	if (pread(fd, &h, hsize, 0) != (ssize_t)hsize)
 		return -ENOEXEC;
+	shnum = is64 ? h.e64.e_shnum : h.e32.e_shnum;
+	phnum = is64 ? h.e64.e_phnum : h.e32.e_phnum;
+	shoff = is64 ? h.e64.e_shoff : h.e32.e_shoff;
+	/* more than 0xff00 sections or 0xffff headers: the real counts are in section 0 */
+	if (shoff && (!shnum || phnum == PN_XNUM)) {
+		if (pread(fd, &s0, ssize, (off_t)shoff) != (ssize_t)ssize)
+			return -ENOEXEC;
+		if (!shnum)
+			shnum = is64 ? s0.s64.sh_size : s0.s32.sh_size;
+		if (phnum == PN_XNUM)
+			phnum = is64 ? s0.s64.sh_info : s0.s32.sh_info;
 	}
 	if (shnum > ELF_MAX_SECTIONS || phnum > ELF_MAX_PHDRS)
 		return -E2BIG;
