@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* stacks.c: the trace ring and the real-time signal handler that fills it with AsyncGetCallTrace. */
-#include <dlfcn.h>
+/*
+ * stacks.c: the stack-request handler that fills the trace ring with AsyncGetCallTrace, its
+ * protected walk and fallback, the ring's lock-free writers (the handler's and JVMTI
+ * events'), and the fault handler that ends a faulting walk. The ring's file is made in
+ * ring_file.c, the handler installed by stacks_start.c (stacks_int.h between them).
+ */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -15,15 +17,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "agent.h"
-
-/* HotSpot's AsyncGetCallTrace ABI (prims/forte.cpp); frames are struct jp_frame */
-struct jpa_call_trace {
-	JNIEnv *env;
-	jint num_frames;
-	struct jp_frame *frames;
-};
-typedef void (*jpa_agct_fn)(struct jpa_call_trace *trace, jint depth, void *ucontext);
+#include "stacks_int.h"
 
 /*
  * Set once before the handler is installed and never changed after (the mapping is
@@ -34,7 +28,6 @@ static unsigned char *ring_data;
 static __u64 ring_mask;
 static __u32 ring_depth;
 static jpa_agct_fn agct;
-static char ring_file[512];
 
 /* fault protection of the walk: the handlers we chain to, walks under way, the test hook */
 static struct sigaction prev_segv, prev_bus;
@@ -46,100 +39,8 @@ static __u64 test_fallbacks;
 static __u64 handler_calls; /* stack requests handled: every JP_HANDLER_TIMED_EVERY-th is timed */
 static void *test_guard; /* a PROT_NONE page the test hook walks into */
 
-#define TRACE_BYTES(n) ((__u32)sizeof(struct jp_trace_rec) + (__u32)(n) * (__u32)sizeof(struct jp_frame))
 #define ALIGN16(n) (((n) + 15u) & ~15u)
 #define CAS_TRIES      64
-
-int jpa_ring_open(const char *dir, __u32 pid, __u32 data_size, __u32 max_depth, __u32 flags)
-{
-	struct timespec ts;
-	size_t map_size;
-	void *p;
-	int fd, err;
-
-	/* room for 4 traces of full depth at least, so big stacks still flow */
-	while (data_size < 4 * (TRACE_BYTES(max_depth) + JP_BLOCKER_MAX) &&
-	       data_size < JP_RING_DATA_MAX)
-		data_size <<= 1;
-	err = jpa_channel_path(ring_file, sizeof(ring_file), dir, pid, "ring");
-	if (err)
-		return err;
-	fd = jpa_create(ring_file, O_RDWR, 0600);
-	if (fd < 0) {
-		ring_file[0] = '\0';
-		return fd;
-	}
-	map_size = (size_t)JP_RING_HDR_SIZE + data_size;
-	/*
-	 * Every page now: a sparse tmpfs page that cannot be had on first touch is a SIGBUS
-	 * inside the JVM (in a signal handler, even). No room means no agent, not a crash.
-	 */
-	err = -posix_fallocate(fd, 0, (off_t)map_size);
-	if (err)
-		goto out_unlink;
-	p = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		err = -errno;
-		goto out_unlink;
-	}
-	close(fd);
-	ring = p;
-	ring_data = (unsigned char *)p + JP_RING_HDR_SIZE;
-	ring_mask = data_size - 1;
-	ring_depth = max_depth;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ring->version = JP_RING_VERSION;
-	ring->hdr_size = JP_RING_HDR_SIZE;
-	ring->data_size = data_size;
-	ring->pid = pid;
-	ring->max_depth = max_depth;
-	ring->flags = flags;
-	ring->start_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-	__atomic_store_n(&ring->magic, JP_RING_MAGIC, __ATOMIC_RELEASE);
-	return 0;
-out_unlink:
-	close(fd);
-	unlink(ring_file);
-	ring_file[0] = '\0';
-	return err;
-}
-
-void jpa_ring_set_flags(__u32 flags)
-{
-	if (ring)
-		__atomic_fetch_or(&ring->flags, flags, __ATOMIC_RELEASE);
-}
-
-const char *jpa_ring_path(void)
-{
-	return ring_file;
-}
-
-void jpa_ring_count(enum jpa_counter c, __u64 n)
-{
-	__u64 *v;
-
-	if (!ring)
-		return;
-	switch (c) {
-	case JPA_DICT_BYTES:
-		v = &ring->dict_bytes;
-		break;
-	case JPA_DICT_DROPPED:
-		v = &ring->dict_dropped;
-		break;
-	case JPA_THREADS_FULL:
-		v = &ring->threads_full;
-		break;
-	case JPA_EVENTS_NS:
-		v = &ring->events_ns;
-		break;
-	default:
-		v = &ring->perfmap_dropped;
-		break;
-	}
-	__atomic_fetch_add(v, n, __ATOMIC_RELAXED);
-}
 
 static void count(__u64 *v)
 {
@@ -796,7 +697,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	chain(sig == SIGBUS ? &prev_bus : &prev_segv, sig, si, uc);
 }
 
-static int catch_faults(void)
+int jpa_stacks_catch_faults(void)
 {
 	struct sigaction sa;
 
@@ -840,105 +741,21 @@ int jpa_stacks_test_faults(__u32 every)
 	return 0;
 }
 
-static int signal_is_free(int sig)
-{
-	struct sigaction old;
 
-	if (sigaction(sig, NULL, &old))
-		return 0;
-	return !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL;
+void jpa_stacks_set_ring(struct jp_ring_hdr *hdr, __u32 data_size, __u32 max_depth)
+{
+	ring = hdr;
+	ring_data = (unsigned char *)hdr + JP_RING_HDR_SIZE;
+	ring_mask = data_size - 1;
+	ring_depth = max_depth;
 }
 
-/*
- * The signal to answer on. First choice: one whose default action is to ignore it, so that
- * a request the kernel delivers after the process reset the handler to SIG_DFL (the race
- * BPF's handler check cannot close: check, then delivery on the way back to user space,
- * maybe after a preemption) is dropped instead of killing the JVM. SIGURG (socket
- * out-of-band data, for an owner set with F_SETOWN: HotSpot and the JDK never do) and then
- * SIGWINCH (terminal size: JLine handles it, so it is taken then); not SIGCHLD (processes
- * reap children) nor SIGCONT (sending it resumes a stopped process). Only if both are
- * taken: a real-time signal nobody handles, upwards from SIGRTMIN+3 (glibc keeps the first
- * two, libnio's NativeThread takes SIGRTMAX-2 lazily), whose default kills. SIGPROF is no
- * choice: the profilers' own (async-profiler, JFR's peers), and it kills too. That none of
- * them queue does not matter: BPF never sends a request while one is pending.
- */
-static int pick_signal(void)
+void jpa_stacks_set_agct(jpa_agct_fn fn)
 {
-	if (signal_is_free(SIGURG))
-		return SIGURG;
-	if (signal_is_free(SIGWINCH))
-		return SIGWINCH;
-	for (int sig = SIGRTMIN + 3; sig <= SIGRTMAX - 4; sig++) {
-		if (signal_is_free(sig))
-			return sig;
-	}
-	return -EBUSY;
+	agct = fn;
 }
 
-/* the layout jprof's BPF walk needs, in the ring's header page (ring.h), magic last */
-static void publish_walk(void)
+jpa_sigaction_fn jpa_stacks_handler(void)
 {
-	struct jp_ring_walk w, *dst = (struct jp_ring_walk *)((char *)ring + JP_RING_WALK_OFF);
-
-	if (jpa_vm_walk(&w))
-		return;
-	w.magic = 0;
-	memcpy(dst, &w, sizeof(w));
-	__atomic_store_n(&dst->magic, JP_RING_WALK_MAGIC, __ATOMIC_RELEASE);
-}
-
-int jpa_stacks_start(int signo)
-{
-	struct sigaction sa;
-	int err;
-
-	if (!ring)
-		return -EINVAL;
-	agct = (jpa_agct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
-	if (!agct) {
-		void *jvm = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
-
-		if (jvm)
-			agct = (jpa_agct_fn)dlsym(jvm, "AsyncGetCallTrace");
-		if (!agct)
-			return -ENOENT;
-	}
-	if (signo) {
-		if (signo != SIGURG && signo != SIGWINCH && (signo < SIGRTMIN || signo > SIGRTMAX))
-			return -EINVAL;
-		if (!signal_is_free(signo))
-			return -EBUSY;
-	} else {
-		signo = pick_signal();
-		if (signo < 0)
-			return signo;
-	}
-	/* no table, no fallback walk: AGCT alone, as before; nor a walk by jprof's BPF */
-	if (jpa_vm_init())
-		fallback_on = 0;
-	else
-		publish_walk();
-	/* without it a fault in a walk would kill the JVM: no protection, no sampling */
-	err = catch_faults();
-	if (err)
-		return err;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_stack_request;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(signo, &sa, NULL))
-		return -errno;
-	/*
-	 * Only now may jprof send it. The handler's address first: jprof signals a thread
-	 * only while the kernel's handler for signo is this one (not SIG_DFL after a reset).
-	 */
-	__atomic_store_n(&ring->handler, (__u64)(uintptr_t)on_stack_request, __ATOMIC_RELAXED);
-	__atomic_store_n(&ring->signo, signo, __ATOMIC_RELEASE);
-	return 0;
-}
-
-void jpa_stacks_stop(void)
-{
-	if (ring)
-		__atomic_store_n(&ring->signo, 0, __ATOMIC_RELEASE);
+	return on_stack_request;
 }

@@ -459,3 +459,27 @@ TEST(absurd_section_count_refused)
 	EXPECT_EQ(err, -E2BIG);
 	unlink(path);
 }
+
+/* the same for a 32-bit file, by its program header count in section 0 (PN_XNUM) */
+TEST(absurd_phdr_count_refused_elf32)
+{
+	char path[] = "/tmp/jprof-ut-elf-XXXXXX";
+	Elf32_Ehdr eh = { 0 };
+	Elf32_Shdr s0 = { 0 };
+	int fd = mkstemp(path), err;
+
+	EXPECT_TRUE(fd >= 0);
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS32; /* the rest of the header is never read */
+	eh.e_shoff = 4096;
+	eh.e_shnum = 1;
+	eh.e_phnum = PN_XNUM; /* the count is in section 0 */
+	s0.sh_info = 1u << 31;
+	EXPECT_EQ(pwrite(fd, &eh, sizeof(eh), 0), (ssize_t)sizeof(eh));
+	EXPECT_EQ(pwrite(fd, &s0, sizeof(s0), 4096), (ssize_t)sizeof(s0));
+	EXPECT_EQ(ftruncate(fd, 1ll << 20), 0);
+	close(fd);
+	EXPECT_TRUE(!load_path(path, &err));
+	EXPECT_EQ(err, -E2BIG);
+	unlink(path);
+}

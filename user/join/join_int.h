@@ -216,6 +216,19 @@ struct pend {
 	__u64 frames[]; /* kstack then ustack */
 };
 
+/* the BPF walk's frames of a sample: they follow its user stack */
+static inline const struct jp_jframe *jframes_of(const struct jp_sample *s, const __u64 *ustack)
+{
+	return (const struct jp_jframe *)(ustack + s->ustack_len);
+}
+
+/* the bytes a waiting copy of s holds: its stacks and the BPF walk's frames (two words each) */
+static inline size_t pend_cost(const struct jp_sample *s)
+{
+	return sizeof(struct pend) +
+	       ((size_t)s->kstack_len + s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64);
+}
+
 /* a trace waiting for its sample */
 struct ptr {
 	struct dl tnode, jnode;
@@ -437,12 +450,13 @@ const char *jn_miss_marker(struct join *j, enum miss_reason r, int code);
 
 /* join/wait.c: samples waiting for their Java traces and traces for their samples */
 int jn_add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_ent *e);
+/* p (cost bytes) filled with a copy of s and its stacks, of e, on no list yet */
+void jn_pend_fill(struct pend *p, const struct jp_sample *s, const __u64 *kstack,
+		  const __u64 *ustack, struct jvm_ent *e, size_t cost);
 int jn_pend_add(struct join *j, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack,
 		struct jvm_ent *e);
 int jn_add_follower(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		    const __u64 *ustack, struct jvm_ent *e);
-int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack,
-		  const __u64 *ustack, struct jvm_ent *e);
 int jn_add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		   const __u64 *ustack, struct jvm_ent *e);
 int jn_round_next(struct join *j);
@@ -452,6 +466,12 @@ int jn_expire(struct join *j, struct jvm_ent *e, bool all);
 bool jn_poll_agents(struct join *j);
 void jn_time_bound(struct join *j, __u64 until);
 int jn_pair_and_expire(struct join *j, bool all);
+
+/* join/early.c: samples held from before their JVM's agent came */
+int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		  const __u64 *ustack, struct jvm_ent *e);
+/* the held samples tried again, when what names them grew; all: every one goes */
+int jn_early_retry(struct join *j, struct jvm_ent *e, bool all);
 
 /* join/events.c: the agents' events (monitor waits, allocations, live objects) */
 int jn_add_monitor_wait(struct join *j, const struct jp_sample *s, const __u64 *kstack,

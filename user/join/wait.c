@@ -5,7 +5,8 @@
  * thread's queue (matching looks only at the few entries of one tid) and their JVM's FIFO
  * in arrival order (expiry and the budgets look only at the oldest). Samples of one thread
  * come out of the one BPF ring in time order, so a thread's queue is sorted by time and the
- * JVM's FIFO nearly so. Every step is O(1) amortised per sample and per trace.
+ * JVM's FIFO nearly so. Every step is O(1) amortised per sample and per trace. Samples held
+ * before their JVM's agent came are early.c's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -142,28 +143,9 @@ int jn_add_cpu_tail(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 	return jn_add_native(j, s, NULL, NULL, e, NULL);
 }
 
-/* the sample waits for its trace (or, following a request, for that request's) */
-/* the BPF walk's frames of a sample: they follow its user stack */
-static const struct jp_jframe *jframes_of(const struct jp_sample *s, const __u64 *ustack)
+void jn_pend_fill(struct pend *p, const struct jp_sample *s, const __u64 *kstack,
+		  const __u64 *ustack, struct jvm_ent *e, size_t cost)
 {
-	return (const struct jp_jframe *)(ustack + s->ustack_len);
-}
-
-/* the bytes a waiting copy of s holds: its stacks and the BPF walk's frames (two words each) */
-static size_t pend_cost(const struct jp_sample *s)
-{
-	return sizeof(struct pend) +
-	       ((size_t)s->kstack_len + s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64);
-}
-
-/* a waiting copy of s (cost bytes) charged to e and the join, on no list yet; NULL: no memory */
-static struct pend *pend_new(struct join *j, const struct jp_sample *s, const __u64 *kstack,
-			     const __u64 *ustack, struct jvm_ent *e, size_t cost)
-{
-	struct pend *p = blk_alloc(&j->blk, cost);
-
-	if (!p)
-		return NULL;
 	if (s->kstack_len)
 		memcpy(p->frames, kstack, (size_t)s->kstack_len * sizeof(__u64));
 	if (s->ustack_len + s->jstack_len)
@@ -174,11 +156,23 @@ static struct pend *pend_new(struct join *j, const struct jp_sample *s, const __
 	p->thr = NULL;
 	p->cost = cost;
 	dl_init(&p->tnode);
+}
+
+/* a waiting copy of s (cost bytes) charged to e and the join, on no list yet; NULL: no memory */
+static struct pend *pend_new(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+			     const __u64 *ustack, struct jvm_ent *e, size_t cost)
+{
+	struct pend *p = blk_alloc(&j->blk, cost);
+
+	if (!p)
+		return NULL;
+	jn_pend_fill(p, s, kstack, ustack, e, cost);
 	e->pend_bytes += cost;
 	j->pend_bytes += cost;
 	return p;
 }
 
+/* the sample waits for its trace (or, following a request, for that request's) */
 int jn_pend_add(struct join *j, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack,
 		struct jvm_ent *e)
 {
@@ -325,217 +319,6 @@ static int jwait_retry(struct join *j, struct jvm_ent *e, bool all)
 		pend_free(j, p);
 	}
 	return err;
-}
-
-/*
- * A sample BPF walked whole before the JVM's agent came (its walk published from outside,
- * record/early.c): held, its raw frames named once the agent's dictionary can (early_retry).
- * Over the budgets it is counted and goes as a sample without Java stack.
- */
-int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack,
-		  const __u64 *ustack, struct jvm_ent *e)
-{
-	size_t cost = pend_cost(s);
-	struct pend *p;
-
-	if (e->early_bytes + cost > j->o.early_budget_jvm ||
-	    j->early_bytes + cost > j->o.early_budget ||
-	    !(p = blk_alloc(&j->blk, cost))) {
-		e->early_over++;
-		j->st.jvm_samples++;
-		return jn_add_missing(j, s, kstack, ustack, e,
-				      e->pending ? MISS_PENDING : MISS_NO_AGENT, 0);
-	}
-	if (s->kstack_len)
-		memcpy(p->frames, kstack, (size_t)s->kstack_len * sizeof(__u64));
-	memcpy(p->frames + s->kstack_len, ustack,
-	       ((size_t)s->ustack_len + 2 * (size_t)s->jstack_len) * sizeof(__u64));
-	p->s = *s;
-	p->jvm = e;
-	p->thr = NULL;
-	p->cost = cost;
-	dl_init(&p->tnode);
-	dl_add_tail(&e->early, &p->jnode);
-	e->early_bytes += cost;
-	j->early_bytes += cost;
-	e->early_held++;
-	/* names read now, while the JVM lives: it may be gone when they are wanted */
-	if (e->vn && !e->a)
-		for (__u32 k = 0; k < s->jstack_len; k++)
-			(void)vmnames__frame(e->vn, &jframes_of(s, ustack)[k]);
-	if (!e->jw)
-		e->jw = jwalk__new(e->pid, jn_jw_method, j);
-	return e->jw ? 0 : -ENOMEM;
-}
-
-static void early_free(struct join *j, struct jvm_ent *e, struct pend *p)
-{
-	dl_del(&p->jnode);
-	e->early_bytes -= p->cost;
-	j->early_bytes -= p->cost;
-	blk_free(&j->blk, p);
-}
-
-/*
- * A held sample that waits no longer: its Java frames as far as the agent names them, the
- * others by the names read from the JVM's memory if it can (e->vn), each run of frames
- * neither names as one "[unknown Java]": shown, counted, not dropped
- */
-static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_sample *s,
-			 const __u64 *kstack, const __u64 *ustack, const struct java_trace *tr)
-{
-	const struct jp_jframe *raw = jframes_of(s, ustack);
-	bool in_unknown = false, whole = true, mem = false;
-	size_t n = 0;
-
-	j->st.jvm_samples++;
-	e->samples++;
-	e->java_samples++;
-	jn_push_native_part(j, &n, s, kstack, ustack);
-	j->java_from = n;
-	for (int f = 0; f < tr->num_frames; f++) {
-		const struct java_frame *jf = &tr->frames[f];
-		__s32 k = -2 - jf->bci;
-		const char *name = NULL;
-
-		if (jf->method_id && e->a) {
-			jn_push_java(j, &n, e, jf);
-			in_unknown = false;
-			continue;
-		}
-		if (!jf->method_id && k >= 0 && (__u32)k < s->jstack_len)
-			name = vmnames__frame(e->vn, &raw[k]);
-		if (name) {
-			jn_push_java_name(j, &n, name, jf->kind);
-			in_unknown = false;
-			mem = true;
-			continue;
-		}
-		whole = false;
-		if (!in_unknown)
-			jn_push(j, &n, JOIN_UNKNOWN_JAVA, jf->kind);
-		in_unknown = true;
-	}
-	if (whole && tr->num_frames > 0) {
-		e->complete++;
-		e->early_mem += mem;
-		e->early_named += !mem;
-		j->st.java_complete++;
-	} else {
-		e->early_unknown++;
-	}
-	jn_tally_cpu(e, s, whole && tr->num_frames > 0, !(whole && tr->num_frames > 0));
-	jn_late_done(j, e);
-	return jn_commit(j, s, e, n, NULL);
-}
-
-/*
- * A held sample of a JVM without agent, named from its memory (e->vn): each frame by its
- * method, a compiled one without its inlined methods; a run of frames it cannot name is one
- * "[unknown Java]". 1 when every frame was named (a whole Java stack), 0 not.
- */
-static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_sample *s,
-			     const __u64 *kstack, const __u64 *ustack, int *ret_err)
-{
-	const struct jp_jframe *f = jframes_of(s, ustack);
-	bool in_unknown = false, whole = true;
-	size_t n = 0;
-
-	j->st.jvm_samples++;
-	e->samples++;
-	e->java_samples++;
-	jn_push_native_part(j, &n, s, kstack, ustack);
-	j->java_from = n;
-	for (__u32 k = 0; k < s->jstack_len; k++) {
-		const char *name = vmnames__frame(e->vn, &f[k]);
-		/* a native method's frame (jprof.h JP_JFRAME_NATIVE*): as AGCT's, no suffix */
-		enum jp_frame_kind kind = (f[k].pc & JP_JFRAME_NATIVE) ||
-							  (f[k].method && f[k].pc == JP_JFRAME_NATIVE_BCI)
-						  ? JP_FK_NATIVE
-					  : f[k].method ? JP_FK_INTERP
-							: JP_FK_JIT;
-
-		if (name) {
-			jn_push_java_name(j, &n, name, kind);
-			in_unknown = false;
-		} else {
-			whole = false;
-			if (!in_unknown)
-				jn_push(j, &n, JOIN_UNKNOWN_JAVA, kind);
-			in_unknown = true;
-		}
-	}
-	if (whole) {
-		e->complete++;
-		e->early_mem++;
-		j->st.java_complete++;
-	} else {
-		e->early_unknown++;
-	}
-	jn_tally_cpu(e, s, whole, !whole);
-	*ret_err = jn_commit(j, s, e, n, NULL);
-	return whole;
-}
-
-/*
- * The held samples, tried again when the agent's dictionary or the Method*s learned from
- * agreeing samples grew since the last try; all: the end (or the JVM's), every one goes,
- * named as far as it can be.
- */
-static int early_retry(struct join *j, struct jvm_ent *e, bool all)
-{
-	__u64 dict = e->a ? jvm_agent__dict_read(e->a) : 0, learned = jwalk__learned(e->jw);
-	struct dl *n = e->early.next;
-	int err = 0;
-
-	/* no agent is coming (attach disabled, or not asked): nothing to wait for */
-	all = all || (!e->a && !e->pending);
-	if (dl_empty(&e->early) ||
-	    (!all && (!e->a || (dict == e->early_dict && learned == e->early_methods))))
-		return 0;
-	e->early_dict = dict;
-	e->early_methods = learned;
-	while (n != &e->early && !err) {
-		struct pend *p = dl_entry(n, struct pend, jnode);
-		const __u64 *ustack = p->frames + p->s.kstack_len;
-		struct java_trace tr;
-		int unknown = 0;
-
-		n = n->next;
-		if (e->a && !jwalk__trace(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr)) {
-			e->early_named++;
-			err = jn_finish(j, &p->s, p->frames, ustack, e, &tr);
-		} else if (all && !e->a && e->vn) {
-			(void)early_from_memory(j, e, &p->s, p->frames, ustack, &err);
-		} else if (all) {
-			if (jwalk__trace_partial(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr,
-						 &unknown))
-				tr.num_frames = 0;
-			err = early_partial(j, e, &p->s, p->frames, ustack, &tr);
-		} else {
-			continue;
-		}
-		early_free(j, e, p);
-	}
-	return err;
-}
-
-void join__early_off(struct join *j, __u32 pid)
-{
-	struct jvm_ent *e = jn_find_jvm(j, pid);
-
-	if (!e)
-		return;
-	e->early_off = true;
-	while (!dl_empty(&e->early)) {
-		struct pend *p = dl_entry(e->early.next, struct pend, jnode);
-
-		e->early_dropped++;
-		j->st.jvm_samples++;
-		(void)jn_add_missing(j, &p->s, p->frames, p->frames + p->s.kstack_len, e,
-				     MISS_EARLY_OFF, 0);
-		early_free(j, e, p);
-	}
 }
 
 /*
@@ -769,7 +552,7 @@ int jn_expire(struct join *j, struct jvm_ent *e, bool all)
 	int err = e->a ? jwait_retry(j, e, all) : 0;
 
 	if (!err)
-		err = early_retry(j, e, all);
+		err = jn_early_retry(j, e, all);
 	if (err)
 		return err;
 	while (!dl_empty(&e->traces)) {
@@ -855,3 +638,4 @@ int jn_pair_and_expire(struct join *j, bool all)
 		err = jn_expire(j, j->jvms[i], all);
 	return err;
 }
+

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* elf_syms.c: an ELF file's function symbols, sorted, plus what maps addresses to them. */
+/*
+ * elf_syms.c: an ELF file's function symbols, sorted, plus what maps addresses to them.
+ * Files are opened by elf_open.c; named symbols alone are looked up by elf_lookup.c.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -10,27 +13,10 @@
 #include <lzma.h>
 
 #include "demangle.h"
+#include "elf_int.h"
 #include "elf_syms.h"
 #include "util/strpool.h"
 
-/*
- * Budgets for one file (an untrusted one: any user's process maps what it likes). libelf
- * reads a table into memory when asked for it, so a table is refused before that.
- */
-#ifndef JP_FUZZ_BUDGETS
-#define ELF_MAX_SYMS	  (4u << 20)
-#define ELF_MAX_TABLE	  (128u << 20) /* one symbol table or string table */
-#define ELF_MAX_BYTES	  (256u << 20) /* all a file's symbols and names, as held */
-#define ELF_MAX_DEMANGLED (16u << 20)  /* demangled names kept */
-#else /* fuzzing: small enough for a fuzzer's inputs to reach */
-#define ELF_MAX_SYMS	  4096u
-#define ELF_MAX_TABLE	  (64u << 10)
-#define ELF_MAX_BYTES	  (256u << 10)
-#define ELF_MAX_DEMANGLED (16u << 10)
-#endif
-#define ELF_MAX_SECTIONS   (1u << 16)
-#define ELF_MAX_PHDRS	   (1u << 16)
-#define ELF_MAX_LOADS	   64
 #define DEMANGLE_MAX_INPUT 4096		/* longer names are shown as they are */
 /* MiniDebugInfo is a few hundred KiB in practice; refuse decompression bombs */
 #define DEBUGDATA_MAX_OUT  (64u << 20)
@@ -518,100 +504,6 @@ static int load_common(Elf *elf, struct elf_syms **ret)
 	return 0;
 }
 
-/*
- * libelf sizes its section array from the header before we can look at it: a file that
- * claims billions of sections (cheap, as a sparse file) would make it allocate and touch
- * gigabytes. Check the counts first, with pread.
- */
-static int precheck_fd(int fd)
-{
-	unsigned char ident[EI_NIDENT];
-	__u64 shnum, phnum, shoff;
-
-	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
-	    memcmp(ident, ELFMAG, SELFMAG))
-		return -ENOEXEC;
-	if (ident[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr h;
-		Elf64_Shdr s0;
-
-		if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-			return -ENOEXEC;
-		shnum = h.e_shnum;
-		phnum = h.e_phnum;
-		shoff = h.e_shoff;
-		/* more than 0xff00 sections or 0xffff headers: the real counts are in section 0 */
-		if (shoff && (!shnum || phnum == PN_XNUM)) {
-			if (pread(fd, &s0, sizeof(s0), (off_t)shoff) != (ssize_t)sizeof(s0))
-				return -ENOEXEC;
-			if (!shnum)
-				shnum = s0.sh_size;
-			if (phnum == PN_XNUM)
-				phnum = s0.sh_info;
-		}
-	} else if (ident[EI_CLASS] == ELFCLASS32) {
-		Elf32_Ehdr h;
-		Elf32_Shdr s0;
-
-		if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-			return -ENOEXEC;
-		shnum = h.e_shnum;
-		phnum = h.e_phnum;
-		shoff = h.e_shoff;
-		if (shoff && (!shnum || phnum == PN_XNUM)) {
-			if (pread(fd, &s0, sizeof(s0), (off_t)shoff) != (ssize_t)sizeof(s0))
-				return -ENOEXEC;
-			if (!shnum)
-				shnum = s0.sh_size;
-			if (phnum == PN_XNUM)
-				phnum = s0.sh_info;
-		}
-	} else {
-		return -ENOEXEC;
-	}
-	if (shnum > ELF_MAX_SECTIONS || phnum > ELF_MAX_PHDRS)
-		return -E2BIG;
-	return 0;
-}
-
-/*
- * An ELF of an fd, read with pread only. ELF_C_READ: libelf preads what it is asked for into
- * its own buffers. Never ELF_C_READ_MMAP: the file belongs to someone who may truncate it
- * under the mapping, and the next touch of a page past the end is a SIGBUS in root jprof.
- */
-static int elf_open_fd(int fd, Elf **ret)
-{
-	int err;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
-	err = precheck_fd(fd);
-	if (err)
-		return err;
-	*ret = elf_begin(fd, ELF_C_READ, NULL);
-	return *ret ? 0 : -ENOEXEC;
-}
-
-/* an ELF of a buffer, through a copy of it (libelf wants a writable image): free it after */
-static int elf_open_mem(const void *buf, size_t len, char **ret_copy, Elf **ret)
-{
-	char *copy;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
-	copy = malloc(len ? len : 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, buf, len);
-	*ret = elf_memory(copy, len);
-	if (!*ret) {
-		free(copy);
-		return -ENOEXEC;
-	}
-	*ret_copy = copy;
-	return 0;
-}
-
 int elf_syms__load_fd(int fd, struct elf_syms **ret)
 {
 	Elf *elf;
@@ -759,107 +651,4 @@ const char *elf_syms__debuglink(const struct elf_syms *e)
 const char *elf_syms__build_id(const struct elf_syms *e)
 {
 	return e ? e->build_id : "";
-}
-
-/*
- * The named symbols of any type in .dynsym (data too: the exported tables a debugger or
- * profiler reads, such as libjvm's gHotSpotVMStructs), and the virtual address the PT_LOAD
- * at file offset 0 starts at. Within the loaders' budgets: a dynamic symbol table larger
- * than ELF_MAX_TABLE is refused.
- */
-static int lookup_elf(Elf *elf, const char *const *names, size_t n, __u64 *ret,
-		      __u64 *ret_base)
-{
-	size_t nsec = 0, nphdr = 0, found = 0;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	bool base = false;
-
-	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
-		return -ENOEXEC;
-	if (elf_getshdrnum(elf, &nsec) || nsec > ELF_MAX_SECTIONS)
-		return -E2BIG;
-	if (!elf_getphdrnum(elf, &nphdr)) {
-		for (size_t i = 0; i < nphdr && i < ELF_MAX_PHDRS && !base; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && !ph.p_offset) {
-				*ret_base = ph.p_vaddr;
-				base = true;
-			}
-		}
-	}
-	if (!base)
-		return -ENOEXEC;
-	memset(ret, 0, n * sizeof(*ret));
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Scn *strscn;
-		GElf_Shdr sh, ssh;
-		Elf_Data *data, *strs;
-		size_t count;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
-		    sh.sh_link >= nsec)
-			continue;
-		strscn = elf_getscn(elf, sh.sh_link);
-		if (sh.sh_size > ELF_MAX_TABLE || !strscn || !gelf_getshdr(strscn, &ssh) ||
-		    ssh.sh_type != SHT_STRTAB || ssh.sh_size > ELF_MAX_TABLE)
-			return -E2BIG;
-		data = elf_getdata(scn, NULL);
-		strs = elf_getdata(strscn, NULL);
-		if (!data || !strs || !strs->d_buf || !strs->d_size)
-			return -ENOEXEC;
-		count = data->d_size / sh.sh_entsize;
-		for (size_t i = 0; i < count && i < ELF_MAX_SYMS && found < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-			size_t room;
-
-			if (!gelf_getsym(data, (int)i, &sym))
-				break;
-			if (sym.st_shndx == SHN_UNDEF || !sym.st_value || !sym.st_name ||
-			    sym.st_name >= strs->d_size)
-				continue;
-			name = (const char *)strs->d_buf + sym.st_name;
-			room = strs->d_size - sym.st_name;
-			for (size_t k = 0; k < n; k++) {
-				if (!ret[k] && strnlen(name, room) == strlen(names[k]) &&
-				    !strcmp(name, names[k])) {
-					ret[k] = sym.st_value;
-					found++;
-					break;
-				}
-			}
-		}
-		break; /* one dynamic symbol table */
-	}
-	return 0;
-}
-
-int elf_syms__lookup_fd(int fd, const char *const *names, size_t n, __u64 *ret,
-			__u64 *ret_base)
-{
-	Elf *elf;
-	int err = elf_open_fd(fd, &elf);
-
-	if (err)
-		return err;
-	err = lookup_elf(elf, names, n, ret, ret_base);
-	elf_end(elf);
-	return err;
-}
-
-int elf_syms__lookup_mem(const void *buf, size_t len, const char *const *names, size_t n,
-			 __u64 *ret, __u64 *ret_base)
-{
-	char *copy;
-	Elf *elf;
-	int err = elf_open_mem(buf, len, &copy, &elf);
-
-	if (err)
-		return err;
-	err = lookup_elf(elf, names, n, ret, ret_base);
-	elf_end(elf);
-	free(copy);
-	return err;
 }
