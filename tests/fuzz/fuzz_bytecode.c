@@ -9,6 +9,9 @@
 #include <stdlib.h>
 
 #include "bytecode.c"
+#include "bc_class.c"
+#include "bc_code.c"
+#include "bc_frames.c"
 
 struct fctx {
 	unsigned int mode, n;
