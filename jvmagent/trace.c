@@ -17,26 +17,26 @@
 #include "bytecode.h"
 
 /*
- * How: ClassFileLoadHook + RetransformClasses (bytecode.c rewrites the matched methods to
- * call jprof/Trace.enter/leave/thrown, static natives registered here). Unlike JVMTI
- * MethodEntry/Exit (interpreter only) or breakpoints (never compiled), the rewritten
- * methods are compiled and inlined like any other; the first retransform after a late
- * attach deoptimizes compiled code once (see jpa_recompile in agent.c).
+ * How: ClassFileLoadHook + RetransformClasses (bytecode.c rewrites the matched methods to call
+ * jprof/Trace.enter/leave/thrown, static natives registered here). Unlike JVMTI MethodEntry/Exit
+ * (interpreter only) or breakpoints (never compiled), the rewritten methods are compiled and
+ * inlined like any other; the first retransform after a late attach deoptimizes compiled code once
+ * (see jpa_recompile in agent.c).
  *
- * The helper class is defined by the boot loader (JNI DefineClass, NULL loader), so every
- * class loader finds it by delegation. Classes of the boot loader (the JDK's named
- * modules, which do not read the boot loader's unnamed module) are not rewritten.
+ * The helper class is defined by the boot loader (JNI DefineClass, NULL loader), so every class
+ * loader finds it by delegation. Classes of the boot loader (the JDK's named modules, which do not
+ * read the boot loader's unnamed module) are not rewritten.
  *
- * The timing natives run on the application's threads in its hot paths: they take no
- * lock, allocate nothing of their own (a thread-local array of start times, which glibc
- * sets up at a thread's first touch), make no JNI or JVMTI call and never block: a
- * clock read, a CAS for a slot, stores. A thread's stack holds JPA_TRACE_DEPTH calls;
- * deeper ones are counted (lost_depth), never a fault. A call is recorded when it ends.
+ * The timing natives run on the application's threads in its hot paths: they take no lock,
+ * allocate nothing of their own (a thread-local array of start times, which glibc sets up at a
+ * thread's first touch), make no JNI or JVMTI call and never block: a clock read, a CAS for a
+ * slot, stores. A thread's stack holds JPA_TRACE_DEPTH calls; deeper ones are counted
+ * (lost_depth), never a fault. A call is recorded when it ends.
  *
- * Start: the attach thread (Agent_OnAttach, trace=...). Stop: a watcher thread of its own
- * (a JVM-attached daemon, as watch.c's) on jprof's stop request, on jprof's stamp standing
- * still (jprof gone), or over the overhead budget: the classes go back to their own bytes
- * (RetransformClasses while the hook gives nothing back).
+ * Start: the attach thread (Agent_OnAttach, trace=...). Stop: a watcher thread of its own (a
+ * JVM-attached daemon, as watch.c's) on jprof's stop request, on jprof's stamp standing still (jprof
+ * gone), or over the overhead budget: the classes go back to their own bytes (RetransformClasses
+ * while the hook gives nothing back).
  */
 
 #define JPA_TRACE_DEPTH	   64
@@ -74,7 +74,6 @@ static int t_on;		/* the natives record */
 static int t_hook;		/* the hook rewrites */
 static __u32 t_gen;		/* bumped per trace: stale thread stacks reset */
 static struct jp_mt_hdr *t_hdr; /* the mapped file */
-static size_t t_map_size;
 static struct jp_mt_method *t_methods;
 static struct jp_mt_rec *t_slots;
 static struct jp_mt_stack *t_stacks;
@@ -263,11 +262,37 @@ static int class_matches(const char *cls)
 	return 0;
 }
 
+/* the entry named full[0..len) ('/' made '.'), a new one (refused: why) if need be; -1 full */
+static int method_slot(char *full, int len, const char *why)
+{
+	int n = (int)__atomic_load_n(&t_hdr->n_methods, __ATOMIC_ACQUIRE);
+	struct jp_mt_method *m;
+
+	for (char *c = full; *c && *c != '('; c++)
+		if (*c == '/')
+			*c = '.';
+	for (int i = 0; i < n; i++)
+		if (t_methods[i].name_len == len && !memcmp(t_methods[i].name, full, (size_t)len))
+			return i;
+	if (n >= (int)JP_MT_METHODS_MAX)
+		return -1;
+	m = &t_methods[n];
+	memcpy(m->name, full, (size_t)len);
+	m->name_len = (__u16)len;
+	if (why) {
+		len = snprintf(m->why, sizeof(m->why), "%s", why);
+		m->why_len = (__u16)(len < (int)sizeof(m->why) ? len : (int)sizeof(m->why) - 1);
+		m->flags = JP_MT_M_REFUSED;
+	}
+	__atomic_store_n(&t_hdr->n_methods, (__u32)n + 1, __ATOMIC_RELEASE);
+	return n;
+}
+
 /* the method's id, a new one if need be; -1 no match or the table is full */
 static int method_id(const char *cls, const char *name, const char *desc)
 {
 	char full[sizeof(t_methods[0].name)];
-	int hit = 0, n, len;
+	int hit = 0, len;
 
 	for (int i = 0; i < t_npat && !hit; i++)
 		hit = !fnmatch(t_pat[i].cls, cls, 0) && !fnmatch(t_pat[i].meth, name, 0) &&
@@ -277,19 +302,7 @@ static int method_id(const char *cls, const char *name, const char *desc)
 	len = snprintf(full, sizeof(full), "%s.%s%s", cls, name, desc);
 	if (len < 0 || (size_t)len >= sizeof(full))
 		return -1;
-	for (char *c = full; *c && *c != '('; c++)
-		if (*c == '/')
-			*c = '.';
-	n = (int)__atomic_load_n(&t_hdr->n_methods, __ATOMIC_ACQUIRE);
-	for (int i = 0; i < n; i++)
-		if (t_methods[i].name_len == len && !memcmp(t_methods[i].name, full, (size_t)len))
-			return i;
-	if (n >= (int)JP_MT_METHODS_MAX)
-		return -1;
-	memcpy(t_methods[n].name, full, (size_t)len);
-	t_methods[n].name_len = (__u16)len;
-	__atomic_store_n(&t_hdr->n_methods, (__u32)n + 1, __ATOMIC_RELEASE);
-	return n;
+	return method_slot(full, len, NULL);
 }
 
 static int bc_match(void *ctx, const char *cls, const char *name, const char *desc, uint16_t access)
@@ -364,27 +377,12 @@ void JNICALL jpa_trace_cflh(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject 
 static void refuse_class(const char *cls, const char *why)
 {
 	char full[sizeof(t_methods[0].name)];
-	int n, len = snprintf(full, sizeof(full), "%s.*", cls);
+	int len = snprintf(full, sizeof(full), "%s.*", cls);
 
 	if (len < 0 || (size_t)len >= sizeof(full))
 		return;
-	for (char *c = full; *c; c++)
-		if (*c == '/')
-			*c = '.';
 	pthread_mutex_lock(&t_lock);
-	n = (int)__atomic_load_n(&t_hdr->n_methods, __ATOMIC_ACQUIRE);
-	for (int i = 0; i < n; i++)
-		if (t_methods[i].name_len == len && !memcmp(t_methods[i].name, full, (size_t)len))
-			goto out;
-	if (n < (int)JP_MT_METHODS_MAX) {
-		memcpy(t_methods[n].name, full, (size_t)len);
-		t_methods[n].name_len = (__u16)len;
-		t_methods[n].why_len =
-			(__u16)snprintf(t_methods[n].why, sizeof(t_methods[n].why), "%s", why);
-		t_methods[n].flags = JP_MT_M_REFUSED;
-		__atomic_store_n(&t_hdr->n_methods, (__u32)n + 1, __ATOMIC_RELEASE);
-	}
-out:
+	(void)method_slot(full, len, why);
 	pthread_mutex_unlock(&t_lock);
 }
 
@@ -549,7 +547,7 @@ static void *watch_main(void *arg)
 	};
 	struct timespec nap = {.tv_sec = 0, .tv_nsec = (long)WATCH_NS};
 	JNIEnv *env = NULL;
-	struct jp_mt_hdr *seen_hdr = NULL;
+	__u32 seen_gen = 0; /* the trace seen: its file is mapped where the last one's was */
 	__u64 seen = 0, last = 0, calls0 = 0, t0 = 0;
 
 	(void)arg;
@@ -572,8 +570,8 @@ static void *watch_main(void *arg)
 			continue;
 		}
 		name_stacks(env, &t_named);
-		if (h != seen_hdr) { /* a new trace */
-			seen_hdr = h;
+		if (__atomic_load_n(&t_gen, __ATOMIC_ACQUIRE) != seen_gen) { /* a new trace */
+			seen_gen = __atomic_load_n(&t_gen, __ATOMIC_ACQUIRE);
 			seen = __atomic_load_n(&h->reader_ns, __ATOMIC_ACQUIRE);
 			last = now;
 			calls0 = __atomic_load_n(&h->head, __ATOMIC_RELAXED) + h->dropped;
@@ -658,7 +656,11 @@ static int define_helper(JNIEnv *env)
 	return t_helper ? 0 : -ENOMEM;
 }
 
-/* a new trace file (the last one's mapping goes; its jprof keeps its own fd) */
+/*
+ * A new trace file (its jprof keeps its own fd), mapped over the last one's pages (MAP_FIXED:
+ * no hole between): a thread still in a native of the last trace writes into the new file and
+ * never faults, and traces do not pile up mappings (~1 MiB each). Failed: zero pages there.
+ */
 static int open_file(const char *dir)
 {
 	size_t stacks_off = JP_MT_DATA_OFF + (size_t)JP_MT_SLOTS_DEFAULT * sizeof(struct jp_mt_rec);
@@ -673,22 +675,19 @@ static int open_file(const char *dir)
 	fd = jpa_create(t_path, O_RDWR, 0600);
 	if (fd < 0)
 		return fd;
-	if (ftruncate(fd, (off_t)size)) {
-		err = -errno;
-		close(fd);
-		unlink(t_path);
-		return err;
-	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = ftruncate(fd, (off_t)size) ? MAP_FAILED
+				       : mmap(t_hdr, size, PROT_READ | PROT_WRITE,
+					      MAP_SHARED | (t_hdr ? MAP_FIXED : 0), fd, 0);
 	err = p == MAP_FAILED ? -errno : 0;
 	close(fd);
+	if (err && t_hdr)
+		(void)mmap(t_hdr, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (err) {
 		unlink(t_path);
 		return err;
 	}
-	/* the old mapping stays: natives of a thread still inside it may touch it */
 	t_hdr = p;
-	t_map_size = size;
 	t_methods = (struct jp_mt_method *)((char *)p + JP_MT_HDR_SIZE);
 	t_slots = (struct jp_mt_rec *)((char *)p + JP_MT_DATA_OFF);
 	t_stacks = (struct jp_mt_stack *)((char *)p + stacks_off);
