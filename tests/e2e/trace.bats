@@ -10,7 +10,7 @@
 # sees only its calls); jprof killed: the agent ends the trace by itself; one-line errors.
 # The split (SplitApp, JDK 17 and 25): each slow call's on-CPU, off-CPU by reason and system
 # calls name its dominant part (sleep, fsync, spin, a contended monitor; System.gc() adds up)
-# and add up; the text lines; --no-kernel.
+# and add up; the text lines; -o *.jfr read by JDK 25's jfr (jdk.MethodTrace); --no-kernel.
 # Start/stop cycles (JDK 25): the JVM frees the old class versions, nothing else stays.
 bats_require_minimum_version 1.5.0
 
@@ -362,14 +362,47 @@ split_jdk() {
 	# asserted: JDK 17 places them within 50 ms (sun.os.hrt.ticks), JDK 25 a few ms early
 	# (from the process's start): a 1..10 ms pause overlapped its 7..17 ms call in 5 of 6
 	# calls seen on JDK 17, 1 of 3 on JDK 25
-	# the text: two lines under each slow call
-	trace_bg 'SplitApp.sleep40' 'SplitApp.fsync' --slow 1ms --top 6
+	# the text: two lines under each slow call; -o *.jfr: the same calls as jdk.MethodTrace
+	trace_bg 'SplitApp.sleep40' 'SplitApp.fsync' --slow 1ms --top 6 -o "$OUT/s2.jfr"
 	settle
 	phase 2
 	stop_trace
 	cat "$OUT/trace.out" >&2
 	grep -Eq "split: cpu [0-9.]+ ms, off-cpu [0-9.]+ ms: futex [0-9.]+ \(lock/park/wait" "$OUT/trace.out"
 	grep -Eq "syscalls [0-9]+, [0-9.]+ ms: .*fsync 1 " "$OUT/trace.out"
+	require_jdk "$JDK25"
+	"$JDK25/bin/jfr" print --json --events jdk.MethodTrace "$OUT/s2.jfr" >"$OUT/s2.json"
+	python3 - "$OUT/s2.json" <<'PY'
+import json, re, sys
+ev = [e["values"] for e in json.load(open(sys.argv[1]))["recording"]["events"]]
+def ns(iso):  # "PT0.040138841S", "PT1M2.5S"
+    m = re.fullmatch(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?", iso)
+    return round(((int(m[1] or 0) * 60 + int(m[2] or 0)) * 60 + float(m[3] or 0)) * 1e9)
+by = {}
+for e in ev:
+    by.setdefault(e["method"]["type"]["name"] + "." + e["method"]["name"], []).append(e)
+checks = {
+    "6 events, 3 a method": len(ev) == 6 and sorted(by) == ["SplitApp.fsync", "SplitApp.sleep40"]
+    and all(len(v) == 3 for v in by.values()),
+    "descriptors": by["SplitApp.fsync"][0]["method"]["descriptor"] == "(Ljava/nio/file/Path;)V",
+    "thread": all(e["eventThread"]["osName"] == "phase2" and e["eventThread"]["osThreadId"] > 0
+                  for e in ev),
+    "stack": all([f["method"]["name"] for f in e["stackTrace"]["frames"][:2]]
+                 == [e["method"]["name"], "phase"] for e in ev),
+    "parts add up": all(abs(ns(e["cpuTime"]) + ns(e["offCpuTime"]) - ns(e["duration"])) <= 2
+                        for e in ev),
+    "sleep40 off the CPU": all(ns(e["offCpuTime"]) >= 39e6 and "futex" in e["split"]
+                               for e in by["SplitApp.sleep40"]),
+    "fsync's system calls": all(re.search(r": .*fsync 1 ", e["syscallsByName"]) and
+                                e["syscalls"] >= 1 and ns(e["syscallTime"]) > 0
+                                for e in by["SplitApp.fsync"]),
+    "not thrown": not any(e["thrown"] for e in ev),
+}
+bad = [k for k, ok in checks.items() if not ok]
+if bad:
+    print("FAILED:", bad, json.dumps(ev, indent=1)[:6000], file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
 	# --no-kernel: no kernel part (the GC pauses stay)
 	trace_bg 'SplitApp.sleep40' --slow 5ms --no-kernel -o "$OUT/s3.json"
 	settle
