@@ -242,6 +242,56 @@ int jpa_bc_ctor_exc_ok(const struct meth *m, uint32_t s, uint32_t e, uint32_t h)
 	return s >= m->entry_pc && h >= m->entry_pc;
 }
 
+void jpa_bc_plan_args(struct meth *m, const char *desc, int is_static, unsigned int max)
+{
+	static const uint8_t loads[JPA_BC_ARG_KINDS] = {0x15, 0x16, 0x17, 0x18, 0x19};
+	uint32_t slot = is_static ? 0 : 1;
+	const char *p = desc + 1;
+
+	m->prologue_len = PROLOGUE_LEN;
+	m->n_args = 0;
+	if (desc[0] != '(')
+		return;
+	for (unsigned int pos = 0; *p && *p != ')' && pos < max; pos++) {
+		int kind = -1, width = 1;
+		const char *t = p;
+
+		while (*p == '[')
+			p++;
+		if (*p == 'L')
+			p = strchr(p, ';');
+		if (!p || !*p)
+			goto out_none; /* junk: the verifier refuses the class anyway */
+		p++;
+		if (t + 1 == p) { /* one character: a primitive */
+			if (strchr("IZBCS", *t))
+				kind = 0;
+			else if (*t == 'J')
+				kind = 1, width = 2;
+			else if (*t == 'F')
+				kind = 2;
+			else if (*t == 'D')
+				kind = 3, width = 2;
+			else
+				goto out_none; /* V or junk */
+		} else if ((size_t)(p - t) == 18 && !memcmp(t, "Ljava/lang/String;", 18)) {
+			kind = 4;
+		}
+		if (kind >= 0 && slot <= 255) {
+			m->arg[m->n_args].pos = (uint8_t)pos;
+			m->arg[m->n_args].load = loads[kind];
+			m->arg[m->n_args].slot = (uint8_t)slot;
+			m->arg[m->n_args].kind = (uint8_t)kind;
+			m->n_args++;
+		}
+		slot += (uint32_t)width;
+	}
+	m->prologue_len = PROLOGUE_LEN + ARG_CALL_LEN * m->n_args;
+	return;
+out_none:
+	m->n_args = 0;
+}
+
 int jpa_bc_layout(struct meth *m)
 {
 	for (int round = 0; round < LAYOUT_ROUNDS; round++) {
@@ -253,7 +303,7 @@ int jpa_bc_layout(struct meth *m)
 			uint32_t at = 1 + pad_at(in->old_pc);
 
 			if (i == m->entry)
-				pos += PROLOGUE_LEN;
+				pos += m->prologue_len;
 			in->block = pos;
 			if (in->kind == K_RETURN)
 				pos += LEAVE_LEN;
@@ -323,8 +373,17 @@ void jpa_bc_emit_code(const struct meth *m, struct buf *b)
 		const uint8_t *p = m->code + in->old_pc;
 		uint32_t at = 1 + pad_at(in->old_pc), n;
 
-		if (i == m->entry)
+		if (i == m->entry) {
 			put_call(b, m->id, base + NEW_ENTER_REF);
+			for (unsigned int k = 0; k < m->n_args; k++) {
+				jpa_bc_put_u1(b, OP_BIPUSH);
+				jpa_bc_put_u1(b, m->arg[k].pos);
+				jpa_bc_put_u1(b, m->arg[k].load);
+				jpa_bc_put_u1(b, m->arg[k].slot);
+				jpa_bc_put_u1(b, OP_INVOKESTATIC);
+				jpa_bc_put_u2(b, base + NEW_MAX + 4 * m->arg[k].kind + 3);
+			}
+		}
 		switch (in->kind) {
 		case K_RETURN:
 			put_call(b, m->id, base + NEW_LEAVE_REF);

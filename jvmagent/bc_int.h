@@ -39,8 +39,12 @@ enum {
 	NEW_SMT_UTF8,
 	NEW_MAX
 };
+/* with --args, after those: per arg kind its name, descriptor, NameAndType, Methodref */
+#define NEW_ARGS_N   (4 * JPA_BC_ARG_KINDS)
+#define ARG_CALL_LEN 7 /* bipush position; xload slot; invokestatic #arg */
 
 enum op {
+	OP_BIPUSH = 0x10,
 	OP_SIPUSH = 0x11,
 	OP_IINC = 0x84,
 	OP_GOTO = 0xa7,
@@ -85,6 +89,7 @@ struct cls {
 	size_t cp_end;
 	char name[JPA_BC_NAME_MAX];
 	char super_name[JPA_BC_NAME_MAX]; /* "" none or unreadable */
+	unsigned int args;		  /* jpa_bc_ops.args: its new entries are in the pool */
 };
 
 /* one method's code: decode, lay out, emit */
@@ -112,6 +117,11 @@ struct meth {
 	uint32_t super_pc; /* a constructor's super()/this() call's old offset */
 	int ctor;
 	const char *why;
+	uint32_t prologue_len; /* PROLOGUE_LEN and an ARG_CALL_LEN per argument passed */
+	unsigned int n_args;
+	struct {
+		uint8_t pos, load, slot, kind; /* position; xload opcode and local; arg kind */
+	} arg[JPA_BC_ARGS_MAX];
 };
 
 static inline int32_t get_s4(const uint8_t *p)
@@ -163,6 +173,8 @@ int jpa_bc_check_targets(struct meth *m);
 int jpa_bc_find_entry(struct meth *m);
 /* a constructor's exception entry (old offsets) lies wholly on one side of its super() call */
 int jpa_bc_ctor_exc_ok(const struct meth *m, uint32_t s, uint32_t e, uint32_t h);
+/* the arguments passed (m->arg, m->prologue_len) for a method of descriptor desc */
+void jpa_bc_plan_args(struct meth *m, const char *desc, int is_static, unsigned int max);
 int jpa_bc_layout(struct meth *m);
 void jpa_bc_emit_code(const struct meth *m, struct buf *b);
 

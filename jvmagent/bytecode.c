@@ -82,7 +82,8 @@ static int rewrite_code(struct meth *m, uint32_t name_idx, const uint8_t *body, 
 	jpa_bc_put_u2(b, name_idx);
 	len_at = b->len;
 	jpa_bc_put_u4(b, 0);
-	jpa_bc_put_u2(b, max_stack + 1 > 2 ? max_stack + 1 : 2);
+	/* the calls push an int above the stack; the arguments' an int and a long at most */
+	jpa_bc_put_u2(b, max_stack + 1 > 2 ? max_stack + 1 : m->n_args ? 3 : 2);
 	jpa_bc_put_u2(b, max_locals);
 	code_at = b->len;
 	jpa_bc_put_u4(b, 0);
@@ -198,6 +199,19 @@ static void put_new_cp(const struct cls *c, struct buf *b)
 	jpa_bc_put_u1(b, 7);
 	jpa_bc_put_u2(b, base + NEW_THROWABLE_UTF8);
 	jpa_bc_put_utf8(b, "StackMapTable");
+	for (uint32_t k = 0; c->args && k < JPA_BC_ARG_KINDS; k++) {
+		static const char *const an[] = JPA_BC_ARG_NAMES, *const ad[] = JPA_BC_ARG_DESCS;
+		uint32_t at = base + NEW_MAX + 4 * k;
+
+		jpa_bc_put_utf8(b, an[k]);
+		jpa_bc_put_utf8(b, ad[k]);
+		jpa_bc_put_u1(b, 12);
+		jpa_bc_put_u2(b, at);
+		jpa_bc_put_u2(b, at + 1);
+		jpa_bc_put_u1(b, 10);
+		jpa_bc_put_u2(b, base + NEW_HELPER_CLASS);
+		jpa_bc_put_u2(b, at + 2);
+	}
 }
 
 /* why a matched method is not rewritten by its flags and name, or NULL */
@@ -252,6 +266,9 @@ static int rewrite_methods(const struct cls *c, struct rd *r, const struct jpa_b
 			size_t at = r->off;
 			uint32_t an = jpa_bc_rd_u2(r), alen = jpa_bc_rd_u4(r);
 			struct meth m = {.c = c, .id = id, .ctor = !strcmp(mname, "<init>")};
+
+			/* a constructor's arguments may be other values by its super() call: none */
+			jpa_bc_plan_args(&m, mdesc, access & 0x0008, m.ctor ? 0 : c->args);
 			size_t mark;
 
 			jpa_bc_rd_skip(r, alen);
@@ -287,7 +304,7 @@ int jpa_bc_rewrite(const uint8_t *in, size_t len, const struct jpa_bc_ops *ops, 
 	struct cls c = {.in = in, .len = len};
 	struct rd r = {.p = in, .n = len};
 	struct buf out = {0};
-	uint32_t access, this_class, super_class;
+	uint32_t access, this_class, super_class, n_new;
 	size_t copied;
 	int err, done;
 
@@ -305,7 +322,9 @@ int jpa_bc_rewrite(const uint8_t *in, size_t len, const struct jpa_bc_ops *ops, 
 	if (err)
 		goto out_free;
 	err = -EINVAL;
-	if (c.cp_count + NEW_MAX > 0xffff) {
+	c.args = ops->args < JPA_BC_ARGS_MAX ? ops->args : JPA_BC_ARGS_MAX;
+	n_new = NEW_MAX + (c.args ? NEW_ARGS_N : 0);
+	if (c.cp_count + n_new > 0xffff) {
 		err = -E2BIG;
 		goto out_free;
 	}
@@ -335,7 +354,7 @@ int jpa_bc_rewrite(const uint8_t *in, size_t len, const struct jpa_bc_ops *ops, 
 	if (r.err)
 		goto out_free;
 	jpa_bc_put(&out, in, 8);
-	jpa_bc_put_u2(&out, c.cp_count + NEW_MAX);
+	jpa_bc_put_u2(&out, c.cp_count + n_new);
 	jpa_bc_put(&out, in + 10, c.cp_end - 10);
 	put_new_cp(&c, &out);
 	copied = c.cp_end;
@@ -368,13 +387,14 @@ out_free:
 int jpa_bc_helper_class(uint8_t *buf, size_t cap)
 {
 	static const char *const names[3] = {JPA_BC_ENTER, JPA_BC_LEAVE, JPA_BC_THROWN};
+	static const char *const an[] = JPA_BC_ARG_NAMES, *const ad[] = JPA_BC_ARG_DESCS;
 	struct buf b = {0};
 	int len;
 
 	jpa_bc_put_u4(&b, 0xcafebabe);
 	jpa_bc_put_u2(&b, 0);
 	jpa_bc_put_u2(&b, 52);		    /* Java 8: no code, so no stack maps either way */
-	jpa_bc_put_u2(&b, 9);		    /* #1..#8 */
+	jpa_bc_put_u2(&b, 9 + 2 * JPA_BC_ARG_KINDS); /* #1..#8, then the args' */
 	jpa_bc_put_utf8(&b, JPA_BC_HELPER); /* #1 */
 	jpa_bc_put_u1(&b, 7);		    /* #2 Class #1 */
 	jpa_bc_put_u2(&b, 1);
@@ -383,17 +403,21 @@ int jpa_bc_helper_class(uint8_t *buf, size_t cap)
 	jpa_bc_put_u2(&b, 3);
 	jpa_bc_put_utf8(&b, "(I)V"); /* #5 */
 	for (int i = 0; i < 3; i++)
-		jpa_bc_put_utf8(&b, names[i]);	     /* #6 #7 #8 */
+		jpa_bc_put_utf8(&b, names[i]); /* #6 #7 #8 */
+	for (int i = 0; i < JPA_BC_ARG_KINDS; i++) {
+		jpa_bc_put_utf8(&b, an[i]); /* #9 + 2i */
+		jpa_bc_put_utf8(&b, ad[i]); /* #10 + 2i */
+	}
 	jpa_bc_put_u2(&b, 0x0001 | 0x0010 | 0x0020); /* public final super */
 	jpa_bc_put_u2(&b, 2);
 	jpa_bc_put_u2(&b, 4);
 	jpa_bc_put_u2(&b, 0); /* interfaces */
 	jpa_bc_put_u2(&b, 0); /* fields */
-	jpa_bc_put_u2(&b, 3);
-	for (uint32_t i = 0; i < 3; i++) {
+	jpa_bc_put_u2(&b, 3 + JPA_BC_ARG_KINDS);
+	for (uint32_t i = 0; i < 3 + JPA_BC_ARG_KINDS; i++) {
 		jpa_bc_put_u2(&b, 0x0001 | 0x0008 | 0x0100); /* public static native */
-		jpa_bc_put_u2(&b, 6 + i);
-		jpa_bc_put_u2(&b, 5);
+		jpa_bc_put_u2(&b, i < 3 ? 6 + i : 9 + 2 * (i - 3));
+		jpa_bc_put_u2(&b, i < 3 ? 5 : 10 + 2 * (i - 3));
 		jpa_bc_put_u2(&b, 0);
 	}
 	jpa_bc_put_u2(&b, 0); /* class attributes */

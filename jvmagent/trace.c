@@ -67,7 +67,7 @@ static JavaVM *t_vm;
 /* t_op: one start or stop at a time (never taken by the hook); t_lock: patterns, method table */
 static pthread_mutex_t t_op = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
-static jclass t_helper; /* global ref */
+static unsigned int t_args; /* --args: the arguments the rewriter passes */
 static struct pattern t_pat[JPA_TRACE_PATTERNS];
 static int t_npat;
 static int t_on;		/* the natives record */
@@ -123,7 +123,7 @@ static void record(__u64 start, __u64 dur, __u32 tid, __u16 id, __u8 thrown)
  * one JVMTI call of the natives, only for calls over --slow: GetStackTrace of the current
  * thread fills a buffer of ours; frame 0, the helper's native, is skipped)
  */
-static void capture(__u64 start, __u32 tid, __u16 id)
+static void capture(__u64 start, __u32 tid, __u16 id, unsigned int depth)
 {
 	struct jp_mt_hdr *h = t_hdr;
 	jvmtiFrameInfo fr[JP_MT_STACK_DEPTH];
@@ -140,6 +140,17 @@ static void capture(__u64 start, __u32 tid, __u16 id)
 	for (jint i = 0; i < n; i++) {
 		st->frames[i].method_id = (__u64)(uintptr_t)fr[i].method;
 		st->frames[i].bci = (__s32)fr[i].location;
+	}
+	if (t_args) {
+		struct jpa_targ a[JPA_BC_ARGS_MAX];
+		int na = jpa_targs_get(depth, a);
+
+		for (int i = 0; i < na && i < (int)JP_MT_ARGS; i++)
+			st->args[i] = (struct jp_mt_arg){
+				.pos = a[i].pos, .kind = a[i].kind, .val = a[i].val};
+		for (int i = 0; i < na && i < (int)JP_MT_ARGS; i++)
+			memcpy(st->args[i].str, a[i].str, sizeof(st->args[i].str));
+		st->n_args = (__u32)na;
 	}
 	st->start_ns = start;
 	st->tid = tid;
@@ -159,6 +170,8 @@ static void on_enter(jint id)
 		t->gen = gen;
 		t->depth = 0;
 	}
+	if (t_args)
+		jpa_targs_reset(t->depth);
 	if (t->depth < JPA_TRACE_DEPTH) {
 		t->id[t->depth] = (__u16)id;
 		t->start[t->depth] = now_ns();
@@ -201,7 +214,17 @@ static void on_exit_call(jint id, __u8 thrown)
 		t->tid = (__u32)syscall(SYS_gettid);
 	record(t->start[k], end - t->start[k], t->tid, (__u16)id, thrown);
 	if (t_slow_ns && end - t->start[k] >= t_slow_ns)
-		capture(t->start[k], t->tid, (__u16)id);
+		capture(t->start[k], t->tid, (__u16)id, (unsigned int)k);
+}
+
+int jpa_trace_depth(void)
+{
+	const struct tstack *t = &t_stack;
+
+	if (!__atomic_load_n(&t_on, __ATOMIC_ACQUIRE) || !t->depth ||
+	    t->gen != __atomic_load_n(&t_gen, __ATOMIC_ACQUIRE))
+		return -1;
+	return t->depth <= JPA_TRACE_DEPTH ? (int)t->depth - 1 : -1;
 }
 
 static void JNICALL n_enter(JNIEnv *env, jclass cls, jint id)
@@ -341,7 +364,7 @@ void JNICALL jpa_trace_cflh(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject 
 			    const char *name, jobject pd, jint len, const unsigned char *data,
 			    jint *new_len, unsigned char **new_data)
 {
-	struct jpa_bc_ops ops = {.match = bc_match, .refuse = bc_refuse};
+	struct jpa_bc_ops ops = {.match = bc_match, .refuse = bc_refuse, .args = t_args};
 	uint8_t *out = NULL;
 	size_t olen = 0;
 	unsigned char *mem;
@@ -621,41 +644,6 @@ static int start_watcher(void)
 	return err;
 }
 
-static int define_helper(JNIEnv *env)
-{
-	static const JNINativeMethod natives[] = {
-		{(char *)JPA_BC_ENTER, (char *)"(I)V", (void *)n_enter},
-		{(char *)JPA_BC_LEAVE, (char *)"(I)V", (void *)n_leave},
-		{(char *)JPA_BC_THROWN, (char *)"(I)V", (void *)n_thrown},
-	};
-	uint8_t bytes[512];
-	int n = jpa_bc_helper_class(bytes, sizeof(bytes));
-	jclass c;
-
-	if (t_helper)
-		return 0;
-	if (n < 0)
-		return n;
-	c = (*env)->DefineClass(env, JPA_BC_HELPER, NULL, (const jbyte *)bytes, n);
-	if (!c) {
-		(*env)->ExceptionClear(env);
-		/* a helper of an earlier copy of this agent: found, its natives bound again */
-		c = (*env)->FindClass(env, JPA_BC_HELPER);
-		if (!c) {
-			(*env)->ExceptionClear(env);
-			return -EEXIST;
-		}
-	}
-	if ((*env)->RegisterNatives(env, c, natives, 3)) {
-		(*env)->ExceptionClear(env);
-		(*env)->DeleteLocalRef(env, c);
-		return -EINVAL;
-	}
-	t_helper = (*env)->NewGlobalRef(env, c);
-	(*env)->DeleteLocalRef(env, c);
-	return t_helper ? 0 : -ENOMEM;
-}
-
 /*
  * A new trace file (its jprof keeps its own fd), mapped over the last one's pages (MAP_FIXED:
  * no hole between): a thread still in a native of the last trace writes into the new file and
@@ -707,11 +695,16 @@ static int open_file(const char *dir)
 }
 
 int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, const char *patterns,
-		    __u64 slow_ns)
+		    __u64 slow_ns, unsigned int args)
 {
+	static const JNINativeMethod natives[] = {
+		{(char *)JPA_BC_ENTER, (char *)"(I)V", (void *)n_enter},
+		{(char *)JPA_BC_LEAVE, (char *)"(I)V", (void *)n_leave},
+		{(char *)JPA_BC_THROWN, (char *)"(I)V", (void *)n_thrown},
+	};
 	jvmtiCapabilities caps;
 	struct pattern pat[JPA_TRACE_PATTERNS];
-	int npat = 0, err;
+	int npat = 0, err, has_args = 0;
 	const char *s = patterns;
 
 	if (!env)
@@ -734,7 +727,7 @@ int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, c
 		jpa_log("trace: this JVM cannot retransform classes, not tracing");
 		return -ENOTSUP;
 	}
-	err = define_helper(env);
+	err = jpa_trace_define_helper(env, natives, &has_args);
 	if (err) {
 		jpa_log("trace: cannot define %s (%s), not tracing", JPA_BC_HELPER_DOT,
 			strerror(-err));
@@ -751,6 +744,7 @@ int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, c
 		t_hdr->cost_ns = calibrate();
 		t_hdr->slow_ns = slow_ns;
 		t_slow_ns = slow_ns;
+		t_args = has_args ? args : 0;
 		__atomic_fetch_add(&t_gen, 1, __ATOMIC_ACQ_REL);
 	}
 	pthread_mutex_unlock(&t_lock);

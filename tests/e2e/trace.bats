@@ -7,7 +7,8 @@
 # a method called from a lambda, a class loaded after the start), a lambda body refused in
 # one line, a method running all along (main) and one begun before the start (waitFor) not
 # counted, the slowest calls with their Java stacks (--slow); after the trace the JVM runs uninstrumented (a second trace of another method
-# sees only its calls); jprof killed: the agent ends the trace by itself; one-line errors.
+# sees only its calls, --args their arguments); jprof killed: the agent ends the trace by
+# itself; one-line errors.
 # The split (SplitApp, JDK 17 and 25): each slow call's on-CPU, off-CPU by reason and system
 # calls name its dominant part (sleep, fsync, spin, a contended monitor; System.gc() adds up)
 # and add up; the text lines; -o *.jfr read by JDK 25's jfr (jdk.MethodTrace); --no-kernel.
@@ -106,6 +107,7 @@ trace_jdk() {
 	start_app "$1"
 	trace_bg TraceApp.sleep5 TraceApp.maybeThrow TraceApp.fib TraceApp.over TraceApp.viaLambda \
 		'TraceApp.lambda$*' Late.run TraceApp.main TraceApp.waitFor 'Point.<init>' --slow 4ms --top 5 \
+		TraceApp.shapes --args \
 		-o "$OUT/t1.json"
 	phase 1
 	phase 2
@@ -119,6 +121,7 @@ trace_jdk() {
 		'm["TraceApp.over(I)I"]["calls"] == 7' \
 		'm["TraceApp.over(Ljava/lang/String;)I"]["calls"] == 3' \
 		'm["TraceApp.viaLambda()V"]["calls"] == 4' \
+		'm["TraceApp.shapes(I)J"]["calls"] == 20 and m["TraceApp.shapes(I)J"]["thrown"] == 0' \
 		'"synthetic" in m["TraceApp.lambda$main$0()V"]["refused"]' \
 		'm["Late.run(I)I"]["calls"] == 6' \
 		'm["Point.<init>(II)V"]["calls"] == 30 and m["Point.<init>(II)V"]["thrown"] == 1' \
@@ -129,11 +132,15 @@ trace_jdk() {
 		'd["slowest"][0]["duration_ns"] >= 5e6 and len(d["slowest"]) == 5' \
 		'all(x["stack"][0] == x["method"].split("(")[0] for x in d["slowest"])' \
 		'all(x["stack"][-1] == "TraceApp.main" for x in d["slowest"])'
-	# the first trace's code is gone: sleep5's 10 calls of phase 3 reach nobody
-	trace_bg TraceApp.other -o "$OUT/t2.json"
+	# the first trace's code is gone: sleep5's 10 calls of phase 3 reach nobody; --args: the
+	# slow calls' first 4 arguments (a String's first 16 chars), every class still verified
+	trace_bg TraceApp.other TraceApp.slowArgs --slow 4ms --args -o "$OUT/t2.json"
+	settle # a second trace in one JVM (see settle): missed all of phase 3 once in 4 runs
 	phase 3
 	stop_trace
-	jcheck "$OUT/t2.json" 'list(m) == ["TraceApp.other()V"]' 'm["TraceApp.other()V"]["calls"] == 5'
+	jcheck "$OUT/t2.json" 'sorted(m) == ["TraceApp.other()V", "TraceApp.slowArgs(IJLjava/lang/String;D)V"]' \
+		'm["TraceApp.other()V"]["calls"] == 5' \
+		'sorted(x["args"] for x in d["slowest"]) == ["#0 7, #1 -8000000000, #2 \"a string over si...\", #3 2.5", "#0 8, #1 1, #2 null, #3 -0.125"]'
 	# the text table: one line per method
 	"$JPROF" trace -p "$JPID" TraceApp.half -d 1 >"$OUT/t3.txt"
 	grep -q "TraceApp.half(I)D" "$OUT/t3.txt"

@@ -996,9 +996,64 @@ TEST(javac_classes)
 	EXPECT_TRUE(methods >= 10);
 }
 
+/*
+ * --args: after the enter call, one call per leading argument of a kind it passes, (position,
+ * value) loaded from its local: TraceApp.slowArgs(int, long, String, double) is static, so
+ * its locals are 0, 1-2, 3, 4-5; max_stack room for an int and a long
+ */
+TEST(args_prologue)
+{
+	static const uint8_t want_loads[4][2] = {{0x15, 0}, {0x16, 1}, {0x19, 3}, {0x18, 4}};
+	char path[512];
+	struct ctx c = {.want = "slowArgs", .next_id = 6};
+	struct jpa_bc_ops ops = {.match = t_match, .refuse = t_refuse, .ctx = &c, .args = 4};
+	struct jpa_bc_ops none = {.match = none_match};
+	uint8_t *in = malloc(1 << 20), *out = NULL, *again = NULL;
+	const uint8_t *code;
+	uint32_t cl = 0, acl;
+	size_t len = 0, olen = 0, alen = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/TraceApp.class", JP_APPS_DIR);
+	f = fopen(path, "rb");
+	ASSERT_TRUE(f && in);
+	len = fread(in, 1, 1 << 20, f);
+	fclose(f);
+	EXPECT_EQ(jpa_bc_rewrite(in, len, &ops, &out, &olen), 1);
+	ASSERT_TRUE(out != NULL);
+	EXPECT_EQ(jpa_bc_rewrite(out, olen, &none, &again, &alen), 0);
+	code = find_code(out, olen, "slowArgs", &cl);
+	ASSERT_TRUE(code && cl > 8 + PROLOGUE_LEN + 4 * ARG_CALL_LEN);
+	EXPECT_TRUE(get_s2(code) >= 3); /* max_stack */
+	EXPECT_EQ(code[8], OP_SIPUSH);
+	EXPECT_EQ(get_s2(code + 9), 7);
+	for (int k = 0; k < 4; k++) {
+		const uint8_t *a = code + 8 + PROLOGUE_LEN + k * ARG_CALL_LEN;
+
+		EXPECT_EQ(a[0], OP_BIPUSH);
+		EXPECT_EQ(a[1], k);
+		EXPECT_EQ(a[2], want_loads[k][0]);
+		EXPECT_EQ(a[3], want_loads[k][1]);
+		EXPECT_EQ(a[4], OP_INVOKESTATIC);
+	}
+	/* no args asked: the prologue as ever, the code 4 calls shorter */
+	acl = (uint32_t)get_s4(code + 4);
+	free(out);
+	out = NULL;
+	c = (struct ctx){.want = "slowArgs", .next_id = 6};
+	ops.args = 0;
+	EXPECT_EQ(jpa_bc_rewrite(in, len, &ops, &out, &olen), 1);
+	code = out ? find_code(out, olen, "slowArgs", &cl) : NULL;
+	ASSERT_TRUE(code != NULL);
+	EXPECT_EQ(acl - (uint32_t)get_s4(code + 4), 4 * ARG_CALL_LEN);
+	EXPECT_TRUE(code[8 + PROLOGUE_LEN] != OP_BIPUSH || code[8 + PROLOGUE_LEN + 2] != 0x15);
+	free(out);
+	free(in);
+}
+
 TEST(helper_class)
 {
-	uint8_t buf[512];
+	uint8_t buf[1024];
 	int n = jpa_bc_helper_class(buf, sizeof(buf));
 
 	EXPECT_TRUE(n > 100);

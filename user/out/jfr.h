@@ -24,6 +24,7 @@ struct out_method_trace {
 	__u64 cpu_ns, off_ns, sc_ns, gc_ns;
 	__u32 sc_count, gc_count;
 	const char *split, *syscalls; /* the split in words, one line each; NULL none */
+	const char *args;	      /* its arguments in words (jprof trace --args), NULL none */
 };
 
 struct jfr_opts {
@@ -52,7 +53,7 @@ struct jfr_opts {
  *                       longestPause: the pause itself, and the JVM's pid), at its own time;
  *   method_traces       one jdk.MethodTrace each (JDK 25's fields: method, thread, stack, at
  *                       its own time and duration; then jprof's: thrown, cpuTime, offCpuTime,
- *                       syscalls, syscallTime, gcPauses, gcTime, split, syscallsByName).
+ *                       syscalls, syscallTime, gcPauses, gcTime, split, syscallsByName, arguments).
  * Events are at their time: the model's time slots in order, each slot's events (a sample
  * each, one off-CPU, syscall, alloc or lock event an entry) spread over its slices so that
  * times never go back, within [start, start + duration]. What a row has untimed (a file read

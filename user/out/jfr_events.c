@@ -100,6 +100,7 @@ static void method_trace_events(struct jfr *x, __u64 dur)
 		jb_long(&x->ev, t->gc_ns);
 		jb_str(&x->ev, jw_nz(t->split));
 		jb_str(&x->ev, jw_nz(t->syscalls));
+		jb_str(&x->ev, jw_nz(t->args));
 		ev_end(x);
 	}
 }

@@ -173,7 +173,8 @@ static const struct cdesc classes[] = {
 		{"gcPauses", T_INT, 0, "GC Pauses"},
 		{"gcTime", T_LONG, F_TIMESPAN, "GC Pause Time", "NANOSECONDS"},
 		{"split", T_STRING, 0, "Split"},
-		{"syscallsByName", T_STRING, 0, "System Calls by Name"})},
+		{"syscallsByName", T_STRING, 0, "System Calls by Name"},
+		{"arguments", T_STRING, 0, "Arguments"})},
 };
 #pragma GCC diagnostic pop
 

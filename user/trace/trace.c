@@ -151,6 +151,7 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 		{"top", required_argument, NULL, 't'},
 		{"agent", required_argument, NULL, 'A'},
 		{"no-kernel", no_argument, NULL, 'K'},
+		{"args", no_argument, NULL, 'a'},
 		{"verbose", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
@@ -209,6 +210,9 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 		case 'K':
 			o->no_kernel = 1;
 			break;
+		case 'a':
+			o->args = JP_MT_ARGS;
+			break;
 		case 'v':
 			o->verbose = 1;
 			break;
@@ -231,6 +235,11 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 	}
 	if (!o->pid) {
 		snprintf(err, errlen, "trace needs -p PID");
+		return JP_EXIT_USAGE;
+	}
+	if (o->args && !o->slow_ns) {
+		snprintf(err, errlen,
+			 "--args keeps the arguments of the calls --slow names: give both");
 		return JP_EXIT_USAGE;
 	}
 	if (!o->npatterns) {
@@ -276,6 +285,13 @@ static int agent_options(const struct trace_opts *o, char *buf, size_t n)
 		unsigned long long us = (o->slow_ns + 999) / 1000;
 		int w = snprintf(buf + len, n - len, ",traceslow=%llu",
 				 us > 1000000000 ? 1000000000ull : us);
+
+		if (w < 0 || (size_t)w >= n - len)
+			return -E2BIG;
+		len += (size_t)w;
+	}
+	if (o->args) {
+		int w = snprintf(buf + len, n - len, ",traceargs=%u", o->args);
 
 		if (w < 0 || (size_t)w >= n - len)
 			return -E2BIG;

@@ -24,6 +24,7 @@ struct trace_opts {
 	int jfr;		 /* -o *.jfr: the slow calls as jdk.MethodTrace events; the same */
 	const char *agent_path;
 	int no_kernel; /* --no-kernel: no BPF split of the slow calls */
+	unsigned int args; /* --args: the slow calls' first arguments (JP_MT_ARGS) */
 	int verbose;
 };
 

@@ -34,6 +34,7 @@ struct slow {
 	int thrown;
 	char **stack; /* NULL none */
 	unsigned int n_stack;
+	char *args;		  /* --args: "#0 7, #1 \"abc\"", NULL none */
 	struct tsplit_res *split; /* NULL none */
 };
 
@@ -95,6 +96,8 @@ static void free_stack(struct slow *c)
 	c->n_stack = 0;
 	free(c->split);
 	c->split = NULL;
+	free(c->args);
+	c->args = NULL;
 }
 
 void tstats__set_slow(struct tstats *s, __u64 min_ns)
@@ -218,6 +221,19 @@ int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_
 		}
 		c->n_stack = n;
 		return 1;
+	}
+	return 0;
+}
+
+int tstats__set_args(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns, const char *args)
+{
+	for (unsigned int i = 0; i < s->n_slow; i++) {
+		struct slow *c = &s->slow[i];
+
+		if (c->id != id || c->tid != tid || c->start_ns != start_ns || c->args)
+			continue;
+		c->args = strdup(args);
+		return c->args ? 1 : -ENOMEM;
 	}
 	return 0;
 }
@@ -348,8 +364,9 @@ int tstats__add_slow_events(const struct tstats *s, __u32 pid, const char *main,
 			.stack = k ? model__stack(m, locs, k) : 0,
 			.labels = model__labels(m, &l),
 			.thrown = c->thrown,
+			.args = c->args ? model__str(m, c->args) : NULL,
 		};
-		if ((k && !t->stack) || !t->labels)
+		if ((k && !t->stack) || !t->labels || (c->args && !t->args))
 			return -ENOMEM;
 		if (r) {
 			tsplit_format(r, 0, line[0], sizeof(line[0]));
@@ -468,6 +485,8 @@ void tstats__write_text(const struct tstats *s, const struct tstats_totals *t, F
 					fprintf(f, "%14s %s %s\n", "",
 						l ? "        " : "split:", line);
 			}
+			if (c->args)
+				fprintf(f, "%14s args: %s\n", "", c->args);
 			for (unsigned int i = 0; i < c->n_stack; i++)
 				fprintf(f, "%14s at %s\n", "", c->stack[i]);
 		}
@@ -579,6 +598,10 @@ void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, F
 		if (c->split) {
 			fprintf(f, ",\"split\":");
 			tsplit_write_json(c->split, f);
+		}
+		if (c->args) {
+			fprintf(f, ",\"args\":");
+			json_str(f, c->args);
 		}
 		if (c->stack) {
 			fprintf(f, ",\"stack\":[");

@@ -34,6 +34,9 @@ int tstats__slow_tid(const struct tstats *s, unsigned int i, __u32 *ret);
  */
 int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns,
 		      const char *const *frames, unsigned int n);
+/* the same call's arguments in words (--args: "#0 7, #2 \"abc\""; copied): 1 set, 0, -ENOMEM */
+int tstats__set_args(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns,
+		     const char *args);
 /* a thread's name for the slowest calls (copied), by tid */
 int tstats__thread(struct tstats *s, __u32 tid, const char *name);
 
