@@ -11,7 +11,8 @@ the untraced ones on either side: throughput (transactions/s) and the workers' C
 transaction, whose difference divided by the traced calls per transaction is the per-call
 cost in ns. Then CYCLES start/stop cycles of the trace on the same JVM: before the first, after
 the first and after the last, the JVM's loaded classes (jstat -class) and metaspace used
-(jstat -gc MU), each after a full GC (jcmd GC.run); and whether METHOD is in the code cache
+(jstat -gc MU; and live: jcmd VM.metaspace's used less the blocks freed for reuse), each
+after two full GCs (jcmd GC.run); and whether METHOD is in the code cache
 (jcmd Compiler.codelist) a few seconds after the last cycle. Any VerifyError in the JVM's
 output fails. Prints one JSON object.
   bench/trace.py --jprof build/jprof --h2 /usr/share/java/h2.jar [--rounds N] [--secs S]
@@ -156,15 +157,29 @@ def window(w, secs):
 
 def jvm_state(java, pid):
     jdk = os.path.dirname(os.path.dirname(os.path.realpath(java)))
-    subprocess.run([f"{jdk}/bin/jcmd", str(pid), "GC.run"], stdout=subprocess.DEVNULL, check=True)
+    # two full GCs: JDK 25's first marks the code a retransformation made not entrant, a later
+    # one unloads it and the class versions it held (seen on MathLoop: one GC was not enough)
+    for _ in range(2):
+        subprocess.run([f"{jdk}/bin/jcmd", str(pid), "GC.run"], stdout=subprocess.DEVNULL,
+                       check=True)
     cls = subprocess.run([f"{jdk}/bin/jstat", "-class", str(pid)], stdout=subprocess.PIPE,
                          text=True, check=True).stdout.split("\n")
     gc = subprocess.run([f"{jdk}/bin/jstat", "-gc", str(pid)], stdout=subprocess.PIPE,
                         text=True, check=True).stdout.split("\n")
     hdr, val = gc[0].split(), gc[1].split()
+    # jstat's MU counts the blocks the JVM freed (kept for reuse) as used: live is used less them
+    ms = subprocess.run([f"{jdk}/bin/jcmd", str(pid), "VM.metaspace"], stdout=subprocess.PIPE,
+                        text=True, check=True).stdout.split("Total Usage", 1)[-1]
+    both = next((ln for ln in ms.splitlines() if ln.strip().startswith("Both:")), "")
+    unit = {"bytes": 1 / 1024, "KB": 1, "MB": 1024}
+    used = re.search(r"([0-9.]+) (bytes|KB|MB) \( *[<0-9]+%\) used", both)
+    freed = re.search(r"deallocated: [0-9]+ blocks with ([0-9.]+) (bytes|KB|MB)", both)
+    live = (float(used[1]) * unit[used[2]] - (float(freed[1]) * unit[freed[2]] if freed else 0)
+            if used else None)
     return {"classes_loaded": int(cls[1].split()[0]),
             "classes_unloaded": int(cls[1].split()[2]),
-            "metaspace_used_kb": float(val[hdr.index("MU")])}
+            "metaspace_used_kb": float(val[hdr.index("MU")]),
+            "metaspace_live_kb": round(live, 1) if live is not None else None}
 
 
 def compiled(java, pid):

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "bytecode.h"
 
 #define JPA_EXPORT __attribute__((visibility("default")))
 
@@ -45,6 +46,7 @@ struct jpa_opts {
 	unsigned int events; /* JPA_EV_*: lock, alloc, live */
 	char trace[JP_MT_PATTERNS_MAX + 1]; /* trace=P1|P2: start a method trace (trace.c) */
 	__u32 trace_slow_us; /* traceslow=US: slow calls' stacks */
+	__u32 trace_args;    /* traceargs=N: their first N arguments kept (--args) */
 	__u32 alloc_interval; /* alloc=BYTES: heap sampling interval */
 	char dir[256];
 };
@@ -208,6 +210,8 @@ static int parse_options(const char *s, struct jpa_opts *o)
 					&kb);
 		} else if (!strncmp(s, "testfault=", 10)) {
 			err = parse_u32(eq + 1, len - 10, 1, 1000000000, &o->testfault);
+		} else if (!strncmp(s, "traceargs=", 10)) {
+			err = parse_u32(eq + 1, len - 10, 1, JPA_BC_ARGS_MAX, &o->trace_args);
 		} else if (!strncmp(s, "traceslow=", 10)) {
 			err = parse_u32(eq + 1, len - 10, 1, 1000000000, &o->trace_slow_us);
 		} else if (!strncmp(s, "trace=", 6)) {
@@ -226,7 +230,7 @@ static int parse_options(const char *s, struct jpa_opts *o)
 		if (err) {
 			jpa_log("bad option '%.*s' (signo=N,depth=N,ring=KB,dir=PATH,recompile,"
 				"lock,alloc[=BYTES],live,nofallback,perfmap,testfault=N,trace=P|P,"
-				"traceslow=US), not starting",
+				"traceslow=US,traceargs=N), not starting",
 				(int)len, s);
 			return err;
 		}
@@ -697,7 +701,7 @@ static int trace_only(JavaVM *vm)
 		return -EINVAL;
 	jpa_log("another jprof agent runs in this JVM: this one runs the method trace alone");
 	return jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace,
-			       opts.trace_slow_us * 1000ull);
+			       opts.trace_slow_us * 1000ull, opts.trace_args);
 }
 
 /* a later attach: the events it asks added, and a method trace started when it asks one */
@@ -709,7 +713,7 @@ static int later_attach(const char *options)
 	if (err || parse_options(options, &o) || !o.trace[0] || !jvmti)
 		return err;
 	return jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, o.trace,
-			       o.trace_slow_us * 1000ull);
+			       o.trace_slow_us * 1000ull, o.trace_args);
 }
 
 static int start(JavaVM *vm, const char *options, int attached)
@@ -783,7 +787,7 @@ static int start(JavaVM *vm, const char *options, int attached)
 	/* a trace does not need the stacks: asked for, its error is the attach's answer */
 	if (opts.trace[0])
 		err = jpa_trace_start(jvmti, jvm, jpa_jni_env(), opts.dir, opts.trace,
-				      opts.trace_slow_us * 1000ull);
+				      opts.trace_slow_us * 1000ull, opts.trace_args);
 	return err;
 }
 

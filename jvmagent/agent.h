@@ -205,12 +205,37 @@ void jpa_perfmap_stub(const char *name, const void *addr, __u32 size);
 
 /*
  * trace.c: the method trace. Starts a trace of the methods patterns name ("pkg.Class.method"
- * globs, '|' between them; calls of at least slow_ns get their Java stack, 0 none) on a JVM-attached thread in the live phase: the helper class,
+ * globs, '|' between them; calls of at least slow_ns get their Java stack, 0 none; args: their
+ * first args arguments kept, --args) on a JVM-attached thread in the live phase: the helper class,
  * the trace file in dir (ring.h: JP_MT_*), matching loaded classes retransformed. A
  * running trace ends first. 0 or -errno (logged).
  */
-int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir,
-		    const char *patterns, __u64 slow_ns);
+int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, const char *patterns,
+		    __u64 slow_ns, unsigned int args);
+/* --args: an argument kept (trace_helper.c) */
+enum jpa_targ_kind {
+	JPA_TARG_INT = 1,
+	JPA_TARG_LONG,
+	JPA_TARG_FLOAT,
+	JPA_TARG_DOUBLE,
+	JPA_TARG_STRING,
+	JPA_TARG_NULL
+};
+struct jpa_targ {
+	__u8 pos, kind;
+	__u64 val;    /* the bits (a float's in the low 32); a String's length */
+	char str[16]; /* a String's first chars (not terminated) */
+};
+/*
+ * trace_helper.c: defines the helper class once and binds timing (enter, leave, thrown) and
+ * the arg natives (*ret_has_args: bound). 0 or -errno (a pending exception cleared).
+ */
+int jpa_trace_define_helper(JNIEnv *env, const JNINativeMethod *timing, int *ret_has_args);
+/* the calling thread's args of depth forgotten (enter); those kept into out[JPA_BC_ARGS_MAX] */
+void jpa_targs_reset(unsigned int depth);
+int jpa_targs_get(unsigned int depth, struct jpa_targ *out);
+/* trace.c: the depth (0 outermost) of the calling thread's innermost traced call; -1 none */
+int jpa_trace_depth(void);
 /* the ClassFileLoadHook: rewrites matched classes while a trace is on */
 void JNICALL jpa_trace_cflh(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject loader,
 			    const char *name, jobject pd, jint len, const unsigned char *data,

@@ -19,6 +19,20 @@
 #define JPA_BC_ID_MAX	  32767	      /* an sipush operand */
 #define JPA_BC_CLASS_MAX  (64u << 20) /* class files larger than this are left as they are */
 #define JPA_BC_NAME_MAX	  1024	      /* longer class/method names and descriptors never match */
+/*
+ * --args: after enter, a call per leading argument of a supported type, (position, value):
+ * argI (int, boolean, byte, char, short), argJ (long), argF, argD, argS (String, or null)
+ */
+#define JPA_BC_ARGS_MAX	 4
+#define JPA_BC_ARG_KINDS 5
+#define JPA_BC_ARG_NAMES                               \
+	{                                              \
+		"argI", "argJ", "argF", "argD", "argS" \
+	}
+#define JPA_BC_ARG_DESCS                                                     \
+	{                                                                    \
+		"(II)V", "(IJ)V", "(IF)V", "(ID)V", "(ILjava/lang/String;)V" \
+	}
 
 /*
  * Which methods to rewrite. match: the method's id (0..JPA_BC_ID_MAX) or -1 to leave it;
@@ -31,6 +45,7 @@ struct jpa_bc_ops {
 	void (*refuse)(void *ctx, int id, const char *cls, const char *name, const char *desc,
 		       const char *reason);
 	void *ctx;
+	unsigned int args; /* pass the first args (<= JPA_BC_ARGS_MAX) arguments; 0 none */
 };
 
 /*
@@ -43,7 +58,10 @@ struct jpa_bc_ops {
 int jpa_bc_rewrite(const uint8_t *in, size_t len, const struct jpa_bc_ops *ops, uint8_t **ret_out,
 		   size_t *ret_len);
 
-/* the helper class file (JPA_BC_HELPER) into buf; its length, or -E2BIG when cap is short */
+/*
+ * the helper class file (JPA_BC_HELPER: enter, leave, thrown, then the JPA_BC_ARG_KINDS arg
+ * natives) into buf; its length, or -E2BIG when cap is short
+ */
 int jpa_bc_helper_class(uint8_t *buf, size_t cap);
 
 #endif /* JPROF_BYTECODE_H */

@@ -399,7 +399,7 @@ _Static_assert(sizeof(struct jp_dict_rec) == 8, "dict record header");
  * state JP_MT_STOPPED (release) last. Everything here is the JVM's: jprof checks it all.
  */
 #define JP_MT_MAGIC	    0x4a504d54u /* "JPMT" */
-#define JP_MT_VERSION	    1
+#define JP_MT_VERSION	    2
 #define JP_MT_HDR_SIZE	    4096u
 #define JP_MT_METHODS_MAX   512u
 #define JP_MT_DATA_OFF	    (JP_MT_HDR_SIZE + JP_MT_METHODS_MAX * 256u)
@@ -483,10 +483,21 @@ struct jp_mt_rec {
 #define JP_MT_STACK_DEPTH   24u
 #define JP_MT_NAMES	    2048u
 
+#define JP_MT_ARGS	    4u
+
+/* --args: an argument of a slow call (kind: the agent's JPA_TARG_*, 1 int .. 6 null String) */
+struct jp_mt_arg {
+	__u8 pos;  /* its position among the method's arguments */
+	__u8 kind; /* 1 int, 2 long, 3 float (bits in the low 32), 4 double, 5 String, 6 null */
+	__u8 pad[6];
+	__u64 val;    /* the bits; a String's length in chars */
+	char str[16]; /* a String's first chars, printable ASCII or '?', not terminated */
+};
+
 /*
  * The Java stack of a call at least slow_ns long, taken at its end by the thread itself
  * (JVMTI GetStackTrace, the traced method first, its callers after it); jprof finds it by
- * (tid, start_ns, method). ready is stored (release) last.
+ * (tid, start_ns, method). ready is stored (release) last. With --args, its first arguments.
  */
 struct jp_mt_stack {
 	__u64 start_ns;
@@ -500,6 +511,9 @@ struct jp_mt_stack {
 		__s32 bci;
 		__u32 pad;
 	} frames[JP_MT_STACK_DEPTH];
+	__u32 n_args;
+	__u32 pad2;
+	struct jp_mt_arg args[JP_MT_ARGS];
 };
 
 /* a stack frame's method as "pkg.Class.method", named by the agent's watcher thread */
@@ -510,7 +524,9 @@ struct jp_mt_name {
 	char name[112];
 };
 
-_Static_assert(sizeof(struct jp_mt_stack) == 24 + 16 * JP_MT_STACK_DEPTH, "mt stack");
+_Static_assert(sizeof(struct jp_mt_arg) == 32, "mt arg");
+_Static_assert(sizeof(struct jp_mt_stack) == 24 + 16 * JP_MT_STACK_DEPTH + 8 + 32 * JP_MT_ARGS,
+	       "mt stack");
 _Static_assert(sizeof(struct jp_mt_name) == 128, "mt name");
 _Static_assert(__builtin_offsetof(struct jp_mt_hdr, head) == 64, "mt head");
 _Static_assert(__builtin_offsetof(struct jp_mt_hdr, tail) == 128, "mt tail");

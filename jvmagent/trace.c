@@ -17,26 +17,26 @@
 #include "bytecode.h"
 
 /*
- * How: ClassFileLoadHook + RetransformClasses (bytecode.c rewrites the matched methods to
- * call jprof/Trace.enter/leave/thrown, static natives registered here). Unlike JVMTI
- * MethodEntry/Exit (interpreter only) or breakpoints (never compiled), the rewritten
- * methods are compiled and inlined like any other; the first retransform after a late
- * attach deoptimizes compiled code once (see jpa_recompile in agent.c).
+ * How: ClassFileLoadHook + RetransformClasses (bytecode.c rewrites the matched methods to call
+ * jprof/Trace.enter/leave/thrown, static natives registered here). Unlike JVMTI MethodEntry/Exit
+ * (interpreter only) or breakpoints (never compiled), the rewritten methods are compiled and
+ * inlined like any other; the first retransform after a late attach deoptimizes compiled code once
+ * (see jpa_recompile in agent.c).
  *
- * The helper class is defined by the boot loader (JNI DefineClass, NULL loader), so every
- * class loader finds it by delegation. Classes of the boot loader (the JDK's named
- * modules, which do not read the boot loader's unnamed module) are not rewritten.
+ * The helper class is defined by the boot loader (JNI DefineClass, NULL loader), so every class
+ * loader finds it by delegation. Classes of the boot loader (the JDK's named modules, which do not
+ * read the boot loader's unnamed module) are not rewritten.
  *
- * The timing natives run on the application's threads in its hot paths: they take no
- * lock, allocate nothing of their own (a thread-local array of start times, which glibc
- * sets up at a thread's first touch), make no JNI or JVMTI call and never block: a
- * clock read, a CAS for a slot, stores. A thread's stack holds JPA_TRACE_DEPTH calls;
- * deeper ones are counted (lost_depth), never a fault. A call is recorded when it ends.
+ * The timing natives run on the application's threads in its hot paths: they take no lock,
+ * allocate nothing of their own (a thread-local array of start times, which glibc sets up at a
+ * thread's first touch), make no JNI or JVMTI call and never block: a clock read, a CAS for a
+ * slot, stores. A thread's stack holds JPA_TRACE_DEPTH calls; deeper ones are counted
+ * (lost_depth), never a fault. A call is recorded when it ends.
  *
- * Start: the attach thread (Agent_OnAttach, trace=...). Stop: a watcher thread of its own
- * (a JVM-attached daemon, as watch.c's) on jprof's stop request, on jprof's stamp standing
- * still (jprof gone), or over the overhead budget: the classes go back to their own bytes
- * (RetransformClasses while the hook gives nothing back).
+ * Start: the attach thread (Agent_OnAttach, trace=...). Stop: a watcher thread of its own (a
+ * JVM-attached daemon, as watch.c's) on jprof's stop request, on jprof's stamp standing still (jprof
+ * gone), or over the overhead budget: the classes go back to their own bytes (RetransformClasses
+ * while the hook gives nothing back).
  */
 
 #define JPA_TRACE_DEPTH	   64
@@ -67,14 +67,13 @@ static JavaVM *t_vm;
 /* t_op: one start or stop at a time (never taken by the hook); t_lock: patterns, method table */
 static pthread_mutex_t t_op = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
-static jclass t_helper; /* global ref */
+static unsigned int t_args; /* --args: the arguments the rewriter passes */
 static struct pattern t_pat[JPA_TRACE_PATTERNS];
 static int t_npat;
 static int t_on;		/* the natives record */
 static int t_hook;		/* the hook rewrites */
 static __u32 t_gen;		/* bumped per trace: stale thread stacks reset */
 static struct jp_mt_hdr *t_hdr; /* the mapped file */
-static size_t t_map_size;
 static struct jp_mt_method *t_methods;
 static struct jp_mt_rec *t_slots;
 static struct jp_mt_stack *t_stacks;
@@ -124,7 +123,7 @@ static void record(__u64 start, __u64 dur, __u32 tid, __u16 id, __u8 thrown)
  * one JVMTI call of the natives, only for calls over --slow: GetStackTrace of the current
  * thread fills a buffer of ours; frame 0, the helper's native, is skipped)
  */
-static void capture(__u64 start, __u32 tid, __u16 id)
+static void capture(__u64 start, __u32 tid, __u16 id, unsigned int depth)
 {
 	struct jp_mt_hdr *h = t_hdr;
 	jvmtiFrameInfo fr[JP_MT_STACK_DEPTH];
@@ -141,6 +140,17 @@ static void capture(__u64 start, __u32 tid, __u16 id)
 	for (jint i = 0; i < n; i++) {
 		st->frames[i].method_id = (__u64)(uintptr_t)fr[i].method;
 		st->frames[i].bci = (__s32)fr[i].location;
+	}
+	if (t_args) {
+		struct jpa_targ a[JPA_BC_ARGS_MAX];
+		int na = jpa_targs_get(depth, a);
+
+		for (int i = 0; i < na && i < (int)JP_MT_ARGS; i++)
+			st->args[i] = (struct jp_mt_arg){
+				.pos = a[i].pos, .kind = a[i].kind, .val = a[i].val};
+		for (int i = 0; i < na && i < (int)JP_MT_ARGS; i++)
+			memcpy(st->args[i].str, a[i].str, sizeof(st->args[i].str));
+		st->n_args = (__u32)na;
 	}
 	st->start_ns = start;
 	st->tid = tid;
@@ -160,6 +170,8 @@ static void on_enter(jint id)
 		t->gen = gen;
 		t->depth = 0;
 	}
+	if (t_args)
+		jpa_targs_reset(t->depth);
 	if (t->depth < JPA_TRACE_DEPTH) {
 		t->id[t->depth] = (__u16)id;
 		t->start[t->depth] = now_ns();
@@ -202,7 +214,17 @@ static void on_exit_call(jint id, __u8 thrown)
 		t->tid = (__u32)syscall(SYS_gettid);
 	record(t->start[k], end - t->start[k], t->tid, (__u16)id, thrown);
 	if (t_slow_ns && end - t->start[k] >= t_slow_ns)
-		capture(t->start[k], t->tid, (__u16)id);
+		capture(t->start[k], t->tid, (__u16)id, (unsigned int)k);
+}
+
+int jpa_trace_depth(void)
+{
+	const struct tstack *t = &t_stack;
+
+	if (!__atomic_load_n(&t_on, __ATOMIC_ACQUIRE) || !t->depth ||
+	    t->gen != __atomic_load_n(&t_gen, __ATOMIC_ACQUIRE))
+		return -1;
+	return t->depth <= JPA_TRACE_DEPTH ? (int)t->depth - 1 : -1;
 }
 
 static void JNICALL n_enter(JNIEnv *env, jclass cls, jint id)
@@ -263,11 +285,37 @@ static int class_matches(const char *cls)
 	return 0;
 }
 
+/* the entry named full[0..len) ('/' made '.'), a new one (refused: why) if need be; -1 full */
+static int method_slot(char *full, int len, const char *why)
+{
+	int n = (int)__atomic_load_n(&t_hdr->n_methods, __ATOMIC_ACQUIRE);
+	struct jp_mt_method *m;
+
+	for (char *c = full; *c && *c != '('; c++)
+		if (*c == '/')
+			*c = '.';
+	for (int i = 0; i < n; i++)
+		if (t_methods[i].name_len == len && !memcmp(t_methods[i].name, full, (size_t)len))
+			return i;
+	if (n >= (int)JP_MT_METHODS_MAX)
+		return -1;
+	m = &t_methods[n];
+	memcpy(m->name, full, (size_t)len);
+	m->name_len = (__u16)len;
+	if (why) {
+		len = snprintf(m->why, sizeof(m->why), "%s", why);
+		m->why_len = (__u16)(len < (int)sizeof(m->why) ? len : (int)sizeof(m->why) - 1);
+		m->flags = JP_MT_M_REFUSED;
+	}
+	__atomic_store_n(&t_hdr->n_methods, (__u32)n + 1, __ATOMIC_RELEASE);
+	return n;
+}
+
 /* the method's id, a new one if need be; -1 no match or the table is full */
 static int method_id(const char *cls, const char *name, const char *desc)
 {
 	char full[sizeof(t_methods[0].name)];
-	int hit = 0, n, len;
+	int hit = 0, len;
 
 	for (int i = 0; i < t_npat && !hit; i++)
 		hit = !fnmatch(t_pat[i].cls, cls, 0) && !fnmatch(t_pat[i].meth, name, 0) &&
@@ -277,19 +325,7 @@ static int method_id(const char *cls, const char *name, const char *desc)
 	len = snprintf(full, sizeof(full), "%s.%s%s", cls, name, desc);
 	if (len < 0 || (size_t)len >= sizeof(full))
 		return -1;
-	for (char *c = full; *c && *c != '('; c++)
-		if (*c == '/')
-			*c = '.';
-	n = (int)__atomic_load_n(&t_hdr->n_methods, __ATOMIC_ACQUIRE);
-	for (int i = 0; i < n; i++)
-		if (t_methods[i].name_len == len && !memcmp(t_methods[i].name, full, (size_t)len))
-			return i;
-	if (n >= (int)JP_MT_METHODS_MAX)
-		return -1;
-	memcpy(t_methods[n].name, full, (size_t)len);
-	t_methods[n].name_len = (__u16)len;
-	__atomic_store_n(&t_hdr->n_methods, (__u32)n + 1, __ATOMIC_RELEASE);
-	return n;
+	return method_slot(full, len, NULL);
 }
 
 static int bc_match(void *ctx, const char *cls, const char *name, const char *desc, uint16_t access)
@@ -328,7 +364,7 @@ void JNICALL jpa_trace_cflh(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject 
 			    const char *name, jobject pd, jint len, const unsigned char *data,
 			    jint *new_len, unsigned char **new_data)
 {
-	struct jpa_bc_ops ops = {.match = bc_match, .refuse = bc_refuse};
+	struct jpa_bc_ops ops = {.match = bc_match, .refuse = bc_refuse, .args = t_args};
 	uint8_t *out = NULL;
 	size_t olen = 0;
 	unsigned char *mem;
@@ -364,27 +400,12 @@ void JNICALL jpa_trace_cflh(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject 
 static void refuse_class(const char *cls, const char *why)
 {
 	char full[sizeof(t_methods[0].name)];
-	int n, len = snprintf(full, sizeof(full), "%s.*", cls);
+	int len = snprintf(full, sizeof(full), "%s.*", cls);
 
 	if (len < 0 || (size_t)len >= sizeof(full))
 		return;
-	for (char *c = full; *c; c++)
-		if (*c == '/')
-			*c = '.';
 	pthread_mutex_lock(&t_lock);
-	n = (int)__atomic_load_n(&t_hdr->n_methods, __ATOMIC_ACQUIRE);
-	for (int i = 0; i < n; i++)
-		if (t_methods[i].name_len == len && !memcmp(t_methods[i].name, full, (size_t)len))
-			goto out;
-	if (n < (int)JP_MT_METHODS_MAX) {
-		memcpy(t_methods[n].name, full, (size_t)len);
-		t_methods[n].name_len = (__u16)len;
-		t_methods[n].why_len =
-			(__u16)snprintf(t_methods[n].why, sizeof(t_methods[n].why), "%s", why);
-		t_methods[n].flags = JP_MT_M_REFUSED;
-		__atomic_store_n(&t_hdr->n_methods, (__u32)n + 1, __ATOMIC_RELEASE);
-	}
-out:
+	(void)method_slot(full, len, why);
 	pthread_mutex_unlock(&t_lock);
 }
 
@@ -549,7 +570,7 @@ static void *watch_main(void *arg)
 	};
 	struct timespec nap = {.tv_sec = 0, .tv_nsec = (long)WATCH_NS};
 	JNIEnv *env = NULL;
-	struct jp_mt_hdr *seen_hdr = NULL;
+	__u32 seen_gen = 0; /* the trace seen: its file is mapped where the last one's was */
 	__u64 seen = 0, last = 0, calls0 = 0, t0 = 0;
 
 	(void)arg;
@@ -572,8 +593,8 @@ static void *watch_main(void *arg)
 			continue;
 		}
 		name_stacks(env, &t_named);
-		if (h != seen_hdr) { /* a new trace */
-			seen_hdr = h;
+		if (__atomic_load_n(&t_gen, __ATOMIC_ACQUIRE) != seen_gen) { /* a new trace */
+			seen_gen = __atomic_load_n(&t_gen, __ATOMIC_ACQUIRE);
 			seen = __atomic_load_n(&h->reader_ns, __ATOMIC_ACQUIRE);
 			last = now;
 			calls0 = __atomic_load_n(&h->head, __ATOMIC_RELAXED) + h->dropped;
@@ -623,42 +644,11 @@ static int start_watcher(void)
 	return err;
 }
 
-static int define_helper(JNIEnv *env)
-{
-	static const JNINativeMethod natives[] = {
-		{(char *)JPA_BC_ENTER, (char *)"(I)V", (void *)n_enter},
-		{(char *)JPA_BC_LEAVE, (char *)"(I)V", (void *)n_leave},
-		{(char *)JPA_BC_THROWN, (char *)"(I)V", (void *)n_thrown},
-	};
-	uint8_t bytes[512];
-	int n = jpa_bc_helper_class(bytes, sizeof(bytes));
-	jclass c;
-
-	if (t_helper)
-		return 0;
-	if (n < 0)
-		return n;
-	c = (*env)->DefineClass(env, JPA_BC_HELPER, NULL, (const jbyte *)bytes, n);
-	if (!c) {
-		(*env)->ExceptionClear(env);
-		/* a helper of an earlier copy of this agent: found, its natives bound again */
-		c = (*env)->FindClass(env, JPA_BC_HELPER);
-		if (!c) {
-			(*env)->ExceptionClear(env);
-			return -EEXIST;
-		}
-	}
-	if ((*env)->RegisterNatives(env, c, natives, 3)) {
-		(*env)->ExceptionClear(env);
-		(*env)->DeleteLocalRef(env, c);
-		return -EINVAL;
-	}
-	t_helper = (*env)->NewGlobalRef(env, c);
-	(*env)->DeleteLocalRef(env, c);
-	return t_helper ? 0 : -ENOMEM;
-}
-
-/* a new trace file (the last one's mapping goes; its jprof keeps its own fd) */
+/*
+ * A new trace file (its jprof keeps its own fd), mapped over the last one's pages (MAP_FIXED:
+ * no hole between): a thread still in a native of the last trace writes into the new file and
+ * never faults, and traces do not pile up mappings (~1 MiB each). Failed: zero pages there.
+ */
 static int open_file(const char *dir)
 {
 	size_t stacks_off = JP_MT_DATA_OFF + (size_t)JP_MT_SLOTS_DEFAULT * sizeof(struct jp_mt_rec);
@@ -673,22 +663,19 @@ static int open_file(const char *dir)
 	fd = jpa_create(t_path, O_RDWR, 0600);
 	if (fd < 0)
 		return fd;
-	if (ftruncate(fd, (off_t)size)) {
-		err = -errno;
-		close(fd);
-		unlink(t_path);
-		return err;
-	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = ftruncate(fd, (off_t)size) ? MAP_FAILED
+				       : mmap(t_hdr, size, PROT_READ | PROT_WRITE,
+					      MAP_SHARED | (t_hdr ? MAP_FIXED : 0), fd, 0);
 	err = p == MAP_FAILED ? -errno : 0;
 	close(fd);
+	if (err && t_hdr)
+		(void)mmap(t_hdr, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (err) {
 		unlink(t_path);
 		return err;
 	}
-	/* the old mapping stays: natives of a thread still inside it may touch it */
 	t_hdr = p;
-	t_map_size = size;
 	t_methods = (struct jp_mt_method *)((char *)p + JP_MT_HDR_SIZE);
 	t_slots = (struct jp_mt_rec *)((char *)p + JP_MT_DATA_OFF);
 	t_stacks = (struct jp_mt_stack *)((char *)p + stacks_off);
@@ -708,11 +695,16 @@ static int open_file(const char *dir)
 }
 
 int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, const char *patterns,
-		    __u64 slow_ns)
+		    __u64 slow_ns, unsigned int args)
 {
+	static const JNINativeMethod natives[] = {
+		{(char *)JPA_BC_ENTER, (char *)"(I)V", (void *)n_enter},
+		{(char *)JPA_BC_LEAVE, (char *)"(I)V", (void *)n_leave},
+		{(char *)JPA_BC_THROWN, (char *)"(I)V", (void *)n_thrown},
+	};
 	jvmtiCapabilities caps;
 	struct pattern pat[JPA_TRACE_PATTERNS];
-	int npat = 0, err;
+	int npat = 0, err, has_args = 0;
 	const char *s = patterns;
 
 	if (!env)
@@ -735,7 +727,7 @@ int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, c
 		jpa_log("trace: this JVM cannot retransform classes, not tracing");
 		return -ENOTSUP;
 	}
-	err = define_helper(env);
+	err = jpa_trace_define_helper(env, natives, &has_args);
 	if (err) {
 		jpa_log("trace: cannot define %s (%s), not tracing", JPA_BC_HELPER_DOT,
 			strerror(-err));
@@ -752,6 +744,7 @@ int jpa_trace_start(jvmtiEnv *jvmti, JavaVM *vm, JNIEnv *env, const char *dir, c
 		t_hdr->cost_ns = calibrate();
 		t_hdr->slow_ns = slow_ns;
 		t_slow_ns = slow_ns;
+		t_args = has_args ? args : 0;
 		__atomic_fetch_add(&t_gen, 1, __ATOMIC_ACQ_REL);
 	}
 	pthread_mutex_unlock(&t_lock);

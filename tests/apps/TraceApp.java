@@ -49,6 +49,13 @@ public class TraceApp {
         sink += 2;
     }
 
+    // --args: an int, a long, a String (longer than the 16 chars kept, or null), a double
+    static void slowArgs(int a, long b, String c, double d) throws InterruptedException
+    {
+	    Thread.sleep(5);
+	    sink += a + b + (c == null ? 0 : c.length()) + (long)d;
+    }
+
     // every construct the rewriter relocates: switches of both kinds, backward and forward
     // branches, a try/catch/finally, a synchronized block, wide returns
     static long shapes(int k) {
@@ -141,7 +148,9 @@ public class TraceApp {
             sleep5();
         for (int i = 0; i < 5; i++)
             other();
-        done(dir, 3);
+	slowArgs(7, -8_000_000_000L, "a string over sixteen chars", 2.5);
+	slowArgs(8, 1L, null, -0.125);
+	done(dir, 3);
         waitFor(dir.resolve("go4"));
         while (!Files.exists(dir.resolve("go5")))
             for (int i = 0; i < 1_000_000; i++)

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * fuzz_bytecode.c: the trace's class-file rewriter (jpa_bc_rewrite) on any bytes. The first
- * byte picks which methods match (all, every other, none); a rewritten class must parse
- * again (a second pass matching nothing returns 0) and survive being rewritten again.
+ * byte picks which methods match (all, every other, none) and how many arguments --args
+ * passes (0..4); a rewritten class must parse again (a second pass matching nothing returns
+ * 0) and survive being rewritten again.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "bytecode.c"
+#include "bc_class.c"
+#include "bc_code.c"
+#include "bc_frames.c"
 
 struct fctx {
 	unsigned int mode, n;
@@ -51,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	c.mode = data[0] % 3;
+	ops.args = (data[0] / 3) % (JPA_BC_ARGS_MAX + 1); /* --args: 0..4 leading arguments */
 	n = jpa_bc_rewrite(data + 1, size - 1, &ops, &out, &olen);
 	if (n <= 0)
 		return 0;

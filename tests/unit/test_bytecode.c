@@ -7,6 +7,9 @@
 #include "harness.h"
 
 #include "bytecode.c" /* the agent's rewriter, built here without the JVM */
+#include "bc_class.c"
+#include "bc_code.c"
+#include "bc_frames.c"
 
 #ifndef JP_APPS_DIR
 #define JP_APPS_DIR "build/tests/apps"
@@ -22,7 +25,7 @@ struct asm_cls {
 
 static uint32_t a_utf8(struct asm_cls *a, const char *s)
 {
-	put_utf8(&a->cp, s);
+	jpa_bc_put_utf8(&a->cp, s);
 	return ++a->n_cp;
 }
 
@@ -30,8 +33,8 @@ static uint32_t a_class(struct asm_cls *a, const char *name)
 {
 	uint32_t u = a_utf8(a, name);
 
-	put_u1(&a->cp, 7);
-	put_u2(&a->cp, u);
+	jpa_bc_put_u1(&a->cp, 7);
+	jpa_bc_put_u2(&a->cp, u);
 	return ++a->n_cp;
 }
 
@@ -40,13 +43,13 @@ static uint32_t a_methodref(struct asm_cls *a, uint32_t cls, const char *name, c
 {
 	uint32_t n = a_utf8(a, name), d = a_utf8(a, desc);
 
-	put_u1(&a->cp, 12);
-	put_u2(&a->cp, n);
-	put_u2(&a->cp, d);
+	jpa_bc_put_u1(&a->cp, 12);
+	jpa_bc_put_u2(&a->cp, n);
+	jpa_bc_put_u2(&a->cp, d);
 	++a->n_cp;
-	put_u1(&a->cp, 10);
-	put_u2(&a->cp, cls);
-	put_u2(&a->cp, a->n_cp);
+	jpa_bc_put_u1(&a->cp, 10);
+	jpa_bc_put_u2(&a->cp, cls);
+	jpa_bc_put_u2(&a->cp, a->n_cp);
 	return ++a->n_cp;
 }
 
@@ -71,37 +74,38 @@ static void a_method(struct asm_cls *a, const struct code_spec *s)
 	uint32_t smt = a_utf8(a, "StackMapTable"), lnt = a_utf8(a, "LineNumberTable");
 	uint32_t n_attr = (s->smt ? 1 : 0) + (s->lines ? 1 : 0);
 
-	put_u2(m, s->access);
-	put_u2(m, name);
-	put_u2(m, desc);
+	jpa_bc_put_u2(m, s->access);
+	jpa_bc_put_u2(m, name);
+	jpa_bc_put_u2(m, desc);
 	if (s->no_code) {
-		put_u2(m, 0);
+		jpa_bc_put_u2(m, 0);
 		a->n_methods++;
 		return;
 	}
-	put_u2(m, 1);
-	put_u2(m, code);
-	put_u4(m, 2 + 2 + 4 + s->code_len + 2 + 8 * s->n_exc + 2 + (s->smt ? 6 + s->smt_len : 0) +
-			  (s->lines ? 8 + 4 * s->n_lines : 0));
-	put_u2(m, 3); /* max_stack */
-	put_u2(m, 4); /* max_locals */
-	put_u4(m, s->code_len);
-	put(m, s->code, s->code_len);
-	put_u2(m, s->n_exc);
+	jpa_bc_put_u2(m, 1);
+	jpa_bc_put_u2(m, code);
+	jpa_bc_put_u4(m, 2 + 2 + 4 + s->code_len + 2 + 8 * s->n_exc + 2 +
+				 (s->smt ? 6 + s->smt_len : 0) +
+				 (s->lines ? 8 + 4 * s->n_lines : 0));
+	jpa_bc_put_u2(m, 3); /* max_stack */
+	jpa_bc_put_u2(m, 4); /* max_locals */
+	jpa_bc_put_u4(m, s->code_len);
+	jpa_bc_put(m, s->code, s->code_len);
+	jpa_bc_put_u2(m, s->n_exc);
 	for (uint32_t i = 0; i < 4 * s->n_exc; i++)
-		put_u2(m, s->exc[i]);
-	put_u2(m, n_attr);
+		jpa_bc_put_u2(m, s->exc[i]);
+	jpa_bc_put_u2(m, n_attr);
 	if (s->smt) {
-		put_u2(m, smt);
-		put_u4(m, s->smt_len);
-		put(m, s->smt, s->smt_len);
+		jpa_bc_put_u2(m, smt);
+		jpa_bc_put_u4(m, s->smt_len);
+		jpa_bc_put(m, s->smt, s->smt_len);
 	}
 	if (s->lines) {
-		put_u2(m, lnt);
-		put_u4(m, 2 + 4 * s->n_lines);
-		put_u2(m, s->n_lines);
+		jpa_bc_put_u2(m, lnt);
+		jpa_bc_put_u4(m, 2 + 4 * s->n_lines);
+		jpa_bc_put_u2(m, s->n_lines);
 		for (uint32_t i = 0; i < 2 * s->n_lines; i++)
-			put_u2(m, s->lines[i]);
+			jpa_bc_put_u2(m, s->lines[i]);
 	}
 	a->n_methods++;
 }
@@ -112,19 +116,19 @@ static uint8_t *a_finish(struct asm_cls *a, size_t *ret_len)
 	struct buf b = {0};
 	uint32_t this_cls = a_class(a, "t/T"), super = a_class(a, "java/lang/Object");
 
-	put_u4(&b, 0xcafebabe);
-	put_u2(&b, 0);
-	put_u2(&b, 61);
-	put_u2(&b, a->n_cp + 1);
-	put(&b, a->cp.p, a->cp.len);
-	put_u2(&b, 0x21);
-	put_u2(&b, this_cls);
-	put_u2(&b, super);
-	put_u2(&b, 0);
-	put_u2(&b, 0);
-	put_u2(&b, a->n_methods);
-	put(&b, a->methods.p, a->methods.len);
-	put_u2(&b, 0);
+	jpa_bc_put_u4(&b, 0xcafebabe);
+	jpa_bc_put_u2(&b, 0);
+	jpa_bc_put_u2(&b, 61);
+	jpa_bc_put_u2(&b, a->n_cp + 1);
+	jpa_bc_put(&b, a->cp.p, a->cp.len);
+	jpa_bc_put_u2(&b, 0x21);
+	jpa_bc_put_u2(&b, this_cls);
+	jpa_bc_put_u2(&b, super);
+	jpa_bc_put_u2(&b, 0);
+	jpa_bc_put_u2(&b, 0);
+	jpa_bc_put_u2(&b, a->n_methods);
+	jpa_bc_put(&b, a->methods.p, a->methods.len);
+	jpa_bc_put_u2(&b, 0);
 	free(a->cp.p);
 	free(a->methods.p);
 	*ret_len = b.len;
@@ -181,29 +185,30 @@ static const uint8_t *find_code(const uint8_t *in, size_t len, const char *mname
 	struct rd r = {.p = in, .n = len};
 	const uint8_t *found = NULL;
 
-	rd_skip(&r, 8);
-	if (parse_cp(&c, &r))
+	jpa_bc_rd_skip(&r, 8);
+	if (jpa_bc_parse_cp(&c, &r))
 		return NULL;
-	rd_skip(&r, 6);
-	rd_skip(&r, 2 * (size_t)rd_u2(&r));
-	for (uint32_t n = rd_u2(&r), i = 0; i < n && !r.err; i++) {
-		rd_skip(&r, 6);
-		skip_attrs(&r);
+	jpa_bc_rd_skip(&r, 6);
+	jpa_bc_rd_skip(&r, 2 * (size_t)jpa_bc_rd_u2(&r));
+	for (uint32_t n = jpa_bc_rd_u2(&r), i = 0; i < n && !r.err; i++) {
+		jpa_bc_rd_skip(&r, 6);
+		jpa_bc_skip_attrs(&r);
 	}
-	for (uint32_t n = rd_u2(&r), i = 0; i < n && !r.err && !found; i++) {
+	for (uint32_t n = jpa_bc_rd_u2(&r), i = 0; i < n && !r.err && !found; i++) {
 		uint32_t name;
 
-		rd_skip(&r, 2);
-		name = rd_u2(&r);
-		rd_skip(&r, 2);
-		for (uint32_t na = rd_u2(&r), k = 0; k < na && !r.err; k++) {
-			uint32_t an = rd_u2(&r), alen = rd_u4(&r);
+		jpa_bc_rd_skip(&r, 2);
+		name = jpa_bc_rd_u2(&r);
+		jpa_bc_rd_skip(&r, 2);
+		for (uint32_t na = jpa_bc_rd_u2(&r), k = 0; k < na && !r.err; k++) {
+			uint32_t an = jpa_bc_rd_u2(&r), alen = jpa_bc_rd_u4(&r);
 
-			if (!r.err && cp_utf8_is(&c, name, mname) && cp_utf8_is(&c, an, "Code")) {
+			if (!r.err && jpa_bc_cp_utf8_is(&c, name, mname) &&
+			    jpa_bc_cp_utf8_is(&c, an, "Code")) {
 				found = in + r.off;
 				*ret_len = alen;
 			}
-			rd_skip(&r, alen);
+			jpa_bc_rd_skip(&r, alen);
 		}
 	}
 	free(c.cp_off);
@@ -240,7 +245,7 @@ static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb,
 		}                                                    \
 	} while (0)
 	o.c = n.c = &dummy;
-	CHECK(!parse_cp(&nk, &cr));
+	CHECK(!jpa_bc_parse_cp(&nk, &cr));
 	o.code_len = get_s4(oldb + 4) & 0xffff;
 	n.code_len = (uint32_t)get_s4(newb + 4);
 	CHECK(n.code_len <= CODE_MAX && 8 + n.code_len <= newn && 8 + o.code_len <= oldn);
@@ -253,8 +258,8 @@ static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb,
 	CHECK(o.ins && n.ins && o.map && n.map);
 	memset(o.map, 0xff, (o.code_len + 1) * 4);
 	memset(n.map, 0xff, (n.code_len + 1) * 4);
-	CHECK(!decode(&o) && !decode(&n));
-	CHECK(!check_targets(&n));
+	CHECK(!jpa_bc_decode(&o) && !jpa_bc_decode(&n));
+	CHECK(!jpa_bc_check_targets(&n));
 	CHECK(get_s2(newb) >= get_s2(oldb) + 1 && get_s2(newb) >= 2);
 	/* the prologue: the first call of enter; at 0, or a constructor's after its super() */
 	enter_ref = nk.cp_count - NEW_MAX + NEW_ENTER_REF;
@@ -298,12 +303,12 @@ static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb,
 			      (op == OP_GOTO && n.code[n.ins[k].old_pc] == OP_GOTO_W));
 			/* branch targets: same instruction as before */
 			if (o.ins[i].kind == K_BRANCH || o.ins[i].kind == K_GOTO) {
-				int64_t ot =
-					target(&o, &o.ins[i], get_s2(o.code + o.ins[i].old_pc + 1));
+				int64_t ot = jpa_bc_target(&o, &o.ins[i],
+							   get_s2(o.code + o.ins[i].old_pc + 1));
 				const uint8_t *np = n.code + n.ins[k].old_pc;
-				int64_t nt = target(&n, &n.ins[k],
-						    np[0] == OP_GOTO_W ? get_s4(np + 1)
-								       : get_s2(np + 1));
+				int64_t nt = jpa_bc_target(&n, &n.ins[k],
+							   np[0] == OP_GOTO_W ? get_s4(np + 1)
+									      : get_s2(np + 1));
 				uint8_t oop = o.code[ot], nop = n.code[nt];
 
 				CHECK(ot >= 0 && nt >= 0);
@@ -319,28 +324,32 @@ static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb,
 	/* exception table: the old entries, then the catch-all */
 	r = (struct rd){.p = newb, .n = newn, .off = 8 + n.code_len};
 	{
-		uint32_t ne = rd_u2(&r), oe = get_s2(oldb + 8 + o.code_len) & 0xffff;
+		uint32_t ne = jpa_bc_rd_u2(&r), oe = get_s2(oldb + 8 + o.code_len) & 0xffff;
 
 		CHECK(ne == oe + 1);
-		rd_skip(&r, 8 * (size_t)oe);
-		CHECK(rd_u2(&r) == pro_end);
-		CHECK(rd_u2(&r) == n.code_len - HANDLER_LEN);
-		CHECK(rd_u2(&r) == n.code_len - HANDLER_LEN);
-		CHECK(rd_u2(&r) == 0);
+		jpa_bc_rd_skip(&r, 8 * (size_t)oe);
+		CHECK(jpa_bc_rd_u2(&r) == pro_end);
+		CHECK(jpa_bc_rd_u2(&r) == n.code_len - HANDLER_LEN);
+		CHECK(jpa_bc_rd_u2(&r) == n.code_len - HANDLER_LEN);
+		CHECK(jpa_bc_rd_u2(&r) == 0);
 	}
 	/* the StackMapTable's frames: all on instruction starts, the last at the handler */
-	for (uint32_t na = rd_u2(&r), a = 0; a < na && !r.err; a++) {
-		uint32_t an = rd_u2(&r), alen = rd_u4(&r);
+	for (uint32_t na = jpa_bc_rd_u2(&r), a = 0; a < na && !r.err; a++) {
+		uint32_t an = jpa_bc_rd_u2(&r), alen = jpa_bc_rd_u4(&r);
 		struct rd s = {.p = newb + r.off, .n = alen};
 		int64_t off = -1;
 		uint32_t nf;
 
-		rd_skip(&r, alen);
-		if (!cp_utf8_is(&nk, an, "StackMapTable"))
+		jpa_bc_rd_skip(&r, alen);
+		if (!jpa_bc_cp_utf8_is(&nk, an, "StackMapTable"))
 			continue;
-		nf = rd_u2(&s);
+		nf = jpa_bc_rd_u2(&s);
 		for (uint32_t f = 0; f < nf && !s.err; f++) {
-			uint32_t t = rd_u1(&s), d = t < 64 ? t : t < 128 ? t - 64 : rd_u2(&s), cnt;
+			uint32_t t = jpa_bc_rd_u1(&s),
+				 d = t < 64    ? t
+				     : t < 128 ? t - 64
+					       : jpa_bc_rd_u2(&s),
+				 cnt;
 
 			off += d + 1;
 			CHECK(off < n.code_len && n.map[off] >= 0);
@@ -352,14 +361,14 @@ static int check_method(const uint8_t *oldb, uint32_t oldn, const uint8_t *newb,
 				cnt = 0;
 			for (int part = 0; part < (t == 255 ? 2 : 1); part++) {
 				if (t == 255)
-					cnt = rd_u2(&s);
+					cnt = jpa_bc_rd_u2(&s);
 				for (uint32_t v = 0; v < cnt; v++) {
-					uint32_t tag = rd_u1(&s);
+					uint32_t tag = jpa_bc_rd_u1(&s);
 
 					if (tag == 7)
-						rd_skip(&s, 2);
+						jpa_bc_rd_skip(&s, 2);
 					if (tag == 8) {
-						uint32_t u = rd_u2(&s);
+						uint32_t u = jpa_bc_rd_u2(&s);
 
 						CHECK(u < n.code_len && n.map[u] >= 0 &&
 						      n.code[u] == 0xbb);
@@ -465,31 +474,31 @@ TEST(switches_repadded)
 	struct buf b = {0};
 	uint32_t ts, ls;
 
-	put_u1(&b, 0x1a); /* 0 iload_0 */
+	jpa_bc_put_u1(&b, 0x1a); /* 0 iload_0 */
 	ts = (uint32_t)b.len;
-	put_u1(&b, 0xaa);
-	put(&b, "\0\0", 2);
-	put_u4(&b, 0); /* default: patched below */
-	put_u4(&b, 0);
-	put_u4(&b, 2);
-	put_u4(&b, 0);
-	put_u4(&b, 0);
-	put_u4(&b, 0);
+	jpa_bc_put_u1(&b, 0xaa);
+	jpa_bc_put(&b, "\0\0", 2);
+	jpa_bc_put_u4(&b, 0); /* default: patched below */
+	jpa_bc_put_u4(&b, 0);
+	jpa_bc_put_u4(&b, 2);
+	jpa_bc_put_u4(&b, 0);
+	jpa_bc_put_u4(&b, 0);
+	jpa_bc_put_u4(&b, 0);
 	ls = (uint32_t)b.len; /* 28: iload_0; lookupswitch at 29 (pad 2) */
-	put_u1(&b, 0x1a);
-	put_u1(&b, 0xab);
-	put(&b, "\0\0", 2);
-	put_u4(&b, 0);
-	put_u4(&b, 2);
-	put_u4(&b, 5);
-	put_u4(&b, 0);
-	put_u4(&b, 100000);
-	put_u4(&b, 0);
+	jpa_bc_put_u1(&b, 0x1a);
+	jpa_bc_put_u1(&b, 0xab);
+	jpa_bc_put(&b, "\0\0", 2);
+	jpa_bc_put_u4(&b, 0);
+	jpa_bc_put_u4(&b, 2);
+	jpa_bc_put_u4(&b, 5);
+	jpa_bc_put_u4(&b, 0);
+	jpa_bc_put_u4(&b, 100000);
+	jpa_bc_put_u4(&b, 0);
 	{
 		uint32_t r1 = (uint32_t)b.len; /* return */
 		uint8_t *p;
 
-		put_u1(&b, 0xb1);
+		jpa_bc_put_u1(&b, 0xb1);
 		p = b.p;
 		/* tableswitch: default and cases 0..2 -> ls (the second iload) or the return */
 		for (int k = 0; k < 4; k++) {
@@ -946,22 +955,22 @@ TEST(javac_classes)
 			struct cls k = {.in = in, .len = len};
 			struct rd r = {.p = in, .n = len};
 
-			rd_skip(&r, 8);
-			ASSERT_TRUE(!parse_cp(&k, &r));
-			rd_skip(&r, 6);
-			rd_skip(&r, 2 * (size_t)rd_u2(&r));
-			for (uint32_t nf = rd_u2(&r), j = 0; j < nf; j++) {
-				rd_skip(&r, 6);
-				skip_attrs(&r);
+			jpa_bc_rd_skip(&r, 8);
+			ASSERT_TRUE(!jpa_bc_parse_cp(&k, &r));
+			jpa_bc_rd_skip(&r, 6);
+			jpa_bc_rd_skip(&r, 2 * (size_t)jpa_bc_rd_u2(&r));
+			for (uint32_t nf = jpa_bc_rd_u2(&r), j = 0; j < nf; j++) {
+				jpa_bc_rd_skip(&r, 6);
+				jpa_bc_skip_attrs(&r);
 			}
-			for (uint32_t nm = rd_u2(&r), j = 0; j < nm && !r.err; j++) {
+			for (uint32_t nm = jpa_bc_rd_u2(&r), j = 0; j < nm && !r.err; j++) {
 				char mn[256];
-				uint32_t acc = rd_u2(&r), name = rd_u2(&r);
+				uint32_t acc = jpa_bc_rd_u2(&r), name = jpa_bc_rd_u2(&r);
 
-				rd_skip(&r, 2);
-				skip_attrs(&r);
+				jpa_bc_rd_skip(&r, 2);
+				jpa_bc_skip_attrs(&r);
 				c2.next_id++;
-				if (cp_cstr(&k, name, mn, sizeof(mn)) || refusal(acc, mn))
+				if (jpa_bc_cp_cstr(&k, name, mn, sizeof(mn)) || refusal(acc, mn))
 					continue;
 				/* overloads share a name: check the first of each name only */
 				{
@@ -987,9 +996,64 @@ TEST(javac_classes)
 	EXPECT_TRUE(methods >= 10);
 }
 
+/*
+ * --args: after the enter call, one call per leading argument of a kind it passes, (position,
+ * value) loaded from its local: TraceApp.slowArgs(int, long, String, double) is static, so
+ * its locals are 0, 1-2, 3, 4-5; max_stack room for an int and a long
+ */
+TEST(args_prologue)
+{
+	static const uint8_t want_loads[4][2] = {{0x15, 0}, {0x16, 1}, {0x19, 3}, {0x18, 4}};
+	char path[512];
+	struct ctx c = {.want = "slowArgs", .next_id = 6};
+	struct jpa_bc_ops ops = {.match = t_match, .refuse = t_refuse, .ctx = &c, .args = 4};
+	struct jpa_bc_ops none = {.match = none_match};
+	uint8_t *in = malloc(1 << 20), *out = NULL, *again = NULL;
+	const uint8_t *code;
+	uint32_t cl = 0, acl;
+	size_t len = 0, olen = 0, alen = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/TraceApp.class", JP_APPS_DIR);
+	f = fopen(path, "rb");
+	ASSERT_TRUE(f && in);
+	len = fread(in, 1, 1 << 20, f);
+	fclose(f);
+	EXPECT_EQ(jpa_bc_rewrite(in, len, &ops, &out, &olen), 1);
+	ASSERT_TRUE(out != NULL);
+	EXPECT_EQ(jpa_bc_rewrite(out, olen, &none, &again, &alen), 0);
+	code = find_code(out, olen, "slowArgs", &cl);
+	ASSERT_TRUE(code && cl > 8 + PROLOGUE_LEN + 4 * ARG_CALL_LEN);
+	EXPECT_TRUE(get_s2(code) >= 3); /* max_stack */
+	EXPECT_EQ(code[8], OP_SIPUSH);
+	EXPECT_EQ(get_s2(code + 9), 7);
+	for (int k = 0; k < 4; k++) {
+		const uint8_t *a = code + 8 + PROLOGUE_LEN + k * ARG_CALL_LEN;
+
+		EXPECT_EQ(a[0], OP_BIPUSH);
+		EXPECT_EQ(a[1], k);
+		EXPECT_EQ(a[2], want_loads[k][0]);
+		EXPECT_EQ(a[3], want_loads[k][1]);
+		EXPECT_EQ(a[4], OP_INVOKESTATIC);
+	}
+	/* no args asked: the prologue as ever, the code 4 calls shorter */
+	acl = (uint32_t)get_s4(code + 4);
+	free(out);
+	out = NULL;
+	c = (struct ctx){.want = "slowArgs", .next_id = 6};
+	ops.args = 0;
+	EXPECT_EQ(jpa_bc_rewrite(in, len, &ops, &out, &olen), 1);
+	code = out ? find_code(out, olen, "slowArgs", &cl) : NULL;
+	ASSERT_TRUE(code != NULL);
+	EXPECT_EQ(acl - (uint32_t)get_s4(code + 4), 4 * ARG_CALL_LEN);
+	EXPECT_TRUE(code[8 + PROLOGUE_LEN] != OP_BIPUSH || code[8 + PROLOGUE_LEN + 2] != 0x15);
+	free(out);
+	free(in);
+}
+
 TEST(helper_class)
 {
-	uint8_t buf[512];
+	uint8_t buf[1024];
 	int n = jpa_bc_helper_class(buf, sizeof(buf));
 
 	EXPECT_TRUE(n > 100);

@@ -633,6 +633,69 @@ TEST(sample_claims_over_the_budget)
 	model__free(m);
 }
 
+/*
+ * jprof trace's slow calls: one jdk.MethodTrace each, its encoding as our metadata says (the
+ * reader walks every field), its method the stack's first frame that is no marker, its time
+ * clamped to the recording, a stack id the model lacks written as null
+ */
+TEST(method_traces_read_back)
+{
+	struct model *m = model__new();
+	struct jp_labels lab = {.pid = 42, .tid = 7, .comm = "java", .thread = "worker"};
+	struct jfr_opts o = {.start_unix_ns = 1, .duration_ns = 1000000000};
+	struct out_method_trace ev[3] = {0};
+	struct jfile *j = calloc(1, sizeof(*j));
+	jp_id locs[3], st1, st2;
+	struct counts ct;
+	unsigned char *buf;
+	size_t len = 0;
+	char top[256];
+	int err;
+
+	ASSERT_TRUE(m && j);
+	locs[0] = known_loc(m, "JVM 42", "", false, JP_FK_ROOT, 0, 0);
+	locs[1] = known_loc(m, "a/Svc.place(I)V", "", true, JP_FK_JIT, 0, 0);
+	locs[2] = known_loc(m, "a/Svc.main([Ljava/lang/String;)V", "", true, JP_FK_JIT, 0, 0);
+	st1 = model__stack(m, locs + 1, 2);
+	st2 = model__stack(m, locs, 3);
+	ev[0] = (struct out_method_trace){.start_ns = 1000,
+					  .dur_ns = 50000000,
+					  .thrown = true,
+					  .stack = st1,
+					  .labels = model__labels(m, &lab),
+					  .has_split = true,
+					  .cpu_ns = 10000000,
+					  .off_ns = 40000000,
+					  .sc_count = 3,
+					  .sc_ns = 39000000,
+					  .split = "cpu 10.00 ms",
+					  .syscalls = "syscalls 3"};
+	ev[1] = ev[0];
+	ev[1].stack = st2;
+	ev[1].start_ns = 5000000000ull; /* past the recording's end */
+	ev[1].split = NULL;
+	ev[2] = ev[0];
+	ev[2].stack = 999; /* no such stack */
+	o.method_traces = ev;
+	o.n_method_traces = 3;
+	buf = write_mem(m, &o, &len, &err);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(parse(j, buf, len, &ct), 0);
+	EXPECT_EQ(ct.other, 3); /* the method traces: no row of the model has an event */
+	EXPECT_EQ(ct.exec + ct.offcpu + ct.syscall, 0);
+	EXPECT_EQ(ct.threadinfo, 1);
+	EXPECT_TRUE(find_entry(j, "java.lang.Thread", ev[0].labels) != NULL);
+	top_frame(j, st1, top, sizeof(top));
+	EXPECT_STREQ(top, "a/Svc.place");
+	top_frame(j, st2, top, sizeof(top)); /* the marker is left out */
+	EXPECT_STREQ(top, "a/Svc.place");
+	EXPECT_TRUE(has_symbol(j, "(I)V"));
+	EXPECT_TRUE(!has_symbol(j, "JVM 42"));
+	free(buf);
+	free(j);
+	model__free(m);
+}
+
 /* the writers' benchmark shape, smaller; the e2e and `make bench-jfr` run the full size */
 TEST(bench_model_reads_back)
 {

@@ -289,6 +289,13 @@ TEST(tfile_reads_records_methods_stacks)
 		.start_ns = 2000, .tid = 77, .method = 0, .n_frames = 2, .ready = 1};
 	st[0].frames[0].method_id = 0x1234;
 	st[0].frames[1].method_id = 0x5678;
+	/* --args as the JVM user may write them: kinds and positions checked, chars printable */
+	st[0].n_args = 99; /* more than there are: JP_MT_ARGS read */
+	st[0].args[0] = (struct jp_mt_arg){.pos = 0, .kind = 1, .val = 0xffffffffu};
+	st[0].args[1] = (struct jp_mt_arg){.pos = 1, .kind = 5, .val = 1u << 30};
+	memcpy(st[0].args[1].str, "ab\"c\001defghijklmnop", 16);
+	st[0].args[2] = (struct jp_mt_arg){.pos = 2, .kind = 77, .val = 5}; /* no such kind */
+	st[0].args[3] = (struct jp_mt_arg){.pos = 3, .kind = 4, .val = 0x4004000000000000ull};
 	nm[0] = (struct jp_mt_name){.method_id = 0x1234, .len = 5};
 	memcpy(nm[0].name, "a.B.c", 5);
 	nm[1] = (struct jp_mt_name){.method_id = 0x5678, .len = 9};
@@ -309,6 +316,8 @@ TEST(tfile_reads_records_methods_stacks)
 	EXPECT_TRUE(strstr(buf, "\"calls\":3,\"thrown\":1") != NULL);
 	EXPECT_TRUE(strstr(buf, "\"refused\":\"constructors\"") != NULL);
 	EXPECT_TRUE(strstr(buf, "\"stack\":[\"a.B.c\",\"a.B.ma?in\"]") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"args\":\"#0 -1, #1 \\\"ab\\\"c?defghijklmn...\\\", #3 2.5\"") !=
+		    NULL);
 	free(buf);
 	tfile__free(t);
 	/* a header this jprof does not read: refused, the fd closed */

@@ -3,10 +3,29 @@
 #ifndef JPROF_OUT_JFR_H
 #define JPROF_OUT_JFR_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "../model/model.h"
 #include "out.h"
+
+/*
+ * One call of a traced method (jprof trace --slow/--top: a slow call) as a jdk.MethodTrace
+ * event: its stack and thread are the model's (stack leaf first, the traced method first
+ * among its frames that are not markers: that method is the event's method), and jprof's
+ * split of its time.
+ */
+struct out_method_trace {
+	__u64 start_ns; /* since the recording's start */
+	__u64 dur_ns;
+	jp_id stack, labels;
+	bool thrown;	/* it ended by an exception */
+	bool has_split; /* the kernel's split below was made (else zeros) */
+	__u64 cpu_ns, off_ns, sc_ns, gc_ns;
+	__u32 sc_count, gc_count;
+	const char *split, *syscalls; /* the split in words, one line each; NULL none */
+	const char *args;	      /* its arguments in words (jprof trace --args), NULL none */
+};
 
 struct jfr_opts {
 	__u64 start_unix_ns;	     /* wall-clock start of the recording (ns since the epoch) */
@@ -16,6 +35,9 @@ struct jfr_opts {
 	/* one jdk.GarbageCollection each (may be NULL) */
 	const struct out_gc_pause *gc_pauses;
 	size_t n_gc_pauses;
+	/* one jdk.MethodTrace each (may be NULL) */
+	const struct out_method_trace *method_traces;
+	size_t n_method_traces;
 };
 
 /*
@@ -28,7 +50,10 @@ struct jfr_opts {
  *   labels              one jprof.ThreadInfo per thread (pid, process name, container, cgroup);
  *   meta (when given)   one jprof.Recording (host, command, events, period, samples, lost);
  *   gc_pauses           one jdk.GarbageCollection each (gcId, name, cause, sumOfPauses and
- *                       longestPause: the pause itself, and the JVM's pid), at its own time.
+ *                       longestPause: the pause itself, and the JVM's pid), at its own time;
+ *   method_traces       one jdk.MethodTrace each (JDK 25's fields: method, thread, stack, at
+ *                       its own time and duration; then jprof's: thrown, cpuTime, offCpuTime,
+ *                       syscalls, syscallTime, gcPauses, gcTime, split, syscallsByName, arguments).
  * Events are at their time: the model's time slots in order, each slot's events (a sample
  * each, one off-CPU, syscall, alloc or lock event an entry) spread over its slices so that
  * times never go back, within [start, start + duration]. What a row has untimed (a file read

@@ -57,6 +57,54 @@ static void gc_events(struct jfr *x)
 	}
 }
 
+/* the method key of a stack's first frame that is no marker (a root); 0 none */
+static __u32 leaf_method(struct jfr *x, jp_id stack)
+{
+	size_t n = 0;
+	const jp_id *l = stack ? model__get_stack(x->m, stack, &n) : NULL;
+
+	for (size_t i = 0; l && i < n; i++) {
+		const struct jp_location *loc = model__get_location(x->m, l[i]);
+
+		if (loc && loc->kind == JP_FK_ROOT)
+			continue;
+		return loc && loc->func && loc->func <= x->c.funcs ? loc->func : 0;
+	}
+	return 0;
+}
+
+/* one jdk.MethodTrace per traced call, at its time (clamped to the recording) */
+static void method_trace_events(struct jfr *x, __u64 dur)
+{
+	for (size_t i = 0; i < x->o->n_method_traces && !x->err; i++) {
+		const struct out_method_trace *t = &x->o->method_traces[i];
+		jp_id stack = t->stack <= x->c.stacks ? t->stack : 0;
+		jp_id labels = t->labels <= x->c.labels ? t->labels : 0;
+		__u64 at = t->start_ns < dur ? t->start_ns : dur;
+		__u64 d = t->dur_ns < (1ull << 62) ? t->dur_ns : 1ull << 62;
+
+		x->stack_used[stack] = 1;
+		x->labels_used[labels] = 1;
+		ev_begin(x, T_EV_METHOD_TRACE);
+		jb_varint(&x->ev, JFR_START_TICKS + at);
+		jb_long(&x->ev, d);
+		jb_varint(&x->ev, labels);
+		jb_varint(&x->ev, stack);
+		jb_varint(&x->ev, leaf_method(x, stack));
+		bytebuf_u8(&x->ev, t->thrown);
+		jb_long(&x->ev, t->has_split ? t->cpu_ns : 0);
+		jb_long(&x->ev, t->has_split ? t->off_ns : 0);
+		jb_long(&x->ev, t->has_split ? t->sc_count : 0);
+		jb_long(&x->ev, t->has_split ? t->sc_ns : 0);
+		jb_int(&x->ev, (__s32)t->gc_count);
+		jb_long(&x->ev, t->gc_ns);
+		jb_str(&x->ev, jw_nz(t->split));
+		jb_str(&x->ev, jw_nz(t->syscalls));
+		jb_str(&x->ev, jw_nz(t->args));
+		ev_end(x);
+	}
+}
+
 /* the class an agent event's leaf frame names ("byte[]_[a]", "pkg.Gate_[l]"); 0 none */
 static __u32 leaf_class(struct jfr *x, jp_id stack, const char *suffix)
 {
@@ -235,6 +283,7 @@ void jw_events(struct jfr *x)
 	__u64 dur = x->o->duration_ns < (1ull << 62) ? x->o->duration_ns : 1ull << 62;
 
 	timed_events(x, dur);
+	method_trace_events(x, dur);
 	for (size_t i = 0; i < model__rows(x->m) && !x->err; i++) {
 		struct jp_sample_row rb;
 		const struct jp_sample_row *r = model__row(x->m, i, &rb);

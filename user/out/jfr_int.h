@@ -55,6 +55,7 @@ enum {
 	T_EV_GC,
 	T_EV_ALLOC_SAMPLE,
 	T_EV_MONITOR_ENTER,
+	T_EV_METHOD_TRACE,
 };
 
 /* keys of the jdk.types.FrameType pool */

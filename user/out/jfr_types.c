@@ -158,6 +158,23 @@ static const struct cdesc classes[] = {
 	 FIELDS(START_TIME, DURATION, {"eventThread", T_THREAD, F_CP, "Event Thread"},
 		{"stackTrace", T_STACKTRACE, F_CP, "Stack Trace"},
 		{"monitorClass", T_CLASS, F_CP, "Monitor Class"})},
+	/* JDK 25's fields, then jprof's split of the call's time */
+	{T_EV_METHOD_TRACE, "jdk.MethodTrace", EVENT, .label = "Method Trace",
+	 .desc = "A slow call of a traced method, its time split into CPU, off-CPU by reason, "
+		 "system calls and GC pauses (jprof trace)",
+	 .cat = {"Java Application"},
+	 FIELDS(START_TIME, DURATION, {"eventThread", T_THREAD, F_CP, "Event Thread"},
+		{"stackTrace", T_STACKTRACE, F_CP, "Stack Trace"},
+		{"method", T_METHOD, F_CP, "Method"}, {"thrown", T_BOOLEAN, 0, "Thrown"},
+		{"cpuTime", T_LONG, F_TIMESPAN, "CPU Time", "NANOSECONDS"},
+		{"offCpuTime", T_LONG, F_TIMESPAN, "Off-CPU Time", "NANOSECONDS"},
+		{"syscalls", T_LONG, 0, "System Calls"},
+		{"syscallTime", T_LONG, F_TIMESPAN, "System Call Time", "NANOSECONDS"},
+		{"gcPauses", T_INT, 0, "GC Pauses"},
+		{"gcTime", T_LONG, F_TIMESPAN, "GC Pause Time", "NANOSECONDS"},
+		{"split", T_STRING, 0, "Split"},
+		{"syscallsByName", T_STRING, 0, "System Calls by Name"},
+		{"arguments", T_STRING, 0, "Arguments"})},
 };
 #pragma GCC diagnostic pop
 

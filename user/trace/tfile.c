@@ -103,6 +103,60 @@ static unsigned int read_methods(struct tfile *r, struct tstats *s)
 }
 
 /* the slow calls' stacks and their methods' names, checked, to the slowest calls kept */
+/*
+ * --args of a slow call in words: "#POS VALUE, ..." (ints, longs, floats as C prints them, a
+ * String quoted, its first 16 chars, '...' when longer; the file is the JVM user's: kinds
+ * and positions checked, chars printable or '?')
+ */
+static void format_args(const struct jp_mt_stack *st, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < st->n_args && i < JP_MT_ARGS && len < n; i++) {
+		const struct jp_mt_arg *a = &st->args[i];
+		char v[48];
+		__u32 f32 = (__u32)a->val;
+		float f;
+		double d;
+		int w;
+
+		memcpy(&f, &f32, sizeof(f));
+		memcpy(&d, &a->val, sizeof(d));
+		switch (a->kind) {
+		case 1:
+			snprintf(v, sizeof(v), "%d", (__s32)a->val);
+			break;
+		case 2:
+			snprintf(v, sizeof(v), "%lld", (long long)a->val);
+			break;
+		case 3:
+			snprintf(v, sizeof(v), "%g", (double)f);
+			break;
+		case 4:
+			snprintf(v, sizeof(v), "%g", d);
+			break;
+		case 5: {
+			size_t k = a->val < sizeof(a->str) ? (size_t)a->val : sizeof(a->str);
+
+			v[0] = '"';
+			for (size_t c = 0; c < k; c++)
+				v[1 + c] = a->str[c] >= 32 && a->str[c] < 127 ? a->str[c] : '?';
+			snprintf(v + 1 + k, sizeof(v) - 1 - k, "%s\"",
+				 a->val > sizeof(a->str) ? "..." : "");
+			break;
+		}
+		case 6:
+			snprintf(v, sizeof(v), "null");
+			break;
+		default:
+			continue;
+		}
+		w = snprintf(buf + len, n - len, "%s#%u %s", len ? ", " : "", a->pos, v);
+		len += w > 0 ? (size_t)w : 0;
+	}
+}
+
 static void read_stacks(struct tfile *r, struct tstats *s, const struct jp_mt_hdr *h)
 {
 	__u64 ns = h->stacks_used < h->n_stacks ? h->stacks_used : h->n_stacks;
@@ -147,6 +201,12 @@ static void read_stacks(struct tfile *r, struct tstats *s, const struct jp_mt_hd
 				}
 		}
 		(void)tstats__set_stack(s, st.method, st.tid, st.start_ns, frames, n);
+		if (st.n_args) {
+			char args[256];
+
+			format_args(&st, args, sizeof(args));
+			(void)tstats__set_args(s, st.method, st.tid, st.start_ns, args);
+		}
 	}
 out:
 	free(names);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "opts.h"
 #include "profile.h"
@@ -26,6 +27,7 @@
 #include "jvm/pauses.h"
 #include "trace/mtk.h"
 #include "trace/tfile.h"
+#include "trace/tout.h"
 #include "trace/trace.h"
 #include "trace/tsplit.h"
 #include "trace/tstats.h"
@@ -51,14 +53,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	exiting = 1;
-}
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
 int trace_check_pattern(const char *p, char *err, size_t errlen)
@@ -157,6 +151,7 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 		{"top", required_argument, NULL, 't'},
 		{"agent", required_argument, NULL, 'A'},
 		{"no-kernel", no_argument, NULL, 'K'},
+		{"args", no_argument, NULL, 'a'},
 		{"verbose", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
@@ -215,6 +210,9 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 		case 'K':
 			o->no_kernel = 1;
 			break;
+		case 'a':
+			o->args = JP_MT_ARGS;
+			break;
 		case 'v':
 			o->verbose = 1;
 			break;
@@ -239,6 +237,11 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 		snprintf(err, errlen, "trace needs -p PID");
 		return JP_EXIT_USAGE;
 	}
+	if (o->args && !o->slow_ns) {
+		snprintf(err, errlen,
+			 "--args keeps the arguments of the calls --slow names: give both");
+		return JP_EXIT_USAGE;
+	}
 	if (!o->npatterns) {
 		snprintf(err, errlen, "trace needs at least one 'pkg.Class.method' pattern");
 		return JP_EXIT_USAGE;
@@ -254,6 +257,14 @@ int trace_parse(int argc, char **argv, struct trace_opts *o, char *err, size_t e
 			return JP_EXIT_USAGE;
 		}
 		o->html = 1;
+	}
+	if (o->output && strlen(o->output) > 4 &&
+	    !strcmp(o->output + strlen(o->output) - 4, ".jfr")) {
+		if (o->json) {
+			snprintf(err, errlen, "trace -o *.jfr writes JFR events, not JSON");
+			return JP_EXIT_USAGE;
+		}
+		o->jfr = 1;
 	}
 	return 0;
 }
@@ -274,6 +285,13 @@ static int agent_options(const struct trace_opts *o, char *buf, size_t n)
 		unsigned long long us = (o->slow_ns + 999) / 1000;
 		int w = snprintf(buf + len, n - len, ",traceslow=%llu",
 				 us > 1000000000 ? 1000000000ull : us);
+
+		if (w < 0 || (size_t)w >= n - len)
+			return -E2BIG;
+		len += (size_t)w;
+	}
+	if (o->args) {
+		int w = snprintf(buf + len, n - len, ",traceargs=%u", o->args);
 
 		if (w < 0 || (size_t)w >= n - len)
 			return -E2BIG;
@@ -463,51 +481,6 @@ static unsigned int finish_one(struct tjvm *j, struct tstats_totals *tot, __u64 
 		pr_warn("JVM %u: %llu records malformed, skipped", j->jvm.pid,
 			(unsigned long long)tfile__malformed(j->tf));
 	return j->nm;
-}
-
-/*
- * -o *.html: the slowest calls kept (--top, their stacks with --slow) as a flame graph
- * weighted by their durations, through the profile writers' HTML; a root per JVM when
- * there are several. 0 or an exit code.
- */
-static int write_flame(const struct trace_opts *o, struct tjvm *jv, size_t nj, int several,
-		       __u64 t0)
-{
-	struct profile *p = profile__new("jprof trace: the slowest calls", "ns");
-	struct out_meta meta = {.title = "jprof trace: the slowest calls, by duration",
-				.unit = "ns",
-				.events = "trace",
-				.duration_ns = mono_ns() - t0};
-	char root[32];
-	FILE *f;
-	int err = 0;
-
-	if (!p)
-		return JP_EXIT_FAILURE;
-	for (size_t i = 0; i < nj && !err; i++) {
-		snprintf(root, sizeof(root), "JVM %u", jv[i].jvm.pid);
-		err = tstats__add_slow_stacks(jv[i].s, several ? root : NULL, p);
-	}
-	if (err) {
-		pr_err("cannot build the flame graph: %s", strerror(-err));
-		profile__free(p);
-		return JP_EXIT_FAILURE;
-	}
-	f = fopen(o->output, "we");
-	if (!f) {
-		pr_err("cannot write %s: %s", o->output, strerror(errno));
-		profile__free(p);
-		return JP_EXIT_OUTPUT;
-	}
-	err = out_html_write_meta(p, &meta, f);
-	if (fclose(f) && !err)
-		err = -EIO;
-	profile__free(p);
-	if (err) {
-		pr_err("cannot write %s: %s", o->output, strerror(-err));
-		return JP_EXIT_OUTPUT;
-	}
-	return 0;
 }
 
 /*
@@ -750,12 +723,17 @@ int trace_main(int argc, char **argv)
 	}
 	if (mk)
 		kernel_summary(mk);
-	if (o.html) {
-		ret = write_flame(&o, jv, nj, several, t0);
+	if (o.html || o.jfr) {
+		struct tout_jvm tj[TRACE_PIDS_MAX];
+
+		for (size_t i = 0; i < nj; i++)
+			tj[i] = (struct tout_jvm){jv[i].jvm.pid, jv[i].s, jv[i].jvm.main};
+		ret = o.html ? tout_write_flame(o.output, tj, nj, t0)
+			     : tout_write_jfr(o.output, tj, nj, t0);
 		if (ret)
 			goto out;
 	}
-	if (o.output && !o.html) {
+	if (o.output && !o.html && !o.jfr) {
 		out = fopen(o.output, "we");
 		if (!out) {
 			pr_err("cannot write %s: %s", o.output, strerror(errno));

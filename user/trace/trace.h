@@ -21,8 +21,10 @@ struct trace_opts {
 	const char *output;	 /* -o; NULL stdout */
 	int json;		 /* -f json, or -o *.json */
 	int html;		 /* -o *.html: the slow calls' flame graph; the table on stdout */
+	int jfr;		 /* -o *.jfr: the slow calls as jdk.MethodTrace events; the same */
 	const char *agent_path;
 	int no_kernel; /* --no-kernel: no BPF split of the slow calls */
+	unsigned int args; /* --args: the slow calls' first arguments (JP_MT_ARGS) */
 	int verbose;
 };
 

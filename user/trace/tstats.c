@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "profile.h"
+#include "model/model.h"
+#include "out/jfr.h"
 #include "trace/tsplit.h"
 #include "trace/tstats.h"
 
@@ -32,6 +34,7 @@ struct slow {
 	int thrown;
 	char **stack; /* NULL none */
 	unsigned int n_stack;
+	char *args;		  /* --args: "#0 7, #1 \"abc\"", NULL none */
 	struct tsplit_res *split; /* NULL none */
 };
 
@@ -93,6 +96,8 @@ static void free_stack(struct slow *c)
 	c->n_stack = 0;
 	free(c->split);
 	c->split = NULL;
+	free(c->args);
+	c->args = NULL;
 }
 
 void tstats__set_slow(struct tstats *s, __u64 min_ns)
@@ -220,6 +225,19 @@ int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_
 	return 0;
 }
 
+int tstats__set_args(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns, const char *args)
+{
+	for (unsigned int i = 0; i < s->n_slow; i++) {
+		struct slow *c = &s->slow[i];
+
+		if (c->id != id || c->tid != tid || c->start_ns != start_ns || c->args)
+			continue;
+		c->args = strdup(args);
+		return c->args ? 1 : -ENOMEM;
+	}
+	return 0;
+}
+
 int tstats__slow_at(const struct tstats *s, unsigned int i, struct tstats_call *ret)
 {
 	const struct slow *c;
@@ -265,6 +283,7 @@ int tstats__slow_tid(const struct tstats *s, unsigned int i, __u32 *ret)
 }
 
 static const char *thread_name(const struct tstats *s, __u32 tid);
+#define TSTATS_STACK_MAX 64
 
 int tstats__add_slow_stacks(const struct tstats *s, const char *root, struct profile *p)
 {
@@ -293,6 +312,78 @@ int tstats__add_slow_stacks(const struct tstats *s, const char *root, struct pro
 		err = profile__add(p, f, n, c->dur_ns);
 		if (err)
 			return err;
+	}
+	return 0;
+}
+
+/* a Java frame of the agent's ("pkg.Class.method[(desc)]") as a model location */
+static jp_id java_loc(struct model *m, const char *dotted)
+{
+	char name[512];
+	const char *paren = strchr(dotted, '(');
+	size_t end = paren ? (size_t)(paren - dotted) : strlen(dotted);
+	struct jp_location loc = {.kind = JP_FK_JIT};
+
+	if (snprintf(name, sizeof(name), "%s", dotted) >= (int)sizeof(name))
+		return 0;
+	/* internal form: the class's dots become slashes, up to the method's dot */
+	for (char *c = name, *last = memrchr(name, '.', end); last && c < last; c++)
+		if (*c == '.')
+			*c = '/';
+	loc.func = model__func(m, name, "", true);
+	return loc.func ? model__location(m, &loc) : 0;
+}
+
+int tstats__add_slow_events(const struct tstats *s, __u32 pid, const char *main, __u64 t0_ns,
+			    struct model *m, struct out_method_trace *ev, size_t cap, size_t *n)
+{
+	jp_id locs[TSTATS_STACK_MAX];
+	char line[2][512];
+
+	for (unsigned int i = 0; i < s->n_slow; i++) {
+		const struct slow *c = &s->slow[i];
+		struct jp_labels l = {.pid = pid, .tid = c->tid, .comm = "java", .main = main};
+		const struct tsplit_res *r = c->split;
+		struct out_method_trace *t;
+		size_t k = 0;
+
+		if (*n >= cap)
+			return -ENOSPC;
+		t = &ev[*n];
+		l.thread = thread_name(s, c->tid);
+		if (s->m[c->id].name)
+			locs[k++] = java_loc(m, s->m[c->id].name);
+		for (unsigned int f = k; c->stack && f < c->n_stack && k < TSTATS_STACK_MAX; f++)
+			locs[k++] = java_loc(m, c->stack[f]);
+		for (size_t f = 0; f < k; f++)
+			if (!locs[f])
+				return -ENOMEM;
+		*t = (struct out_method_trace){
+			.start_ns = c->start_ns > t0_ns ? c->start_ns - t0_ns : 0,
+			.dur_ns = c->dur_ns,
+			.stack = k ? model__stack(m, locs, k) : 0,
+			.labels = model__labels(m, &l),
+			.thrown = c->thrown,
+			.args = c->args ? model__str(m, c->args) : NULL,
+		};
+		if ((k && !t->stack) || !t->labels || (c->args && !t->args))
+			return -ENOMEM;
+		if (r) {
+			tsplit_format(r, 0, line[0], sizeof(line[0]));
+			tsplit_format(r, 1, line[1], sizeof(line[1]));
+			t->has_split = r->has_kernel;
+			t->cpu_ns = r->cpu_ns;
+			t->off_ns = r->off_ns;
+			t->sc_count = r->sc_count;
+			t->sc_ns = r->sc_ns;
+			t->gc_count = r->gc_count;
+			t->gc_ns = r->gc_ns;
+			t->split = model__str(m, line[0]);
+			t->syscalls = model__str(m, line[1]);
+			if (!t->split || !t->syscalls)
+				return -ENOMEM;
+		}
+		(*n)++;
 	}
 	return 0;
 }
@@ -394,6 +485,8 @@ void tstats__write_text(const struct tstats *s, const struct tstats_totals *t, F
 					fprintf(f, "%14s %s %s\n", "",
 						l ? "        " : "split:", line);
 			}
+			if (c->args)
+				fprintf(f, "%14s args: %s\n", "", c->args);
 			for (unsigned int i = 0; i < c->n_stack; i++)
 				fprintf(f, "%14s at %s\n", "", c->stack[i]);
 		}
@@ -505,6 +598,10 @@ void tstats__write_json(const struct tstats *s, const struct tstats_totals *t, F
 		if (c->split) {
 			fprintf(f, ",\"split\":");
 			tsplit_write_json(c->split, f);
+		}
+		if (c->args) {
+			fprintf(f, ",\"args\":");
+			json_str(f, c->args);
 		}
 		if (c->stack) {
 			fprintf(f, ",\"stack\":[");

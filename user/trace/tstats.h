@@ -4,6 +4,7 @@
 #define JPROF_TRACE_TSTATS_H
 
 #include <linux/types.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define TSTATS_METHODS_MAX 512u /* the agent's table (ring.h JP_MT_METHODS_MAX) */
@@ -33,6 +34,9 @@ int tstats__slow_tid(const struct tstats *s, unsigned int i, __u32 *ret);
  */
 int tstats__set_stack(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns,
 		      const char *const *frames, unsigned int n);
+/* the same call's arguments in words (--args: "#0 7, #2 \"abc\""; copied): 1 set, 0, -ENOMEM */
+int tstats__set_args(struct tstats *s, unsigned int id, __u32 tid, __u64 start_ns,
+		     const char *args);
 /* a thread's name for the slowest calls (copied), by tid */
 int tstats__thread(struct tstats *s, __u32 tid, const char *name);
 
@@ -59,6 +63,18 @@ struct profile;
  * taken). The agent's frames carry no tier: they are added as JIT frames. 0 or -errno.
  */
 int tstats__add_slow_stacks(const struct tstats *s, const char *root, struct profile *p);
+
+struct model;
+struct out_method_trace;
+/*
+ * The slowest calls kept as JFR method-trace events (out/jfr.h), appended to ev[*n..cap):
+ * each call's thread (pid, "java", main class, its tid and name) and stack (the traced method with its
+ * descriptor, then its callers; the method alone when its stack was not taken) interned
+ * in m, its start from t0_ns (CLOCK_MONOTONIC), its split as its numbers and two lines
+ * (strings interned in m). 0, -ENOMEM, -ENOSPC when ev is full.
+ */
+int tstats__add_slow_events(const struct tstats *s, __u32 pid, const char *main, __u64 t0_ns,
+			    struct model *m, struct out_method_trace *ev, size_t cap, size_t *n);
 
 struct tstats_totals {
 	__u64 dropped, lost_depth, unmatched, classes_failed, retransform_failed, cost_ns;
