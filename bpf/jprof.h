@@ -278,7 +278,11 @@ struct jp_jthread {
 	__u16 anchor;	 /* JavaThread::_anchor (jp_jwalk's anchor_* within it) */
 	__u16 osthread;	 /* JavaThread::_osthread */
 	__u16 os_tid;	 /* OSThread::_thread_id (an int) */
-	__u32 pad;
+	/*
+	 * what that _thread_id holds for this thread: its tid in the JVM's pid namespace (the
+	 * key's, BPF's tid, for a JVM in ours; 0: the key's)
+	 */
+	__u32 jvm_tid;
 };
 /* HotSpot's JavaThreadState values (globalDefinitions.hpp, the same since JDK 6) */
 #define JP_TS_IN_NATIVE	      4

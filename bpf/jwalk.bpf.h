@@ -563,7 +563,8 @@ static long jw_step(__u64 i, void *unused)
  * Java code for the VM or native code (the last Java frame's sp, fp and pc). The thread
  * is the one interrupted here, so its anchor does not change under the read; what may be
  * stale is the jthreads entry (checked: its tgid, and the JavaThread's OSThread names this
- * tid). Only in the states HotSpot sets after the anchor and leaves before clearing it
+ * tid, or for a JVM in a container the tid it has there, which user space read beside the
+ * host's from /proc). Only in the states HotSpot sets after the anchor and leaves before clearing it
  * (native, VM, blocked and their transitions: the anchor is cleared by Java-side code,
  * after the state is _thread_in_Java again). 0 and st set up, or a JP_JW_* reason.
  */
@@ -580,7 +581,8 @@ static __always_inline int jw_anchor(struct jw_state *st, __u32 tid, __u64 regs_
 		return JP_JW_NO_THREAD;
 	}
 	if (jw_read(&os, sizeof(os), t->thread + t->osthread) || !os ||
-	    jw_read(&os_tid, sizeof(os_tid), os + t->os_tid) || (__u32)os_tid != tid) {
+	    jw_read(&os_tid, sizeof(os_tid), os + t->os_tid) ||
+	    (__u32)os_tid != (t->jvm_tid ? t->jvm_tid : tid)) {
 		stat_inc(JP_STAT_ANCHOR_NOTHREAD);
 		return JP_JW_NO_THREAD;
 	}

@@ -46,7 +46,8 @@ static bool agent_in_bpf(const struct rec *r, __u32 pid)
 
 static int cmp_tid(const void *a, const void *b)
 {
-	__u32 x = ((const struct vms_thread *)a)->tid, y = ((const struct vms_thread *)b)->tid;
+	__u32 x = ((const struct vms_thread *)a)->host_tid;
+	__u32 y = ((const struct vms_thread *)b)->host_tid;
 
 	return x < y ? -1 : x > y;
 }
@@ -70,6 +71,7 @@ static void thread_set(struct rec *r, struct rec_early *e, const struct vms_thre
 		.anchor = (__u16)l->anchor,
 		.osthread = (__u16)l->osthread,
 		.os_tid = (__u16)l->os_tid,
+		.jvm_tid = t->tid,
 	};
 	err = kernel_session__set_jthread(r->ks, tid, &v);
 	if (err)
@@ -79,8 +81,53 @@ static void thread_set(struct rec *r, struct rec_early *e, const struct vms_thre
 }
 
 /*
+ * The host tids of the threads nt[0..n) of e, a JVM in another pid namespace (its OSThreads
+ * hold the tids it has there): its task directory read again (the list changed: threads
+ * came). Threads not found there (gone since) are left out. The new n.
+ */
+static size_t threads_to_host(struct rec *r, struct rec_early *e, struct vms_thread *nt, size_t n)
+{
+	size_t m = 0, k = 0, bad = 0;
+	int err;
+
+	for (;;) {
+		if (!e->capnst) {
+			size_t cap = e->nnst_want;
+			struct proc_nstid *p = realloc(e->nst, cap * sizeof(*p));
+
+			if (!p)
+				return 0;
+			e->nst = p;
+			e->capnst = cap;
+		}
+		err = proc_ns_tids(e->pid, e->nst, e->capnst, &m, &bad);
+		if (err != -E2BIG || e->capnst >= 2 * VMS_MAX_THREADS)
+			break;
+		/* more threads than JavaThreads (GC, compiler...): grown, read again */
+		e->nnst_want = e->capnst * 2;
+		e->capnst = 0;
+	}
+	r->early_st.ns_scans++;
+	r->early_st.ns_bad += bad;
+	if (err) {
+		r->early_st.ns_failed++;
+		r->early_st.ns_last_err = err;
+		return 0;
+	}
+	e->nnst = m;
+	for (size_t i = 0; i < n; i++) {
+		nt[i].host_tid = proc_nstid_host(e->nst, e->nnst, nt[i].tid);
+		if (nt[i].host_tid)
+			nt[k++] = nt[i];
+		else
+			r->early_st.ns_unmapped++;
+	}
+	return k;
+}
+
+/*
  * e's thread list read again when it changed: BPF's jthreads gets the threads that came,
- * loses the ones gone (sorted by tid, merged with the last read)
+ * loses the ones gone (sorted by host tid, merged with the last read)
  */
 static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 {
@@ -127,16 +174,23 @@ static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	r->early_st.tl_changed += list != e->tlist;
 	r->early_st.tl_skipped += skipped;
 	e->tlist = list;
+	if (e->same_ns) {
+		for (size_t j = 0; j < n; j++)
+			nt[j].host_tid = nt[j].tid;
+	} else {
+		n = threads_to_host(r, e, nt, n);
+	}
 	qsort(nt, n, sizeof(*nt), cmp_tid);
 	while (i < e->nthr || k < n) {
-		if (k == n || (i < e->nthr && e->thr[i].tid < nt[k].tid)) {
-			thread_set(r, e, NULL, e->thr[i++].tid);
-		} else if (i == e->nthr || nt[k].tid < e->thr[i].tid) {
-			thread_set(r, e, &nt[k], nt[k].tid);
+		if (k == n || (i < e->nthr && e->thr[i].host_tid < nt[k].host_tid)) {
+			thread_set(r, e, NULL, e->thr[i++].host_tid);
+		} else if (i == e->nthr || nt[k].host_tid < e->thr[i].host_tid) {
+			thread_set(r, e, &nt[k], nt[k].host_tid);
 			k++;
 		} else {
-			if (nt[k].thread != e->thr[i].thread || nt[k].stack_hi != e->thr[i].stack_hi)
-				thread_set(r, e, &nt[k], nt[k].tid);
+			if (nt[k].thread != e->thr[i].thread ||
+			    nt[k].stack_hi != e->thr[i].stack_hi || nt[k].tid != e->thr[i].tid)
+				thread_set(r, e, &nt[k], nt[k].host_tid);
 			i++;
 			k++;
 		}
@@ -152,10 +206,13 @@ static void threads_drop(struct rec *r, struct rec_early *e)
 {
 	if (r->ks)
 		for (size_t i = 0; i < e->nthr; i++)
-			thread_set(r, e, NULL, e->thr[i].tid);
+			thread_set(r, e, NULL, e->thr[i].host_tid);
 	free(e->thr);
 	e->thr = NULL;
 	e->nthr = e->capthr = 0;
+	free(e->nst);
+	e->nst = NULL;
+	e->nnst = e->capnst = 0;
 }
 
 static void try_publish(struct rec *r, struct rec_early *e, __u64 now)
@@ -178,11 +235,11 @@ static void try_publish(struct rec *r, struct rec_early *e, __u64 now)
 		return;
 	}
 	/*
-	 * The thread list for the walk from the frame anchor, agent or not. Only for a JVM
-	 * in our pid namespace: its OSThreads hold the tids of its own (BPF would refuse
-	 * every entry of one in a container)
+	 * The thread list for the walk from the frame anchor, agent or not. A JVM in another
+	 * pid namespace knows its threads by the tids they have there: mapped to ours through
+	 * /proc (threads_to_host), BPF's entries keyed by ours and holding theirs
 	 */
-	if (!err && e->names.threads.ok && e->same_ns) {
+	if (!err && e->names.threads.ok) {
 		e->threads_on = true;
 		threads_refresh(r, e, now);
 	}
@@ -231,7 +288,8 @@ void rec_early_found(struct rec *r, const struct jvm_info *jvm)
 	*e = (struct rec_early){.pid = jvm->pid,
 				.start_ticks = start,
 				.found_ns = now,
-				.same_ns = jvm->nspid == jvm->pid};
+				.same_ns = jvm->nspid == jvm->pid,
+				.nnst_want = THREADS_CAP0 * 2};
 	if (i == r->nearly)
 		r->nearly++;
 	try_publish(r, e, now);
@@ -300,6 +358,9 @@ void rec_early_free(struct rec *r)
 		free(r->early[i].thr);
 		r->early[i].thr = NULL;
 		r->early[i].nthr = r->early[i].capthr = 0;
+		free(r->early[i].nst);
+		r->early[i].nst = NULL;
+		r->early[i].nnst = r->early[i].capnst = 0;
 	}
 }
 
@@ -338,6 +399,15 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 			(unsigned long long)s->tl_map_err, (unsigned long long)s->tl_failed,
 			s->tl_failed ? ", the last: " : "",
 			s->tl_failed ? strerror(-s->tl_last_err) : "");
+	if (verbose && s->ns_scans)
+		fprintf(f,
+			"jprof: threads of JVMs in other pid namespaces: %llu task directories read "
+			"(%llu failed%s%s), %llu threads not found there, %llu status files "
+			"unparsable\n",
+			(unsigned long long)s->ns_scans, (unsigned long long)s->ns_failed,
+			s->ns_failed ? ", the last: " : "",
+			s->ns_failed ? strerror(-s->ns_last_err) : "",
+			(unsigned long long)s->ns_unmapped, (unsigned long long)s->ns_bad);
 	if (!verbose || !(s->published + s->failed))
 		return;
 	fprintf(f,
