@@ -82,6 +82,11 @@
  * would answer; the join takes its native frames as they are
  */
 #define JP_SF_NO_JAVA 16384u
+/*
+ * cpu: BPF's walk passed a stub by its rbp frame (an arraycopy or C1 runtime stub, called
+ * from compiled code: see jwalk.bpf.h jw_stub_fp)
+ */
+#define JP_SF_STUB_FP 32768u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -125,7 +130,9 @@
 #define JP_STAT_ANCHOR_IN_JAVA 28
 #define JP_STAT_ANCHOR_NONE    29
 #define JP_STAT_ANCHOR_BAD     30
-#define JP_STAT_MAX	      31
+#define JP_STAT_STUB_FP	       31 /* stubs passed by their rbp frame (JP_SF_STUB_FP) */
+#define JP_STAT_STUB_FP_NOT    32 /* ... tried, and the frame did not check out */
+#define JP_STAT_MAX	      33
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java

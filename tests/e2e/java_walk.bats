@@ -175,3 +175,47 @@ calls_run() {
 @test "jdk25, --java-walk bpf: prologues and stubs walked in BPF, whole stacks without a signal" {
 	calls_run "$JDK25" bpf
 }
+
+# copies_run JDK_HOME MODE: JavaHot copies (System.arraycopy of long[] and Object[] from
+# compiled code): most samples in the arraycopy stubs (or in the GC barrier code they call),
+# whose rbp frame BPF passes once it proves itself (jwalk.bpf.h jw_stub_fp). shadow: those
+# walks agree with the agent's, none differs; bpf: whole stacks without a signal
+copies_run() {
+	local home=$1 mode=$2 line samples requests passed cmp differ pct
+	require_jdk "$home"
+	"$home/bin/java" -cp "$APPS" JavaHot copies 8 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 1
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --java-walk "$mode" -o "$OUT/y.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID|stubs the Java walk|debug: bpf:)" <<<"$REPORT"
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	passed=$(grep -E "^jprof: stubs the Java walk passed by their rbp frame: " <<<"$REPORT" |
+		sed -nE 's/.*rbp frame: ([0-9]+) .*/\1/p')
+	echo "samples of Java threads $samples, stubs passed by their rbp frame ${passed:-0}"
+	((${passed:-0} * 2 >= samples))
+	(($(folded_sum 'Thread\.run_\[0\];.*JavaHot\.copyLoop_\[[0j]\]( |;)' "$OUT/y.folded") * 100 >= samples * 90))
+	if [[ $mode == shadow ]]; then
+		line=$(grep -E "^jprof: JVM $JPID: of the walks compared, past a stub's rbp frame: " <<<"$REPORT")
+		[[ $line =~ rbp\ frame:\ ([0-9]+),\ ([0-9]+)\ of\ them\ differ ]]
+		cmp=${BASH_REMATCH[1]} differ=${BASH_REMATCH[2]}
+		((cmp * 2 >= samples && differ == 0))
+		return
+	fi
+	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
+	echo "stack requests ${requests:-0}"
+	((${requests:-0} * 100 <= samples * 5))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+}
+
+@test "jdk17, --java-walk shadow: arraycopy stubs passed by their rbp frame agree with the agent" {
+	copies_run "$JDK17" shadow
+}
+
+@test "jdk25, --java-walk bpf: arraycopy stubs passed by their rbp frame, no signal" {
+	copies_run "$JDK25" bpf
+}

@@ -389,6 +389,12 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 					     r->kstats[JP_STAT_ANCHOR_IN_JAVA] -
 					     r->kstats[JP_STAT_ANCHOR_NONE] -
 					     r->kstats[JP_STAT_ANCHOR_BAD]));
+	if (verbose && (r->kstats[JP_STAT_STUB_FP] || r->kstats[JP_STAT_STUB_FP_NOT]))
+		fprintf(f,
+			"jprof: stubs the Java walk passed by their rbp frame: %llu (%llu tried that "
+			"did not check out)\n",
+			(unsigned long long)r->kstats[JP_STAT_STUB_FP],
+			(unsigned long long)r->kstats[JP_STAT_STUB_FP_NOT]);
 	if (verbose && s->tl_reads)
 		fprintf(f,
 			"jprof: threads for the walk from the frame anchor: %llu thread lists read "
