@@ -145,8 +145,12 @@
 #define JP_MAX_NATIVE_THREADS 8192
 #define JP_NATIVE_RECHECK     64u
 struct jp_native_thread {
-	__u32 skips; /* samples not signalled since the answer */
-	__u32 pad;
+	__u32 skips;  /* samples not signalled since the answer */
+	/*
+	 * 1: found in no entry of the JVM's thread list, which user space reads again (it
+	 * deletes the entry if the thread attaches): never re-asked
+	 */
+	__u32 listed;
 };
 
 /*

@@ -132,6 +132,13 @@ struct rec {
 		/* not same_ns: its threads' tids there and here (sorted by theirs), read last */
 		struct proc_nstid *nst;
 		size_t nnst, capnst, nnst_want;
+		/* its threads in no entry of the list at the last look (native_scan), sorted */
+		struct rec_native {
+			__u32 tid;
+			__u32 marked; /* in BPF's native_threads */
+		} *nat;
+		size_t nnat;
+		__u64 native_next_ns;
 		__u64 tlist, threads_next_ns, threads_full_ns;
 	} early[JP_MAX_JVMS];
 	size_t nearly;
@@ -145,6 +152,8 @@ struct rec {
 		int tl_last_err;
 		/* JVMs in other pid namespaces: task directories read, failed, threads not found */
 		__u64 ns_scans, ns_failed, ns_unmapped, ns_bad;
+		/* threads marked no JavaThread (native_scan), unmarked later, looks */
+		__u64 nat_marked, nat_unmarked, nat_scans;
 		int ns_last_err;
 	} early_st;
 	__u64 retire_check_ns; /* the last look for JVMs that exited */
