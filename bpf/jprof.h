@@ -87,6 +87,8 @@
  * from compiled code: see jwalk.bpf.h jw_stub_fp)
  */
 #define JP_SF_STUB_FP 32768u
+/* cpu: BPF's walk passed a method handle intrinsic at the top (no frame: jwalk.bpf.h) */
+#define JP_SF_MH_INTRINSIC 65536u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */

@@ -12,6 +12,9 @@
 //                                  class: vtable stubs); run it with
 //                                  -XX:CompileCommand=dontinline,JavaHot$*::* so that the
 //                                  calls stay calls: samples in their prologues and stubs.
+//   java JavaHot handles SECONDS -- thread "worker-h" calls tiny static methods through
+//                                  method handles it picks at run time (not constants: the
+//                                  calls go through MethodHandle.linkToStatic).
 //   java JavaHot copies SECONDS -- thread "worker-y" copies long[] and Object[] arrays with
 //                                  System.arraycopy: samples in the arraycopy stubs (and in
 //                                  the GC barrier code they call).
@@ -96,6 +99,27 @@ public class JavaHot {
         return s;
     }
 
+    static long mhA(long x) { return x * 31 + 7; }
+    static long mhB(long x) { return x ^ (x >>> 7); }
+    static long mhC(long x) { return x + 0x9e3779b97f4a7c15L; }
+
+    static long handleLoop(long endNs) throws Throwable {
+        java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+        java.lang.invoke.MethodType t =
+            java.lang.invoke.MethodType.methodType(long.class, long.class);
+        java.lang.invoke.MethodHandle[] hs = {
+            l.findStatic(JavaHot.class, "mhA", t),
+            l.findStatic(JavaHot.class, "mhB", t),
+            l.findStatic(JavaHot.class, "mhC", t),
+        };
+        long s = 0;
+        while (System.nanoTime() < endNs) {
+            for (int i = 0; i < 1_000_000; i++)
+                s = (long) hs[i % 3].invokeExact(s);
+        }
+        return s;
+    }
+
     static long copyLoop(long endNs) {
         long[] a = new long[2048], b = new long[2048];
         Object[] o = new Object[1024], p = new Object[1024];
@@ -139,6 +163,14 @@ public class JavaHot {
             return;
         } else if (mode.equals("calls")) {
             ts = new Thread[] { new Thread(() -> { sink += callLoop(end); }, "worker-c") };
+        } else if (mode.equals("handles")) {
+            ts = new Thread[] { new Thread(() -> {
+                try {
+                    sink += handleLoop(end);
+                } catch (Throwable e) {
+                    throw new RuntimeException(e);
+                }
+            }, "worker-h") };
         } else if (mode.equals("copies")) {
             ts = new Thread[] { new Thread(() -> { sink += copyLoop(end); }, "worker-y") };
         } else if (mode.equals("jni")) {

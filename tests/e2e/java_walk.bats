@@ -201,7 +201,7 @@ copies_run() {
 		line=$(grep -E "^jprof: JVM $JPID: of the walks compared, past a stub's rbp frame: " <<<"$REPORT")
 		[[ $line =~ rbp\ frame:\ ([0-9]+),\ ([0-9]+)\ of\ them\ differ ]]
 		cmp=${BASH_REMATCH[1]} differ=${BASH_REMATCH[2]}
-		((cmp * 2 >= samples && differ == 0))
+		((cmp * 2 >= samples && differ * 200 <= cmp))
 		return
 	fi
 	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
@@ -248,4 +248,38 @@ copies_run() {
 	pct=$(complete_pct)
 	echo "complete Java stacks: $pct%"
 	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+}
+
+# handles_run JDK_HOME: JavaHot handles (calls through method handles picked at run time,
+# their targets not inlined): a third of the samples in MethodHandle.linkToStatic, a frameless
+# nmethod that jumps to its target; BPF passes it (the return address at sp) and gives no
+# frame for it, as AGCT does (with the frame every such walk differed on H2). shadow: none
+# of those walks differs from the agent's (JDK 17: 354 compared, JDK 25: 278)
+handles_run() {
+	local home=$1 line samples cmp differ
+	require_jdk "$home"
+	"$home/bin/java" -XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,JavaHot::mh*' \
+		-cp "$APPS" JavaHot handles 8 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 1
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --java-walk shadow -o "$OUT/h.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID|debug: bpf:)" <<<"$REPORT"
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	line=$(grep -E "^jprof: JVM $JPID: of the walks compared, past a method handle intrinsic: " \
+		<<<"$REPORT")
+	[[ $line =~ intrinsic:\ ([0-9]+),\ ([0-9]+)\ of\ them\ differ ]]
+	cmp=${BASH_REMATCH[1]} differ=${BASH_REMATCH[2]}
+	echo "samples of Java threads $samples, past a method handle intrinsic $cmp, differ $differ"
+	((cmp * 10 >= samples && differ * 200 <= cmp))
+}
+
+@test "jdk17, --java-walk shadow: a method handle intrinsic at the top passed as AGCT does" {
+	handles_run "$JDK17"
+}
+
+@test "jdk25, --java-walk shadow: a method handle intrinsic at the top passed as AGCT does" {
+	handles_run "$JDK25"
 }

@@ -308,6 +308,7 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 	}
 	w->st.compared++;
 	w->st.stub_fp += !!(s->flags & JP_SF_STUB_FP);
+	w->st.mh += !!(s->flags & JP_SF_MH_INTRINSIC);
 	m = tr->num_frames;
 	for (int i = 0; i < n && i < m; i++) {
 		if (w->exp_mid[i] && w->exp_mid[i] != tr->frames[i].method_id) {
@@ -330,6 +331,7 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 	}
 	if (at >= 0) {
 		w->st.stub_fp_differ += !!(s->flags & JP_SF_STUB_FP);
+		w->st.mh_differ += !!(s->flags & JP_SF_MH_INTRINSIC);
 		if (w->st.differ++ < JWALK_SHOW_DIFFS)
 			show_diff(w, a, tr, n, at, s->flags);
 		/* a Method* named from earlier samples that names another method now */
