@@ -82,6 +82,13 @@
  * would answer; the join takes its native frames as they are
  */
 #define JP_SF_NO_JAVA 16384u
+/*
+ * cpu: BPF's walk passed a stub by its rbp frame (an arraycopy or C1 runtime stub, called
+ * from compiled code: see jwalk.bpf.h jw_stub_fp)
+ */
+#define JP_SF_STUB_FP 32768u
+/* cpu: BPF's walk passed a method handle intrinsic at the top (no frame: jwalk.bpf.h) */
+#define JP_SF_MH_INTRINSIC 65536u
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -125,7 +132,9 @@
 #define JP_STAT_ANCHOR_IN_JAVA 28
 #define JP_STAT_ANCHOR_NONE    29
 #define JP_STAT_ANCHOR_BAD     30
-#define JP_STAT_MAX	      31
+#define JP_STAT_STUB_FP	       31 /* stubs passed by their rbp frame (JP_SF_STUB_FP) */
+#define JP_STAT_STUB_FP_NOT    32 /* ... tried, and the frame did not check out */
+#define JP_STAT_MAX	      33
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java
@@ -138,8 +147,12 @@
 #define JP_MAX_NATIVE_THREADS 8192
 #define JP_NATIVE_RECHECK     64u
 struct jp_native_thread {
-	__u32 skips; /* samples not signalled since the answer */
-	__u32 pad;
+	__u32 skips;  /* samples not signalled since the answer */
+	/*
+	 * 1: found in no entry of the JVM's thread list, which user space reads again (it
+	 * deletes the entry if the thread attaches): never re-asked
+	 */
+	__u32 listed;
 };
 
 /*
@@ -278,7 +291,11 @@ struct jp_jthread {
 	__u16 anchor;	 /* JavaThread::_anchor (jp_jwalk's anchor_* within it) */
 	__u16 osthread;	 /* JavaThread::_osthread */
 	__u16 os_tid;	 /* OSThread::_thread_id (an int) */
-	__u32 pad;
+	/*
+	 * what that _thread_id holds for this thread: its tid in the JVM's pid namespace (the
+	 * key's, BPF's tid, for a JVM in ours; 0: the key's)
+	 */
+	__u32 jvm_tid;
 };
 /* HotSpot's JavaThreadState values (globalDefinitions.hpp, the same since JDK 6) */
 #define JP_TS_IN_NATIVE	      4

@@ -86,6 +86,8 @@ struct jw_state {
 	__u32 stubs; /* stub frames passed (no frame out) */
 	__u32 prologue; /* the top frame was in its prologue */
 	__u32 at_call;	/* the first Java frame is at a call (JP_SF_AT_CALL) */
+	__u32 stub_fp;	/* a stub was passed by its rbp frame (JP_SF_STUB_FP) */
+	__u32 mh;	/* a method handle intrinsic at the top (JP_SF_MH_INTRINSIC) */
 	/* the HeapBlock before the blob (hb bytes, 0 without hb_length_size), the blob's first bytes */
 	__u8 blk[2 * JP_JW_HEAP_BLOCK + JP_JW_BLOB_HDR + 8];
 	__u32 hb;
@@ -331,6 +333,86 @@ static __always_inline long jw_entry(struct jw_state *st)
 	return 0;
 }
 
+/*
+ * A stub that keeps an rbp frame: StubGenerator's arraycopy stubs and C1's runtime stubs
+ * begin with `push rbp; mov rbp, rsp` (enter) and end with `leave; ret`, jumping between
+ * each other's entries with the frame made. Which stub a pc is in is not known here (many
+ * share one blob), so the frame is believed only when it proves itself: its return
+ * address is in the code cache right after a direct call whose target is in this same
+ * block and begins with enter (C1: `call rel32`; C2's leaf calls: `mov r10, imm64; call
+ * r10`), and the frame (fp: the interrupted rbp at the top, the saved one below a leaf
+ * call) is within JW_STUB_FRAME above sp. At the top, the instruction at pc says where the
+ * return address is: on the enter's push, or on a `ret`, at sp; past the push, above the
+ * caller's rbp at sp; else above fp. A C2 caller's rbp is any value and a C1 caller's an
+ * older frame's: neither leads to the return address of a direct call into this blob.
+ * The frames below are checked as every frame is. 0 and the caller's pc, sp and rbp in
+ * ret[0..2], or JP_JW_STUB.
+ */
+#define JW_ENTER_8B 0xec8b4855u /* 55 48 8b ec */
+#define JW_ENTER_89 0xe5894855u /* 55 48 89 e5 */
+static __always_inline int jw_stub_fp(struct jw_state *st, const struct jp_jwalk_heap *h,
+				      __u64 blob, __u64 pc, __u64 sp, __u64 fp, __u64 *ret)
+{
+	__u8 call[16] = {};
+	__u64 target, link[2];
+	__u32 enter = 0, e1;
+	__u8 at[8] = {};
+	__s32 rel;
+
+	if (!st->w.hb_length_size)
+		goto out_not;
+	/* at[0..3]: the bytes before pc, at[4..7]: at pc */
+	if (st->top && jw_read(at, sizeof(at), pc - 4))
+		goto out_not;
+	__builtin_memcpy(&enter, &at[4], sizeof(enter));
+	__builtin_memcpy(&e1, &at[3], sizeof(e1));
+	if (st->top && (at[4] == 0xc3 || enter == JW_ENTER_8B || enter == JW_ENTER_89)) {
+		/* nothing of the frame on the stack: the return address at sp */
+		if (jw_read(&link[1], 8, sp))
+			goto out_not;
+		link[0] = fp;
+		ret[1] = sp + 8;
+	} else if (st->top && (e1 == JW_ENTER_8B || e1 == JW_ENTER_89)) {
+		/* rbp pushed, not moved yet */
+		if (jw_read(link, 16, sp))
+			goto out_not;
+		ret[1] = sp + 16;
+	} else {
+		/* fp == sp: a stub that pushed nothing after its enter */
+		if ((fp & 7) || fp < sp || fp - sp > JW_STUB_FRAME || jw_read(link, 16, fp))
+			goto out_not;
+		ret[1] = fp + 16;
+	}
+	if (!jw_heap(&st->w, link[1]))
+		goto out_not;
+	/* call[i]: the byte at link[1] - 16 + i */
+	if (jw_read(call, sizeof(call), link[1] - sizeof(call)))
+		goto out_not;
+	if (call[11] == 0xe8) {
+		__builtin_memcpy(&rel, &call[12], sizeof(rel));
+		target = link[1] + (__s64)rel;
+	} else if (call[3] == 0x49 && call[4] == 0xba && call[13] == 0x41 && call[14] == 0xff &&
+		   call[15] == 0xd2) {
+		__builtin_memcpy(&target, &call[5], sizeof(target));
+	} else {
+		goto out_not;
+	}
+	/* the block read with the blob (st->blk) reaches past target: the same blob */
+	if (target < blob || !jw_block_holds(st, h, blob, target))
+		goto out_not;
+	/* push rbp; mov rbp, rsp (HotSpot's assembler: 48 8b ec; others 48 89 e5) */
+	if (jw_read(&enter, sizeof(enter), target) ||
+	    (enter != JW_ENTER_8B && enter != JW_ENTER_89))
+		goto out_not;
+	ret[0] = link[1];
+	ret[2] = link[0];
+	stat_inc(JP_STAT_STUB_FP);
+	return 0;
+out_not:
+	stat_inc(JP_STAT_STUB_FP_NOT);
+	return JP_JW_STUB;
+}
+
 /* 8 bytes of the CodeBlob header read into st at off (the caller narrows the value) */
 static __always_inline __u64 jw_hdr(const struct jw_state *st, __u16 off)
 {
@@ -419,7 +501,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 		out_pc |= JP_JFRAME_NATIVE;
 	if (name_p && (name_p == st->name_nmethod || name_p == st->name_native || stub)) {
 		__s32 fs = (__s32)jw_hdr(st, w->blob_frame_size), fc;
-		__u64 code, link[2];
+		__u64 code, link[2], sfp[3];
 		int popped = 0;
 
 		fc = w->frame_complete_size == 2 ? (__s16)jw_hdr(st, w->blob_frame_complete)
@@ -427,9 +509,38 @@ static __always_inline long jw_frame(struct jw_state *st)
 		code = w->code_is_offset ? blob + (__s32)jw_hdr(st, w->blob_code)
 					 : jw_hdr(st, w->blob_code);
 		/*
+		 * a stub of no frame size (StubRoutines' blobs) a leaf call was made from
+		 * (native frame pointers led here): its rbp frame, if it proves itself
+		 */
+		if (stub && fs < 2 && !jw_stub_fp(st, h, blob, pc, sp, fp, sfp)) {
+			ret = sfp[0];
+			sender_sp = sfp[1];
+			caller_fp = sfp[2];
+			st->stub_fp = 1;
+			goto out_stub;
+		}
+		/*
 		 * C1's runtime stubs are "never safe" (frame-complete -1) for a walk from
 		 * within; below an anchor their frame is made (HotSpot walks it by its size)
 		 */
+		/*
+		 * A method handle intrinsic (MethodHandle.linkTo*): an nmethod of no frame
+		 * (frame size 0) that only jumps to its target. At the top its return address
+		 * is at sp; it is no frame of its own, as AGCT gives it (H2's shadow
+		 * comparison, JDK 17: with the frame, every such walk differed)
+		 */
+		if (st->top && !stub && fs == 0 && pc >= code) {
+			err = jw_read(link, 8, sp);
+			if (!err && !jw_heap(w, link[0]))
+				err = JP_JW_BAD_FRAME;
+			ret = link[0];
+			sender_sp = sp + 8;
+			caller_fp = fp;
+			st->at_call = 1;
+			st->mh = 1;
+			stub = true;
+			goto out_stub;
+		}
 		if (fs < 2 || fs > JW_MAX_FRAME_WORDS || (fc < 0 && !stub) || pc < code) {
 			st->err = stub ? JP_JW_STUB : JP_JW_BAD_FRAME;
 			return 1;
@@ -497,16 +608,23 @@ static __always_inline long jw_frame(struct jw_state *st)
 		 * The interrupted pc in a stub (no Java frame of its own): the vtable and
 		 * itable stubs ("vtable chunks") push nothing, their return address is at sp
 		 * (taken when it is in the code cache; the walk checks every frame below).
-		 * Any other stub is signalled: whether it made a frame yet is not known here
-		 * (tried: rbp as a frame pointer when above sp, and H2's shadow comparison
-		 * disagreed with the agent on 1.5% of those walks: C2 code uses rbp freely)
+		 * The arraycopy and C1 runtime stubs keep an rbp frame, believed only when
+		 * it proves itself (jw_stub_fp: rbp alone, tried before, disagreed with the
+		 * agent on 1.5% of H2's walks: C2 code uses rbp freely). Any other stub is
+		 * signalled: whether it made a frame yet is not known here.
 		 */
-		__u64 r0 = 0;
+		__u64 r0 = 0, sfp[3];
 
 		if (name[0] == JW_NAME_VTABLE && !jw_read(&r0, sizeof(r0), sp) && jw_heap(w, r0)) {
 			ret = r0;
 			sender_sp = sp + 8;
 			caller_fp = fp;
+		} else if (!jw_stub_fp(st, h, blob, pc, sp, fp, sfp)) {
+			/* an arraycopy or C1 runtime stub */
+			ret = sfp[0];
+			sender_sp = sfp[1];
+			caller_fp = sfp[2];
+			st->stub_fp = 1;
 		} else {
 			st->err = JP_JW_STUB;
 			return 1;
@@ -517,6 +635,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 		st->err = JP_JW_STUB;
 		return 1;
 	}
+out_stub:
 	if (err) {
 		st->err = err;
 		return 1;
@@ -563,7 +682,8 @@ static long jw_step(__u64 i, void *unused)
  * Java code for the VM or native code (the last Java frame's sp, fp and pc). The thread
  * is the one interrupted here, so its anchor does not change under the read; what may be
  * stale is the jthreads entry (checked: its tgid, and the JavaThread's OSThread names this
- * tid). Only in the states HotSpot sets after the anchor and leaves before clearing it
+ * tid, or for a JVM in a container the tid it has there, which user space read beside the
+ * host's from /proc). Only in the states HotSpot sets after the anchor and leaves before clearing it
  * (native, VM, blocked and their transitions: the anchor is cleared by Java-side code,
  * after the state is _thread_in_Java again). 0 and st set up, or a JP_JW_* reason.
  */
@@ -580,7 +700,8 @@ static __always_inline int jw_anchor(struct jw_state *st, __u32 tid, __u64 regs_
 		return JP_JW_NO_THREAD;
 	}
 	if (jw_read(&os, sizeof(os), t->thread + t->osthread) || !os ||
-	    jw_read(&os_tid, sizeof(os_tid), os + t->os_tid) || (__u32)os_tid != tid) {
+	    jw_read(&os_tid, sizeof(os_tid), os + t->os_tid) ||
+	    (__u32)os_tid != (t->jvm_tid ? t->jvm_tid : tid)) {
 		stat_inc(JP_STAT_ANCHOR_NOTHREAD);
 		return JP_JW_NO_THREAD;
 	}
@@ -682,6 +803,8 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->stubs = 0;
 	st->prologue = 0;
 	st->at_call = 0;
+	st->stub_fp = 0;
+	st->mh = 0;
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
 	st->hops = JW_WALK_HOPS;
@@ -712,6 +835,10 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	sc->s.jstack_err = (__s16)st->err;
 	if (st->prologue)
 		sc->s.flags |= JP_SF_PROLOGUE;
+	if (st->stub_fp)
+		sc->s.flags |= JP_SF_STUB_FP;
+	if (st->mh)
+		sc->s.flags |= JP_SF_MH_INTRINSIC;
 	if (st->at_call || (sc->s.flags & JP_SF_ANCHOR))
 		sc->s.flags |= JP_SF_AT_CALL;
 	if ((sc->s.flags & (JP_SF_ANCHOR | JP_SF_FP_CHAIN)) && st->err == JP_JW_ENTRY)

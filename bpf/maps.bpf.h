@@ -284,7 +284,7 @@ static __always_inline struct jp_jvm *jvm_to_signal_or_follow(struct task_struct
 	tid = BPF_CORE_READ(task, pid);
 	nt = native_ok ? bpf_map_lookup_elem(&native_threads, &tid) : NULL;
 	if (nt) {
-		if (++nt->skips < JP_NATIVE_RECHECK) {
+		if (nt->listed || ++nt->skips < JP_NATIVE_RECHECK) {
 			stat_inc(JP_STAT_NATIVE_SKIP);
 			*follows = JP_SF_NATIVE_THREAD;
 			return NULL;

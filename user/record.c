@@ -29,7 +29,7 @@ static void apply_join_updates(struct rec *r)
 	while ((n = join__take_updates(r->join, u, 256))) {
 		for (size_t i = 0; i < n && r->ks; i++) {
 			if (u[i].kind == JOIN_UP_NATIVE_THREAD)
-				(void)kernel_session__native_thread(r->ks, u[i].tid, u[i].on);
+				(void)kernel_session__native_thread(r->ks, u[i].tid, u[i].on, false);
 			else if (u[i].kind == JOIN_UP_JW_METHOD)
 				(void)kernel_session__jw_method(r->ks, u[i].pid, u[i].method,
 								u[i].on);

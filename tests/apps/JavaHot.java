@@ -12,6 +12,12 @@
 //                                  class: vtable stubs); run it with
 //                                  -XX:CompileCommand=dontinline,JavaHot$*::* so that the
 //                                  calls stay calls: samples in their prologues and stubs.
+//   java JavaHot handles SECONDS -- thread "worker-h" calls tiny static methods through
+//                                  method handles it picks at run time (not constants: the
+//                                  calls go through MethodHandle.linkToStatic).
+//   java JavaHot copies SECONDS -- thread "worker-y" copies long[] and Object[] arrays with
+//                                  System.arraycopy: samples in the arraycopy stubs (and in
+//                                  the GC barrier code they call).
 // Prints "ready" once its threads run, and "done <checksum>" at the end.
 public class JavaHot {
     static volatile long sink;
@@ -93,6 +99,44 @@ public class JavaHot {
         return s;
     }
 
+    static long mhA(long x) { return x * 31 + 7; }
+    static long mhB(long x) { return x ^ (x >>> 7); }
+    static long mhC(long x) { return x + 0x9e3779b97f4a7c15L; }
+
+    static long handleLoop(long endNs) throws Throwable {
+        java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+        java.lang.invoke.MethodType t =
+            java.lang.invoke.MethodType.methodType(long.class, long.class);
+        java.lang.invoke.MethodHandle[] hs = {
+            l.findStatic(JavaHot.class, "mhA", t),
+            l.findStatic(JavaHot.class, "mhB", t),
+            l.findStatic(JavaHot.class, "mhC", t),
+        };
+        long s = 0;
+        while (System.nanoTime() < endNs) {
+            for (int i = 0; i < 1_000_000; i++)
+                s = (long) hs[i % 3].invokeExact(s);
+        }
+        return s;
+    }
+
+    static long copyLoop(long endNs) {
+        long[] a = new long[2048], b = new long[2048];
+        Object[] o = new Object[1024], p = new Object[1024];
+        for (int i = 0; i < o.length; i++)
+            o[i] = Integer.valueOf(i);
+        long s = 0;
+        while (System.nanoTime() < endNs) {
+            for (int i = 0; i < 10_000; i++) {
+                a[i & 2047] = i;
+                System.arraycopy(a, 0, b, 0, a.length);
+                System.arraycopy(o, 0, p, 0, o.length);
+                s += b[(i * 7) & 2047] + (p[i & 1023] == null ? 0 : 1);
+            }
+        }
+        return s;
+    }
+
     static void jniLoop(long endNs) {
         while (System.nanoTime() < endNs) {
             sink += nativeWrites(10_000);
@@ -119,6 +163,16 @@ public class JavaHot {
             return;
         } else if (mode.equals("calls")) {
             ts = new Thread[] { new Thread(() -> { sink += callLoop(end); }, "worker-c") };
+        } else if (mode.equals("handles")) {
+            ts = new Thread[] { new Thread(() -> {
+                try {
+                    sink += handleLoop(end);
+                } catch (Throwable e) {
+                    throw new RuntimeException(e);
+                }
+            }, "worker-h") };
+        } else if (mode.equals("copies")) {
+            ts = new Thread[] { new Thread(() -> { sink += copyLoop(end); }, "worker-y") };
         } else if (mode.equals("jni")) {
             System.loadLibrary("jnitest");
             ts = new Thread[] { new Thread(() -> jniLoop(end), "worker-j") };

@@ -16,6 +16,8 @@ setup() {
 	OUT=$BATS_TEST_TMPDIR
 	JPID=
 	JPROF_PID=
+	NS_PID=
+	NS_USER=
 }
 
 teardown() {
@@ -23,6 +25,7 @@ teardown() {
 		{ kill -9 "$JPROF_PID" && wait "$JPROF_PID"; } 2>/dev/null || true
 	fi
 	kill_jpid
+	ns_teardown
 }
 
 # whole_pct: the per-JVM line's "with complete Java stacks (P%)" of JVM $JPID in $REPORT: all
@@ -165,4 +168,67 @@ anchor_run() {
 
 @test "jdk25: a thread in JNI and write(2), no agent: Java frames from its frame anchor, no signal" {
 	anchor_run "$JDK25"
+}
+
+# ns_anchor_run JDK: the same JVM in a "container" of its own (new pid and mount namespaces,
+# run by an unprivileged user), recorded from the host: its OSThreads know its threads by
+# the tids they have in its namespace, BPF by the host's. jprof maps one to the other (the
+# threads' NSpid in /proc), so BPF finds worker-j's JavaThread and walks from its frame
+# anchor: Java frames for its samples, never a signal (issue 31)
+ns_anchor_run() {
+	local jdk=$1 u=jpt-early uid gid i samples whole line
+	require_jdk "$jdk"
+	command -v unshare >/dev/null && command -v setpriv >/dev/null ||
+		{ missing "unshare and setpriv (util-linux)"; return; }
+	uid=$(make_test_user "$u") || return 1
+	NS_USER=$u
+	gid=$(id -g "$u")
+	unshare --pid --fork --mount-proc setpriv --reuid="$uid" --regid="$gid" --clear-groups \
+		--inh-caps=-all -- "$jdk/bin/java" -XX:+DisableAttachMechanism -XX:-UsePerfData \
+		-Djava.library.path="$APPS" -cp "$APPS" JavaHot jni 8 >"$OUT/java.out" 2>&1 3>&- &
+	NS_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		JPID=$(pgrep -P "$NS_PID" java || true)
+		[[ -n $JPID ]] && break
+		sleep 0.1
+	done
+	[[ -n $JPID ]] || { cat "$OUT/java.out"; return 1; }
+	wait_ready "$OUT/java.out" 10
+	# in its own pid namespace: it is pid 1 there
+	grep -qE '^NSpid:\s+[0-9]+\s+1$' "/proc/$JPID/status"
+	sleep 0.5
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 -o "$OUT/c.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID \(|samples of walked JVMs|threads (for the walk|of JVMs in)|debug: bpf:)" \
+		<<<"$REPORT"
+	grep -qE "^jprof: debug: bpf: [0-9]+ samples, .*, 0 signals " <<<"$REPORT"
+	kill -0 "$JPID"
+	samples=$(folded_total "$OUT/c.folded")
+	whole=$(folded_sum 'Thread\.run_\[0\];.*JavaHot\.jniLoop_\[[0j]\];JavaHot\.nativeWrites;Java_JavaHot_nativeWrites;([^;]*;)*write' \
+		"$OUT/c.folded")
+	echo "samples $samples, JNI write under its Java callers: $whole"
+	((whole * 100 >= samples * 80))
+	# the threads were mapped: the task directory read, every JavaThread found there
+	line=$(grep -E "^jprof: threads of JVMs in other pid namespaces: " <<<"$REPORT")
+	[[ $line =~ ([0-9]+)\ task\ directories\ read\ \(0\ failed\),\ 0\ threads\ not\ found ]]
+	((BASH_REMATCH[1] > 0))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 90) }'
+}
+
+ns_teardown() {
+	if [[ -n ${NS_PID:-} ]]; then
+		kill -9 "$NS_PID" 2>/dev/null || true
+		wait "$NS_PID" 2>/dev/null || true
+	fi
+	[[ -z ${NS_USER:-} ]] || drop_test_user "$NS_USER"
+}
+
+@test "jdk17: a JVM in its own pid namespace, no agent: Java frames from its frame anchor, no signal" {
+	ns_anchor_run "$JDK17"
+}
+
+@test "jdk25: a JVM in its own pid namespace, no agent: Java frames from its frame anchor, no signal" {
+	ns_anchor_run "$JDK25"
 }

@@ -175,3 +175,111 @@ calls_run() {
 @test "jdk25, --java-walk bpf: prologues and stubs walked in BPF, whole stacks without a signal" {
 	calls_run "$JDK25" bpf
 }
+
+# copies_run JDK_HOME MODE: JavaHot copies (System.arraycopy of long[] and Object[] from
+# compiled code): most samples in the arraycopy stubs (or in the GC barrier code they call),
+# whose rbp frame BPF passes once it proves itself (jwalk.bpf.h jw_stub_fp). shadow: those
+# walks agree with the agent's, none differs; bpf: whole stacks without a signal
+copies_run() {
+	local home=$1 mode=$2 line samples requests passed cmp differ pct
+	require_jdk "$home"
+	"$home/bin/java" -cp "$APPS" JavaHot copies 8 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 1
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --java-walk "$mode" -o "$OUT/y.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID|stubs the Java walk|debug: bpf:)" <<<"$REPORT"
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	passed=$(grep -E "^jprof: stubs the Java walk passed by their rbp frame: " <<<"$REPORT" |
+		sed -nE 's/.*rbp frame: ([0-9]+) .*/\1/p')
+	echo "samples of Java threads $samples, stubs passed by their rbp frame ${passed:-0}"
+	((${passed:-0} * 2 >= samples))
+	(($(folded_sum 'Thread\.run_\[0\];.*JavaHot\.copyLoop_\[[0j]\]( |;)' "$OUT/y.folded") * 100 >= samples * 90))
+	if [[ $mode == shadow ]]; then
+		line=$(grep -E "^jprof: JVM $JPID: of the walks compared, past a stub's rbp frame: " <<<"$REPORT")
+		[[ $line =~ rbp\ frame:\ ([0-9]+),\ ([0-9]+)\ of\ them\ differ ]]
+		cmp=${BASH_REMATCH[1]} differ=${BASH_REMATCH[2]}
+		((cmp * 2 >= samples && differ * 200 <= cmp))
+		return
+	fi
+	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
+	echo "stack requests ${requests:-0}"
+	((${requests:-0} * 100 <= samples * 5))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+}
+
+@test "jdk17, --java-walk shadow: arraycopy stubs passed by their rbp frame agree with the agent" {
+	copies_run "$JDK17" shadow
+}
+
+@test "jdk25, --java-walk bpf: arraycopy stubs passed by their rbp frame, no signal" {
+	copies_run "$JDK25" bpf
+}
+
+# A JVM busy collecting garbage (GcPauses: System.gc() every 50 ms, allocation between):
+# its GC and VM threads are in no entry of its thread list, which jprof reads from outside,
+# so they are marked in BPF as no Java threads at once (two looks at its task directory)
+# and never signalled; the agent's own "not a Java thread" answers took 200 ms of signals
+# per thread and a re-ask every 64 samples (84 signals of 1189 samples before, 3 of 1098
+# after, JDK 25). A native thread that attaches later is taken back (java.bats jniattach).
+@test "jdk25: GC and VM threads, in no entry of the JVM's thread list, are never signalled" {
+	local line samples signals marked
+	require_jdk "$JDK25"
+	"$JDK25/bin/java" -Xmx256m -cp "$APPS" GcPauses 100 50 >"$OUT/gc.out" 2>&1 3>&- &
+	JPID=$!
+	wait_ready "$OUT/gc.out" 10
+	sleep 0.5
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 -o "$OUT/gc.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID \(|threads in no|debug: bpf:)" <<<"$REPORT"
+	line=$(grep -E "^jprof: debug: bpf: [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.*bpf: ([0-9]+) samples, .*/\1/p' <<<"$line")
+	signals=$(sed -nE 's/.* ([0-9]+) signals .*/\1/p' <<<"$line")
+	marked=$(grep -E "^jprof: threads in no JVM's thread list" <<<"$REPORT" |
+		sed -nE 's/.*stack: ([0-9]+) marked.*/\1/p')
+	echo "samples $samples, signals $signals, threads marked ${marked:-0}"
+	((${marked:-0} >= 2 && signals * 100 <= samples * 2))
+	# the GC's own frames are there, as JVM-internal stacks
+	(($(folded_sum ';[^;]*G1[^;]*' "$OUT/gc.folded") > 100))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+}
+
+# handles_run JDK_HOME: JavaHot handles (calls through method handles picked at run time,
+# their targets not inlined): a third of the samples in MethodHandle.linkToStatic, a frameless
+# nmethod that jumps to its target; BPF passes it (the return address at sp) and gives no
+# frame for it, as AGCT does (with the frame every such walk differed on H2). shadow: none
+# of those walks differs from the agent's (JDK 17: 354 compared, JDK 25: 278)
+handles_run() {
+	local home=$1 line samples cmp differ
+	require_jdk "$home"
+	"$home/bin/java" -XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,JavaHot::mh*' \
+		-cp "$APPS" JavaHot handles 8 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 1
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --java-walk shadow -o "$OUT/h.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID|debug: bpf:)" <<<"$REPORT"
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	line=$(grep -E "^jprof: JVM $JPID: of the walks compared, past a method handle intrinsic: " \
+		<<<"$REPORT")
+	[[ $line =~ intrinsic:\ ([0-9]+),\ ([0-9]+)\ of\ them\ differ ]]
+	cmp=${BASH_REMATCH[1]} differ=${BASH_REMATCH[2]}
+	echo "samples of Java threads $samples, past a method handle intrinsic $cmp, differ $differ"
+	((cmp * 10 >= samples && differ * 200 <= cmp))
+}
+
+@test "jdk17, --java-walk shadow: a method handle intrinsic at the top passed as AGCT does" {
+	handles_run "$JDK17"
+}
+
+@test "jdk25, --java-walk shadow: a method handle intrinsic at the top passed as AGCT does" {
+	handles_run "$JDK25"
+}

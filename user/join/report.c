@@ -277,6 +277,16 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 		(unsigned long long)st.prologue, (unsigned long long)st.differ, (unsigned long long)st.differ_length,
 		(unsigned long long)st.no_trace, (unsigned long long)st.unnamed,
 		(unsigned long long)st.methods);
+	if (st.stub_fp)
+		fprintf(f,
+			"jprof: JVM %u: of the walks compared, past a stub's rbp frame: %llu, %llu "
+			"of them differ\n",
+			e->pid, (unsigned long long)st.stub_fp, (unsigned long long)st.stub_fp_differ);
+	if (st.mh)
+		fprintf(f,
+			"jprof: JVM %u: of the walks compared, past a method handle intrinsic: %llu, "
+			"%llu of them differ\n",
+			e->pid, (unsigned long long)st.mh, (unsigned long long)st.mh_differ);
 	if (st.named || st.unlearned)
 		fprintf(f,
 			"jprof: JVM %u: Java stacks named from BPF's walk without a signal: %llu; "

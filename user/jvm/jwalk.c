@@ -209,9 +209,10 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 static void show_diff(struct jwalk *w, struct jvm_agent *a, const struct java_trace *tr, int n,
 		      int at, __u32 flags)
 {
-	pr_debug("java walk: BPF's stack (%d frames%s%s%s) differs from the agent's (%d) at frame "
-		 "%d:",
-		 n, (flags & JP_SF_ANCHOR) ? ", from the frame anchor" : "",
+	pr_debug("java walk: BPF's stack (%d frames%s%s%s%s) differs from the agent's (%d) at "
+		 "frame %d:",
+		 n, (flags & JP_SF_STUB_FP) ? ", past a stub's rbp frame" : "",
+		 (flags & JP_SF_ANCHOR) ? ", from the frame anchor" : "",
 		 (flags & JP_SF_PROLOGUE) ? ", from a prologue" : "",
 		 (flags & JP_SF_FP_CHAIN)			     ? ", from native frame pointers"
 		 : (flags & JP_SF_AT_CALL) && !(flags & JP_SF_ANCHOR) ? ", from below a stub"
@@ -306,6 +307,8 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 		return;
 	}
 	w->st.compared++;
+	w->st.stub_fp += !!(s->flags & JP_SF_STUB_FP);
+	w->st.mh += !!(s->flags & JP_SF_MH_INTRINSIC);
 	m = tr->num_frames;
 	for (int i = 0; i < n && i < m; i++) {
 		if (w->exp_mid[i] && w->exp_mid[i] != tr->frames[i].method_id) {
@@ -327,6 +330,8 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 		return;
 	}
 	if (at >= 0) {
+		w->st.stub_fp_differ += !!(s->flags & JP_SF_STUB_FP);
+		w->st.mh_differ += !!(s->flags & JP_SF_MH_INTRINSIC);
 		if (w->st.differ++ < JWALK_SHOW_DIFFS)
 			show_diff(w, a, tr, n, at, s->flags);
 		/* a Method* named from earlier samples that names another method now */

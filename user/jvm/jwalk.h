@@ -35,6 +35,10 @@ struct jwalk_stats {
 	__u64 methods;	      /* Method* learned (held; budget JWALK_MAX_METHODS) */
 	__u64 unlearned;      /* ... forgotten: a learned Method* named another method */
 	__u64 named;	      /* samples not signalled, their stack named from BPF's frames */
+	__u64 stub_fp;	      /* compared walks that passed a stub by its rbp frame */
+	__u64 stub_fp_differ; /* ... of those that differ */
+	__u64 mh;	      /* compared walks that passed a method handle intrinsic */
+	__u64 mh_differ;      /* ... of those that differ */
 };
 
 /* a Method* of JVM pid was learned (known) or forgotten: BPF's jw_methods follows */

@@ -66,8 +66,8 @@ struct vms_names {
 struct vms_thread {
 	__u64 thread;	/* JavaThread* */
 	__u64 stack_hi; /* its _stack_base, 0 unknown */
-	__u32 tid;	/* global tid, as the JVM's OSThread says (its own namespace's: see below) */
-	__u32 pad;
+	__u32 tid;	/* as the JVM's OSThread says: the tid in its own pid namespace */
+	__u32 host_tid; /* the same thread's tid in jprof's namespace: 0 here, the caller's to fill */
 };
 
 /* the most threads of one JVM read (jprof.h JP_MAX_JTHREADS for all) */

@@ -79,9 +79,11 @@ int kernel_session__jw_method(struct kernel_session *s, __u32 tgid, __u64 method
 /*
  * The agent answered that JVM thread tid (global) is not a Java thread (native): its
  * samples are not signalled from now on (but every JP_NATIVE_RECHECK-th, a re-ask); or,
- * to a re-ask, that it is one now: they are signalled again. 0 or -errno.
+ * to a re-ask, that it is one now: they are signalled again. listed: jprof found it in no
+ * entry of the JVM's thread list (it takes the mark back when the thread shows up there):
+ * over the agent's mark, never re-asked. 0 or -errno.
  */
-int kernel_session__native_thread(struct kernel_session *s, __u32 tid, bool native);
+int kernel_session__native_thread(struct kernel_session *s, __u32 tid, bool native, bool listed);
 /* Adds a pid to the -p filter while running. */
 int kernel_session__add_pid(struct kernel_session *s, __u32 tgid);
 /*

@@ -71,9 +71,9 @@ int kernel_session__add_walk(struct kernel_session *s, __u32 tgid, __u64 start_t
 	return err;
 }
 
-int kernel_session__native_thread(struct kernel_session *s, __u32 tid, bool native)
+int kernel_session__native_thread(struct kernel_session *s, __u32 tid, bool native, bool listed)
 {
-	struct jp_native_thread v = { 0 };
+	struct jp_native_thread v = { .listed = listed };
 
 	if (!native) {
 		if (bpf_map__delete_elem(s->cpu->maps.native_threads, &tid, sizeof(tid), 0) &&
@@ -82,7 +82,7 @@ int kernel_session__native_thread(struct kernel_session *s, __u32 tid, bool nati
 		return 0;
 	}
 	if (bpf_map__update_elem(s->cpu->maps.native_threads, &tid, sizeof(tid), &v, sizeof(v),
-				 BPF_NOEXIST) &&
+				 listed ? BPF_ANY : BPF_NOEXIST) &&
 	    errno != EEXIST)
 		return -errno;
 	return 0;

@@ -7,6 +7,9 @@
  * until the agent's dictionary names them. When the agent's own layout arrives the two are
  * compared; one that differs turns the early walk of that JVM off.
  */
+#include <dirent.h>
+#include <stdint.h>
+
 #include "record/record_int.h"
 #include "jvm/vmnames.h"
 #include "jvm/vmstructs.h"
@@ -46,7 +49,8 @@ static bool agent_in_bpf(const struct rec *r, __u32 pid)
 
 static int cmp_tid(const void *a, const void *b)
 {
-	__u32 x = ((const struct vms_thread *)a)->tid, y = ((const struct vms_thread *)b)->tid;
+	__u32 x = ((const struct vms_thread *)a)->host_tid;
+	__u32 y = ((const struct vms_thread *)b)->host_tid;
 
 	return x < y ? -1 : x > y;
 }
@@ -70,6 +74,7 @@ static void thread_set(struct rec *r, struct rec_early *e, const struct vms_thre
 		.anchor = (__u16)l->anchor,
 		.osthread = (__u16)l->osthread,
 		.os_tid = (__u16)l->os_tid,
+		.jvm_tid = t->tid,
 	};
 	err = kernel_session__set_jthread(r->ks, tid, &v);
 	if (err)
@@ -79,10 +84,55 @@ static void thread_set(struct rec *r, struct rec_early *e, const struct vms_thre
 }
 
 /*
- * e's thread list read again when it changed: BPF's jthreads gets the threads that came,
- * loses the ones gone (sorted by tid, merged with the last read)
+ * The host tids of the threads nt[0..n) of e, a JVM in another pid namespace (its OSThreads
+ * hold the tids it has there): its task directory read again (the list changed: threads
+ * came). Threads not found there (gone since) are left out. The new n.
  */
-static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
+static size_t threads_to_host(struct rec *r, struct rec_early *e, struct vms_thread *nt, size_t n)
+{
+	size_t m = 0, k = 0, bad = 0;
+	int err;
+
+	for (;;) {
+		if (!e->capnst) {
+			size_t cap = e->nnst_want;
+			struct proc_nstid *p = realloc(e->nst, cap * sizeof(*p));
+
+			if (!p)
+				return 0;
+			e->nst = p;
+			e->capnst = cap;
+		}
+		err = proc_ns_tids(e->pid, e->nst, e->capnst, &m, &bad);
+		if (err != -E2BIG || e->capnst >= 2 * VMS_MAX_THREADS)
+			break;
+		/* more threads than JavaThreads (GC, compiler...): grown, read again */
+		e->nnst_want = e->capnst * 2;
+		e->capnst = 0;
+	}
+	r->early_st.ns_scans++;
+	r->early_st.ns_bad += bad;
+	if (err) {
+		r->early_st.ns_failed++;
+		r->early_st.ns_last_err = err;
+		return 0;
+	}
+	e->nnst = m;
+	for (size_t i = 0; i < n; i++) {
+		nt[i].host_tid = proc_nstid_host(e->nst, e->nnst, nt[i].tid);
+		if (nt[i].host_tid)
+			nt[k++] = nt[i];
+		else
+			r->early_st.ns_unmapped++;
+	}
+	return k;
+}
+
+/*
+ * e's thread list read again when it changed: BPF's jthreads gets the threads that came,
+ * loses the ones gone (sorted by host tid, merged with the last read)
+ */
+static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 {
 	bool full = now >= e->threads_full_ns;
 	size_t n = 0, skipped = 0, i = 0, k = 0;
@@ -96,7 +146,7 @@ static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 		struct vms_thread *p = realloc(e->thr, 2 * cap * sizeof(*p));
 
 		if (!p)
-			return;
+			return false;
 		e->thr = p;
 		e->capthr = cap;
 	}
@@ -105,17 +155,17 @@ static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	err = vmstructs_threads_pid(e->pid, &e->names.threads, full ? 0 : e->tlist, nt, e->capthr,
 				    &n, &list, &skipped);
 	if (err == -EALREADY)
-		return;
+		return true;
 	r->early_st.tl_reads++;
 	if (err == -E2BIG && e->capthr < VMS_MAX_THREADS) {
 		e->nthr = e->capthr; /* grown at the next look */
 		e->tlist = 0;
-		return;
+		return false;
 	}
 	if (err) {
 		r->early_st.tl_failed++;
 		r->early_st.tl_last_err = err;
-		return;
+		return false;
 	}
 	if (full)
 		e->threads_full_ns = now + THREADS_FULL_NS;
@@ -127,16 +177,23 @@ static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	r->early_st.tl_changed += list != e->tlist;
 	r->early_st.tl_skipped += skipped;
 	e->tlist = list;
+	if (e->same_ns) {
+		for (size_t j = 0; j < n; j++)
+			nt[j].host_tid = nt[j].tid;
+	} else {
+		n = threads_to_host(r, e, nt, n);
+	}
 	qsort(nt, n, sizeof(*nt), cmp_tid);
 	while (i < e->nthr || k < n) {
-		if (k == n || (i < e->nthr && e->thr[i].tid < nt[k].tid)) {
-			thread_set(r, e, NULL, e->thr[i++].tid);
-		} else if (i == e->nthr || nt[k].tid < e->thr[i].tid) {
-			thread_set(r, e, &nt[k], nt[k].tid);
+		if (k == n || (i < e->nthr && e->thr[i].host_tid < nt[k].host_tid)) {
+			thread_set(r, e, NULL, e->thr[i++].host_tid);
+		} else if (i == e->nthr || nt[k].host_tid < e->thr[i].host_tid) {
+			thread_set(r, e, &nt[k], nt[k].host_tid);
 			k++;
 		} else {
-			if (nt[k].thread != e->thr[i].thread || nt[k].stack_hi != e->thr[i].stack_hi)
-				thread_set(r, e, &nt[k], nt[k].tid);
+			if (nt[k].thread != e->thr[i].thread ||
+			    nt[k].stack_hi != e->thr[i].stack_hi || nt[k].tid != e->thr[i].tid)
+				thread_set(r, e, &nt[k], nt[k].host_tid);
 			i++;
 			k++;
 		}
@@ -145,6 +202,123 @@ static void threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	e->nthr = n;
 	/* samples of threads in no entry are of no JavaThread (the join) */
 	join__set_jvm_threads_known(r->join, e->pid, n > 0);
+	return true;
+}
+
+static int cmp_native(const void *a, const void *b)
+{
+	__u32 x = ((const struct rec_native *)a)->tid, y = ((const struct rec_native *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* tid is in e's thread list as last read (e->thr, sorted by host tid) */
+static bool thr_has(const struct rec_early *e, __u32 tid)
+{
+	size_t lo = 0, hi = e->nthr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->thr[mid].host_tid == tid)
+			return true;
+		if (e->thr[mid].host_tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * The threads of e that are no JavaThread (GC, VM, JIT-less native threads), in BPF's
+ * native_threads: a sample of theirs asks the agent for no stack, as when the agent answered
+ * "not a Java thread" (which it says only after NATIVE_AFTER_NS of such answers, a signal
+ * each). One is in e's task directory and in no entry of its thread list, read just before
+ * (e->thr current), at two looks in a row: a JavaThread is in the list from before it
+ * starts, but its OS thread exists a moment earlier. One found in the list later (a native
+ * thread that attached) is taken out again; the agent's periodic re-ask stays. Looked at
+ * every NATIVE_SCAN_NS, or NATIVE_SCAN_BIG_NS for a JVM of more than NATIVE_SCAN_BIG
+ * threads; before its agent is in too, so that its first signals are not to these.
+ */
+#define NATIVE_SCAN_NS	   (100ull * 1000 * 1000)
+#define NATIVE_SCAN_BIG_NS (1000ull * 1000 * 1000)
+#define NATIVE_SCAN_BIG	   256
+#define NATIVE_MAX	   (2 * VMS_MAX_THREADS)
+static void native_scan(struct rec *r, struct rec_early *e, __u64 now)
+{
+	struct rec_native *nv = NULL;
+	size_t n = 0, cap = 0, k = 0;
+	struct dirent *de;
+	char path[48];
+	DIR *d;
+	int dfd;
+
+	if (now < e->native_next_ns || !e->nthr)
+		return;
+	e->native_next_ns = now + (e->nthr > NATIVE_SCAN_BIG ? NATIVE_SCAN_BIG_NS : NATIVE_SCAN_NS);
+	snprintf(path, sizeof(path), "/proc/%u/task", e->pid);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0)
+		return;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	r->early_st.nat_scans++;
+	while ((de = readdir(d))) {
+		unsigned long tid;
+		char *end;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		errno = 0;
+		tid = strtoul(de->d_name, &end, 10);
+		if (*end || errno || tid > UINT32_MAX || thr_has(e, (__u32)tid))
+			continue;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			struct rec_native *p;
+
+			if (c > NATIVE_MAX || !(p = realloc(nv, c * sizeof(*p))))
+				break; /* the rest at a later look */
+			nv = p;
+			cap = c;
+		}
+		nv[n++] = (struct rec_native){.tid = (__u32)tid};
+	}
+	closedir(d);
+	if (n)
+		qsort(nv, n, sizeof(*nv), cmp_native);
+	/* merged with the last look's: seen twice, marked; marked and gone from here, unmarked */
+	for (size_t i = 0; i < n; i++) {
+		while (k < e->nnat && e->nat[k].tid < nv[i].tid) {
+			if (e->nat[k].marked && thr_has(e, e->nat[k].tid)) {
+				(void)kernel_session__native_thread(r->ks, e->nat[k].tid, false, false);
+				r->early_st.nat_unmarked++;
+			}
+			k++;
+		}
+		if (k < e->nnat && e->nat[k].tid == nv[i].tid) {
+			nv[i].marked = e->nat[k].marked;
+			if (!nv[i].marked &&
+			    !kernel_session__native_thread(r->ks, nv[i].tid, true, true)) {
+				nv[i].marked = 1;
+				r->early_st.nat_marked++;
+			}
+			k++;
+		}
+	}
+	for (; k < e->nnat; k++) {
+		if (e->nat[k].marked && thr_has(e, e->nat[k].tid)) {
+			(void)kernel_session__native_thread(r->ks, e->nat[k].tid, false, false);
+			r->early_st.nat_unmarked++;
+		}
+	}
+	free(e->nat);
+	e->nat = nv;
+	e->nnat = n;
 }
 
 /* e's threads out of jthreads, its list freed */
@@ -152,10 +326,16 @@ static void threads_drop(struct rec *r, struct rec_early *e)
 {
 	if (r->ks)
 		for (size_t i = 0; i < e->nthr; i++)
-			thread_set(r, e, NULL, e->thr[i].tid);
+			thread_set(r, e, NULL, e->thr[i].host_tid);
 	free(e->thr);
 	e->thr = NULL;
 	e->nthr = e->capthr = 0;
+	free(e->nst);
+	e->nst = NULL;
+	e->nnst = e->capnst = 0;
+	free(e->nat);
+	e->nat = NULL;
+	e->nnat = 0;
 }
 
 static void try_publish(struct rec *r, struct rec_early *e, __u64 now)
@@ -178,11 +358,11 @@ static void try_publish(struct rec *r, struct rec_early *e, __u64 now)
 		return;
 	}
 	/*
-	 * The thread list for the walk from the frame anchor, agent or not. Only for a JVM
-	 * in our pid namespace: its OSThreads hold the tids of its own (BPF would refuse
-	 * every entry of one in a container)
+	 * The thread list for the walk from the frame anchor, agent or not. A JVM in another
+	 * pid namespace knows its threads by the tids they have there: mapped to ours through
+	 * /proc (threads_to_host), BPF's entries keyed by ours and holding theirs
 	 */
-	if (!err && e->names.threads.ok && e->same_ns) {
+	if (!err && e->names.threads.ok) {
 		e->threads_on = true;
 		threads_refresh(r, e, now);
 	}
@@ -231,7 +411,8 @@ void rec_early_found(struct rec *r, const struct jvm_info *jvm)
 	*e = (struct rec_early){.pid = jvm->pid,
 				.start_ticks = start,
 				.found_ns = now,
-				.same_ns = jvm->nspid == jvm->pid};
+				.same_ns = jvm->nspid == jvm->pid,
+				.nnst_want = THREADS_CAP0 * 2};
 	if (i == r->nearly)
 		r->nearly++;
 	try_publish(r, e, now);
@@ -244,8 +425,9 @@ void rec_early_tick(struct rec *r, __u64 now)
 
 		if (e->pid && !e->done && now >= e->next_ns)
 			try_publish(r, e, now);
-		else if (e->pid && e->threads_on && now >= e->threads_next_ns)
-			threads_refresh(r, e, now);
+		else if (e->pid && e->threads_on && now >= e->threads_next_ns &&
+			 threads_refresh(r, e, now))
+			native_scan(r, e, now);
 	}
 }
 
@@ -300,6 +482,12 @@ void rec_early_free(struct rec *r)
 		free(r->early[i].thr);
 		r->early[i].thr = NULL;
 		r->early[i].nthr = r->early[i].capthr = 0;
+		free(r->early[i].nst);
+		r->early[i].nst = NULL;
+		r->early[i].nnst = r->early[i].capnst = 0;
+		free(r->early[i].nat);
+		r->early[i].nat = NULL;
+		r->early[i].nnat = 0;
 	}
 }
 
@@ -328,6 +516,12 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 					     r->kstats[JP_STAT_ANCHOR_IN_JAVA] -
 					     r->kstats[JP_STAT_ANCHOR_NONE] -
 					     r->kstats[JP_STAT_ANCHOR_BAD]));
+	if (verbose && (r->kstats[JP_STAT_STUB_FP] || r->kstats[JP_STAT_STUB_FP_NOT]))
+		fprintf(f,
+			"jprof: stubs the Java walk passed by their rbp frame: %llu (%llu tried that "
+			"did not check out)\n",
+			(unsigned long long)r->kstats[JP_STAT_STUB_FP],
+			(unsigned long long)r->kstats[JP_STAT_STUB_FP_NOT]);
 	if (verbose && s->tl_reads)
 		fprintf(f,
 			"jprof: threads for the walk from the frame anchor: %llu thread lists read "
@@ -338,6 +532,21 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 			(unsigned long long)s->tl_map_err, (unsigned long long)s->tl_failed,
 			s->tl_failed ? ", the last: " : "",
 			s->tl_failed ? strerror(-s->tl_last_err) : "");
+	if (verbose && s->nat_scans)
+		fprintf(f,
+			"jprof: threads in no JVM's thread list (GC, VM threads), asked for no Java "
+			"stack: %llu marked, %llu found in the list later; %llu task directories read\n",
+			(unsigned long long)s->nat_marked, (unsigned long long)s->nat_unmarked,
+			(unsigned long long)s->nat_scans);
+	if (verbose && s->ns_scans)
+		fprintf(f,
+			"jprof: threads of JVMs in other pid namespaces: %llu task directories read "
+			"(%llu failed%s%s), %llu threads not found there, %llu status files "
+			"unparsable\n",
+			(unsigned long long)s->ns_scans, (unsigned long long)s->ns_failed,
+			s->ns_failed ? ", the last: " : "",
+			s->ns_failed ? strerror(-s->ns_last_err) : "",
+			(unsigned long long)s->ns_unmapped, (unsigned long long)s->ns_bad);
 	if (!verbose || !(s->published + s->failed))
 		return;
 	fprintf(f,

@@ -129,6 +129,16 @@ struct rec {
 		bool threads_on, same_ns; /* same_ns: in jprof's pid namespace */
 		struct vms_thread *thr;
 		size_t nthr, capthr;
+		/* not same_ns: its threads' tids there and here (sorted by theirs), read last */
+		struct proc_nstid *nst;
+		size_t nnst, capnst, nnst_want;
+		/* its threads in no entry of the list at the last look (native_scan), sorted */
+		struct rec_native {
+			__u32 tid;
+			__u32 marked; /* in BPF's native_threads */
+		} *nat;
+		size_t nnat;
+		__u64 native_next_ns;
 		__u64 tlist, threads_next_ns, threads_full_ns;
 	} early[JP_MAX_JVMS];
 	size_t nearly;
@@ -140,6 +150,11 @@ struct rec {
 		/* thread lists read (changed), threads left out, set in jthreads, failures */
 		__u64 tl_reads, tl_changed, tl_skipped, tl_set, tl_failed, tl_map_err;
 		int tl_last_err;
+		/* JVMs in other pid namespaces: task directories read, failed, threads not found */
+		__u64 ns_scans, ns_failed, ns_unmapped, ns_bad;
+		/* threads marked no JavaThread (native_scan), unmarked later, looks */
+		__u64 nat_marked, nat_unmarked, nat_scans;
+		int ns_last_err;
 	} early_st;
 	__u64 retire_check_ns; /* the last look for JVMs that exited */
 	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */

@@ -38,4 +38,25 @@ int proc_thread_runtime(__u32 pid, __u32 tid, __u64 *ret);
  */
 void proc_comm(__u32 pid, __u32 tid, char comm[16]);
 
+/* a thread of a process in another pid namespace: its tid there, and here */
+struct proc_nstid {
+	__u32 nstid; /* the last field of its status's NSpid line: its own namespace's */
+	__u32 tid;   /* the first: ours (its task directory's name) */
+};
+
+/*
+ * The threads of a process by their tids in its own pid namespace, from its task directory
+ * task_dfd (/proc/<pid>/task, or a fixture): at most cap of them into ret[], sorted by
+ * nstid. Every status file is opened without following a link and read bounded; a thread
+ * gone meanwhile, or one whose NSpid line does not parse or does not name its directory, is
+ * left out (*ret_bad counts those that did not parse). 0 and *ret_n, -E2BIG more threads
+ * than cap, -errno. Without NSpid (kernels before 4.1) nstid is tid.
+ */
+int proc_ns_tids_at(int task_dfd, struct proc_nstid *ret, size_t cap, size_t *ret_n,
+		    size_t *ret_bad);
+/* the same for /proc/<pid>/task */
+int proc_ns_tids(__u32 pid, struct proc_nstid *ret, size_t cap, size_t *ret_n, size_t *ret_bad);
+/* the tid here of the thread nstid in m[0..n) (sorted by proc_ns_tids), 0 none */
+__u32 proc_nstid_host(const struct proc_nstid *m, size_t n, __u32 nstid);
+
 #endif /* JPROF_UTIL_PROCFS_H */
