@@ -152,7 +152,7 @@ void opts_usage(FILE *f)
 	      "       jprof dump [--store DIR] [--last AGE] [-o FILE] [-f FORMAT] [FILTERS]\n"
 	      "       jprof serve [--store DIR] [--recordings DIR] [--listen ADDR:PORT] [--token-file FILE]\n"
 	      "       jprof dump --mark NAME [--last AGE]   |   jprof marks [--store DIR]\n"
-	      "       jprof trace -p PID[,PID...] 'pkg.Class.method' [...] [-d SECONDS] [--slow DUR] [--top N] [--no-kernel] [-o FILE.json]\n"
+	      "       jprof trace -p PID[,PID...] 'pkg.Class.method' [...] [-d SECONDS] [--slow DUR] [--top N] [--args] [--no-kernel] [-o FILE.json|.html|.jfr]\n"
 	      "\n"
 	      "System-wide profiler: Java (JIT, inlined, interpreted), native and kernel frames\n"
 	      "in one stack, written as a flame graph.\n"
