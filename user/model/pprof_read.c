@@ -274,8 +274,6 @@ int pp_read(struct parse *ps, const void *buf, size_t len)
 		err = pp_add_sample(ps, &ps->samples[i], stack_buf);
 	if (!err && ps->info)
 		info_comments(ps);
-	for (size_t i = 0; ps->locs && i < ps->nlocs_raw; i++)
-		free(ps->locs[i].model_ids);
 	pp_samples_free(ps);
 	free(stack_buf);
 	free(ps->locs);

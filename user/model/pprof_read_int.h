@@ -63,11 +63,13 @@ struct pmap {
 struct pline {
 	__u64 func, line;
 	struct pfunc *fn; /* func found (pp_check_sample), NULL: not yet */
+	jp_id model_id;	  /* the model location of this line of its location, once made */
 };
 struct ploc {
 	__u64 id, mapping, addr;
 	size_t line0, nlines; /* into lines[] */
-	jp_id *model_ids;     /* one per line, made on first use */
+	jp_id model_id0;      /* the model location of a location without lines */
+	bool made;	      /* its model locations made (model_id0, its lines' model_id) */
 	bool checked;	      /* its functions and mapping found (pp_check_samples) */
 };
 
@@ -114,6 +116,12 @@ struct parse {
 	bool clock_set;	   /* the model's clock checked (set from time_ns if it had none) */
 	/* ids 1..n in order after sorting: found by index, not searched */
 	bool funcs_dense, maps_dense, locs_dense;
+	/*
+	 * functions by id when not dense but not far from it (jprof's ids are function * kinds):
+	 * func_at[id] is the index + 1 in funcs, 0 none; NULL: searched
+	 */
+	__u32 *func_at;
+	size_t nfunc_at;
 	__u64 *sloc, *sval; /* psample's buffers */
 	size_t cap_sloc, cap_sval;
 	struct plabels *labs; /* label sets made, found through lab_index */
@@ -164,6 +172,11 @@ const char *pp_str_at(const struct parse *ps, __u64 i, char *buf, size_t len);
 int pp_cmp_id(const void *a, const void *b);
 void *pp_find_id(void *base, size_t n, size_t size, __u64 id);
 bool pp_ids_dense(const void *base, size_t n, size_t size);
+/* the model location of line k of location l (made) */
+static inline jp_id pp_loc_id(const struct parse *ps, const struct ploc *l, size_t k)
+{
+	return l->nlines ? ps->lines[l->line0 + k].model_id : l->model_id0;
+}
 /* sorts a table by id (unless it is in order already: jprof's own files) */
 void pp_sort_ids(void *base, size_t n, size_t size);
 /* pp_find_id with a table found dense */

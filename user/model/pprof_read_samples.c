@@ -79,6 +79,8 @@ static jp_id map_id(struct parse *ps, struct pmap *mp)
 
 static struct pfunc *find_func(struct parse *ps, __u64 id)
 {
+	if (ps->func_at)
+		return id < ps->nfunc_at && ps->func_at[id] ? &ps->funcs[ps->func_at[id] - 1] : NULL;
 	return pp_find_id_dense(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs), id, ps->funcs_dense);
 }
 
@@ -138,11 +140,10 @@ jp_id pp_make_loc(struct parse *ps, const struct ploc *l, size_t k, struct pfunc
 /* model locations of one pprof location, leaf first (its lines: innermost first) */
 static int model_locs(struct parse *ps, struct ploc *l)
 {
-	if (l->model_ids)
+	jp_id id;
+
+	if (l->made)
 		return 0;
-	l->model_ids = calloc(l->nlines ? l->nlines : 1, sizeof(*l->model_ids));
-	if (!l->model_ids)
-		return -ENOMEM;
 	for (size_t k = 0; k < (l->nlines ? l->nlines : 1); k++) {
 		struct pfunc *f = NULL;
 		struct pmap *mp = NULL;
@@ -163,11 +164,15 @@ static int model_locs(struct parse *ps, struct ploc *l)
 			if (!mp)
 				return pp_bad(ps, "a location names an unknown mapping");
 		}
-		l->model_ids[k] = ps->pm ? pp_merge_loc(ps->pm, ps, l, k, f, mp)
-					 : pp_make_loc(ps, l, k, f, mp);
-		if (!l->model_ids[k])
+		id = ps->pm ? pp_merge_loc(ps->pm, ps, l, k, f, mp) : pp_make_loc(ps, l, k, f, mp);
+		if (!id)
 			return -ENOMEM;
+		if (l->nlines)
+			ps->lines[l->line0 + k].model_id = id;
+		else
+			l->model_id0 = id;
 	}
+	l->made = true;
 	return 0;
 }
 
@@ -360,7 +365,7 @@ int pp_add_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 		for (size_t k = 0; !err && k < (l->nlines ? l->nlines : 1); k++) {
 			if (depth >= PPROF_MAX_DEPTH)
 				return pp_bad(ps, "a sample is deeper than 8192 frames");
-			stack_buf[depth++] = l->model_ids[k];
+			stack_buf[depth++] = pp_loc_id(ps, l, k);
 		}
 	}
 	if (err)
@@ -379,6 +384,7 @@ int pp_add_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 
 void pp_samples_free(struct parse *ps)
 {
+	free(ps->func_at);
 	free(ps->sloc);
 	free(ps->sval);
 	free(ps->labs);

@@ -48,6 +48,31 @@ int pp_parse_types(struct parse *ps)
 	return 0;
 }
 
+/*
+ * ps->func_at when the ids are distinct and at most PP_FUNC_AT_SPREAD times as many as the
+ * functions (16 MiB at most); else the functions are found by binary search. 0 or -ENOMEM
+ */
+#define PP_FUNC_AT_SPREAD 8
+#define PP_FUNC_AT_MAX	  (4u << 20)
+static int func_index(struct parse *ps)
+{
+	size_t n = ps->nfuncs_raw;
+	__u64 max = n ? ps->funcs[n - 1].id : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (ps->funcs[i - 1].id == ps->funcs[i].id)
+			return 0; /* which of equal ids a search finds is its own matter */
+	if (!n || max >= PP_FUNC_AT_MAX || max > (__u64)n * PP_FUNC_AT_SPREAD + 1024)
+		return 0;
+	ps->func_at = calloc(max + 1, sizeof(*ps->func_at));
+	if (!ps->func_at)
+		return -ENOMEM;
+	ps->nfunc_at = max + 1;
+	for (size_t i = 0; i < n; i++)
+		ps->func_at[ps->funcs[i].id] = (__u32)i + 1;
+	return 0;
+}
+
 int pp_parse_funcs(struct parse *ps)
 {
 	ps->funcs = calloc(ps->nfuncs_raw + 1, sizeof(*ps->funcs));
@@ -78,7 +103,7 @@ int pp_parse_funcs(struct parse *ps)
 	}
 	pp_sort_ids(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs));
 	ps->funcs_dense = pp_ids_dense(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs));
-	return 0;
+	return ps->funcs_dense ? 0 : func_index(ps);
 }
 
 int pp_parse_maps(struct parse *ps)
