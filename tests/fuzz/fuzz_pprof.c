@@ -2,9 +2,10 @@
 /*
  * fuzz_pprof.c: jprof report's pprof reader on arbitrary bytes (raw and gzip'ed). Whatever it
  * accepts must write back as pprof and read back to the same totals. The same bytes merged
- * into a model that holds a sample already (pprof_merge, a store's range): refused exactly when
- * the reader refuses them, and then the model unchanged; else the model the reader and
- * model__filter would have made (tables, totals, times). Built with
+ * into a model that holds a sample already (pprof_merge, a store's range), then again in two
+ * steps (read and checked, then added): refused exactly when the reader refuses them, and then
+ * the model unchanged; else the model the reader and model__filter would have made (tables,
+ * totals, times). Built with
  * JP_FUZZ_BUDGETS, whose small budgets (1 MiB uncompressed, 4096 strings, samples, locations,
  * functions and location lines) seeds of the corpus reach (budget_*).
  */
@@ -161,9 +162,20 @@ static void merged(const uint8_t *data, size_t size, int read_err)
 	    !model__filter(own, &all, old)) {
 		if (!same_counts(cur, old))
 			abort();
-		/* again: now every location is found by its key (the next segment's case) */
-		if (!pprof_merge__add(pm, data, size, &info, why, sizeof(why)) &&
-		    !model__filter(own, &all, old) && !same_counts(cur, old))
+		/*
+		 * again, in two steps (read and checked, then added: store__load's reader
+		 * thread): now every location is found by its key (the next segment's case)
+		 */
+		struct pprof_merge_file *pf = NULL;
+		void *copy = malloc(size ? size : 1);
+
+		if (!copy)
+			abort();
+		memcpy(copy, data, size);
+		if (pprof_merge_file__prepare(copy, size, &pf, why, sizeof(why)) == -EINVAL)
+			abort(); /* accepted the first time */
+		if (pf && !pprof_merge__add_file(pm, pf, &info) && !model__filter(own, &all, old) &&
+		    !same_counts(cur, old))
 			abort();
 	}
 	pprof_merge__free(pm);

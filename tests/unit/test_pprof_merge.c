@@ -3,10 +3,13 @@
  * test_pprof_merge.c: a range read straight into one model (pprof_merge, what store__load
  * does) equals the range read the old way, each file into a model of its own and copied
  * over with model__filter: the same pprof bytes, folded lines, tables and time entries; a
- * bad file adds nothing either way. Over made-up segments and over the pprof fuzzer's corpus.
+ * bad file adds nothing either way (in one step or two: read and checked, then added). Over
+ * made-up segments and over the pprof fuzzer's corpus.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,8 @@
 #include "out/out.h"
 #include "out/pprof.h"
 #include "profile.h"
+#include "store/store.h"
+#include "store/store_load.h"
 
 #define MS 1000000ull
 #define W0 1795752000000000000ull /* 2026-11-27T04:00:00Z */
@@ -238,8 +243,19 @@ TEST(a_range_read_straight_equals_each_segment_copied)
 		if (k == 5) /* cut short (a crash): skipped both ways */
 			len /= 2;
 		EXPECT_EQ(read_old(old, seg, len), k == 5 ? -EINVAL : 0);
-		EXPECT_EQ(pprof_merge__add(pm, seg, len, &info, why, sizeof(why)),
-			  k == 5 ? -EINVAL : 0);
+		if (k % 2) { /* in two steps, as store__load's reader thread does */
+			struct pprof_merge_file *pf = NULL;
+			char *copy = malloc(len);
+
+			ASSERT_TRUE(copy != NULL);
+			memcpy(copy, seg, len);
+			EXPECT_EQ(pprof_merge_file__prepare(copy, len, &pf, why, sizeof(why)),
+				  k == 5 ? -EINVAL : 0);
+			if (pf)
+				EXPECT_EQ(pprof_merge__add_file(pm, pf, &info), 0);
+		} else {
+			EXPECT_EQ(pprof_merge__add(pm, seg, len, &info, why, sizeof(why)), 0);
+		}
 		if (k != 5) {
 			EXPECT_EQ(info.time_ns, W0 + (__u64)k * 30000 * MS);
 			EXPECT_TRUE(info.ncomments == 2 && !strcmp(info.comments[0], "jprof daemon"));
@@ -331,6 +347,67 @@ TEST(the_fuzz_corpus_read_straight_equals_each_file_copied)
 	EXPECT_TRUE(same_models(old, cur));
 	free(names);
 	pprof_merge__free(pm);
+	model__free(old);
+	model__free(cur);
+}
+
+struct bytes {
+	const char *p;
+	size_t n;
+};
+
+static int write_bytes(void *ctx, FILE *f)
+{
+	const struct bytes *b = ctx;
+
+	return fwrite(b->p, 1, b->n, f) == b->n ? 0 : -EIO;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* store__load (its reader thread, each segment added while the next is read) as the old way */
+TEST(a_store_range_equals_each_segment_copied)
+{
+	struct model *old = model__new(), *cur = model__new();
+	struct store_load_result res;
+	struct store *st = NULL;
+	char dir[64] = "/tmp/jprof-test-merge-XXXXXX", path[128], why[256];
+	__u64 t0 = W0 / 1000000000ull;
+
+	ASSERT_TRUE(old && cur && mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/store", dir);
+	ASSERT_TRUE(store__open_writer(path, NULL, t0, &st, why, sizeof(why)) == 0);
+	for (int k = 0; k < 9; k++) {
+		struct bytes b;
+		char *seg = segment(k, &b.n);
+
+		ASSERT_TRUE(seg != NULL);
+		b.p = seg;
+		if (k == 3) /* cut short */
+			b.n /= 3;
+		EXPECT_EQ(store__write(st, t0 + 30 * (__u64)k, t0 + 30 * (__u64)k + 30, t0,
+				       write_bytes, &b),
+			  0);
+		/* the range below leaves out the first segment */
+		if (k)
+			EXPECT_EQ(read_old(old, seg, b.n), k == 3 ? -EINVAL : 0);
+		free(seg);
+	}
+	store__free(st);
+	ASSERT_TRUE(store__open_reader(path, &st, why, sizeof(why)) == 0);
+	EXPECT_EQ(store__load(st, t0 + 30, t0 + 1000, cur, NULL, NULL, &res), 0);
+	EXPECT_EQ(res.in_range, 8);
+	EXPECT_EQ(res.loaded, 7);
+	EXPECT_EQ(res.skipped, 1);
+	EXPECT_TRUE(same_models(old, cur));
+	store__free(st);
+	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	model__free(old);
 	model__free(cur);
 }

@@ -264,10 +264,64 @@ jp_id pp_merge_loc(struct pprof_merge *pm, struct parse *ps, const struct ploc *
 	return id;
 }
 
+/* a profile read and checked, not added yet */
+struct pprof_merge_file {
+	struct parse ps;
+	struct pprof_read_info info;
+	void *buf; /* the file's bytes: its strings point into them */
+};
+
+int pprof_merge_file__prepare(void *buf, size_t len, struct pprof_merge_file **ret, char *why,
+			      size_t why_len)
+{
+	struct pprof_merge_file *pf = calloc(1, sizeof(*pf));
+	int err;
+
+	if (!pf) {
+		free(buf);
+		return -ENOMEM;
+	}
+	pf->buf = buf;
+	pf->ps = (struct parse){.why = why, .why_len = why_len, .info = &pf->info, .whole = true};
+	err = pp_prepare(&pf->ps, buf, len);
+	if (err) {
+		pprof_merge_file__free(pf);
+		return err;
+	}
+	pf->ps.why = NULL; /* the caller's, for this call only */
+	pf->ps.why_len = 0;
+	*ret = pf;
+	return 0;
+}
+
+void pprof_merge_file__free(struct pprof_merge_file *pf)
+{
+	if (!pf)
+		return;
+	pp_parse_free(&pf->ps);
+	free(pf->buf);
+	free(pf);
+}
+
+int pprof_merge__add_file(struct pprof_merge *pm, struct pprof_merge_file *pf,
+			  struct pprof_read_info *info)
+{
+	int err;
+
+	pf->ps.m = pm->m;
+	pf->ps.pm = pm;
+	err = pp_commit(&pf->ps);
+	if (!err && info)
+		*info = pf->info;
+	pprof_merge_file__free(pf);
+	return err;
+}
+
 int pprof_merge__add(struct pprof_merge *pm, const void *buf, size_t len,
 		     struct pprof_read_info *info, char *why, size_t why_len)
 {
-	struct parse ps = {.m = pm->m, .why = why, .why_len = why_len, .info = info, .pm = pm};
+	struct parse ps = {.m = pm->m, .why = why, .why_len = why_len, .info = info, .whole = true,
+			   .pm = pm};
 
 	return pp_read(&ps, buf, len);
 }

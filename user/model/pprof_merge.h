@@ -29,4 +29,22 @@ void pprof_merge__free(struct pprof_merge *pm); /* NULL-safe; the model stays */
 int pprof_merge__add(struct pprof_merge *pm, const void *buf, size_t len,
 		     struct pprof_read_info *info, char *why, size_t why_len);
 
+/*
+ * pprof_merge__add in two steps, so that the next file can be read while one is added (a
+ * store's range, store_load.c): prepare reads and checks, touching no merge or model (any
+ * thread), add_file adds (the merge's thread).
+ */
+struct pprof_merge_file;
+/*
+ * Reads and checks the profile in buf (a malloc'ed buffer, the result's from here on, freed
+ * with it even on error): 0 and *ret, or -EINVAL with why (refused, as pprof_merge__add), or
+ * -ENOMEM
+ */
+int pprof_merge_file__prepare(void *buf, size_t len, struct pprof_merge_file **ret, char *why,
+			      size_t why_len);
+/* adds it as pprof_merge__add does, and frees it; info as there (valid until the next call) */
+int pprof_merge__add_file(struct pprof_merge *pm, struct pprof_merge_file *pf,
+			  struct pprof_read_info *info);
+void pprof_merge_file__free(struct pprof_merge_file *pf); /* not added; NULL-safe */
+
 #endif /* JPROF_PPROF_MERGE_H */

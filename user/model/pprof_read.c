@@ -222,11 +222,9 @@ int model__read_pprof_info(struct model *m, const void *buf, size_t len,
 	return pp_read(&ps, buf, len);
 }
 
-int pp_read(struct parse *ps, const void *buf, size_t len)
+int pp_prepare(struct parse *ps, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
-	unsigned char *raw = NULL;
-	jp_id *stack_buf = NULL;
 	int err;
 
 	if (ps->why && ps->why_len)
@@ -234,12 +232,12 @@ int pp_read(struct parse *ps, const void *buf, size_t len)
 	if (ps->info)
 		memset(ps->info, 0, sizeof(*ps->info));
 	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
-		err = pp_gunzip(p, len, &raw, &len);
+		err = pp_gunzip(p, len, &ps->raw, &len);
 		if (err)
 			return err == -E2BIG	? pp_over(ps, "bytes uncompressed", PPROF_MAX_RAW)
 			       : err == -EINVAL ? pp_bad(ps, "not valid gzip data")
 						: err;
-		p = raw;
+		p = ps->raw;
 	}
 	if (len > PPROF_MAX_RAW)
 		err = pp_over(ps, "bytes uncompressed", PPROF_MAX_RAW);
@@ -262,20 +260,32 @@ int pp_read(struct parse *ps, const void *buf, size_t len)
 		if (c && !strncmp(c, "jprof:time_res_ms=", 18))
 			ps->time_res_ms = (__u32)strtoul(c + 18, NULL, 10);
 	}
-	/* a merge: the whole file checked first, so that a bad one adds nothing */
-	for (size_t i = 0; ps->pm && !err && i < ps->nsamples; i++)
+	/* whole: the file checked first, so that a bad one adds nothing */
+	for (size_t i = 0; ps->whole && !err && i < ps->nsamples; i++)
 		err = pp_check_sample(ps, &ps->samples[i]);
 	if (!err) {
-		stack_buf = malloc(PPROF_MAX_DEPTH * sizeof(*stack_buf));
-		if (!stack_buf)
+		ps->stack_buf = malloc(PPROF_MAX_DEPTH * sizeof(*ps->stack_buf));
+		if (!ps->stack_buf)
 			err = -ENOMEM;
 	}
+	return err;
+}
+
+int pp_commit(struct parse *ps)
+{
+	int err = 0;
+
 	for (size_t i = 0; !err && i < ps->nsamples; i++)
-		err = pp_add_sample(ps, &ps->samples[i], stack_buf);
+		err = pp_add_sample(ps, &ps->samples[i], ps->stack_buf);
 	if (!err && ps->info)
 		info_comments(ps);
+	return err;
+}
+
+void pp_parse_free(struct parse *ps)
+{
 	pp_samples_free(ps);
-	free(stack_buf);
+	free(ps->stack_buf);
 	free(ps->locs);
 	free(ps->lines);
 	free(ps->maps);
@@ -286,7 +296,17 @@ int pp_read(struct parse *ps, const void *buf, size_t len)
 	free(ps->locs_raw);
 	free(ps->funcs_raw);
 	free(ps->types_raw);
-	free(raw);
+	free(ps->raw);
+	memset(ps, 0, sizeof(*ps));
+}
+
+int pp_read(struct parse *ps, const void *buf, size_t len)
+{
+	int err = pp_prepare(ps, buf, len);
+
+	if (!err)
+		err = pp_commit(ps);
+	pp_parse_free(ps);
 	return err;
 }
 

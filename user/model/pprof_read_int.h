@@ -128,11 +128,15 @@ struct parse {
 	size_t nlabs, cap_labs;
 	struct hmap lab_index; /* (pid << 32 | tid, hash of the rest) -> index into labs */
 	/*
-	 * pprof_merge__add: every sample is checked before any goes into m (a file is added whole
-	 * or not at all), the samples of no value add nothing to m (not even their stack), and
-	 * functions are found through the merge's own index; NULL: model__read_pprof
+	 * whole (a merge's): every sample is checked before any goes into m (a file is added
+	 * whole or not at all), and the samples of no value add nothing to m (not even their
+	 * stack). pm: functions and locations are found through the merge's own indexes (set
+	 * for pp_commit only: pp_prepare touches neither m nor pm)
 	 */
+	bool whole;
 	struct pprof_merge *pm;
+	unsigned char *raw; /* the file gunzip'ed */
+	jp_id *stack_buf;   /* PPROF_MAX_DEPTH */
 };
 
 /* pprof_read_wire.c */
@@ -164,8 +168,15 @@ jp_id pp_merge_loc(struct pprof_merge *pm, struct parse *ps, const struct ploc *
 /* a copy of comment i that lives until the merge's next profile; NULL past its room */
 const char *pp_merge_keep(struct pprof_merge *pm, size_t i, const char *s);
 
-/* pprof_read.c: the whole file into ps->m (ps: m, why, info, pm set, the rest zero) */
+/*
+ * pprof_read.c: the whole file into ps->m (ps: m, why, info, whole, pm set, the rest zero):
+ * pp_prepare (read, tables, checked if whole; nothing of m, thread-safe against other
+ * parses), pp_commit (the samples into m), pp_parse_free (ps zeroed; buf no longer read)
+ */
 int pp_read(struct parse *ps, const void *buf, size_t len);
+int pp_prepare(struct parse *ps, const void *buf, size_t len);
+int pp_commit(struct parse *ps);
+void pp_parse_free(struct parse *ps);
 int pp_bad(struct parse *ps, const char *what);
 int pp_over(struct parse *ps, const char *what, unsigned long long limit);
 const char *pp_str_at(const struct parse *ps, __u64 i, char *buf, size_t len);

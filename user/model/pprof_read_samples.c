@@ -354,7 +354,7 @@ int pp_add_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 	int err = pp_decode_sample(ps, s, &d);
 
 	/* a merge takes the rows of the file: a sample of no value makes none */
-	if (err || (ps->pm && !has_value(ps, &d)))
+	if (err || (ps->whole && !has_value(ps, &d)))
 		return err;
 	for (size_t i = 0; !err && i < d.nloc; i++) {
 		struct ploc *l = find_loc(ps, d.locs[i]);
