@@ -18,6 +18,7 @@
 #define PM_MAX_LOCS	 (1u << 20) /* locations the index finds; more are made by name */
 #define PM_MAX_LOC_BYTES (64u << 20) /* ... and the bytes of their keys (offset / 8 in 32 bits) */
 #define PM_KEY_MAX	 4096	    /* a location's key: its names (< 1 KiB each) and numbers */
+#define PM_MAX_SEG_KEY_BYTES (64u << 20) /* keys a file's reader makes; past them made at the look-up */
 
 struct pm_slot {
 	__u32 tag, off8;
@@ -126,27 +127,32 @@ jp_id pp_merge_func(struct pprof_merge *pm, struct parse *ps, const struct pfunc
 	return id;
 }
 
-/* appends n bytes of p to the key at *len; false past its room or a name pp_str_at changes */
-static bool key_put(struct pprof_merge *pm, size_t *len, const void *p, size_t n)
+/* appends n bytes of p to the key in buf at *len; false past its room */
+static bool key_put(unsigned char *buf, size_t *len, const void *p, size_t n)
 {
-	if (n > sizeof(pm->key) - *len)
+	if (n > PM_KEY_MAX - *len)
 		return false;
-	memcpy(pm->key + *len, p, n);
+	memcpy(buf + *len, p, n);
 	*len += n;
 	return true;
 }
 
-static bool key_str(struct pprof_merge *pm, size_t *len, const struct span *s, size_t max)
+/* a name with its length; false for one pp_str_at would change (max: its buffer) */
+static bool key_str(unsigned char *buf, size_t *len, const struct span *s, size_t max)
 {
 	__u32 n = (__u32)s->n;
 
-	return s->n < max && !memchr(s->p, 0, s->n) && key_put(pm, len, &n, sizeof(n)) &&
-	       key_put(pm, len, s->p, s->n);
+	return s->n < max && !memchr(s->p, 0, s->n) && key_put(buf, len, &n, sizeof(n)) &&
+	       key_put(buf, len, s->p, s->n);
 }
 
-/* what makes line k of l a model location, as bytes; 0 when it has names too long for a key */
-static size_t loc_key(struct pprof_merge *pm, const struct parse *ps, const struct ploc *l,
-		      size_t k, const struct pfunc *f, const struct pmap *mp)
+/*
+ * what makes line k of l a model location, as bytes into buf (PM_KEY_MAX): its kind, line,
+ * address, its function's name and file, its mapping's numbers and names; 0 when it has
+ * names a key does not hold (too long, a NUL)
+ */
+static size_t loc_key(const struct parse *ps, const struct ploc *l, size_t k,
+		      const struct pfunc *f, const struct pmap *mp, unsigned char *buf)
 {
 	struct {
 		__u64 addr;
@@ -160,19 +166,63 @@ static size_t loc_key(struct pprof_merge *pm, const struct parse *ps, const stru
 		head.line = ps->lines[l->line0 + k].line <= 0x7fffffff
 				    ? (__s32)ps->lines[l->line0 + k].line
 				    : 0;
-	if (!key_put(pm, &len, &head, sizeof(head)))
+	if (!key_put(buf, &len, &head, sizeof(head)))
 		return 0;
 	/* the names as pp_str_at would copy them, so no longer than its buffers (1024, 256) */
-	if (f && (!key_str(pm, &len, &ps->strs[f->name], 1024) ||
-		  !key_str(pm, &len, &ps->strs[f->file], 1024)))
+	if (f && (!key_str(buf, &len, &ps->strs[f->name], 1024) ||
+		  !key_str(buf, &len, &ps->strs[f->file], 1024)))
 		return 0;
-	if (mp && (!key_put(pm, &len, &mp->start, sizeof(mp->start)) ||
-		   !key_put(pm, &len, &mp->limit, sizeof(mp->limit)) ||
-		   !key_put(pm, &len, &mp->offset, sizeof(mp->offset)) ||
-		   !key_str(pm, &len, &ps->strs[mp->file], 1024) ||
-		   !key_str(pm, &len, &ps->strs[mp->build_id], 256)))
+	if (mp && (!key_put(buf, &len, &mp->start, sizeof(mp->start)) ||
+		   !key_put(buf, &len, &mp->limit, sizeof(mp->limit)) ||
+		   !key_put(buf, &len, &mp->offset, sizeof(mp->offset)) ||
+		   !key_str(buf, &len, &ps->strs[mp->file], 1024) ||
+		   !key_str(buf, &len, &ps->strs[mp->build_id], 256)))
 		return 0;
 	return len;
+}
+
+int pp_merge_keys(struct parse *ps)
+{
+	unsigned char key[PM_KEY_MAX];
+
+	for (size_t i = 0; i < ps->nlocs_raw; i++) {
+		struct ploc *l = &ps->locs[i];
+		struct pmap *mp = l->mapping ? pp_find_map(ps, l->mapping) : NULL;
+
+		if (!l->checked) /* no sample names it */
+			continue;
+		for (size_t k = 0; k < (l->nlines ? l->nlines : 1); k++) {
+			struct pfunc *f = l->nlines ? ps->lines[l->line0 + k].fn : NULL;
+			struct pp_lkey *lk = l->nlines ? &ps->lines[l->line0 + k].key : &l->key0;
+			size_t len;
+
+			if (f && !f->has_kind) {
+				f->kind = pp_kind_of_func(ps, f);
+				f->has_kind = true;
+			}
+			len = loc_key(ps, l, k, f, mp, key);
+			if (!len || ps->nlkeys + len > PM_MAX_SEG_KEY_BYTES)
+				continue; /* made at the merge's own look-up */
+			if (ps->nlkeys + len > ps->cap_lkeys) {
+				size_t cap = ps->cap_lkeys ? ps->cap_lkeys * 2 : 64u << 10;
+				unsigned char *nk;
+
+				while (cap < ps->nlkeys + len)
+					cap *= 2;
+				nk = realloc(ps->lkeys, cap);
+				if (!nk)
+					return -ENOMEM;
+				ps->lkeys = nk;
+				ps->cap_lkeys = cap;
+			}
+			memcpy(ps->lkeys + ps->nlkeys, key, len);
+			lk->off = (__u32)ps->nlkeys;
+			lk->len = (__u32)len;
+			lk->h = hash_keyed_bytes(key, len);
+			ps->nlkeys += len;
+		}
+	}
+	return 0;
 }
 
 /* the index twice as large (or its first 4096 slots); false out of memory */
@@ -201,7 +251,8 @@ static bool grow_slots(struct pprof_merge *pm)
 }
 
 /* keeps the key (hash h) of location id; nothing when past the budgets or out of memory */
-static void keep_loc(struct pprof_merge *pm, __u64 h, size_t len, jp_id id)
+static void keep_loc(struct pprof_merge *pm, __u64 h, const unsigned char *key, size_t len,
+		     jp_id id)
 {
 	size_t need = (sizeof(struct pm_key) + len + 7) & ~(size_t)7, at, j;
 	struct pm_key *e;
@@ -229,7 +280,7 @@ static void keep_loc(struct pprof_merge *pm, __u64 h, size_t len, jp_id id)
 	e->h = h;
 	e->id = id;
 	e->len = (__u32)len;
-	memcpy(e->key, pm->key, len);
+	memcpy(e->key, key, len);
 	pm->nkeys += need;
 	for (j = h & (pm->nslots - 1); pm->slots[j].off8; j = (j + 1) & (pm->nslots - 1))
 		;
@@ -240,13 +291,22 @@ static void keep_loc(struct pprof_merge *pm, __u64 h, size_t len, jp_id id)
 jp_id pp_merge_loc(struct pprof_merge *pm, struct parse *ps, const struct ploc *l, size_t k,
 		   struct pfunc *f, struct pmap *mp)
 {
-	size_t len = loc_key(pm, ps, l, k, f, mp);
+	const struct pp_lkey *lk = l->nlines ? &ps->lines[l->line0 + k].key : &l->key0;
+	const unsigned char *key = pm->key;
+	size_t len;
 	jp_id id;
 	__u64 h;
 
-	if (!len)
-		return pp_make_loc(ps, l, k, f, mp);
-	h = hash_keyed_bytes(pm->key, len);
+	if (lk->len) { /* made by the reader (pp_merge_keys) */
+		key = ps->lkeys + lk->off;
+		len = lk->len;
+		h = lk->h;
+	} else {
+		len = loc_key(ps, l, k, f, mp, pm->key);
+		if (!len)
+			return pp_make_loc(ps, l, k, f, mp);
+		h = hash_keyed_bytes(pm->key, len);
+	}
 	for (size_t j = pm->nslots ? h & (pm->nslots - 1) : 0; pm->nslots && pm->slots[j].off8;
 	     j = (j + 1) & (pm->nslots - 1)) {
 		const struct pm_key *e;
@@ -254,13 +314,13 @@ jp_id pp_merge_loc(struct pprof_merge *pm, struct parse *ps, const struct ploc *
 		if (pm->slots[j].tag != (__u32)(h >> 32))
 			continue;
 		e = (const struct pm_key *)(pm->keys + (size_t)pm->slots[j].off8 * 8);
-		if (e->len == len && !memcmp(e->key, pm->key, len))
+		if (e->len == len && !memcmp(e->key, key, len))
 			return e->id;
 	}
 	/* a location the model may have, but not from a key: made, then kept by its key */
 	id = pp_make_loc(ps, l, k, f, mp);
 	if (id)
-		keep_loc(pm, h, len, id);
+		keep_loc(pm, h, key, len, id);
 	return id;
 }
 

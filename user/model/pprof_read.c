@@ -263,6 +263,8 @@ int pp_prepare(struct parse *ps, const void *buf, size_t len)
 	/* whole: the file checked first, so that a bad one adds nothing */
 	for (size_t i = 0; ps->whole && !err && i < ps->nsamples; i++)
 		err = pp_check_sample(ps, &ps->samples[i]);
+	if (!err && ps->whole) /* the merge's keys of its locations, here: maybe another thread */
+		err = pp_merge_keys(ps);
 	if (!err) {
 		ps->stack_buf = malloc(PPROF_MAX_DEPTH * sizeof(*ps->stack_buf));
 		if (!ps->stack_buf)

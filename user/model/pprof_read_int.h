@@ -60,16 +60,23 @@ struct pmap {
 	__u64 id, start, limit, offset, file, build_id;
 	jp_id model_id; /* its model mapping, made on first use */
 };
+/* a location line's key for the merge's index, made by pp_merge_keys (len 0: none) */
+struct pp_lkey {
+	__u64 h;
+	__u32 off, len; /* into parse.lkeys */
+};
 struct pline {
 	__u64 func, line;
 	struct pfunc *fn; /* func found (pp_check_sample), NULL: not yet */
 	jp_id model_id;	  /* the model location of this line of its location, once made */
+	struct pp_lkey key;
 };
 struct ploc {
 	__u64 id, mapping, addr;
 	size_t line0, nlines; /* into lines[] */
 	jp_id model_id0;      /* the model location of a location without lines */
 	bool made;	      /* its model locations made (model_id0, its lines' model_id) */
+	struct pp_lkey key0;  /* of a location without lines */
 	bool checked;	      /* its functions and mapping found (pp_check_samples) */
 };
 
@@ -136,6 +143,8 @@ struct parse {
 	bool whole;
 	struct pprof_merge *pm;
 	unsigned char *raw; /* the file gunzip'ed */
+	unsigned char *lkeys; /* the location keys pp_merge_keys made */
+	size_t nlkeys, cap_lkeys;
 	jp_id *stack_buf;   /* PPROF_MAX_DEPTH */
 };
 
@@ -157,11 +166,15 @@ int pp_decode_sample(struct parse *ps, const struct span *s, struct psample *ret
 int pp_check_sample(struct parse *ps, const struct span *s);
 int pp_add_sample(struct parse *ps, const struct span *s, jp_id *stack_buf);
 void pp_samples_free(struct parse *ps);
+struct pmap *pp_find_map(struct parse *ps, __u64 id);
+int pp_kind_of_func(const struct parse *ps, const struct pfunc *f);
 /* the model location of line k of l (f its function or NULL, mp its mapping or NULL), made */
 jp_id pp_make_loc(struct parse *ps, const struct ploc *l, size_t k, struct pfunc *f,
 		  struct pmap *mp);
 /* pprof_merge.c: pfunc's model function through the merge's index */
 jp_id pp_merge_func(struct pprof_merge *pm, struct parse *ps, const struct pfunc *f, bool java);
+/* the keys of every location line a sample names, for pp_merge_loc (any thread); 0, -ENOMEM */
+int pp_merge_keys(struct parse *ps);
 /* pp_make_loc through the merge's index of locations by their content */
 jp_id pp_merge_loc(struct pprof_merge *pm, struct parse *ps, const struct ploc *l, size_t k,
 		   struct pfunc *f, struct pmap *mp);

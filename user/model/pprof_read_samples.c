@@ -36,7 +36,7 @@ static enum jp_frame_kind kind_of(const char *sys)
 }
 
 /* the frame kind of f's system name */
-static int kind_of_func(const struct parse *ps, const struct pfunc *f)
+int pp_kind_of_func(const struct parse *ps, const struct pfunc *f)
 {
 	char sys[64];
 
@@ -84,7 +84,7 @@ static struct pfunc *find_func(struct parse *ps, __u64 id)
 	return pp_find_id_dense(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs), id, ps->funcs_dense);
 }
 
-static struct pmap *find_map(struct parse *ps, __u64 id)
+struct pmap *pp_find_map(struct parse *ps, __u64 id)
 {
 	return pp_find_id_dense(ps->maps, ps->nmaps_raw, sizeof(*ps->maps), id, ps->maps_dense);
 }
@@ -104,7 +104,7 @@ static int check_loc(struct parse *ps, struct ploc *l)
 
 		if (l->nlines && !(ln->fn = find_func(ps, ln->func)))
 			return pp_bad(ps, "a location names an unknown function");
-		if (l->mapping && !find_map(ps, l->mapping))
+		if (l->mapping && !pp_find_map(ps, l->mapping))
 			return pp_bad(ps, "a location names an unknown mapping");
 	}
 	l->checked = true;
@@ -155,12 +155,12 @@ static int model_locs(struct parse *ps, struct ploc *l)
 			if (!f)
 				return pp_bad(ps, "a location names an unknown function");
 			if (!f->has_kind) { /* java or not, and how it is shown */
-				f->kind = kind_of_func(ps, f);
+				f->kind = pp_kind_of_func(ps, f);
 				f->has_kind = true;
 			}
 		}
 		if (l->mapping) {
-			mp = find_map(ps, l->mapping);
+			mp = pp_find_map(ps, l->mapping);
 			if (!mp)
 				return pp_bad(ps, "a location names an unknown mapping");
 		}
@@ -385,6 +385,7 @@ int pp_add_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 void pp_samples_free(struct parse *ps)
 {
 	free(ps->func_at);
+	free(ps->lkeys);
 	free(ps->sloc);
 	free(ps->sval);
 	free(ps->labs);
