@@ -50,31 +50,41 @@ int pp_parse_types(struct parse *ps)
 
 /*
  * ps->func_at when the ids are distinct and at most PP_FUNC_AT_SPREAD times as many as the
- * functions (16 MiB at most); else the functions are found by binary search. 0 or -ENOMEM
+ * functions (16 MiB at most): 1 made (the table need not be sorted), 0 not (then sort and
+ * search), -ENOMEM
  */
 #define PP_FUNC_AT_SPREAD 8
 #define PP_FUNC_AT_MAX	  (4u << 20)
 static int func_index(struct parse *ps)
 {
 	size_t n = ps->nfuncs_raw;
-	__u64 max = n ? ps->funcs[n - 1].id : 0;
+	__u64 max = 0;
 
-	for (size_t i = 1; i < n; i++)
-		if (ps->funcs[i - 1].id == ps->funcs[i].id)
-			return 0; /* which of equal ids a search finds is its own matter */
+	for (size_t i = 0; i < n; i++)
+		max = ps->funcs[i].id > max ? ps->funcs[i].id : max;
 	if (!n || max >= PP_FUNC_AT_MAX || max > (__u64)n * PP_FUNC_AT_SPREAD + 1024)
 		return 0;
 	ps->func_at = calloc(max + 1, sizeof(*ps->func_at));
 	if (!ps->func_at)
 		return -ENOMEM;
 	ps->nfunc_at = max + 1;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (ps->func_at[ps->funcs[i].id]) {
+			/* equal ids: which one a search finds is the search's own matter */
+			free(ps->func_at);
+			ps->func_at = NULL;
+			ps->nfunc_at = 0;
+			return 0;
+		}
 		ps->func_at[ps->funcs[i].id] = (__u32)i + 1;
-	return 0;
+	}
+	return 1;
 }
 
 int pp_parse_funcs(struct parse *ps)
 {
+	int err;
+
 	ps->funcs = calloc(ps->nfuncs_raw + 1, sizeof(*ps->funcs));
 	if (!ps->funcs)
 		return -ENOMEM;
@@ -101,9 +111,13 @@ int pp_parse_funcs(struct parse *ps)
 		    f->file >= ps->nstrs)
 			return pp_bad(ps, "malformed function");
 	}
+	/* jprof's ids (function * kinds) come in the order of first use: indexed, not sorted */
+	err = func_index(ps);
+	if (err)
+		return err < 0 ? err : 0;
 	pp_sort_ids(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs));
 	ps->funcs_dense = pp_ids_dense(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs));
-	return ps->funcs_dense ? 0 : func_index(ps);
+	return 0;
 }
 
 int pp_parse_maps(struct parse *ps)
