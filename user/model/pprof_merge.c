@@ -14,11 +14,11 @@
 #include "pprof_read_int.h"
 #include "util/hashkey.h"
 
-#define PM_MAX_FUNCS	 (1u << 20) /* functions the index finds; more are found by name */
-#define PM_MAX_LOCS	 (1u << 20) /* locations the index finds; more are made by name */
-#define PM_MAX_LOC_BYTES (64u << 20) /* ... and the bytes of their keys (offset / 8 in 32 bits) */
-#define PM_KEY_MAX	 4096	    /* a location's key: its names (< 1 KiB each) and numbers */
-#define PM_MAX_SEG_KEY_BYTES (64u << 20) /* keys a file's reader makes; past them made at the look-up */
+#define PM_MAX_FUNCS	  (1u << 20)  /* functions the index finds; more are found by name */
+#define PM_MAX_LOCS	  (1u << 20)  /* locations the index finds; more are made by name */
+#define PM_MAX_LOC_BYTES  (64u << 20) /* ... and the bytes of their keys (offset / 8 in 32 bits) */
+#define PM_KEY_MAX	  4096	      /* a location's key: its names (< 1 KiB each) and numbers */
+#define PM_FILE_KEY_BYTES (64u << 20) /* keys the reader makes a file; more: at the look-up */
 
 struct pm_slot {
 	__u32 tag, off8;
@@ -54,7 +54,7 @@ struct pprof_merge {
 	size_t nslots, nlocs;
 	char *keys; /* pm_key entries, 8-aligned, from offset 8 */
 	size_t nkeys, cap_keys;
-	unsigned char key[PM_KEY_MAX]; /* the one being looked up */
+	unsigned char key[PM_KEY_MAX];		  /* the one being looked up */
 	char comments[PPROF_INFO_COMMENTS][1024]; /* the last file's, for its info */
 };
 
@@ -151,14 +151,16 @@ static bool key_str(unsigned char *buf, size_t *len, const struct span *s, size_
  * address, its function's name and file, its mapping's numbers and names; 0 when it has
  * names a key does not hold (too long, a NUL)
  */
-static size_t loc_key(const struct parse *ps, const struct ploc *l, size_t k,
-		      const struct pfunc *f, const struct pmap *mp, unsigned char *buf)
+static size_t loc_key(const struct parse *ps, const struct ploc *l, size_t k, const struct pfunc *f,
+		      const struct pmap *mp, unsigned char *buf)
 {
 	struct {
 		__u64 addr;
 		__s32 line;
 		__u8 kind, has_func, has_map, pad;
-	} head = {.addr = l->addr, .kind = f ? (__u8)f->kind : JP_FK_NATIVE, .has_func = !!f,
+	} head = {.addr = l->addr,
+		  .kind = f ? (__u8)f->kind : JP_FK_NATIVE,
+		  .has_func = !!f,
 		  .has_map = !!mp};
 	size_t len = 0;
 
@@ -201,7 +203,7 @@ int pp_merge_keys(struct parse *ps)
 				f->has_kind = true;
 			}
 			len = loc_key(ps, l, k, f, mp, key);
-			if (!len || ps->nlkeys + len > PM_MAX_SEG_KEY_BYTES)
+			if (!len || ps->nlkeys + len > PM_FILE_KEY_BYTES)
 				continue; /* made at the merge's own look-up */
 			if (ps->nlkeys + len > ps->cap_lkeys) {
 				size_t cap = ps->cap_lkeys ? ps->cap_lkeys * 2 : 64u << 10;
@@ -380,8 +382,8 @@ int pprof_merge__add_file(struct pprof_merge *pm, struct pprof_merge_file *pf,
 int pprof_merge__add(struct pprof_merge *pm, const void *buf, size_t len,
 		     struct pprof_read_info *info, char *why, size_t why_len)
 {
-	struct parse ps = {.m = pm->m, .why = why, .why_len = why_len, .info = info, .whole = true,
-			   .pm = pm};
+	struct parse ps = {
+		.m = pm->m, .why = why, .why_len = why_len, .info = info, .whole = true, .pm = pm};
 
 	return pp_read(&ps, buf, len);
 }

@@ -80,7 +80,8 @@ static jp_id map_id(struct parse *ps, struct pmap *mp)
 static struct pfunc *find_func(struct parse *ps, __u64 id)
 {
 	if (ps->func_at)
-		return id < ps->nfunc_at && ps->func_at[id] ? &ps->funcs[ps->func_at[id] - 1] : NULL;
+		return id < ps->nfunc_at && ps->func_at[id] ? &ps->funcs[ps->func_at[id] - 1]
+							    : NULL;
 	return pp_find_id_dense(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs), id, ps->funcs_dense);
 }
 
@@ -304,8 +305,8 @@ static jp_id labels_id(struct parse *ps, const struct psample *d)
 {
 	char comm[256], thread[256], cont[256], main[256];
 	__u64 k1 = (__u64)d->pid << 32 | d->tid;
-	__u64 k2 = d->comm ^ d->thread << 21 ^ d->cont << 42 ^ d->main << 11 ^
-		   (__u64)d->nfolded << 32;
+	__u64 k2 =
+		d->comm ^ d->thread << 21 ^ d->cont << 42 ^ d->main << 11 ^ (__u64)d->nfolded << 32;
 	__u64 *v = hmap_find2(&ps->lab_index, k1, k2);
 	struct jp_labels lab = {.pid = d->pid, .tid = d->tid, .nfolded = d->nfolded};
 	jp_id id;
@@ -331,8 +332,14 @@ static jp_id labels_id(struct parse *ps, const struct psample *d)
 	if (hmap_put2(&ps->lab_index, k1, k2, ps->nlabs) < 0)
 		return id;
 	ps->labs[ps->nlabs++] = (struct plabels){
-		.pid = d->pid, .tid = d->tid, .nfolded = d->nfolded, .comm = d->comm,
-		.thread = d->thread, .cont = d->cont, .main = d->main, .id = id,
+		.pid = d->pid,
+		.tid = d->tid,
+		.nfolded = d->nfolded,
+		.comm = d->comm,
+		.thread = d->thread,
+		.cont = d->cont,
+		.main = d->main,
+		.id = id,
 	};
 	return id;
 }

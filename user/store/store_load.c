@@ -136,8 +136,7 @@ static int add_one(struct pprof_merge *pm, const struct store_seg *seg, struct p
 int store__load(const struct store *s, __u64 since_s, __u64 until_s, struct model *dst,
 		store_seg_fn fn, void *ctx, struct store_load_result *ret)
 {
-	struct reader r = {.s = s, .mu = PTHREAD_MUTEX_INITIALIZER,
-			   .cv = PTHREAD_COND_INITIALIZER};
+	struct reader r = {.s = s, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 	struct pprof_merge *pm = pprof_merge__new(dst);
 	struct store_load_result res = {0};
 	size_t n, *idx = NULL;
