@@ -16,6 +16,9 @@ Then, against `jprof serve` on a free loopback port, each request timed from the
   - /api/profile of the whole day (2,880 segments) as HTML (once; serve stops a report at
     60 s: then its answer is the figure),
   - /api/recordings over --recordings of 200 saved recordings.
+--compare OTHER_BUILD: the hour's flame graph (HTML, pprof) also from OTHER_BUILD's jprof serve
+over the same store, the two servers' requests alternating (same machine, same load), and their
+ratios (e.g. a build of main against this tree's).
 Needs root (the daemon), `make all`. --json FILE writes every figure.
 """
 import argparse
@@ -159,6 +162,8 @@ def main():
     ap.add_argument("--source", help="a store whose segments make the day")
     ap.add_argument("--distinct", type=int, help="generated segments of N distinct stacks")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--compare", metavar="OTHER_BUILD",
+                    help="the hour's flame graph from OTHER_BUILD's jprof too, alternating")
     ap.add_argument("--json")
     a = ap.parse_args()
     if os.geteuid():
@@ -199,6 +204,24 @@ def main():
             res[key] = {"s": med, "min": lo, "max": hi, "bytes": size, "error": err}
             print(f"serve: {path.split('?')[0]} {key}: {med:.3f} s [{lo:.3f}..{hi:.3f}], "
                   f"{size} bytes" + (f"; answered {err}" if err else ""), flush=True)
+        if a.compare:
+            # the same requests to the other build's server, alternating with this one's
+            q, qbase, qtok = start_serve(os.path.join(a.compare, "jprof"),
+                                         ["--store", store, "--recordings", recs], tmp)
+            procs.append(q)
+            for key, path in figures[1:3]:
+                this, other = [], []
+                for _ in range(a.runs):
+                    other.append(timed(qbase + path, qtok, 1)[0])
+                    this.append(timed(base + path, tok, 1)[0])
+                mo, mt = statistics.median(other), statistics.median(this)
+                res[key + "_compare"] = {"other_build": a.compare, "other_s": mo, "this_s": mt,
+                                         "ratio": mo / mt if mt else None,
+                                         "other_runs": other, "this_runs": this}
+                print(f"serve: {key}: {a.compare} {mo:.3f} s, this build {mt:.3f} s: "
+                      f"x{mo / mt:.2f} (medians of {a.runs}, alternating)", flush=True)
+            q.terminate()
+            q.wait(timeout=10)
         p.terminate()
         p.wait(timeout=10)
         # without the index: a fresh server counts segments a second a request

@@ -69,6 +69,25 @@ int pp_cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* ids 1, 2 ... n in order (a sorted table as jprof writes it): id i is element i - 1 */
+bool pp_ids_dense(const void *base, size_t n, size_t size)
+{
+	for (size_t i = 0; i < n; i++)
+		if (*(const __u64 *)((const char *)base + i * size) != i + 1)
+			return false;
+	return true;
+}
+
+void pp_sort_ids(void *base, size_t n, size_t size)
+{
+	for (size_t i = 1; i < n; i++)
+		if (*(const __u64 *)((const char *)base + (i - 1) * size) >=
+		    *(const __u64 *)((const char *)base + i * size)) {
+			qsort(base, n, size, pp_cmp_id);
+			return;
+		}
+}
+
 /* every struct above starts with its u64 id: binary search by it */
 void *pp_find_id(void *base, size_t n, size_t size, __u64 id)
 {
@@ -174,7 +193,7 @@ static int top_level(struct parse *ps, const unsigned char *p, size_t n)
 	return err;
 }
 
-/* the comments, as strings of the model (they live as long as it) */
+/* the comments, as strings of the model (they live as long as it), or of the merge */
 static void info_comments(struct parse *ps)
 {
 	char buf[1024];
@@ -182,7 +201,9 @@ static void info_comments(struct parse *ps)
 
 	for (size_t i = 0; i < ps->ncomments; i++) {
 		s = pp_str_at(ps, ps->comments[i], buf, sizeof(buf));
-		s = s ? model__str(ps->m, s) : NULL;
+		if (s)
+			s = ps->pm ? pp_merge_keep(ps->pm, ps->info->ncomments, s)
+				   : model__str(ps->m, s);
 		if (s)
 			ps->info->comments[ps->info->ncomments++] = s;
 	}
@@ -197,67 +218,97 @@ int model__read_pprof_info(struct model *m, const void *buf, size_t len,
 			   struct pprof_read_info *info, char *why, size_t why_len)
 {
 	struct parse ps = {.m = m, .why = why, .why_len = why_len, .info = info};
+
+	return pp_read(&ps, buf, len);
+}
+
+int pp_prepare(struct parse *ps, const void *buf, size_t len)
+{
 	const unsigned char *p = buf;
-	unsigned char *raw = NULL;
-	jp_id *stack_buf = NULL;
 	int err;
 
-	if (why && why_len)
-		why[0] = '\0';
-	if (info)
-		memset(info, 0, sizeof(*info));
+	if (ps->why && ps->why_len)
+		ps->why[0] = '\0';
+	if (ps->info)
+		memset(ps->info, 0, sizeof(*ps->info));
 	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
-		err = pp_gunzip(p, len, &raw, &len);
+		err = pp_gunzip(p, len, &ps->raw, &len);
 		if (err)
-			return err == -E2BIG	? pp_over(&ps, "bytes uncompressed", PPROF_MAX_RAW)
-			       : err == -EINVAL ? pp_bad(&ps, "not valid gzip data")
+			return err == -E2BIG	? pp_over(ps, "bytes uncompressed", PPROF_MAX_RAW)
+			       : err == -EINVAL ? pp_bad(ps, "not valid gzip data")
 						: err;
-		p = raw;
+		p = ps->raw;
 	}
 	if (len > PPROF_MAX_RAW)
-		err = pp_over(&ps, "bytes uncompressed", PPROF_MAX_RAW);
+		err = pp_over(ps, "bytes uncompressed", PPROF_MAX_RAW);
 	else
-		err = top_level(&ps, p, len);
+		err = top_level(ps, p, len);
 	if (!err)
-		err = pp_parse_types(&ps);
-	if (!err && !ps.ncols)
-		err = pp_bad(&ps, "no sample types");
+		err = pp_parse_types(ps);
+	if (!err && !ps->ncols)
+		err = pp_bad(ps, "no sample types");
 	if (!err)
-		err = pp_parse_funcs(&ps);
+		err = pp_parse_funcs(ps);
 	if (!err)
-		err = pp_parse_maps(&ps);
+		err = pp_parse_maps(ps);
 	if (!err)
-		err = pp_parse_locs(&ps);
-	for (size_t i = 0; !err && i < ps.ncomments; i++) {
+		err = pp_parse_locs(ps);
+	for (size_t i = 0; !err && i < ps->ncomments; i++) {
 		char cb[64];
-		const char *c = pp_str_at(&ps, ps.comments[i], cb, sizeof(cb));
+		const char *c = pp_str_at(ps, ps->comments[i], cb, sizeof(cb));
 
 		if (c && !strncmp(c, "jprof:time_res_ms=", 18))
-			ps.time_res_ms = (__u32)strtoul(c + 18, NULL, 10);
+			ps->time_res_ms = (__u32)strtoul(c + 18, NULL, 10);
 	}
+	/* whole: the file checked first, so that a bad one adds nothing */
+	for (size_t i = 0; ps->whole && !err && i < ps->nsamples; i++)
+		err = pp_check_sample(ps, &ps->samples[i]);
+	if (!err && ps->whole) /* the merge's keys of its locations, here: maybe another thread */
+		err = pp_merge_keys(ps);
 	if (!err) {
-		stack_buf = malloc(PPROF_MAX_DEPTH * sizeof(*stack_buf));
-		if (!stack_buf)
+		ps->stack_buf = malloc(PPROF_MAX_DEPTH * sizeof(*ps->stack_buf));
+		if (!ps->stack_buf)
 			err = -ENOMEM;
 	}
-	for (size_t i = 0; !err && i < ps.nsamples; i++)
-		err = pp_parse_sample(&ps, &ps.samples[i], stack_buf);
-	if (!err && info)
-		info_comments(&ps);
-	for (size_t i = 0; ps.locs && i < ps.nlocs_raw; i++)
-		free(ps.locs[i].model_ids);
-	free(stack_buf);
-	free(ps.locs);
-	free(ps.lines);
-	free(ps.maps);
-	free(ps.funcs);
-	free(ps.strs);
-	free(ps.samples);
-	free(ps.maps_raw);
-	free(ps.locs_raw);
-	free(ps.funcs_raw);
-	free(ps.types_raw);
-	free(raw);
+	return err;
+}
+
+int pp_commit(struct parse *ps)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < ps->nsamples; i++)
+		err = pp_add_sample(ps, &ps->samples[i], ps->stack_buf);
+	if (!err && ps->info)
+		info_comments(ps);
+	return err;
+}
+
+void pp_parse_free(struct parse *ps)
+{
+	pp_samples_free(ps);
+	free(ps->stack_buf);
+	free(ps->locs);
+	free(ps->lines);
+	free(ps->maps);
+	free(ps->funcs);
+	free(ps->strs);
+	free(ps->samples);
+	free(ps->maps_raw);
+	free(ps->locs_raw);
+	free(ps->funcs_raw);
+	free(ps->types_raw);
+	free(ps->raw);
+	memset(ps, 0, sizeof(*ps));
+}
+
+int pp_read(struct parse *ps, const void *buf, size_t len)
+{
+	int err = pp_prepare(ps, buf, len);
+
+	if (!err)
+		err = pp_commit(ps);
+	pp_parse_free(ps);
 	return err;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* pprof_read_tables.c: a profile's tables (types, functions, mappings, locations), its samples */
+/* pprof_read_tables.c: a profile's tables (types, functions, mappings, locations) */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,8 +48,43 @@ int pp_parse_types(struct parse *ps)
 	return 0;
 }
 
+/*
+ * ps->func_at when the ids are distinct and at most PP_FUNC_AT_SPREAD times as many as the
+ * functions (16 MiB at most): 1 made (the table need not be sorted), 0 not (then sort and
+ * search), -ENOMEM
+ */
+#define PP_FUNC_AT_SPREAD 8
+#define PP_FUNC_AT_MAX	  (4u << 20)
+static int func_index(struct parse *ps)
+{
+	size_t n = ps->nfuncs_raw;
+	__u64 max = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max = ps->funcs[i].id > max ? ps->funcs[i].id : max;
+	if (!n || max >= PP_FUNC_AT_MAX || max > (__u64)n * PP_FUNC_AT_SPREAD + 1024)
+		return 0;
+	ps->func_at = calloc(max + 1, sizeof(*ps->func_at));
+	if (!ps->func_at)
+		return -ENOMEM;
+	ps->nfunc_at = max + 1;
+	for (size_t i = 0; i < n; i++) {
+		if (ps->func_at[ps->funcs[i].id]) {
+			/* equal ids: which one a search finds is the search's own matter */
+			free(ps->func_at);
+			ps->func_at = NULL;
+			ps->nfunc_at = 0;
+			return 0;
+		}
+		ps->func_at[ps->funcs[i].id] = (__u32)i + 1;
+	}
+	return 1;
+}
+
 int pp_parse_funcs(struct parse *ps)
 {
+	int err;
+
 	ps->funcs = calloc(ps->nfuncs_raw + 1, sizeof(*ps->funcs));
 	if (!ps->funcs)
 		return -ENOMEM;
@@ -76,7 +111,12 @@ int pp_parse_funcs(struct parse *ps)
 		    f->file >= ps->nstrs)
 			return pp_bad(ps, "malformed function");
 	}
-	qsort(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs), pp_cmp_id);
+	/* jprof's ids (function * kinds) come in the order of first use: indexed, not sorted */
+	err = func_index(ps);
+	if (err)
+		return err < 0 ? err : 0;
+	pp_sort_ids(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs));
+	ps->funcs_dense = pp_ids_dense(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs));
 	return 0;
 }
 
@@ -111,7 +151,8 @@ int pp_parse_maps(struct parse *ps)
 		if (r.err || !mp->id || mp->file >= ps->nstrs || mp->build_id >= ps->nstrs)
 			return pp_bad(ps, "malformed mapping");
 	}
-	qsort(ps->maps, ps->nmaps_raw, sizeof(*ps->maps), pp_cmp_id);
+	pp_sort_ids(ps->maps, ps->nmaps_raw, sizeof(*ps->maps));
+	ps->maps_dense = pp_ids_dense(ps->maps, ps->nmaps_raw, sizeof(*ps->maps));
 	return 0;
 }
 
@@ -168,209 +209,7 @@ int pp_parse_locs(struct parse *ps)
 		if (r.err || !l->id)
 			return pp_bad(ps, "malformed location");
 	}
-	qsort(ps->locs, ps->nlocs_raw, sizeof(*ps->locs), pp_cmp_id);
+	pp_sort_ids(ps->locs, ps->nlocs_raw, sizeof(*ps->locs));
+	ps->locs_dense = pp_ids_dense(ps->locs, ps->nlocs_raw, sizeof(*ps->locs));
 	return 0;
-}
-
-static enum jp_frame_kind kind_of(const char *sys)
-{
-	static const struct {
-		const char *name;
-		enum jp_frame_kind kind;
-	} kinds[] = {
-		{"native", JP_FK_NATIVE},
-		{"kernel", JP_FK_KERNEL},
-		{"jvm", JP_FK_JVM},
-		{"java-jit", JP_FK_JIT},
-		{"java-inlined", JP_FK_INLINED},
-		{"java-interpreted", JP_FK_INTERP},
-		{"marker", JP_FK_ROOT},
-	};
-
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(sys, kinds[i].name))
-			return kinds[i].kind;
-	return JP_FK_NATIVE;
-}
-
-/* model locations of one pprof location, leaf first (its lines: innermost first) */
-static int model_locs(struct parse *ps, struct ploc *l)
-{
-	char name[1024], sys[64], file[1024], mfile[1024], bid[256];
-
-	if (l->model_ids)
-		return 0;
-	l->model_ids = calloc(l->nlines ? l->nlines : 1, sizeof(*l->model_ids));
-	if (!l->model_ids)
-		return -ENOMEM;
-	for (size_t k = 0; k < (l->nlines ? l->nlines : 1); k++) {
-		struct jp_location loc = {.addr = l->addr};
-		const struct pfunc *f = NULL;
-		enum jp_frame_kind kind = JP_FK_NATIVE;
-
-		if (l->nlines) {
-			f = pp_find_id(ps->funcs, ps->nfuncs_raw, sizeof(*ps->funcs),
-				       ps->lines[l->line0 + k].func);
-			if (!f)
-				return pp_bad(ps, "a location names an unknown function");
-			loc.line = ps->lines[l->line0 + k].line <= 0x7fffffff
-					   ? (__s32)ps->lines[l->line0 + k].line
-					   : 0;
-		}
-		if (f) {
-			kind = kind_of(pp_str_at(ps, f->sys, sys, sizeof(sys)));
-			loc.func = model__func(ps->m, pp_str_at(ps, f->name, name, sizeof(name)),
-					       pp_str_at(ps, f->file, file, sizeof(file)),
-					       kind == JP_FK_JIT || kind == JP_FK_INLINED ||
-						       kind == JP_FK_INTERP);
-		} else {
-			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)l->addr);
-			loc.func = model__func(ps->m, name, "", false);
-		}
-		loc.kind = kind;
-		if (l->mapping) {
-			const struct pmap *mp =
-				pp_find_id(ps->maps, ps->nmaps_raw, sizeof(*ps->maps), l->mapping);
-			struct jp_mapping jm;
-
-			if (!mp)
-				return pp_bad(ps, "a location names an unknown mapping");
-			jm.start = mp->start;
-			jm.limit = mp->limit;
-			jm.offset = mp->offset;
-			jm.file = pp_str_at(ps, mp->file, mfile, sizeof(mfile));
-			jm.build_id = pp_str_at(ps, mp->build_id, bid, sizeof(bid));
-			loc.mapping = model__mapping(ps->m, &jm);
-			if (!loc.mapping)
-				return -ENOMEM;
-		}
-		l->model_ids[k] = loc.func ? model__location(ps->m, &loc) : 0;
-		if (!l->model_ids[k])
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/*
- * the time of the sample's adds: time_nanos + time_ms on the model's clock (set from the
- * first timed file when it has none: its wall clock, its resolution), else untimed
- */
-static void sample_time(struct parse *ps, bool timed, __u64 time_ms)
-{
-	struct model_time ti;
-	__u64 mono;
-
-	if (!timed) {
-		model__at(ps->m, 0);
-		return;
-	}
-	if (!ps->clock_set) {
-		model__time_info(ps->m, &ti);
-		if (!ti.has_clock) {
-			model__set_clock(ps->m, ps->time_ns, ps->time_ns);
-			if (ps->time_res_ms)
-				model__set_time_res(ps->m, ps->time_res_ms);
-		}
-		ps->clock_set = true;
-	}
-	mono = model__mono_of(ps->m, ps->time_ns + time_ms * 1000000ull);
-	model__at(ps->m, mono ? mono : 1);
-}
-
-int pp_parse_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
-{
-	struct rd r = {s->p, s->p + s->n, 0};
-	__u64 *loc_ids = NULL, *vals = NULL, val;
-	size_t nloc = 0, cap_loc = 0, nval = 0, cap_val = 0, depth = 0;
-	struct jp_labels lab = {.comm = "", .thread = "", .container = ""};
-	char comm[256] = "", thread[256] = "", cont[256] = "", main[256] = "", key[32];
-	struct span sp;
-	jp_id stack, labels;
-	bool timed = false;
-	__u64 time_ms = 0;
-	int f, wt, err = 0;
-
-	while (!err && (f = pp_rd_field(&r, &wt, &val, &sp))) {
-		if (f == 1 && (wt == 0 || wt == 2))
-			err = pp_add_u64s(&loc_ids, &nloc, &cap_loc, wt, val, &sp, PPROF_MAX_DEPTH);
-		else if (f == 2 && (wt == 0 || wt == 2))
-			err = pp_add_u64s(&vals, &nval, &cap_val, wt, val, &sp, 64);
-		else if (f == 3 && wt == 2) {
-			struct rd lr = {sp.p, sp.p + sp.n, 0};
-			__u64 k = 0, str = 0, num = 0, lv;
-			struct span lsp;
-			int lf, lwt;
-
-			while ((lf = pp_rd_field(&lr, &lwt, &lv, &lsp))) {
-				if (lwt != 0)
-					continue;
-				if (lf == 1)
-					k = lv;
-				else if (lf == 2)
-					str = lv;
-				else if (lf == 3)
-					num = lv;
-			}
-			if (lr.err || !pp_str_at(ps, k, key, sizeof(key)) || str >= ps->nstrs) {
-				err = pp_bad(ps, "malformed label");
-				break;
-			}
-			if (!strcmp(key, "pid"))
-				lab.pid = (__u32)num;
-			else if (!strcmp(key, "tid"))
-				lab.tid = (__u32)num;
-			else if (!strcmp(key, "comm"))
-				pp_str_at(ps, str, comm, sizeof(comm));
-			else if (!strcmp(key, "thread"))
-				pp_str_at(ps, str, thread, sizeof(thread));
-			else if (!strcmp(key, "container"))
-				pp_str_at(ps, str, cont, sizeof(cont));
-			else if (!strcmp(key, "main"))
-				pp_str_at(ps, str, main, sizeof(main));
-			else if (!strcmp(key, "exited_processes")) /* pid 0: added up */
-				lab.nfolded = num > UINT32_MAX ? UINT32_MAX : (__u32)num;
-			else if (!strcmp(key, "time_ms") && num < (1ull << 40)) {
-				timed = true; /* jprof's: ms past time_nanos */
-				time_ms = num;
-			}
-		}
-	}
-	if (!err && r.err)
-		err = pp_bad(ps, "malformed sample");
-	if (err == -E2BIG)
-		err = pp_bad(ps, "a sample is deeper than 8192 frames");
-	for (size_t i = 0; !err && i < nloc; i++) {
-		struct ploc *l = pp_find_id(ps->locs, ps->nlocs_raw, sizeof(*ps->locs), loc_ids[i]);
-
-		if (!l) {
-			err = pp_bad(ps, "a sample names an unknown location");
-			break;
-		}
-		err = model_locs(ps, l);
-		for (size_t k = 0; !err && k < (l->nlines ? l->nlines : 1); k++) {
-			if (depth >= PPROF_MAX_DEPTH) {
-				err = pp_bad(ps, "a sample is deeper than 8192 frames");
-				break;
-			}
-			stack_buf[depth++] = l->model_ids[k];
-		}
-	}
-	if (!err) {
-		lab.comm = comm;
-		lab.thread = thread;
-		lab.container = cont;
-		lab.main = main;
-		stack = model__stack(ps->m, stack_buf, depth);
-		labels = model__labels(ps->m, &lab);
-		if (!labels || (!stack && depth))
-			err = -ENOMEM;
-		sample_time(ps, timed, time_ms);
-		for (size_t i = 0; !err && i < nval && i < ps->ncols; i++)
-			if (ps->col[i] >= 0 && vals[i])
-				err = model__add(ps->m, stack, labels, ps->col[i], vals[i]);
-		model__at(ps->m, 0);
-	}
-	free(loc_ids);
-	free(vals);
-	return err;
 }

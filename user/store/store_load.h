@@ -24,9 +24,11 @@ struct store_load_result {
 };
 
 /*
- * Adds to dst every segment that overlaps [since_s, until_s): each is read into a model of
- * its own first, so one that is cut short or corrupt (a crash, power loss) is skipped whole
- * (told to fn) and never half-merged. 0, or -ENOMEM (dst then holds part of the range).
+ * Adds to dst every segment that overlaps [since_s, until_s), each read straight into dst
+ * (model/pprof_merge.h) and checked whole first, so one that is cut short or corrupt (a crash,
+ * power loss) is skipped whole (told to fn) and never half-merged. dst gets what reading each
+ * into a model of its own and copying it over would give. 0, or -ENOMEM/-ENOSPC (dst's
+ * budget; dst then holds part of the range).
  */
 int store__load(const struct store *s, __u64 since_s, __u64 until_s, struct model *dst,
 		store_seg_fn fn, void *ctx, struct store_load_result *ret);
