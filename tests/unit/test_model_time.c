@@ -156,6 +156,56 @@ TEST(budget_coarsens_and_keeps_totals)
 	model__free(m);
 }
 
+/*
+ * A recording's target (rec_model_new): its times stop growing with its length, and many
+ * rows raise it (TSERIES_ROW_FLOOR entries each) rather than lose the time data
+ */
+TEST(target_stops_growth_and_grows_with_rows)
+{
+	struct model *m = model__new();
+	struct model_time ti;
+	struct model_mem mm;
+	jp_id s[8], lab;
+	size_t at_half = 0;
+	char name[32];
+
+	model__set_clock(m, T0, W0);
+	model__set_time_target_bytes(m, 16 << 10);
+	lab = labels_of(m, 1, 1, "java");
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "S%d.run", i);
+		s[i] = one_stack(m, name);
+	}
+	/* 8 stacks, a sample every 10 ms for 20 minutes */
+	for (__u64 t = 0; t < 1200000; t += 10) {
+		model__at(m, T0 + t * MS);
+		EXPECT_EQ(model__add(m, s[(t / 10) % 8], lab, JP_VAL_CPU_SAMPLES, 1), 0);
+		if (t == 600000) {
+			model__mem(m, &mm);
+			at_half = mm.time_bytes;
+		}
+	}
+	model__mem(m, &mm);
+	model__time_info(m, &ti);
+	EXPECT_TRUE(mm.time_bytes <= 16 << 10);
+	EXPECT_TRUE(mm.time_bytes <= at_half);
+	EXPECT_TRUE(!ti.lost && ti.coarsened > 0);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 120000);
+	EXPECT_EQ(sums_differ(m), 0);
+	/* 2,000 rows: more than the target holds, one entry each; their times are kept */
+	for (int i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "R%d.run", i);
+		model__at(m, T0 + 1200000 * MS + (__u64)i * MS);
+		EXPECT_EQ(model__add(m, one_stack(m, name), lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	}
+	model__time_info(m, &ti);
+	model__mem(m, &mm);
+	EXPECT_TRUE(!ti.lost);
+	EXPECT_TRUE(mm.time_bytes > 16 << 10);
+	EXPECT_EQ(sums_differ(m), 0);
+	model__free(m);
+}
+
 TEST(budget_too_small_for_a_row_each_drops_time_not_samples)
 {
 	struct model *m = model__new();

@@ -179,6 +179,11 @@ const struct jp_time_ent *model__time(const struct model *m, size_t k, struct jp
 /* the time data's budget (TSERIES_MAX_BYTES by default); smaller for tests */
 void model__set_time_max_bytes(struct model *m, size_t max_bytes);
 /*
+ * The time data's target (0: none, the default): past it (and TSERIES_ROW_FLOOR entries a
+ * row) the slots coarsen, so a long recording's times stop growing with its length.
+ */
+void model__set_time_target_bytes(struct model *m, size_t target_bytes);
+/*
  * Adds row src_i of src, with its times, to dst's row of (stack, labels) (ids of dst):
  * the timed parts at their times (src's clock's wall time), the rest untimed. 0 or -errno.
  */

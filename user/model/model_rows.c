@@ -255,6 +255,11 @@ void model__set_time_max_bytes(struct model *m, size_t max_bytes)
 	m->ts.max_bytes = max_bytes;
 }
 
+void model__set_time_target_bytes(struct model *m, size_t target_bytes)
+{
+	m->ts.target_bytes = target_bytes;
+}
+
 static int add_row(struct model *dst, jp_id stack, jp_id labels, const struct model *src,
 		   size_t src_i, bool all, __u64 since_ns, __u64 until_ns);
 

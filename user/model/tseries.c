@@ -21,12 +21,23 @@ void tseries_free(struct tseries *t)
 	free(t->tail);
 	t->ents = NULL;
 	t->head = t->tail = NULL;
-	t->n = t->cap = t->nrows = 0;
+	t->n = t->cap = t->nrows = t->rows_used = 0;
 }
 
 size_t tseries_bytes(const struct tseries *t)
 {
 	return t->cap * t->esize + t->nrows * 2 * sizeof(__u32);
+}
+
+size_t tseries_budget(const struct tseries *t)
+{
+	size_t floor, b;
+
+	if (!t->target_bytes)
+		return t->max_bytes;
+	floor = t->rows_used * TSERIES_ROW_FLOOR * t->esize + t->nrows * 2 * sizeof(__u32);
+	b = t->target_bytes > floor ? t->target_bytes : floor;
+	return b < t->max_bytes ? b : t->max_bytes;
 }
 
 static bool fit_budget(struct tseries *t);
@@ -156,12 +167,12 @@ bool tseries_coarsen(struct tseries *t)
  */
 static bool fit_budget(struct tseries *t)
 {
-	size_t rows = t->nrows * 2 * sizeof(__u32), cap;
+	size_t rows = t->nrows * 2 * sizeof(__u32), cap, budget = tseries_budget(t);
 	char *e;
 
-	if (tseries_bytes(t) <= t->max_bytes)
+	if (tseries_bytes(t) <= budget)
 		return true;
-	cap = t->max_bytes > rows ? (t->max_bytes - rows) / t->esize : 0;
+	cap = budget > rows ? (budget - rows) / t->esize : 0;
 	while (cap && t->n > cap - cap / 4)
 		if (!tseries_coarsen(t))
 			break;
@@ -189,7 +200,7 @@ static int reserve(struct tseries *t)
 	cap = t->cap ? t->cap + t->cap / 2 : 256;
 	if (cap > TSERIES_MAX_ENTRIES)
 		cap = TSERIES_MAX_ENTRIES;
-	if (cap > t->cap && cap * t->esize + t->nrows * 2 * sizeof(__u32) <= t->max_bytes) {
+	if (cap > t->cap && cap * t->esize + t->nrows * 2 * sizeof(__u32) <= tseries_budget(t)) {
 		e = realloc(t->ents, cap * t->esize);
 		if (!e)
 			return -ENOMEM;
@@ -219,6 +230,8 @@ int tseries_add(struct tseries *t, __u32 row, unsigned int col, __u64 value)
 	err = rows_reserve(t, row);
 	if (err)
 		return err;
+	if (row >= t->rows_used)
+		t->rows_used = (size_t)row + 1;
 	if (!fit_budget(t))
 		return 0;
 	for (;;) {

@@ -16,6 +16,8 @@
 #define TSERIES_RES_MS	    100u
 #define TSERIES_MAX_BYTES   (64ull << 20)
 #define TSERIES_MAX_ENTRIES (1u << 24)
+/* with a target: room kept for this many entries a row, however small the target */
+#define TSERIES_ROW_FLOOR 8u
 
 /* an entry: its row (a model row id), slot, the next entry of the row (index + 1, 0: last) */
 struct tseries_ent {
@@ -29,11 +31,13 @@ struct tseries {
 	unsigned int ncols;
 	__u32 *head, *tail; /* per row id: its first and last entry (index + 1), 0 none */
 	size_t nrows;	    /* head/tail have nrows slots */
+	size_t rows_used;   /* the highest row id with an entry + 1 */
 	__u64 mono0, wall0; /* the clock: slot 0 starts at mono0 (wall0 by the wall clock) */
 	__u64 now;	    /* the time of the adds (mono ns); 0: untimed */
 	bool has_clock;
 	__u32 res_ms;
 	size_t max_bytes;
+	size_t target_bytes; /* 0, or coarsened past this (or TSERIES_ROW_FLOOR a row): tseries_budget */
 	__u32 coarsened; /* times the slots doubled */
 	bool lost;	 /* coarsening could not fit: the time data was dropped (then untimed) */
 };
@@ -41,6 +45,12 @@ struct tseries {
 void tseries_init(struct tseries *t);
 void tseries_free(struct tseries *t); /* the entries gone; clock and settings kept */
 size_t tseries_bytes(const struct tseries *t);
+/*
+ * What the entries may take: max_bytes; with a target, the target or TSERIES_ROW_FLOOR
+ * entries a row, whichever is larger, and never more than max_bytes. A long recording's
+ * slots coarsen once it is reached, so its time data stops growing with its length.
+ */
+size_t tseries_budget(const struct tseries *t);
 static inline struct tseries_ent *tseries_at(const struct tseries *t, size_t i)
 {
 	return (struct tseries_ent *)(t->ents + i * t->esize);

@@ -35,7 +35,7 @@ void rec_mem_report(const struct rec *r)
 		 "exited processes and %llu exec'd programs folded, %llu not: their pid taken "
 		 "again or their name run again), %zu "
 		 "locations, %zu functions, %zu strings; MB in rows %.1f, stacks %.1f, locations "
-		 "%.1f, strings %.1f); symbols: ELF %.1f MB, perf maps %.1f MB, "
+		 "%.1f, strings %.1f; times %.1f MB, %zu entries); symbols: ELF %.1f MB, perf maps %.1f MB, "
 		 "%llu pids, %llu files (%llu unloaded, %llu read again); processes: %llu held now "
 		 "(at most %llu), %llu exited and "
 		 "%llu exec'd forgotten, %llu exits found by a sweep; agent dictionaries %.1f MB "
@@ -46,7 +46,8 @@ void rec_mem_report(const struct rec *r)
 		 (unsigned long long)mm.folded, (unsigned long long)mm.folded_execs,
 		 (unsigned long long)join__fold_skipped(r->join), mm.locs, mm.funcs, mm.strs,
 		 mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0, mm.loc_bytes / 1048576.0,
-		 mm.str_bytes / 1048576.0, ss.elf_bytes / 1048576.0, ss.perfmap_bytes / 1048576.0,
+		 mm.str_bytes / 1048576.0, mm.time_bytes / 1048576.0, mm.time_entries,
+		 ss.elf_bytes / 1048576.0, ss.perfmap_bytes / 1048576.0,
 		 (unsigned long long)ss.pids, (unsigned long long)ss.dsos,
 		 (unsigned long long)ss.dsos_unloaded, (unsigned long long)ss.dsos_reloaded,
 		 (unsigned long long)ps.live, (unsigned long long)ps.peak,
