@@ -209,6 +209,12 @@ void join__report(const struct join *j, FILE *f, bool verbose);
 void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 alloc_interval);
 
 /*
+ * The daemon's SIGHUP: the agent events asked of every agent and those joined from now on
+ * (join_opts' agent_events and joined_events); records of others are skipped and counted.
+ */
+void join__set_agent_events(struct join *j, __u32 agent_events, __u32 joined_events);
+
+/*
  * From now on samples go to m (the old model may be freed): every model id the join caches
  * is dropped (see join.c). For a long run whose model's tables are replaced when they pass
  * a budget; samples and traces waiting stay and go to m.

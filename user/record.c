@@ -392,7 +392,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	}
 	signal(SIGPIPE, SIG_IGN);
 
-	r.model = model__new();
+	r.model = rec_model_new();
 	if (r.model) /* the samples' times: slot 0 is the recording's start */
 		model__set_clock(r.model, r.t_start_ns, wall_ns() - (mono_ns() - r.t_start_ns));
 	r.syms = syms__new(NULL);
@@ -483,7 +483,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		}
 		apply_join_updates(&r);
 		rec_take_exits(&r, mono_ns());
-		join__heartbeat(r.join, mono_ns(), rec_wanted_agent_events(o), o->alloc_interval);
+		join__heartbeat(r.join, mono_ns(), rec_wanted_agent_events(r.o), r.o->alloc_interval);
 		rec_handle_new_pids(&r);
 		rec_early_tick(&r, mono_ns());
 		rec_drop_withdrawn_agents(&r);

@@ -436,14 +436,14 @@ while True: time.sleep(0.01)' 3>&- &
 	printf 'interval = 1\nevents = cpu\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
 	sleep 3
-	printf 'interval = 1\nevents = cpu,offcpu,alloc\n' >"$OUT/jprof.conf"
+	printf 'interval = 1\nevents = cpu,offcpu,lock\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
 	sleep 2.2
 	stop_daemon
 	grep -q 'SIGHUP: events cpu: off-CPU programs detached' "$OUT/daemon.err"
-	grep -q "SIGHUP: events cpu,offcpu,alloc: at the daemon's next start: only off-CPU" \
+	grep -q "SIGHUP: events cpu,offcpu,lock: at the daemon's next start: only off-CPU and alloc" \
 		"$OUT/daemon.err"
-	grep -q 'SIGHUP: events cpu,offcpu,alloc: off-CPU programs attached again' "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,offcpu,lock: off-CPU programs attached again' "$OUT/daemon.err"
 	mapfile -t segs < <(segments)
 	local ev=() ns=() k1=-1 k2=-1 before=0 after=0
 	for ((i = 0; i < ${#segs[@]}; i++)); do
@@ -474,6 +474,89 @@ while True: time.sleep(0.01)' 3>&- &
 		after=$((after + ns[i]))
 	done
 	((after > 0))
+}
+
+# alloc_bytes SEGMENT: the allocation bytes a segment holds (its alloc_space column)
+alloc_bytes() {
+	go tool pprof -raw "$STORE/segments/$1" 2>/dev/null | awk '
+		/^Samples:/ { s = 1; next }
+		s == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^alloc_space\//) c = i; s = 2; next }
+		s == 2 && /^Locations/ { s = 0 }
+		s == 2 && c && $c ~ /^[0-9]+:?$/ { sub(/:$/, "", $c); t += $c }
+		END { print t + 0 }'
+}
+
+@test "SIGHUP: allocation sampling added to a running JVM's agent, then switched off again" {
+	command -v go >/dev/null || missing "go (Debian golang-go) for go tool pprof"
+	[[ -r $APPS/EvAlloc.class ]] || missing "EvAlloc not built in $APPS (make apps)"
+	require_jdk "$JDK17"
+	# 3 MiB of dying arrays and 1 MiB kept per round, for a minute
+	"$JDK17/bin/java" -Xmx256m -cp "$APPS" EvAlloc 0 60000 >"$OUT/app.out" 2>&1 3>&- &
+	APP_PID=$!
+	wait_ready "$OUT/app.out" 10
+	printf 'interval = 1\nevents = cpu\n' >"$OUT/jprof.conf"
+	start_daemon -p "$APP_PID" --config "$OUT/jprof.conf"
+	# the agent attached and connected, without allocation sampling
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "JVM $APP_PID (EvAlloc): Java stacks from" "$OUT/daemon.err" && break
+		sleep 0.1
+	done
+	"$JPROF" list >"$OUT/list.0"
+	cat "$OUT/list.0"
+	grep -Eq "^$APP_PID .* loaded +- +" "$OUT/list.0"
+	printf 'interval = 1\nevents = cpu,alloc\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	for ((i = 0; i < 100; i++)); do
+		"$JPROF" list >"$OUT/list.1" && grep -Eq "^$APP_PID .* alloc +" "$OUT/list.1" && break
+		sleep 0.1
+	done
+	cat "$OUT/list.1"
+	grep -Eq "^$APP_PID .* loaded +alloc +" "$OUT/list.1" || { cat "$OUT/daemon.err"; false; }
+	sleep 3
+	printf 'interval = 1\nevents = cpu\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	# the agent switches it off once the daemon's stamps stop (a second)
+	for ((i = 0; i < 50; i++)); do
+		"$JPROF" list >"$OUT/list.2" && grep -Eq "^$APP_PID .* loaded +- +" "$OUT/list.2" && break
+		sleep 0.1
+	done
+	cat "$OUT/list.2"
+	grep -Eq "^$APP_PID .* loaded +- +" "$OUT/list.2"
+	sleep 2.2
+	stop_daemon
+	cat "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,alloc: allocation sampling on from now (1 JVM load' "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu: allocation sampling off from now' "$OUT/daemon.err"
+	! grep -q "at the daemon's next start" "$OUT/daemon.err"
+	mapfile -t segs < <(segments)
+	local ev=() b=() k1=-1 k2=-1 on=0
+	for ((i = 0; i < ${#segs[@]}; i++)); do
+		ev[i]=$(seg_events "${segs[i]}")
+		b[i]=$(alloc_bytes "${segs[i]}")
+		echo "${segs[i]} ${ev[i]} ${b[i]}"
+		[[ ${ev[i]} != cpu,alloc ]] || ((k1 >= 0)) || k1=$i
+		[[ ${ev[i]} != cpu ]] || ((k1 < 0 || k2 >= 0)) || k2=$i
+	done
+	((k1 > 0 && k2 > k1))
+	# before: cpu, no allocations; while on: cpu,alloc and EvAlloc's bytes; after: cpu again
+	for ((i = 0; i < k1; i++)); do
+		[[ ${ev[i]} == cpu && ${b[i]} == 0 ]]
+	done
+	for ((i = k1; i < k2; i++)); do
+		[[ ${ev[i]} == cpu,alloc ]]
+		on=$((on + b[i]))
+	done
+	for ((i = k2; i < ${#segs[@]}; i++)); do
+		[[ ${ev[i]} == cpu ]]
+	done
+	echo "allocation bytes sampled while on: $on"
+	((on > 10000000))
+	# the allocated class, the leaf of an allocation's stack
+	for ((i = k1; i < k2; i++)); do
+		go tool pprof -raw "$STORE/segments/${segs[i]}" | grep -q 'long\[\]' && break
+	done
+	((i < k2))
 }
 
 # the requests fake_pyroscope.py logged that it took (status 200): "FROM UNTIL" lines

@@ -437,6 +437,12 @@ void join__set_jvm_threads_known(struct join *j, __u32 pid, bool known)
 		e->threads_known = known;
 }
 
+void join__set_agent_events(struct join *j, __u32 agent_events, __u32 joined_events)
+{
+	j->o.agent_events = agent_events;
+	j->o.joined_events = joined_events;
+}
+
 /* the reader protocol: every agent of the join learns this jprof still reads it */
 void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 alloc_interval)
 {

@@ -174,6 +174,30 @@ int attacher__add(struct attacher *a, const struct jvm_info *jvm, __u64 now_ns)
 	return 1;
 }
 
+int attacher__set_options(struct attacher *a, const char *options)
+{
+	char *copy = options ? strdup(options) : NULL;
+
+	if (options && !copy)
+		return -ENOMEM;
+	free(a->options);
+	a->options = copy;
+	a->o.options = copy;
+	return 0;
+}
+
+int attacher__load_again(struct attacher *a, __u32 pid, __u64 now_ns)
+{
+	struct ent *e = find(a, pid);
+
+	if (!e || e->st != ENT_JAVA || a->o.no_attach || a->agent_err)
+		return -ENOENT;
+	e->again = true;
+	e->next_ns = now_ns;
+	set_state(e, ENT_QUEUED, now_ns, NULL);
+	return 0;
+}
+
 static __u64 ms_ns(__u64 ms)
 {
 	return ms * 1000000ull;

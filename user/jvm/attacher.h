@@ -54,6 +54,17 @@ int attacher__add(struct attacher *a, const struct jvm_info *jvm, __u64 now_ns);
  * whose agent is loaded until their channel is connected. Never waits.
  */
 /*
+ * The daemon's SIGHUP: the agent options of attaches from now on (copied; NULL: none).
+ * 0, or -ENOMEM with the old ones kept.
+ */
+int attacher__set_options(struct attacher *a, const char *options);
+/*
+ * pid's agent is connected but lacks events the options now ask: it is loaded once more
+ * (JVM_ATTACH_AGAIN, one try, by attacher__poll), which adds them. -ENOENT when pid has no
+ * connected agent this attacher loaded or found, or attaching is off.
+ */
+int attacher__load_again(struct attacher *a, __u32 pid, __u64 now_ns);
+/*
  * The process pid exited or exec'd (why, for the report): its entry ends, a running helper
  * is stopped, and a later attacher__add of the pid (the new program, if a JVM) starts
  * afresh. An entry whose outcome was said while recording is taken out: the attacher holds

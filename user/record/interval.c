@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 
 #include "record/record_int.h"
+#include "ring.h" /* JP_RING_F_EV_*: join__missing_events */
 #include "model/filter.h"
 #include "model/spread.h"
 #include "store/store.h"
@@ -51,7 +52,7 @@ struct rec_interval {
 	unsigned int interval_s;
 	unsigned int freq_hz; /* the CPU sampler's rate now (-F, or --config's rate) */
 	bool offcpu_off;      /* the off-CPU programs loaded at the start, detached by a SIGHUP */
-	char events[64];      /* the events recorded now, as segments say them, when offcpu_off */
+	char events[64];      /* offcpu_off: the events recorded now, as segments say them */
 	struct store_limits lim;
 	struct rec_triggers *triggers; /* --mark-on-pause, -oom, -cpu; NULL: off */
 	struct pusher *pusher;	       /* --push-pyroscope, -otlp, -parca; NULL: off */
@@ -107,6 +108,9 @@ int rec_interval_open(struct rec *r)
 
 	if (!iv)
 		return -ENOMEM;
+	/* what SIGHUP changes of the options (record_meta, record_view read r->o) */
+	r->o_live = *o;
+	r->o = &r->o_live;
 	err = store__open_writer(o->store, &lim, now_s, &iv->store, why, sizeof(why));
 	if (err) {
 		pr_err("cannot use the store %s: %s", o->store, why[0] ? why : strerror(-err));
@@ -200,7 +204,7 @@ static void bound_model(struct rec *r)
 	struct model *m;
 
 	model__mem(r->model, &mm);
-	if (mm.bytes <= DICT_MAX_BYTES || !(m = model__new()))
+	if (mm.bytes <= DICT_MAX_BYTES || !(m = rec_model_new()))
 		return; /* out of memory: tried again after the next interval */
 	join__model_reset(r->join, m);
 	model__free(r->model);
@@ -227,6 +231,19 @@ static void note_failure(struct rec *r, const char *name, int err, __u64 samples
 		err == -EFBIG ? "larger than --max-size on its own" : strerror(-err));
 }
 
+/* "cpu,offcpu" less "offcpu": what segments say while the off-CPU programs are detached */
+static void events_without_offcpu(const char *all, char *buf, size_t len)
+{
+	char tmp[64], *save = NULL;
+	size_t n = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s", all);
+	buf[0] = '\0';
+	for (char *e = strtok_r(tmp, ",", &save); e && n < len; e = strtok_r(NULL, ",", &save))
+		if (strcmp(e, "offcpu"))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", e);
+}
+
 /* the open interval's account, [start_s, end_s), as its segment says it */
 static void interval_meta(struct rec *r, struct out_meta *meta, char *losses, size_t llen,
 			 __u64 end_s)
@@ -238,8 +255,11 @@ static void interval_meta(struct rec *r, struct out_meta *meta, char *losses, si
 	rec_segment_meta(r, meta);
 	if (meta->freq_hz) /* a SIGHUP may have changed it since the start */
 		meta->freq_hz = iv->freq_hz;
-	if (iv->offcpu_off)
+	if (iv->offcpu_off) { /* the start's events (and SIGHUP's alloc) less offcpu */
+		events_without_offcpu(meta->events ? meta->events : "", iv->events,
+				      sizeof(iv->events));
 		meta->events = iv->events;
+	}
 	meta->start_unix_ns = iv->start_s * NS_PER_S;
 	meta->duration_ns = (end_s - iv->start_s) * NS_PER_S;
 	meta->samples = rec_js_samples(r) - iv->samples0;
@@ -465,25 +485,48 @@ static void set_rate(struct rec *r, unsigned int hz)
 		hz, was);
 }
 
-/* "cpu,offcpu" less "offcpu": what segments say while the off-CPU programs are detached */
-static void events_without_offcpu(const char *all, char *buf, size_t len)
-{
-	char tmp[64], *save = NULL;
-	size_t n = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s", all);
-	buf[0] = '\0';
-	for (char *e = strtok_r(tmp, ",", &save); e && n < len; e = strtok_r(NULL, ",", &save))
-		if (strcmp(e, "offcpu"))
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", e);
+/*
+ * SIGHUP's allocation sampling, on or off from now (the open interval is written first:
+ * cut). On: every connected agent that lacks it is loaded once more, which adds its JVMTI
+ * capability and callback (jvmagent/agent.c add_events), and new JVMs are attached with
+ * it; the heartbeat's stamps switch it on. Off: the stamps stop and each agent switches it
+ * off within JP_RING_READER_GONE_MS; records still under way are skipped and counted.
+ */
+static void set_alloc(struct rec *r, bool on, const char *events)
+{
+	struct jp_opts *o = &r->o_live;
+	char opts[128];
+	unsigned int again = 0;
+
+	if (on)
+		o->agent_events |= JP_AGENT_EV_ALLOC;
+	else
+		o->agent_events &= ~JP_AGENT_EV_ALLOC;
+	join__set_agent_events(r->join, o->agent_events, rec_wanted_agent_events(o));
+	if (attacher__set_options(r->att, rec_agent_options(o, opts, sizeof(opts))))
+		pr_warn("SIGHUP: events %s: out of memory: JVMs found from now are attached "
+			"with the old options",
+			events);
+	for (size_t i = 0; on && i < r->nagents; i++)
+		if (r->agents[i].pid &&
+		    join__missing_events(r->join, r->agents[i].pid, false) & JP_RING_F_EV_ALLOC &&
+		    !attacher__load_again(r->att, r->agents[i].pid, mono_ns()))
+			again++;
+	if (on)
+		pr_info("SIGHUP: events %s: allocation sampling on from now (%u JVM%s load the "
+			"agent again to add it)",
+			events, again, again == 1 ? "" : "s");
+	else
+		pr_info("SIGHUP: events %s: allocation sampling off from now", events);
 }
 
 /*
- * SIGHUP's events. Off-CPU is the one that changes now: its programs (loaded at the start)
- * are detached, or attached again, on the session's maps; the join was set up for it at
- * the start either way. What needs other programs or other agent settings than the start
- * loaded (off-CPU the daemon did not start with, syscalls, alloc, lock, live, wall) waits
- * for the next start, and the line says which.
+ * SIGHUP's events. Off-CPU and alloc change now. Off-CPU: its programs (loaded at the
+ * start) are detached, or attached again, on the session's maps; the join was set up for
+ * it at the start either way. Alloc: set_alloc. What needs other programs or other agent
+ * settings than the start loaded (off-CPU the daemon did not start with, syscalls, lock,
+ * live, wall) waits for the next start, and the line says which.
  */
 static void set_events(struct rec *r, const char *events)
 {
@@ -491,68 +534,69 @@ static void set_events(struct rec *r, const char *events)
 	struct rec_interval *iv = r->iv;
 	struct jp_opts *now = calloc(1, sizeof(*now));
 	char *av[] = {"jprof", "daemon", "-e", (char *)events, NULL}, err[256];
-	const __u32 off = 1u << JP_EV_OFFCPU;
-	bool want_off, have_off = r->offcpu != NULL;
+	const __u32 off = 1u << JP_EV_OFFCPU, fixed = ~(__u32)JP_AGENT_EV_ALLOC;
+	bool want_off, have_off = r->offcpu != NULL, want_alloc, alloc_now, alloc_cut;
 
 	if (!now || opts_parse(4, av, now, err, sizeof(err))) {
 		free(now);
 		return; /* dconf_read checked it: only out of memory comes here */
 	}
 	want_off = now->events & off;
-	if ((now->events & ~off) != (o->events & ~off) || now->agent_events != o->agent_events ||
-	    now->wall != o->wall)
-		pr_warn("SIGHUP: events %s: at the daemon's next start: only off-CPU changes "
-			"while it runs (the others need other BPF programs or agent settings "
-			"than it started with)",
+	want_alloc = now->agent_events & JP_AGENT_EV_ALLOC;
+	alloc_now = want_alloc != !!(o->agent_events & JP_AGENT_EV_ALLOC);
+	alloc_cut = alloc_now;
+	if ((now->events & ~off) != (o->events & ~off) ||
+	    (now->agent_events & fixed) != (o->agent_events & fixed) || now->wall != o->wall)
+		pr_warn("SIGHUP: events %s: at the daemon's next start: only off-CPU and alloc "
+			"change while it runs (the others need other BPF programs or agent "
+			"settings than it started with)",
 			events);
-	if (want_off == have_off) {
-		free(now);
-		return;
-	}
-	if (want_off && !(o->events & off)) {
+	if (want_off != have_off && want_off && !(o->events & off)) {
 		pr_warn("SIGHUP: events %s: off-CPU at the daemon's next start (it started "
 			"without it: its programs are not loaded)",
 			events);
-	} else if (!want_off && (o->wall || o->agent_events & JP_AGENT_EV_LOCK)) {
+	} else if (want_off != have_off && !want_off && (o->wall || o->agent_events & JP_AGENT_EV_LOCK)) {
 		pr_warn("SIGHUP: events %s: off-CPU stays: -e %s needs its programs", events,
 			o->wall ? "wall" : "lock");
-	} else if (!want_off) {
-		struct out_meta m;
-
+	} else if (want_off != have_off) {
 		cut_interval(r); /* what it recorded with off-CPU: a segment of its own */
-		offcpu__free(r->offcpu);
-		r->offcpu = NULL;
-		rec_segment_meta(r, &m); /* the start's events, less offcpu */
-		events_without_offcpu(m.events ? m.events : "", iv->events, sizeof(iv->events));
-		iv->offcpu_off = true;
-		pr_info("SIGHUP: events %s: off-CPU programs detached; segments from now hold "
-			"no off-CPU time",
-			events);
-	} else {
-		struct offcpu_opts oo = {.min_block_ns = (__u64)o->min_block_us * 1000};
-		int e;
-
-		cut_interval(r);
-		e = offcpu__start(r->ks, &oo, &r->offcpu);
-		if (e) {
-			pr_warn("SIGHUP: events %s: the off-CPU programs would not attach again: "
-				"%s",
-				events, strerror(-e));
+		alloc_cut = false;
+		if (!want_off) {
+			offcpu__free(r->offcpu);
+			r->offcpu = NULL;
+			iv->offcpu_off = true;
+			pr_info("SIGHUP: events %s: off-CPU programs detached; segments from now "
+				"hold no off-CPU time",
+				events);
 		} else {
-			/* what blocked before it was attached is not in the segments */
-			offcpu__set_window(r->offcpu, mono_ns());
-			iv->offcpu_off = false;
-			pr_info("SIGHUP: events %s: off-CPU programs attached again", events);
+			struct offcpu_opts oo = {.min_block_ns = (__u64)o->min_block_us * 1000};
+			int e = offcpu__start(r->ks, &oo, &r->offcpu);
+
+			if (e) {
+				pr_warn("SIGHUP: events %s: the off-CPU programs would not attach "
+					"again: %s",
+					events, strerror(-e));
+			} else {
+				/* what blocked before it was attached is not in the segments */
+				offcpu__set_window(r->offcpu, mono_ns());
+				iv->offcpu_off = false;
+				pr_info("SIGHUP: events %s: off-CPU programs attached again", events);
+			}
 		}
 	}
+	if (alloc_cut)
+		cut_interval(r); /* what it recorded before: a segment of its own */
+	if (alloc_now)
+		set_alloc(r, want_alloc, events);
 	free(now);
 }
 
 /*
- * SIGHUP: --config read again. The interval's length, the store's limits, the rate and
- * off-CPU change now (the open interval is kept and ends at the new length's next boundary;
- * a new rate or off-CPU's change writes it first: set_rate, set_events); the other events
- * need other BPF programs or agent settings, so they wait for the next start, and say so.
+ * SIGHUP: --config read again. The interval's length, the store's limits, the rate,
+ * off-CPU and alloc change now (the open interval is kept and ends at the new length's next
+ * boundary; a new rate or an event's change writes it first: set_rate, set_events); the
+ * other events need other BPF programs or agent settings, so they wait for the next start,
+ * and say so.
  */
 static void reload(struct rec *r)
 {

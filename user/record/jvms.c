@@ -309,16 +309,18 @@ int rec_on_agent_ready(void *ctx, const struct jvm_info *jvm, bool attached_now)
 	err = connect_agent(r, jvm);
 	if (err)
 		return err;
-	/* an agent an earlier jprof loaded may lack the events asked: it adds them when loaded again */
-	if (!attached_now && !r->o->no_attach && join__missing_events(r->join, jvm->pid, true))
-		return 1;
+	/*
+	 * an agent an earlier jprof loaded may lack the events asked, and so may one this jprof
+	 * loaded before a SIGHUP asked for more (record/interval.c set_alloc): it adds them
+	 * when loaded again
+	 */
 	if (attached_now && !r->o->recompile)
 		join__set_jvm_note(
 			r->join, jvm->pid,
 			"agent attached late: in code the JIT compiled before that, "
 			"samples in inlined methods count for the method they were inlined "
 			"into; --recompile fixes this");
-	return 0;
+	return !r->o->no_attach && join__missing_events(r->join, jvm->pid, true) ? 1 : 0;
 }
 
 /*
@@ -682,6 +684,17 @@ const char *rec_agent_options(const struct jp_opts *o, char *buf, size_t size)
 	if (w && w < size)
 		buf[w - 1] = '\0';
 	return buf[0] ? buf : NULL;
+}
+
+struct model *rec_model_new(void)
+{
+	struct model *m = model__new();
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t target = (size_t)(cpus > 2 ? cpus : 2) << 21;
+
+	if (m)
+		model__set_time_target_bytes(m, target);
+	return m;
 }
 
 /* JP_AGENT_EV_* this recording wants from every agent: as in rec_agent_options() */

@@ -70,6 +70,8 @@ struct pidq {
 
 struct rec {
 	const struct jp_opts *o;
+	/* the daemon's: its options as SIGHUP changed them (its agent events); o points here */
+	struct jp_opts o_live;
 	unsigned int targets_gone; /* rounds since every -p process exited */
 	__u64 status_ns;	   /* the status line's last update (status_tick) */
 	__u64 mem_ns;		   /* -v: the last memory line while recording */
@@ -212,6 +214,11 @@ void rec_on_attach_note(void *ctx, const char *line);
 void rec_setup_initial_jvms(struct rec *r);
 const char *rec_agent_options(const struct jp_opts *o, char *buf, size_t size);
 __u32 rec_wanted_agent_events(const struct jp_opts *o);
+/*
+ * The recording's model, empty, with its time data's target: 2 MiB a CPU, 4 MiB at least
+ * (model__set_time_target_bytes: a long recording's slots coarsen past it). NULL: no memory.
+ */
+struct model *rec_model_new(void);
 
 /* record/early.c */
 void rec_early_found(struct rec *r, const struct jvm_info *jvm);
