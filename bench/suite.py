@@ -679,12 +679,25 @@ def part_serve(a, tmp):
     return res
 
 
+def part_stopwrite(a, tmp):
+    """stop and write: SIGINT to exit on a 30,000-sample H2 recording at 999 Hz (issue 33)"""
+    js = os.path.join(tmp, "stopwrite.json")
+    run_logged([sys.executable, os.path.join(REPO, "bench/stopwrite.py"), "--build", a.build,
+                "--java", a.java, "--runs", "1" if a.quick else "3", "--json", js], 1800)
+    with open(js) as f:
+        res = json.load(f)
+    say(f"stop and write, H2 at {res['hz']} Hz, {res['median_samples']:.0f} samples: SIGINT "
+        f"to exit {res['median_wall_s'] * 1000:.0f} ms wall, {res['median_cpu_s'] * 1000:.0f} "
+        f"ms of jprof's CPU (median of {len(res['runs'])}; target 300 ms)")
+    return res
+
+
 PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
          "longrun": part_longrun, "daemon": part_daemon, "churn": part_churn,
          "daemon-churn": part_daemon_churn, "trace": part_trace,
-         "serve": part_serve}
+         "serve": part_serve, "stopwrite": part_stopwrite}
 
 
 def main():
