@@ -407,11 +407,12 @@ PY
 	[[ $output == *"--mark-on-pause are daemon options"* ]]
 }
 
-# offcpu_ns SEGMENT: the off-CPU nanoseconds of a segment, as go tool pprof reads it (0: none)
-offcpu_ns() {
-	go tool pprof -raw "$STORE/segments/$1" 2>/dev/null | awk '
+# seg_total SEGMENT TYPE: the sum of a segment's sample type TYPE (offcpu, alloc_space), as go
+# tool pprof reads it (0: none)
+seg_total() {
+	go tool pprof -raw "$STORE/segments/$1" 2>/dev/null | awk -v ty="$2" '
 		/^Samples:/ { s = 1; next }
-		s == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^offcpu\//) c = i; s = 2; next }
+		s == 1 { for (i = 1; i <= NF; i++) if (index($i, ty "/") == 1) c = i; s = 2; next }
 		s == 2 && /^Locations/ { s = 0 }
 		s == 2 && c && $c ~ /^[0-9]+:?$/ { sub(/:$/, "", $c); t += $c }
 		END { print t + 0 }'
@@ -448,7 +449,7 @@ while True: time.sleep(0.01)' 3>&- &
 	local ev=() ns=() k1=-1 k2=-1 before=0 after=0
 	for ((i = 0; i < ${#segs[@]}; i++)); do
 		ev[i]=$(seg_events "${segs[i]}")
-		ns[i]=$(offcpu_ns "${segs[i]}")
+		ns[i]=$(seg_total "${segs[i]}" offcpu)
 		echo "${segs[i]} ${ev[i]} ${ns[i]}"
 		[[ ${ev[i]} != cpu ]] || ((k1 >= 0)) || k1=$i
 		[[ ${ev[i]} != cpu,offcpu ]] || ((k1 < 0 || k2 >= 0)) || k2=$i
@@ -474,16 +475,6 @@ while True: time.sleep(0.01)' 3>&- &
 		after=$((after + ns[i]))
 	done
 	((after > 0))
-}
-
-# alloc_bytes SEGMENT: the allocation bytes a segment holds (its alloc_space column)
-alloc_bytes() {
-	go tool pprof -raw "$STORE/segments/$1" 2>/dev/null | awk '
-		/^Samples:/ { s = 1; next }
-		s == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^alloc_space\//) c = i; s = 2; next }
-		s == 2 && /^Locations/ { s = 0 }
-		s == 2 && c && $c ~ /^[0-9]+:?$/ { sub(/:$/, "", $c); t += $c }
-		END { print t + 0 }'
 }
 
 @test "SIGHUP: allocation sampling added to a running JVM's agent, then switched off again" {
@@ -533,7 +524,7 @@ alloc_bytes() {
 	local ev=() b=() k1=-1 k2=-1 on=0
 	for ((i = 0; i < ${#segs[@]}; i++)); do
 		ev[i]=$(seg_events "${segs[i]}")
-		b[i]=$(alloc_bytes "${segs[i]}")
+		b[i]=$(seg_total "${segs[i]}" alloc_space)
 		echo "${segs[i]} ${ev[i]} ${b[i]}"
 		[[ ${ev[i]} != cpu,alloc ]] || ((k1 >= 0)) || k1=$i
 		[[ ${ev[i]} != cpu ]] || ((k1 < 0 || k2 >= 0)) || k2=$i
