@@ -259,13 +259,22 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 				"stacks compared, %llu identical (%.2f%%), %llu identical but for "
 				"the inlining at the interrupted pc, %llu differ, %llu not named; "
 				"compiled frames without their inlined ones: %llu identical "
+				"(%.2f%%); compiled frames against the agent's code records: %llu, "
+				"%llu the same (%.2f%%); stacks whose compiled frames all are: %llu "
 				"(%.2f%%)\n",
 				e->pid, (unsigned long long)vs.cmp, (unsigned long long)vs.cmp_same,
 				vs.cmp ? 100.0 * (double)vs.cmp_same / (double)vs.cmp : 0.0,
 				(unsigned long long)vs.cmp_leaf, (unsigned long long)vs.cmp_differ,
 				(unsigned long long)vs.cmp_unnamed,
 				(unsigned long long)vs.cmp_roots_same,
-				vs.cmp ? 100.0 * (double)vs.cmp_roots_same / (double)vs.cmp : 0.0);
+				vs.cmp ? 100.0 * (double)vs.cmp_roots_same / (double)vs.cmp : 0.0,
+				(unsigned long long)vs.cmp_frames,
+				(unsigned long long)vs.cmp_frames_same,
+				vs.cmp_frames ? 100.0 * (double)vs.cmp_frames_same /
+							(double)vs.cmp_frames
+					      : 0.0,
+				(unsigned long long)vs.cmp_rec_same,
+				vs.cmp ? 100.0 * (double)vs.cmp_rec_same / (double)vs.cmp : 0.0);
 	}
 	if (e->retired)
 		st = e->jw_st;

@@ -43,6 +43,13 @@ struct vmnames_stats {
 	 * alone (as before inlined frames were read)
 	 */
 	__u64 cmp, cmp_same, cmp_leaf, cmp_differ, cmp_unnamed, cmp_roots_same;
+	/*
+	 * ... their compiled frames (with their inlined methods) against the same frames named
+	 * by the agent's code records (jvm_agent__pc_chain): compared, the same names
+	 */
+	__u64 cmp_frames, cmp_frames_same;
+	/* stacks compared whose compiled frames the records know are all named the same */
+	__u64 cmp_rec_same;
 };
 
 /* where a compiled frame's pc is (vmnames__frames) */

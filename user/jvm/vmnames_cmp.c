@@ -41,11 +41,41 @@ static bool leaf_only(struct jvm_agent *a, const char *const *names, int n, int 
 	return false;
 }
 
+/*
+ * compiled frame f named from memory (names[0..c)) against the agent's code records: false
+ * when they name it otherwise (not when they do not know it)
+ */
+static bool frame_vs_records(struct vmnames *v, struct jvm_agent *a, const struct jp_jframe *f,
+			     enum vmnames_at at, const char *const *names, int c)
+{
+	__u64 ids[VMNAMES_MAX_CHAIN];
+	const __u64 *chain;
+	const __s32 *bci;
+	int n = jvm_agent__pc_chain(a, f->pc, at == VMN_AT_TOP, &chain, &bci);
+
+	/* code the agent does not know (yet): not compared */
+	if (n <= 0 || n > VMNAMES_MAX_CHAIN)
+		return true;
+	memcpy(ids, chain, (size_t)n * sizeof(*ids)); /* valid until the next call into a */
+	v->st.cmp_frames++;
+	if (n != c)
+		return false;
+	for (int i = 0; i < n; i++) {
+		const char *t = jvm_agent__method_name(a, ids[i], 0);
+
+		if (!t || strcmp(t, names[i]))
+			return false;
+	}
+	v->st.cmp_frames_same++;
+	return true;
+}
+
 void vmnames__compare(struct vmnames *v, struct jvm_agent *a, const struct jp_sample *s,
 		      const struct jp_jframe *f, const struct java_trace *tr)
 {
 	const char *chain[VMNAMES_MAX_CHAIN];
 	int n = 0, nr = 0, leaf = 0;
+	bool rec_same = true;
 
 	/* whole walks only; from a prologue the agent's walk drops the callee (jwalk.c) */
 	if (!v || !a || s->jstack_err != JP_JW_ENTRY || !s->jstack_len || tr->num_frames <= 0 ||
@@ -60,14 +90,18 @@ void vmnames__compare(struct vmnames *v, struct jvm_agent *a, const struct jp_sa
 			v->st.cmp_unnamed++;
 			return;
 		}
-		if (k == 0 && !f[k].method && !(f[k].pc & JP_JFRAME_NATIVE))
-			leaf = c;
+		if (!f[k].method && !(f[k].pc & JP_JFRAME_NATIVE)) {
+			rec_same &= frame_vs_records(v, a, &f[k], at, chain, c);
+			if (k == 0)
+				leaf = c;
+		}
 		for (int i = 0; i < c && n < VN_CMP_MAX; i++)
 			v->cmp_all[n++] = chain[i];
 		if (nr < VN_CMP_MAX)
 			v->cmp_roots[nr++] = chain[c - 1];
 	}
 	v->st.cmp++;
+	v->st.cmp_rec_same += rec_same;
 	if (n == tr->num_frames && same_from(a, v->cmp_all, n, tr, 0))
 		v->st.cmp_same++;
 	else if (leaf && leaf_only(a, v->cmp_all, n, leaf, tr))
