@@ -433,10 +433,18 @@ TEST(inlined_frames_from_the_debug_info)
 		EXPECT_EQ(vmnames__frames(vn, &f, VMN_ROOT, names, VMNAMES_MAX_CHAIN), 1);
 		EXPECT_EQ(vmnames__frames(vn, &f, VMN_AT_TOP, names, 1), 1);
 		EXPECT_STREQ(names[0], "pkg/Foo.run");
+		f.pc = VF_BASE + VF_NM_CODE + 0x90;
+		EXPECT_EQ(vmnames__frames(vn, &f, VMN_AT_RET, names, VMNAMES_MAX_CHAIN), 2);
+		EXPECT_STREQ(names[0], "pkg/Inl.inner");
+		/* past the last scope: the method alone, as the agent's records name it */
+		f.pc = VF_BASE + VF_NM_CODE + 0x95;
+		EXPECT_EQ(vmnames__frames(vn, &f, VMN_AT_TOP, names, VMNAMES_MAX_CHAIN), 1);
+		EXPECT_STREQ(names[0], "pkg/Foo.run");
 		vmnames__stats(vn, &ns);
-		/* one per pc and place read: 0x80 and 0x70 interrupted, 0x70 returned to */
-		EXPECT_EQ(ns.chains, 3);
-		EXPECT_EQ(ns.inlined, 2);
+		/* one per pc and place read: 0x80, 0x70 interrupted, 0x70, 0x90 returned to */
+		EXPECT_EQ(ns.chains, 4);
+		EXPECT_EQ(ns.inlined, 3);
+		EXPECT_EQ(ns.dbg_noscope, 1);
 		EXPECT_EQ(ns.dbg_failed, 0);
 		EXPECT_TRUE(ns.dbg_bytes > 0 && ns.dbg_bytes < 4096);
 		vmnames__free(vn);

@@ -54,6 +54,7 @@ int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack
 	j->early_bytes += cost;
 	e->early_held++;
 	/* names read now, while the JVM lives: it may be gone when they are wanted */
+	vmnames__sample(e->vn);
 	if (e->vn && !e->a)
 		for (__u32 k = 0; k < s->jstack_len; k++)
 			(void)mem_frames(e, s, jframes_of(s, ustack), k, NULL);
@@ -96,6 +97,7 @@ static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_samp
 	bool in_unknown = false, whole = true, mem = false;
 	size_t n = early_begin(j, e, s, kstack, ustack);
 
+	vmnames__sample(e->vn);
 	for (int f = 0; f < tr->num_frames; f++) {
 		const struct java_frame *jf = &tr->frames[f];
 		__s32 k = -2 - jf->bci;
@@ -148,6 +150,7 @@ static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_
 	bool in_unknown = false, whole = true;
 	size_t n = early_begin(j, e, s, kstack, ustack);
 
+	vmnames__sample(e->vn);
 	for (__u32 k = 0; k < s->jstack_len; k++) {
 		const char *chain[VMNAMES_MAX_CHAIN];
 		int c = mem_frames(e, s, f, k, chain);

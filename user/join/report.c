@@ -245,11 +245,13 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 		fprintf(f,
 			"jprof: JVM %u: method names read from its memory: %llu methods, %llu "
 			"could not be read, %llu over budget; compiled frames' inlining: %llu "
-			"chains read (%llu inlined frames), %llu not readable or not checking "
-			"out, %llu over budget (%llu bytes, %.1f ms); %llu reads, %llu bytes\n",
+			"chains read (%llu inlined frames), %llu with no scope at the pc, %llu not "
+			"readable or not checking out, %llu over budget (%llu bytes, %.1f ms); %llu "
+			"reads, %llu bytes\n",
 			e->pid, (unsigned long long)vs.methods, (unsigned long long)vs.failed,
 			(unsigned long long)vs.over_budget, (unsigned long long)vs.chains,
-			(unsigned long long)vs.inlined, (unsigned long long)vs.dbg_failed,
+			(unsigned long long)vs.inlined, (unsigned long long)vs.dbg_noscope,
+			(unsigned long long)vs.dbg_failed,
 			(unsigned long long)vs.dbg_over, (unsigned long long)vs.dbg_bytes,
 			(double)vs.dbg_ns / 1e6, (unsigned long long)vs.reads,
 			(unsigned long long)vs.bytes_read);

@@ -248,10 +248,17 @@ static const struct vn_chain *chain_of(struct vmnames *v, __u64 blob, __u64 pc, 
 	if (n > 0) {
 		v->st.chains++;
 		v->st.inlined += (__u64)(n - 1);
-	} else if (n == -E2BIG)
+	} else if (n == -E2BIG) {
+		/* not kept: read again when the budget has room */
+		static const struct vn_chain none;
+
 		v->st.dbg_over++;
-	else
+		return &none;
+	} else if (n == -ENODATA) {
+		v->st.dbg_noscope++;
+	} else {
 		v->st.dbg_failed++;
+	}
 	if (n > 0 && v->cused + (__u32)n > VN_CHAIN_POOL) {
 		/* full: every chain held is forgotten (read again when wanted) */
 		v->cused = 0;
@@ -265,6 +272,12 @@ static const struct vn_chain *chain_of(struct vmnames *v, __u64 blob, __u64 pc, 
 		c->n = (__u16)n;
 	}
 	return c;
+}
+
+void vmnames__sample(struct vmnames *v)
+{
+	if (v)
+		v->dbg_sample = 0;
 }
 
 int vmnames__frames(struct vmnames *v, const struct jp_jframe *f, enum vmnames_at at,

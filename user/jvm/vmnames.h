@@ -21,8 +21,9 @@
  * A compiled frame's inline chain: at most this deep (HotSpot's MaxInlineLevel is 15,
  * @ForceInline lambda forms go deeper); its debug info read per JVM at most (bytes)
  */
-#define VMNAMES_MAX_CHAIN     64
-#define VMNAMES_MAX_DBG_BYTES (64u << 20)
+#define VMNAMES_MAX_CHAIN      64
+#define VMNAMES_MAX_DBG_BYTES  (64u << 20)
+#define VMNAMES_MAX_DBG_SAMPLE (64u << 10) /* ... for one sample's frames (vmnames__sample) */
 
 struct vmnames;
 
@@ -31,10 +32,11 @@ struct vmnames_stats {
 	/*
 	 * compiled frames' inline chains read from their debug info (chains), frames so
 	 * named inlined (inlined), chains that could not be read or did not check out, the
-	 * frame named by its compiled method alone (dbg_failed; dbg_over: the budget), and
+	 * frame named by its compiled method alone (dbg_failed; dbg_over: a budget; dbg_noscope:
+	 * no scope recorded at or after the pc, as the agent's records name it too), and
 	 * the bytes read for them (dbg_bytes, in bytes_read too) and the time (dbg_ns)
 	 */
-	__u64 chains, inlined, dbg_failed, dbg_over, dbg_bytes, dbg_ns;
+	__u64 chains, inlined, dbg_failed, dbg_over, dbg_noscope, dbg_bytes, dbg_ns;
 	/*
 	 * --java-walk shadow: BPF's walks named from memory against the agent's trace of the
 	 * same sample (vmnames__compare): compared, the same names in the same order, the same
@@ -81,6 +83,8 @@ const char *vmnames__frame(struct vmnames *v, const struct jp_jframe *f);
  */
 int vmnames__frames(struct vmnames *v, const struct jp_jframe *f, enum vmnames_at at,
 		    const char **ret, int cap);
+/* a new sample's frames follow: its budget of debug info (VMNAMES_MAX_DBG_SAMPLE) anew */
+void vmnames__sample(struct vmnames *v);
 /*
  * --java-walk shadow: BPF's frames f of sample s named from memory (with their inlined
  * frames) against the agent's trace tr of the same sample, named by agent a; counted

@@ -81,6 +81,7 @@ void vmnames__compare(struct vmnames *v, struct jvm_agent *a, const struct jp_sa
 	if (!v || !a || s->jstack_err != JP_JW_ENTRY || !s->jstack_len || tr->num_frames <= 0 ||
 	    (s->flags & JP_SF_PROLOGUE))
 		return;
+	vmnames__sample(v);
 	for (__u32 k = 0; k < s->jstack_len; k++) {
 		enum vmnames_at at =
 			k == 0 && !(s->flags & JP_SF_AT_CALL) ? VMN_AT_TOP : VMN_AT_RET;

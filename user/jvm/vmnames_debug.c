@@ -96,9 +96,11 @@ int vn_pcdesc_find(const __u8 *win, size_t n, size_t stride, size_t pc_at, size_
 /* a read for the debug info, within its budget */
 static int dbg_read(struct vmnames *v, __u64 addr, void *buf, size_t n)
 {
-	if (v->st.dbg_bytes + n > VMNAMES_MAX_DBG_BYTES)
+	if (v->st.dbg_bytes + n > VMNAMES_MAX_DBG_BYTES ||
+	    v->dbg_sample + n > VMNAMES_MAX_DBG_SAMPLE)
 		return -E2BIG;
 	v->st.dbg_bytes += n;
+	v->dbg_sample += (__u32)n;
 	return vn_read(v, addr, buf, n) ? -EFAULT : 0;
 }
 
@@ -116,8 +118,11 @@ static __u32 field_end(struct vms_field f)
 	return f.off + f.size;
 }
 
-/* the nmethod's tables, where it says they are; ok 0 when they do not check out */
-static void nm_read(struct vmnames *v, __u64 blob, struct vn_nm *nm)
+/*
+ * the nmethod's tables, where it says they are; ok 0 when they do not check out. -E2BIG:
+ * not read (a budget), not to be kept
+ */
+static int nm_read(struct vmnames *v, __u64 blob, struct vn_nm *nm)
 {
 	const struct vms_debug *d = &v->l.dbg;
 	const struct vms_field fs[] = {d->meta,	    d->pcs, d->deps, d->sd_begin, d->imm,
@@ -125,6 +130,7 @@ static void nm_read(struct vmnames *v, __u64 blob, struct vn_nm *nm)
 	__u32 len = v->l.nm_method + 8, code_at = v->w.blob_code;
 	__u8 h[VN_HDR_MAX];
 	__u64 code;
+	int err;
 
 	*nm = (struct vn_nm){.blob = blob};
 	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
@@ -132,13 +138,16 @@ static void nm_read(struct vmnames *v, __u64 blob, struct vn_nm *nm)
 			len = field_end(fs[i]);
 	if (code_at + 8 > len)
 		len = code_at + 8;
-	if (len > sizeof(h) || dbg_read(v, blob, h, len))
-		return;
+	if (len > sizeof(h))
+		return 0;
+	err = dbg_read(v, blob, h, len);
+	if (err)
+		return err == -E2BIG ? err : 0;
 	nm->method = hdr_get(h, (struct vms_field){v->l.nm_method, 8});
 	code = v->w.code_is_offset ? blob + (__u64)get_s32(h + code_at)
 				   : hdr_get(h, (struct vms_field){code_at, 8});
 	if (!nm->method || code < blob || code - blob > VN_MAX_TABLE)
-		return;
+		return 0;
 	nm->code = code;
 	if (d->layout == VMS_DBG_IMMUTABLE) {
 		__u64 imm = hdr_get(h, d->imm), mut = hdr_get(h, d->mut);
@@ -148,7 +157,7 @@ static void nm_read(struct vmnames *v, __u64 blob, struct vn_nm *nm)
 
 		if (!imm || !mut || imm_size > VN_MAX_TABLE || mut_size > VN_MAX_TABLE ||
 		    reloc > mut_size || sd > imm_size || pcs > imm_size)
-			return;
+			return 0;
 		/* the scopes data and the PcDescs side by side, in either order */
 		if (pcs < sd) {
 			nm->pcs = imm + pcs;
@@ -169,7 +178,7 @@ static void nm_read(struct vmnames *v, __u64 blob, struct vn_nm *nm)
 
 		if (meta > pcs || pcs > deps || deps > VN_MAX_TABLE || sd < blob + meta ||
 		    sd > blob + pcs)
-			return;
+			return 0;
 		nm->meta = blob + meta;
 		nm->n_meta = (__u32)((sd - nm->meta) / 8);
 		nm->sd = sd;
@@ -177,9 +186,10 @@ static void nm_read(struct vmnames *v, __u64 blob, struct vn_nm *nm)
 		nm->pcs = blob + pcs;
 		nm->n_pcs = (__u32)((deps - pcs) / d->pcd_size);
 	} else {
-		return;
+		return 0;
 	}
 	nm->ok = nm->n_pcs > 0 && nm->sd_len > 0 && nm->n_meta > 0;
+	return 0;
 }
 
 /* the scope decode offset of the PcDesc for pc offset target: 0, or -errno */
@@ -211,6 +221,9 @@ static int pcdesc_scope(struct vmnames *v, const struct vn_nm *nm, __s64 target,
 	if (err)
 		return err;
 	i = vn_pcdesc_find(win, cnt, d->pcd_size, d->pcd_pc.off, d->pcd_scope.off, target, ret);
+	/* none to the table's end: the agent's records name the method alone there too */
+	if (i == -ENOENT && lo + cnt == nm->n_pcs)
+		return -ENODATA;
 	return i < 0 ? i : 0;
 }
 
@@ -260,10 +273,12 @@ int vn_chain(struct vmnames *v, __u64 blob, __u64 pc, enum vmnames_at at, __u64 
 
 	if (!blob || !v->l.dbg.layout)
 		return -ENOENT;
-	if (nm->blob != blob)
-		nm_read(v, blob, nm);
+	if (nm->blob != blob && nm_read(v, blob, nm)) {
+		nm->blob = 0; /* over a budget: read again when there is room */
+		return -E2BIG;
+	}
 	if (!nm->ok)
-		return v->st.dbg_bytes >= VMNAMES_MAX_DBG_BYTES ? -E2BIG : -ENOENT;
+		return -ENOENT;
 	if (pc < nm->code || pc - nm->code >= 0x7fffffff)
 		return -ENOENT;
 	err = pcdesc_scope(v, nm, (__s64)(pc - nm->code) + (at == VMN_AT_TOP), &scope);

@@ -62,6 +62,7 @@ struct vmnames {
 	const char *cmp_all[VN_CMP_MAX], *cmp_roots[VN_CMP_MAX];
 	/* UNSIGNED5's excluded bytes: 0 before JDK 20, 1 since; -1 not known yet */
 	int u5x;
+	__u32 dbg_sample; /* debug info read for this sample (vmnames__sample) */
 	struct vmnames_stats st;
 };
 
@@ -75,7 +76,8 @@ __u64 vn_pc_blob(struct vmnames *v, __u64 pc, __u64 *ret_m);
 /*
  * The inline chain of nmethod blob at pc (at: VMN_AT_TOP or VMN_AT_RET) into ret[] (at
  * most cap Method*s, innermost first, the compiled method last): how many, or -errno
- * (-ENOENT no debug info there, -EPROTO it does not check out, -E2BIG a budget)
+ * (-ENOENT no debug info there, -ENODATA no scope recorded at or after pc, -EPROTO it does
+ * not check out, -E2BIG a budget)
  */
 int vn_chain(struct vmnames *v, __u64 blob, __u64 pc, enum vmnames_at at, __u64 *ret, int cap);
 
