@@ -50,7 +50,7 @@ shadow_run() {
 	read -r cmp same leaf frames fsame rsame < <(cmp_line) || return 1
 	echo "compared $cmp, identical $same, but for the leaf's inlining $leaf;" \
 		"compiled frames $frames, as the agent's code records $fsame; stacks $rsame"
-	((cmp >= 500 && (same + leaf) * 100 >= cmp * 99))
+	((cmp >= 300 && (same + leaf) * 100 >= cmp * 99))
 	((frames >= cmp && fsame == frames && rsame == cmp))
 }
 
