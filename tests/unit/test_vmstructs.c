@@ -13,7 +13,7 @@
 
 #include "harness.h"
 #include "vms_fixture.h"
-#include "jvm/vmnames.h"
+#include "jvm/vmnames_int.h"
 #include "sym/elf_syms.h"
 #include "sym_fixture.h"
 
@@ -323,5 +323,200 @@ TEST(thread_list_for_the_walk_from_the_anchor)
 	EXPECT_EQ(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &st), 0);
 	EXPECT_TRUE(!nl.threads.ok);
 	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, 0, t, 4, &n, &list, NULL), -EINVAL);
+	free(v);
+}
+
+/* UNSIGNED5 as HotSpot writes it: below L one byte, else L + 6 bits at a time, x added */
+static size_t u5_put(unsigned char *b, __u32 val, unsigned int x)
+{
+	const __u32 low = 256 - 64 - x;
+	size_t n = 0;
+
+	for (int i = 0; i < 4 && val >= low; i++) {
+		val -= low;
+		b[n++] = (unsigned char)(low + (val & 63) + x);
+		val >>= 6;
+	}
+	b[n++] = (unsigned char)(val + x);
+	return n;
+}
+
+TEST(unsigned5_and_scope_headers)
+{
+	const __u32 vals[] = {0, 1, 190, 191, 192, 255, 300, 12345, 1u << 20, 0x7fffffff};
+	unsigned char b[64];
+	struct vn_scope sc;
+
+	for (unsigned int x = 0; x <= 1; x++) {
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+			size_t len = u5_put(b, vals[i], x), pos = 0;
+			__u32 got = 0;
+
+			EXPECT_EQ(vn_u5(b, len, &pos, x, &got), 0);
+			EXPECT_EQ(got, vals[i]);
+			EXPECT_EQ(pos, len);
+			/* cut short: refused */
+			pos = 0;
+			if (len > 1)
+				EXPECT_EQ(vn_u5(b, len - 1, &pos, x, &got), -EPROTO);
+		}
+	}
+	/* an excluded byte (0 since JDK 20) is refused */
+	b[0] = 0;
+	{
+		size_t pos = 0;
+		__u32 got;
+
+		EXPECT_EQ(vn_u5(b, 1, &pos, 1, &got), -EPROTO);
+	}
+	/* a scope: sender before it, a method index, bci - InvocationEntryBci */
+	b[0] = 3, b[1] = 2, b[2] = 8;
+	EXPECT_EQ(vn_scope_decode(b, 3, 5, 0, &sc), 0);
+	EXPECT_EQ(sc.sender, 3);
+	EXPECT_EQ(sc.midx, 2);
+	EXPECT_EQ(sc.bci, 7);
+	/* a caller's scope after its callee's (a loop), index 0, a bci out of range */
+	EXPECT_EQ(vn_scope_decode(b, 3, 3, 0, &sc), -EPROTO);
+	b[1] = 0;
+	EXPECT_EQ(vn_scope_decode(b, 3, 5, 0, &sc), -EPROTO);
+	b[1] = 2;
+	EXPECT_EQ(vn_scope_decode(b, 2 + u5_put(b + 2, 70000, 0), 5, 0, &sc), -EPROTO);
+}
+
+TEST(pcdesc_found_as_the_agent_finds_it)
+{
+	const __s32 pcs[5][4] = {{-1, 0}, {0x70, 9}, {0x80, 0}, {0x90, 12}, {0x7fffffff, 0}};
+	__u32 scope = 0;
+
+	/* a return address at a recorded pc: that one; between: the next with a scope */
+	EXPECT_EQ(vn_pcdesc_find((const __u8 *)pcs, 5, 16, 0, 4, 0x70, &scope), 1);
+	EXPECT_EQ(scope, 9);
+	EXPECT_EQ(vn_pcdesc_find((const __u8 *)pcs, 5, 16, 0, 4, 0x71, &scope), 3);
+	EXPECT_EQ(scope, 12);
+	/* past the last with a scope: none (the sentinel has none) */
+	EXPECT_EQ(vn_pcdesc_find((const __u8 *)pcs, 5, 16, 0, 4, 0x91, &scope), -ENOENT);
+	/* a stride that cannot hold the fields */
+	EXPECT_EQ(vn_pcdesc_find((const __u8 *)pcs, 5, 4, 0, 4, 0, &scope), -EINVAL);
+}
+
+/* a compiled frame named with the method inlined at its pc, JDK 17's encoding and 20's */
+TEST(inlined_frames_from_the_debug_info)
+{
+	for (unsigned int x = 0; x <= 1; x++) {
+		struct vf *v = vf_new();
+		struct vms_stats st = { 0 };
+		struct vmnames_stats ns;
+		struct vms_names nl;
+		struct jp_jwalk w;
+		struct vmnames *vn;
+		const char *names[VMNAMES_MAX_CHAIN];
+		struct jp_jframe f = { .pc = VF_BASE + VF_NM_CODE + 0x80 };
+
+		ASSERT_TRUE(v != NULL);
+		EXPECT_EQ(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &st), 0);
+		EXPECT_EQ(nl.dbg.layout, VMS_DBG_OFFSETS);
+		EXPECT_EQ(nl.dbg.pcd_size, 16);
+		vf_nmethod(v, &w, x);
+		vn = vmnames__new_reader(&w, &nl, vf_read, v);
+		ASSERT_TRUE(vn != NULL);
+		/* interrupted between the two: the next recorded pc's scope, inlined first */
+		ASSERT_TRUE(vmnames__frames(vn, &f, VMN_AT_TOP, names, VMNAMES_MAX_CHAIN) == 2);
+		EXPECT_STREQ(names[0], "pkg/Inl.inner");
+		EXPECT_STREQ(names[1], "pkg/Foo.run");
+		/* a return address at 0x70: the method alone; at 0x90 the inlined one too */
+		f.pc = VF_BASE + VF_NM_CODE + 0x70;
+		EXPECT_EQ(vmnames__frames(vn, &f, VMN_AT_RET, names, VMNAMES_MAX_CHAIN), 1);
+		EXPECT_STREQ(names[0], "pkg/Foo.run");
+		/* interrupted at 0x70: the scope after it */
+		EXPECT_EQ(vmnames__frames(vn, &f, VMN_AT_TOP, names, VMNAMES_MAX_CHAIN), 2);
+		/* the method alone when asked (a prologue), or when the chain does not fit */
+		EXPECT_EQ(vmnames__frames(vn, &f, VMN_ROOT, names, VMNAMES_MAX_CHAIN), 1);
+		EXPECT_EQ(vmnames__frames(vn, &f, VMN_AT_TOP, names, 1), 1);
+		EXPECT_STREQ(names[0], "pkg/Foo.run");
+		f.pc = VF_BASE + VF_NM_CODE + 0x90;
+		EXPECT_EQ(vmnames__frames(vn, &f, VMN_AT_RET, names, VMNAMES_MAX_CHAIN), 2);
+		EXPECT_STREQ(names[0], "pkg/Inl.inner");
+		/* past the last scope: the method alone, as the agent's records name it */
+		f.pc = VF_BASE + VF_NM_CODE + 0x95;
+		EXPECT_EQ(vmnames__frames(vn, &f, VMN_AT_TOP, names, VMNAMES_MAX_CHAIN), 1);
+		EXPECT_STREQ(names[0], "pkg/Foo.run");
+		vmnames__stats(vn, &ns);
+		/* one per pc and place read: 0x80, 0x70 interrupted, 0x70, 0x90 returned to */
+		EXPECT_EQ(ns.chains, 4);
+		EXPECT_EQ(ns.inlined, 3);
+		EXPECT_EQ(ns.dbg_noscope, 1);
+		EXPECT_EQ(ns.dbg_failed, 0);
+		EXPECT_TRUE(ns.dbg_bytes > 0 && ns.dbg_bytes < 4096);
+		vmnames__free(vn);
+
+		/* hostile tables: each falls back to the compiled method alone, counted */
+		for (int bad = 0; bad < 5; bad++) {
+			__s32 big = 0x7ffffff0;
+
+			vf_nmethod(v, &w, x);
+			if (bad == 0) /* the inlined scope names a metadata slot past the table */
+				v->mem[VF_NM + 0x210 + 5] = (unsigned char)(9 + x);
+			else if (bad == 1) /* its caller's scope after it: a loop */
+				v->mem[VF_NM + 0x210 + 4] = (unsigned char)(6 + x);
+			else if (bad == 2) /* the outermost method is not the nmethod's */
+				vf_put(v, VF_NM + 0x208, VF_BASE + VF_METHOD2);
+			else if (bad == 3) /* tables past any size believed */
+				memcpy(v->mem + VF_NM + 0x68, &big, 4);
+			else /* the PcDesc's scope offset outside the scopes data */
+				memcpy(v->mem + VF_NM + 0x220 + 2 * 16 + 4, &big, 4);
+			vn = vmnames__new_reader(&w, &nl, vf_read, v);
+			ASSERT_TRUE(vn != NULL);
+			f.pc = VF_BASE + VF_NM_CODE + 0x80;
+			EXPECT_EQ(vmnames__frames(vn, &f, VMN_AT_TOP, names, VMNAMES_MAX_CHAIN), 1);
+			EXPECT_STREQ(names[0], "pkg/Foo.run");
+			vmnames__stats(vn, &ns);
+			EXPECT_EQ(ns.chains, 0);
+			EXPECT_EQ(ns.dbg_failed, 1);
+			vmnames__free(vn);
+		}
+		free(v);
+	}
+}
+
+/* JDK 25: the tables in the nmethod's immutable data, the metadata in its mutable data */
+TEST(inlined_frames_jdk25_immutable_and_mutable_data)
+{
+	struct vf *v = vf_new();
+	struct vms_stats st = { 0 };
+	struct vms_names nl;
+	struct jp_jwalk w;
+	struct vmnames *vn;
+	const char *names[VMNAMES_MAX_CHAIN];
+	struct jp_jframe f = { .pc = VF_BASE + VF_NM_CODE + 0x80 };
+	const __s32 i32[][2] = {{0x1c, 0x100}, {0x78, 0x60}, {0x7c, 0x10}, {0x80, 0x50},
+				{0x90, 0x30}, {0x94, 0x20}};
+
+	ASSERT_TRUE(v != NULL);
+	vf_field(v, "CodeBlob", "_code_offset", "int", 0, 0x1c, 0);
+	vf_field(v, "nmethod", "_immutable_data", "address", 0, 0x70, 0);
+	vf_field(v, "nmethod", "_immutable_data_size", "int", 0, 0x78, 0);
+	vf_field(v, "nmethod", "_scopes_pcs_offset", "int", 0, 0x7c, 0);
+	vf_field(v, "nmethod", "_scopes_data_offset", "int", 0, 0x80, 0);
+	vf_field(v, "CodeBlob", "_mutable_data", "address", 0, 0x88, 0);
+	vf_field(v, "CodeBlob", "_mutable_data_size", "int", 0, 0x90, 0);
+	vf_field(v, "CodeBlob", "_relocation_size", "int", 0, 0x94, 0);
+	EXPECT_EQ(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &st), 0);
+	ASSERT_TRUE(nl.dbg.layout == VMS_DBG_IMMUTABLE);
+	/* JDK 17's tables moved: PcDescs then scopes data at 0x300, metadata at 0x420 */
+	vf_nmethod(v, &w, 1);
+	memcpy(v->mem + VF_NM + 0x300 + 0x10, v->mem + VF_NM + 0x220, 0x40);
+	memcpy(v->mem + VF_NM + 0x300 + 0x50, v->mem + VF_NM + 0x210, 0x10);
+	memcpy(v->mem + VF_NM + 0x420, v->mem + VF_NM + 0x200, 0x10);
+	memset(v->mem + VF_NM + 0x200, 0, 0x60);
+	vf_put(v, VF_NM + 0x70, VF_BASE + VF_NM + 0x300);
+	vf_put(v, VF_NM + 0x88, VF_BASE + VF_NM + 0x400);
+	for (size_t i = 0; i < sizeof(i32) / sizeof(i32[0]); i++)
+		memcpy(v->mem + VF_NM + i32[i][0], &i32[i][1], 4);
+	vn = vmnames__new_reader(&w, &nl, vf_read, v);
+	ASSERT_TRUE(vn != NULL);
+	ASSERT_TRUE(vmnames__frames(vn, &f, VMN_AT_TOP, names, VMNAMES_MAX_CHAIN) == 2);
+	EXPECT_STREQ(names[0], "pkg/Inl.inner");
+	EXPECT_STREQ(names[1], "pkg/Foo.run");
+	vmnames__free(vn);
 	free(v);
 }

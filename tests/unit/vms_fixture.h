@@ -147,6 +147,13 @@ static inline void vf_build(struct vf *v)
 	vf_field(v, "Symbol", "_length", "u2", 0, 4, 0);
 	vf_field(v, "Symbol", "_body", "u1", 0, 6, 0);
 	vf_field(v, "CompiledMethod", "_method", "Method*", 0, 0x48, 0);
+	/* a compiled method's debug info (vmnames_debug.c), JDK 17's way */
+	vf_field(v, "CompiledMethod", "_scopes_data_begin", "address", 0, 0x50, 0);
+	vf_field(v, "nmethod", "_metadata_offset", "int", 0, 0x60, 0);
+	vf_field(v, "nmethod", "_scopes_pcs_offset", "int", 0, 0x64, 0);
+	vf_field(v, "nmethod", "_dependencies_offset", "int", 0, 0x68, 0);
+	vf_field(v, "PcDesc", "_pc_offset", "int", 0, 0, 0);
+	vf_field(v, "PcDesc", "_scope_decode_offset", "int", 0, 4, 0);
 	/* the thread list (the walk from a thread's frame anchor) */
 	vf_field(v, "ThreadsSMRSupport", "_java_thread_list", "ThreadsList*", 1, 0,
 		 VF_BASE + VF_STATICS + 16);
@@ -160,6 +167,7 @@ static inline void vf_build(struct vf *v)
 	vf_type(v, "ConstMethod", 0x38);
 	vf_type(v, "HeapBlock", 16);
 	vf_type(v, "Method", 0x58);
+	vf_type(v, "PcDesc", 16);
 	/* the statics and what they point to */
 	vf_put(v, VF_STATICS, VF_BASE + VF_GA);
 	vf_put(v, VF_STATICS + 8, VF_STUB_RET);
@@ -186,19 +194,72 @@ static inline void vf_symbol(struct vf *v, size_t off, const char *s)
  * A method at VF_METHOD: Method -> ConstMethod (name index 3) -> ConstantPool (holder, slot 3
  * the name's Symbol) -> Klass -> Symbol
  */
-#define VF_METHOD 0x38000u
-static inline void vf_method(struct vf *v, const char *cls, const char *name)
+#define VF_METHOD  0x38000u
+#define VF_METHOD2 0x39000u /* another (vf_nmethod's inlined method) */
+static inline void vf_method_at(struct vf *v, size_t at, const char *cls, const char *name)
 {
 	__u16 ni = 3;
 
-	vf_put(v, VF_METHOD + 8, VF_BASE + VF_METHOD + 0x100);		/* _constMethod */
-	vf_put(v, VF_METHOD + 0x100 + 8, VF_BASE + VF_METHOD + 0x200);	/* _constants */
-	memcpy(v->mem + VF_METHOD + 0x100 + 0x22, &ni, sizeof(ni));	/* _name_index */
-	vf_put(v, VF_METHOD + 0x200 + 0x10, VF_BASE + VF_METHOD + 0x400); /* _pool_holder */
-	vf_put(v, VF_METHOD + 0x200 + 0x50 + 3 * 8, VF_BASE + VF_METHOD + 0x500);
-	vf_put(v, VF_METHOD + 0x400 + 0x10, VF_BASE + VF_METHOD + 0x600); /* Klass::_name */
-	vf_symbol(v, VF_METHOD + 0x500, name);
-	vf_symbol(v, VF_METHOD + 0x600, cls);
+	vf_put(v, at + 8, VF_BASE + at + 0x100);		/* _constMethod */
+	vf_put(v, at + 0x100 + 8, VF_BASE + at + 0x200);	/* _constants */
+	memcpy(v->mem + at + 0x100 + 0x22, &ni, sizeof(ni));	/* _name_index */
+	vf_put(v, at + 0x200 + 0x10, VF_BASE + at + 0x400); /* _pool_holder */
+	vf_put(v, at + 0x200 + 0x50 + 3 * 8, VF_BASE + at + 0x500);
+	vf_put(v, at + 0x400 + 0x10, VF_BASE + at + 0x600); /* Klass::_name */
+	vf_symbol(v, at + 0x500, name);
+	vf_symbol(v, at + 0x600, cls);
+}
+
+static inline void vf_method(struct vf *v, const char *cls, const char *name)
+{
+	vf_method_at(v, VF_METHOD, cls, name);
+}
+
+/*
+ * A code heap inside the buffer (64-byte segments; the walk layout w read from the tables
+ * is pointed at it) holding one nmethod at VF_NM, its code at VF_NM + 0x100: the compiled
+ * method pkg/Foo.run (VF_METHOD) with pkg/Inl.inner (VF_METHOD2) inlined. Its PcDescs: pc
+ * offset 0x70 the method alone, 0x90 the inlined one; the scopes data encoded with x
+ * excluded bytes (UNSIGNED5: 0 JDK 17, 1 since JDK 20)
+ */
+#define VF_CODE_LO 0x3a000u
+#define VF_CODE_SZ 0x4000u
+#define VF_SEGS	   0x3e000u
+#define VF_NM	   (VF_CODE_LO + 16) /* past the HeapBlock header */
+#define VF_NM_CODE (VF_NM + 0x100)
+static inline void vf_nmethod(struct vf *v, struct jp_jwalk *w, unsigned int x)
+{
+	const __s32 pcs[4][4] = {{-1, 0}, {0x70, 1}, {0x90, 4}, {0x7fffffff, 0}};
+	/* 0xff; the root scope at 1 (sender 0, method 2, bci 5); the inlined at 4 (1, 1, 3) */
+	const unsigned char sd[7] = {0xff, 0, 2, 6, 1, 1, 4};
+	__s32 off;
+
+	w->heaps[0].lo = VF_BASE + VF_CODE_LO;
+	w->heaps[0].hi = VF_BASE + VF_CODE_LO + VF_CODE_SZ;
+	w->heaps[0].segmap = VF_BASE + VF_SEGS;
+	w->heaps[0].log2_seg = 6;
+	w->n_heaps = 1;
+	for (unsigned int i = 0; i < VF_CODE_SZ / 64 && i < 0xff; i++)
+		v->mem[VF_SEGS + i] = (unsigned char)i;
+	vf_method_at(v, VF_METHOD, "pkg/Foo", "run");
+	vf_method_at(v, VF_METHOD2, "pkg/Inl", "inner");
+	vf_put(v, VF_NM + 0x8, vf_str(v, "nmethod"));
+	vf_put(v, VF_NM + 0x30, VF_BASE + VF_NM_CODE);	/* _code_begin */
+	vf_put(v, VF_NM + 0x48, VF_BASE + VF_METHOD);	/* _method */
+	vf_put(v, VF_NM + 0x50, VF_BASE + VF_NM + 0x210); /* _scopes_data_begin */
+	off = 0x200;
+	memcpy(v->mem + VF_NM + 0x60, &off, 4); /* _metadata_offset */
+	off = 0x220;
+	memcpy(v->mem + VF_NM + 0x64, &off, 4); /* _scopes_pcs_offset */
+	off = 0x260;
+	memcpy(v->mem + VF_NM + 0x68, &off, 4); /* _dependencies_offset */
+	vf_put(v, VF_NM + 0x200, VF_BASE + VF_METHOD2);
+	vf_put(v, VF_NM + 0x208, VF_BASE + VF_METHOD);
+	memset(v->mem + VF_NM + 0x210, 0, 0x10);
+	v->mem[VF_NM + 0x210] = 0xff;
+	for (unsigned int i = 1; i < sizeof(sd); i++)
+		v->mem[VF_NM + 0x210 + i] = (unsigned char)(sd[i] + x);
+	memcpy(v->mem + VF_NM + 0x220, pcs, sizeof(pcs));
 }
 
 /* the reader over the buffer: whole pages inside it (or inside limit), else -EFAULT */

@@ -11,6 +11,25 @@
 #include "join/join_int.h"
 
 /*
+ * Raw frame k of sample s named from the JVM's memory (e->vn), innermost first into
+ * names[VMNAMES_MAX_CHAIN] (NULL: read only, for later): a compiled frame with the methods
+ * inlined at its pc, as the agent's walk names them (the interrupted pc's scope for the
+ * top frame, the method alone in its prologue). How many, 0 none.
+ */
+static int mem_frames(struct jvm_ent *e, const struct jp_sample *s, const struct jp_jframe *f,
+		      __u32 k, const char **names)
+{
+	const char *tmp[VMNAMES_MAX_CHAIN];
+	enum vmnames_at at = VMN_AT_RET;
+
+	if (k == 0 && (s->flags & JP_SF_PROLOGUE))
+		at = VMN_ROOT;
+	else if (k == 0 && !(s->flags & JP_SF_AT_CALL))
+		at = VMN_AT_TOP;
+	return vmnames__frames(e->vn, &f[k], at, names ? names : tmp, VMNAMES_MAX_CHAIN);
+}
+
+/*
  * A sample BPF walked whole before the JVM's agent came (its walk published from outside,
  * record/early.c): held, its raw frames named once the agent's dictionary can (jn_early_retry).
  * Over the budgets it is counted and goes as a sample without Java stack.
@@ -35,9 +54,10 @@ int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack
 	j->early_bytes += cost;
 	e->early_held++;
 	/* names read now, while the JVM lives: it may be gone when they are wanted */
+	vmnames__sample(e->vn);
 	if (e->vn && !e->a)
 		for (__u32 k = 0; k < s->jstack_len; k++)
-			(void)vmnames__frame(e->vn, &jframes_of(s, ustack)[k]);
+			(void)mem_frames(e, s, jframes_of(s, ustack), k, NULL);
 	if (!e->jw)
 		e->jw = jwalk__new(e->pid, jn_jw_method, j);
 	return e->jw ? 0 : -ENOMEM;
@@ -77,10 +97,12 @@ static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_samp
 	bool in_unknown = false, whole = true, mem = false;
 	size_t n = early_begin(j, e, s, kstack, ustack);
 
+	vmnames__sample(e->vn);
 	for (int f = 0; f < tr->num_frames; f++) {
 		const struct java_frame *jf = &tr->frames[f];
 		__s32 k = -2 - jf->bci;
-		const char *name = NULL;
+		const char *chain[VMNAMES_MAX_CHAIN];
+		int c = 0;
 
 		if (jf->method_id && e->a) {
 			jn_push_java(j, &n, e, jf);
@@ -88,9 +110,11 @@ static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_samp
 			continue;
 		}
 		if (!jf->method_id && k >= 0 && (__u32)k < s->jstack_len)
-			name = vmnames__frame(e->vn, &raw[k]);
-		if (name) {
-			jn_push_java_name(j, &n, name, jf->kind);
+			c = mem_frames(e, s, raw, (__u32)k, chain);
+		if (c > 0) {
+			for (int i = 0; i < c; i++)
+				jn_push_java_name(j, &n, chain[i],
+						  c > 1 && i < c - 1 ? JP_FK_INLINED : jf->kind);
 			in_unknown = false;
 			mem = true;
 			continue;
@@ -115,8 +139,9 @@ static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_samp
 
 /*
  * A held sample of a JVM without agent, named from its memory (e->vn): each frame by its
- * method, a compiled one without its inlined methods; a run of frames it cannot name is one
- * "[unknown Java]". 1 when every frame was named (a whole Java stack), 0 not.
+ * method, a compiled one with the methods inlined at its pc where its debug info can be
+ * read; a run of frames it cannot name is one "[unknown Java]". 1 when every frame was
+ * named (a whole Java stack), 0 not.
  */
 static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_sample *s,
 			     const __u64 *kstack, const __u64 *ustack, int *ret_err)
@@ -125,8 +150,10 @@ static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_
 	bool in_unknown = false, whole = true;
 	size_t n = early_begin(j, e, s, kstack, ustack);
 
+	vmnames__sample(e->vn);
 	for (__u32 k = 0; k < s->jstack_len; k++) {
-		const char *name = vmnames__frame(e->vn, &f[k]);
+		const char *chain[VMNAMES_MAX_CHAIN];
+		int c = mem_frames(e, s, f, k, chain);
 		/* a native method's frame (jprof.h JP_JFRAME_NATIVE*): as AGCT's, no suffix */
 		enum jp_frame_kind kind = (f[k].pc & JP_JFRAME_NATIVE) ||
 							  (f[k].method && f[k].pc == JP_JFRAME_NATIVE_BCI)
@@ -134,8 +161,11 @@ static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_
 					  : f[k].method ? JP_FK_INTERP
 							: JP_FK_JIT;
 
-		if (name) {
-			jn_push_java_name(j, &n, name, kind);
+		if (c > 0) {
+			/* a compiled frame's inlined methods first, then its own */
+			for (int i = 0; i < c; i++)
+				jn_push_java_name(j, &n, chain[i],
+						  i < c - 1 ? JP_FK_INLINED : kind);
 			in_unknown = false;
 		} else {
 			whole = false;

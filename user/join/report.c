@@ -244,10 +244,39 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 			vmnames__stats(e->vn, &vs);
 		fprintf(f,
 			"jprof: JVM %u: method names read from its memory: %llu methods, %llu "
-			"could not be read, %llu over budget; %llu reads, %llu bytes\n",
+			"could not be read, %llu over budget; compiled frames' inlining: %llu "
+			"chains read (%llu inlined frames), %llu with no scope at the pc, %llu not "
+			"readable or not checking out, %llu over budget (%llu bytes, %.1f ms); %llu "
+			"reads, %llu bytes\n",
 			e->pid, (unsigned long long)vs.methods, (unsigned long long)vs.failed,
-			(unsigned long long)vs.over_budget, (unsigned long long)vs.reads,
+			(unsigned long long)vs.over_budget, (unsigned long long)vs.chains,
+			(unsigned long long)vs.inlined, (unsigned long long)vs.dbg_noscope,
+			(unsigned long long)vs.dbg_failed,
+			(unsigned long long)vs.dbg_over, (unsigned long long)vs.dbg_bytes,
+			(double)vs.dbg_ns / 1e6, (unsigned long long)vs.reads,
 			(unsigned long long)vs.bytes_read);
+		if (vs.cmp || vs.cmp_unnamed)
+			fprintf(f,
+				"jprof: JVM %u: names from its memory against the agent's: %llu "
+				"stacks compared, %llu identical (%.2f%%), %llu identical but for "
+				"the inlining at the interrupted pc, %llu differ, %llu not named; "
+				"compiled frames without their inlined ones: %llu identical "
+				"(%.2f%%); compiled frames against the agent's code records: %llu, "
+				"%llu the same (%.2f%%); stacks whose compiled frames all are: %llu "
+				"(%.2f%%)\n",
+				e->pid, (unsigned long long)vs.cmp, (unsigned long long)vs.cmp_same,
+				vs.cmp ? 100.0 * (double)vs.cmp_same / (double)vs.cmp : 0.0,
+				(unsigned long long)vs.cmp_leaf, (unsigned long long)vs.cmp_differ,
+				(unsigned long long)vs.cmp_unnamed,
+				(unsigned long long)vs.cmp_roots_same,
+				vs.cmp ? 100.0 * (double)vs.cmp_roots_same / (double)vs.cmp : 0.0,
+				(unsigned long long)vs.cmp_frames,
+				(unsigned long long)vs.cmp_frames_same,
+				vs.cmp_frames ? 100.0 * (double)vs.cmp_frames_same /
+							(double)vs.cmp_frames
+					      : 0.0,
+				(unsigned long long)vs.cmp_rec_same,
+				vs.cmp ? 100.0 * (double)vs.cmp_rec_same / (double)vs.cmp : 0.0);
 	}
 	if (e->retired)
 		st = e->jw_st;

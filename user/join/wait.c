@@ -371,8 +371,11 @@ static int finish_request(struct join *j, struct pend *p, struct jvm_ent *e,
 	const __u64 *ustack = p->frames + p->s.kstack_len;
 	int err;
 
-	if (p->s.jstack_err && e->a)
+	if (p->s.jstack_err && e->a) {
 		jwalk__compare(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), tr);
+		/* the names the JVM's memory gives the same frames, against the agent's */
+		vmnames__compare(e->vn, e->a, &p->s, jframes_of(&p->s, ustack), tr);
+	}
 	err = finish_lead(j, &p->s, p->frames, ustack, e, tr);
 
 	while (!err && n != &t->pend) {

@@ -10,30 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "jvm/agent_ring.h"
-#include "jvm/vmnames.h"
-
-struct vn_ent {
-	__u64 key; /* Method* (0: empty) */
-	__u32 off; /* the name in pool; UINT32_MAX: could not be read */
-};
-
-struct vmnames {
-	__u32 pid;
-	vmnames_read_fn rd;
-	void *ctx;
-	struct jp_jwalk w;
-	struct vms_names l;
-	struct vn_ent *tab; /* 2 x VMNAMES_MAX_METHODS slots */
-	size_t n;
-	char *pool;
-	size_t used;
-	struct {
-		__u64 pc, m;
-	} pcs[1024]; /* compiled pcs seen, direct-mapped: their nmethod's Method* */
-	struct vmnames_stats st;
-};
+#include "jvm/vmnames_int.h"
 
 #define VN_SLOTS (2 * VMNAMES_MAX_METHODS)
 #define VN_NONE	 UINT32_MAX
@@ -58,7 +38,9 @@ struct vmnames *vmnames__new_reader(const struct jp_jwalk *w, const struct vms_n
 		return NULL;
 	v->tab = calloc(VN_SLOTS, sizeof(*v->tab));
 	v->pool = malloc(VMNAMES_MAX_BYTES);
-	if (!v->tab || !v->pool) {
+	v->chains = calloc(VN_CHAIN_SLOTS, sizeof(*v->chains));
+	v->cpool = malloc(VN_CHAIN_POOL * sizeof(*v->cpool));
+	if (!v->tab || !v->pool || !v->chains || !v->cpool) {
 		vmnames__free(v);
 		return NULL;
 	}
@@ -66,6 +48,8 @@ struct vmnames *vmnames__new_reader(const struct jp_jwalk *w, const struct vms_n
 	v->ctx = ctx;
 	v->w = *w;
 	v->l = *n;
+	v->u5x = -1;
+	v->cgen = 1;
 	return v;
 }
 
@@ -84,10 +68,12 @@ void vmnames__free(struct vmnames *v)
 		return;
 	free(v->tab);
 	free(v->pool);
+	free(v->chains);
+	free(v->cpool);
 	free(v);
 }
 
-static int rd(struct vmnames *v, __u64 addr, void *buf, size_t n)
+int vn_read(struct vmnames *v, __u64 addr, void *buf, size_t n)
 {
 	v->st.reads++;
 	v->st.bytes_read += n;
@@ -97,7 +83,7 @@ static int rd(struct vmnames *v, __u64 addr, void *buf, size_t n)
 static int rd64(struct vmnames *v, __u64 addr, __u64 *ret)
 {
 	*ret = 0;
-	return rd(v, addr, ret, sizeof(*ret)) ?: (*ret ? 0 : -EFAULT);
+	return vn_read(v, addr, ret, sizeof(*ret)) ?: (*ret ? 0 : -EFAULT);
 }
 
 /* a Symbol's bytes into buf (cap > VMNAMES_MAX_SYMBOL): its length, or -errno */
@@ -105,8 +91,8 @@ static int symbol(struct vmnames *v, __u64 sym, char *buf, size_t cap)
 {
 	__u16 len = 0;
 
-	if (rd(v, sym + v->l.sym_length, &len, sizeof(len)) || !len || len > VMNAMES_MAX_SYMBOL ||
-	    len >= cap || rd(v, sym + v->l.sym_body, buf, len))
+	if (vn_read(v, sym + v->l.sym_length, &len, sizeof(len)) || !len ||
+	    len > VMNAMES_MAX_SYMBOL || len >= cap || vn_read(v, sym + v->l.sym_body, buf, len))
 		return -EFAULT;
 	for (__u16 i = 0; i < len; i++) /* modified UTF-8, no controls, no separators */
 		if ((unsigned char)buf[i] < 0x20 || buf[i] == ';' || buf[i] == 0x7f)
@@ -124,7 +110,7 @@ static __u32 read_name(struct vmnames *v, __u64 m)
 	int lc, lm;
 
 	if (rd64(v, m + v->w.method_const, &cm) || rd64(v, cm + v->l.cm_constants, &cp) ||
-	    rd(v, cm + v->l.cm_name_index, &ni, sizeof(ni)) || !ni ||
+	    vn_read(v, cm + v->l.cm_name_index, &ni, sizeof(ni)) || !ni ||
 	    rd64(v, cp + v->l.cp_holder, &holder) || rd64(v, holder + v->l.klass_name, &ksym) ||
 	    rd64(v, cp + v->l.cp_size + (__u64)ni * 8, &msym))
 		return VN_NONE;
@@ -158,7 +144,7 @@ static __u32 read_name(struct vmnames *v, __u64 m)
 	return (__u32)(v->used - ((size_t)lc + (size_t)lm + 2));
 }
 
-static const char *method_name(struct vmnames *v, __u64 m)
+const char *vn_method_name(struct vmnames *v, __u64 m)
 {
 	__u64 h = m * 0x9e3779b97f4a7c15ull;
 	size_t i = (size_t)(h ^ (h >> 29)) & (VN_SLOTS - 1);
@@ -186,9 +172,10 @@ static const char *method_name(struct vmnames *v, __u64 m)
 	return v->pool + v->tab[i].off;
 }
 
-/* the Method* of the nmethod holding pc, as CodeHeap::find_blob finds the blob; 0 none */
-static __u64 pc_method(struct vmnames *v, __u64 pc)
+/* the nmethod holding pc, as CodeHeap::find_blob finds the blob, and its Method*; 0 none */
+__u64 vn_pc_blob(struct vmnames *v, __u64 pc, __u64 *ret_m)
 {
+	*ret_m = 0;
 	for (__u32 k = 0; k < v->w.n_heaps && k < JP_JW_HEAPS; k++) {
 		const struct jp_jwalk_heap *h = &v->w.heaps[k];
 		__u64 seg, blob, name_p, m;
@@ -199,7 +186,8 @@ static __u64 pc_method(struct vmnames *v, __u64 pc)
 			continue;
 		seg = (pc - h->lo) >> (h->log2_seg & 31);
 		for (int i = 0;; i++) {
-			if (i == 32 || rd(v, h->segmap + seg, &hop, 1) || hop == 0xff || hop > seg)
+			if (i == 32 || vn_read(v, h->segmap + seg, &hop, 1) || hop == 0xff ||
+			    hop > seg)
 				return 0;
 			if (!hop)
 				break;
@@ -207,35 +195,129 @@ static __u64 pc_method(struct vmnames *v, __u64 pc)
 		}
 		blob = h->lo + (seg << (h->log2_seg & 31)) + v->w.heap_block;
 		/* a method's code, or a native method's wrapper ("native nmethod") */
-		if (rd64(v, blob + v->w.blob_name, &name_p) || rd(v, name_p, name, 8))
+		if (rd64(v, blob + v->w.blob_name, &name_p) || vn_read(v, name_p, name, 8))
 			return 0;
 		if (memcmp(name, "nmethod", 8) &&
-		    (memcmp(name, "native n", 8) || rd(v, name_p + 8, name + 8, 7) ||
+		    (memcmp(name, "native n", 8) || vn_read(v, name_p + 8, name + 8, 7) ||
 		     memcmp(name + 8, "method", 7)))
 			return 0;
 		if (rd64(v, blob + v->l.nm_method, &m))
 			return 0;
-		return m;
+		*ret_m = m;
+		return blob;
 	}
 	return 0;
 }
 
+/* pc's slot of the direct-mapped cache of compiled pcs: its nmethod and Method* */
+static size_t pc_slot(struct vmnames *v, __u64 pc)
+{
+	size_t i = (size_t)((pc ^ (pc >> 10)) & 1023);
+
+	if (v->pcs[i].pc != pc || !pc) {
+		v->pcs[i].pc = pc;
+		v->pcs[i].blob = vn_pc_blob(v, pc, &v->pcs[i].m);
+	}
+	return i;
+}
+
 const char *vmnames__frame(struct vmnames *v, const struct jp_jframe *f)
 {
-	__u64 pc;
-	size_t i;
-
 	if (!v)
 		return NULL;
 	if (f->method)
-		return method_name(v, f->method);
-	pc = f->pc & ~JP_JFRAME_NATIVE;
-	i = (size_t)((pc ^ (pc >> 10)) & 1023);
-	if (v->pcs[i].pc != pc || !pc) {
-		v->pcs[i].pc = pc;
-		v->pcs[i].m = pc_method(v, pc);
+		return vn_method_name(v, f->method);
+	return vn_method_name(v, v->pcs[pc_slot(v, f->pc & ~JP_JFRAME_NATIVE)].m);
+}
+
+/* a chain's slot, read now if it is not held (or held from before the pool was emptied) */
+static const struct vn_chain *chain_of(struct vmnames *v, __u64 blob, __u64 pc, enum vmnames_at at)
+{
+	__u64 key = pc | ((__u64)at << 62), h = key * 0x9e3779b97f4a7c15ull;
+	struct vn_chain *c = &v->chains[(h ^ (h >> 29)) & (VN_CHAIN_SLOTS - 1)];
+	__u64 m[VMNAMES_MAX_CHAIN];
+	struct timespec t0, t1;
+	int n;
+
+	if (c->key == key && c->gen == v->cgen)
+		return c;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	n = vn_chain(v, blob, pc, at, m, VMNAMES_MAX_CHAIN);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	v->st.dbg_ns += (__u64)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
+	if (n > 0) {
+		v->st.chains++;
+		v->st.inlined += (__u64)(n - 1);
+	} else if (n == -E2BIG) {
+		/* not kept: read again when the budget has room */
+		static const struct vn_chain none;
+
+		v->st.dbg_over++;
+		return &none;
+	} else if (n == -ENODATA) {
+		v->st.dbg_noscope++;
+	} else {
+		v->st.dbg_failed++;
 	}
-	return method_name(v, v->pcs[i].m);
+	if (n > 0 && v->cused + (__u32)n > VN_CHAIN_POOL) {
+		/* full: every chain held is forgotten (read again when wanted) */
+		v->cused = 0;
+		if (++v->cgen == 0)
+			v->cgen = 1;
+	}
+	*c = (struct vn_chain){.key = key, .gen = v->cgen, .first = v->cused};
+	if (n > 0) {
+		memcpy(v->cpool + v->cused, m, (size_t)n * sizeof(*m));
+		v->cused += (__u32)n;
+		c->n = (__u16)n;
+	}
+	return c;
+}
+
+void vmnames__sample(struct vmnames *v)
+{
+	if (v)
+		v->dbg_sample = 0;
+}
+
+int vmnames__frames(struct vmnames *v, const struct jp_jframe *f, enum vmnames_at at,
+		    const char **ret, int cap)
+{
+	const struct vn_chain *c;
+	const char *root;
+	__u64 pc;
+	size_t i;
+
+	if (!v || cap < 1)
+		return 0;
+	if (f->method) {
+		ret[0] = vn_method_name(v, f->method);
+		return ret[0] ? 1 : 0;
+	}
+	pc = f->pc & ~JP_JFRAME_NATIVE;
+	i = pc_slot(v, pc);
+	root = vn_method_name(v, v->pcs[i].m);
+	if (!root)
+		return 0;
+	/* a native method's wrapper has no inlined frames */
+	if (at == VMN_ROOT || (f->pc & JP_JFRAME_NATIVE) || !v->l.dbg.layout || cap == 1) {
+		ret[0] = root;
+		return 1;
+	}
+	c = chain_of(v, v->pcs[i].blob, pc, at);
+	if (!c->n || c->n > cap || v->cpool[c->first + c->n - 1] != v->pcs[i].m) {
+		ret[0] = root;
+		return 1;
+	}
+	for (int k = 0; k < c->n; k++) {
+		ret[k] = vn_method_name(v, v->cpool[c->first + k]);
+		if (!ret[k]) {
+			v->st.dbg_failed++;
+			ret[0] = root;
+			return 1;
+		}
+	}
+	return c->n;
 }
 
 void vmnames__stats(const struct vmnames *v, struct vmnames_stats *ret)

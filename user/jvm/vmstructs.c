@@ -117,7 +117,64 @@ struct vms_found {
 	/* threads (vms_threads) */
 	__u64 tlist_var;
 	long tl_length, tl_threads, t_osthread, os_tid, jt_state, jt_anchor, t_stack_base;
+	/* a compiled method's debug info (vms_debug): offsets -1 unknown, sizes 0 unknown */
+	struct {
+		long off;
+		int size;
+	} d_pcd_pc, d_pcd_scope, d_meta, d_pcs, d_deps, d_sd_begin, d_imm, d_imm_size, d_sd, d_mut,
+		d_mut_size, d_reloc;
+	__u64 pcd_size;
 };
+
+/* the size of a field of type string t: an int, a 16-bit int or a pointer; 0 another */
+static int field_size(const char *t)
+{
+	static const char *const i4[] = {"int",	 "int32_t", "uint32_t",
+					 "jint", "uint",    "unsigned int"};
+	static const char *const i2[] = {"u2", "uint16_t", "int16_t", "jushort", "jshort"};
+	size_t n = strlen(t);
+
+	for (size_t i = 0; i < sizeof(i4) / sizeof(i4[0]); i++)
+		if (!strcmp(t, i4[i]))
+			return 4;
+	for (size_t i = 0; i < sizeof(i2) / sizeof(i2[0]); i++)
+		if (!strcmp(t, i2[i]))
+			return 2;
+	return !strcmp(t, "address") || (n && t[n - 1] == '*') ? 8 : 0;
+}
+
+/* one field of a compiled method's debug info (vms_debug), with its size */
+static void want_debug_field(struct vms_found *f, const char *type, const char *field,
+			     const char *tstr, long off)
+{
+	const struct {
+		const char *type, *field;
+		long *off;
+		int *size;
+	} want[] = {
+		{"PcDesc", "_pc_offset", &f->d_pcd_pc.off, &f->d_pcd_pc.size},
+		{"PcDesc", "_scope_decode_offset", &f->d_pcd_scope.off, &f->d_pcd_scope.size},
+		{"nmethod", "_metadata_offset", &f->d_meta.off, &f->d_meta.size},
+		{"nmethod", "_scopes_pcs_offset", &f->d_pcs.off, &f->d_pcs.size},
+		{"nmethod", "_dependencies_offset", &f->d_deps.off, &f->d_deps.size},
+		{"CompiledMethod", "_scopes_data_begin", &f->d_sd_begin.off, &f->d_sd_begin.size},
+		{"nmethod", "_scopes_data_begin", &f->d_sd_begin.off, &f->d_sd_begin.size},
+		{"nmethod", "_immutable_data", &f->d_imm.off, &f->d_imm.size},
+		{"nmethod", "_immutable_data_size", &f->d_imm_size.off, &f->d_imm_size.size},
+		{"nmethod", "_scopes_data_offset", &f->d_sd.off, &f->d_sd.size},
+		{"CodeBlob", "_mutable_data", &f->d_mut.off, &f->d_mut.size},
+		{"CodeBlob", "_mutable_data_size", &f->d_mut_size.off, &f->d_mut_size.size},
+		{"CodeBlob", "_relocation_size", &f->d_reloc.off, &f->d_reloc.size},
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!strcmp(type, want[i].type) && !strcmp(field, want[i].field)) {
+			*want[i].off = off;
+			*want[i].size = field_size(tstr);
+			return;
+		}
+	}
+}
 
 /* one nonstatic field of the table, if it is one the walk needs (as walk_field) */
 static void want_field(struct vms_found *f, const char *type, const char *field, const char *tstr,
@@ -167,6 +224,7 @@ static void want_field(struct vms_found *f, const char *type, const char *field,
 		{"JavaThread", "_stack_base", &f->t_stack_base},
 	};
 
+	want_debug_field(f, type, field, tstr, off);
 	if (!strcmp(type, "HeapBlock::Header") && !strcmp(field, "_length"))
 		f->hb_length_size = !strcmp(tstr, "size_t") ? 8 : !strcmp(tstr, "uint32_t") ? 4 : 0;
 	if (!strcmp(type, "CodeBlob") && !strcmp(field, "_frame_complete_offset"))
@@ -213,6 +271,7 @@ static bool type_wanted(const char *t)
 		"Thread",
 		"JavaThread",
 		"OSThread",
+		"PcDesc",
 	};
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
@@ -345,6 +404,8 @@ static int read_types(struct vmr *v, const __u64 *syms, struct vms_found *f)
 			f->const_method_size = size;
 		else if (!strcmp(name, "ConstantPool"))
 			f->cp_size = size;
+		else if (!strcmp(name, "PcDesc"))
+			f->pcd_size = size;
 	}
 	return -E2BIG;
 }
@@ -473,6 +534,50 @@ static void names_of(const struct vms_found *f, struct vms_names *n)
 	}
 }
 
+/* a debug info field as vms_debug keeps it: 0, or -1 (not known, too far, odd size) */
+static int dbg_field(long off, int size, int want, struct vms_field *ret)
+{
+	if (off < 0 || off > 4096 || !size || (want && size != want) || (off & (size - 1)))
+		return -1;
+	*ret = (struct vms_field){.off = (__u32)off, .size = (__u32)size};
+	return 0;
+}
+
+/*
+ * Where a compiled method's debug info is: the newer layout when its fields are there,
+ * else the older; VMS_DBG_NONE when neither is whole (names without inlined frames)
+ */
+static void debug_of(const struct vms_found *f, struct vms_debug *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (f->pcd_size < 8 || f->pcd_size > 64 ||
+	    dbg_field(f->d_pcd_pc.off, f->d_pcd_pc.size, 4, &d->pcd_pc) ||
+	    dbg_field(f->d_pcd_scope.off, f->d_pcd_scope.size, 4, &d->pcd_scope) ||
+	    d->pcd_pc.off + 4 > f->pcd_size || d->pcd_scope.off + 4 > f->pcd_size)
+		return;
+	d->pcd_size = (__u32)f->pcd_size;
+	if (!dbg_field(f->d_imm.off, f->d_imm.size, 8, &d->imm) &&
+	    !dbg_field(f->d_imm_size.off, f->d_imm_size.size, 0, &d->imm_size) &&
+	    !dbg_field(f->d_sd.off, f->d_sd.size, 0, &d->sd) &&
+	    !dbg_field(f->d_pcs.off, f->d_pcs.size, 0, &d->pcs) &&
+	    !dbg_field(f->d_mut.off, f->d_mut.size, 8, &d->mut) &&
+	    !dbg_field(f->d_mut_size.off, f->d_mut_size.size, 0, &d->mut_size) &&
+	    !dbg_field(f->d_reloc.off, f->d_reloc.size, 0, &d->reloc) && d->imm_size.size <= 4 &&
+	    d->sd.size <= 4 && d->pcs.size <= 4 && d->mut_size.size <= 4 && d->reloc.size <= 4) {
+		d->layout = VMS_DBG_IMMUTABLE;
+		return;
+	}
+	if (!dbg_field(f->d_meta.off, f->d_meta.size, 0, &d->meta) &&
+	    !dbg_field(f->d_pcs.off, f->d_pcs.size, 0, &d->pcs) &&
+	    !dbg_field(f->d_deps.off, f->d_deps.size, 0, &d->deps) &&
+	    !dbg_field(f->d_sd_begin.off, f->d_sd_begin.size, 8, &d->sd_begin) &&
+	    d->meta.size <= 4 && d->pcs.size <= 4 && d->deps.size <= 4) {
+		d->layout = VMS_DBG_OFFSETS;
+		return;
+	}
+	memset(d, 0, sizeof(*d));
+}
+
 int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwalk *ret,
 		     struct vms_names *ret_names, struct vms_stats *st)
 {
@@ -512,6 +617,18 @@ int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwa
 		.jt_state = -1,
 		.jt_anchor = -1,
 		.t_stack_base = -1,
+		.d_pcd_pc.off = -1,
+		.d_pcd_scope.off = -1,
+		.d_meta.off = -1,
+		.d_pcs.off = -1,
+		.d_deps.off = -1,
+		.d_sd_begin.off = -1,
+		.d_imm.off = -1,
+		.d_imm_size.off = -1,
+		.d_sd.off = -1,
+		.d_mut.off = -1,
+		.d_mut_size.off = -1,
+		.d_reloc.off = -1,
 	};
 	struct jp_ring_walk w;
 	struct vmr *v = calloc(1, sizeof(*v));
@@ -532,6 +649,7 @@ int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwa
 	if (ret_names) {
 		names_of(&f, ret_names);
 		threads_of(&f, ret, &ret_names->threads);
+		debug_of(&f, &ret_names->dbg);
 	}
 	return 0;
 }

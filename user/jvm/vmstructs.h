@@ -55,11 +55,36 @@ struct vms_threads {
  * compiled method's Method*: offsets, 0 not known (ok false: not all known). threads: what
  * the same tables say of the JVM's threads.
  */
+/* a field of a compiled method: its offset and size in bytes (0: not known) */
+struct vms_field {
+	__u32 off, size;
+};
+
+/*
+ * Where a compiled method's debug info is (vmnames_debug.c: its methods inlined at a pc):
+ * the PcDesc table (its size, each PcDesc's _pc_offset and _scope_decode_offset), the
+ * scopes data and the metadata. JDK 17-22 (layout VMS_DBG_OFFSETS): offsets from the
+ * nmethod (_metadata_offset, _scopes_pcs_offset, _dependencies_offset) and
+ * CompiledMethod::_scopes_data_begin; since JDK 23 (VMS_DBG_IMMUTABLE): nmethod's
+ * _immutable_data with _immutable_data_size, _scopes_data_offset and _scopes_pcs_offset in
+ * it, the metadata after the relocations in CodeBlob's _mutable_data (_relocation_size,
+ * _mutable_data_size).
+ */
+enum { VMS_DBG_NONE = 0, VMS_DBG_OFFSETS, VMS_DBG_IMMUTABLE };
+struct vms_debug {
+	int layout;
+	__u32 pcd_size;
+	struct vms_field pcd_pc, pcd_scope;
+	struct vms_field meta, pcs, deps, sd_begin;		  /* VMS_DBG_OFFSETS */
+	struct vms_field imm, imm_size, sd, mut, mut_size, reloc; /* VMS_DBG_IMMUTABLE */
+};
+
 struct vms_names {
 	__u32 cm_constants, cm_name_index, cp_holder, cp_size, klass_name;
 	__u32 sym_length, sym_body, nm_method;
 	int ok;
 	struct vms_threads threads;
+	struct vms_debug dbg; /* layout VMS_DBG_NONE: not all known (no inlined frames) */
 };
 
 /* one JavaThread of a JVM's thread list */

@@ -368,6 +368,10 @@ static void try_publish(struct rec *r, struct rec_early *e, __u64 now)
 	}
 	if (agent) {
 		e->done = true; /* the agent was faster: its own layout walks it */
+		/* shadow: the names from its memory, compared with the agent's (vmnames__compare) */
+		if (!err && r->o->java_walk == JP_JWALK_SHADOW)
+			join__set_jvm_vmnames(r->join, e->pid,
+					      vmnames__new(e->pid, &e->w, &e->names));
 		return;
 	}
 	if (!err)
