@@ -735,6 +735,38 @@ static __always_inline int jw_anchor(struct jw_state *st, __u32 tid, __u64 regs_
 }
 
 /*
+ * A thread of JVM tgid in no jthreads entry (JP_JW_NO_THREAD) and not in native_threads
+ * yet: true when it is no JavaThread, as jthreads' list entry (struct jp_jlist) shows:
+ * the JVM's current thread list still ends with the thread it ended with when user space
+ * stored the list whole, so no thread was added since. Six reads, only for such samples
+ * (a GC worker G1 started on demand, until jprof's next look at the task directory marks
+ * it). Any doubt (a list replaced or freed under the reads, no entry) is false: the
+ * sample is signalled, as before.
+ */
+static __always_inline bool jw_unlisted(__u32 tid, __u32 tgid)
+{
+	__u32 key = JP_JTHREADS_LIST | tgid;
+	const struct jp_jlist *l;
+	__u64 list = 0, arr = 0, jt = 0, os = 0;
+	__u32 len = 0;
+	__s32 os_tid = 0;
+
+	if (bpf_map_lookup_elem(&native_threads, &tid))
+		return false; /* marked already: asked or not as the mark says */
+	l = (const struct jp_jlist *)bpf_map_lookup_elem(&jthreads, &key);
+	if (!l || l->tgid != tgid || !l->last)
+		return false;
+	if (jw_read(&list, sizeof(list), l->list_var) || !list ||
+	    jw_read(&len, sizeof(len), list + l->length) || !len || len > JP_MAX_JTHREADS ||
+	    jw_read(&arr, sizeof(arr), list + l->threads) || !arr ||
+	    jw_read(&jt, sizeof(jt), arr + (__u64)(len - 1) * 8) || jt != l->last ||
+	    jw_read(&os, sizeof(os), jt + l->osthread) || !os ||
+	    jw_read(&os_tid, sizeof(os_tid), os + l->os_tid))
+		return false;
+	return (__u32)os_tid == l->last_tid;
+}
+
+/*
  * Outside the code cache in Java state: native code Java called without leaving the Java
  * state (a leaf call into libjvm, built with frame pointers, or the vDSO), no anchor. Its
  * frames' rbp chain, up to JW_FP_FRAMES links, each above the last and close to sp, leads

@@ -226,27 +226,39 @@ copies_run() {
 # and never signalled; the agent's own "not a Java thread" answers took 200 ms of signals
 # per thread and a re-ask every 64 samples (84 signals of 1189 samples before, 3 of 1098
 # after, JDK 25). A native thread that attaches later is taken back (java.bats jniattach).
-# The share of samples still signalled is printed, not bounded: 2.2-5.4% in 10 runs on an
-# idle host (threads not marked yet: GC workers G1 starts on demand, until the agent
-# answers), 7.1% before the marks; too close to bound. Issue 33: mark new threads sooner.
-@test "jdk25: GC and VM threads, in no entry of the JVM's thread list, are marked as no Java threads" {
-	local line samples signals marked
+# The GC workers beyond the first start with the first pause (G1 starts them on demand), 2 s
+# after ready, once the agent is in: until jprof's looks mark them, BPF sees that the thread
+# list gained no thread since jprof stored it whole, and does not signal them either. The
+# signals still sent are mostly interpreted methods BPF's walk cannot name yet (the JVM has
+# just started). 10 runs at load 10-12: 0 signalled as "thread not known" (10-47 samples not
+# signalled so), 1.4-4.5% of samples signalled in all; before (the list not checked): 18-46
+# as "thread not known" (1.9-5.9% of samples), 4.4-9.5% in all.
+@test "jdk25: GC and VM threads, in no entry of the JVM's thread list, are never signalled" {
+	local line samples signals marked unlisted walks notknown
 	require_jdk "$JDK25"
-	"$JDK25/bin/java" -Xmx256m -cp "$APPS" GcPauses 100 50 >"$OUT/gc.out" 2>&1 3>&- &
+	"$JDK25/bin/java" -Xmx256m -XX:ParallelGCThreads=8 -cp "$APPS" GcPauses 100 50 2000 \
+		>"$OUT/gc.out" 2>&1 3>&- &
 	JPID=$!
 	wait_ready "$OUT/gc.out" 10
-	sleep 0.5
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 -o "$OUT/gc.folded"
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 4 -o "$OUT/gc.folded"
 	REPORT=$output
 	grep -E "^jprof: (JVM $JPID \(|threads in no|debug: bpf:)" <<<"$REPORT"
 	line=$(grep -E "^jprof: debug: bpf: [0-9]+ samples, " <<<"$REPORT")
 	samples=$(sed -nE 's/.*bpf: ([0-9]+) samples, .*/\1/p' <<<"$line")
 	signals=$(sed -nE 's/.* ([0-9]+) signals .*/\1/p' <<<"$line")
-	marked=$(grep -E "^jprof: threads in no JVM's thread list" <<<"$REPORT" |
-		sed -nE 's/.*stack: ([0-9]+) marked.*/\1/p')
-	echo "samples $samples, signals $signals, threads marked ${marked:-0}"
-	echo "signalled: $((signals * 1000 / samples))/1000 of samples" >&3
+	line=$(grep -E "^jprof: threads in no JVM's thread list" <<<"$REPORT")
+	marked=$(sed -nE 's/.*stack: ([0-9]+) marked.*/\1/p' <<<"$line")
+	unlisted=$(sed -nE 's/.* ([0-9]+) samples of threads not marked yet not signalled.*/\1/p' \
+		<<<"$line")
+	# the signalled samples by how BPF's walk ended
+	walks=$(grep -E "^jprof: JVM $JPID: Java walk in BPF: " <<<"$REPORT" || true)
+	notknown=$(sed -nE 's/.*[(,] ?([0-9]+) thread not known.*/\1/p' <<<"$walks")
+	echo "samples $samples, signals $signals (${notknown:-0} thread not known)," \
+		"not signalled unmarked: ${unlisted:-?}, threads marked ${marked:-0}"
+	echo "signalled: $((signals * 1000 / samples))/1000 of samples," \
+		"$((${notknown:-0} * 1000 / samples))/1000 thread not known" >&3
 	((${marked:-0} >= 2))
+	((${notknown:-0} * 200 <= samples && signals * 100 <= samples * 7))
 	# the GC's own frames are there, as JVM-internal stacks
 	(($(folded_sum ';[^;]*G1[^;]*' "$OUT/gc.folded") > 100))
 	pct=$(complete_pct)
