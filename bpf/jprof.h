@@ -139,7 +139,9 @@
  * and no Java thread has been added to the list since (struct jp_jlist)
  */
 #define JP_STAT_UNLISTED       33
-#define JP_STAT_MAX	      34
+/* I2C adapters at the interrupted pc passed to their interpreted caller (jwalk.bpf.h jw_i2c) */
+#define JP_STAT_I2C	       34
+#define JP_STAT_MAX	      35
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java

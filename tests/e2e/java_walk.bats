@@ -220,6 +220,54 @@ copies_run() {
 	copies_run "$JDK25" bpf
 }
 
+# i2c_run JDK_HOME MODE: JavaHot i2c (an interpreted loop calling a compiled method of 20
+# arguments: each call passes the I2C adapter, ~4% of the samples in it). BPF passes an
+# adapter at the interrupted pc to its interpreted caller, rbp's frame, when the word at sp
+# is the return address the caller's last_sp leads to (jwalk.bpf.h jw_i2c); before, those
+# samples were signalled "in a stub" (10 of 42 signals on H2, JDK 17). shadow: no walk
+# differs from the agent's; bpf: whole stacks without a signal
+i2c_run() {
+	local home=$1 mode=$2 line samples requests passed cmp differ pct
+	require_jdk "$home"
+	"$home/bin/java" -XX:CompileCommand=quiet -XX:CompileCommand=exclude,JavaHot::i2cLoop \
+		-cp "$APPS" JavaHot i2c 8 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 1
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --java-walk "$mode" -o "$OUT/i.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID|I2C adapters|debug: bpf:)" <<<"$REPORT"
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	passed=$(grep -E "^jprof: I2C adapters at the interrupted pc passed" <<<"$REPORT" |
+		sed -nE 's/.*caller: ([0-9]+)$/\1/p')
+	echo "samples of Java threads $samples, I2C adapters passed ${passed:-0}"
+	((${passed:-0} >= 10))
+	(($(folded_sum 'JavaHot\.i2cLoop_\[0\]' "$OUT/i.folded") * 10 >= samples * 9))
+	if [[ $mode == shadow ]]; then
+		line=$(grep -E "^jprof: JVM $JPID: Java walk in BPF: " <<<"$REPORT")
+		cmp=$(sed -nE "s/.*\); ([0-9]+) compared with the agent's.*/\1/p" <<<"$line")
+		differ=$(sed -nE 's/.*, ([0-9]+) differ \(.*/\1/p' <<<"$line")
+		echo "compared $cmp, differ $differ"
+		((cmp * 2 >= samples && differ * 100 <= cmp))
+		return
+	fi
+	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
+	echo "stack requests ${requests:-0}"
+	((${requests:-0} * 100 <= samples * 5))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+}
+
+@test "jdk17, --java-walk shadow: an I2C adapter at the top passed to its interpreted caller" {
+	i2c_run "$JDK17" shadow
+}
+
+@test "jdk25, --java-walk bpf: an I2C adapter at the top passed, whole stacks without a signal" {
+	i2c_run "$JDK25" bpf
+}
+
 # A JVM busy collecting garbage (GcPauses: System.gc() every 50 ms, allocation between):
 # its GC and VM threads are in no entry of its thread list, which jprof reads from outside,
 # so they are marked in BPF as no Java threads at once (two looks at its task directory)

@@ -574,6 +574,11 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 			"did not check out)\n",
 			(unsigned long long)r->kstats[JP_STAT_STUB_FP],
 			(unsigned long long)r->kstats[JP_STAT_STUB_FP_NOT]);
+	if (verbose && r->kstats[JP_STAT_I2C])
+		fprintf(f,
+			"jprof: I2C adapters at the interrupted pc passed to their interpreted "
+			"caller: %llu\n",
+			(unsigned long long)r->kstats[JP_STAT_I2C]);
 	if (verbose && s->tl_reads)
 		fprintf(f,
 			"jprof: threads for the walk from the frame anchor: %llu thread lists read "
