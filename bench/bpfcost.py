@@ -145,7 +145,9 @@ def split_cost(rs):
     det = saa * sbb - sab * sab
     if len(pts) < 3 or det <= 1e-9 * saa * sbb:
         return None, None
-    return (sat * sbb - sbt * sab) / det, (saa * sbt - sab * sat) / det
+    x, y = (sat * sbb - sbt * sab) / det, (saa * sbt - sab * sat) / det
+    # a loaded host's noise can swamp the spread of the target's share: no split then
+    return (x, y) if x > 0 and y > 0 else (None, None)
 
 
 def workload(name, cmd, a, tmp):
