@@ -290,10 +290,13 @@ def part_bpfcost(a, tmp):
             sg = e.get("signals_per_sample_median")
             figs.append(f"{mode} {e['ns_per_sample_median'] / 1000:.1f} us "
                         f"[{e['ns_per_sample_range'][0] / 1000:.1f}.."
-                        f"{e['ns_per_sample_range'][1] / 1000:.1f}]"
-                        + (f" ({100 * sg:.1f}% signalled)" if sg is not None else ""))
+                        f"{e['ns_per_sample_range'][1] / 1000:.1f}] "
+                        f"({e['ns_per_run_median'] / 1000:.1f} us a run"
+                        + (f", {100 * sg:.1f}% signalled" if sg is not None else "") + ")")
         if figs:
-            say(f"BPF sample program per sample at 999 Hz, {name}: " + ", ".join(figs))
+            say(f"BPF sample program at 999 Hz, {name}, run time over the target's samples "
+                "(an upper bound: other processes' samples, left out, add theirs): "
+                + ", ".join(figs))
     return res
 
 
