@@ -655,7 +655,8 @@ static __always_inline long jw_frame(struct jw_state *st)
 			ret = r0;
 			sender_sp = sp + 8;
 			caller_fp = fp;
-		} else if (name[0] == JW_NAME_ADAPTER && !jw_i2c(sp, fp, sfp) && jw_heap(w, sfp[0])) {
+		} else if (name[0] == JW_NAME_ADAPTER && !jw_i2c(sp, fp, sfp) &&
+			   jw_heap(w, sfp[0])) {
 			/* an I2C adapter: its interpreted caller's frame is rbp's */
 			ret = sfp[0];
 			sender_sp = sfp[1];
