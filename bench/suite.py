@@ -16,6 +16,9 @@ Parts (in this order; --only picks some):
              page faults, and cycles, instructions, cache and dTLB misses where counted)
   host       bench/host.py: time to first sample (0/1/10 JVMs), BPF run time per program,
              jprof's own CPU and peak RSS
+  bpfcost    bench/bpfcost.py: the BPF sample program's ns per sample (bpf_stats) on a
+             shallow busy JVM and on H2 under JDBC load at 999 Hz, the Java walk in BPF
+             against --java-walk signal, alternating in one run; signals per sample
   syscalls   bench/syscalls.sh: cost of the syscall and off-CPU programs per syscall
   events     bench/events.sh: -e alloc, live and lock on an allocation- and a lock-heavy JVM
              against a baseline, a second baseline and JFR profile: throughput and CPU per op
@@ -268,6 +271,32 @@ def part_host(a, tmp):
     for hz, e in res.get("self", {}).items():
         say(f"jprof itself at {hz} Hz, 3 JVMs: {e['cpu_pct_of_core']:.2f}% of a core, "
             f"peak RSS {e['peak_rss_kb'] / 1024:.1f} MB")
+    return res
+
+
+def part_bpfcost(a, tmp):
+    js = os.path.join(tmp, "bpfcost.json")
+    run_logged([sys.executable, os.path.join(REPO, "bench/bpfcost.py"), "--build", a.build,
+                "--rounds", "2" if a.quick else "6", "--secs", "2" if a.quick else "5",
+                "--java", a.java, "--json", js], 3600)
+    with open(js) as f:
+        res = json.load(f)
+    for name in ("shallow", "h2"):
+        figs = []
+        for mode in ("walk", "signal"):
+            e = res.get(name, {}).get(mode, {})
+            if e.get("ns_per_sample_median") is None:
+                continue
+            sg = e.get("signals_per_sample_median")
+            figs.append(f"{mode} {e['ns_per_sample_median'] / 1000:.1f} us "
+                        f"[{e['ns_per_sample_range'][0] / 1000:.1f}.."
+                        f"{e['ns_per_sample_range'][1] / 1000:.1f}] "
+                        f"({e['ns_per_run_median'] / 1000:.1f} us a run"
+                        + (f", {100 * sg:.1f}% signalled" if sg is not None else "") + ")")
+        if figs:
+            say(f"BPF sample program at 999 Hz, {name}, run time over the target's samples "
+                "(an upper bound: other processes' samples, left out, add theirs): "
+                + ", ".join(figs))
     return res
 
 
@@ -692,7 +721,8 @@ def part_stopwrite(a, tmp):
     return res
 
 
-PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "syscalls": part_syscalls,
+PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "bpfcost": part_bpfcost,
+         "syscalls": part_syscalls,
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
          "longrun": part_longrun, "daemon": part_daemon, "churn": part_churn,

@@ -134,7 +134,14 @@
 #define JP_STAT_ANCHOR_BAD     30
 #define JP_STAT_STUB_FP	       31 /* stubs passed by their rbp frame (JP_SF_STUB_FP) */
 #define JP_STAT_STUB_FP_NOT    32 /* ... tried, and the frame did not check out */
-#define JP_STAT_MAX	      33
+/*
+ * no signal: a thread in no entry of its JVM's thread list as stored whole in jthreads,
+ * and no Java thread has been added to the list since (struct jp_jlist)
+ */
+#define JP_STAT_UNLISTED       33
+/* I2C adapters at the interrupted pc passed to their interpreted caller (jwalk.bpf.h jw_i2c) */
+#define JP_STAT_I2C	       34
+#define JP_STAT_MAX	      35
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java
@@ -297,6 +304,28 @@ struct jp_jthread {
 	 */
 	__u32 jvm_tid;
 };
+/*
+ * jthreads' entry of a JVM itself, keyed JP_JTHREADS_LIST | tgid (never a tid: tids are
+ * below 2^22): user space stored every thread of the JVM's thread list in jthreads when
+ * the list's last entry was the JavaThread last (OSThread tid last_tid). HotSpot appends
+ * a thread that starts or attaches at the end of a new list and keeps the order when one
+ * exits (ThreadsList::add_thread, remove_thread): while the current list still ends with
+ * that thread, no thread was added since, so a tid in no jthreads entry is no JavaThread
+ * (a GC worker started on demand): not signalled (JP_STAT_UNLISTED). The same size as
+ * struct jp_jthread, whose map it shares.
+ */
+#define JP_JTHREADS_LIST (1u << 31)
+struct jp_jlist {
+	__u64 list_var;	 /* &ThreadsSMRSupport::_java_thread_list */
+	__u64 last;	 /* JavaThread* of the list's last entry */
+	__u32 tgid;
+	__u16 length;	 /* ThreadsList::_length (a u32) */
+	__u16 threads;	 /* ThreadsList::_threads (JavaThread*[]) */
+	__u16 osthread;	 /* JavaThread::_osthread */
+	__u16 os_tid;	 /* OSThread::_thread_id */
+	__u32 last_tid;	 /* the last entry's _thread_id */
+};
+
 /* HotSpot's JavaThreadState values (globalDefinitions.hpp, the same since JDK 6) */
 #define JP_TS_IN_NATIVE	      4
 #define JP_TS_IN_NATIVE_TRANS 5

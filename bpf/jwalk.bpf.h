@@ -88,6 +88,7 @@ struct jw_state {
 	__u32 at_call;	/* the first Java frame is at a call (JP_SF_AT_CALL) */
 	__u32 stub_fp;	/* a stub was passed by its rbp frame (JP_SF_STUB_FP) */
 	__u32 mh;	/* a method handle intrinsic at the top (JP_SF_MH_INTRINSIC) */
+	__u32 need_interp; /* the next frame must be interpreted (after an I2C adapter) */
 	/* the HeapBlock before the blob (hb bytes, 0 without hb_length_size), the blob's first bytes */
 	__u8 blk[2 * JP_JW_HEAP_BLOCK + JP_JW_BLOB_HDR + 8];
 	__u32 hb;
@@ -124,6 +125,7 @@ struct {
 #define JW_NAME_INTERP1 0x6572707265746e49ull /* "Interpre" */
 #define JW_NAME_INTERP2 0x00726574ull	      /* "ter\0" */
 #define JW_NAME_VTABLE  0x6320656c62617476ull /* "vtable c" (vtable chunks) */
+#define JW_NAME_ADAPTER 0x204932432f433249ull /* "I2C/C2I " (adapters) */
 #define JW_NAME_NATIVE1 0x6e2065766974616eull /* "native n" */
 #define JW_NAME_NATIVE2 0x0000646f6874656dull /* "method\0" (6 bytes and the NUL) */
 
@@ -413,6 +415,35 @@ out_not:
 	return JP_JW_STUB;
 }
 
+/*
+ * The interrupted pc in an I2C adapter (an interpreted caller's call of compiled code):
+ * the interpreter pushed the return address, recorded the sp above it in its frame's
+ * last_sp slot (rbp - 2 words; JDK 21+: relative to rbp, in words) and jumped; the adapter
+ * keeps rbp (the caller's frame), reads the return address at sp and pushes it again below
+ * the arguments it lays out for the compiled callee. Believed only when the word at sp is
+ * the return address the caller's last_sp leads to and last_sp is just above sp (within
+ * JW_STUB_FRAME); the caller must then be an interpreted frame that checks out (the next
+ * step). The C2I half of the blob (a compiled caller) has its own return address at sp.
+ * 0 and the caller's pc and sp in ret[0..1], or JP_JW_STUB.
+ */
+#define JW_LAST_SP_SLOT 2
+static __always_inline int jw_i2c(__u64 sp, __u64 fp, __u64 *ret)
+{
+	__s64 v = 0;
+	__u64 last_sp, r[2] = {};
+
+	if ((fp & 7) || fp <= sp || fp - sp > JW_MAX_STACK ||
+	    jw_read(&v, sizeof(v), fp - JW_LAST_SP_SLOT * 8))
+		return JP_JW_STUB;
+	last_sp = v < 0 && v > -(1ll << 20) ? fp + (__u64)(v * 8) : (__u64)v;
+	if ((last_sp & 7) || last_sp <= sp || last_sp - sp > JW_STUB_FRAME || last_sp >= fp ||
+	    jw_read(&r[0], 8, sp) || jw_read(&r[1], 8, last_sp - 8) || r[0] != r[1])
+		return JP_JW_STUB;
+	ret[0] = r[1];
+	ret[1] = last_sp;
+	return 0;
+}
+
 /* 8 bytes of the CodeBlob header read into st at off (the caller narrows the value) */
 static __always_inline __u64 jw_hdr(const struct jw_state *st, __u16 off)
 {
@@ -489,6 +520,11 @@ static __always_inline long jw_frame(struct jw_state *st)
 			 (name[1] & 0xffffffffffffffull) == JW_NAME_NATIVE2)
 			st->name_native = name_p;
 	}
+	if (st->need_interp && name_p != st->name_interp) {
+		st->err = JP_JW_STUB;
+		return 1;
+	}
+	st->need_interp = 0;
 	/*
 	 * A stub below the anchor's frame (a runtime stub that called the VM, the
 	 * deoptimization blob): not a Java frame, sized as a compiled one (HotSpot's
@@ -619,6 +655,14 @@ static __always_inline long jw_frame(struct jw_state *st)
 			ret = r0;
 			sender_sp = sp + 8;
 			caller_fp = fp;
+		} else if (name[0] == JW_NAME_ADAPTER && !jw_i2c(sp, fp, sfp) &&
+			   jw_heap(w, sfp[0])) {
+			/* an I2C adapter: its interpreted caller's frame is rbp's */
+			ret = sfp[0];
+			sender_sp = sfp[1];
+			caller_fp = fp;
+			st->need_interp = 1;
+			stat_inc(JP_STAT_I2C);
 		} else if (!jw_stub_fp(st, h, blob, pc, sp, fp, sfp)) {
 			/* an arraycopy or C1 runtime stub */
 			ret = sfp[0];
@@ -735,6 +779,38 @@ static __always_inline int jw_anchor(struct jw_state *st, __u32 tid, __u64 regs_
 }
 
 /*
+ * A thread of JVM tgid in no jthreads entry (JP_JW_NO_THREAD) and not in native_threads
+ * yet: true when it is no JavaThread, as jthreads' list entry (struct jp_jlist) shows:
+ * the JVM's current thread list still ends with the thread it ended with when user space
+ * stored the list whole, so no thread was added since. Six reads, only for such samples
+ * (a GC worker G1 started on demand, until jprof's next look at the task directory marks
+ * it). Any doubt (a list replaced or freed under the reads, no entry) is false: the
+ * sample is signalled, as before.
+ */
+static __always_inline bool jw_unlisted(__u32 tid, __u32 tgid)
+{
+	__u32 key = JP_JTHREADS_LIST | tgid;
+	const struct jp_jlist *l;
+	__u64 list = 0, arr = 0, jt = 0, os = 0;
+	__u32 len = 0;
+	__s32 os_tid = 0;
+
+	if (bpf_map_lookup_elem(&native_threads, &tid))
+		return false; /* marked already: asked or not as the mark says */
+	l = (const struct jp_jlist *)bpf_map_lookup_elem(&jthreads, &key);
+	if (!l || l->tgid != tgid || !l->last)
+		return false;
+	if (jw_read(&list, sizeof(list), l->list_var) || !list ||
+	    jw_read(&len, sizeof(len), list + l->length) || !len || len > JP_MAX_JTHREADS ||
+	    jw_read(&arr, sizeof(arr), list + l->threads) || !arr ||
+	    jw_read(&jt, sizeof(jt), arr + (__u64)(len - 1) * 8) || jt != l->last ||
+	    jw_read(&os, sizeof(os), jt + l->osthread) || !os ||
+	    jw_read(&os_tid, sizeof(os_tid), os + l->os_tid))
+		return false;
+	return (__u32)os_tid == l->last_tid;
+}
+
+/*
  * Outside the code cache in Java state: native code Java called without leaving the Java
  * state (a leaf call into libjvm, built with frame pointers, or the vDSO), no anchor. Its
  * frames' rbp chain, up to JW_FP_FRAMES links, each above the last and close to sp, leads
@@ -805,6 +881,7 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->at_call = 0;
 	st->stub_fp = 0;
 	st->mh = 0;
+	st->need_interp = 0;
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
 	st->hops = JW_WALK_HOPS;

@@ -411,6 +411,12 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 		/* no Java frame to ask the agent for (JP_SF_NO_JAVA) */
 		if (s->flags & JP_SF_NO_JAVA)
 			want_signal = false;
+		/* no Java thread at all: not in the JVM's thread list, which has no new thread */
+		if (want_signal && s->jstack_err == JP_JW_NO_THREAD && jw_unlisted(s->tid, tgid)) {
+			s->flags |= JP_SF_NATIVE_THREAD;
+			want_signal = false;
+			stat_inc(JP_STAT_UNLISTED);
+		}
 	}
 	kbytes = s->kstack_len * sizeof(__u64);
 	ubytes = s->ustack_len * sizeof(__u64);

@@ -18,6 +18,10 @@
 //   java JavaHot copies SECONDS -- thread "worker-y" copies long[] and Object[] arrays with
 //                                  System.arraycopy: samples in the arraycopy stubs (and in
 //                                  the GC barrier code they call).
+//   java JavaHot i2c SECONDS   -- thread "worker-i" calls a compiled method of many arguments
+//                                  from an interpreted loop (JavaHot.i2cLoop); run it with
+//                                  -XX:CompileCommand=exclude,JavaHot::i2cLoop: every call
+//                                  passes the I2C adapter (samples in it).
 // Prints "ready" once its threads run, and "done <checksum>" at the end.
 public class JavaHot {
     static volatile long sink;
@@ -137,6 +141,23 @@ public class JavaHot {
         return s;
     }
 
+    // compiled soon (called from the loop below), never inlined there: that one stays
+    // interpreted; its 20 arguments, each one bytecode to push, are 20 moves in the adapter
+    static long many(long a, long b, long c, long d, long e, long f, long g, long h, long i,
+                     long j, long k, long l, long m, long n, long o, long p, long q, long r,
+                     long s, long t) {
+        return a + b + c + d + e + f + g + h + i + j + k + l + m + n + o + p + q + r + s + t;
+    }
+
+    static long i2cLoop(long endNs) {
+        long s = 0, x = 1;
+        while (System.nanoTime() < endNs) {
+            for (int i = 0; i < 10_000; i++)
+                s += many(x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x);
+        }
+        return s;
+    }
+
     static void jniLoop(long endNs) {
         while (System.nanoTime() < endNs) {
             sink += nativeWrites(10_000);
@@ -173,6 +194,8 @@ public class JavaHot {
             }, "worker-h") };
         } else if (mode.equals("copies")) {
             ts = new Thread[] { new Thread(() -> { sink += copyLoop(end); }, "worker-y") };
+        } else if (mode.equals("i2c")) {
+            ts = new Thread[] { new Thread(() -> { sink += i2cLoop(end); }, "worker-i") };
         } else if (mode.equals("jni")) {
             System.loadLibrary("jnitest");
             ts = new Thread[] { new Thread(() -> jniLoop(end), "worker-j") };

@@ -220,33 +220,93 @@ copies_run() {
 	copies_run "$JDK25" bpf
 }
 
+# i2c_run JDK_HOME MODE: JavaHot i2c (an interpreted loop calling a compiled method of 20
+# arguments: each call passes the I2C adapter, ~4% of the samples in it). BPF passes an
+# adapter at the interrupted pc to its interpreted caller, rbp's frame, when the word at sp
+# is the return address the caller's last_sp leads to (jwalk.bpf.h jw_i2c); before, those
+# samples were signalled "in a stub" (10 of 42 signals on H2, JDK 17). shadow: no walk
+# differs from the agent's; bpf: whole stacks without a signal
+i2c_run() {
+	local home=$1 mode=$2 line samples requests passed cmp differ pct
+	require_jdk "$home"
+	"$home/bin/java" -XX:CompileCommand=quiet -XX:CompileCommand=exclude,JavaHot::i2cLoop \
+		-cp "$APPS" JavaHot i2c 8 >"$OUT/java.out" 2>"$OUT/java.err" 3>&- &
+	JPID=$!
+	wait_ready "$OUT/java.out" 10
+	sleep 1
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --java-walk "$mode" -o "$OUT/i.folded"
+	REPORT=$output
+	grep -E "^jprof: (JVM $JPID|I2C adapters|debug: bpf:)" <<<"$REPORT"
+	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
+	samples=$(sed -nE 's/.* ([0-9]+) in Java threads .*/\1/p' <<<"$line")
+	passed=$(grep -E "^jprof: I2C adapters at the interrupted pc passed" <<<"$REPORT" |
+		sed -nE 's/.*caller: ([0-9]+)$/\1/p')
+	echo "samples of Java threads $samples, I2C adapters passed ${passed:-0}"
+	((${passed:-0} >= 10))
+	(($(folded_sum 'JavaHot\.i2cLoop_\[0\]' "$OUT/i.folded") * 10 >= samples * 9))
+	if [[ $mode == shadow ]]; then
+		line=$(grep -E "^jprof: JVM $JPID: Java walk in BPF: " <<<"$REPORT")
+		cmp=$(sed -nE "s/.*\); ([0-9]+) compared with the agent's.*/\1/p" <<<"$line")
+		differ=$(sed -nE 's/.*, ([0-9]+) differ \(.*/\1/p' <<<"$line")
+		echo "compared $cmp, differ $differ"
+		((cmp * 2 >= samples && differ * 100 <= cmp))
+		return
+	fi
+	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
+	echo "stack requests ${requests:-0}"
+	((${requests:-0} * 100 <= samples * 5))
+	pct=$(complete_pct)
+	echo "complete Java stacks: $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
+}
+
+@test "jdk17, --java-walk shadow: an I2C adapter at the top passed to its interpreted caller" {
+	i2c_run "$JDK17" shadow
+}
+
+@test "jdk25, --java-walk bpf: an I2C adapter at the top passed, whole stacks without a signal" {
+	i2c_run "$JDK25" bpf
+}
+
 # A JVM busy collecting garbage (GcPauses: System.gc() every 50 ms, allocation between):
 # its GC and VM threads are in no entry of its thread list, which jprof reads from outside,
 # so they are marked in BPF as no Java threads at once (two looks at its task directory)
 # and never signalled; the agent's own "not a Java thread" answers took 200 ms of signals
 # per thread and a re-ask every 64 samples (84 signals of 1189 samples before, 3 of 1098
 # after, JDK 25). A native thread that attaches later is taken back (java.bats jniattach).
-# The share of samples still signalled is printed, not bounded: 2.2-5.4% in 10 runs on an
-# idle host (threads not marked yet: GC workers G1 starts on demand, until the agent
-# answers), 7.1% before the marks; too close to bound. Issue 33: mark new threads sooner.
-@test "jdk25: GC and VM threads, in no entry of the JVM's thread list, are marked as no Java threads" {
-	local line samples signals marked
+# The GC workers beyond the first start with the first pause (G1 starts them on demand), 2 s
+# after ready, once the agent is in: until jprof's looks mark them, BPF sees that the thread
+# list gained no thread since jprof stored it whole, and does not signal them either. The
+# signals still sent are mostly interpreted methods BPF's walk cannot name yet (the JVM has
+# just started). 10 runs at load 10-12: 0 signalled as "thread not known" (10-47 samples not
+# signalled so), 1.4-4.5% of samples signalled in all; before (the list not checked): 18-46
+# as "thread not known" (1.9-5.9% of samples), 4.4-9.5% in all.
+@test "jdk25: GC and VM threads, in no entry of the JVM's thread list, are never signalled" {
+	local line samples signals marked unlisted walks notknown
 	require_jdk "$JDK25"
-	"$JDK25/bin/java" -Xmx256m -cp "$APPS" GcPauses 100 50 >"$OUT/gc.out" 2>&1 3>&- &
+	"$JDK25/bin/java" -Xmx256m -XX:ParallelGCThreads=8 -cp "$APPS" GcPauses 100 50 2000 \
+		>"$OUT/gc.out" 2>&1 3>&- &
 	JPID=$!
 	wait_ready "$OUT/gc.out" 10
-	sleep 0.5
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 -o "$OUT/gc.folded"
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 4 -o "$OUT/gc.folded"
 	REPORT=$output
 	grep -E "^jprof: (JVM $JPID \(|threads in no|debug: bpf:)" <<<"$REPORT"
 	line=$(grep -E "^jprof: debug: bpf: [0-9]+ samples, " <<<"$REPORT")
 	samples=$(sed -nE 's/.*bpf: ([0-9]+) samples, .*/\1/p' <<<"$line")
 	signals=$(sed -nE 's/.* ([0-9]+) signals .*/\1/p' <<<"$line")
-	marked=$(grep -E "^jprof: threads in no JVM's thread list" <<<"$REPORT" |
-		sed -nE 's/.*stack: ([0-9]+) marked.*/\1/p')
-	echo "samples $samples, signals $signals, threads marked ${marked:-0}"
-	echo "signalled: $((signals * 1000 / samples))/1000 of samples" >&3
+	line=$(grep -E "^jprof: threads in no JVM's thread list" <<<"$REPORT")
+	marked=$(sed -nE 's/.*stack: ([0-9]+) marked.*/\1/p' <<<"$line")
+	unlisted=$(sed -nE 's/.* ([0-9]+) samples of threads not marked yet not signalled.*/\1/p' \
+		<<<"$line")
+	# the signalled samples by how BPF's walk ended
+	walks=$(grep -E "^jprof: JVM $JPID: Java walk in BPF: " <<<"$REPORT" || true)
+	notknown=$(sed -nE 's/.*[(,] ?([0-9]+) thread not known.*/\1/p' <<<"$walks")
+	echo "samples $samples, signals $signals (${notknown:-0} thread not known)," \
+		"not signalled unmarked: ${unlisted:-?}, threads marked ${marked:-0}"
+	echo "signalled: $((signals * 1000 / samples))/1000 of samples," \
+		"$((${notknown:-0} * 1000 / samples))/1000 thread not known" >&3
 	((${marked:-0} >= 2))
+	((${notknown:-0} * 200 <= samples && signals * 100 <= samples * 7))
 	# the GC's own frames are there, as JVM-internal stacks
 	(($(folded_sum ';[^;]*G1[^;]*' "$OUT/gc.folded") > 100))
 	pct=$(complete_pct)

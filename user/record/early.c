@@ -77,10 +77,52 @@ static void thread_set(struct rec *r, struct rec_early *e, const struct vms_thre
 		.jvm_tid = t->tid,
 	};
 	err = kernel_session__set_jthread(r->ks, tid, &v);
-	if (err)
+	if (err) {
 		r->early_st.tl_map_err++;
-	else
+		e->jl_bad = true;
+	} else {
 		r->early_st.tl_set++;
+	}
+}
+
+_Static_assert(sizeof(struct jp_jlist) == sizeof(struct jp_jthread), "jthreads' list entry");
+
+/*
+ * jthreads' entry of e itself (jprof.h struct jp_jlist), after its threads: every thread of
+ * its list, whose last entry is last, is in jthreads; or (last NULL) that is not known
+ */
+static void list_set(struct rec *r, struct rec_early *e, const struct vms_thread *last)
+{
+	const struct vms_threads *l = &e->names.threads;
+	union {
+		struct jp_jthread t;
+		struct jp_jlist l;
+	} v;
+	__u32 key = JP_JTHREADS_LIST | e->pid;
+
+	if (!last || e->jl_bad || l->list_length > UINT16_MAX || l->list_threads > UINT16_MAX ||
+	    l->osthread > UINT16_MAX || l->os_tid > UINT16_MAX) {
+		if (e->jl_set && !kernel_session__set_jthread(r->ks, key, NULL))
+			e->jl_set = false;
+		return;
+	}
+	memset(&v, 0, sizeof(v));
+	v.l = (struct jp_jlist){
+		.list_var = l->list_var,
+		.last = last->thread,
+		.tgid = e->pid,
+		.length = (__u16)l->list_length,
+		.threads = (__u16)l->list_threads,
+		.osthread = (__u16)l->osthread,
+		.os_tid = (__u16)l->os_tid,
+		.last_tid = last->tid,
+	};
+	if (kernel_session__set_jthread(r->ks, key, &v.t)) {
+		r->early_st.tl_map_err++;
+		return;
+	}
+	e->jl_set = true;
+	r->early_st.jl_set++;
 }
 
 /*
@@ -135,8 +177,8 @@ static size_t threads_to_host(struct rec *r, struct rec_early *e, struct vms_thr
 static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 {
 	bool full = now >= e->threads_full_ns;
-	size_t n = 0, skipped = 0, i = 0, k = 0;
-	struct vms_thread *nt;
+	size_t n = 0, skipped = 0, i = 0, k = 0, nlist;
+	struct vms_thread *nt, last = {0};
 	__u64 list = 0;
 	int err;
 
@@ -167,6 +209,10 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 		r->early_st.tl_last_err = err;
 		return false;
 	}
+	/* the list's last entry, in list order (before the sort): every entry read */
+	if (n && !skipped)
+		last = nt[n - 1];
+	nlist = n;
 	if (full)
 		e->threads_full_ns = now + THREADS_FULL_NS;
 	/*
@@ -183,6 +229,8 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	} else {
 		n = threads_to_host(r, e, nt, n);
 	}
+	if (n != nlist)
+		last.thread = 0; /* some not found in the task directory: not all stored */
 	qsort(nt, n, sizeof(*nt), cmp_tid);
 	while (i < e->nthr || k < n) {
 		if (k == n || (i < e->nthr && e->thr[i].host_tid < nt[k].host_tid)) {
@@ -200,6 +248,8 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	}
 	memcpy(e->thr, nt, n * sizeof(*nt));
 	e->nthr = n;
+	r->early_st.jl_unset += !last.thread;
+	list_set(r, e, last.thread ? &last : NULL);
 	/* samples of threads in no entry are of no JavaThread (the join) */
 	join__set_jvm_threads_known(r->join, e->pid, n > 0);
 	return true;
@@ -324,9 +374,11 @@ static void native_scan(struct rec *r, struct rec_early *e, __u64 now)
 /* e's threads out of jthreads, its list freed */
 static void threads_drop(struct rec *r, struct rec_early *e)
 {
-	if (r->ks)
+	if (r->ks) {
+		list_set(r, e, NULL);
 		for (size_t i = 0; i < e->nthr; i++)
 			thread_set(r, e, NULL, e->thr[i].host_tid);
+	}
 	free(e->thr);
 	e->thr = NULL;
 	e->nthr = e->capthr = 0;
@@ -526,6 +578,11 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 			"did not check out)\n",
 			(unsigned long long)r->kstats[JP_STAT_STUB_FP],
 			(unsigned long long)r->kstats[JP_STAT_STUB_FP_NOT]);
+	if (verbose && r->kstats[JP_STAT_I2C])
+		fprintf(f,
+			"jprof: I2C adapters at the interrupted pc passed to their interpreted "
+			"caller: %llu\n",
+			(unsigned long long)r->kstats[JP_STAT_I2C]);
 	if (verbose && s->tl_reads)
 		fprintf(f,
 			"jprof: threads for the walk from the frame anchor: %llu thread lists read "
@@ -539,9 +596,13 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 	if (verbose && s->nat_scans)
 		fprintf(f,
 			"jprof: threads in no JVM's thread list (GC, VM threads), asked for no Java "
-			"stack: %llu marked, %llu found in the list later; %llu task directories read\n",
+			"stack: %llu marked, %llu found in the list later; %llu task directories read; "
+			"%llu samples of threads not marked yet not signalled (no thread added to the "
+			"list since it was stored whole: %llu times, %llu not whole)\n",
 			(unsigned long long)s->nat_marked, (unsigned long long)s->nat_unmarked,
-			(unsigned long long)s->nat_scans);
+			(unsigned long long)s->nat_scans,
+			(unsigned long long)r->kstats[JP_STAT_UNLISTED],
+			(unsigned long long)s->jl_set, (unsigned long long)s->jl_unset);
 	if (verbose && s->ns_scans)
 		fprintf(f,
 			"jprof: threads of JVMs in other pid namespaces: %llu task directories read "

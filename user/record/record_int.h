@@ -142,6 +142,11 @@ struct rec {
 		size_t nnat;
 		__u64 native_next_ns;
 		__u64 tlist, threads_next_ns, threads_full_ns;
+		/*
+		 * jthreads' entry of the JVM itself (struct jp_jlist) is set; a thread of its
+		 * list is missing from jthreads (a map error): the entry is never set again
+		 */
+		bool jl_set, jl_bad;
 	} early[JP_MAX_JVMS];
 	size_t nearly;
 	struct {
@@ -156,6 +161,8 @@ struct rec {
 		__u64 ns_scans, ns_failed, ns_unmapped, ns_bad;
 		/* threads marked no JavaThread (native_scan), unmarked later, looks */
 		__u64 nat_marked, nat_unmarked, nat_scans;
+		/* jthreads' list entries set (struct jp_jlist), not set (the list incomplete) */
+		__u64 jl_set, jl_unset;
 		int ns_last_err;
 	} early_st;
 	__u64 retire_check_ns; /* the last look for JVMs that exited */
