@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """agg.py: what --aggregate (CPU stacks counted in the kernel) saves, on one busy JVM.
 
-One JVM (JavaHot split: a thread spinning in compiled code, one busy half the time) is
+One JVM (JavaHot split: a thread spinning in compiled code, one busy half the time; or
+with --h2, H2Load: 4 threads of JDBC transactions on H2, deep stacks) is
 recorded with `jprof record -p PID -F 999` alternately with --no-aggregate and --aggregate,
 ROUNDS times, so a shared host's drift hits both alike. In each run's steady state (from
 1.5 s in to 0.5 s before its end) it reads, from bpf_stats (kernel.bpf_stats_enabled, set
 for the run and restored), the sampler program's run time per sample (run_time_ns /
 run_cnt of this jprof's on_cpu_sample), and jprof's own CPU time per second of wall
-(utime + stime from /proc); from jprof -v, the ring records per second (the samples BPF
+(its threads' schedstat); from jprof -v, the ring records per second (the samples BPF
 took, less those it counted). Prints the medians of each mode, and JSON with --json.
 """
 import argparse
@@ -21,25 +22,44 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLK = os.sysconf("SC_CLK_TCK")
+
+
+def prog_ids(pid):
+    """ids of the BPF programs process pid holds (its fds' fdinfo)"""
+    ids = set()
+    d = f"/proc/{pid}/fdinfo"
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
 
 
 def prog_stats(pid):
     """(run_time_ns, run_cnt) of on_cpu_sample loaded by process pid, or None"""
+    ids = prog_ids(pid)
     out = subprocess.run(["bpftool", "prog", "show", "--json"], capture_output=True,
                          text=True, check=False).stdout
     for p in json.loads(out or "[]"):
-        if p.get("name") != "on_cpu_sample":
-            continue
-        if any(x.get("pid") == pid for x in p.get("pids", [])):
+        if p.get("name") == "on_cpu_sample" and p.get("id") in ids:
             return p.get("run_time_ns", 0), p.get("run_cnt", 0)
     return None
 
 
-def cpu_ticks(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+def cpu_ns(pid):
+    """the CPU time of all of pid's threads (schedstat: ns, not clock ticks)"""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass
+    return total
 
 
 def one_run(build, jpid, secs, agg, out_dir):
@@ -48,9 +68,9 @@ def one_run(build, jpid, secs, agg, out_dir):
            "-o", os.path.join(out_dir, "a.folded" if agg else "p.folded")]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)
-    s0, c0, t0 = prog_stats(p.pid), cpu_ticks(p.pid), time.monotonic()
+    s0, c0, t0 = prog_stats(p.pid), cpu_ns(p.pid), time.monotonic()
     time.sleep(secs - 2.0)
-    s1, c1, t1 = prog_stats(p.pid), cpu_ticks(p.pid), time.monotonic()
+    s1, c1, t1 = prog_stats(p.pid), cpu_ns(p.pid), time.monotonic()
     err = p.communicate()[1]
     if p.returncode or not s0 or not s1:
         sys.exit(f"jprof failed ({p.returncode}) or no program stats:\n{err}")
@@ -63,7 +83,7 @@ def one_run(build, jpid, secs, agg, out_dir):
     runs = s1[1] - s0[1]
     return {
         "bpf_ns_per_sample": (s1[0] - s0[0]) / runs if runs else 0.0,
-        "jprof_cpu_ms_per_s": (c1 - c0) * 1000.0 / CLK / (t1 - t0),
+        "jprof_cpu_ms_per_s": (c1 - c0) / 1e6 / (t1 - t0),
         "records_per_s": (taken - counted) / secs,
         "samples_per_s": taken / secs,
     }
@@ -76,6 +96,8 @@ def main():
     ap.add_argument("--secs", type=int, default=6)
     ap.add_argument("--java", default="/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
     ap.add_argument("--json", help="write the runs and medians here")
+    ap.add_argument("--h2", action="store_true",
+                    help="H2Load (4 threads of JDBC on H2: deep stacks) instead of JavaHot")
     a = ap.parse_args()
     if a.secs < 4:
         sys.exit("--secs: at least 4")
@@ -83,8 +105,11 @@ def main():
         was = f.read().strip()
     apps = os.path.join(a.build, "tests", "apps")
     life = a.rounds * 2 * (a.secs + 3) + 10
-    jvm = subprocess.Popen([a.java, "-cp", apps, "JavaHot", "split", str(life)],
-                           stdout=subprocess.PIPE, text=True)
+    if a.h2:
+        cmd = [a.java, "-cp", "/usr/share/java/h2.jar:" + apps, "H2Load", "4", str(life), "3"]
+    else:
+        cmd = [a.java, "-cp", apps, "JavaHot", "split", str(life)]
+    jvm = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     runs = {"plain": [], "aggregate": []}
     try:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:

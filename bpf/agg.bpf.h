@@ -105,18 +105,11 @@ static __always_inline bool agg_count(struct jp_scratch *sc)
 	__u64 h;
 
 	h = agg_hash(sc);
-	if (!bpf_map_lookup_elem(&agg_sent, &h)) {
-		/* the hash has the tid: no other CPU marks it meanwhile */
-		if (!bpf_map_update_elem(&agg_sent, &h, &one, BPF_ANY)) {
-			s->stack_hash = h;
-			stat_inc(JP_STAT_AGG_SENT);
-		}
-		return false;
-	}
 	k.hash = h;
 	k.pid = s->pid;
 	k.tid = s->tid;
 	k.slot = s->time_ns / JP_AGG_SLOT_NS;
+	/* counted already in this slot: it was sent (one lookup, the common case) */
 	v = bpf_map_lookup_elem(&agg_counts, &k);
 	if (v) {
 		/* one thread's samples come one at a time; user space takes only closed slots */
@@ -124,6 +117,14 @@ static __always_inline bool agg_count(struct jp_scratch *sc)
 		v->weight_ns += s->weight;
 		stat_inc(JP_STAT_AGG_COUNTED);
 		return true;
+	}
+	if (!bpf_map_lookup_elem(&agg_sent, &h)) {
+		/* the hash has the tid: no other CPU marks it meanwhile */
+		if (!bpf_map_update_elem(&agg_sent, &h, &one, BPF_ANY)) {
+			s->stack_hash = h;
+			stat_inc(JP_STAT_AGG_SENT);
+		}
+		return false;
 	}
 	nv.count = 1;
 	nv.weight_ns = s->weight;

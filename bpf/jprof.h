@@ -383,7 +383,7 @@ struct jp_wall_cpu {
  * it) and all of them at the end, after the sampler stopped.
  */
 #define JP_AGG_SLOT_NS	   (100ull * 1000 * 1000) /* the timeline's and JFR's resolution */
-#define JP_AGG_COUNTS_MAX  16384 /* agg_counts entries (user space may size it) */
+#define JP_AGG_COUNTS_MAX  1024 /* agg_counts entries at least (user space sizes it) */
 #define JP_AGG_SENT_MAX	   8192	 /* agg_sent (LRU): a mark lost sends its stack again */
 #define JP_AGG_WORDS	   (JP_MAX_KSTACK + JP_MAX_USTACK + 2 * JP_MAX_JFRAMES)
 

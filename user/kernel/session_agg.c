@@ -15,7 +15,11 @@
 #define KS_AGG_REAP_NS (1000ull * 1000 * 1000)
 /* a count whose stack is not known yet (its record still in the ring) waits this long */
 #define KS_AGG_WAIT_SLOTS 10
-/* the largest agg_counts: 4 slots of every CPU's samples at most */
+/*
+ * agg_counts: room for 4 slots of every CPU's samples (3 open at once), at least
+ * JP_AGG_COUNTS_MAX, at most this. Reading it costs a walk of all its buckets (a 16384
+ * map at every poll round: 0.5 ms of jprof's CPU a second), so no larger than that.
+ */
 #define KS_AGG_COUNTS_CAP (1u << 18)
 
 struct ks_agg {
