@@ -3,7 +3,8 @@
 """agg.py: what --aggregate (CPU stacks counted in the kernel) saves, on one busy JVM.
 
 One JVM (JavaHot split: a thread spinning in compiled code, one busy half the time; or
-with --h2, H2Load: 4 threads of JDBC transactions on H2, deep stacks) is
+with --h2, H2Load: 4 threads of JDBC transactions on H2, deep stacks; with --native,
+hotab, a C program) is
 recorded with `jprof record -p PID -F 999` alternately with --no-aggregate and --aggregate,
 ROUNDS times, so a shared host's drift hits both alike. In each run's steady state (from
 1.5 s in to 0.5 s before its end) it reads, from bpf_stats (kernel.bpf_stats_enabled, set
@@ -98,6 +99,8 @@ def main():
     ap.add_argument("--json", help="write the runs and medians here")
     ap.add_argument("--h2", action="store_true",
                     help="H2Load (4 threads of JDBC on H2: deep stacks) instead of JavaHot")
+    ap.add_argument("--native", action="store_true",
+                    help="hotab (a C program, one thread in two functions) instead of JavaHot")
     a = ap.parse_args()
     if a.secs < 4:
         sys.exit("--secs: at least 4")
@@ -105,7 +108,9 @@ def main():
         was = f.read().strip()
     apps = os.path.join(a.build, "tests", "apps")
     life = a.rounds * 2 * (a.secs + 3) + 10
-    if a.h2:
+    if a.native:
+        cmd = [os.path.join(apps, "hotab"), str(life)]
+    elif a.h2:
         cmd = [a.java, "-cp", "/usr/share/java/h2.jar:" + apps, "H2Load", "4", str(life), "3"]
     else:
         cmd = [a.java, "-cp", apps, "JavaHot", "split", str(life)]
@@ -114,7 +119,8 @@ def main():
     try:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write("1")
-        jvm.stdout.readline()  # "ready"
+        if not a.native:
+            jvm.stdout.readline()  # "ready"
         time.sleep(1)
         with tempfile.TemporaryDirectory() as d:
             for _ in range(a.rounds):
