@@ -5,7 +5,8 @@
 # and without it: every sample BPF took is in the profile (JP_STAT_SAMPLES, as -v prints
 # it, equals the profile's total), per thread too, the same top frames, the same complete
 # Java stacks. With a tiny counts map the samples that find it full go out whole: counted,
-# nothing lost.
+# nothing lost; with room for 8 stacks in user space the least used are let go (BPF forgets
+# them first, and sends them whole again): nothing lost either.
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -107,4 +108,15 @@ split_check() {
 	asked=$(sed -nE 's/.* drains \(([0-9]+) asked by BPF\).*/\1/p' "$OUT/tiny.err")
 	echo "full records for a full map: $full; drains BPF asked: $asked"
 	((full > 0 && COUNTED > 0 && asked > 0))
+}
+
+@test "aggregate: 8 stacks kept: the least used let go and forgotten by BPF, nothing lost" {
+	local retired notkept
+	sleep 1
+	JPROF_TEST_AGG_RECORDS=8 split_check few --aggregate
+	retired=$(sed -nE 's/.* ([0-9]+) stacks let go for room.*/\1/p' "$OUT/few.err")
+	notkept=$(sed -nE 's/.*records of new stacks \([0-9]+ kept, ([0-9]+) not: no room\).*/\1/p' \
+		"$OUT/few.err")
+	echo "stacks let go: $retired; records not kept: $notkept"
+	((retired > 0 && COUNTED > 0))
 }

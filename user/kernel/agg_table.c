@@ -17,16 +17,22 @@ struct agg_rec {
 
 struct agg_table {
 	struct hmap map; /* hash -> struct agg_rec * */
-	size_t max_entries, max_bytes, bytes;
+	size_t max_entries, max_bytes, bytes, live;
 };
 
-struct agg_table *agg_table__new(size_t max_entries, size_t max_bytes)
+/* retired records may go over the live bytes by a quarter, until reaped */
+static size_t slack(size_t n)
+{
+	return n / 4 + 1;
+}
+
+struct agg_table *agg_table__new(size_t max_entries, size_t max_bytes, size_t max_retired)
 {
 	struct agg_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
-	hmap_init(&t->map, 64, max_entries);
+	hmap_init(&t->map, 64, max_entries + max_retired);
 	t->max_entries = max_entries;
 	t->max_bytes = max_bytes;
 	return t;
@@ -51,25 +57,28 @@ void agg_table__free(struct agg_table *t)
 }
 
 int agg_table__put(struct agg_table *t, __u64 hash, const struct jp_sample *s,
-		   const __u64 *kstack, const __u64 *ustack, __u64 now_ns)
+		   const __u64 *kstack, const __u64 *ustack, __u64 now_ns, bool retired)
 {
 	size_t k = (size_t)s->kstack_len * sizeof(__u64);
 	size_t u = (size_t)s->ustack_len * sizeof(__u64) +
 		   (size_t)s->jstack_len * sizeof(struct jp_jframe);
 	size_t bytes = sizeof(struct agg_rec) + k + u;
+	size_t max_bytes = t->max_bytes + (retired ? slack(t->max_bytes) : 0);
 	struct agg_rec *r, *old;
 	__u64 *slot;
 	bool is_new;
 
 	slot = hmap_find(&t->map, hash);
 	old = slot ? (struct agg_rec *)(uintptr_t)*slot : NULL;
-	if (t->bytes - (old ? old->bytes : 0) + bytes > t->max_bytes)
+	if (t->bytes - (old ? old->bytes : 0) + bytes > max_bytes)
+		return -ENOSPC;
+	if (!retired && (!old || old->retired_ns) && t->live >= t->max_entries)
 		return -ENOSPC;
 	r = malloc(bytes);
 	if (!r)
 		return -ENOMEM;
 	r->used_ns = now_ns;
-	r->retired_ns = 0;
+	r->retired_ns = retired ? (now_ns ? now_ns : 1) : 0;
 	r->bytes = bytes;
 	r->s = *s;
 	r->s.stack_hash = 0; /* a replay teaches nothing */
@@ -83,10 +92,12 @@ int agg_table__put(struct agg_table *t, __u64 hash, const struct jp_sample *s,
 		}
 	} else {
 		t->bytes -= old->bytes;
+		t->live -= !old->retired_ns;
 		free(old);
 	}
 	*slot = (uintptr_t)r;
 	t->bytes += bytes;
+	t->live += !retired;
 	return 0;
 }
 
@@ -140,6 +151,7 @@ size_t agg_table__retire(struct agg_table *t, __u64 now_ns, __u64 *out, size_t m
 		if (r->retired_ns || r->used_ns > cut)
 			continue;
 		r->retired_ns = now_ns ? now_ns : 1;
+		t->live--;
 		out[n++] = k;
 	}
 	return n;

@@ -10,22 +10,27 @@
 #define JPROF_KERNEL_AGG_TABLE_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "jprof.h"
 
 struct agg_table;
 
-/* an empty table of at most max_entries records and max_bytes bytes of them; NULL: ENOMEM */
-struct agg_table *agg_table__new(size_t max_entries, size_t max_bytes);
+/*
+ * An empty table of at most max_entries live records and max_bytes bytes of them, and
+ * max_retired retired ones more (with a quarter more bytes) until reaped; NULL: ENOMEM
+ */
+struct agg_table *agg_table__new(size_t max_entries, size_t max_bytes, size_t max_retired);
 void agg_table__free(struct agg_table *t); /* NULL-safe */
 /*
  * Keeps a copy of s with its frames (kernel, then user and the Java walk's after it) as
- * hash's record, used at now_ns (a retired one of that hash lives again). 0; -ENOSPC over
- * a budget (nothing kept); -ENOMEM.
+ * hash's record, used at now_ns (a retired one of that hash lives again); retired: kept
+ * retired at once (found until reaped), within the retired budget. 0;
+ * -ENOSPC over a budget (nothing kept); -ENOMEM.
  */
 int agg_table__put(struct agg_table *t, __u64 hash, const struct jp_sample *s,
-		   const __u64 *kstack, const __u64 *ustack, __u64 now_ns);
+		   const __u64 *kstack, const __u64 *ustack, __u64 now_ns, bool retired);
 /* hash's record, its frames right after it, marked used at now_ns; NULL when unknown */
 const struct jp_sample *agg_table__get(struct agg_table *t, __u64 hash, __u64 now_ns);
 /*

@@ -32,20 +32,28 @@ struct ks_agg {
 	struct ks_agg_stats st;
 };
 
-/* JPROF_TEST_AGG_MAX: agg_counts' size for tests (the map-full fallback), 1..capacity */
-static __u32 counts_size(const struct kernel_opts *o)
+/* a test's smaller size from the environment variable name, in [1, max]; else dflt */
+static size_t test_size(const char *name, size_t max, size_t dflt)
 {
-	const char *env = getenv("JPROF_TEST_AGG_MAX");
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	__u64 want = (__u64)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) * 4 / 10;
+	const char *env = getenv(name);
+	unsigned long v;
 	char *end;
 
-	if (env && *env) {
-		unsigned long v = strtoul(env, &end, 10);
+	if (!env || !*env)
+		return dflt;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	return !*end && !errno && v >= 1 && v <= max ? v : dflt;
+}
 
-		if (!*end && v >= 1 && v <= KS_AGG_COUNTS_CAP)
-			return (__u32)v;
-	}
+/* JPROF_TEST_AGG_MAX: agg_counts' size for tests (the map-full fallback) */
+static __u32 counts_size(const struct kernel_opts *o)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	__u64 want = (__u64)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) * 4 / 10;
+
+	if (test_size("JPROF_TEST_AGG_MAX", KS_AGG_COUNTS_CAP, 0))
+		return (__u32)test_size("JPROF_TEST_AGG_MAX", KS_AGG_COUNTS_CAP, 0);
 	if (want < JP_AGG_COUNTS_MAX)
 		want = JP_AGG_COUNTS_MAX;
 	return want > KS_AGG_COUNTS_CAP ? KS_AGG_COUNTS_CAP : (__u32)want;
@@ -55,6 +63,8 @@ int ks_agg_configure(struct kernel_session *s, const struct kernel_opts *o)
 {
 	struct cpu_bpf *c = s->cpu;
 	__u32 n = o->aggregate && (o->events & KS_EV_CPU) ? counts_size(o) : 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	size_t retired;
 	int err;
 
 	c->rodata->aggregate = n > 0;
@@ -69,7 +79,16 @@ int ks_agg_configure(struct kernel_session *s, const struct kernel_opts *o)
 	if (!s->agg)
 		return -ENOMEM;
 	s->agg->cap = n;
-	s->agg->tab = agg_table__new(KS_AGG_RECORDS, KS_AGG_BYTES);
+	/*
+	 * Records retired (or not kept) stay KS_AGG_REAP_NS for the counts BPF made before it
+	 * forgot them: room for a new stack at every sample of that second, at most
+	 * KS_AGG_RECORDS. JPROF_TEST_AGG_RECORDS: fewer live records, for tests (stacks let go)
+	 */
+	retired = (size_t)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) + 64;
+	s->agg->tab = agg_table__new(test_size("JPROF_TEST_AGG_RECORDS", KS_AGG_RECORDS,
+					       KS_AGG_RECORDS),
+				     KS_AGG_BYTES,
+				     retired < KS_AGG_RECORDS ? retired : KS_AGG_RECORDS);
 	s->agg->keys = calloc(n, sizeof(*s->agg->keys));
 	s->agg->dkeys = calloc(n, sizeof(*s->agg->dkeys));
 	s->agg->vals = calloc(n, sizeof(*s->agg->vals));
@@ -103,17 +122,26 @@ void ks_agg_learn(struct kernel_session *s, const struct jp_sample *smp, const _
 	size_t n;
 	int err;
 
-	err = agg_table__put(a->tab, smp->stack_hash, smp, kstack, ustack, now);
+	err = agg_table__put(a->tab, smp->stack_hash, smp, kstack, ustack, now, false);
 	if (err == -ENOSPC) {
 		/* the least used quarter goes: BPF forgets them first, they are freed later */
 		n = agg_table__retire(a->tab, now, out, sizeof(out) / sizeof(out[0]));
 		for (size_t i = 0; i < n; i++)
 			forget_mark(s, out[i]);
 		a->st.retired += n;
-		err = agg_table__put(a->tab, smp->stack_hash, smp, kstack, ustack, now);
+		err = agg_table__put(a->tab, smp->stack_hash, smp, kstack, ustack, now, false);
+	}
+	if (err == -ENOSPC) {
+		/*
+		 * No room still (bytes, or what was retired is not freed yet): BPF forgets it
+		 * (its next sample goes out whole), kept retired for the counts made since
+		 */
+		forget_mark(s, smp->stack_hash);
+		a->st.not_kept++;
+		(void)agg_table__put(a->tab, smp->stack_hash, smp, kstack, ustack, now, true);
+		return;
 	}
 	if (err) {
-		/* not kept: counted nowhere, as its stack goes out whole next time */
 		forget_mark(s, smp->stack_hash);
 		a->st.not_kept++;
 		return;
