@@ -115,7 +115,7 @@ split_check() {
 	sleep 1
 	JPROF_TEST_AGG_RECORDS=8 split_check few --aggregate
 	retired=$(sed -nE 's/.* ([0-9]+) stacks let go for room.*/\1/p' "$OUT/few.err")
-	notkept=$(sed -nE 's/.*records of new stacks \([0-9]+ kept, ([0-9]+) not: no room\).*/\1/p' \
+	notkept=$(sed -nE 's/.*records of new stacks \([0-9]+ kept, ([0-9]+) only until.*/\1/p' \
 		"$OUT/few.err")
 	echo "stacks let go: $retired; records not kept: $notkept"
 	((retired > 0 && COUNTED > 0))

@@ -12,8 +12,7 @@
 #include "kernel/agg_table.h"
 
 /* a record of k kernel, u user frames and j Java frames, its words from seed */
-static void make(struct jp_sample *s, __u64 *k, __u64 *u, __u32 nk, __u32 nu, __u16 nj,
-		 __u64 seed)
+static void make(struct jp_sample *s, __u64 *k, __u64 *u, __u32 nk, __u32 nu, __u16 nj, __u64 seed)
 {
 	memset(s, 0, sizeof(*s));
 	s->pid = 100;

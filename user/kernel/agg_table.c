@@ -9,9 +9,9 @@
 #include "util/hmap.h"
 
 struct agg_rec {
-	__u64 used_ns;	  /* last put or get */
-	__u64 retired_ns; /* 0: live */
-	size_t bytes;	  /* of this allocation */
+	__u64 used_ns;	    /* last put or get */
+	__u64 retired_ns;   /* 0: live */
+	size_t bytes;	    /* of this allocation */
 	struct jp_sample s; /* the frames follow */
 };
 
@@ -56,8 +56,8 @@ void agg_table__free(struct agg_table *t)
 	free(t);
 }
 
-int agg_table__put(struct agg_table *t, __u64 hash, const struct jp_sample *s,
-		   const __u64 *kstack, const __u64 *ustack, __u64 now_ns, bool retired)
+int agg_table__put(struct agg_table *t, __u64 hash, const struct jp_sample *s, const __u64 *kstack,
+		   const __u64 *ustack, __u64 now_ns, bool retired)
 {
 	size_t k = (size_t)s->kstack_len * sizeof(__u64);
 	size_t u = (size_t)s->ustack_len * sizeof(__u64) +

@@ -29,8 +29,8 @@ void agg_table__free(struct agg_table *t); /* NULL-safe */
  * retired at once (found until reaped), within the retired budget. 0;
  * -ENOSPC over a budget (nothing kept); -ENOMEM.
  */
-int agg_table__put(struct agg_table *t, __u64 hash, const struct jp_sample *s,
-		   const __u64 *kstack, const __u64 *ustack, __u64 now_ns, bool retired);
+int agg_table__put(struct agg_table *t, __u64 hash, const struct jp_sample *s, const __u64 *kstack,
+		   const __u64 *ustack, __u64 now_ns, bool retired);
 /* hash's record, its frames right after it, marked used at now_ns; NULL when unknown */
 const struct jp_sample *agg_table__get(struct agg_table *t, __u64 hash, __u64 now_ns);
 /*

@@ -104,7 +104,7 @@ int kernel_session__stop_sampling(struct kernel_session *s);
 struct ks_agg_stats {
 	bool on;
 	__u64 learnt;	    /* full records whose stack was kept for its counts */
-	__u64 not_kept;	    /* ... not kept (budget): BPF forgot their mark, sent whole again */
+	__u64 not_kept;	    /* ... no room: BPF forgot the mark, kept retired for 1 s */
 	__u64 retired;	    /* records let go (least used) to make room */
 	__u64 drains;	    /* reads of agg_counts */
 	__u64 fill_asks;    /* ... of them asked by BPF (the map filling) */

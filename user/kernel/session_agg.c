@@ -26,9 +26,9 @@ struct ks_agg {
 	struct agg_table *tab;
 	struct jp_agg_key *keys, *dkeys;
 	struct jp_agg_val *vals;
-	__u32 cap;	  /* agg_counts' max_entries */
-	__u64 last_slot;  /* the slot of the last drain */
-	bool fill_asked;  /* BPF asked for a drain (JP_EV_AGG_FILL) */
+	__u32 cap;	 /* agg_counts' max_entries */
+	__u64 last_slot; /* the slot of the last drain */
+	bool fill_asked; /* BPF asked for a drain (JP_EV_AGG_FILL) */
 	struct ks_agg_stats st;
 };
 
@@ -85,10 +85,9 @@ int ks_agg_configure(struct kernel_session *s, const struct kernel_opts *o)
 	 * KS_AGG_RECORDS. JPROF_TEST_AGG_RECORDS: fewer live records, for tests (stacks let go)
 	 */
 	retired = (size_t)(ncpu > 0 ? ncpu : 1) * (o->freq_hz ? o->freq_hz : 99) + 64;
-	s->agg->tab = agg_table__new(test_size("JPROF_TEST_AGG_RECORDS", KS_AGG_RECORDS,
-					       KS_AGG_RECORDS),
-				     KS_AGG_BYTES,
-				     retired < KS_AGG_RECORDS ? retired : KS_AGG_RECORDS);
+	s->agg->tab =
+		agg_table__new(test_size("JPROF_TEST_AGG_RECORDS", KS_AGG_RECORDS, KS_AGG_RECORDS),
+			       KS_AGG_BYTES, retired < KS_AGG_RECORDS ? retired : KS_AGG_RECORDS);
 	s->agg->keys = calloc(n, sizeof(*s->agg->keys));
 	s->agg->dkeys = calloc(n, sizeof(*s->agg->dkeys));
 	s->agg->vals = calloc(n, sizeof(*s->agg->vals));

@@ -135,8 +135,9 @@ static void rec_agg_report(const struct rec *r, const __u64 *st)
 	if (!a.on)
 		return;
 	pr_debug("aggregation: %llu samples counted in the kernel, %llu records of new stacks "
-		 "(%llu kept, %llu not: no room), %llu other records; %llu drains (%llu asked "
-		 "by BPF), %llu counts replayed as %llu samples; full records instead of a "
+		 "(%llu kept, %llu only until their counts are in: no room), %llu other "
+		 "records; %llu drains (%llu asked by BPF), %llu counts replayed as %llu "
+		 "samples; full records instead of a "
 		 "count: %llu (counts map full); %llu marks cleared (ring full); %llu stacks "
 		 "let go for room, %llu kept (%.1f MB)",
 		 (unsigned long long)st[JP_STAT_AGG_COUNTED],
