@@ -91,6 +91,11 @@
 #define JP_SF_STUB_FP 32768u
 /* cpu: BPF's walk passed a method handle intrinsic at the top (no frame: jwalk.bpf.h) */
 #define JP_SF_MH_INTRINSIC 65536u
+/*
+ * cpu, set by user space only: a sample replayed from a count BPF aggregated (--aggregate,
+ * agg.bpf.h), read later than its record would have been
+ */
+#define JP_SF_COUNTED (1u << 31)
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */

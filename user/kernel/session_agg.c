@@ -166,6 +166,7 @@ static int replay(struct kernel_session *s, const struct jp_sample *rec, const s
 	h.pid = k->pid;
 	h.tid = k->tid;
 	h.time_ns = v->time_ns;
+	h.flags |= JP_SF_COUNTED;
 	for (__u64 i = 0; i < v->count; i++) {
 		h.weight = each + (i ? 0 : rest);
 		err = s->fn(s->ctx, &h, frames, frames + h.kstack_len);
