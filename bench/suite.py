@@ -55,6 +55,10 @@ Parts (in this order; --only picks some):
              and the kernel split's cost per system call and per thread handoff
              (bench/SplitWork.java, --split-micro read and pingpong)
 
+  agg        bench/agg.py: --aggregate (CPU stacks counted in the kernel) against a record
+             per sample at 999 Hz, alternating, on a C program, JavaHot and H2: BPF run time
+             per sample, jprof's CPU per second, ring records per second
+
 BENCH_QUICK=1 (or --quick): few repetitions and short durations, to check that it works.
 Writes OUT/bench/results-<UTC date>.json and .txt. Needs root and `make all apps sc-driver`.
 """
@@ -721,13 +725,33 @@ def part_stopwrite(a, tmp):
     return res
 
 
+def part_agg(a, tmp):
+    """bench/agg.py: --aggregate against a record per sample, on a C program, JavaHot and H2"""
+    res = {}
+    for name, extra in (("native", ["--native"]), ("javahot", []), ("h2", ["--h2"])):
+        if name == "h2" and not os.path.exists(H2_JAR):
+            continue
+        js = os.path.join(tmp, f"agg-{name}.json")
+        run_logged([sys.executable, os.path.join(REPO, "bench/agg.py"), "--build", a.build,
+                    "--rounds", str(a.runs), "--secs", str(5 if a.quick else 8), "--java",
+                    a.java, "--json", js] + extra, 1800)
+        with open(js) as f:
+            res[name] = json.load(f)["median"]
+        p, g = res[name]["plain"], res[name]["aggregate"]
+        say(f"--aggregate, {name}, 999 Hz: BPF {p['bpf_ns_per_sample']:.0f} -> "
+            f"{g['bpf_ns_per_sample']:.0f} ns a sample, jprof {p['jprof_cpu_ms_per_s']:.1f} -> "
+            f"{g['jprof_cpu_ms_per_s']:.1f} ms/s, ring records {p['records_per_s']:.0f} -> "
+            f"{g['records_per_s']:.0f} a second")
+    return res
+
+
 PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "bpfcost": part_bpfcost,
          "syscalls": part_syscalls,
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
          "longrun": part_longrun, "daemon": part_daemon, "churn": part_churn,
          "daemon-churn": part_daemon_churn, "trace": part_trace,
-         "serve": part_serve, "stopwrite": part_stopwrite}
+         "serve": part_serve, "stopwrite": part_stopwrite, "agg": part_agg}
 
 
 def main():

@@ -21,6 +21,8 @@
 #define JP_EV_EXIT    3
 /* a process exec'd a new program (jvms.bpf.c): pid and time only; the session keeps it */
 #define JP_EV_EXEC    4
+/* the in-kernel counts (agg_counts) are filling: drain them now (a header alone) */
+#define JP_EV_AGG_FILL 5
 
 /* jp_sample.flags */
 #define JP_SF_SIGNALED	 1u	/* a stack request signal was sent to the thread */
@@ -89,6 +91,11 @@
 #define JP_SF_STUB_FP 32768u
 /* cpu: BPF's walk passed a method handle intrinsic at the top (no frame: jwalk.bpf.h) */
 #define JP_SF_MH_INTRINSIC 65536u
+/*
+ * cpu, set by user space only: a sample replayed from a count BPF aggregated (--aggregate,
+ * agg.bpf.h), read later than its record would have been
+ */
+#define JP_SF_COUNTED (1u << 31)
 
 /* jp_stats indexes (per-CPU array): every drop is counted */
 #define JP_STAT_SAMPLES	    0	/* perf_event hits that passed the filter */
@@ -141,7 +148,15 @@
 #define JP_STAT_UNLISTED       33
 /* I2C adapters at the interrupted pc passed to their interpreted caller (jwalk.bpf.h jw_i2c) */
 #define JP_STAT_I2C	       34
-#define JP_STAT_MAX	      35
+/* --aggregate: cpu samples counted in agg_counts, no record of their own */
+#define JP_STAT_AGG_COUNTED    35
+/* ... full records that taught user space a new stack (jp_sample.stack_hash set) */
+#define JP_STAT_AGG_SENT       36
+/* ... samples that could be counted but went out as full records: agg_counts full */
+#define JP_STAT_AGG_FULL       37
+/* ... a new stack's record the ring refused: its mark cleared (the sample is in RB_DROPS) */
+#define JP_STAT_AGG_UNMARK     38
+#define JP_STAT_MAX	      39
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java
@@ -170,6 +185,12 @@ struct jp_sample {
 	__u64 time_ns;	 /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64 weight;	 /* ns: CPU time since the thread's last sample (cpu), blocked, call */
 	__u64 cgroup_id; /* cgroup v2 id */
+	/*
+	 * --aggregate: the hash this sample's identity (everything but time, weight and cpu)
+	 * is counted under from now on (agg_counts): user space keeps the record to replay
+	 * the counts with; 0: none
+	 */
+	__u64 stack_hash;
 	__u32 pid;	 /* tgid, init namespace */
 	__u32 tid;
 	__u32 kind;	 /* JP_EV_* */
@@ -385,6 +406,33 @@ struct jp_wall_cpu {
 	__u64 rt_ns;
 	__u32 pid; /* the thread's process, for the CPU time still here at the end */
 	__u32 pad;
+};
+
+/*
+ * In-kernel aggregation of cpu samples (--aggregate, maps.bpf.h agg_count): a sample that
+ * needs nothing from the agent (not signalled, no wait for a trace) is hashed; the first
+ * of a hash goes out as a full record carrying it (agg_sent marks it sent), later ones
+ * only count in agg_counts, per thread and time slot. User space drains the closed slots
+ * every poll round (a slot is closed two slots after it ends: no program still writes
+ * it) and all of them at the end, after the sampler stopped.
+ */
+#define JP_AGG_SLOT_NS	   (100ull * 1000 * 1000) /* the timeline's and JFR's resolution */
+#define JP_AGG_COUNTS_MAX  1024 /* agg_counts entries at least (user space sizes it) */
+#define JP_AGG_SENT_MAX	   8192	 /* agg_sent (LRU): a mark lost sends its stack again */
+#define JP_AGG_WORDS	   (JP_MAX_KSTACK + JP_MAX_USTACK + 2 * JP_MAX_JFRAMES)
+
+struct jp_agg_key {
+	__u64 hash;
+	__u32 pid;
+	__u32 tid;
+	__u32 slot; /* time_ns / JP_AGG_SLOT_NS */
+	__u32 pad;
+};
+
+struct jp_agg_val {
+	__u64 count;
+	__u64 weight_ns; /* the samples' weights summed */
+	__u64 time_ns;	 /* the slot's first counted sample's */
 };
 
 /* syscall aggregation (syscalls.bpf.c), read by user/kernel/syscalls.c at the end */

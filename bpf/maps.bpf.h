@@ -368,6 +368,7 @@ static __always_inline long signal_current_thread(__u32 signo)
 }
 
 #include "jwalk.bpf.h"
+#include "agg.bpf.h"
 
 /*
  * Fills s->frames with the kernel then the user stack of ctx and sends the record
@@ -438,12 +439,19 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 		}
 	}
 
+	/* --aggregate: a stack sent before only counts (agg.bpf.h) */
+	if (agg_wanted(s, tgid) && agg_count(sc))
+		return 0;
 	size = sizeof(*s) + kbytes + ubytes + s->jstack_len * sizeof(struct jp_jframe);
 	/* sc is the scratch map's: room for the walk's frames after the stacks */
-	if (size > sizeof(struct jp_scratch_cpu))
+	if (size > sizeof(struct jp_scratch_cpu)) {
+		agg_unsent(s);
 		return 0;
-	if (bpf_ringbuf_output(&events, sc, size, ringbuf_wakeup_flags()))
+	}
+	if (bpf_ringbuf_output(&events, sc, size, ringbuf_wakeup_flags())) {
 		stat_inc(JP_STAT_RB_DROPS);
+		agg_unsent(s);
+	}
 	return 0;
 }
 

@@ -600,6 +600,16 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		return 0;
 	if (!e)
 		return jn_add_native(j, s, kstack, ustack, NULL, NULL);
+	/*
+	 * Replayed from a count (--aggregate): BPF counts a JVM's samples without a stack of
+	 * their own only while the JVM has no entry there, before its agent is registered, as
+	 * a record read then would say; its agent may be in by now
+	 */
+	if ((s->flags & JP_SF_COUNTED) && e->a &&
+	    !(s->flags & (JP_SF_JWALK | JP_SF_NO_JAVA | JP_SF_NATIVE_THREAD))) {
+		j->st.jvm_samples++;
+		return jn_add_missing(j, s, kstack, ustack, e, MISS_PENDING, 0);
+	}
 	if (!e->a && s->jstack_err == JP_JW_ENTRY && s->jstack_len && !e->early_off)
 		return jn_early_hold(j, s, kstack, ustack, e);
 	if (!e->a && !e->early_off &&

@@ -40,6 +40,8 @@ enum {
 	OPT_TOP,
 	OPT_NO_BOOST,
 	OPT_JAVA_WALK,
+	OPT_AGGREGATE,
+	OPT_NO_AGGREGATE,
 	OPT_CGROUP,
 	OPT_PER_CONTAINER,
 	OPT_CONTAINERS,
@@ -103,6 +105,8 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "no-boost", no_argument, NULL, OPT_NO_BOOST },
 	{ "java-walk", required_argument, NULL, OPT_JAVA_WALK },
+	{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
+	{ "no-aggregate", no_argument, NULL, OPT_NO_AGGREGATE },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "per-container", no_argument, NULL, OPT_PER_CONTAINER },
 	{ "containers", no_argument, NULL, OPT_CONTAINERS },
@@ -293,6 +297,11 @@ void opts_usage(FILE *f)
 	      "                        agent only where it cannot (stubs, prologues); check: bpf\n"
 	      "                        and a signal in 1 of 64 samples, compared; signal: the\n"
 	      "                        agent, by a signal, always; shadow: both, compared\n"
+	      "      --aggregate       (record) count repeated CPU stacks in the kernel: a stack\n"
+	      "                        goes through the ring once, then only its counts per\n"
+	      "                        thread and 100 ms (samples that need the agent, and\n"
+	      "                        --java-walk shadow or check, go whole); --no-aggregate:\n"
+	      "                        a record per sample (the default)\n"
 	      "  -v, --verbose         the full end-of-run report (per JVM: BPF walk, agent\n"
 	      "                        events, GC tables, ...) and debug messages; -vv: libbpf's\n"
 	      "                        debug messages too\n"
@@ -434,6 +443,12 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			break;
 		case OPT_NO_BOOST:
 			o->no_boost = true;
+			break;
+		case OPT_AGGREGATE:
+			o->aggregate = true;
+			break;
+		case OPT_NO_AGGREGATE:
+			o->aggregate = false;
 			break;
 		case OPT_JAVA_WALK:
 			if (!strcmp(optarg, "signal"))

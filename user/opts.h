@@ -51,6 +51,7 @@ struct jp_opts {
 	bool perf_map;		  /* --perf-map: agents loaded now write perf maps for other tools */
 	bool no_boost;		  /* --no-boost: keep the scheduling priority jprof was started with */
 	unsigned int java_walk;	  /* --java-walk: JP_JWALK_* */
+	bool aggregate;		  /* --aggregate: repeated cpu stacks counted in the kernel */
 	bool json;		  /* -f json: the syscall table as JSON */
 	unsigned int min_block_us; /* --min-block, off-CPU threshold (default 100) */
 	unsigned int slow_us;	  /* --slow, syscall stacks threshold (default 10000, 0 = off) */

@@ -316,6 +316,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.npids = o->npids,
 		.wall = o->wall,
 		.java_walk = o->java_walk,
+		.aggregate = o->aggregate,
 	};
 	bool multi = (o->events & (o->events - 1)) != 0;
 	struct join_opts jo = {
@@ -536,6 +537,8 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			r.wall_tails = n > 0 ? n : 0;
 		}
 	}
+	/* no sample after this: the counts BPF aggregated are all drained */
+	(void)kernel_session__stop_sampling(r.ks);
 	(void)kernel_session__drain(r.ks);
 	(void)release_held(&r);
 	t_drained = mono_ns();
@@ -551,6 +554,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	syms__release(r.syms);
 	/* the BPF side is done too: its ring buffer's pages go */
 	rec_kstats(&r, r.kstats);
+	kernel_session__agg_stats(r.ks, &r.agg);
 	r.cpu_event = kernel_session__cpu_event(r.ks);
 	kernel_session__free(r.ks);
 	r.ks = NULL;

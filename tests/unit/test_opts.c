@@ -28,6 +28,11 @@ TEST(defaults)
 	EXPECT_TRUE(!o.no_boost);
 	EXPECT_EQ(PARSE("record", "--no-boost"), 0);
 	EXPECT_TRUE(o.no_boost);
+	EXPECT_TRUE(!o.aggregate); /* off by default */
+	EXPECT_EQ(PARSE("record", "--aggregate"), 0);
+	EXPECT_TRUE(o.aggregate);
+	EXPECT_EQ(PARSE("record", "--aggregate", "--no-aggregate"), 0);
+	EXPECT_TRUE(!o.aggregate);
 }
 
 TEST(pids_and_flags)

@@ -33,10 +33,15 @@ static int on_record(void *ctx, void *data, size_t size)
 			};
 		else
 			s->exits_dropped++;
+	} else if (size >= sizeof(*smp) && smp->kind == JP_EV_AGG_FILL) {
+		if (s->agg)
+			ks_agg_fill(s);
 	} else if (size >= sizeof(*smp) &&
 		   size >= sizeof(*smp) +
 				   ((size_t)smp->kstack_len + smp->ustack_len) * sizeof(__u64) +
 				   (size_t)smp->jstack_len * sizeof(struct jp_jframe)) {
+		if (smp->stack_hash && s->agg)
+			ks_agg_learn(s, smp, frames, frames + smp->kstack_len);
 		err = s->fn(s->ctx, smp, frames, frames + smp->kstack_len);
 	}
 	/* else: cannot happen with our programs; never trust a length anyway */
@@ -349,6 +354,9 @@ int kernel_session__start(const struct kernel_opts *o, kernel_sample_fn fn, void
 		err = bpf_map__set_max_entries(s->cpu->maps.cpu_prev, 1);
 	if (err)
 		goto out_free;
+	err = ks_agg_configure(s, o);
+	if (err)
+		goto out_free;
 	if (!(o->events & KS_EV_CPU)) {
 		bpf_program__set_autoload(s->cpu->progs.on_cpu_sample, false);
 		bpf_program__set_autoload(s->cpu->progs.cpu_exit, false);
@@ -439,14 +447,19 @@ static int round_result(struct kernel_session *s, int err)
 
 int kernel_session__poll(struct kernel_session *s, int timeout_ms)
 {
-	int err;
+	int err, n;
 
 	round_start(s, KS_ROUND_RECORDS, KS_ROUND_NS);
 	err = round_result(s, ring_buffer__poll(s->rb, timeout_ms));
 	/* the programs wake us only when the ring fills up: take what is there anyway */
 	if (err >= 0 && !s->round_over)
 		err = round_result(s, ring_buffer__consume(s->rb));
-	return err < 0 ? err : (int)(KS_ROUND_RECORDS - s->round_left);
+	if (err < 0)
+		return err;
+	n = (int)(KS_ROUND_RECORDS - s->round_left);
+	/* after the ring: the records of new stacks come before their counts */
+	err = ks_agg_drain(s, false);
+	return err < 0 ? err : n;
 }
 
 int kernel_session__drain(struct kernel_session *s)
@@ -458,9 +471,26 @@ int kernel_session__drain(struct kernel_session *s)
 	round_start(s, ~0u, KS_DRAIN_NS);
 	err = round_result(s, ring_buffer__consume(s->rb));
 	n = ~0u - s->round_left;
+	/* the counts too: all of them once no sample comes any more */
+	if (err >= 0)
+		err = ks_agg_drain(s, s->sampling_stopped);
 	return err < 0 ? err : (int)(n > INT_MAX ? INT_MAX : n);
 }
 
+int kernel_session__stop_sampling(struct kernel_session *s)
+{
+	for (int i = 0; i < s->ncpus; i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+	}
+	s->sampling_stopped = true;
+	return 0;
+}
+
+void kernel_session__agg_stats(const struct kernel_session *s, struct ks_agg_stats *ret)
+{
+	ks_agg_stats(s, ret);
+}
 
 __u64 kernel_session__exits_dropped(const struct kernel_session *s)
 {
@@ -539,7 +569,7 @@ int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object
 {
 	static const char *const names[] = {
 		"events", "pids", "cgroups", "cgroup_cfg", "jvms", "stats", "wall_cpu",
-		"native_threads", "jwalk", "jw_methods", "jthreads",
+		"native_threads", "jwalk", "jw_methods", "jthreads", "agg_sent", "agg_counts",
 	};
 	struct bpf_map *m;
 	int err;
@@ -580,6 +610,7 @@ int kernel_session__flush_wall(struct kernel_session *s, __u64 end_ns, kernel_sa
 	}
 	bpf_link__destroy(s->cpu->links.cpu_exit);
 	s->cpu->links.cpu_exit = NULL;
+	s->sampling_stopped = true;
 	/* the samples in the ring first: a tail follows its thread's last sample */
 	err = kernel_session__drain(s);
 	if (err < 0)
@@ -639,6 +670,7 @@ void kernel_session__free(struct kernel_session *s)
 	free(s->pfds);
 	free(s->cpu_pids);
 	free(s->jw_counts);
+	ks_agg_free(s->agg);
 	ring_buffer__free(s->rb);
 	jvms_bpf__destroy(s->jvms);
 	cpu_bpf__destroy(s->cpu);

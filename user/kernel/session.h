@@ -24,6 +24,7 @@ struct kernel_opts {
 	size_t ncgroups;	/* 0: every cgroup; at most JP_MAX_CGROUPS */
 	bool wall;		/* -e wall: the cpu sampler waits for kernel_session__start_cpu() */
 	unsigned int java_walk;	/* --java-walk: JP_JWALK_* */
+	bool aggregate;		/* --aggregate: count repeated cpu stacks in the kernel */
 };
 
 /* one ring-buffer record; kstack then ustack, leaf first; valid during the callback */
@@ -94,6 +95,26 @@ int kernel_session__add_pid(struct kernel_session *s, __u32 tgid);
  */
 int kernel_session__flush_wall(struct kernel_session *s, __u64 end_ns, kernel_sample_fn fn,
 			       void *ctx);
+/*
+ * Stops the cpu sampler (its perf events), for the end: the counts BPF aggregated are
+ * then all drained by kernel_session__drain. 0 or -errno.
+ */
+int kernel_session__stop_sampling(struct kernel_session *s);
+/* --aggregate: what user space did with BPF's counts (on: aggregating) */
+struct ks_agg_stats {
+	bool on;
+	__u64 learnt;	    /* full records whose stack was kept for its counts */
+	__u64 not_kept;	    /* ... no room: BPF forgot the mark, kept retired for 1 s */
+	__u64 retired;	    /* records let go (least used) to make room */
+	__u64 drains;	    /* reads of agg_counts */
+	__u64 fill_asks;    /* ... of them asked by BPF (the map filling) */
+	__u64 counts;	    /* entries taken from it */
+	__u64 replayed;	    /* samples they stood for, handed to the callback */
+	__u64 lost_unknown; /* samples of counts whose stack was never learnt */
+	__u64 read_errors;  /* agg_counts reads or deletes that failed (retried next time) */
+	__u64 records, record_bytes; /* kept now */
+};
+void kernel_session__agg_stats(const struct kernel_session *s, struct ks_agg_stats *ret);
 /* Sums the per-CPU counters (JP_STAT_*). */
 void kernel_session__stats(const struct kernel_session *s, __u64 ret[JP_STAT_MAX]);
 /* a process whose last thread exited, or that exec'd a new program (exec) */

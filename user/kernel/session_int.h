@@ -60,6 +60,23 @@ struct kernel_session {
 	struct ks_proc_event exits[KS_EXITS_MAX];
 	size_t nexits;
 	__u64 exits_dropped;
+	struct ks_agg *agg; /* --aggregate (session_agg.c); NULL: off */
+	bool sampling_stopped;
 };
+
+/* session_agg.c: the in-kernel counts. Before load: map sizes, rodata; 0 or -errno */
+int ks_agg_configure(struct kernel_session *s, const struct kernel_opts *o);
+void ks_agg_free(struct ks_agg *a); /* NULL-safe */
+/* a full record that carries its stack's hash (s->agg set) */
+void ks_agg_learn(struct kernel_session *s, const struct jp_sample *smp, const __u64 *kstack,
+		  const __u64 *ustack);
+/* BPF asked for a drain (JP_EV_AGG_FILL) */
+void ks_agg_fill(struct kernel_session *s);
+/*
+ * The closed slots' counts (all: every one, the sampler stopped) replayed through s->fn,
+ * once a slot unless asked; 0 or -errno (the callback's)
+ */
+int ks_agg_drain(struct kernel_session *s, bool all);
+void ks_agg_stats(const struct kernel_session *s, struct ks_agg_stats *ret);
 
 #endif /* JPROF_KERNEL_SESSION_INT_H */

@@ -79,6 +79,7 @@ struct rec {
 	struct kernel_session *ks;
 	/* the kernel side's counters and CPU event, kept when it is freed before the writers */
 	__u64 kstats[JP_STAT_MAX];
+	struct ks_agg_stats agg; /* --aggregate: kept when the session is freed */
 	const char *cpu_event;
 	struct offcpu *offcpu;
 	int offcpu_open; /* intervals still open at the end (offcpu__flush_open) */

@@ -124,6 +124,44 @@ static __u64 rec_total(const struct rec *r, enum jp_value v)
 	return model__total(r->model, v) + r->cut_totals[v];
 }
 
+/* -v, --aggregate: what BPF counted and what user space made of it; losses always */
+static void rec_agg_report(const struct rec *r, const __u64 *st)
+{
+	struct ks_agg_stats a;
+
+	if (r->ks)
+		kernel_session__agg_stats(r->ks, &a);
+	else
+		a = r->agg;
+	if (!a.on)
+		return;
+	pr_debug("aggregation: %llu samples counted in the kernel, %llu records of new stacks "
+		 "(%llu kept, %llu only until their counts are in: no room), %llu other "
+		 "records; %llu drains (%llu asked by BPF), %llu counts replayed as %llu "
+		 "samples; full records instead of a "
+		 "count: %llu (counts map full); %llu marks cleared (ring full); %llu stacks "
+		 "let go for room, %llu kept (%.1f MB)",
+		 (unsigned long long)st[JP_STAT_AGG_COUNTED],
+		 (unsigned long long)st[JP_STAT_AGG_SENT], (unsigned long long)a.learnt,
+		 (unsigned long long)a.not_kept,
+		 (unsigned long long)(st[JP_STAT_SAMPLES] - st[JP_STAT_AGG_COUNTED] -
+				      st[JP_STAT_AGG_SENT]),
+		 (unsigned long long)a.drains, (unsigned long long)a.fill_asks,
+		 (unsigned long long)a.counts, (unsigned long long)a.replayed,
+		 (unsigned long long)st[JP_STAT_AGG_FULL], (unsigned long long)st[JP_STAT_AGG_UNMARK],
+		 (unsigned long long)a.retired, (unsigned long long)a.records,
+		 a.record_bytes / 1048576.0);
+	if (a.lost_unknown || a.replayed + a.lost_unknown != st[JP_STAT_AGG_COUNTED])
+		fprintf(stderr,
+			"jprof: aggregation: %llu samples counted in the kernel whose stack was "
+			"never learnt, %llu not drained\n",
+			(unsigned long long)a.lost_unknown,
+			(unsigned long long)(st[JP_STAT_AGG_COUNTED] > a.replayed + a.lost_unknown
+						     ? st[JP_STAT_AGG_COUNTED] - a.replayed -
+							       a.lost_unknown
+						     : 0));
+}
+
 void rec_summary(struct rec *r, double secs, const char *where)
 {
 	__u64 st[JP_STAT_MAX];
@@ -302,6 +340,7 @@ void rec_summary(struct rec *r, double secs, const char *where)
 		(unsigned long long)st[JP_STAT_SIG_ERR], (unsigned long long)st[JP_STAT_SIG_QUEUED],
 		(unsigned long long)st[JP_STAT_NATIVE_SKIP],
 		(unsigned long long)js.unmatched_traces);
+	rec_agg_report(r, st);
 	/* exits and execs not told or not kept: those processes keep their symbols to the end */
 	if (st[JP_STAT_EXIT_LOST] || r->exited_dropped)
 		fprintf(stderr,
