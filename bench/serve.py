@@ -21,7 +21,8 @@ Then, against `jprof serve` on a free loopback port, each request timed from the
     60 s: then its answer is the figure),
   - /api/recordings over --recordings of 200 saved recordings.
 The profiles are timed with the roll-ups and without them (their directory moved away between
-requests of the same server: before/after in one run), alternating.
+requests of the same server: before/after in one run), alternating; the pprof answers of the
+two ways compared by digest (the HTML's time cells come in a hash map's random order).
 --compare OTHER_BUILD: the hour's flame graph (HTML, pprof) also from OTHER_BUILD's jprof serve
 over the same store, the two servers' requests alternating (same machine, same load), and their
 ratios (e.g. a build of main against this tree's).
@@ -86,8 +87,51 @@ def record_source(jprof, build, tmp, java):
     return src
 
 
-def generated_source(jprof, tmp, distinct):
-    """a store of 4 segments of distinct generated stacks each"""
+def timed_samples(data, start_ns):
+    """a gzip'ed pprof whose every Sample gets a time_ms label (one 100-ms slot of the 30 s,
+    spread), time_nanos start_ns and the comment jprof:time_res_ms=100: as a daemon's
+    segment of a busy host, where most stacks are seen in one slot"""
+    b = gzip.decompress(data)
+    fields, i = [], 0
+    nstr = 0
+    while i < len(b):
+        key, j = varint(b, i)
+        field, wt = key >> 3, key & 7
+        if wt != 2 and field not in (9, 10, 12, 13, 14):
+            raise ValueError("unexpected field")
+        if wt == 0:
+            _, j = varint(b, j)
+        elif wt == 2:
+            n, j = varint(b, j)
+            j += n
+        else:
+            j += 8 if wt == 1 else 4
+        fields.append((field, wt, b[i:j]))
+        nstr += field == 6
+        i = j
+    k_time, k_res = nstr, nstr + 1
+    out, k = bytearray(), 0
+    for field, wt, raw in fields:
+        if field == 9:
+            continue
+        if field == 2:
+            ms = (k * 7919) % 300 * 100
+            label = put_varint(1 << 3) + put_varint(k_time) + put_varint(3 << 3) + put_varint(ms)
+            _, j = varint(raw, 0)
+            n, j = varint(raw, j)
+            body = raw[j:j + n] + put_varint(3 << 3 | 2) + put_varint(len(label)) + label
+            raw = put_varint(2 << 3 | 2) + put_varint(len(body)) + body
+            k += 1
+        out += raw
+    for sidx, text in ((k_time, b"time_ms"), (k_res, b"jprof:time_res_ms=100")):
+        out += put_varint(6 << 3 | 2) + put_varint(len(text)) + text
+    out += put_varint(13 << 3) + put_varint(k_res)
+    out += put_varint(9 << 3) + put_varint(start_ns)
+    return gzip.compress(bytes(out), 6)
+
+
+def generated_source(jprof, tmp, distinct, timed=False):
+    """a store of 4 segments of distinct generated stacks each (timed: their samples too)"""
     src = os.path.join(tmp, "gen")
     os.makedirs(os.path.join(src, "segments"))
     t = int(time.time()) - 3600
@@ -96,10 +140,15 @@ def generated_source(jprof, tmp, distinct):
         with open(folded, "w") as f:
             subprocess.run([sys.executable, os.path.join(REPO, "tests/e2e/gen_folded.py"),
                             str(distinct), str(seed + 1)], stdout=f, check=True)
-        subprocess.run([jprof, "report", folded, "-o",
-                        os.path.join(src, "segments", seg_name(t + seed * SEG_S))],
-                       check=True, stderr=subprocess.DEVNULL)
+        seg = os.path.join(src, "segments", seg_name(t + seed * SEG_S))
+        subprocess.run([jprof, "report", folded, "-o", seg], check=True,
+                       stderr=subprocess.DEVNULL)
         os.unlink(folded)
+        if timed:
+            with open(seg, "rb") as f:
+                data = timed_samples(f.read(), (t + seed * SEG_S) * 10**9)
+            with open(seg, "wb") as f:
+                f.write(data)
     return src
 
 
@@ -189,7 +238,9 @@ def make_day(src, dst, jprof, retime=False):
 
 def make_rollups(jprof, store, start, end, tmp, timeout=1800):
     """the roll-ups of every whole hour of the store, by `jprof daemon` as it writes them"""
-    want = len(range((start + 3599) // 3600 * 3600, end - 3600 + 1, 3600))
+    # the hours the daemon rolls up: complete ones (before end's) with 2 segments or more
+    want = sum(1 for h in range(start // 3600 * 3600, end // 3600 * 3600, 3600)
+               if (min(h + 3600, end) - max(h, start)) // SEG_S >= 2)
     idle = subprocess.Popen(["sleep", str(timeout + 60)])
     d = subprocess.Popen([jprof, "daemon", "--store", store, "-p", str(idle.pid),
                           "--interval", "60", "--max-age", "30d", "--max-size", "100G"],
@@ -234,6 +285,7 @@ def timed(url, token, runs):
         times.append(time.monotonic() - t0)
         size = len(body)
         LAST["sha256"] = hashlib.sha256(body).hexdigest()
+        LAST["body"] = body
     return statistics.median(times), min(times), max(times), size, err
 
 
@@ -264,6 +316,10 @@ def main():
     ap.add_argument("--no-rollups", action="store_true", help="no roll-ups: segments only")
     ap.add_argument("--retime", action="store_true",
                     help="each copy's samples at its own times (timed sources: a daemon's)")
+    ap.add_argument("--timed", action="store_true",
+                    help="--distinct's samples timed: each at one 100-ms slot of its segment")
+    ap.add_argument("--keep-diff", metavar="DIR",
+                    help="answers that differ with and without roll-ups, kept in DIR")
     ap.add_argument("--json")
     a = ap.parse_args()
     if os.geteuid():
@@ -273,12 +329,13 @@ def main():
     res = {}
     procs = []
     try:
-        src = (a.source or (generated_source(jprof, tmp, a.distinct) if a.distinct else
+        src = (a.source or (generated_source(jprof, tmp, a.distinct, a.timed) if a.distinct else
                             record_source(jprof, a.build, tmp, a.java)))
         store = os.path.join(tmp, "day")
         start, end, total = make_day(src, store, jprof, a.retime)
         res["segments"] = DAY
         res["source"] = a.source or (f"generated, {a.distinct} distinct stacks a segment"
+                                     + (", timed" if a.timed else "")
                                      if a.distinct else "jprof daemon -p JavaWork,hotab")
         res["store_mb"] = total / 1e6
         res["segment_kb"] = total / DAY / 1e3
@@ -307,6 +364,7 @@ def main():
             ("recordings", "/api/recordings"),
         ]
         rdir, rdir_off = os.path.join(store, "rollups"), os.path.join(store, "rollups.off")
+        bodies = {}
         for key, path in figures:
             profile = key.startswith("profile_")
             ways = [("", None)]
@@ -326,13 +384,20 @@ def main():
                     r = res[key + suffix]
                     r["runs"].append(med)
                     r.update({"bytes": size, "error": err, "sha256": LAST["sha256"]})
+                    bodies[key + suffix] = LAST["body"]
             for suffix, _ in ways:
                 r = res[key + suffix]
                 r.update({"s": statistics.median(r["runs"]), "min": min(r["runs"]),
                           "max": max(r["runs"])})
                 same = ""
-                if suffix == "" and len(ways) > 1:
+                # pprof only: the HTML's time cells come in the order of a hash map whose
+                # key is random per process (two answers of the same way differ too)
+                if suffix == "" and len(ways) > 1 and "pprof" in key:
                     r["same_answer"] = r["sha256"] == res[key + "_segments"]["sha256"]
+                    if not r["same_answer"] and a.keep_diff:  # for a look at what differs
+                        for k in (key, key + "_segments"):
+                            with open(os.path.join(a.keep_diff, k), "wb") as f:
+                                f.write(bodies[k])
                     same = ("; the same answer as from the segments" if r["same_answer"]
                             else "; NOT the answer the segments give")
                 print(f"serve: {path.split('?')[0]} {key + suffix}: {r['s']:.3f} s "

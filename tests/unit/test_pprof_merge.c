@@ -4,7 +4,8 @@
  * does) equals the range read the old way, each file into a model of its own and copied
  * over with model__filter: the same pprof bytes, folded lines, tables and time entries; a
  * bad file adds nothing either way (in one step or two: read and checked, then added). Over
- * made-up segments and over the pprof fuzzer's corpus.
+ * made-up segments and over the pprof fuzzer's corpus. A store's range read with roll-ups
+ * equals its segments read one by one.
  */
 #include <dirent.h>
 #include <errno.h>
