@@ -3,25 +3,34 @@
 """serve.py: how fast `jprof serve` answers over a day's store (issue 29's figures).
 
 A day of 30-s segments (2,880) is made from 4 source segments copied under the names of a
-whole day: by default `jprof daemon -p` of a busy JVM (bench/JavaWork) and a native program
+whole day (--retime: each copy's time_nanos set to its own start, so that timed samples fall
+in their copy's interval, as a daemon's do, and an hour's do not fold onto 4 moments): by default `jprof daemon -p` of a busy JVM (bench/JavaWork) and a native program
 (small segments); --distinct N: folded profiles of N distinct Java-like stacks each
 (tests/e2e/gen_folded.py, 4 seeds), written as segments by `jprof report` (5,000: ~290 kB, the
 size of a busy 2-CPU host's 30-s segment, README); --source DIR: the segments of a store of
 yours (e.g. one `make bench`'s daemon part left).
+Then the roll-ups, as the daemon writes them: `jprof daemon --store` of the day (-p of an idle
+process) until it has merged every whole UTC hour of it (the newest first; --no-rollups: none).
 Then, against `jprof serve` on a free loopback port, each request timed from the client
 (curl-like, urllib), median of --runs:
   - /api/segments with the daemon's index (the timeline: what the page asks first),
   - /api/segments without the index (a store whose index was lost: counted a second a request),
-  - /api/profile of the last hour (120 segments) as HTML, and as pprof,
+  - /api/profile of the last whole UTC hour (120 segments, one roll-up) as HTML, and as pprof,
+    and of the last 3,600 s (two hours cut: segments only),
   - /api/profile of the whole day (2,880 segments) as HTML (once; serve stops a report at
     60 s: then its answer is the figure),
   - /api/recordings over --recordings of 200 saved recordings.
+The profiles are timed with the roll-ups and without them (their directory moved away between
+requests of the same server: before/after in one run), alternating; the pprof answers of the
+two ways compared by digest (the HTML's time cells come in a hash map's random order).
 --compare OTHER_BUILD: the hour's flame graph (HTML, pprof) also from OTHER_BUILD's jprof serve
 over the same store, the two servers' requests alternating (same machine, same load), and their
 ratios (e.g. a build of main against this tree's).
 Needs root (the daemon), `make all`. --json FILE writes every figure.
 """
 import argparse
+import gzip
+import hashlib
 import json
 import os
 import shutil
@@ -78,8 +87,51 @@ def record_source(jprof, build, tmp, java):
     return src
 
 
-def generated_source(jprof, tmp, distinct):
-    """a store of 4 segments of distinct generated stacks each"""
+def timed_samples(data, start_ns):
+    """a gzip'ed pprof whose every Sample gets a time_ms label (one 100-ms slot of the 30 s,
+    spread), time_nanos start_ns and the comment jprof:time_res_ms=100: as a daemon's
+    segment of a busy host, where most stacks are seen in one slot"""
+    b = gzip.decompress(data)
+    fields, i = [], 0
+    nstr = 0
+    while i < len(b):
+        key, j = varint(b, i)
+        field, wt = key >> 3, key & 7
+        if wt != 2 and field not in (9, 10, 12, 13, 14):
+            raise ValueError("unexpected field")
+        if wt == 0:
+            _, j = varint(b, j)
+        elif wt == 2:
+            n, j = varint(b, j)
+            j += n
+        else:
+            j += 8 if wt == 1 else 4
+        fields.append((field, wt, b[i:j]))
+        nstr += field == 6
+        i = j
+    k_time, k_res = nstr, nstr + 1
+    out, k = bytearray(), 0
+    for field, wt, raw in fields:
+        if field == 9:
+            continue
+        if field == 2:
+            ms = (k * 7919) % 300 * 100
+            label = put_varint(1 << 3) + put_varint(k_time) + put_varint(3 << 3) + put_varint(ms)
+            _, j = varint(raw, 0)
+            n, j = varint(raw, j)
+            body = raw[j:j + n] + put_varint(3 << 3 | 2) + put_varint(len(label)) + label
+            raw = put_varint(2 << 3 | 2) + put_varint(len(body)) + body
+            k += 1
+        out += raw
+    for sidx, text in ((k_time, b"time_ms"), (k_res, b"jprof:time_res_ms=100")):
+        out += put_varint(6 << 3 | 2) + put_varint(len(text)) + text
+    out += put_varint(13 << 3) + put_varint(k_res)
+    out += put_varint(9 << 3) + put_varint(start_ns)
+    return gzip.compress(bytes(out), 6)
+
+
+def generated_source(jprof, tmp, distinct, timed=False):
+    """a store of 4 segments of distinct generated stacks each (timed: their samples too)"""
     src = os.path.join(tmp, "gen")
     os.makedirs(os.path.join(src, "segments"))
     t = int(time.time()) - 3600
@@ -88,15 +140,68 @@ def generated_source(jprof, tmp, distinct):
         with open(folded, "w") as f:
             subprocess.run([sys.executable, os.path.join(REPO, "tests/e2e/gen_folded.py"),
                             str(distinct), str(seed + 1)], stdout=f, check=True)
-        subprocess.run([jprof, "report", folded, "-o",
-                        os.path.join(src, "segments", seg_name(t + seed * SEG_S))],
-                       check=True, stderr=subprocess.DEVNULL)
+        seg = os.path.join(src, "segments", seg_name(t + seed * SEG_S))
+        subprocess.run([jprof, "report", folded, "-o", seg], check=True,
+                       stderr=subprocess.DEVNULL)
         os.unlink(folded)
+        if timed:
+            with open(seg, "rb") as f:
+                data = timed_samples(f.read(), (t + seed * SEG_S) * 10**9)
+            with open(seg, "wb") as f:
+                f.write(data)
     return src
 
 
-def make_day(src, dst, jprof):
-    """DAY segments in the store dst (dst/segments, dst/index) from those of the store src"""
+def varint(b, i):
+    v, shift = 0, 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << shift
+        shift += 7
+        if c < 0x80:
+            return v, i
+
+
+def put_varint(v):
+    out = bytearray()
+    while True:
+        c = v & 0x7f
+        v >>= 7
+        out.append(c | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def retimed(data, start_ns):
+    """a gzip'ed pprof with its time_nanos (field 9) set to start_ns: its samples' time_ms
+    labels count from there, so a copy's samples happen in the copy's own interval"""
+    b = gzip.decompress(data)
+    out, i = bytearray(), 0
+    while i < len(b):
+        key, j = varint(b, i)
+        field, wt = key >> 3, key & 7
+        if wt == 0:
+            _, j = varint(b, j)
+        elif wt == 1:
+            j += 8
+        elif wt == 2:
+            n, j = varint(b, j)
+            j += n
+        elif wt == 5:
+            j += 4
+        else:
+            raise ValueError("not a pprof file")
+        if field != 9:
+            out += b[i:j]
+        i = j
+    out += put_varint(9 << 3) + put_varint(start_ns)
+    return gzip.compress(bytes(out), 6)
+
+
+def make_day(src, dst, jprof, retime=False):
+    """DAY segments in the store dst (dst/segments, dst/index) from those of the store src;
+    retime: each copy's samples moved into its own interval (as a daemon's would be)"""
     src = os.path.join(src, "segments")
     segs = sorted(f for f in os.listdir(src) if f.endswith(".pb.gz") and f[0] != ".")
     if not segs:
@@ -105,23 +210,65 @@ def make_day(src, dst, jprof):
     end = int(time.time()) // SEG_S * SEG_S
     start = end - DAY * SEG_S
     lines = []
+    raw = {}
     for i in range(DAY):
         s = os.path.join(src, segs[i % len(segs)])
         name = seg_name(start + i * SEG_S)
-        shutil.copyfile(s, os.path.join(dst, "segments", name))
-        lines.append((name, os.path.getsize(s)))
+        if retime:
+            if s not in raw:
+                with open(s, "rb") as f:
+                    raw[s] = f.read()
+            with open(os.path.join(dst, "segments", name), "wb") as f:
+                f.write(retimed(raw[s], (start + i * SEG_S) * 10**9))
+        else:
+            shutil.copyfile(s, os.path.join(dst, "segments", name))
+        lines.append((name, os.path.getsize(os.path.join(dst, "segments", name))))
     if jprof:
         # the samples of each source segment, as the daemon's index says them
         counts = {}
         for f in segs:
             out = subprocess.run([jprof, "report", os.path.join(src, f), "-f", "folded"],
                                  capture_output=True, text=True, check=True).stdout
-            counts[os.path.getsize(os.path.join(src, f))] = sum(
-                int(l.rsplit(" ", 1)[1]) for l in out.splitlines() if l.strip())
+            counts[f] = sum(int(l.rsplit(" ", 1)[1]) for l in out.splitlines() if l.strip())
         with open(os.path.join(dst, "index"), "w") as f:
-            for name, size in lines:
-                f.write(f"{name} {counts.get(size, 0)} {size}\n")
+            for i, (name, size) in enumerate(lines):
+                f.write(f"{name} {counts[segs[i % len(segs)]]} {size}\n")
     return start, end, sum(sz for _, sz in lines)
+
+
+def make_rollups(jprof, store, start, end, tmp, timeout=1800):
+    """the roll-ups of every whole hour of the store, by `jprof daemon` as it writes them"""
+    # the hours the daemon rolls up: complete ones (before end's) with 2 segments or more
+    want = sum(1 for h in range(start // 3600 * 3600, end // 3600 * 3600, 3600)
+               if (min(h + 3600, end) - max(h, start)) // SEG_S >= 2)
+    idle = subprocess.Popen(["sleep", str(timeout + 60)])
+    d = subprocess.Popen([jprof, "daemon", "--store", store, "-p", str(idle.pid),
+                          "--interval", "60", "--max-age", "30d", "--max-size", "100G"],
+                         stderr=open(os.path.join(tmp, "rollups.err"), "w"))
+    t0 = time.monotonic()
+    rdir = os.path.join(store, "rollups")
+    n = 0
+    try:
+        while time.monotonic() - t0 < timeout and d.poll() is None:
+            n = len([f for f in os.listdir(rdir) if f[0] != "."]) if os.path.isdir(rdir) else 0
+            if n >= want:
+                break
+            time.sleep(1)
+    finally:
+        d.send_signal(signal.SIGTERM)
+        d.wait(timeout=60)
+        idle.kill()
+        idle.wait()
+    took = time.monotonic() - t0
+    size = sum(os.path.getsize(os.path.join(rdir, f)) for f in os.listdir(rdir)) \
+        if os.path.isdir(rdir) else 0
+    if n < want:
+        with open(os.path.join(tmp, "rollups.err")) as f:
+            sys.stderr.write(f.read()[-2000:])
+    return want, n, took, size
+
+
+LAST = {}  # the digest of timed()'s last answer
 
 
 def timed(url, token, runs):
@@ -137,6 +284,8 @@ def timed(url, token, runs):
             body, err = b"", f"{e.code} {e.read().decode(errors='replace').strip()}"
         times.append(time.monotonic() - t0)
         size = len(body)
+        LAST["sha256"] = hashlib.sha256(body).hexdigest()
+        LAST["body"] = body
     return statistics.median(times), min(times), max(times), size, err
 
 
@@ -164,6 +313,13 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--compare", metavar="OTHER_BUILD",
                     help="the hour's flame graph from OTHER_BUILD's jprof too, alternating")
+    ap.add_argument("--no-rollups", action="store_true", help="no roll-ups: segments only")
+    ap.add_argument("--retime", action="store_true",
+                    help="each copy's samples at its own times (timed sources: a daemon's)")
+    ap.add_argument("--timed", action="store_true",
+                    help="--distinct's samples timed: each at one 100-ms slot of its segment")
+    ap.add_argument("--keep-diff", metavar="DIR",
+                    help="answers that differ with and without roll-ups, kept in DIR")
     ap.add_argument("--json")
     a = ap.parse_args()
     if os.geteuid():
@@ -173,12 +329,13 @@ def main():
     res = {}
     procs = []
     try:
-        src = (a.source or (generated_source(jprof, tmp, a.distinct) if a.distinct else
+        src = (a.source or (generated_source(jprof, tmp, a.distinct, a.timed) if a.distinct else
                             record_source(jprof, a.build, tmp, a.java)))
         store = os.path.join(tmp, "day")
-        start, end, total = make_day(src, store, jprof)
+        start, end, total = make_day(src, store, jprof, a.retime)
         res["segments"] = DAY
         res["source"] = a.source or (f"generated, {a.distinct} distinct stacks a segment"
+                                     + (", timed" if a.timed else "")
                                      if a.distinct else "jprof daemon -p JavaWork,hotab")
         res["store_mb"] = total / 1e6
         res["segment_kb"] = total / DAY / 1e3
@@ -189,21 +346,63 @@ def main():
                             os.path.join(recs, f"rec{i:03d}.pb.gz"))
         print(f"serve: a day of {DAY} segments of {res['segment_kb']:.0f} kB "
               f"({res['store_mb']:.0f} MB; {res['source']})", flush=True)
+        if not a.no_rollups:
+            want, n, took, size = make_rollups(jprof, store, start, end, tmp)
+            res["rollups"] = {"hours": want, "written": n, "s": took, "mb": size / 1e6}
+            print(f"serve: roll-ups: {n} of {want} whole hours written by jprof daemon in "
+                  f"{took:.0f} s ({size / 1e6:.0f} MB)", flush=True)
         p, base, tok = start_serve(jprof, ["--store", store, "--recordings", recs], tmp)
         procs.append(p)
-        hour = f"since={end - 3600}&until={end}"
+        h0 = end // 3600 * 3600 - 3600  # the last whole UTC hour
+        hour = f"since={h0}&until={h0 + 3600}"
         figures = [
             ("segments_index", "/api/segments"),
             ("profile_hour_html", f"/api/profile?{hour}"),
             ("profile_hour_pprof", f"/api/profile?{hour}&format=pprof"),
+            ("profile_last3600s_html", f"/api/profile?since={end - 3600}&until={end}"),
             ("profile_day_html", f"/api/profile?since={start}&until={end}"),
             ("recordings", "/api/recordings"),
         ]
+        rdir, rdir_off = os.path.join(store, "rollups"), os.path.join(store, "rollups.off")
+        bodies = {}
         for key, path in figures:
-            med, lo, hi, size, err = timed(base + path, tok, 1 if "day" in key else a.runs)
-            res[key] = {"s": med, "min": lo, "max": hi, "bytes": size, "error": err}
-            print(f"serve: {path.split('?')[0]} {key}: {med:.3f} s [{lo:.3f}..{hi:.3f}], "
-                  f"{size} bytes" + (f"; answered {err}" if err else ""), flush=True)
+            profile = key.startswith("profile_")
+            ways = [("", None)]
+            if profile and os.path.isdir(rdir):  # without roll-ups, then with, alternating
+                ways = [("_segments", rdir_off), ("", rdir)]
+            runs = 1 if "day" in key else a.runs
+            for suffix, where in ways:
+                res[key + suffix] = {"runs": []}
+            for _ in range(runs if len(ways) > 1 else 1):
+                for suffix, where in ways:
+                    if where == rdir_off and os.path.isdir(rdir):
+                        os.rename(rdir, rdir_off)
+                    elif where == rdir and os.path.isdir(rdir_off):
+                        os.rename(rdir_off, rdir)
+                    med, lo, hi, size, err = timed(base + path, tok,
+                                                   1 if len(ways) > 1 else runs)
+                    r = res[key + suffix]
+                    r["runs"].append(med)
+                    r.update({"bytes": size, "error": err, "sha256": LAST["sha256"]})
+                    bodies[key + suffix] = LAST["body"]
+            for suffix, _ in ways:
+                r = res[key + suffix]
+                r.update({"s": statistics.median(r["runs"]), "min": min(r["runs"]),
+                          "max": max(r["runs"])})
+                same = ""
+                # pprof only: the HTML's time cells come in the order of a hash map whose
+                # key is random per process (two answers of the same way differ too)
+                if suffix == "" and len(ways) > 1 and "pprof" in key:
+                    r["same_answer"] = r["sha256"] == res[key + "_segments"]["sha256"]
+                    if not r["same_answer"] and a.keep_diff:  # for a look at what differs
+                        for k in (key, key + "_segments"):
+                            with open(os.path.join(a.keep_diff, k), "wb") as f:
+                                f.write(bodies[k])
+                    same = ("; the same answer as from the segments" if r["same_answer"]
+                            else "; NOT the answer the segments give")
+                print(f"serve: {path.split('?')[0]} {key + suffix}: {r['s']:.3f} s "
+                      f"[{r['min']:.3f}..{r['max']:.3f}], {r['bytes']} bytes" +
+                      (f"; answered {r['error']}" if r['error'] else "") + same, flush=True)
         if a.compare:
             # the same requests to the other build's server, alternating with this one's
             q, qbase, qtok = start_serve(os.path.join(a.compare, "jprof"),

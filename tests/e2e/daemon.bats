@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # daemon.bats: `jprof daemon` into a store in the test's own directory: one valid pprof
 # segment per interval with the programs' frames, adjacent ranges, report --store of a range,
-# kill -9 at any moment leaves a readable store, --max-size holds, a full disk is survived.
+# kill -9 at any moment leaves a readable store, --max-size holds, a full disk is survived;
+# roll-ups read for their segments and removed with them.
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -181,4 +182,55 @@ segments() {
 	[[ -z $(find "$STORE/segments" -name '.tmp-*') ]]
 	run -0 "$JPROF" report --store "$STORE" -o "$OUT/f.folded"
 	grep -q 'hot_a' "$OUT/f.folded"
+}
+
+@test "daemon: roll-ups (a test period of 3 s): read for their segments, removed with them" {
+	"$APPS/hotab" 30 >/dev/null 3>&- &
+	APP_PID=$!
+	sleep 0.3
+	JPROF_ROLLUP_S=3 start_daemon -p "$APP_PID" --interval 1 --max-age 8s
+	# on until the first roll-up is gone with its segments (the age limit) and another is there
+	local i first= rolls=()
+	for ((i = 0; i < 125; i++)); do
+		sleep 0.2
+		mapfile -t rolls < <(find "$STORE/rollups" -maxdepth 1 -name '2*.pb.gz' -printf '%f\n' 2>/dev/null | sort)
+		[[ -z $first && ${#rolls[@]} -gt 0 ]] && first=${rolls[0]}
+		[[ -n $first && ${#rolls[@]} -gt 0 && ${rolls[0]} != "$first" && ! -e $STORE/rollups/$first ]] && break
+	done
+	echo "first roll-up $first, after $((i / 5)) s"
+	stop_daemon
+	grep -Eq '; [1-9][0-9]* roll-ups written \([1-9][0-9]* removed' "$OUT/daemon.err"
+	[[ -z $(find "$STORE/rollups" -name '.tmp-*') ]]
+	[[ -z $(find "$STORE/rollups" -type f ! -perm 600) && $(stat -c %a "$STORE/rollups") == 700 ]]
+	mapfile -t rolls < <(find "$STORE/rollups" -maxdepth 1 -name '2*.pb.gz' -printf '%f\n' | sort)
+	mapfile -t segs < <(segments)
+	echo "roll-ups: ${rolls[*]}"
+	echo "segments: ${segs[*]}"
+	((${#rolls[@]} >= 1))
+	# none outlives its segments: each starts no earlier than the oldest segment left
+	local r
+	for r in "${rolls[@]}"; do
+		[[ ! ${r:0:16} < ${segs[0]:0:16} ]]
+		run -0 go tool pprof -raw "$STORE/rollups/$r"
+		[[ $output == *"hot_a"* && $output == *"jprof:host="* ]]
+	done
+	# the same flame graph with and without them: whole periods, cut ones, all
+	mkdir "$OUT/plain"
+	cp -a "$STORE/segments" "$OUT/plain/"
+	chmod 700 "$OUT/plain"
+	r=${rolls[-1]}
+	local a=${r:0:16} b=${r:17:16} s=${segs[0]:0:16}
+	for range in "--since $a --until $b" "--since $s --until $b" "--since ${segs[1]:0:16}" ""; do
+		# shellcheck disable=SC2086
+		run -0 "$JPROF" report --store "$STORE" $range -f folded -o "$OUT/r.folded"
+		# shellcheck disable=SC2086
+		run -0 "$JPROF" report --store "$OUT/plain" $range -f folded -o "$OUT/p.folded"
+		grep -q 'hot_a' "$OUT/r.folded"
+		cmp "$OUT/r.folded" "$OUT/p.folded" || { echo "range '$range' differs"; false; }
+	done
+	# and it is read: its bytes swapped for one segment's, the period's graph is that segment's
+	cp "$STORE/segments/${segs[-2]}" "$STORE/rollups/$r"
+	run -0 "$JPROF" report --store "$STORE" --since "$a" --until "$b" -f folded -o "$OUT/r.folded"
+	run -0 "$JPROF" report "$STORE/segments/${segs[-2]}" -f folded -o "$OUT/s.folded"
+	cmp "$OUT/r.folded" "$OUT/s.folded"
 }

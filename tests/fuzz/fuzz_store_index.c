@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * fuzz_store_index.c: the store's index (DIR/index) on any bytes: a crash while appending,
- * a disk error, a hand edit. Every line fn sees names a segment and carries two numbers.
+ * a disk error, a hand edit. Every line fn sees names a segment and carries two numbers. The
+ * bytes as a roll-up's name (a file in DIR/rollups/): one taken is the name it writes back.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = '\0';
+	{
+		struct store_rollup r;
+		char name[STORE_ROLLUP_NAME_LEN];
+
+		if (!store_rollup_parse(buf, &r) &&
+		    (store_rollup_name(r.start_s, r.end_s, r.hash, name, sizeof(name)) ||
+		     strcmp(name, buf) || r.start_s >= r.end_s))
+			__builtin_trap();
+	}
 	(void)store_index_parse(buf, size, on_line, NULL);
 	free(buf);
 	return 0;

@@ -4,11 +4,13 @@
  * does) equals the range read the old way, each file into a model of its own and copied
  * over with model__filter: the same pprof bytes, folded lines, tables and time entries; a
  * bad file adds nothing either way (in one step or two: read and checked, then added). Over
- * made-up segments and over the pprof fuzzer's corpus.
+ * made-up segments and over the pprof fuzzer's corpus. A store's range read with roll-ups
+ * equals its segments read one by one.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,4 +412,243 @@ TEST(a_store_range_equals_each_segment_copied)
 	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	model__free(old);
 	model__free(cur);
+}
+
+/* roll-ups (store.h) ------------------------------------------------------------------- */
+
+/* what store__load was told of: segments and roll-ups read (by name), skipped */
+struct told {
+	size_t rollups, segs, skipped;
+	__u64 samples;
+};
+
+static void on_told(void *ctx, const struct store_seg *seg, const struct pprof_read_info *info,
+		    int err, const char *why)
+{
+	struct told *t = ctx;
+	struct store_seg sg;
+
+	(void)why;
+	if (err)
+		t->skipped++;
+	else if (store_seg_parse(seg->name, &sg))
+		t->rollups++;
+	else
+		t->segs++;
+	if (info)
+		t->samples += pprof_info_u64(info, "samples");
+}
+
+/* the range [since, until) with its roll-ups equals its segments read one by one: folded too */
+static bool same_both_ways(const struct store *st, __u64 since, __u64 until, struct told *t)
+{
+	struct model *a = model__new(), *b = model__new();
+	struct store_load_result ra, rb;
+	const struct store_seg *segs;
+	size_t n, first = SIZE_MAX, cnt = 0;
+	bool same;
+
+	memset(t, 0, sizeof(*t));
+	segs = store__segments(st, &n);
+	for (size_t i = 0; i < n; i++)
+		if (segs[i].end_s > since && segs[i].start_s < until) {
+			if (first == SIZE_MAX)
+				first = i;
+			cnt++;
+		}
+	if (!a || !b || first == SIZE_MAX ||
+	    store__load(st, since, until, a, on_told, t, &ra) ||
+	    store__load_segs(st, first, cnt, b, NULL, NULL, NULL, &rb)) {
+		model__free(a);
+		model__free(b);
+		return false;
+	}
+	same = same_models(b, a) && ra.in_range == rb.in_range && ra.loaded == rb.loaded &&
+	       ra.skipped == rb.skipped && ra.start_s == rb.start_s && ra.end_s == rb.end_s;
+	if (!same)
+		fprintf(stderr, "range %llu..%llu: in %zu/%zu loaded %zu/%zu skipped %zu/%zu\n",
+			(unsigned long long)since, (unsigned long long)until, ra.in_range,
+			rb.in_range, ra.loaded, rb.loaded, ra.skipped, rb.skipped);
+	model__free(a);
+	model__free(b);
+	return same;
+}
+
+static bool is_file(const char *dir, const char *sub, const char *name)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/store/%s/%s", dir, sub, name);
+	return !access(p, F_OK);
+}
+
+/* made by a reader of the store (as the daemon's thread), put in place by the writer */
+static int rollup(struct store *w, const char *path, __u64 a, __u64 b, struct store_rollup *ret)
+{
+	struct store *rd = NULL;
+	char why[256];
+	int err = store__open_reader(path, &rd, why, sizeof(why));
+
+	if (!err)
+		err = store_rollup_build(rd, a, b, NULL, ret);
+	store__free(rd);
+	return err ? err : store__add_rollup(w, ret, a);
+}
+
+/*
+ * 12 segments of 30 s, roll-ups of 120 s (4 segments): a range read with them is what its
+ * segments give, whole periods or cut ones, a roll-up stale (a segment after it, one cut
+ * since) or damaged; the limits remove a roll-up with its oldest segment, a reopened writer
+ * the stale ones
+ */
+TEST(a_range_read_with_rollups_equals_its_segments)
+{
+	char dir[64] = "/tmp/jprof-test-rollup-XXXXXX", path[128], p2[256], why[256];
+	__u64 t0 = W0 / 1000000000ull;
+	struct store_rollup r[3], bad;
+	struct store_limits lim = {0};
+	struct store *st = NULL, *rd = NULL;
+	struct store_stats ss;
+	struct told t;
+	size_t n;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/store", dir);
+	ASSERT_TRUE(store__open_writer(path, NULL, t0, &st, why, sizeof(why)) == 0);
+	for (int k = 0; k < 12; k++) {
+		struct bytes b;
+		char *seg = segment(k, &b.n);
+
+		ASSERT_TRUE(seg != NULL);
+		b.p = seg;
+		EXPECT_EQ(store__write(st, t0 + 30 * (__u64)k, t0 + 30 * (__u64)k + 30, t0,
+				       write_bytes, &b),
+			  0);
+		free(seg);
+		if (k == 10) /* the last period's roll-up made before its 4th segment: stale */
+			EXPECT_EQ(rollup(st, path, t0 + 240, t0 + 360, &r[2]), 0);
+	}
+	EXPECT_EQ(rollup(st, path, t0, t0 + 120, &r[0]), 0);
+	EXPECT_EQ(rollup(st, path, t0 + 120, t0 + 240, &r[1]), 0);
+	/* one segment: no roll-up; none of a range crossing a segment */
+	EXPECT_EQ(rollup(st, path, t0 + 300, t0 + 330, &bad), -ENODATA);
+	(void)store__rollups(st, &n);
+	EXPECT_EQ(n, 3);
+	EXPECT_TRUE(r[0].bytes > 0 && is_file(dir, "rollups", r[0].name));
+	store__free(st);
+	st = NULL;
+
+	ASSERT_TRUE(store__open_reader(path, &rd, why, sizeof(why)) == 0);
+	/* everything: two roll-ups and the 4 segments of the stale one */
+	EXPECT_TRUE(same_both_ways(rd, t0, t0 + 1000, &t));
+	EXPECT_EQ(t.rollups, 2);
+	EXPECT_EQ(t.segs, 4);
+	/* a range that cuts the first and the last period: the second's roll-up */
+	EXPECT_TRUE(same_both_ways(rd, t0 + 60, t0 + 300, &t));
+	EXPECT_EQ(t.rollups, 1);
+	EXPECT_EQ(t.segs, 4);
+	/* cut inside a segment: its period's segments all in range, the roll-up stands */
+	EXPECT_TRUE(same_both_ways(rd, t0 + 10, t0 + 130, &t));
+	EXPECT_EQ(t.rollups, 1);
+	EXPECT_EQ(t.segs, 1);
+	store__free(rd);
+
+	/* the second period's 6th segment cut short after its roll-up: stale, segments read */
+	snprintf(p2, sizeof(p2), "%s/segments/", path);
+	{
+		struct store_seg sg;
+		char seg[256];
+
+		ASSERT_TRUE(store_seg_name(t0 + 150, t0 + 180, sg.name, sizeof(sg.name)) == 0);
+		snprintf(seg, sizeof(seg), "%.200s%.47s", p2, sg.name);
+		ASSERT_TRUE(truncate(seg, 100) == 0);
+	}
+	ASSERT_TRUE(store__open_reader(path, &rd, why, sizeof(why)) == 0);
+	EXPECT_TRUE(same_both_ways(rd, t0, t0 + 1000, &t));
+	EXPECT_EQ(t.rollups, 1);
+	EXPECT_EQ(t.segs, 7);
+	EXPECT_EQ(t.skipped, 1);
+	store__free(rd);
+
+	/* the first roll-up damaged: its segments instead */
+	snprintf(p2, sizeof(p2), "%s/rollups/%s", path, r[0].name);
+	ASSERT_TRUE(truncate(p2, (off_t)r[0].bytes / 2) == 0);
+	ASSERT_TRUE(store__open_reader(path, &rd, why, sizeof(why)) == 0);
+	EXPECT_TRUE(same_both_ways(rd, t0, t0 + 1000, &t));
+	EXPECT_EQ(t.rollups, 0);
+	EXPECT_EQ(t.segs, 11);
+	store__free(rd);
+
+	/* a writer's open removes the stale roll-ups (the 2nd and 3rd), keeps the damaged 1st */
+	ASSERT_TRUE(store__open_writer(path, NULL, t0, &st, why, sizeof(why)) == 0);
+	(void)store__rollups(st, &n);
+	EXPECT_EQ(n, 1);
+	EXPECT_TRUE(!is_file(dir, "rollups", r[1].name) && !is_file(dir, "rollups", r[2].name));
+	/* with a segment unreadable, no roll-up of its period */
+	EXPECT_EQ(rollup(st, path, t0 + 120, t0 + 240, &bad), -ENODATA);
+	/* the store's bytes count the roll-up's; the age limit takes it with its first segment */
+	{
+		const struct store_seg *segs = store__segments(st, &n);
+		__u64 sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			sum += segs[i].bytes;
+		EXPECT_EQ(store__bytes(st), sum + r[0].bytes / 2);
+	}
+	lim.max_age_s = 1000;
+	store__set_limits(st, &lim);
+	EXPECT_EQ(store__rotate(st, t0 + 30 + 1001), 1);
+	(void)store__rollups(st, &n);
+	EXPECT_EQ(n, 0);
+	EXPECT_TRUE(!is_file(dir, "rollups", r[0].name));
+	store__stats(st, &ss);
+	EXPECT_EQ(ss.rollups_removed, 3); /* the two stale ones at the open too */
+	/* a new one of the third period; the size limit counts its bytes, removes it first */
+	EXPECT_EQ(rollup(st, path, t0 + 240, t0 + 360, &r[2]), 0);
+	{
+		const struct store_seg *segs = store__segments(st, &n);
+		__u64 keep = r[2].bytes;
+
+		for (size_t i = 0; i < n; i++)
+			if (segs[i].start_s >= t0 + 240)
+				keep += segs[i].bytes;
+		lim.max_age_s = 0;
+		lim.max_size = keep;
+		store__set_limits(st, &lim);
+		EXPECT_EQ(store__rotate(st, t0), 7); /* the 2nd to the 8th segment */
+		(void)store__rollups(st, &n);
+		EXPECT_EQ(n, 1);
+		EXPECT_EQ(store__bytes(st), keep);
+		lim.max_size = keep - 1;
+		store__set_limits(st, &lim);
+		EXPECT_EQ(store__rotate(st, t0), 1);
+		(void)store__rollups(st, &n);
+		EXPECT_EQ(n, 0);
+		EXPECT_TRUE(!is_file(dir, "rollups", r[2].name));
+	}
+	store__free(st);
+	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TEST(rollup_names_and_parsing)
+{
+	struct store_rollup r;
+	char name[STORE_ROLLUP_NAME_LEN];
+	__u64 t0 = W0 / 1000000000ull;
+
+	EXPECT_EQ(store_rollup_name(t0, t0 + 3600, 0x0123456789abcdefull, name, sizeof(name)), 0);
+	EXPECT_STREQ(name, "20261127T040000Z-20261127T050000Z.0123456789abcdef.pb.gz");
+	EXPECT_EQ(store_rollup_parse(name, &r), 0);
+	EXPECT_TRUE(r.start_s == t0 && r.end_s == t0 + 3600 && r.hash == 0x0123456789abcdefull);
+	EXPECT_EQ(store_rollup_parse("20261127T040000Z-20261127T050000Z.0123456789ABCDEF.pb.gz",
+				     &r),
+		  -EINVAL);
+	EXPECT_EQ(store_rollup_parse("20261127T050000Z-20261127T040000Z.0123456789abcdef.pb.gz",
+				     &r),
+		  -EINVAL);
+	EXPECT_EQ(store_rollup_parse("20261127T040000Z-20261127T050000Z.pb.gz", &r), -EINVAL);
+	EXPECT_EQ(store_rollup_parse(".tmp-20261127T040000Z-20261127T050000Z.0123456789abcdef.pb.gz",
+				     &r),
+		  -EINVAL);
+	EXPECT_EQ(store_rollup_name(t0, t0, 0, name, sizeof(name)), -EINVAL);
 }

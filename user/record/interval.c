@@ -26,6 +26,7 @@
 #include "daemon/metrics.h"
 #include "daemon/config.h"
 #include "daemon/push.h"
+#include "daemon/rollups.h"
 #include "util/why.h"
 
 #define NS_PER_S 1000000000ull
@@ -56,6 +57,7 @@ struct rec_interval {
 	struct store_limits lim;
 	struct rec_triggers *triggers; /* --mark-on-pause, -oom, -cpu; NULL: off */
 	struct pusher *pusher;	       /* --push-pyroscope, -otlp, -parca; NULL: off */
+	struct rollups *rollups;       /* each completed hour's segments merged; NULL: none */
 };
 
 unsigned int rec_interval_length(const struct rec *r)
@@ -79,6 +81,27 @@ int rec_interval_signals(void)
 
 	sigemptyset(&sa.sa_mask);
 	return sigaction(SIGHUP, &sa, NULL) ? -errno : 0;
+}
+
+/*
+ * The roll-ups' period: an hour, JPROF_ROLLUP_S seconds for tests (1 to 86400, 0: none), so
+ * that a test sees them in seconds
+ */
+static unsigned int rollup_period(void)
+{
+	const char *e = getenv("JPROF_ROLLUP_S");
+	unsigned long v;
+	char *end;
+
+	if (!e || !*e)
+		return STORE_ROLLUP_S;
+	errno = 0;
+	v = strtoul(e, &end, 10);
+	if (errno || *end || v > 86400 || e[0] == '-') {
+		pr_warn("JPROF_ROLLUP_S=%.32s is not 0 to 86400 seconds: an hour", e);
+		return STORE_ROLLUP_S;
+	}
+	return (unsigned int)v;
 }
 
 static __u64 real_ns(void)
@@ -149,6 +172,7 @@ int rec_interval_open(struct rec *r)
 		o->store, n, store__bytes(iv->store) / 1e6, o->interval_s,
 		(unsigned long long)o->max_age_s, (unsigned long long)o->max_size);
 	iv->triggers = rec_triggers_new(o);
+	iv->rollups = rollups__new(o->store, rollup_period());
 	if (o->push_url || o->push_otlp || o->push_parca) { /* the segments wait in the store */
 		char app[256], host[128] = "";
 		struct push_conf pc = {.app = app, .host = host, .rate_hz = o->freq_hz};
@@ -698,6 +722,7 @@ void rec_interval_tick(struct rec *r, bool final)
 			reload(r);
 		}
 		ctl__poll(iv->ctl, mono_ns(), &fns);
+		rollups__tick(iv->rollups, iv->store, iv->start_s, real_ns() / NS_PER_S);
 		rec_triggers_tick(r, iv->triggers, mono_ns());
 		update_metrics(r, mono_ns());
 	}
@@ -725,16 +750,21 @@ void rec_interval_close(struct rec *r, char *where, size_t wlen)
 {
 	struct rec_interval *iv = r->iv;
 	struct store_stats st;
+	__u64 ru_written, ru_failed;
 
 	if (!iv)
 		return;
+	rollups__counts(iv->rollups, &ru_written, &ru_failed);
+	rollups__free(iv->rollups, iv->store, real_ns() / NS_PER_S);
+	iv->rollups = NULL;
 	store__stats(iv->store, &st);
 	snprintf(where, wlen,
 		 "wrote %llu segments (%.1f MB) to %s/segments; removed %llu by age, %llu by "
-		 "size%s",
+		 "size%s; %llu roll-ups written (%llu removed%s)",
 		 (unsigned long long)st.written, st.bytes_written / 1e6, r->o->store,
 		 (unsigned long long)st.removed_age, (unsigned long long)st.removed_size,
-		 iv->dropped ? "" : "; none dropped");
+		 iv->dropped ? "" : "; none dropped", (unsigned long long)st.rollups_written,
+		 (unsigned long long)st.rollups_removed, ru_failed ? ", some failed: -v" : "");
 	if (iv->dropped)
 		pr_warn("store %s: %llu segments (%llu samples) dropped: %llu no space, %llu "
 			"larger "

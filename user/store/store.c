@@ -198,7 +198,7 @@ static int store_open(const char *path, bool writer, const struct store_limits *
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->dirfd = s->segfd = s->lockfd = -1;
+	s->dirfd = s->segfd = s->lockfd = s->rollfd = -1;
 	if (lim)
 		s->lim = *lim;
 	parent = open_path_nofollow(AT_FDCWD, dirname(dir), 0);
@@ -235,6 +235,20 @@ static int store_open(const char *path, bool writer, const struct store_limits *
 	err = scan(s, writer);
 	if (err)
 		goto out_free;
+	/*
+	 * roll-ups: never needed, segments are read without them (none made yet, an older
+	 * daemon's store, a mark; a writer that cannot make the directory makes none)
+	 */
+	err = store_open_dir(s->dirfd, STORE_ROLLUPS_DIR, writer, why, why_len);
+	if (err >= 0) {
+		s->rollfd = err;
+		err = store_rollups_scan(s, writer);
+		if (err)
+			goto out_free;
+	}
+	err = 0;
+	if (why && why_len)
+		why[0] = '\0';
 	if (writer)
 		(void)store_index_compact(s); /* a hint: without it, readers read the segments */
 	*ret = s;
@@ -267,9 +281,12 @@ void store__free(struct store *s)
 		close(s->segfd);
 	if (s->dirfd >= 0)
 		close(s->dirfd);
+	if (s->rollfd >= 0)
+		close(s->rollfd);
 	if (s->lockfd >= 0)
 		close(s->lockfd); /* the lock goes with the last fd of its open file */
 	free(s->segs);
+	free(s->rolls);
 	free(s);
 }
 
@@ -304,9 +321,13 @@ int store__dirfd(const struct store *s)
 	return s->dirfd;
 }
 
-/* removes the oldest segment; one removed by someone else meanwhile counts as removed */
+/*
+ * removes the oldest segment, its roll-up first (never one without all its segments); one
+ * removed by someone else meanwhile counts as removed
+ */
 static void remove_oldest(struct store *s)
 {
+	store_rollups_drop_before(s, s->segs[0].end_s);
 	if (unlinkat(s->segfd, s->segs[0].name, 0) && errno != ENOENT)
 		return; /* left where it is: the next rotation tries again */
 	s->bytes -= s->segs[0].bytes;
@@ -315,7 +336,7 @@ static void remove_oldest(struct store *s)
 }
 
 /* the limits with incoming bytes about to be added: oldest first, by age, then by size */
-static size_t rotate(struct store *s, __u64 now_s, __u64 incoming)
+size_t store_rotate(struct store *s, __u64 now_s, __u64 incoming)
 {
 	size_t removed = 0, n;
 
@@ -345,7 +366,7 @@ void store__set_limits(struct store *s, const struct store_limits *lim)
 
 size_t store__rotate(struct store *s, __u64 now_s)
 {
-	return rotate(s, now_s, 0);
+	return store_rotate(s, now_s, 0);
 }
 
 /* the new segment in the list, in order (it is nearly always the newest) */
@@ -419,7 +440,7 @@ int store__write(struct store *s, __u64 start_s, __u64 end_s, __u64 now_s, store
 		err = -EFBIG;
 		goto out_unlink;
 	}
-	(void)rotate(s, now_s, seg.bytes);
+	(void)store_rotate(s, now_s, seg.bytes);
 	if (renameat(s->segfd, tmp, s->segfd, seg.name)) {
 		err = -errno;
 		goto out_unlink;
@@ -440,15 +461,20 @@ out_count:
 int store__read(const struct store *s, const struct store_seg *seg, size_t max, char **ret_buf,
 		size_t *ret_len)
 {
+	return store_read_at(s->segfd, seg->name, max, ret_buf, ret_len);
+}
+
+int store_read_at(int dirfd, const char *name, size_t max, char **ret_buf, size_t *ret_len)
+{
 	struct safe_expect exp = {.uid = (uid_t)-1, .max_size = max};
 	size_t len = 0;
 	struct stat st;
 	char *buf;
 	int fd, err = 0;
 
-	fd = safe_open_at(s->segfd, seg->name, SAFE_BENEATH, &exp, &st);
+	fd = safe_open_at(dirfd, name, SAFE_BENEATH, &exp, &st);
 	if (fd == -ENOSYS) { /* no openat2 (< 5.6): the name itself is no link, checked */
-		fd = openat(s->segfd, seg->name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
 			return -errno;
 		if (fstat(fd, &st))

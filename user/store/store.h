@@ -41,6 +41,7 @@ struct store_stats {
 	__u64 dropped_big;   /* ... larger than max_size on their own */
 	__u64 dropped_error; /* ... any other write error */
 	__u64 swept;	     /* temporary files of a killed writer, removed at open */
+	__u64 rollups_written, rollups_removed; /* roll-ups put in place; removed (limits, stale) */
 };
 
 /* "START-END.pb.gz" of the interval into buf (STORE_NAME_LEN bytes); 0 or -EINVAL */
@@ -110,6 +111,65 @@ typedef void (*store_index_fn)(void *ctx, const char *name, __u64 samples, __u64
 int store__index_read(const struct store *s, store_index_fn fn, void *ctx);
 /* the lines of buf[0..len) (written in place: NULs), fn for each well-formed one; how many */
 int store_index_parse(char *buf, size_t len, store_index_fn fn, void *ctx);
+
+/*
+ * Roll-ups (rollup.c): DIR/rollups/START-END.HASH.pb.gz, the segments lying wholly in [START,
+ * END) merged into one pprof file (the daemon writes one per completed hour), which readers
+ * take for those segments: the same model, read in one file. HASH (16 hex digits) is that of
+ * those segments' names and sizes, so a roll-up whose segments changed since (one removed,
+ * added, cut) is stale and not used. Written as segments are (temporary file, fsync,
+ * rename); removed with the oldest of its segments (no later) and, stale, at the writer's
+ * open; its bytes count in the store's (store__bytes, max_size).
+ */
+#define STORE_ROLLUPS_DIR     "rollups"
+#define STORE_ROLLUP_S	      3600 /* the daemon's period: an hour */
+#define STORE_ROLLUP_NAME_LEN 64   /* "START-END.0123456789abcdef.pb.gz" and its NUL */
+
+struct store_rollup {
+	__u64 start_s, end_s;
+	__u64 hash; /* of its segments (store__span) */
+	__u64 bytes;
+	char name[STORE_ROLLUP_NAME_LEN];
+};
+
+/* "START-END.HASH.pb.gz" into buf (STORE_ROLLUP_NAME_LEN bytes); 0 or -EINVAL */
+int store_rollup_name(__u64 start_s, __u64 end_s, __u64 hash, char *buf, size_t len);
+/* a roll-up's name back into *ret (bytes 0); -EINVAL for any other name */
+int store_rollup_parse(const char *name, struct store_rollup *ret);
+
+/*
+ * The segments lying wholly in [start_s, end_s): how many (0 none, or when one that crosses
+ * end_s lies between them), the first's index in store__segments, the hash of their names
+ * and sizes
+ */
+size_t store__span(const struct store *s, __u64 start_s, __u64 end_s, size_t *ret_first,
+		   __u64 *ret_hash);
+/* the roll-ups, oldest first; valid until the next call that writes or removes */
+const struct store_rollup *store__rollups(const struct store *s, size_t *ret_n);
+/* r's segments are the store's now (its hash): true, and they in *ret_first, *ret_n */
+bool store__rollup_valid(const struct store *s, const struct store_rollup *r, size_t *ret_first,
+			 size_t *ret_n);
+/* a roll-up's bytes (as store__read); -ENOENT: none, or removed meanwhile */
+int store__read_rollup(const struct store *s, const struct store_rollup *r, size_t max,
+		       char **ret_buf, size_t *ret_len);
+
+/*
+ * Merges the segments lying wholly in [start_s, end_s) (at least 2, every one readable) into
+ * a temporary file DIR/rollups/.tmp-NAME, synced; any thread, with a store of its own (a
+ * reader of the writer's directory: its rollups/ must exist). *stop set: given up between
+ * two segments. 0 and *ret (name, hash, bytes), or -errno with nothing left behind:
+ * -ENODATA fewer than 2 segments, or one unreadable; -ECANCELED stopped; -EFBIG larger than
+ * STORE_READ_MAX; -ENOMEM/-ENOSPC out of memory or over the model's budget.
+ */
+int store_rollup_build(const struct store *s, __u64 start_s, __u64 end_s,
+		       const volatile bool *stop, struct store_rollup *ret);
+/*
+ * Puts the roll-up store_rollup_build made in place (the writer): still valid, the limits
+ * applied at now_s with its bytes counted, still valid, rename, fsync of the directory; a
+ * roll-up of the same range there before is removed. 0, or -errno with its temporary file
+ * removed (-ESTALE: its segments changed meanwhile; -EFBIG larger than max_size alone).
+ */
+int store__add_rollup(struct store *s, const struct store_rollup *r, __u64 now_s);
 
 /* marks (marks.c): windows kept outside the limits, each a store of its own */
 #define STORE_MARKS_DIR	    "marks"

@@ -3,7 +3,8 @@
  * store_load.c: the segments of a time range, each checked whole, read into one model. A
  * reader thread reads and checks the next segment (file, gunzip, tables: nothing of the
  * model) while this one adds the last to the model; one segment waits at most, so two are
- * held at once. Without the thread (it could not start), one after the other.
+ * held at once. Without the thread (it could not start), one after the other. A valid
+ * roll-up stands for its segments; one that cannot be read is replaced by them, in the reader.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,35 +12,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store_int.h"
 #include "store_load.h"
+#include "log.h"
 #include "model/pprof_merge.h"
 
-/* one segment read and checked: pf, or err with why */
+/* what is read in turn: segment first, or the n from first that roll-up ru holds */
+struct item {
+	size_t first, n;
+	const struct store_rollup *ru;
+};
+
+/* one segment or roll-up read and checked: pf, or err with why; it stands for n segments */
 struct prepared {
 	struct pprof_merge_file *pf;
 	int err;
 	char why[256];
+	struct store_seg seg; /* a roll-up's: its range and name */
+	size_t n;
 };
 
-/* the segments in range (indices into segs), read in turn by the reader thread */
+/* the items, read in turn (by the reader thread) and added (by the caller's) */
 struct reader {
 	const struct store *s;
 	const struct store_seg *segs;
-	const size_t *idx;
-	size_t n;
+	const struct item *items;
+	size_t nitems;
+	const volatile bool *stop_at; /* the caller's: stop between two */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct prepared slot; /* the next one, when full */
-	bool full, stop;
+	bool full, stop, done;
+	/* the adding side */
+	struct pprof_merge *pm;
+	store_seg_fn fn;
+	void *ctx;
+	struct store_load_result res;
+	int err;
 };
 
-static void prepare(const struct store *s, const struct store_seg *seg, struct prepared *p)
+static void prepare_bytes(struct prepared *p, int err, char *buf, size_t len)
 {
-	char *buf = NULL;
-	size_t len = 0;
-
-	memset(p, 0, sizeof(*p));
-	p->err = store__read(s, seg, STORE_READ_MAX, &buf, &len);
+	p->err = err;
 	if (p->err)
 		snprintf(p->why, sizeof(p->why), "%s",
 			 p->err == -EFBIG ? "larger than 268435456 bytes" : strerror(-p->err));
@@ -47,40 +61,138 @@ static void prepare(const struct store *s, const struct store_seg *seg, struct p
 		p->err = pprof_merge_file__prepare(buf, len, &p->pf, p->why, sizeof(p->why));
 }
 
+static void prepare(const struct store *s, const struct store_seg *seg, struct prepared *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->seg = *seg;
+	p->n = 1;
+	err = store__read(s, seg, STORE_READ_MAX, &buf, &len);
+	prepare_bytes(p, err, buf, len);
+}
+
+static void prepare_rollup(const struct store *s, const struct item *it, struct prepared *p)
+{
+	const struct store_seg *segs = s->segs + it->first;
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->seg.start_s = segs[0].start_s;
+	p->seg.end_s = segs[it->n - 1].end_s;
+	p->seg.bytes = it->ru->bytes;
+	snprintf(p->seg.name, sizeof(p->seg.name), "%.*s", (int)sizeof(p->seg.name) - 1,
+		 it->ru->name);
+	p->n = it->n;
+	err = store__read_rollup(s, it->ru, STORE_READ_MAX, &buf, &len);
+	prepare_bytes(p, err, buf, len);
+}
+
+/* each item read and handed to put (false: stop); a roll-up unread, its segments instead */
+static void produce(struct reader *r, bool (*put)(struct reader *, struct prepared *))
+{
+	for (size_t i = 0; i < r->nitems; i++) {
+		const struct item *it = &r->items[i];
+		struct prepared p;
+
+		if (it->ru) {
+			prepare_rollup(r->s, it, &p);
+			if (!p.err) {
+				if (!put(r, &p))
+					return;
+				continue;
+			}
+			pr_debug("store: roll-up %s not read (%s): its %zu segments instead",
+				 it->ru->name, p.why, it->n);
+		}
+		for (size_t k = it->first; k < it->first + (it->ru ? it->n : 1); k++) {
+			prepare(r->s, &r->segs[k], &p);
+			if (!put(r, &p))
+				return;
+		}
+	}
+}
+
+/* one read and checked into the model: a bad one is skipped, told to fn; false: stop */
+static bool add(struct reader *r, struct prepared *p)
+{
+	struct pprof_read_info info;
+
+	if (p->err == -ENOMEM) {
+		r->err = p->err;
+		return false;
+	}
+	if (p->err) {
+		if (r->fn)
+			r->fn(r->ctx, &p->seg, NULL, p->err, p->why[0] ? p->why : strerror(-p->err));
+		r->res.skipped += p->n;
+	} else {
+		r->err = pprof_merge__add_file(r->pm, p->pf, &info);
+		if (r->err)
+			return false; /* -ENOMEM, -ENOSPC: out of memory or over the model's budget */
+		if (r->fn)
+			r->fn(r->ctx, &p->seg, &info, 0, NULL);
+		if (!r->res.loaded)
+			r->res.start_s = p->seg.start_s;
+		r->res.loaded += p->n;
+		if (p->seg.end_s > r->res.end_s)
+			r->res.end_s = p->seg.end_s;
+	}
+	return !(r->stop_at && *r->stop_at);
+}
+
+/* the reader thread's put: into the slot, when the last was taken */
+static bool put_slot(struct reader *r, struct prepared *p)
+{
+	bool stop;
+
+	pthread_mutex_lock(&r->mu);
+	while (r->full && !r->stop)
+		pthread_cond_wait(&r->cv, &r->mu);
+	stop = r->stop;
+	if (!stop) {
+		r->slot = *p;
+		r->full = true;
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (stop)
+		pprof_merge_file__free(p->pf);
+	return !stop;
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 
-	for (size_t i = 0; i < r->n; i++) {
-		struct prepared p;
-
-		prepare(r->s, &r->segs[r->idx[i]], &p);
-		pthread_mutex_lock(&r->mu);
-		while (r->full && !r->stop)
-			pthread_cond_wait(&r->cv, &r->mu);
-		if (r->stop) {
-			pthread_mutex_unlock(&r->mu);
-			pprof_merge_file__free(p.pf);
-			break;
-		}
-		r->slot = p;
-		r->full = true;
-		pthread_cond_broadcast(&r->cv);
-		pthread_mutex_unlock(&r->mu);
-	}
+	produce(r, put_slot);
+	pthread_mutex_lock(&r->mu);
+	r->done = true;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
 	return NULL;
 }
 
-/* the next segment from the reader thread */
-static void take(struct reader *r, struct prepared *p)
+/* the next one from the reader thread; false: there is none */
+static bool take(struct reader *r, struct prepared *p)
 {
+	bool got;
+
 	pthread_mutex_lock(&r->mu);
-	while (!r->full)
+	while (!r->full && !r->done)
 		pthread_cond_wait(&r->cv, &r->mu);
-	*p = r->slot;
-	r->full = false;
-	pthread_cond_broadcast(&r->cv);
+	got = r->full;
+	if (got) {
+		*p = r->slot;
+		r->full = false;
+		pthread_cond_broadcast(&r->cv);
+	}
 	pthread_mutex_unlock(&r->mu);
+	return got;
 }
 
 /* the reader told to stop, gone, and what it held freed */
@@ -109,77 +221,112 @@ static bool reader_start(struct reader *r, pthread_t *th)
 	return ok;
 }
 
-/* one segment, read and checked, into the model: a bad one is skipped, told to fn */
-static int add_one(struct pprof_merge *pm, const struct store_seg *seg, struct prepared *p,
-		   store_seg_fn fn, void *ctx, bool *ret_ok)
+/* the items into dst: read ahead by a thread when there are two or more */
+static int load_items(const struct store *s, const struct item *items, size_t nitems,
+		      struct model *dst, store_seg_fn fn, void *ctx, const volatile bool *stop,
+		      struct store_load_result *ret)
 {
-	struct pprof_read_info info;
-	int err = p->err;
+	struct reader r = {.s = s, .items = items, .nitems = nitems, .stop_at = stop,
+			   .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
+			   .fn = fn, .ctx = ctx};
+	size_t n;
+	pthread_t th;
 
-	*ret_ok = false;
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		if (fn)
-			fn(ctx, seg, NULL, err, p->why[0] ? p->why : strerror(-err));
-		return 0;
+	r.segs = store__segments(s, &n);
+	r.pm = pprof_merge__new(dst);
+	if (!r.pm)
+		return -ENOMEM;
+	if ((nitems > 1 || (nitems == 1 && items[0].ru)) && reader_start(&r, &th)) {
+		struct prepared p;
+
+		while (take(&r, &p))
+			if (!add(&r, &p))
+				break;
+		reader_stop(&r, th);
+	} else {
+		produce(&r, add);
 	}
-	err = pprof_merge__add_file(pm, p->pf, &info);
-	if (err)
-		return err; /* -ENOMEM, -ENOSPC: out of memory or over the model's budget */
-	if (fn)
-		fn(ctx, seg, &info, 0, NULL);
-	*ret_ok = true;
+	pprof_merge__free(r.pm);
+	*ret = r.res;
+	return r.err;
+}
+
+/* a valid roll-up that holds segment i and those after it, all in idx[k..]: n, else 0 */
+static size_t rollup_at(const struct store *s, const size_t *idx, size_t k, size_t nidx,
+			size_t *ri, const struct store_rollup **ret)
+{
+	const struct store_seg *g = &s->segs[idx[k]];
+	size_t first, n;
+
+	while (*ri < s->nroll && s->rolls[*ri].end_s <= g->start_s)
+		(*ri)++;
+	for (size_t j = *ri; j < s->nroll && s->rolls[j].start_s <= g->start_s; j++) {
+		const struct store_rollup *ru = &s->rolls[j];
+
+		if (!store__rollup_valid(s, ru, &first, &n) || first != idx[k] ||
+		    k + n > nidx || idx[k + n - 1] != first + n - 1)
+			continue;
+		*ret = ru;
+		return n;
+	}
 	return 0;
 }
 
 int store__load(const struct store *s, __u64 since_s, __u64 until_s, struct model *dst,
 		store_seg_fn fn, void *ctx, struct store_load_result *ret)
 {
-	struct reader r = {.s = s, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
-	struct pprof_merge *pm = pprof_merge__new(dst);
-	struct store_load_result res = {0};
-	size_t n, *idx = NULL;
-	bool threaded = false;
-	pthread_t th;
-	int err = 0;
+	const struct store_seg *segs;
+	struct item *items = NULL;
+	size_t n, nidx = 0, nitems = 0, ri = 0, *idx = NULL;
+	int err;
 
-	r.segs = store__segments(s, &n);
-	idx = pm ? calloc(n ? n : 1, sizeof(*idx)) : NULL;
-	if (!idx) {
-		pprof_merge__free(pm);
+	segs = store__segments(s, &n);
+	idx = calloc(n ? n : 1, sizeof(*idx));
+	items = calloc(n ? n : 1, sizeof(*items));
+	if (!idx || !items) {
+		free(idx);
+		free(items);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (r.segs[i].end_s > since_s && r.segs[i].start_s < until_s)
-			idx[r.n++] = i;
-	r.idx = idx;
-	res.in_range = r.n;
-	threaded = r.n > 1 && reader_start(&r, &th);
-	for (size_t k = 0; k < r.n && !err; k++) {
-		const struct store_seg *seg = &r.segs[idx[k]];
-		struct prepared p;
-		bool ok;
+		if (segs[i].end_s > since_s && segs[i].start_s < until_s)
+			idx[nidx++] = i;
+	for (size_t k = 0; k < nidx;) {
+		struct item *it = &items[nitems++];
 
-		if (threaded)
-			take(&r, &p);
-		else
-			prepare(s, seg, &p);
-		err = add_one(pm, seg, &p, fn, ctx, &ok);
-		if (!ok) {
-			if (p.err != -ENOMEM && !err)
-				res.skipped++;
-			continue;
+		it->first = idx[k];
+		it->n = rollup_at(s, idx, k, nidx, &ri, &it->ru);
+		if (!it->n) {
+			it->ru = NULL;
+			it->n = 1;
 		}
-		if (!res.loaded++)
-			res.start_s = seg->start_s;
-		if (seg->end_s > res.end_s)
-			res.end_s = seg->end_s;
+		k += it->n;
 	}
-	if (threaded)
-		reader_stop(&r, th);
-	pprof_merge__free(pm);
+	err = load_items(s, items, nitems, dst, fn, ctx, NULL, ret);
+	ret->in_range = nidx;
 	free(idx);
-	*ret = res;
+	free(items);
+	return err;
+}
+
+int store__load_segs(const struct store *s, size_t first, size_t n, struct model *dst,
+		     store_seg_fn fn, void *ctx, const volatile bool *stop,
+		     struct store_load_result *ret)
+{
+	struct item *items;
+	size_t total;
+	int err;
+
+	(void)store__segments(s, &total);
+	if (first > total || n > total - first)
+		return -EINVAL;
+	items = calloc(n ? n : 1, sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		items[i] = (struct item){.first = first + i, .n = 1};
+	err = load_items(s, items, n, dst, fn, ctx, stop, ret);
+	ret->in_range = n;
+	free(items);
 	return err;
 }
