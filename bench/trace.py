@@ -12,7 +12,9 @@ transaction, whose difference divided by the traced calls per transaction is the
 cost in ns. Then CYCLES start/stop cycles of the trace on the same JVM: before the first, after
 the first and after the last, the JVM's loaded classes (jstat -class) and metaspace used
 (jstat -gc MU; and live: jcmd VM.metaspace's used less the blocks freed for reuse), each
-after two full GCs (jcmd GC.run); and whether METHOD is in the code cache
+after two full GCs (jcmd GC.run) and more, 1 s apart, while live still falls (6 at most),
+with the old class versions the JVM kept at its last purge (it runs with
+-Xlog:redefine+class+iklass+purge=trace); and whether METHOD is in the code cache
 (jcmd Compiler.codelist) a few seconds after the last cycle. Any VerifyError in the JVM's
 output fails. Prints one JSON object.
   bench/trace.py --jprof build/jprof --h2 /usr/share/java/h2.jar [--rounds N] [--secs S]
@@ -155,18 +157,21 @@ def window(w, secs):
     return {"ops": ops, "ops_per_s": ops / dt, "cpu_ns_per_op": (b["work_cpu_ns"] - a["work_cpu_ns"]) / max(ops, 1)}
 
 
-def jvm_state(java, pid):
-    jdk = os.path.dirname(os.path.dirname(os.path.realpath(java)))
-    # two full GCs: JDK 25's first marks the code a retransformation made not entrant, a later
-    # one unloads it and the class versions it held (seen on MathLoop: one GC was not enough)
-    for _ in range(2):
-        subprocess.run([f"{jdk}/bin/jcmd", str(pid), "GC.run"], stdout=subprocess.DEVNULL,
-                       check=True)
-    cls = subprocess.run([f"{jdk}/bin/jstat", "-class", str(pid)], stdout=subprocess.PIPE,
-                         text=True, check=True).stdout.split("\n")
-    gc = subprocess.run([f"{jdk}/bin/jstat", "-gc", str(pid)], stdout=subprocess.PIPE,
-                        text=True, check=True).stdout.split("\n")
-    hdr, val = gc[0].split(), gc[1].split()
+def versions_alive(purge_log):
+    """the old class versions the JVM kept at its last purge (-Xlog:redefine+class+iklass+purge)"""
+    live = None
+    try:
+        with open(purge_log) as f:
+            for line in f:
+                m = re.search(r"previous version stats: live=(\d+)", line)
+                if m:
+                    live = int(m[1])
+    except OSError:
+        pass
+    return live
+
+
+def live_kb(jdk, pid):
     # jstat's MU counts the blocks the JVM freed (kept for reuse) as used: live is used less them
     ms = subprocess.run([f"{jdk}/bin/jcmd", str(pid), "VM.metaspace"], stdout=subprocess.PIPE,
                         text=True, check=True).stdout.split("Total Usage", 1)[-1]
@@ -174,12 +179,41 @@ def jvm_state(java, pid):
     unit = {"bytes": 1 / 1024, "KB": 1, "MB": 1024}
     used = re.search(r"([0-9.]+) (bytes|KB|MB) \( *[<0-9]+%\) used", both)
     freed = re.search(r"deallocated: [0-9]+ blocks with ([0-9.]+) (bytes|KB|MB)", both)
-    live = (float(used[1]) * unit[used[2]] - (float(freed[1]) * unit[freed[2]] if freed else 0)
+    return (float(used[1]) * unit[used[2]] - (float(freed[1]) * unit[freed[2]] if freed else 0)
             if used else None)
+
+
+def jvm_state(java, pid, purge_log=None):
+    jdk = os.path.dirname(os.path.dirname(os.path.realpath(java)))
+    gc = lambda: subprocess.run([f"{jdk}/bin/jcmd", str(pid), "GC.run"],
+                                stdout=subprocess.DEVNULL, check=True)
+    # two full GCs: JDK 25's first marks the code a retransformation made not entrant, a later
+    # one unloads it and the class versions it held (seen on MathLoop: one GC was not enough)
+    for _ in range(2):
+        gc()
+    # then more, 1 s apart, while live metaspace still falls: an old version is kept as long
+    # as anything marks it (a JIT compilation begun before the retransformation, on H2 under
+    # load: 3 of 38 versions at the second GC, none at the fourth)
+    live, gcs = live_kb(jdk, pid), 2
+    while gcs < 6 and live is not None:
+        time.sleep(1)
+        gc()
+        gcs += 1
+        now = live_kb(jdk, pid)
+        if now is None or now > live - 1:
+            break
+        live = now
+    cls = subprocess.run([f"{jdk}/bin/jstat", "-class", str(pid)], stdout=subprocess.PIPE,
+                         text=True, check=True).stdout.split("\n")
+    gcs_out = subprocess.run([f"{jdk}/bin/jstat", "-gc", str(pid)], stdout=subprocess.PIPE,
+                             text=True, check=True).stdout.split("\n")
+    hdr, val = gcs_out[0].split(), gcs_out[1].split()
     return {"classes_loaded": int(cls[1].split()[0]),
             "classes_unloaded": int(cls[1].split()[2]),
             "metaspace_used_kb": float(val[hdr.index("MU")]),
-            "metaspace_live_kb": round(live, 1) if live is not None else None}
+            "metaspace_live_kb": round(live, 1) if live is not None else None,
+            "full_gcs": gcs,
+            "old_versions_alive": versions_alive(purge_log) if purge_log else None}
 
 
 def compiled(java, pid):
@@ -212,7 +246,9 @@ def main():
         subprocess.check_call(["javac", "-d", tmp, "-cp", a.h2,
                                os.path.join(REPO, "bench/H2Bench.java")])
         log = open(os.path.join(tmp, "jvm.err"), "w+")
+        purge_log = os.path.join(tmp, "purge.log")
         w = subprocess.Popen([a.java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch",
+                              f"-Xlog:redefine+class+iklass+purge=trace:file={purge_log}",
                               "-XX:+EnableDynamicAgentLoading", "-cp", f"{a.h2}:{tmp}",
                               "H2Bench", "2", "0", "5000", "5", "own"], cwd=tmp,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
@@ -223,7 +259,7 @@ def main():
             if a.split:
                 split_bench(a, w, tmp, res)
                 finish(res, w, log)
-            res["before"] = jvm_state(a.java, w.pid)
+            res["before"] = jvm_state(a.java, w.pid, purge_log)
             base = [window(w, a.secs)]
             traced = []
             for r in range(a.rounds):
@@ -261,9 +297,9 @@ def main():
                 time.sleep(0.2)
                 stop_trace(p, err)
                 if c == 0:
-                    res["after_1"] = jvm_state(a.java, w.pid)
+                    res["after_1"] = jvm_state(a.java, w.pid, purge_log)
             res["cycles_s"] = round(time.monotonic() - t0, 1)
-            res["after_all"] = jvm_state(a.java, w.pid)
+            res["after_all"] = jvm_state(a.java, w.pid, purge_log)
             time.sleep(5)  # under load the JIT compiles the method again
             res["compiled_after"] = compiled(a.java, w.pid)
             res["after_window"] = window(w, a.secs)
