@@ -32,6 +32,12 @@ are split as usual.
 call; MODE pingpong: 100 handoffs between two threads, futex calls and context switches),
 tracing SplitWork.work, with an untraced window first: the cost of one system call or one
 handoff untraced, traced without the split and traced with it.
+
+--split-unseen: switch-ins the kernel split never sees (mtrace.bpf.c close_unseen) on
+bench/SleepWork.java (6 threads sleeping 40 ms, 3 times each, replaced by new ones; 2
+spinners), ROUNDS traces of SECS s, --slow 1ms --top 100: jprof -v's count of switch-ins not
+seen (intervals ended at their wait's return, spans unsure) and the 100 slowest calls kept:
+incomplete ones, and ones all on the CPU though not marked (the fault this catches: 0).
 """
 import argparse
 import json
@@ -237,9 +243,13 @@ def main():
                     help="the kernel split's cost (with and without --no-kernel) instead")
     ap.add_argument("--split-micro", choices=("read", "pingpong"),
                     help="the kernel split's cost per system call or handoff (SplitWork)")
+    ap.add_argument("--split-unseen", action="store_true",
+                    help="switch-ins the kernel split never sees (SleepWork)")
     a = ap.parse_args()
     if a.split_micro:
         return micro(a)
+    if a.split_unseen:
+        return unseen(a)
     res = {"method": METHOD, "rounds": a.rounds, "secs": a.secs, "cycles": a.cycles,
            "settle": a.settle}
     with tempfile.TemporaryDirectory(prefix="jprof-bench-trace-") as tmp:
@@ -324,6 +334,48 @@ def micro(a):
                     break
             res["untraced"] = window(w, a.secs)
             split_bench(a, w, tmp, res, "SplitWork.work")
+        except BaseException:
+            w.kill()
+            w.wait()
+            raise
+        finish(res, w, log)
+
+
+def unseen(a):
+    res = {"rounds": a.rounds, "secs": a.secs}
+    with tempfile.TemporaryDirectory(prefix="jprof-bench-unseen-") as tmp:
+        subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/SleepWork.java")])
+        log = open(os.path.join(tmp, "jvm.err"), "w+")
+        w = subprocess.Popen([a.java, "-XX:+EnableDynamicAgentLoading", "-cp", tmp, "SleepWork",
+                              "6", "2"], cwd=tmp, stdout=subprocess.PIPE, stderr=log, text=True)
+        try:
+            for line in w.stdout:
+                if line.strip() == "ready":
+                    break
+            rows = []
+            for r in range(a.rounds):
+                out = os.path.join(tmp, f"u{r}.json")
+                p = subprocess.run([a.jprof, "trace", "-v", "-p", str(w.pid), "SleepWork.sleep40",
+                                    "--slow", "1ms", "--top", "100", "-d",
+                                    str(max(1, round(a.secs))), "-o", out],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                if p.returncode != 0:
+                    sys.exit(f"trace.py: jprof trace exited {p.returncode}: {p.stderr}")
+                m = re.search(r"switch-ins not seen (\d+) \((\d+) ended at their wait's return, "
+                              r"(\d+) spans unsure\)", p.stderr)
+                with open(out) as f:
+                    d = json.load(f)
+                kept = d["slowest"]
+                inc = [c for c in kept if c["split"].get("incomplete")]
+                rows.append({"calls": d["methods"][0]["calls"] if d["methods"] else 0,
+                             "unseen": int(m[1]) if m else None,
+                             "ended_at_return": int(m[2]) if m else None,
+                             "unsure": int(m[3]) if m else None,
+                             "kept": len(kept), "kept_incomplete": len(inc),
+                             "kept_on_cpu_unmarked": sum(
+                                 1 for c in kept if not c["split"].get("incomplete")
+                                 and c["split"].get("sleeping_ns", 0) < 39e6)})
+            res["rows"] = rows
         except BaseException:
             w.kill()
             w.wait()
