@@ -673,7 +673,8 @@ def part_trace(a, tmp):
         f"before, {one['classes_loaded']} after the first, {end['classes_loaded']} after the last; "
         f"metaspace used {b['metaspace_used_kb']:.0f}/{one['metaspace_used_kb']:.0f}/"
         f"{end['metaspace_used_kb']:.0f} KB (live {b.get('metaspace_live_kb')}/"
-        f"{one.get('metaspace_live_kb')}/{end.get('metaspace_live_kb')}); executeQuery in the code cache after: "
+        f"{one.get('metaspace_live_kb')}/{end.get('metaspace_live_kb')}; old class versions kept "
+        f"{end.get('old_versions_alive')} after {end.get('full_gcs')} full GCs); executeQuery in the code cache after: "
         f"{sum(1 for c in res['compiled_after'] if c.split()[2] == '0')} in use; "
         f"VerifyErrors {res['verify_errors']}")
     # the kernel split of slow calls: what it adds per system call and per thread handoff

@@ -12,7 +12,9 @@ transaction, whose difference divided by the traced calls per transaction is the
 cost in ns. Then CYCLES start/stop cycles of the trace on the same JVM: before the first, after
 the first and after the last, the JVM's loaded classes (jstat -class) and metaspace used
 (jstat -gc MU; and live: jcmd VM.metaspace's used less the blocks freed for reuse), each
-after two full GCs (jcmd GC.run); and whether METHOD is in the code cache
+after two full GCs (jcmd GC.run) and more, 1 s apart, while live still falls (6 at most),
+with the old class versions the JVM kept at its last purge (it runs with
+-Xlog:redefine+class+iklass+purge=trace); and whether METHOD is in the code cache
 (jcmd Compiler.codelist) a few seconds after the last cycle. Any VerifyError in the JVM's
 output fails. Prints one JSON object.
   bench/trace.py --jprof build/jprof --h2 /usr/share/java/h2.jar [--rounds N] [--secs S]
@@ -30,6 +32,12 @@ are split as usual.
 call; MODE pingpong: 100 handoffs between two threads, futex calls and context switches),
 tracing SplitWork.work, with an untraced window first: the cost of one system call or one
 handoff untraced, traced without the split and traced with it.
+
+--split-unseen: switch-ins the kernel split never sees (mtrace.bpf.c close_unseen) on
+bench/SleepWork.java (6 threads sleeping 40 ms, 3 times each, replaced by new ones; 2
+spinners), ROUNDS traces of SECS s, --slow 1ms --top 100: jprof -v's count of switch-ins not
+seen (intervals ended at their wait's return, spans unsure) and the 100 slowest calls kept:
+incomplete ones, and ones all on the CPU though not marked (the fault this catches: 0).
 """
 import argparse
 import json
@@ -155,18 +163,21 @@ def window(w, secs):
     return {"ops": ops, "ops_per_s": ops / dt, "cpu_ns_per_op": (b["work_cpu_ns"] - a["work_cpu_ns"]) / max(ops, 1)}
 
 
-def jvm_state(java, pid):
-    jdk = os.path.dirname(os.path.dirname(os.path.realpath(java)))
-    # two full GCs: JDK 25's first marks the code a retransformation made not entrant, a later
-    # one unloads it and the class versions it held (seen on MathLoop: one GC was not enough)
-    for _ in range(2):
-        subprocess.run([f"{jdk}/bin/jcmd", str(pid), "GC.run"], stdout=subprocess.DEVNULL,
-                       check=True)
-    cls = subprocess.run([f"{jdk}/bin/jstat", "-class", str(pid)], stdout=subprocess.PIPE,
-                         text=True, check=True).stdout.split("\n")
-    gc = subprocess.run([f"{jdk}/bin/jstat", "-gc", str(pid)], stdout=subprocess.PIPE,
-                        text=True, check=True).stdout.split("\n")
-    hdr, val = gc[0].split(), gc[1].split()
+def versions_alive(purge_log):
+    """the old class versions the JVM kept at its last purge (-Xlog:redefine+class+iklass+purge)"""
+    live = None
+    try:
+        with open(purge_log) as f:
+            for line in f:
+                m = re.search(r"previous version stats: live=(\d+)", line)
+                if m:
+                    live = int(m[1])
+    except OSError:
+        pass
+    return live
+
+
+def live_kb(jdk, pid):
     # jstat's MU counts the blocks the JVM freed (kept for reuse) as used: live is used less them
     ms = subprocess.run([f"{jdk}/bin/jcmd", str(pid), "VM.metaspace"], stdout=subprocess.PIPE,
                         text=True, check=True).stdout.split("Total Usage", 1)[-1]
@@ -174,12 +185,41 @@ def jvm_state(java, pid):
     unit = {"bytes": 1 / 1024, "KB": 1, "MB": 1024}
     used = re.search(r"([0-9.]+) (bytes|KB|MB) \( *[<0-9]+%\) used", both)
     freed = re.search(r"deallocated: [0-9]+ blocks with ([0-9.]+) (bytes|KB|MB)", both)
-    live = (float(used[1]) * unit[used[2]] - (float(freed[1]) * unit[freed[2]] if freed else 0)
+    return (float(used[1]) * unit[used[2]] - (float(freed[1]) * unit[freed[2]] if freed else 0)
             if used else None)
+
+
+def jvm_state(java, pid, purge_log=None):
+    jdk = os.path.dirname(os.path.dirname(os.path.realpath(java)))
+    gc = lambda: subprocess.run([f"{jdk}/bin/jcmd", str(pid), "GC.run"],
+                                stdout=subprocess.DEVNULL, check=True)
+    # two full GCs: JDK 25's first marks the code a retransformation made not entrant, a later
+    # one unloads it and the class versions it held (seen on MathLoop: one GC was not enough)
+    for _ in range(2):
+        gc()
+    # then more, 1 s apart, while live metaspace still falls: an old version is kept as long
+    # as anything marks it (a JIT compilation begun before the retransformation, on H2 under
+    # load: 3 of 38 versions at the second GC, none at the fourth)
+    live, gcs = live_kb(jdk, pid), 2
+    while gcs < 6 and live is not None:
+        time.sleep(1)
+        gc()
+        gcs += 1
+        now = live_kb(jdk, pid)
+        if now is None or now > live - 1:
+            break
+        live = now
+    cls = subprocess.run([f"{jdk}/bin/jstat", "-class", str(pid)], stdout=subprocess.PIPE,
+                         text=True, check=True).stdout.split("\n")
+    gcs_out = subprocess.run([f"{jdk}/bin/jstat", "-gc", str(pid)], stdout=subprocess.PIPE,
+                             text=True, check=True).stdout.split("\n")
+    hdr, val = gcs_out[0].split(), gcs_out[1].split()
     return {"classes_loaded": int(cls[1].split()[0]),
             "classes_unloaded": int(cls[1].split()[2]),
             "metaspace_used_kb": float(val[hdr.index("MU")]),
-            "metaspace_live_kb": round(live, 1) if live is not None else None}
+            "metaspace_live_kb": round(live, 1) if live is not None else None,
+            "full_gcs": gcs,
+            "old_versions_alive": versions_alive(purge_log) if purge_log else None}
 
 
 def compiled(java, pid):
@@ -203,16 +243,22 @@ def main():
                     help="the kernel split's cost (with and without --no-kernel) instead")
     ap.add_argument("--split-micro", choices=("read", "pingpong"),
                     help="the kernel split's cost per system call or handoff (SplitWork)")
+    ap.add_argument("--split-unseen", action="store_true",
+                    help="switch-ins the kernel split never sees (SleepWork)")
     a = ap.parse_args()
     if a.split_micro:
         return micro(a)
+    if a.split_unseen:
+        return unseen(a)
     res = {"method": METHOD, "rounds": a.rounds, "secs": a.secs, "cycles": a.cycles,
            "settle": a.settle}
     with tempfile.TemporaryDirectory(prefix="jprof-bench-trace-") as tmp:
         subprocess.check_call(["javac", "-d", tmp, "-cp", a.h2,
                                os.path.join(REPO, "bench/H2Bench.java")])
         log = open(os.path.join(tmp, "jvm.err"), "w+")
+        purge_log = os.path.join(tmp, "purge.log")
         w = subprocess.Popen([a.java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch",
+                              f"-Xlog:redefine+class+iklass+purge=trace:file={purge_log}",
                               "-XX:+EnableDynamicAgentLoading", "-cp", f"{a.h2}:{tmp}",
                               "H2Bench", "2", "0", "5000", "5", "own"], cwd=tmp,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
@@ -223,7 +269,7 @@ def main():
             if a.split:
                 split_bench(a, w, tmp, res)
                 finish(res, w, log)
-            res["before"] = jvm_state(a.java, w.pid)
+            res["before"] = jvm_state(a.java, w.pid, purge_log)
             base = [window(w, a.secs)]
             traced = []
             for r in range(a.rounds):
@@ -261,9 +307,9 @@ def main():
                 time.sleep(0.2)
                 stop_trace(p, err)
                 if c == 0:
-                    res["after_1"] = jvm_state(a.java, w.pid)
+                    res["after_1"] = jvm_state(a.java, w.pid, purge_log)
             res["cycles_s"] = round(time.monotonic() - t0, 1)
-            res["after_all"] = jvm_state(a.java, w.pid)
+            res["after_all"] = jvm_state(a.java, w.pid, purge_log)
             time.sleep(5)  # under load the JIT compiles the method again
             res["compiled_after"] = compiled(a.java, w.pid)
             res["after_window"] = window(w, a.secs)
@@ -288,6 +334,48 @@ def micro(a):
                     break
             res["untraced"] = window(w, a.secs)
             split_bench(a, w, tmp, res, "SplitWork.work")
+        except BaseException:
+            w.kill()
+            w.wait()
+            raise
+        finish(res, w, log)
+
+
+def unseen(a):
+    res = {"rounds": a.rounds, "secs": a.secs}
+    with tempfile.TemporaryDirectory(prefix="jprof-bench-unseen-") as tmp:
+        subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "bench/SleepWork.java")])
+        log = open(os.path.join(tmp, "jvm.err"), "w+")
+        w = subprocess.Popen([a.java, "-XX:+EnableDynamicAgentLoading", "-cp", tmp, "SleepWork",
+                              "6", "2"], cwd=tmp, stdout=subprocess.PIPE, stderr=log, text=True)
+        try:
+            for line in w.stdout:
+                if line.strip() == "ready":
+                    break
+            rows = []
+            for r in range(a.rounds):
+                out = os.path.join(tmp, f"u{r}.json")
+                p = subprocess.run([a.jprof, "trace", "-v", "-p", str(w.pid), "SleepWork.sleep40",
+                                    "--slow", "1ms", "--top", "100", "-d",
+                                    str(max(1, round(a.secs))), "-o", out],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                if p.returncode != 0:
+                    sys.exit(f"trace.py: jprof trace exited {p.returncode}: {p.stderr}")
+                m = re.search(r"switch-ins not seen (\d+) \((\d+) ended at their wait's return, "
+                              r"(\d+) spans unsure\)", p.stderr)
+                with open(out) as f:
+                    d = json.load(f)
+                kept = d["slowest"]
+                inc = [c for c in kept if c["split"].get("incomplete")]
+                rows.append({"calls": d["methods"][0]["calls"] if d["methods"] else 0,
+                             "unseen": int(m[1]) if m else None,
+                             "ended_at_return": int(m[2]) if m else None,
+                             "unsure": int(m[3]) if m else None,
+                             "kept": len(kept), "kept_incomplete": len(inc),
+                             "kept_on_cpu_unmarked": sum(
+                                 1 for c in kept if not c["split"].get("incomplete")
+                                 and c["split"].get("sleeping_ns", 0) < 39e6)})
+            res["rows"] = rows
         except BaseException:
             w.kill()
             w.wait()

@@ -11,6 +11,10 @@
 #define JP_MTK_OFF	1 /* an off-CPU interval: switch-out to switch-in */
 #define JP_MTK_SC	2 /* a system call: sys_enter to sys_exit */
 #define JP_MTK_SCB	3 /* short system calls in a row: first start, last end, count, time */
+#define JP_MTK_LOST	4 /* [start, end) of the thread unsure: a switch-in not seen */
+
+/* jp_mtk_ev.flags (JP_MTK_OFF) */
+#define JP_MTK_F_END_EXIT 1 /* its switch-in was not seen: it ends at the sys_exit of its call */
 
 #define JP_MTK_NR_MIXED (-2) /* JP_MTK_SCB of several calls */
 
@@ -29,7 +33,8 @@
 #define JP_MTK_ST_KSTACK   6 /* kernel stacks that could not be taken */
 #define JP_MTK_ST_BATCHED  7 /* short system calls sent in a JP_MTK_SCB */
 #define JP_MTK_ST_BATCHES  8 /* JP_MTK_SCB records sent */
-#define JP_MTK_ST_MAX	   9
+#define JP_MTK_ST_NO_IN	   9 /* a thread back on a CPU whose switch-in was not seen */
+#define JP_MTK_ST_MAX	   10
 
 /* one event, host tid and the tid in the JVM's pid namespace (what the agent records) */
 struct jp_mtk_ev {
@@ -42,7 +47,7 @@ struct jp_mtk_ev {
 	__u8 kind;     /* JP_MTK_* */
 	__u8 state;    /* JP_MTK_OFF: JP_MTK_RUNNABLE/SLEEP/DISK */
 	__u8 n_kstack; /* JP_MTK_OFF, blocking: frames in kstack */
-	__u8 pad;
+	__u8 flags;    /* JP_MTK_OFF: JP_MTK_F_* */
 	__u32 count; /* JP_MTK_SCB: the calls, and their time */
 	__u64 sc_ns;
 	__u64 kstack[JP_MTK_KSTACK];

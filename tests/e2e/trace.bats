@@ -319,6 +319,8 @@ def off(c, name):
     return sum(p["ns"] for p in c["split"]["offcpu"] if p["reason"] == name)
 def sc(c, name):
     return [(p["count"], p["ns"]) for p in c["split"]["syscalls"] if p["name"] == name] or [(0, 0)]
+def inc(c):  # marked incomplete: its split is unsure (the checks of a split skip it)
+    return c.get("split", {}).get("incomplete", False)
 bad = [e for e in sys.argv[2:] if not eval(e)]
 for e in bad:
     print("FAILED:", e, file=sys.stderr)
@@ -351,17 +353,21 @@ split_jdk() {
 	# (seen once: 4.9 of 30 ms): 2 of its 3 calls at least. The monitor's holder keeps it
 	# 40 ms from before the call: the waiter spins first (on the CPU, preempted on a loaded
 	# host: up to 10 ms seen), then parks in a futex, its largest part. fsync: once a call.
+	# Incomplete: the kernel never showed the programs a switch-in now and then (1 in 200
+	# sleeps of a stress; mtrace.bpf.c close_unseen): a sleep's interval ends at its futex's
+	# return, but a preempted call's span is unsure, so its call says incomplete (an fsync
+	# call once in 10 runs here); the checks of a split are for the complete ones.
 	scheck "$OUT/s1.json" \
 		'len(S) == 15 and all(len(by[m]) == 3 for m in by)' \
-		'all(c["split"]["kernel"] and not c["split"]["incomplete"] for c in S)' \
+		'all(c["split"]["kernel"] for c in S) and sum(inc(c) for c in S) <= 2' \
 		'all(c["split"]["cpu_ns"] + c["split"]["offcpu_ns"] == c["duration_ns"] for c in S)' \
 		'all(c["split"]["runnable_ns"] + c["split"]["sleeping_ns"] + c["split"]["uninterruptible_ns"] == c["split"]["offcpu_ns"] for c in S)' \
-		'all(39e6 <= c["split"]["sleeping_ns"] <= c["duration_ns"] for c in by["SplitApp.sleep40"])' \
-		'all(c["split"]["offcpu"][0]["reason"] in ("futex", "nanosleep", "clock_nanosleep") for c in by["SplitApp.sleep40"])' \
+		'all(inc(c) or 39e6 <= c["split"]["sleeping_ns"] <= c["duration_ns"] for c in by["SplitApp.sleep40"])' \
+		'all(inc(c) or c["split"]["offcpu"][0]["reason"] in ("futex", "nanosleep", "clock_nanosleep") for c in by["SplitApp.sleep40"])' \
 		'all(sc(c, "fsync")[0][0] == 1 and sc(c, "fsync")[0][1] > 0 for c in by["SplitApp.fsync"])' \
-		'sum(c["split"]["cpu_ns"] >= 0.8 * (c["duration_ns"] - c["split"]["runnable_ns"]) and c["split"]["sleeping_ns"] + c["split"]["uninterruptible_ns"] <= 0.1 * c["duration_ns"] for c in by["SplitApp.spin30"]) >= 2' \
-		'all(c["duration_ns"] >= 30e6 and off(c, "futex") >= 0.5 * c["duration_ns"] for c in by["SplitApp.contended"])' \
-		'all(c["split"]["offcpu"][0]["reason"] == "futex" and c["split"]["offcpu"][0]["class"] == "lock/park/wait" for c in by["SplitApp.contended"])' \
+		'sum(not inc(c) and c["split"]["cpu_ns"] >= 0.8 * (c["duration_ns"] - c["split"]["runnable_ns"]) and c["split"]["sleeping_ns"] + c["split"]["uninterruptible_ns"] <= 0.1 * c["duration_ns"] for c in by["SplitApp.spin30"]) >= 2' \
+		'all(c["duration_ns"] >= 30e6 and (inc(c) or off(c, "futex") >= 0.5 * c["duration_ns"]) for c in by["SplitApp.contended"])' \
+		'all(inc(c) or c["split"]["offcpu"][0]["reason"] == "futex" and c["split"]["offcpu"][0]["class"] == "lock/park/wait" for c in by["SplitApp.contended"])' \
 		'all("gc_count" in c["split"] for c in S)'
 	# System.gc(): only the checks for every call above. Its caller mostly waits for the
 	# pause in a futex (2.5..14.8 ms of 6.5..29 ms calls), but once on JDK 25 a 4.6 ms call
@@ -398,11 +404,11 @@ checks = {
                  == [e["method"]["name"], "phase"] for e in ev),
     "parts add up": all(abs(ns(e["cpuTime"]) + ns(e["offCpuTime"]) - ns(e["duration"])) <= 2
                         for e in ev),
-    # 2 of 3: the second trace of a JVM once saw a sleep40 call's futex (41 ms) but not its
-    # off-CPU interval (cpu 41.2 ms, off-cpu 0, not marked incomplete: fresh-clone rehearsal
-    # at beb8cf2, 1 of 3 calls): a known miss of the kernel split, issue 30
-    "sleep40 off the CPU": sum(ns(e["offCpuTime"]) >= 39e6 and "futex" in e["split"]
-                               for e in by["SplitApp.sleep40"]) >= 2,
+    # all 3: a switch-in the kernel never showed the programs once left a call all on the
+    # CPU, not marked (fresh-clone rehearsal at beb8cf2); a sleep's interval now ends at its
+    # futex's return, an unsure span marks its call incomplete (mtrace.bpf.c close_unseen)
+    "sleep40 off the CPU": all(ns(e["offCpuTime"]) >= 39e6 and "futex" in e["split"]
+                               or "incomplete" in e["split"] for e in by["SplitApp.sleep40"]),
     "fsync's system calls": all(re.search(r": .*fsync 1 ", e["syscallsByName"]) and
                                 e["syscalls"] >= 1 and ns(e["syscallTime"]) > 0
                                 for e in by["SplitApp.fsync"]),

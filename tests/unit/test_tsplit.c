@@ -89,6 +89,42 @@ TEST(no_events_all_on_cpu_and_lost_is_incomplete)
 	EXPECT_EQ(r.incomplete, 0);
 }
 
+/*
+ * A span the kernel side could not vouch for (a switch-in not seen, mtrace.bpf.c close_unseen):
+ * the calls it overlaps are incomplete, never all on the CPU; the others on the thread are not
+ */
+TEST(unsure_span_marks_the_calls_it_overlaps)
+{
+	struct tstore *s = tstore__new(1 << 20, 1000 * MS);
+	struct tsplit_ev ev[] = {
+		off(40 * MS, 80 * MS, TSPLIT_SLEEP, __NR_futex), /* a call before, seen whole */
+		sc(39 * MS, 80 * MS, __NR_futex),
+		sc(100 * MS, 141 * MS, __NR_futex), /* the wait whose switch-in was lost */
+		{.start_ns = 101 * MS, .end_ns = 150 * MS, .nr = -1, .kind = TSPLIT_LOST},
+		sc(160 * MS, 161 * MS, __NR_write), /* a call after it */
+	};
+	struct tsplit_res r;
+
+	ASSERT_TRUE(s);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		tstore__add(s, 7, 70, 70, &ev[i]);
+	tstore__split(s, 7, 70, 99 * MS, 42 * MS, &r);
+	EXPECT_EQ(r.incomplete, 1);
+	EXPECT_EQ(r.off_ns, 0);
+	EXPECT_EQ(r.sc_count, 1);
+	tstore__split(s, 7, 70, 145 * MS, 10 * MS, &r); /* inside the span's tail */
+	EXPECT_EQ(r.incomplete, 1);
+	tstore__split(s, 7, 70, 38 * MS, 43 * MS, &r); /* before it: as it was */
+	EXPECT_EQ(r.incomplete, 0);
+	EXPECT_EQ(r.off_ns, 40 * MS);
+	tstore__split(s, 7, 70, 155 * MS, 10 * MS, &r); /* after it */
+	EXPECT_EQ(r.incomplete, 0);
+	EXPECT_EQ(r.sc_count, 1);
+	tstore__split(s, 7, 71, 99 * MS, 42 * MS, &r); /* another thread: not its span */
+	EXPECT_EQ(r.incomplete, 0);
+	tstore__free(s);
+}
+
 /* a thread is off the CPU once at a time: overlapping intervals (bad input) are capped */
 TEST(overlapping_input_capped)
 {

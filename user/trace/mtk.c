@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "kernel/syscalls.h"
 #include "kernel/tp_probe.h"
 #include "mtrace.h"
 #include "sym/ksyms.h"
@@ -34,7 +35,25 @@ struct mtk {
 	struct ksyms *ks; /* NULL: kernel functions not named */
 	__u64 bad;	  /* events of a size not ours */
 	__u64 last_lost;  /* the kernel's drops seen so far */
+	__u64 end_exit;	  /* intervals ended at their call's return (switch-in not seen) */
+	__u64 unsure;	  /* spans sent as unsure: the calls they overlap are incomplete */
 };
+
+/* a wait whose return after the wake-up is the call's exit path alone (no copy, no I/O) */
+static int wait_call(__s32 nr)
+{
+	static const char *const waits[] = {"futex", "futex_waitv", "nanosleep", "clock_nanosleep",
+					    NULL};
+	const char *n;
+
+	if (nr < 0)
+		return 0;
+	n = syscall_name(nr);
+	for (const char *const *w = waits; *w; w++)
+		if (!strcmp(n, *w))
+			return 1;
+	return 0;
+}
 
 /*
  * The scheduler's and the tracing's own frames, above where a thread blocked (seen on
@@ -82,7 +101,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	const struct jp_mtk_ev *e = data;
 	struct tsplit_ev ev = {0};
 
-	if (size < EV_HEAD || e->kind < JP_MTK_OFF || e->kind > JP_MTK_SCB ||
+	if (size < EV_HEAD || e->kind < JP_MTK_OFF || e->kind > JP_MTK_LOST ||
 	    e->end_ns < e->start_ns) {
 		m->bad++;
 		return 0;
@@ -90,9 +109,24 @@ static int on_event(void *ctx, void *data, size_t size)
 	ev.start_ns = e->start_ns;
 	ev.end_ns = e->end_ns;
 	ev.nr = e->nr;
-	ev.kind = e->kind == JP_MTK_OFF	 ? TSPLIT_OFF
-		  : e->kind == JP_MTK_SC ? TSPLIT_SC
-					 : TSPLIT_SCB;
+	ev.kind = e->kind == JP_MTK_OFF	  ? TSPLIT_OFF
+		  : e->kind == JP_MTK_SC  ? TSPLIT_SC
+		  : e->kind == JP_MTK_SCB ? TSPLIT_SCB
+					  : TSPLIT_LOST;
+	/*
+	 * an interval whose switch-in was not seen, ended at its call's return (mtrace.bpf.c
+	 * close_unseen): kept for waits whose way out is a few us, else its span is unsure
+	 */
+	if (e->kind == JP_MTK_OFF && (e->flags & JP_MTK_F_END_EXIT)) {
+		if (wait_call(e->nr)) {
+			m->end_exit++;
+		} else {
+			ev.kind = TSPLIT_LOST;
+			m->unsure++;
+		}
+	} else if (e->kind == JP_MTK_LOST) {
+		m->unsure++;
+	}
 	ev.state = e->state;
 	ev.count = e->count;
 	ev.sc_ns = e->sc_ns;
@@ -198,8 +232,11 @@ int mtk__poll(struct mtk *m, __u64 now_ns)
 
 	/* drops in the kernel name no thread: the calls up to now may miss events */
 	read_stats(m, v);
-	if (v[JP_MTK_ST_RB_OFF] + v[JP_MTK_ST_RB_SC] + v[JP_MTK_ST_THR_FULL] != m->last_lost) {
-		m->last_lost = v[JP_MTK_ST_RB_OFF] + v[JP_MTK_ST_RB_SC] + v[JP_MTK_ST_THR_FULL];
+	/* and a malformed record, which cannot be told apart from a lost one */
+	if (v[JP_MTK_ST_RB_OFF] + v[JP_MTK_ST_RB_SC] + v[JP_MTK_ST_THR_FULL] + m->bad !=
+	    m->last_lost) {
+		m->last_lost =
+			v[JP_MTK_ST_RB_OFF] + v[JP_MTK_ST_RB_SC] + v[JP_MTK_ST_THR_FULL] + m->bad;
 		tstore__mark_lost(m->st, now_ns);
 	}
 	tstore__prune(m->st, now_ns);
@@ -256,6 +293,10 @@ void mtk__stats(struct mtk *m, struct mtk_stats *ret)
 				  .thr_full = v[JP_MTK_ST_THR_FULL],
 				  .no_enter = v[JP_MTK_ST_NO_ENTER],
 				  .kstack_err = v[JP_MTK_ST_KSTACK],
+				  .no_in = v[JP_MTK_ST_NO_IN],
+				  .end_exit = m->end_exit,
+				  .unsure = m->unsure,
+				  .bad = m->bad,
 				  .kept_dropped = ts.dropped_budget,
 				  .pruned = ts.pruned,
 				  .bytes_peak = ts.bytes_peak,

@@ -38,6 +38,10 @@ struct mtk_stats {
 	__u64 batches, batched;	 /* ... batches of short system calls, and the calls in them */
 	__u64 rb_full, thr_full; /* ... lost in the kernel: the ring buffer or thread table full */
 	__u64 no_enter, kstack_err;
+	__u64 no_in;	/* switch-ins the programs did not see (the thread found running) */
+	__u64 end_exit; /* ... of which intervals ended at their wait's return */
+	__u64 unsure;	/* ... of which spans unsure: the calls they overlap incomplete */
+	__u64 bad;	/* records malformed */
 	__u64 kept_dropped, pruned; /* user space: over the budget, out of the window */
 	size_t bytes_peak, threads;
 };

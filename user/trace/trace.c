@@ -561,11 +561,14 @@ static void kernel_summary(struct mtk *mk)
 	mtk__stats(mk, &st);
 	pr_debug("kernel split: %llu off-CPU intervals, %llu system calls (%llu short ones in "
 		 "%llu batches); lost: %llu ring buffer full, %llu thread table full, %llu over "
-		 "the budget; %zu threads, peak %zu KiB",
+		 "the budget, %llu malformed; switch-ins not seen %llu (%llu ended at their "
+		 "wait's return, %llu spans unsure); %zu threads, peak %zu KiB",
 		 (unsigned long long)st.off, (unsigned long long)(st.sc + st.batched),
 		 (unsigned long long)st.batched, (unsigned long long)st.batches,
 		 (unsigned long long)st.rb_full, (unsigned long long)st.thr_full,
-		 (unsigned long long)st.kept_dropped, st.threads, st.bytes_peak >> 10);
+		 (unsigned long long)st.kept_dropped, (unsigned long long)st.bad,
+		 (unsigned long long)st.no_in, (unsigned long long)st.end_exit,
+		 (unsigned long long)st.unsure, st.threads, st.bytes_peak >> 10);
 	if (st.rb_full || st.thr_full || st.kept_dropped)
 		pr_warn("kernel split: %llu events lost (ring buffer full %llu, thread table "
 			"full %llu, over the memory budget %llu): the calls they touched say "

@@ -128,6 +128,10 @@ void tsplit_compute3(const struct tsplit_ev *a, size_t na, const struct tsplit_e
 		/* a call of 0 ns inside the span still counts */
 		if (!d && !(e->kind != TSPLIT_OFF && e->start_ns >= start_ns && e->start_ns < end))
 			continue;
+		if (e->kind == TSPLIT_LOST) {
+			r->incomplete = 1;
+			continue;
+		}
 		if (e->kind == TSPLIT_OFF) {
 			r->off_ns += d;
 			if (e->state == TSPLIT_RUNNABLE)
@@ -238,7 +242,7 @@ void tsplit_format(const struct tsplit_res *r, int line, char *buf, size_t n)
 		else if (r->has_gc)
 			APPEND("%sgc 0", r->has_kernel ? "; " : "");
 		if (r->incomplete)
-			APPEND(" (incomplete: events lost)");
+			APPEND(" (incomplete: events lost or unsure)");
 		return;
 	}
 	if (!r->has_kernel)

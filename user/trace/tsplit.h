@@ -16,6 +16,7 @@
 #define TSPLIT_OFF	1    /* off-CPU interval */
 #define TSPLIT_SC	2    /* system call */
 #define TSPLIT_SCB	3    /* short system calls in a row: count and sc_ns over [start, end) */
+#define TSPLIT_LOST	4    /* [start, end) of the thread unsure: calls it overlaps incomplete */
 #define TSPLIT_MIXED	(-2) /* TSPLIT_SCB's nr when the calls differ */
 #define TSPLIT_RUNNABLE 1    /* off-CPU states (mtrace.h JP_MTK_*) */
 #define TSPLIT_SLEEP	2
