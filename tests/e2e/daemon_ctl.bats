@@ -415,7 +415,7 @@ seg_total() {
 		s == 1 { for (i = 1; i <= NF; i++) if (index($i, ty "/") == 1) c = i; s = 2; next }
 		s == 2 && /^Locations/ { s = 0 }
 		s == 2 && c && $c ~ /^[0-9]+:?$/ { sub(/:$/, "", $c); t += $c }
-		END { print t + 0 }'
+		END { printf "%.0f\n", t }'
 }
 
 # seg_events SEGMENT: the events the segment says it holds
