@@ -181,39 +181,20 @@ void store_rollups_drop_before(struct store *s, __u64 end_s)
 			i++; /* left: the next rotation tries again */
 }
 
+static int scan_roll(struct store *s, const char *name, __u64 bytes)
+{
+	struct store_rollup r;
+
+	if (store_rollup_parse(name, &r))
+		return 0;
+	r.bytes = bytes;
+	return roll_add(s, &r);
+}
+
 int store_rollups_scan(struct store *s, bool writer)
 {
-	int dfd = openat(s->rollfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct dirent *d;
-	DIR *dir;
-	int err = 0;
+	int err = store_scan_dir(s, s->rollfd, writer, scan_roll);
 
-	if (dfd < 0)
-		return -errno;
-	dir = fdopendir(dfd);
-	if (!dir) {
-		err = -errno;
-		close(dfd);
-		return err;
-	}
-	while (!err && (d = readdir(dir))) {
-		struct store_rollup r;
-		struct stat st;
-
-		if (fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
-			continue;
-		if (writer && !strncmp(d->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) &&
-		    st.st_uid == geteuid()) {
-			if (!unlinkat(dfd, d->d_name, 0))
-				s->st.swept++;
-			continue;
-		}
-		if (store_rollup_parse(d->d_name, &r))
-			continue;
-		r.bytes = (__u64)st.st_size;
-		err = roll_add(s, &r);
-	}
-	closedir(dir);
 	/* the writer keeps only roll-ups of its segments as they are (and one per range) */
 	for (size_t i = 0; writer && !err && i < s->nroll;) {
 		size_t first, n;

@@ -141,13 +141,9 @@ static int seg_push(struct store *s, const struct store_seg *seg)
 	return 0;
 }
 
-/*
- * segments/ read: the segments by name, oldest first; a writer (sweep) also removes the
- * temporary files of a writer that was killed (it holds the lock: nobody writes them now)
- */
-static int scan(struct store *s, bool sweep)
+int store_scan_dir(struct store *s, int dirfd, bool sweep, store_scan_fn one)
 {
-	int dfd = openat(s->segfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct dirent *d;
 	DIR *dir;
 	int err = 0;
@@ -161,7 +157,6 @@ static int scan(struct store *s, bool sweep)
 		return err;
 	}
 	while (!err && (d = readdir(dir))) {
-		struct store_seg seg;
 		struct stat st;
 
 		if (fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
@@ -172,12 +167,30 @@ static int scan(struct store *s, bool sweep)
 				s->st.swept++;
 			continue;
 		}
-		if (store_seg_parse(d->d_name, &seg))
-			continue;
-		seg.bytes = (__u64)st.st_size;
-		err = seg_push(s, &seg);
+		err = one(s, d->d_name, (__u64)st.st_size);
 	}
 	closedir(dir);
+	return err;
+}
+
+static int scan_seg(struct store *s, const char *name, __u64 bytes)
+{
+	struct store_seg seg;
+
+	if (store_seg_parse(name, &seg))
+		return 0;
+	seg.bytes = bytes;
+	return seg_push(s, &seg);
+}
+
+/*
+ * segments/ read: the segments by name, oldest first; a writer (sweep) also removes the
+ * temporary files of a writer that was killed (it holds the lock: nobody writes them now)
+ */
+static int scan(struct store *s, bool sweep)
+{
+	int err = store_scan_dir(s, s->segfd, sweep, scan_seg);
+
 	if (!err && s->n)
 		qsort(s->segs, s->n, sizeof(*s->segs), seg_cmp);
 	return err;

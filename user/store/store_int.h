@@ -39,6 +39,13 @@ size_t store_rotate(struct store *s, __u64 now_s, __u64 incoming);
 
 /* rollup.c: rollups/ listed (a writer sweeps temporary files and removes stale roll-ups) */
 int store_rollups_scan(struct store *s, bool writer);
+/*
+ * The regular files of dirfd (never a link), each told to one (name, size) until it fails;
+ * sweep: the writer's temporary files of a killed writer are removed (counted in st.swept).
+ * 0 or -errno.
+ */
+typedef int (*store_scan_fn)(struct store *s, const char *name, __u64 bytes);
+int store_scan_dir(struct store *s, int dirfd, bool sweep, store_scan_fn one);
 /* removes the roll-ups that start before end_s (those of the oldest segment, ending there) */
 void store_rollups_drop_before(struct store *s, __u64 end_s);
 
