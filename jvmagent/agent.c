@@ -630,9 +630,19 @@ static int start(JavaVM *vm, const char *options, int attached)
 		return 0;
 	}
 	err = jpa_parse_options(options, &opts);
-	if (!err && (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
-		jpa_log("no JVMTI 1.2 environment, not starting");
-		err = -ENOTSUP;
+	if (!err) {
+		jint rc = (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2);
+
+		/*
+		 * JNI_EDETACHED: not the live phase yet (an attach served while the JVM still
+		 * starts); jprof tries again later (-EAGAIN), so nothing is said here
+		 */
+		if (rc == JNI_EDETACHED)
+			err = -EAGAIN;
+		else if (rc != JNI_OK)
+			jpa_log("no JVMTI 1.2 environment, not starting");
+		if (rc != JNI_OK && !err)
+			err = -ENOTSUP;
 	}
 	if (err) {
 		/* nothing done yet: a later attach with good options may still start */

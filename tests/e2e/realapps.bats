@@ -55,9 +55,9 @@ javac_run() {
 		>"$OUT/javac.log" 2>&1 3>&- &
 	JPID=$!
 	if [[ $mode == p ]]; then
-		# an attach while the JVM is still in its start phase fails (GetEnv: JNI_EDETACHED
-		# before the live phase, "Agent_OnAttach returned -1", not retried): that is
-		# start-up attach, not the walk this file measures; javac is live after 1 s
+		# an attach while the JVM is still in its start phase is tried again later (GetEnv:
+		# JNI_EDETACHED before the live phase): that is start-up attach, not the walk this
+		# file measures; javac is live after 1 s
 		sleep 1
 		run -0 "$JPROF" record -v -p "$JPID" --per-pid -F 999 -d 12 -o "$OUT/j.folded"
 	else

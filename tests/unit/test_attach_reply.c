@@ -44,6 +44,9 @@ TEST(reply_failures_say_why_on_one_line)
 	EXPECT_EQ(parse("0\nreturn code: -95\n", err, sizeof(err)), -EINVAL);
 	EXPECT_STREQ(err, "agent load failed: Agent_OnAttach returned -95 (the agent did not "
 			  "start: Operation not supported)");
+	/* jprof's agent, loaded before the JVM's live phase: no JVMTI yet, another try later */
+	EXPECT_EQ(parse("0\nreturn code: -11\n", err, sizeof(err)), -EAGAIN);
+	EXPECT_STREQ(err, "agent load too early: the JVM is still starting");
 	EXPECT_EQ(parse("101\nAttach listener is not enabled\n", err, sizeof(err)), -EPERM);
 	EXPECT_STREQ(err, "agent load failed: Attach listener is not enabled");
 	EXPECT_EQ(parse("0\n/tmp/a.so was not loaded.\n/tmp/a.so: cannot open\n", err, sizeof(err)),

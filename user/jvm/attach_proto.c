@@ -344,6 +344,15 @@ int at_parse_reply(struct attach_ctx *c, char *reply, size_t len)
 				strerror(JP_AGENT_RC_FILES - rc));
 		else if (rc < -1 && rc > -4096)
 			snprintf(why, sizeof(why), " (the agent did not start: %s)", strerror(-rc));
+		/*
+		 * -EAGAIN: the JVM ran the load before its live phase (an attach listener
+		 * started by the SIGQUIT of a JVM still starting): no JVMTI environment yet, the
+		 * agent did nothing, a later try starts it
+		 */
+		if (rc == -EAGAIN) {
+			at_set_err(c, "agent load too early: the JVM is still starting");
+			return -EAGAIN;
+		}
 		at_set_err(c, "agent load failed: Agent_OnAttach returned %d%s%s%.160s", rc, why,
 			   *msg ? ": " : "", msg);
 		return -EINVAL;
