@@ -170,6 +170,7 @@ enum jpa_blob_kind {
 	JPA_BLOB_OTHER,
 	JPA_BLOB_NMETHOD,      /* compiled Java code */
 	JPA_BLOB_RUNTIME_STUB, /* a C1 or C2 stub that calls into the VM */
+	JPA_BLOB_ADAPTER,      /* I2C/C2I adapters */
 	JPA_BLOB_KIND_MAX
 };
 struct jpa_blob {
