@@ -237,6 +237,34 @@ static int epilogue_popped(uintptr_t pc)
 }
 
 /*
+ * JDK 25's nmethod entry barrier: pc on it, the frame made before it, the frame-complete
+ * offset right after it (C2: `cmp dword [r15 + d8], imm32; jne stub`; C1: the same cmp, `je
+ * +5; call stub`, after a nop or two that align it). AGCT refuses any pc before that offset;
+ * the frame is whole here, so the first pc past it walks the same frame (no debug info is
+ * recorded in between). The same shapes as jprof's BPF walk (jwalk.bpf.h jw_prologue).
+ */
+static int at_entry_barrier(uintptr_t pc, uintptr_t fc_pc)
+{
+	const volatile unsigned char *e = (const volatile unsigned char *)fc_pc;
+	uintptr_t start;
+
+	if (!fc_pc || pc >= fc_pc || fc_pc - pc > 24)
+		return 0;
+	if (e[-6] == 0x0f && e[-5] == 0x85 && e[-14] == 0x41 && e[-13] == 0x81 && e[-12] == 0x7f)
+		start = fc_pc - 14;
+	else if (e[-7] == 0x74 && e[-6] == 0x05 && e[-5] == 0xe8 && e[-15] == 0x41 &&
+		 e[-14] == 0x81 && e[-13] == 0x7f)
+		start = fc_pc - 15;
+	else
+		return 0;
+	/* on the barrier, or on the nops before it */
+	for (int k = 0; k < 2 && pc < start && ((const volatile unsigned char *)start)[-1] == 0x90;
+	     k++)
+		start--;
+	return pc >= start;
+}
+
+/*
  * pc in the C2I half of an adapter past where it moved the return address below the room
  * for the arguments and set r13 to its caller's sp (HotSpot's gen_c2i_adapter: JDK 17
  * `pop rax; mov r13, rsp; sub rsp, n; mov [rsp], rax`, JDK 25 `lea r13, [rsp + 8]` and,
@@ -446,6 +474,36 @@ static int anchor_stub(struct jpa_call_trace *t, uintptr_t jt, ucontext_t *c, ui
 	return 1;
 }
 
+/*
+ * Before AGCT's own walk: pc on a compiled method's popped epilogue. At `pop rbp` AGCT's
+ * walk of the frame by its size from sp does not always fail: it read a word of the
+ * caller's frame as the return address and gave wrong callers (H2, JDK 17: 3-5 stacks in
+ * 10 s). The frame placed as if whole instead; 1 when that gave Java frames. Costs a
+ * thread in Java a byte read at pc, and the blob lookup only on an epilogue's shape.
+ */
+static int epilogue_walk(struct jpa_call_trace *t, void *uc, __u8 *ret_flags)
+{
+	const ucontext_t *u = uc;
+	uintptr_t pc = (uintptr_t)u->uc_mcontext.gregs[REG_RIP];
+	uintptr_t sp = (uintptr_t)u->uc_mcontext.gregs[REG_RSP];
+	struct jpa_blob b;
+	ucontext_t c;
+	int pop, tries = 0;
+
+	if (!fallback_on || (sp & 7) || !jpa_vm_in_code(pc))
+		return 0;
+	pop = epilogue_popped(pc);
+	if (!pop || jpa_vm_blob(pc, &b) || b.kind != JPA_BLOB_NMETHOD || b.complete != 1 ||
+	    b.frame_words < 2 || b.frame_words > FB_STUB_WORDS)
+		return 0;
+	memcpy(&c, uc, sizeof(c));
+	if (!retry(t, &c, pc, sp + (uintptr_t)pop - (uintptr_t)b.frame_words * 8,
+		   (uintptr_t)c.uc_mcontext.gregs[REG_RBP], &tries))
+		return 0;
+	*ret_flags |= JP_TRACE_F_FALLBACK;
+	return 1;
+}
+
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
 		     struct anchor_save *save, struct anchor_save *volatile *restore)
 {
@@ -494,6 +552,9 @@ static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret
 		if (pop)
 			ok = retry(t, &c, pc, sp + (uintptr_t)pop - (uintptr_t)b.frame_words * 8,
 				   fp, &tries);
+		else if (b.kind == JPA_BLOB_NMETHOD && b.complete == 0 &&
+			 at_entry_barrier(pc, b.complete_pc))
+			ok = retry(t, &c, b.complete_pc, sp, fp, &tries);
 		else if (b.kind == JPA_BLOB_ADAPTER && r13 >= sp + 8 && r13 - sp <= 4096 &&
 			 !(r13 & 7) && c2i_moved(pc))
 			ok = retry(t, &c, as_return(stack_at(sp)), r13, fp, &tries);
@@ -519,6 +580,14 @@ out:
 	add_cpu_since(&ring->fallback_ns, &t0);
 }
 #else
+static int epilogue_walk(struct jpa_call_trace *t, void *uc, __u8 *ret_flags)
+{
+	(void)t;
+	(void)uc;
+	(void)ret_flags;
+	return 0;
+}
+
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
 		     struct anchor_save *save, struct anchor_save *volatile *restore)
 {
@@ -583,7 +652,10 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	__atomic_fetch_add(&walkers, 1, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&self->walk, &jb, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	agct(&t, (jint)ring_depth, uc);
+	if (!epilogue_walk(&t, uc, ret_flags)) {
+		t.num_frames = 0;
+		agct(&t, (jint)ring_depth, uc);
+	}
 	if (test)
 		(void)*(volatile char *)test_guard; /* AGCT wrote no frame: fault here instead */
 	if (fallback_ok(t.num_frames)) {

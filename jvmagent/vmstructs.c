@@ -635,5 +635,6 @@ int jpa_vm_blob(uintptr_t pc, struct jpa_blob *ret)
 	ret->frame_words = load_s32(blob + code_layout.blob_frame_size);
 	/* C1's stubs are never frame-complete (-1): their frame is whole at every call out */
 	ret->complete = fc < 0 ? -1 : pc >= code + (uintptr_t)fc;
+	ret->complete_pc = fc < 0 ? 0 : code + (uintptr_t)fc;
 	return 0;
 }
