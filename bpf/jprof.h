@@ -91,6 +91,8 @@
 #define JP_SF_STUB_FP 32768u
 /* cpu: BPF's walk passed a method handle intrinsic at the top (no frame: jwalk.bpf.h) */
 #define JP_SF_MH_INTRINSIC 65536u
+/* cpu: BPF's walk passed a C2I adapter at the top to its compiled caller (jwalk.bpf.h) */
+#define JP_SF_C2I (1u << 17)
 /*
  * cpu, set by user space only: a sample replayed from a count BPF aggregated (--aggregate,
  * agg.bpf.h), read later than its record would have been
@@ -156,7 +158,11 @@
 #define JP_STAT_AGG_FULL       37
 /* ... a new stack's record the ring refused: its mark cleared (the sample is in RB_DROPS) */
 #define JP_STAT_AGG_UNMARK     38
-#define JP_STAT_MAX	      39
+/* C2I adapters at the interrupted pc passed to their compiled caller (jwalk.bpf.h jw_c2i) */
+#define JP_STAT_C2I	       39
+/* ... adapters at the interrupted pc passed neither way (signalled "in a stub") */
+#define JP_STAT_C2I_NOT	       40
+#define JP_STAT_MAX	      41
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java

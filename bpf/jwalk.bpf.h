@@ -67,6 +67,9 @@ struct jw_cached {
 	__u32 tgid, pad;
 };
 
+#define JW_C2I_WIN 256 /* bytes of an adapter's code read before the interrupted pc */
+#define JW_C2I_BUF 512
+
 struct jw_state {
 	struct jp_jwalk w; /* the JVM's layout, copied: the loop's steps read it here */
 	__u64 pc, sp, fp;
@@ -89,10 +92,14 @@ struct jw_state {
 	__u32 stub_fp;	/* a stub was passed by its rbp frame (JP_SF_STUB_FP) */
 	__u32 mh;	/* a method handle intrinsic at the top (JP_SF_MH_INTRINSIC) */
 	__u32 need_interp; /* the next frame must be interpreted (after an I2C adapter) */
+	__u32 need_compiled; /* ... compiled (after a C2I adapter) */
+	__u32 c2i;	     /* a C2I adapter at the top was passed (JP_SF_C2I) */
+	__u64 r13;	     /* the interrupted r13: a C2I adapter's sender sp */
 	/* the HeapBlock before the blob (hb bytes, 0 without hb_length_size), the blob's first bytes */
 	__u8 blk[2 * JP_JW_HEAP_BLOCK + JP_JW_BLOB_HDR + 8];
 	__u32 hb;
 	struct jw_cached cache[JW_CACHE];
+	__u8 code[JW_C2I_BUF]; /* the code before an interrupted pc in an adapter (jw_c2i) */
 	__u64 slots[JW_INTERP_WORDS];   /* an interpreted frame's words, rbp - 8 to rbp + 1 */
 	struct jp_jframe f[JP_MAX_JFRAMES];
 };
@@ -444,6 +451,132 @@ static __always_inline int jw_i2c(__u64 sp, __u64 fp, __u64 *ret)
 	return 0;
 }
 
+/*
+ * The interrupted pc in the C2I half of an adapter blob (compiled code calling an
+ * interpreted method): the adapter (HotSpot's gen_c2i_adapter) makes no frame of its own.
+ * On entry its compiled caller's return address is at sp, the caller's sp just above it.
+ * Then it sets the sender sp the interpreter restores (r13) and moves the return address
+ * below the room it makes for the arguments: JDK 17 `pop rax; mov r13, rsp; sub rsp, n;
+ * mov [rsp], rax`, JDK 25 `lea r13, [rsp + 8]` then, with arguments, `pop rax; sub rsp,
+ * n; push rax`. From there on r13 is the caller's sp and the return address is at sp
+ * again; in between it is the word below r13 (below sp, after JDK 17's pop). Where pc is
+ * comes from the code before it (JW_C2I_WIN bytes, within the blob): the last of those
+ * sequences before pc, else the I2C half's last instruction (`jmp r11`, the C2I's entry
+ * checks follow it: nothing moved yet); the call into the VM that patches the caller
+ * (`mov r13, rsp; mov rax, [rsp]`, a register save area at sp) or none of them: not
+ * known, signalled. The return address must follow a `call rel32` into the code cache,
+ * and the caller be compiled (jw_frame's next step checks). 0 and the caller's pc and sp
+ * in ret[0..1], or JP_JW_STUB.
+ */
+#define JW_C2I_ENTRY 1 /* jmp r11: the I2C half's end */
+#define JW_C2I_17    2 /* pop rax; mov r13, rsp; sub rsp, n */
+#define JW_C2I_25    3 /* lea r13, [rsp + 8] */
+#define JW_C2I_PATCH 4 /* mov r13, rsp; mov rax, [rsp] */
+
+struct jw_c2i_scan {
+	int lo, kind, at;
+};
+
+/* one position i of the code before pc (st->code): the last sequence found so far in ctx */
+static long jw_c2i_at(__u64 i, void *ctx)
+{
+	struct jw_c2i_scan *c = ctx;
+	__u32 zero = 0;
+	struct jw_state *st = bpf_map_lookup_elem(&jw_states, &zero);
+	__u64 v;
+	int kind = 0;
+
+	if (!st)
+		return 1;
+	if ((__s64)i < c->lo)
+		return 0;
+	/* the 8 bytes from i, little-endian: one compare a sequence, not one a byte */
+	__builtin_memcpy(&v, &st->code[i & (JW_C2I_WIN - 1)], sizeof(v));
+	if ((v & 0xffffff) == 0xe3ff41)
+		kind = JW_C2I_ENTRY;
+	else if ((v & 0x00ff00ffffffffffull) == 0x00ec0048ec8b4c58ull &&
+		 ((v >> 40) & 0xfd) == 0x81) /* sub rsp, imm8 (83) or imm32 (81) */
+		kind = JW_C2I_17;
+	else if ((v & 0xffffffffffull) == 0x08246c8d4cull)
+		kind = JW_C2I_25;
+	else if ((v & 0x00ffffffffffffffull) == 0x0024048b48ec8b4cull)
+		kind = JW_C2I_PATCH;
+	if (kind) {
+		c->kind = kind;
+		c->at = (int)i;
+	}
+	return 0;
+}
+
+static __always_inline int jw_c2i(struct jw_state *st, __u64 code, __u64 pc, __u64 sp, __u64 *ret)
+{
+	struct jw_c2i_scan c = {.lo = 0};
+	__u64 r13 = st->r13, at_ret, ssp, target;
+	__u8 call[5] = {};
+	int kind, at, o, n;
+	__s32 rel;
+
+#define JW_C(i) st->code[(i) & (JW_C2I_BUF - 1)]
+	if (pc <= code)
+		return JP_JW_STUB;
+	if (pc - code < JW_C2I_WIN)
+		c.lo = JW_C2I_WIN - (int)(pc - code);
+	/* code[i]: the byte at pc - JW_C2I_WIN + i, up to 16 past pc */
+	if (jw_read(st->code, JW_C2I_WIN + 16, pc - JW_C2I_WIN))
+		return JP_JW_STUB;
+	bpf_loop(JW_C2I_WIN, jw_c2i_at, &c, 0);
+	kind = c.kind;
+	at = c.at;
+	/*
+	 * pc on the first instruction of the sequence, past the patching call's code (taken
+	 * only when the callee was compiled meanwhile; rsp is back where it was): nothing
+	 * moved yet
+	 */
+	if (kind == JW_C2I_PATCH &&
+	    ((JW_C(JW_C2I_WIN) == 0x58 && JW_C(JW_C2I_WIN + 1) == 0x4c &&
+	      JW_C(JW_C2I_WIN + 2) == 0x8b && JW_C(JW_C2I_WIN + 3) == 0xec) ||
+	     (JW_C(JW_C2I_WIN) == 0x4c && JW_C(JW_C2I_WIN + 1) == 0x8d &&
+	      JW_C(JW_C2I_WIN + 2) == 0x6c && JW_C(JW_C2I_WIN + 3) == 0x24)))
+		kind = JW_C2I_ENTRY;
+	o = JW_C2I_WIN - at; /* pc's distance from the sequence's first byte */
+	at_ret = sp;
+	ssp = r13;
+	if (kind == JW_C2I_ENTRY) {
+		ssp = sp + 8;
+	} else if (kind == JW_C2I_17) {
+		n = JW_C(at + 5) == 0x83 ? 4 : 7; /* sub rsp, imm8 | imm32 */
+		if (o == 1) {
+			at_ret = sp - 8; /* popped, r13 not set yet */
+			ssp = sp;
+		} else if (o < 8 + n) {
+			at_ret = r13 - 8;
+		}
+	} else if (kind == JW_C2I_25) {
+		if (o < 5)
+			return JP_JW_STUB;
+		if (JW_C(at + 5) == 0x58 && JW_C(at + 6) == 0x48 &&
+		    (JW_C(at + 7) == 0x83 || JW_C(at + 7) == 0x81) && JW_C(at + 8) == 0xec) {
+			n = JW_C(at + 7) == 0x83 ? 4 : 7;
+			if (JW_C(at + 6 + n) != 0x50)
+				return JP_JW_STUB;
+			if (o > 5 && o <= 6 + n)
+				at_ret = r13 - 8; /* popped, not pushed again yet */
+		}
+	} else {
+		return JP_JW_STUB;
+	}
+#undef JW_C
+	if ((ssp & 7) || ssp < sp || ssp - sp > JW_STUB_FRAME || jw_read(&ret[0], 8, at_ret) ||
+	    !jw_heap(&st->w, ret[0]) || jw_read(call, sizeof(call), ret[0] - 5) || call[0] != 0xe8)
+		return JP_JW_STUB;
+	__builtin_memcpy(&rel, &call[1], sizeof(rel));
+	target = ret[0] + (__s64)rel;
+	if (!jw_heap(&st->w, target))
+		return JP_JW_STUB;
+	ret[1] = ssp;
+	return 0;
+}
+
 /* 8 bytes of the CodeBlob header read into st at off (the caller narrows the value) */
 static __always_inline __u64 jw_hdr(const struct jw_state *st, __u16 off)
 {
@@ -520,11 +653,13 @@ static __always_inline long jw_frame(struct jw_state *st)
 			 (name[1] & 0xffffffffffffffull) == JW_NAME_NATIVE2)
 			st->name_native = name_p;
 	}
-	if (st->need_interp && name_p != st->name_interp) {
+	if ((st->need_interp && name_p != st->name_interp) ||
+	    (st->need_compiled && name_p != st->name_nmethod)) {
 		st->err = JP_JW_STUB;
 		return 1;
 	}
 	st->need_interp = 0;
+	st->need_compiled = 0;
 	/*
 	 * A stub below the anchor's frame (a runtime stub that called the VM, the
 	 * deoptimization blob): not a Java frame, sized as a compiled one (HotSpot's
@@ -663,6 +798,22 @@ static __always_inline long jw_frame(struct jw_state *st)
 			caller_fp = fp;
 			st->need_interp = 1;
 			stat_inc(JP_STAT_I2C);
+		} else if (name[0] == JW_NAME_ADAPTER) {
+			/* the C2I half (a compiled caller): the return address and sp it left */
+			__u64 code = w->code_is_offset ? blob + (__s32)jw_hdr(st, w->blob_code)
+						       : jw_hdr(st, w->blob_code);
+
+			if (jw_c2i(st, code, pc, sp, sfp)) {
+				stat_inc(JP_STAT_C2I_NOT);
+				st->err = JP_JW_STUB;
+				return 1;
+			}
+			ret = sfp[0];
+			sender_sp = sfp[1];
+			caller_fp = fp;
+			st->need_compiled = 1;
+			st->c2i = 1;
+			stat_inc(JP_STAT_C2I);
 		} else if (!jw_stub_fp(st, h, blob, pc, sp, fp, sfp)) {
 			/* an arraycopy or C1 runtime stub */
 			ret = sfp[0];
@@ -882,6 +1033,9 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->stub_fp = 0;
 	st->mh = 0;
 	st->need_interp = 0;
+	st->need_compiled = 0;
+	st->c2i = 0;
+	st->r13 = regs->r13;
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
 	st->hops = JW_WALK_HOPS;
@@ -916,6 +1070,8 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 		sc->s.flags |= JP_SF_STUB_FP;
 	if (st->mh)
 		sc->s.flags |= JP_SF_MH_INTRINSIC;
+	if (st->c2i)
+		sc->s.flags |= JP_SF_C2I;
 	if (st->at_call || (sc->s.flags & JP_SF_ANCHOR))
 		sc->s.flags |= JP_SF_AT_CALL;
 	if ((sc->s.flags & (JP_SF_ANCHOR | JP_SF_FP_CHAIN)) && st->err == JP_JW_ENTRY)

@@ -197,6 +197,112 @@ static int retry(struct jpa_call_trace *t, ucontext_t *c, uintptr_t pc, uintptr_
 }
 
 /*
+ * A return address as the pc AGCT walks from: it names an interrupted pc by the debug info
+ * recorded after it (pc_desc_near(pc + 1)), which at a return address is the scope of the
+ * code after the call, not of the call; one byte back (still the call) it finds the call's
+ * own, and walks the frame as at that call. Only in an nmethod: the call stub's return
+ * address must stay exact (AGCT knows the entry frame by it), and an interpreted frame is
+ * named by its bcp.
+ */
+static uintptr_t as_return(uintptr_t ret)
+{
+	struct jpa_blob b;
+
+	return !jpa_vm_blob(ret, &b) && b.kind == JPA_BLOB_NMETHOD && b.complete == 1 ? ret - 1
+										      : ret;
+}
+
+/*
+ * pc on a compiled method's epilogue, its frame already popped (after `add rsp, n`): 16
+ * (`pop rbp` next: the caller's rbp and the return address above sp), 8 (only the return
+ * address: the return poll `cmp rsp, [r15 + d]`, its `ja`, or `ret`), 0 not there. The
+ * same shapes as jprof's BPF walk (jwalk.bpf.h jw_popped). AGCT walks such a frame by its
+ * size from sp, which is past it now, and fails; the caller's sp is sp + the result.
+ */
+static int epilogue_popped(uintptr_t pc)
+{
+	const volatile unsigned char *b = (const volatile unsigned char *)pc;
+
+	if (b[0] == 0x5d)
+		return 16;
+	if (b[0] == 0xc3)
+		return 8;
+	if (b[0] == 0x49 && b[1] == 0x3b && (b[2] == 0x67 || b[2] == 0xa7))
+		return 8;
+	if (b[0] == 0x0f && b[1] == 0x87 &&
+	    ((b[-4] == 0x49 && b[-3] == 0x3b && b[-2] == 0x67) ||
+	     (b[-7] == 0x49 && b[-6] == 0x3b && b[-5] == 0xa7)))
+		return 8;
+	return 0;
+}
+
+/*
+ * JDK 25's nmethod entry barrier: pc on it, the frame made before it, the frame-complete
+ * offset right after it (C2: `cmp dword [r15 + d8], imm32; jne stub`; C1: the same cmp, `je
+ * +5; call stub`, after a nop or two that align it). AGCT refuses any pc before that offset;
+ * the frame is whole here, so the first pc past it walks the same frame (no debug info is
+ * recorded in between). The same shapes as jprof's BPF walk (jwalk.bpf.h jw_prologue).
+ */
+static int at_entry_barrier(uintptr_t pc, uintptr_t fc_pc)
+{
+	const volatile unsigned char *e = (const volatile unsigned char *)fc_pc;
+	uintptr_t start;
+
+	if (!fc_pc || pc >= fc_pc || fc_pc - pc > 24)
+		return 0;
+	if (e[-6] == 0x0f && e[-5] == 0x85 && e[-14] == 0x41 && e[-13] == 0x81 && e[-12] == 0x7f)
+		start = fc_pc - 14;
+	else if (e[-7] == 0x74 && e[-6] == 0x05 && e[-5] == 0xe8 && e[-15] == 0x41 &&
+		 e[-14] == 0x81 && e[-13] == 0x7f)
+		start = fc_pc - 15;
+	else
+		return 0;
+	/* on the barrier, or on the nops before it */
+	for (int k = 0; k < 2 && pc < start && ((const volatile unsigned char *)start)[-1] == 0x90;
+	     k++)
+		start--;
+	return pc >= start;
+}
+
+/*
+ * pc in the C2I half of an adapter past where it moved the return address below the room
+ * for the arguments and set r13 to its caller's sp (HotSpot's gen_c2i_adapter: JDK 17
+ * `pop rax; mov r13, rsp; sub rsp, n; mov [rsp], rax`, JDK 25 `lea r13, [rsp + 8]` and,
+ * with arguments, `pop rax; sub rsp, n; push rax`): the last of these in the 256 bytes
+ * before pc, all of it before pc. Before it the return address is at sp, the caller's sp
+ * above it. jprof's BPF walk decides the same way (jwalk.bpf.h jw_c2i).
+ */
+#define FB_C2I_WIN 256
+
+static int c2i_moved(uintptr_t pc)
+{
+	const volatile unsigned char *b = (const volatile unsigned char *)pc;
+	int end = 0, at = 0;
+
+	for (int i = FB_C2I_WIN; i > 0 && !at; i--) {
+		const volatile unsigned char *q = b - i;
+
+		if (q[0] == 0x58 && q[1] == 0x4c && q[2] == 0x8b && q[3] == 0xec && q[4] == 0x48 &&
+		    (q[5] == 0x83 || q[5] == 0x81) && q[6] == 0xec)
+			end = (q[5] == 0x83 ? 8 : 11) + 4; /* then mov [rsp], rax */
+		else if (q[0] == 0x4c && q[1] == 0x8d && q[2] == 0x6c && q[3] == 0x24 &&
+			 q[4] == 0x08)
+			end = q[5] == 0x58 && q[6] == 0x48 ? 5 + 1 + (q[7] == 0x83 ? 4 : 7) + 1 : 5;
+		else
+			continue;
+		/* the last such sequence: look on for a later one */
+		at = i;
+		for (int j = i - 1; j > 0; j--) {
+			q = b - j;
+			if ((q[0] == 0x58 && q[1] == 0x4c && q[2] == 0x8b && q[3] == 0xec) ||
+			    (q[0] == 0x4c && q[1] == 0x8d && q[2] == 0x6c && q[3] == 0x24))
+				return 0; /* not the last one: not sure, the generic guess */
+		}
+	}
+	return at && at >= end;
+}
+
+/*
  * The compiled caller of a C1 or C2 runtime stub's frame (sp its sp, pc in the stub), found
  * as HotSpot's own walk finds a compiled frame's sender: the stub's frame is
  * CodeBlob::_frame_size words, its return address included, so the caller's sp is that
@@ -368,14 +474,45 @@ static int anchor_stub(struct jpa_call_trace *t, uintptr_t jt, ucontext_t *c, ui
 	return 1;
 }
 
+/*
+ * Before AGCT's own walk: pc on a compiled method's popped epilogue. At `pop rbp` AGCT's
+ * walk of the frame by its size from sp does not always fail: it read a word of the
+ * caller's frame as the return address and gave wrong callers (H2, JDK 17: 3-5 stacks in
+ * 10 s). The frame placed as if whole instead; 1 when that gave Java frames. Costs a
+ * thread in Java a byte read at pc, and the blob lookup only on an epilogue's shape.
+ */
+static int epilogue_walk(struct jpa_call_trace *t, void *uc, __u8 *ret_flags)
+{
+	const ucontext_t *u = uc;
+	uintptr_t pc = (uintptr_t)u->uc_mcontext.gregs[REG_RIP];
+	uintptr_t sp = (uintptr_t)u->uc_mcontext.gregs[REG_RSP];
+	struct jpa_blob b;
+	ucontext_t c;
+	int pop, tries = 0;
+
+	if (!fallback_on || (sp & 7) || !jpa_vm_in_code(pc))
+		return 0;
+	pop = epilogue_popped(pc);
+	if (!pop || jpa_vm_blob(pc, &b) || b.kind != JPA_BLOB_NMETHOD || b.complete != 1 ||
+	    b.frame_words < 2 || b.frame_words > FB_STUB_WORDS)
+		return 0;
+	memcpy(&c, uc, sizeof(c));
+	if (!retry(t, &c, pc, sp + (uintptr_t)pop - (uintptr_t)b.frame_words * 8,
+		   (uintptr_t)c.uc_mcontext.gregs[REG_RBP], &tries))
+		return 0;
+	*ret_flags |= JP_TRACE_F_FALLBACK;
+	return 1;
+}
+
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
 		     struct anchor_save *save, struct anchor_save *volatile *restore)
 {
 	struct timespec t0;
 	jint first = t->num_frames;
-	uintptr_t pc, sp, fp, top;
+	uintptr_t pc, sp, fp, top, r13;
+	struct jpa_blob b;
 	ucontext_t c;
-	int tries = 0, ok = 0;
+	int tries = 0, ok = 0, pop;
 
 	/* CPU time, not wall time: a preemption inside on a busy host is not our cost */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
@@ -399,9 +536,32 @@ static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret
 		ok = 1;
 		goto out;
 	}
-	if (jpa_vm_in_code(pc))
-		ok = retry(t, &c, stack_at(sp), sp + 8, fp, &tries) ||
-		     retry(t, &c, stack_at(sp + 8), sp + 16, stack_at(sp), &tries);
+	if (jpa_vm_in_code(pc) && !jpa_vm_blob(pc, &b)) {
+		/*
+		 * an nmethod's epilogue: the frame walked as if whole (its sp that many words
+		 * below the caller's), so that the method itself is not lost. A C2I adapter
+		 * past moving the return address (HotSpot's gen_c2i_adapter): the caller's sp
+		 * is r13, the return address at sp (jwalk.bpf.h jw_c2i, which also knows where
+		 * in the adapter pc is; a wrong guess here fails AGCT's own checks)
+		 */
+		pop = b.kind == JPA_BLOB_NMETHOD && b.complete == 1 && b.frame_words >= 2 &&
+				      b.frame_words <= FB_STUB_WORDS
+			      ? epilogue_popped(pc)
+			      : 0;
+		r13 = (uintptr_t)c.uc_mcontext.gregs[REG_R13];
+		if (pop)
+			ok = retry(t, &c, pc, sp + (uintptr_t)pop - (uintptr_t)b.frame_words * 8,
+				   fp, &tries);
+		else if (b.kind == JPA_BLOB_NMETHOD && b.complete == 0 &&
+			 at_entry_barrier(pc, b.complete_pc))
+			ok = retry(t, &c, b.complete_pc, sp, fp, &tries);
+		else if (b.kind == JPA_BLOB_ADAPTER && r13 >= sp + 8 && r13 - sp <= 4096 &&
+			 !(r13 & 7) && c2i_moved(pc))
+			ok = retry(t, &c, as_return(stack_at(sp)), r13, fp, &tries);
+	}
+	if (!ok && jpa_vm_in_code(pc))
+		ok = retry(t, &c, as_return(stack_at(sp)), sp + 8, fp, &tries) ||
+		     retry(t, &c, as_return(stack_at(sp + 8)), sp + 16, stack_at(sp), &tries);
 	for (int i = 0; !ok && i < FB_DEPTH; i++) {
 		/* a frame link runs upwards, aligned, within the span */
 		if (fp <= sp || fp + 16 > top || fp & 7)
@@ -420,6 +580,14 @@ out:
 	add_cpu_since(&ring->fallback_ns, &t0);
 }
 #else
+static int epilogue_walk(struct jpa_call_trace *t, void *uc, __u8 *ret_flags)
+{
+	(void)t;
+	(void)uc;
+	(void)ret_flags;
+	return 0;
+}
+
 static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret_flags,
 		     struct anchor_save *save, struct anchor_save *volatile *restore)
 {
@@ -484,7 +652,10 @@ static __attribute__((noinline)) jint walk(struct jpa_thread *self, JNIEnv *env,
 	__atomic_fetch_add(&walkers, 1, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&self->walk, &jb, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	agct(&t, (jint)ring_depth, uc);
+	if (!epilogue_walk(&t, uc, ret_flags)) {
+		t.num_frames = 0;
+		agct(&t, (jint)ring_depth, uc);
+	}
 	if (test)
 		(void)*(volatile char *)test_guard; /* AGCT wrote no frame: fault here instead */
 	if (fallback_ok(t.num_frames)) {

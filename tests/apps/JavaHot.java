@@ -21,7 +21,11 @@
 //   java JavaHot i2c SECONDS   -- thread "worker-i" calls a compiled method of many arguments
 //                                  from an interpreted loop (JavaHot.i2cLoop); run it with
 //                                  -XX:CompileCommand=exclude,JavaHot::i2cLoop: every call
-//                                  passes the I2C adapter (samples in it).
+//                                  passes the I2C adapter (samples in it). Thread "worker-2"
+//                                  calls an interpreted method of many arguments from a
+//                                  compiled loop (JavaHot.c2iBatch); with
+//                                  -XX:CompileCommand=exclude,JavaHot::manyInterp too, every
+//                                  call passes the C2I adapter.
 // Prints "ready" once its threads run, and "done <checksum>" at the end.
 public class JavaHot {
     static volatile long sink;
@@ -158,6 +162,31 @@ public class JavaHot {
         return s;
     }
 
+    // never compiled (excluded), so never inlined: each call from the compiled loop below
+    // passes the C2I adapter, which lays the 20 arguments out as the interpreter wants them
+    static long manyInterp(long a, long b, long c, long d, long e, long f, long g, long h,
+                           long i, long j, long k, long l, long m, long n, long o, long p,
+                           long q, long r, long s, long t) {
+        return a ^ b ^ c ^ d ^ e ^ f ^ g ^ h ^ i ^ j ^ k ^ l ^ m ^ n ^ o ^ p ^ q ^ r ^ s ^ t;
+    }
+
+    // short, called often: compiled (not just its loop, on stack) within milliseconds
+    static long c2iBatch(long x) {
+        long s = 0;
+        for (int i = 0; i < 100; i++, x++)
+            s += manyInterp(x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x);
+        return s;
+    }
+
+    static long c2iLoop(long endNs) {
+        long s = 0, x = 1;
+        while (System.nanoTime() < endNs) {
+            for (int i = 0; i < 100; i++, x += 100)
+                s += c2iBatch(x);
+        }
+        return s;
+    }
+
     static void jniLoop(long endNs) {
         while (System.nanoTime() < endNs) {
             sink += nativeWrites(10_000);
@@ -195,7 +224,8 @@ public class JavaHot {
         } else if (mode.equals("copies")) {
             ts = new Thread[] { new Thread(() -> { sink += copyLoop(end); }, "worker-y") };
         } else if (mode.equals("i2c")) {
-            ts = new Thread[] { new Thread(() -> { sink += i2cLoop(end); }, "worker-i") };
+            ts = new Thread[] { new Thread(() -> { sink += i2cLoop(end); }, "worker-i"),
+                                new Thread(() -> { sink += c2iLoop(end); }, "worker-2") };
         } else if (mode.equals("jni")) {
             System.loadLibrary("jnitest");
             ts = new Thread[] { new Thread(() -> jniLoop(end), "worker-j") };

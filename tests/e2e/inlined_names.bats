@@ -97,8 +97,10 @@ noattach_run() {
 
 # h2_run JDK: H2 (Debian libh2-java) under 8 JDBC threads, warm (5 s), --java-walk shadow:
 # its compiled frames with their inlined methods named from memory as the agent's code
-# records name them (>= 99.5% of frames, >= 99% of stacks); against the agent's own walk
-# (AGCT) the stacks differ where BPF's walk does (java_walk.bats)
+# records name them (>= 99.5% of frames, >= 99% of stacks), and whole stacks (BPF's walk,
+# names from memory) identical to the agent's own walk's in >= 98.5% (measured 99.6-100% in
+# 10-s runs; 97.3-97.9% before the agent's fallback walked epilogues, JDK 25's entry barrier
+# and stub callers as BPF does). 5 s recorded: 3 s gave 140 stacks compared at host load ~15
 h2_run() {
 	local jar=/usr/share/java/h2.jar cmp same leaf frames fsame rsame i
 	require_jdk "$1"
@@ -120,6 +122,7 @@ h2_run() {
 	grep -qE "^jprof: JVM $JPID: method names read .* chains read \([1-9][0-9]{2,} inlined" \
 		<<<"$REPORT"
 	((cmp >= 200 && rsame * 100 >= cmp * 99 && fsame * 1000 >= frames * 995))
+	((same * 1000 >= cmp * 985))
 }
 
 @test "jdk17 H2, --java-walk shadow: inlined frames from memory as the agent's code records name them" {

@@ -316,6 +316,12 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 			"jprof: JVM %u: of the walks compared, past a method handle intrinsic: %llu, "
 			"%llu of them differ\n",
 			e->pid, (unsigned long long)st.mh, (unsigned long long)st.mh_differ);
+	if (st.c2i)
+		fprintf(f,
+			"jprof: JVM %u: of the walks compared, past a C2I adapter at the top: "
+			"%llu, "
+			"%llu of them differ\n",
+			e->pid, (unsigned long long)st.c2i, (unsigned long long)st.c2i_differ);
 	if (st.named || st.unlearned)
 		fprintf(f,
 			"jprof: JVM %u: Java stacks named from BPF's walk without a signal: %llu; "

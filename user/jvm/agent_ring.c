@@ -412,6 +412,7 @@ static int deliver(struct jvm_agent *a, __u32 len, java_trace_fn fn, void *ctx)
 	t.tid = r.tid;
 	t.num_frames = n;
 	t.pc = r.pc;
+	t.flags = r.flags;
 	t.frames = a->frames;
 	t.blocker = n > 0 && (r.flags & JP_TRACE_F_BLOCKER) ? trace_blocker(a, &r, len, n) : NULL;
 	return fn ? fn(ctx, &t) : 0;

@@ -23,6 +23,7 @@ struct java_trace {
 	__u32 tid;	  /* thread id in the JVM's pid namespace */
 	__s32 num_frames; /* <= 0: no trace; 0 and the AGCT codes down to JAVA_TRACE_ERR_MIN, or JAVA_TRACE_ERR_* */
 	__u64 pc;	  /* interrupted user PC (0 if the kernel was interrupted) */
+	__u32 flags;	  /* JP_TRACE_F_* (JP_TRACE_F_FALLBACK: the agent's fallback walk) */
 	const struct java_frame *frames; /* leaf first; valid during the callback only */
 	/*
 	 * a park's blocker class (Thread.parkBlocker), JVM-internal form

@@ -213,8 +213,10 @@ static void show_diff(struct jwalk *w, struct jvm_agent *a, const struct java_tr
 		 "frame %d:",
 		 n, (flags & JP_SF_STUB_FP) ? ", past a stub's rbp frame" : "",
 		 (flags & JP_SF_ANCHOR) ? ", from the frame anchor" : "",
-		 (flags & JP_SF_PROLOGUE) ? ", from a prologue" : "",
-		 (flags & JP_SF_FP_CHAIN)			     ? ", from native frame pointers"
+		 (flags & JP_SF_PROLOGUE) ? ", from a prologue"
+		 : (flags & JP_SF_C2I)	  ? ", past a C2I adapter"
+					  : "",
+		 (flags & JP_SF_FP_CHAIN) ? ", from native frame pointers"
 		 : (flags & JP_SF_AT_CALL) && !(flags & JP_SF_ANCHOR) ? ", from below a stub"
 								      : "",
 		 tr->num_frames, at);
@@ -309,6 +311,7 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 	w->st.compared++;
 	w->st.stub_fp += !!(s->flags & JP_SF_STUB_FP);
 	w->st.mh += !!(s->flags & JP_SF_MH_INTRINSIC);
+	w->st.c2i += !!(s->flags & JP_SF_C2I);
 	m = tr->num_frames;
 	for (int i = 0; i < n && i < m; i++) {
 		if (w->exp_mid[i] && w->exp_mid[i] != tr->frames[i].method_id) {
@@ -332,6 +335,7 @@ void jwalk__compare(struct jwalk *w, struct jvm_agent *a, const struct jp_sample
 	if (at >= 0) {
 		w->st.stub_fp_differ += !!(s->flags & JP_SF_STUB_FP);
 		w->st.mh_differ += !!(s->flags & JP_SF_MH_INTRINSIC);
+		w->st.c2i_differ += !!(s->flags & JP_SF_C2I);
 		if (w->st.differ++ < JWALK_SHOW_DIFFS)
 			show_diff(w, a, tr, n, at, s->flags);
 		/* a Method* named from earlier samples that names another method now */

@@ -39,6 +39,8 @@ struct jwalk_stats {
 	__u64 stub_fp_differ; /* ... of those that differ */
 	__u64 mh;	      /* compared walks that passed a method handle intrinsic */
 	__u64 mh_differ;      /* ... of those that differ */
+	__u64 c2i;	      /* compared walks that passed a C2I adapter at the top */
+	__u64 c2i_differ;     /* ... of those that differ */
 };
 
 /* a Method* of JVM pid was learned (known) or forgotten: BPF's jw_methods follows */

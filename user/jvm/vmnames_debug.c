@@ -11,6 +11,7 @@
  * must be the nmethod's own; anything else names the frame by its compiled method alone.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "jvm/vmnames_int.h"
@@ -293,4 +294,41 @@ int vn_chain(struct vmnames *v, __u64 blob, __u64 pc, enum vmnames_at at, __u64 
 			v->u5x = x;
 	}
 	return n;
+}
+
+void vn_pcdesc_show(struct vmnames *v, __u64 blob, __u64 pc, FILE *out)
+{
+	const struct vms_debug *d = &v->l.dbg;
+	struct vn_nm nm;
+	__u32 lo = 0, hi, first;
+	__s64 target;
+	__u8 pd[64];
+
+	if (!blob || !d->layout || d->pcd_size > sizeof(pd) || nm_read(v, blob, &nm) || !nm.ok ||
+	    pc < nm.code) {
+		fprintf(out, "    (no PcDescs)\n");
+		return;
+	}
+	target = (__s64)(pc - nm.code);
+	hi = nm.n_pcs;
+	while (lo < hi) {
+		__u32 mid = lo + (hi - lo) / 2;
+		__s32 p = 0;
+
+		if (vn_read(v, nm.pcs + (__u64)mid * d->pcd_size + d->pcd_pc.off, &p, sizeof(p)))
+			return;
+		if (p < target)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo > 3 ? lo - 3 : 0;
+	fprintf(out, "    pc offset %lld in %u PcDescs:", (long long)target, nm.n_pcs);
+	for (__u32 i = first; i < nm.n_pcs && i < lo + 4; i++) {
+		if (vn_read(v, nm.pcs + (__u64)i * d->pcd_size, pd, d->pcd_size))
+			break;
+		fprintf(out, " %s%d/%d", i == lo ? ">" : "", get_s32(pd + d->pcd_pc.off),
+			get_s32(pd + d->pcd_scope.off));
+	}
+	fprintf(out, "\n");
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "jvm/vmnames.h"
 
@@ -80,6 +81,12 @@ __u64 vn_pc_blob(struct vmnames *v, __u64 pc, __u64 *ret_m);
  * not check out, -E2BIG a budget)
  */
 int vn_chain(struct vmnames *v, __u64 blob, __u64 pc, enum vmnames_at at, __u64 *ret, int cap);
+
+/*
+ * JPROF_SHADOW_DUMP's view of nmethod blob's PcDescs around pc (those with a scope and
+ * those without): "offset/scope" each, the first at or after pc marked '>'
+ */
+void vn_pcdesc_show(struct vmnames *v, __u64 blob, __u64 pc, FILE *out);
 
 /* pure decoding (fuzzed) -------------------------------------------------------- */
 

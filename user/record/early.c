@@ -583,6 +583,13 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 			"jprof: I2C adapters at the interrupted pc passed to their interpreted "
 			"caller: %llu\n",
 			(unsigned long long)r->kstats[JP_STAT_I2C]);
+	if (verbose && (r->kstats[JP_STAT_C2I] || r->kstats[JP_STAT_C2I_NOT]))
+		fprintf(f,
+			"jprof: C2I adapters at the interrupted pc passed to their compiled "
+			"caller: "
+			"%llu; adapters passed neither way (signalled): %llu\n",
+			(unsigned long long)r->kstats[JP_STAT_C2I],
+			(unsigned long long)r->kstats[JP_STAT_C2I_NOT]);
 	if (verbose && s->tl_reads)
 		fprintf(f,
 			"jprof: threads for the walk from the frame anchor: %llu thread lists read "
