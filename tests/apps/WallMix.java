@@ -6,7 +6,8 @@
 // shorter than the default --min-block. Each thread measures its own CPU time, wall time
 // and the wall time it spent inside park/wait calls, from when the file MARK.start appears
 // until MARK.stop appears (checked every 20 ms; without MARK: its whole life), and prints
-// "name cpu_ns wall_ns blocked_ns" at the end, then "done". Prints "ready" first.
+// "name cpu_ns wall_ns blocked_ns" at the end, then "done". Prints "ready" first. The threads
+// end after SECONDS, or once MARK.end appears after MARK.stop (the profiler is done).
 // Usage: WallMix SECONDS [MARK]
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -19,7 +20,7 @@ public class WallMix {
 
 	static void spinUntil(long endNanos) {
 		Meter m = METER.get();
-		while (System.nanoTime() < endNanos) {
+		while (running && System.nanoTime() < endNanos) {
 			m.check();
 			for (int i = 0; i < 1000; i++)
 				sink += i;
@@ -37,10 +38,10 @@ public class WallMix {
 			return state == 1;
 		}
 
-		// at most every 20 ms: has the window begun or ended?
+		// at most every 20 ms: has the window begun or ended, is the run over?
 		void check() {
 			long now = System.nanoTime();
-			if (now < nextCheck || state == 2)
+			if (now < nextCheck)
 				return;
 			nextCheck = now + 20_000_000L;
 			if (state == 0 && (mark == null || new java.io.File(mark + ".start").exists())) {
@@ -49,6 +50,8 @@ public class WallMix {
 				state = 1;
 			} else if (state == 1 && mark != null && new java.io.File(mark + ".stop").exists())
 				stop();
+			else if (state == 2 && mark != null && new java.io.File(mark + ".end").exists())
+				running = false;
 		}
 
 		void stop() {
@@ -92,18 +95,18 @@ public class WallMix {
 		Thread[] t = {
 			worker("spinner", () -> spinUntil(end), out),
 			worker("sleeper", () -> {
-				while (System.nanoTime() < end)
+				while (running && System.nanoTime() < end)
 					park(5_000_000L);
 			}, out),
 			worker("mixed", () -> {
-				while (System.nanoTime() < end) {
+				while (running && System.nanoTime() < end) {
 					spinUntil(System.nanoTime() + 3_000_000L);
 					park(7_000_000L);
 				}
 			}, out),
 			worker("waiter", () -> {
 				synchronized (lock) {
-					while (System.nanoTime() < end) {
+					while (running && System.nanoTime() < end) {
 						Meter m = METER.get();
 						m.check();
 						long t0 = System.nanoTime();
@@ -118,7 +121,7 @@ public class WallMix {
 				}
 			}, out),
 			worker("blinker", () -> {
-				while (System.nanoTime() < end)
+				while (running && System.nanoTime() < end)
 					park(50_000L);
 			}, out),
 		};

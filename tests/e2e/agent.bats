@@ -65,8 +65,9 @@ check_profile() {
 	[[ -n $pct ]] && awk -v p="$pct" -v m="$1" 'BEGIN { exit !(p >= m) }'
 }
 
+# the workload runs 5 s: the driver's 3 s from the agent's first answer, and 2 s to spare
 run_at_start() {
-	start_jvm "$1" 7 -agentpath:"$JPROF_AGENT"
+	start_jvm "$1" 5 -agentpath:"$JPROF_AGENT"
 	run -0 timeout 30 "$DRIVER" -p "$JPID" -d 3 -w 20
 	echo "$output" >"$OUTF"
 	check_profile 98

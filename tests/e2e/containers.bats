@@ -101,7 +101,7 @@ only_pid() {
 }
 
 @test "containers: --cgroup (relative) profiles only the containerd one, Java frames across namespaces (JDK 17)" {
-	run -0 "$JPROF" record -v --cgroup "cri-containerd-$ID_A.scope" --per-pid -d 8 -o "$OUT/a.folded"
+	run -0 "$JPROF" record -v --cgroup "cri-containerd-$ID_A.scope" --per-pid -d 4 -o "$OUT/a.folded"
 	echo "$output"
 	only_pid "$PID_A" "$OUT/a.folded"
 	# the agent was attached into its pid+mount namespace, as its user
@@ -113,7 +113,7 @@ only_pid() {
 }
 
 @test "containers: --container <prefix> profiles only the docker one with Java frames (JDK 25); absolute --cgroup too" {
-	run -0 "$JPROF" record --container "${ID_B:0:10}" --per-pid -d 8 -o "$OUT/b.folded"
+	run -0 "$JPROF" record --container "${ID_B:0:10}" --per-pid -d 4 -o "$OUT/b.folded"
 	echo "$output"
 	only_pid "$PID_B" "$OUT/b.folded"
 	(($(folded_sum ';CtWork\.burn' "$OUT/b.folded") > 0))
@@ -271,10 +271,13 @@ assert c[int(sys.argv[6])] == "", c
 	while read -r p; do kill -9 "$p" 2>/dev/null || true; done <"$cg/cgroup.procs"
 }
 
-# Issue 26: a user with a delegated subtree creates 66,000 cgroups that look like containers;
-# the walk's budgets (65,536 directories, 4,096 per non-root owner) keep --container and
-# list --containers working for root, in seconds. Every cgroup made here is removed.
-@test "containers: 66,000 cgroups of a user's delegated subtree: --container and list --containers still work" {
+# Issue 26: a user with a delegated subtree creates cgroups that look like containers, more
+# than its owner's budget; the walk's budgets (65,536 directories, 4,096 per non-root owner)
+# keep --container and list --containers working for root, in seconds, and say what they left
+# out. 5,000 of them: the walk reads 4,096 of the user's directories and not the rest of its
+# directory, whether it holds 5,000 or 66,000 (the issue's flood: 87 s of making and removing
+# cgroups on a loaded host, where 5,000 take a few). Every cgroup made here is removed.
+@test "containers: 5,000 cgroups of a user's delegated subtree: --container and list --containers still work, within the user's budget" {
 	local deleg=$CGMNT/jpt-deleg.slice uid t0 t1 t2
 	uid=$(id -u jpt-ct1)
 	echo "$deleg" >>"$WORK/cgroups.extra"
@@ -284,10 +287,10 @@ assert c[int(sys.argv[6])] == "", c
 	local made=ok
 	setpriv --reuid="$uid" --regid="$uid" --clear-groups /usr/bin/python3 - "$deleg" <<-'PY' || made=
 	import hashlib, os, sys
-	for i in range(66000):
+	for i in range(5000):
 	    os.mkdir(os.path.join(sys.argv[1], "docker-%s.scope" % hashlib.sha256(b"%d" % i).hexdigest()))
 	PY
-	[[ $made && $(find "$deleg" -mindepth 1 -maxdepth 1 -type d | wc -l) == 66000 ]] || made=
+	[[ $made && $(find "$deleg" -mindepth 1 -maxdepth 1 -type d | wc -l) == 5000 ]] || made=
 	t0=$(date +%s.%N)
 	run "$JPROF" list --containers
 	t1=$(date +%s.%N)
@@ -304,12 +307,19 @@ assert c[int(sys.argv[6])] == "", c
 	os.rmdir(sys.argv[1])
 	PY
 	[[ ! -e $deleg ]]
-	[[ $made ]] || { echo "the test user could not create 66,000 cgroups"; return 1; }
+	[[ $made ]] || { echo "the test user could not create 5,000 cgroups"; return 1; }
 	echo "list --containers: exit $list_rc, $(echo "$t1 - $t0" | bc) s, $(wc -l <<<"$list_out") lines"
 	echo "record --container: exit $rec_rc, $(echo "$t2 - $t1" | bc) s (2 s recording)"
 	grep -v '^[0-9a-f]\{12\} \+container .*/jpt-deleg.slice/' <<<"$list_out" | head -20
 	echo "$rec_out" | tail -5
 	[[ $list_rc == 0 && $rec_rc == 0 ]]
+	# the user's budget: some of its cgroups listed, at most 4,096, the rest said left out
+	local listed
+	listed=$(grep -c '/jpt-deleg\.slice/docker-[0-9a-f]\{64\}\.scope$' <<<"$list_out" || true)
+	echo "the user's container cgroups listed: $listed of 5,000"
+	((listed > 0 && listed <= 4096))
+	local said="cgroup directories not looked at (budget: 65,536 in all, 4,096 per owner"
+	[[ $list_out == *" $said of a delegated subtree)"* ]]
 	grep -Eq "^${ID_A:0:12} +container +1 +/cri-containerd-$ID_A\.scope$" <<<"$list_out"
 	grep -Eq "^${ID_B:0:12} +container +1 +/docker-$ID_B\.scope$" <<<"$list_out"
 	grep -Eq "JVM pid $PID_A \(nspid 1, user jpt-ct1" <<<"$list_out"

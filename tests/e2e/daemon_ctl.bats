@@ -243,6 +243,8 @@ PY
 	timed_dump -o "$OUT/after.folded"
 	((status == 0))
 	grep -q hot_a "$OUT/after.folded"
+	# checked: the clients go (the rest of their 6 s proves nothing more)
+	kill "$HOLD_PID" 2>/dev/null || true
 	wait "$HOLD_PID" || true
 	HOLD_PID=
 	stop_daemon
@@ -270,7 +272,9 @@ PY
 	# a second from now on, and a size limit: the open interval is not lost
 	printf '# reloaded\ninterval = 1\nmax-size = 1M\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
-	sleep 3
+	# the open interval is written at once, a segment a second follows
+	segments_over() { (($(segments | wc -l) > $1)); }
+	ready_while_alive "$DPID" segments_over 1
 	kill -0 "$DPID"
 	grep -q 'SIGHUP: read .* again: a segment every 1 s, kept 86400 s and under 1048576 bytes' \
 		"$OUT/daemon.err"
@@ -284,9 +288,9 @@ PY
 	# a bad file on SIGHUP: said, and the daemon goes on as it was
 	printf 'interval = 0\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
-	sleep 1.5
+	ready_while_alive "$DPID" grep -q "SIGHUP: --config line 1: interval: '0'.*goes on as it was" \
+		"$OUT/daemon.err"
 	kill -0 "$DPID"
-	grep -q "SIGHUP: --config line 1: interval: '0'.*goes on as it was" "$OUT/daemon.err"
 	# the rate changes now: the open interval is written at the old one, the segments after
 	# it say the new one (their pprof period, read by protoc's own decoder); the events wait
 	# for the next start, and say so
@@ -325,8 +329,7 @@ PY
 	echo "at 49 Hz: $total samples in $secs one-second segments"
 	((total > 0 && total * 10 <= secs * 49 * 11))
 	n=$(segments | wc -l)
-	sleep 2
-	(($(segments | wc -l) > n))
+	ready_while_alive "$DPID" segments_over "$n"
 	# SIGINT, like SIGTERM, writes the open interval as the last segment and exits 0
 	n=$(segments | wc -l)
 	last=$(segments | tail -1)

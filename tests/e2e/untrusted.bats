@@ -178,10 +178,8 @@ dict_bomb() {
 	[[ $RSS_KB -lt $RSS_BUDGET_KB ]]
 }
 
-@test "untrusted: a hostile agent dictionary keeps jprof under its budget (JDK 17)" {
-	dict_bomb "$JDK17"
-}
-
+# one JDK: the dictionary is the agent's own file, written alike on JDK 17 and 25, and the
+# attack is on jprof's reading of it
 @test "untrusted: a hostile agent dictionary keeps jprof under its budget (JDK 25)" {
 	dict_bomb "$JDK25"
 }
