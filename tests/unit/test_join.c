@@ -247,6 +247,77 @@ TEST(cpu_time_of_a_thread_is_spread_by_its_samples)
 	teardown(&f);
 }
 
+static char *report(struct fixture *f);
+
+/*
+ * --aggregate: a count BPF made (JP_SF_COUNTED) is one record standing for count samples,
+ * its weight theirs summed: added at once, as the same samples one by one would be
+ */
+TEST(a_count_is_joined_at_once_as_its_samples)
+{
+	struct join_opts o = {0};
+	struct fixture f, g;
+	struct jp_sample a = sample(JP_EV_CPU, 0, 1), b = sample(JP_EV_CPU, 0, 1),
+			 one = sample(JP_EV_CPU, 0, 1), p = sample(JP_EV_CPU, 0, 1);
+	const __u64 other[] = {0x402000};
+	struct join_stats st;
+	struct model_counts c;
+	char *out, *out1, *rep;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(setup(&g, &o) == 0);
+	f.view.values = g.view.values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_CPU_SAMPLES;
+	a.flags = JP_SF_COUNTED;
+	a.count = 3;
+	a.weight = 3001; /* three samples' CPU time */
+	b.weight = 999;
+	EXPECT_EQ(join__sample(f.join, &a, NULL, ustack), 0);
+	EXPECT_EQ(join__sample(f.join, &b, NULL, other), 0);
+	/* the same three one by one */
+	for (int i = 0; i < 3; i++) {
+		one.weight = i ? 1000 : 1001;
+		EXPECT_EQ(join__sample(g.join, &one, NULL, ustack), 0);
+	}
+	EXPECT_EQ(join__sample(g.join, &b, NULL, other), 0);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_SAMPLES), 4);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), 4000);
+	model__counts(f.model, &c);
+	EXPECT_EQ(c.rows, 2);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.samples, 4);
+	/* at the end the thread's 4000 ns go 3 : 1 by samples, as for the same samples apart */
+	EXPECT_EQ(join__flush(f.join), 0);
+	EXPECT_EQ(join__flush(g.join), 0);
+	f.view.values = g.view.values = 1u << JP_VAL_CPU_NS;
+	out = folded(&f);
+	out1 = folded(&g);
+	EXPECT_STREQ(out, "testproc;[unknown] 1000\ntestproc;join_leaf 3000\n");
+	EXPECT_STREQ(out, out1);
+	free(out);
+	free(out1);
+	/* a JVM's count: its figures count every sample it stands for */
+	EXPECT_EQ(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", NULL), 0);
+	join__set_jvm_pending(f.join, (__u32)getpid(), true);
+	p.flags = JP_SF_COUNTED;
+	p.count = 4;
+	EXPECT_EQ(join__sample(f.join, &p, NULL, ustack), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 4);
+	EXPECT_EQ(st.samples, 8);
+	f.view.values = 1u << JP_VAL_CPU_SAMPLES;
+	out = folded(&f);
+	EXPECT_TRUE(out && strstr(out, "[no Java stack: agent not yet attached];join_leaf 4\n"));
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "4 samples, 4 in Java threads of which 0") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "4 agent not yet attached") != NULL);
+	if (rep && !strstr(rep, "4 agent not yet attached"))
+		fprintf(stderr, "%s", rep);
+	free(rep);
+	free(out);
+	teardown(&f);
+	teardown(&g);
+}
+
 TEST(jvm_without_agent_is_marked_and_counted)
 {
 	struct join_opts o = { 0 };

@@ -281,7 +281,7 @@ int jn_add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstac
 	if (e->pend_bytes + cost > j->o.pend_budget_jvm ||
 	    j->pend_bytes + cost > j->o.pend_budget ||
 	    !(p = pend_new(j, s, kstack, ustack, e, cost))) {
-		j->st.jvm_samples++;
+		j->st.jvm_samples += join_sample_count(s);
 		return jn_add_missing(j, s, kstack, ustack, e, MISS_JWALK, 0);
 	}
 	dl_add_tail(&e->jwait, &p->jnode);
@@ -311,7 +311,7 @@ static int jwait_retry(struct join *j, struct jvm_ent *e, bool all)
 		    !jwalk__trace(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr)) {
 			err = jn_finish(j, &p->s, p->frames, ustack, e, &tr);
 		} else if (all || p->s.time_ns + JOIN_WAIT_NS <= j->now_ns) {
-			j->st.jvm_samples++;
+			j->st.jvm_samples += join_sample_count(&p->s);
 			err = jn_add_missing(j, &p->s, p->frames, ustack, e, MISS_JWALK, 0);
 		} else {
 			continue;
