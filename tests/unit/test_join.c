@@ -1559,3 +1559,50 @@ TEST(early_walks_the_agent_cannot_name_are_named_from_memory_at_the_end)
 	fa_close(&fa);
 	free(v);
 }
+
+/*
+ * A sample BPF walked and did not signal whose interpreted Method* the join does not know
+ * (forgotten since BPF was told) waits; the join__poll in which an agreeing walk teaches
+ * that Method* names it, long before the wait's bound, whatever the dictionary did. A
+ * count (--aggregate) waits and is named as the samples it stands for.
+ */
+TEST(jwalked_samples_waiting_for_a_method_are_named_once_it_is_learned)
+{
+	struct join_opts o = {0};
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 b = 100 * SEC;
+	char *fo;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
+		    0);
+	s = early_sample(7, b);
+	s.flags = JP_SF_JWALK | JP_SF_COUNTED;
+	s.count = 5;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	s = early_sample(8, b + 1);
+	s.flags = JP_SF_JWALK;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	EXPECT_EQ(join__poll(f.join, b + 10), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 0); /* both wait */
+	/* a signalled sample both walked: the agent's trace teaches the Method* */
+	s = early_sample(7, b + 100);
+	s.flags = JP_SF_SIGNALED;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	fa_trace(&fa, 7, b + 110, 1);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, b + 120), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 7);
+	EXPECT_EQ(st.java_complete, 7);
+	EXPECT_EQ(join__flush(f.join), 0);
+	fo = folded(&f);
+	EXPECT_STREQ(fo, "testproc;pkg/Work.run_[0];join_leaf 7\n");
+	free(fo);
+	teardown(&f);
+	fa_close(&fa);
+}

@@ -289,18 +289,20 @@ int jn_add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstac
 }
 
 /*
- * The samples waiting for the dictionary to name their code: named now, or (all, or
- * waited JOIN_WAIT_NS) counted missing
+ * The samples waiting for their frames to be named: named now, or (all, or waited
+ * JOIN_WAIT_NS) counted missing. Tried again as soon as what names them grew: the
+ * dictionary (a compiled method's code) or the Method*s learned from agreeing walks (an
+ * interpreted frame's, jwalk__learned), which the same join__poll may have taught.
  */
 static int jwait_retry(struct join *j, struct jvm_ent *e, bool all)
 {
 	struct dl *n = e->jwait.next;
-	/* named by what the dictionary gained since they were last tried, or never */
-	__u64 size = jvm_agent__dict_read(e->a);
-	bool grown = size != e->jwait_dict;
+	__u64 size = jvm_agent__dict_read(e->a), learned = jwalk__learned(e->jw);
+	bool grown = size != e->jwait_dict || learned != e->jwait_learned;
 	int err = 0;
 
 	e->jwait_dict = size;
+	e->jwait_learned = learned;
 	while (n != &e->jwait && !err) {
 		struct pend *p = dl_entry(n, struct pend, jnode);
 		const __u64 *ustack = p->frames + p->s.kstack_len;
