@@ -1368,6 +1368,21 @@ static struct jp_sample early_sample(__u32 tid, __u64 t)
 	return s;
 }
 
+/*
+ * a signalled sample of thread tid at t that BPF walked too, and the agent's trace of it:
+ * read in one join__poll, their agreeing walks teach the join the frame's Method*
+ */
+static void teach_method(struct fixture *f, struct fake_agent *fa, __u32 tid, __u64 t)
+{
+	struct jp_sample s = early_sample(tid, t);
+
+	s.flags = JP_SF_SIGNALED;
+	EXPECT_EQ(join__sample(f->join, &s, NULL, early_stack), 0);
+	fa_trace(fa, tid, t + 10, 1);
+	fa_flush(fa);
+	EXPECT_EQ(join__poll(f->join, t + 20), 0);
+}
+
 TEST(early_walks_are_held_and_named_when_the_agent_can)
 {
 	struct join_opts o = { 0 };
@@ -1391,12 +1406,7 @@ TEST(early_walks_are_held_and_named_when_the_agent_can)
 	EXPECT_EQ(st.jvm_samples, 0);
 	/* the agent comes; a signalled sample both walked teaches the Method* */
 	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
-	s = early_sample(7, b + 100);
-	s.flags = JP_SF_SIGNALED;
-	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
-	fa_trace(&fa, 7, b + 110, 1);
-	fa_flush(&fa);
-	EXPECT_EQ(join__poll(f.join, b + 120), 0);
+	teach_method(&f, &fa, 7, b + 100);
 	/* the held ones are named in the same round, before the end */
 	join__stats(f.join, &st);
 	EXPECT_EQ(st.jvm_samples, 4);
@@ -1590,12 +1600,7 @@ TEST(jwalked_samples_waiting_for_a_method_are_named_once_it_is_learned)
 	join__stats(f.join, &st);
 	EXPECT_EQ(st.jvm_samples, 0); /* both wait */
 	/* a signalled sample both walked: the agent's trace teaches the Method* */
-	s = early_sample(7, b + 100);
-	s.flags = JP_SF_SIGNALED;
-	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
-	fa_trace(&fa, 7, b + 110, 1);
-	fa_flush(&fa);
-	EXPECT_EQ(join__poll(f.join, b + 120), 0);
+	teach_method(&f, &fa, 7, b + 100);
 	join__stats(f.join, &st);
 	EXPECT_EQ(st.jvm_samples, 7);
 	EXPECT_EQ(st.java_complete, 7);
