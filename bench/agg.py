@@ -7,7 +7,8 @@ with --h2, H2Load: 4 threads of JDBC transactions on H2, deep stacks; with --nat
 hotab, a C program) is
 recorded with `jprof record -p PID -F 999` alternately with --no-aggregate and --aggregate,
 ROUNDS times, so a shared host's drift hits both alike. In each run's steady state (from
-1.5 s in to 0.5 s before its end) it reads, from bpf_stats (kernel.bpf_stats_enabled, set
+1 s after its sampler is loaded, which takes seconds on a loaded host, for SECS - 2 s) it
+reads, from bpf_stats (kernel.bpf_stats_enabled, set
 for the run and restored), the sampler program's run time per sample (run_time_ns /
 run_cnt of this jprof's on_cpu_sample), and jprof's own CPU time per second of wall
 (its threads' schedstat); from jprof -v, the ring records per second (the samples BPF
@@ -68,7 +69,11 @@ def one_run(build, jpid, secs, agg, out_dir):
            "-d", str(secs), "--aggregate" if agg else "--no-aggregate",
            "-o", os.path.join(out_dir, "a.folded" if agg else "p.folded")]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    # -d counts from when sampling starts: on a loaded host jprof takes seconds to get there
+    t_start = time.monotonic()
+    while prog_stats(p.pid) is None and time.monotonic() - t_start < 20 and p.poll() is None:
+        time.sleep(0.1)
+    time.sleep(1.0)
     s0, c0, t0 = prog_stats(p.pid), cpu_ns(p.pid), time.monotonic()
     time.sleep(secs - 2.0)
     s1, c1, t1 = prog_stats(p.pid), cpu_ns(p.pid), time.monotonic()

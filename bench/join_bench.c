@@ -7,6 +7,11 @@
  * to the profile). bench/suite.py builds it against this tree (-DJP_BENCH_MODEL) and the
  * last one before the model redesign.
  *   join_bench [THREADS] [ROUNDS] [LAG]
+ * With "agg" first (--aggregate: counts BPF made, this tree only): THREADS threads of a
+ * native process (this one, DEPTH frames) give COUNT samples of one stack a round, joined
+ * one by one into one model and as one count (JP_SF_COUNTED) into another, interleaved;
+ * prints ns per sample of each.
+ *   join_bench agg [THREADS] [ROUNDS] [COUNT]
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -151,7 +156,78 @@ static void put_trace(__u32 tid, __u64 time_ns)
 	h->head = pos + len;
 }
 
-int main(int argc, char **argv)
+#ifdef JP_SF_COUNTED
+/* one thread's stack: DEPTH return addresses in this binary (distinct locations) */
+static void agg_stack(__u64 *u, int thread)
+{
+	for (int i = 0; i < DEPTH; i++)
+		u[i] = (__u64)(unsigned long)agg_stack + 16 * (__u64)(i + thread % 4);
+}
+
+static int agg_main(int argc, char **argv)
+{
+	int threads = argc > 2 ? atoi(argv[2]) : 64;
+	int rounds = argc > 3 ? atoi(argv[3]) : 200;
+	int count = argc > 4 ? atoi(argv[4]) : 16;
+	struct join_opts o = {0};
+	struct syms *syms = syms__new("/dev/null");
+	SINK *m1 = sink_new(), *mc = sink_new();
+	struct join *one = syms && m1 ? join__new(syms, m1, &o) : NULL;
+	struct join *cnt = syms && mc ? join__new(syms, mc, &o) : NULL;
+	__u64 base = 1000ull * 1000000000ull, t0, el1 = 0, elc = 0, n = 0, u[DEPTH];
+	struct join_stats st1, stc;
+
+	if (!one || !cnt || count < 1) {
+		fprintf(stderr, "join_bench: setup failed\n");
+		return 1;
+	}
+	for (int r = 0; r < rounds; r++) {
+		for (int i = 0; i < threads; i++) {
+			struct jp_sample s = {
+				.time_ns = base + (__u64)r * 100000000 + i,
+				.weight = 1000000,
+				.pid = (__u32)getpid(),
+				.tid = (__u32)getpid() + 1 + i,
+				.kind = JP_EV_CPU,
+				.syscall_nr = -1,
+				.ustack_len = DEPTH,
+			};
+
+			memcpy(s.comm, "worker", 7);
+			memcpy(s.pcomm, "native", 7);
+			agg_stack(u, i);
+			t0 = now_ns();
+			for (int k = 0; k < count; k++)
+				join__sample(one, &s, NULL, u);
+			el1 += now_ns() - t0;
+			s.flags = JP_SF_COUNTED;
+			s.count = (__u64)count;
+			s.weight *= (__u64)count;
+			t0 = now_ns();
+			join__sample(cnt, &s, NULL, u);
+			elc += now_ns() - t0;
+			n += (__u64)count;
+		}
+	}
+	join__flush(one);
+	join__flush(cnt);
+	join__stats(one, &st1);
+	join__stats(cnt, &stc);
+	printf("join_bench agg: %d threads, %d rounds, %d samples a count: one by one %.0f ns per "
+	       "sample, as counts %.0f ns per sample (samples %llu / %llu)\n",
+	       threads, rounds, count, (double)el1 / (double)n, (double)elc / (double)n,
+	       (unsigned long long)st1.samples, (unsigned long long)stc.samples);
+	join__free(one);
+	join__free(cnt);
+	syms__free(syms);
+	sink_free(m1);
+	sink_free(mc);
+	return st1.samples == stc.samples ? 0 : 1;
+}
+#endif
+
+/* samples of a JVM's threads meeting their traces */
+static int traces_main(int argc, char **argv)
 {
 	int threads = argc > 1 ? atoi(argv[1]) : 200;
 	int rounds = argc > 2 ? atoi(argv[2]) : 200;
@@ -207,4 +283,13 @@ int main(int argc, char **argv)
 	rmdir(dir);
 	free(mem);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef JP_SF_COUNTED
+	if (argc > 1 && !strcmp(argv[1], "agg"))
+		return agg_main(argc, argv);
+#endif
+	return traces_main(argc, argv);
 }

@@ -15,6 +15,11 @@ const volatile __u32 agg_fill_at = JP_AGG_COUNTS_MAX * 3 / 4;
 __u64 agg_added = 0;
 /* 1: BPF asked for a drain (JP_EV_AGG_FILL); user space clears it when it drains */
 __u32 agg_asked = 0;
+/*
+ * slot k of agg_counts is [phase + k * JP_AGG_SLOT_NS, + JP_AGG_SLOT_NS): user space sets
+ * the phase so that its slots are the model's (they begin at the recording's start)
+ */
+__u64 agg_slot_phase_ns = 0;
 
 /* hash -> 1: the full record of this stack went out (per thread: the hash has the tid) */
 struct {
@@ -108,7 +113,7 @@ static __always_inline bool agg_count(struct jp_scratch *sc)
 	k.hash = h;
 	k.pid = s->pid;
 	k.tid = s->tid;
-	k.slot = s->time_ns / JP_AGG_SLOT_NS;
+	k.slot = (s->time_ns - agg_slot_phase_ns) / JP_AGG_SLOT_NS;
 	/* counted already in this slot: it was sent (one lookup, the common case) */
 	v = bpf_map_lookup_elem(&agg_counts, &k);
 	if (v) {

@@ -94,8 +94,8 @@
 /* cpu: BPF's walk passed a C2I adapter at the top to its compiled caller (jwalk.bpf.h) */
 #define JP_SF_C2I (1u << 17)
 /*
- * cpu, set by user space only: a sample replayed from a count BPF aggregated (--aggregate,
- * agg.bpf.h), read later than its record would have been
+ * cpu, set by user space only: a count BPF aggregated (--aggregate, agg.bpf.h) replayed at
+ * once as one record of count samples, read later than their records would have been
  */
 #define JP_SF_COUNTED (1u << 31)
 
@@ -191,12 +191,19 @@ struct jp_sample {
 	__u64 time_ns;	 /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64 weight;	 /* ns: CPU time since the thread's last sample (cpu), blocked, call */
 	__u64 cgroup_id; /* cgroup v2 id */
-	/*
-	 * --aggregate: the hash this sample's identity (everything but time, weight and cpu)
-	 * is counted under from now on (agg_counts): user space keeps the record to replay
-	 * the counts with; 0: none
-	 */
-	__u64 stack_hash;
+	union {
+		/*
+		 * --aggregate: the hash this sample's identity (everything but time, weight
+		 * and cpu) is counted under from now on (agg_counts): user space keeps the
+		 * record to replay the counts with; 0: none
+		 */
+		__u64 stack_hash;
+		/*
+		 * user space, with JP_SF_COUNTED: how many samples this replayed count stands
+		 * for (their weights summed in weight, their time the slot's first)
+		 */
+		__u64 count;
+	};
 	__u32 pid;	 /* tgid, init namespace */
 	__u32 tid;
 	__u32 kind;	 /* JP_EV_* */
@@ -431,7 +438,7 @@ struct jp_agg_key {
 	__u64 hash;
 	__u32 pid;
 	__u32 tid;
-	__u32 slot; /* time_ns / JP_AGG_SLOT_NS */
+	__u32 slot; /* (time_ns - agg_slot_phase_ns) / JP_AGG_SLOT_NS */
 	__u32 pad;
 };
 

@@ -274,8 +274,8 @@ static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm
 int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,
 	      const char *marker)
 {
+	__u64 w, cnt = join_sample_count(s);
 	jp_id stack, labels;
-	__u64 w;
 	int err;
 
 	/* off-CPU recorded only for -e lock's parks: the rest of the blocked time is not shown */
@@ -293,7 +293,7 @@ int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size
 	model__at(j->model, s->time_ns); /* the sample's time in the model's timeline */
 	switch (s->kind) {
 	case JP_EV_CPU:
-		w = s->weight;
+		w = s->weight; /* a count's: its samples' weights summed */
 		if (!(s->flags & JP_SF_CPU_TAIL) && !j->carried) {
 			struct last_cpu *l = jn_last_cpu_slot(j, s->pid, s->tid);
 
@@ -303,7 +303,7 @@ int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size
 		}
 		err = 0;
 		if (!(s->flags & JP_SF_CPU_TAIL))
-			err = model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, 1);
+			err = model__add(j->model, stack, labels, JP_VAL_CPU_SAMPLES, cnt);
 		if (!err && w)
 			err = model__add(j->model, stack, labels, JP_VAL_CPU_NS, w);
 		break;
@@ -317,7 +317,7 @@ int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size
 		break;
 	}
 	if (!err)
-		j->st.samples++;
+		j->st.samples += cnt;
 	return jn_model_drop(j, e, err);
 }
 
@@ -446,24 +446,28 @@ static int add_java(struct join *j, const struct jp_sample *s, const __u64 *ksta
 /* a CPU sample of a Java thread, for the per-JVM completeness of CPU samples */
 void jn_tally_cpu(struct jvm_ent *e, const struct jp_sample *s, bool complete, bool before)
 {
+	__u64 n = join_sample_count(s);
+
 	if (s->kind != JP_EV_CPU || (s->flags & JP_SF_CPU_TAIL))
 		return;
-	e->cpu_java++;
-	e->cpu_complete += complete;
-	e->cpu_before += before;
+	e->cpu_java += n;
+	e->cpu_complete += complete ? n : 0;
+	e->cpu_before += before ? n : 0;
 }
 
 int jn_add_missing(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		   const __u64 *ustack, struct jvm_ent *e, enum miss_reason r, int code)
 {
+	__u64 n = join_sample_count(s);
+
 	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only)
 		return 0; /* no Java stack: not known to be a park, and not shown otherwise */
-	e->samples++;
-	e->java_samples++;
-	e->miss[r]++;
+	e->samples += n;
+	e->java_samples += n;
+	e->miss[r] += n;
 	jn_tally_cpu(e, s, false, r == MISS_PENDING || r == MISS_NO_AGENT || r == MISS_EARLY_OFF);
 	if (r == MISS_AGCT && code <= 0 && -code < 12)
-		e->agct[-code]++;
+		e->agct[-code] += n;
 	/* blocked all recording, no Java stack: one frame, not its native wait (issue 25) */
 	if (j->o.collapse_whole && s->kind == JP_EV_OFFCPU && (s->flags & OFFCPU_SF_WHOLE)) {
 		j->st.whole_threads++;
@@ -544,6 +548,7 @@ int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, co
 	      struct jvm_ent *e, const struct java_trace *t)
 {
 	char comm[JP_COMM_LEN + 1];
+	__u64 n = join_sample_count(s);
 	bool native;
 
 	memcpy(comm, s->comm, JP_COMM_LEN);
@@ -557,19 +562,19 @@ int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, co
 
 		return r < 0 ? r : 0;
 	}
-	j->st.jvm_samples++;
+	j->st.jvm_samples += n;
 	if (t->num_frames > 0) {
-		e->samples++;
-		e->java_samples++;
-		e->complete++;
+		e->samples += n;
+		e->java_samples += n;
+		e->complete += n;
 		jn_tally_cpu(e, s, true, false);
-		j->st.java_complete++;
+		j->st.java_complete += n;
 		return add_java(j, s, kstack, ustack, e, t);
 	}
 	if (native || t->num_frames == 0) {
 		/* JVM-internal thread, or a Java thread with no Java frame yet: natives are the truth */
-		e->samples++;
-		e->internal++;
+		e->samples += n;
+		e->internal += n;
 		return jn_add_native(j, s, kstack, ustack, e, NULL);
 	}
 	if (t->num_frames < 0) {
@@ -591,6 +596,7 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		 const __u64 *ustack)
 {
 	struct jvm_ent *e = jn_find_jvm(j, s->pid);
+	__u64 n = join_sample_count(s);
 
 	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
 		return jn_add_cpu_tail(j, s, e);
@@ -607,7 +613,7 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 	 */
 	if ((s->flags & JP_SF_COUNTED) && e->a &&
 	    !(s->flags & (JP_SF_JWALK | JP_SF_NO_JAVA | JP_SF_NATIVE_THREAD))) {
-		j->st.jvm_samples++;
+		j->st.jvm_samples += n;
 		return jn_add_missing(j, s, kstack, ustack, e, MISS_PENDING, 0);
 	}
 	if (!e->a && s->jstack_err == JP_JW_ENTRY && s->jstack_len && !e->early_off)
@@ -622,13 +628,13 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		 * thread in no entry of the JVM's thread list (GC, the VM thread), as of its last
 		 * read: one started since (within ~100 ms) is taken for one too
 		 */
-		j->st.jvm_samples++;
-		e->samples++;
-		e->internal++;
+		j->st.jvm_samples += n;
+		e->samples += n;
+		e->internal += n;
 		return jn_add_native(j, s, kstack, ustack, e, NULL);
 	}
 	if (!e->a) {
-		j->st.jvm_samples++;
+		j->st.jvm_samples += n;
 		return jn_add_missing(j, s, kstack, ustack, e,
 				      e->pending ? MISS_PENDING : MISS_NO_AGENT, 0);
 	}
@@ -636,24 +642,24 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		/* never signalled (it would wake), but a monitor wait it is in has its stack */
 		int r = jn_add_monitor_wait(j, s, kstack, ustack, e);
 
-		j->st.jvm_samples++;
+		j->st.jvm_samples += n;
 		if (r <= 0)
 			return r;
 		return jn_add_missing(j, s, kstack, ustack, e, MISS_OPEN, 0);
 	}
 	if (s->flags & JP_SF_NO_JAVA) {
 		/* BPF saw no last Java frame: the agent's "no Java frame" answer, unasked */
-		j->st.jvm_samples++;
-		e->samples++;
-		e->internal++;
+		j->st.jvm_samples += n;
+		e->samples += n;
+		e->internal += n;
 		return jn_add_native(j, s, kstack, ustack, e, NULL);
 	}
 	if (s->flags & JP_SF_NATIVE_THREAD) {
 		/* the agent said so earlier: a JVM-internal thread, not asked again */
-		j->st.jvm_samples++;
-		e->samples++;
-		e->internal++;
-		e->internal_known++;
+		j->st.jvm_samples += n;
+		e->samples += n;
+		e->internal += n;
+		e->internal_known += n;
 		return jn_add_native(j, s, kstack, ustack, e, NULL);
 	}
 	if (s->flags & JP_SF_JWALK)
@@ -661,11 +667,11 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_FOLLOWS))
 		return jn_add_follower(j, s, kstack, ustack, e);
 	if (!(s->flags & JP_SF_SIGNALED)) {
-		j->st.jvm_samples++;
+		j->st.jvm_samples += n;
 		return jn_add_missing(j, s, kstack, ustack, e, MISS_NOT_SENT, 0);
 	}
 	if (s->sig_err) {
-		j->st.jvm_samples++;
+		j->st.jvm_samples += n;
 		return jn_add_missing(j, s, kstack, ustack, e,
 				      s->sig_err == -EBUSY ? MISS_SIG_BUSY : MISS_SIG_ERR, 0);
 	}

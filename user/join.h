@@ -124,9 +124,18 @@ bool join__has_jvm(const struct join *j, __u32 pid);
  */
 __u32 join__missing_events(const struct join *j, __u32 pid, bool attached_by_jprof);
 
-/* One kernel sample. Samples that requested a Java trace wait for it (join__poll). */
+/*
+ * One kernel sample, or a count of them (JP_SF_COUNTED: join_sample_count), added at once.
+ * Samples that requested a Java trace wait for it (join__poll).
+ */
 int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		 const __u64 *ustack);
+
+/* how many samples s stands for: a count BPF aggregated, replayed whole, or one */
+static inline __u64 join_sample_count(const struct jp_sample *s)
+{
+	return (s->flags & JP_SF_COUNTED) && s->count ? s->count : 1;
+}
 
 /*
  * Reads the agent rings (a bounded number of records per JVM per call: call it again

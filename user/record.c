@@ -116,12 +116,18 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 	 * wall time that ends at time_ns.
 	 */
 	if (r->wall_end_ns && s->time_ns > r->wall_end_ns) {
-		__u64 over = s->time_ns - r->wall_end_ns;
+		__u64 over = s->time_ns - r->wall_end_ns, n = join_sample_count(s);
+		/* a count's samples each weigh an equal share, its first the remainder too */
+		__u64 each = s->weight / n, first = each + s->weight % n;
 
-		if (s->weight <= over)
+		if (first <= over)
 			return 0;
 		clipped = *s;
-		clipped.weight -= over;
+		clipped.weight = first - over;
+		if (n > 1 && each > over)
+			clipped.weight += (n - 1) * (each - over);
+		else if (n > 1)
+			clipped.count = 1;
 		clipped.time_ns = r->wall_end_ns;
 		s = &clipped;
 	}
@@ -134,8 +140,9 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 		p = ptable__get(r->procs, s->pid, &is_new);
 	}
 	if (p) {
-		if (!p->samples++)
+		if (!p->samples)
 			r->processes++;
+		p->samples += join_sample_count(s);
 		if (is_new)
 			memcpy(p->comm, s->pcomm, JP_COMM_LEN);
 	}
@@ -443,10 +450,12 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 	attacher__poll(r.att, mono_ns(), rec_on_agent_ready, &r);
 
 	t0 = mono_ns();
-	if (r.iv) /* the daemon: slot 0 at its first segment's start */
+	if (r.iv) { /* the daemon: slot 0 at its first segment's start */
 		rec_interval_clock(&r);
-	else /* slot 0 from the recording's t0, as its meta */
+	} else { /* slot 0 from the recording's t0, as its meta; BPF's counts' slots too */
 		model__set_clock(r.model, t0, wall_ns());
+		kernel_session__agg_clock(r.ks, t0);
+	}
 	if (o->wall) {
 		/* one window for all of a thread's time: CPU, blocked and runnable */
 		offcpu__set_window(r.offcpu, t0);

@@ -247,6 +247,77 @@ TEST(cpu_time_of_a_thread_is_spread_by_its_samples)
 	teardown(&f);
 }
 
+static char *report(struct fixture *f);
+
+/*
+ * --aggregate: a count BPF made (JP_SF_COUNTED) is one record standing for count samples,
+ * its weight theirs summed: added at once, as the same samples one by one would be
+ */
+TEST(a_count_is_joined_at_once_as_its_samples)
+{
+	struct join_opts o = {0};
+	struct fixture f, g;
+	struct jp_sample a = sample(JP_EV_CPU, 0, 1), b = sample(JP_EV_CPU, 0, 1),
+			 one = sample(JP_EV_CPU, 0, 1), p = sample(JP_EV_CPU, 0, 1);
+	const __u64 other[] = {0x402000};
+	struct join_stats st;
+	struct model_counts c;
+	char *out, *out1, *rep;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(setup(&g, &o) == 0);
+	f.view.values = g.view.values = 1u << JP_VAL_CPU_NS | 1u << JP_VAL_CPU_SAMPLES;
+	a.flags = JP_SF_COUNTED;
+	a.count = 3;
+	a.weight = 3001; /* three samples' CPU time */
+	b.weight = 999;
+	EXPECT_EQ(join__sample(f.join, &a, NULL, ustack), 0);
+	EXPECT_EQ(join__sample(f.join, &b, NULL, other), 0);
+	/* the same three one by one */
+	for (int i = 0; i < 3; i++) {
+		one.weight = i ? 1000 : 1001;
+		EXPECT_EQ(join__sample(g.join, &one, NULL, ustack), 0);
+	}
+	EXPECT_EQ(join__sample(g.join, &b, NULL, other), 0);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_SAMPLES), 4);
+	EXPECT_EQ(model__total(f.model, JP_VAL_CPU_NS), 4000);
+	model__counts(f.model, &c);
+	EXPECT_EQ(c.rows, 2);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.samples, 4);
+	/* at the end the thread's 4000 ns go 3 : 1 by samples, as for the same samples apart */
+	EXPECT_EQ(join__flush(f.join), 0);
+	EXPECT_EQ(join__flush(g.join), 0);
+	f.view.values = g.view.values = 1u << JP_VAL_CPU_NS;
+	out = folded(&f);
+	out1 = folded(&g);
+	EXPECT_STREQ(out, "testproc;[unknown] 1000\ntestproc;join_leaf 3000\n");
+	EXPECT_STREQ(out, out1);
+	free(out);
+	free(out1);
+	/* a JVM's count: its figures count every sample it stands for */
+	EXPECT_EQ(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", NULL), 0);
+	join__set_jvm_pending(f.join, (__u32)getpid(), true);
+	p.flags = JP_SF_COUNTED;
+	p.count = 4;
+	EXPECT_EQ(join__sample(f.join, &p, NULL, ustack), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 4);
+	EXPECT_EQ(st.samples, 8);
+	f.view.values = 1u << JP_VAL_CPU_SAMPLES;
+	out = folded(&f);
+	EXPECT_TRUE(out && strstr(out, "[no Java stack: agent not yet attached];join_leaf 4\n"));
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "4 samples, 4 in Java threads of which 0") != NULL);
+	EXPECT_TRUE(rep && strstr(rep, "4 agent not yet attached") != NULL);
+	if (rep && !strstr(rep, "4 agent not yet attached"))
+		fprintf(stderr, "%s", rep);
+	free(rep);
+	free(out);
+	teardown(&f);
+	teardown(&g);
+}
+
 TEST(jvm_without_agent_is_marked_and_counted)
 {
 	struct join_opts o = { 0 };
@@ -1297,6 +1368,21 @@ static struct jp_sample early_sample(__u32 tid, __u64 t)
 	return s;
 }
 
+/*
+ * a signalled sample of thread tid at t that BPF walked too, and the agent's trace of it:
+ * read in one join__poll, their agreeing walks teach the join the frame's Method*
+ */
+static void teach_method(struct fixture *f, struct fake_agent *fa, __u32 tid, __u64 t)
+{
+	struct jp_sample s = early_sample(tid, t);
+
+	s.flags = JP_SF_SIGNALED;
+	EXPECT_EQ(join__sample(f->join, &s, NULL, early_stack), 0);
+	fa_trace(fa, tid, t + 10, 1);
+	fa_flush(fa);
+	EXPECT_EQ(join__poll(f->join, t + 20), 0);
+}
+
 TEST(early_walks_are_held_and_named_when_the_agent_can)
 {
 	struct join_opts o = { 0 };
@@ -1320,12 +1406,7 @@ TEST(early_walks_are_held_and_named_when_the_agent_can)
 	EXPECT_EQ(st.jvm_samples, 0);
 	/* the agent comes; a signalled sample both walked teaches the Method* */
 	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
-	s = early_sample(7, b + 100);
-	s.flags = JP_SF_SIGNALED;
-	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
-	fa_trace(&fa, 7, b + 110, 1);
-	fa_flush(&fa);
-	EXPECT_EQ(join__poll(f.join, b + 120), 0);
+	teach_method(&f, &fa, 7, b + 100);
 	/* the held ones are named in the same round, before the end */
 	join__stats(f.join, &st);
 	EXPECT_EQ(st.jvm_samples, 4);
@@ -1487,4 +1568,46 @@ TEST(early_walks_the_agent_cannot_name_are_named_from_memory_at_the_end)
 	teardown(&f);
 	fa_close(&fa);
 	free(v);
+}
+
+/*
+ * A sample BPF walked and did not signal whose interpreted Method* the join does not know
+ * (forgotten since BPF was told) waits; the join__poll in which an agreeing walk teaches
+ * that Method* names it, long before the wait's bound, whatever the dictionary did. A
+ * count (--aggregate) waits and is named as the samples it stands for.
+ */
+TEST(jwalked_samples_waiting_for_a_method_are_named_once_it_is_learned)
+{
+	struct join_opts o = {0};
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 b = 100 * SEC;
+	char *fo;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
+		    0);
+	s = early_sample(7, b);
+	s.flags = JP_SF_JWALK | JP_SF_COUNTED;
+	s.count = 5;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	s = early_sample(8, b + 1);
+	s.flags = JP_SF_JWALK;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	EXPECT_EQ(join__poll(f.join, b + 10), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 0); /* both wait */
+	/* a signalled sample both walked: the agent's trace teaches the Method* */
+	teach_method(&f, &fa, 7, b + 100);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 7);
+	EXPECT_EQ(st.java_complete, 7);
+	EXPECT_EQ(join__flush(f.join), 0);
+	fo = folded(&f);
+	EXPECT_STREQ(fo, "testproc;pkg/Work.run_[0];join_leaf 7\n");
+	free(fo);
+	teardown(&f);
+	fa_close(&fa);
 }

@@ -43,8 +43,8 @@ int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack
 	if (e->early_bytes + cost > j->o.early_budget_jvm ||
 	    j->early_bytes + cost > j->o.early_budget ||
 	    !(p = blk_alloc(&j->blk, cost))) {
-		e->early_over++;
-		j->st.jvm_samples++;
+		e->early_over += join_sample_count(s);
+		j->st.jvm_samples += join_sample_count(s);
 		return jn_add_missing(j, s, kstack, ustack, e,
 				      e->pending ? MISS_PENDING : MISS_NO_AGENT, 0);
 	}
@@ -52,7 +52,7 @@ int jn_early_hold(struct join *j, const struct jp_sample *s, const __u64 *kstack
 	dl_add_tail(&e->early, &p->jnode);
 	e->early_bytes += cost;
 	j->early_bytes += cost;
-	e->early_held++;
+	e->early_held += join_sample_count(s);
 	/* names read now, while the JVM lives: it may be gone when they are wanted */
 	vmnames__sample(e->vn);
 	if (e->vn && !e->a)
@@ -75,11 +75,12 @@ static void early_free(struct join *j, struct jvm_ent *e, struct pend *p)
 static size_t early_begin(struct join *j, struct jvm_ent *e, const struct jp_sample *s,
 			  const __u64 *kstack, const __u64 *ustack)
 {
+	__u64 cnt = join_sample_count(s);
 	size_t n = 0;
 
-	j->st.jvm_samples++;
-	e->samples++;
-	e->java_samples++;
+	j->st.jvm_samples += cnt;
+	e->samples += cnt;
+	e->java_samples += cnt;
 	jn_push_native_part(j, &n, s, kstack, ustack);
 	j->java_from = n;
 	return n;
@@ -96,6 +97,7 @@ static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_samp
 	const struct jp_jframe *raw = jframes_of(s, ustack);
 	bool in_unknown = false, whole = true, mem = false;
 	size_t n = early_begin(j, e, s, kstack, ustack);
+	__u64 cnt = join_sample_count(s);
 
 	vmnames__sample(e->vn);
 	for (int f = 0; f < tr->num_frames; f++) {
@@ -125,12 +127,12 @@ static int early_partial(struct join *j, struct jvm_ent *e, const struct jp_samp
 		in_unknown = true;
 	}
 	if (whole && tr->num_frames > 0) {
-		e->complete++;
-		e->early_mem += mem;
-		e->early_named += !mem;
-		j->st.java_complete++;
+		e->complete += cnt;
+		e->early_mem += mem ? cnt : 0;
+		e->early_named += mem ? 0 : cnt;
+		j->st.java_complete += cnt;
 	} else {
-		e->early_unknown++;
+		e->early_unknown += cnt;
 	}
 	jn_tally_cpu(e, s, whole && tr->num_frames > 0, !(whole && tr->num_frames > 0));
 	jn_late_done(j, e);
@@ -149,6 +151,7 @@ static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_
 	const struct jp_jframe *f = jframes_of(s, ustack);
 	bool in_unknown = false, whole = true;
 	size_t n = early_begin(j, e, s, kstack, ustack);
+	__u64 cnt = join_sample_count(s);
 
 	vmnames__sample(e->vn);
 	for (__u32 k = 0; k < s->jstack_len; k++) {
@@ -175,11 +178,11 @@ static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_
 		}
 	}
 	if (whole) {
-		e->complete++;
-		e->early_mem++;
-		j->st.java_complete++;
+		e->complete += cnt;
+		e->early_mem += cnt;
+		j->st.java_complete += cnt;
 	} else {
-		e->early_unknown++;
+		e->early_unknown += cnt;
 	}
 	jn_tally_cpu(e, s, whole, !whole);
 	*ret_err = jn_commit(j, s, e, n, NULL);
@@ -212,7 +215,7 @@ int jn_early_retry(struct join *j, struct jvm_ent *e, bool all)
 
 		n = n->next;
 		if (e->a && !jwalk__trace(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr)) {
-			e->early_named++;
+			e->early_named += join_sample_count(&p->s);
 			err = jn_finish(j, &p->s, p->frames, ustack, e, &tr);
 		} else if (all && !e->a && e->vn) {
 			(void)early_from_memory(j, e, &p->s, p->frames, ustack, &err);
@@ -239,8 +242,8 @@ void join__early_off(struct join *j, __u32 pid)
 	while (!dl_empty(&e->early)) {
 		struct pend *p = dl_entry(e->early.next, struct pend, jnode);
 
-		e->early_dropped++;
-		j->st.jvm_samples++;
+		e->early_dropped += join_sample_count(&p->s);
+		j->st.jvm_samples += join_sample_count(&p->s);
 		(void)jn_add_missing(j, &p->s, p->frames, p->frames + p->s.kstack_len, e,
 				     MISS_EARLY_OFF, 0);
 		early_free(j, e, p);

@@ -148,7 +148,8 @@ struct jvm_ent {
 	 * pend.jnode, oldest first)
 	 */
 	struct dl jwait;
-	__u64 jwait_dict;     /* the dictionary's size when they were last tried */
+	/* the dictionary's size and the Method*s learned (jwalk__learned) at the last try */
+	__u64 jwait_dict, jwait_learned;
 	struct dl unresolved; /* struct ptr.tnode of traces whose host tid is not known yet */
 	/*
 	 * samples BPF walked before the agent came (struct pend.jnode, oldest first), named

@@ -281,7 +281,7 @@ int jn_add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstac
 	if (e->pend_bytes + cost > j->o.pend_budget_jvm ||
 	    j->pend_bytes + cost > j->o.pend_budget ||
 	    !(p = pend_new(j, s, kstack, ustack, e, cost))) {
-		j->st.jvm_samples++;
+		j->st.jvm_samples += join_sample_count(s);
 		return jn_add_missing(j, s, kstack, ustack, e, MISS_JWALK, 0);
 	}
 	dl_add_tail(&e->jwait, &p->jnode);
@@ -289,18 +289,20 @@ int jn_add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstac
 }
 
 /*
- * The samples waiting for the dictionary to name their code: named now, or (all, or
- * waited JOIN_WAIT_NS) counted missing
+ * The samples waiting for their frames to be named: named now, or (all, or waited
+ * JOIN_WAIT_NS) counted missing. Tried again as soon as what names them grew: the
+ * dictionary (a compiled method's code) or the Method*s learned from agreeing walks (an
+ * interpreted frame's, jwalk__learned), which the same join__poll may have taught.
  */
 static int jwait_retry(struct join *j, struct jvm_ent *e, bool all)
 {
 	struct dl *n = e->jwait.next;
-	/* named by what the dictionary gained since they were last tried, or never */
-	__u64 size = jvm_agent__dict_read(e->a);
-	bool grown = size != e->jwait_dict;
+	__u64 size = jvm_agent__dict_read(e->a), learned = jwalk__learned(e->jw);
+	bool grown = size != e->jwait_dict || learned != e->jwait_learned;
 	int err = 0;
 
 	e->jwait_dict = size;
+	e->jwait_learned = learned;
 	while (n != &e->jwait && !err) {
 		struct pend *p = dl_entry(n, struct pend, jnode);
 		const __u64 *ustack = p->frames + p->s.kstack_len;
@@ -311,7 +313,7 @@ static int jwait_retry(struct join *j, struct jvm_ent *e, bool all)
 		    !jwalk__trace(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), &tr)) {
 			err = jn_finish(j, &p->s, p->frames, ustack, e, &tr);
 		} else if (all || p->s.time_ns + JOIN_WAIT_NS <= j->now_ns) {
-			j->st.jvm_samples++;
+			j->st.jvm_samples += join_sample_count(&p->s);
 			err = jn_add_missing(j, &p->s, p->frames, ustack, e, MISS_JWALK, 0);
 		} else {
 			continue;

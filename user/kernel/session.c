@@ -492,6 +492,12 @@ void kernel_session__agg_stats(const struct kernel_session *s, struct ks_agg_sta
 	ks_agg_stats(s, ret);
 }
 
+void kernel_session__agg_clock(struct kernel_session *s, __u64 mono0_ns)
+{
+	if (s)
+		ks_agg_clock(s, mono0_ns);
+}
+
 __u64 kernel_session__exits_dropped(const struct kernel_session *s)
 {
 	return s->exits_dropped;

@@ -115,6 +115,12 @@ struct ks_agg_stats {
 	__u64 records, record_bytes; /* kept now */
 };
 void kernel_session__agg_stats(const struct kernel_session *s, struct ks_agg_stats *ret);
+/*
+ * --aggregate: BPF's time slots begin where the model's do (mono0_ns + k * 100 ms,
+ * model__set_clock), so a count's samples are in the slot they would be in one by one.
+ * No-op when not aggregating (or s NULL).
+ */
+void kernel_session__agg_clock(struct kernel_session *s, __u64 mono0_ns);
 /* Sums the per-CPU counters (JP_STAT_*). */
 void kernel_session__stats(const struct kernel_session *s, __u64 ret[JP_STAT_MAX]);
 /* a process whose last thread exited, or that exec'd a new program (exec) */

@@ -2,8 +2,9 @@
 /*
  * session_agg.c: the user side of the in-kernel counts (--aggregate, jprof.h): learns each
  * stack's first full record (agg_table), drains agg_counts' closed slots every poll round
- * and all of them at the end, and replays each count as that many samples of its record
- * through the session's sample callback: the same join and model path as a full record.
+ * and all of them at the end, and replays each count as one record of its stack that stands
+ * for count samples (JP_SF_COUNTED) through the session's sample callback: the same join
+ * and model path as a full record, taken once.
  */
 #include "kernel/session_int.h"
 #include "kernel/agg_table.h"
@@ -28,6 +29,7 @@ struct ks_agg {
 	struct jp_agg_val *vals;
 	__u32 cap;	 /* agg_counts' max_entries */
 	__u64 last_slot; /* the slot of the last drain */
+	__u64 phase_ns;	 /* slot k begins at phase_ns + k * JP_AGG_SLOT_NS (BPF's too) */
 	bool fill_asked; /* BPF asked for a drain (JP_EV_AGG_FILL) */
 	struct ks_agg_stats st;
 };
@@ -154,27 +156,27 @@ void ks_agg_fill(struct kernel_session *s)
 	s->agg->st.fill_asks++;
 }
 
-/* one count as count samples of its stack's record, their weights summed in it */
+/*
+ * One count as one record of its stack standing for count samples (JP_SF_COUNTED): their
+ * weights summed, their time the slot's first sample's. The join adds it at once.
+ */
 static int replay(struct kernel_session *s, const struct jp_sample *rec, const struct jp_agg_key *k,
 		  const struct jp_agg_val *v)
 {
 	const __u64 *frames = (const __u64 *)(rec + 1);
 	struct jp_sample h = *rec;
-	__u64 each = v->weight_ns / v->count, rest = v->weight_ns % v->count;
 	int err;
 
 	h.pid = k->pid;
 	h.tid = k->tid;
 	h.time_ns = v->time_ns;
+	h.weight = v->weight_ns;
+	h.count = v->count;
 	h.flags |= JP_SF_COUNTED;
-	for (__u64 i = 0; i < v->count; i++) {
-		h.weight = each + (i ? 0 : rest);
-		err = s->fn(s->ctx, &h, frames, frames + h.kstack_len);
-		if (err)
-			return err;
-	}
-	s->agg->st.replayed += v->count;
-	return 0;
+	err = s->fn(s->ctx, &h, frames, frames + h.kstack_len);
+	if (!err)
+		s->agg->st.replayed += v->count;
+	return err;
 }
 
 int ks_agg_drain(struct kernel_session *s, bool all)
@@ -188,7 +190,7 @@ int ks_agg_drain(struct kernel_session *s, bool all)
 	if (!a)
 		return 0;
 	now = mono_ns();
-	cur = now / JP_AGG_SLOT_NS;
+	cur = (now - a->phase_ns) / JP_AGG_SLOT_NS;
 	/* a closed slot to take: once a slot, unless BPF asked or this is the end */
 	if (!all && !a->fill_asked && cur == a->last_slot)
 		return 0;
@@ -255,6 +257,19 @@ int ks_agg_drain(struct kernel_session *s, bool all)
 	}
 	agg_table__reap(a->tab, now > KS_AGG_REAP_NS ? now - KS_AGG_REAP_NS : 0);
 	return err;
+}
+
+void ks_agg_clock(struct kernel_session *s, __u64 mono0_ns)
+{
+	if (!s->agg)
+		return;
+	/*
+	 * A count made under the old phase is at most a slot off the new numbering: it is
+	 * taken two slots after its own ends either way (the daemon's next intervals keep the
+	 * phase, their starts are whole seconds apart)
+	 */
+	s->agg->phase_ns = mono0_ns % JP_AGG_SLOT_NS;
+	s->cpu->bss->agg_slot_phase_ns = s->agg->phase_ns;
 }
 
 void ks_agg_stats(const struct kernel_session *s, struct ks_agg_stats *ret)

@@ -78,5 +78,7 @@ void ks_agg_fill(struct kernel_session *s);
  */
 int ks_agg_drain(struct kernel_session *s, bool all);
 void ks_agg_stats(const struct kernel_session *s, struct ks_agg_stats *ret);
+/* the slots' phase (kernel_session__agg_clock) */
+void ks_agg_clock(struct kernel_session *s, __u64 mono0_ns);
 
 #endif /* JPROF_KERNEL_SESSION_INT_H */

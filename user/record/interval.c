@@ -357,6 +357,7 @@ void rec_interval_clock(struct rec *r)
 	else
 		mono0 = mnow + (wall0 - wnow);
 	model__set_clock(r->model, mono0, wall0);
+	kernel_session__agg_clock(r->ks, mono0); /* BPF's counts in the same slots */
 }
 
 /*

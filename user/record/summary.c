@@ -137,10 +137,9 @@ static void rec_agg_report(const struct rec *r, const __u64 *st)
 		return;
 	pr_debug("aggregation: %llu samples counted in the kernel, %llu records of new stacks "
 		 "(%llu kept, %llu only until their counts are in: no room), %llu other "
-		 "records; %llu drains (%llu asked by BPF), %llu counts replayed as %llu "
-		 "samples; full records instead of a "
-		 "count: %llu (counts map full); %llu marks cleared (ring full); %llu stacks "
-		 "let go for room, %llu kept (%.1f MB)",
+		 "records; %llu drains (%llu asked by BPF), %llu counts joined whole (%llu "
+		 "samples); full records instead of a count: %llu (counts map full); %llu "
+		 "marks cleared (ring full); %llu stacks let go for room, %llu kept (%.1f MB)",
 		 (unsigned long long)st[JP_STAT_AGG_COUNTED],
 		 (unsigned long long)st[JP_STAT_AGG_SENT], (unsigned long long)a.learnt,
 		 (unsigned long long)a.not_kept,
@@ -148,9 +147,9 @@ static void rec_agg_report(const struct rec *r, const __u64 *st)
 				      st[JP_STAT_AGG_SENT]),
 		 (unsigned long long)a.drains, (unsigned long long)a.fill_asks,
 		 (unsigned long long)a.counts, (unsigned long long)a.replayed,
-		 (unsigned long long)st[JP_STAT_AGG_FULL], (unsigned long long)st[JP_STAT_AGG_UNMARK],
-		 (unsigned long long)a.retired, (unsigned long long)a.records,
-		 a.record_bytes / 1048576.0);
+		 (unsigned long long)st[JP_STAT_AGG_FULL],
+		 (unsigned long long)st[JP_STAT_AGG_UNMARK], (unsigned long long)a.retired,
+		 (unsigned long long)a.records, a.record_bytes / 1048576.0);
 	if (a.lost_unknown || a.replayed + a.lost_unknown != st[JP_STAT_AGG_COUNTED])
 		fprintf(stderr,
 			"jprof: aggregation: %llu samples counted in the kernel whose stack was "
