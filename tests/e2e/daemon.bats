@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # daemon.bats: `jprof daemon` into a store in the test's own directory: one valid pprof
 # segment per interval with the programs' frames, adjacent ranges, report --store of a range,
-# kill -9 at any moment leaves a readable store, --max-size holds, a full disk is survived;
-# roll-ups read for their segments and removed with them.
+# kill -9 at any moment (roll-ups being made too) leaves a readable store, --max-size holds, a
+# full disk is survived; nested roll-ups read for their segments and removed with them.
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -32,6 +32,29 @@ teardown() {
 # the segments, oldest first (their names sort by time)
 segments() {
 	find "$STORE/segments" -maxdepth 1 -name '*.pb.gz' -printf '%f\n' | sort
+}
+
+# same_without_rollups [RANGE...]: report --store of the range (folded) reads, has hotab's
+# frames and is what the segments alone give (a copy of them without roll-ups)
+same_without_rollups() {
+	rm -rf "$OUT/plain"
+	mkdir -m 700 "$OUT/plain"
+	cp -a "$STORE/segments" "$OUT/plain/"
+	run -0 "$JPROF" report --store "$STORE" "$@" -f folded -o "$OUT/r.folded"
+	[[ $output != *skipped* ]]
+	run -0 "$JPROF" report --store "$OUT/plain" "$@" -f folded -o "$OUT/p.folded"
+	grep -q 'hot_a' "$OUT/r.folded"
+	cmp "$OUT/r.folded" "$OUT/p.folded" || { echo "range '$*' differs"; false; }
+}
+
+# utc_s 20261127T040000Z: its unix seconds
+utc_s() {
+	date -ud "${1:0:8} ${1:9:2}:${1:11:2}:${1:13:2}" +%s
+}
+
+# span_s NAME: the seconds a segment's or roll-up's name (START-END...) covers
+span_s() {
+	echo $(($(utc_s "${1:17:16}") - $(utc_s "${1:0:16}")))
 }
 
 @test "daemon: a valid pprof segment per interval, adjacent ranges, the programs' frames; report --store" {
@@ -77,8 +100,7 @@ segments() {
 	# run, hotab's samples are at most one thread's 99 a second. Per segment they are not
 	# bounded: a sample counts where it was read and joined, a stalled round's in the next
 	local first=${segs[0]:0:16} last=${segs[-1]:17:16}
-	secs=$(($(date -ud "${last:0:8} ${last:9:2}:${last:11:2}:${last:13:2}" +%s) -
-		$(date -ud "${first:0:8} ${first:9:2}:${first:11:2}:${first:13:2}" +%s)))
+	secs=$(($(utc_s "$last") - $(utc_s "$first")))
 	echo "hotab: $sum samples in $secs s of segments"
 	((sum > 0 && sum <= 110 * secs + 15))
 	echo "segments with hot_a: $hot, with JavaHot frames: $java"
@@ -105,29 +127,31 @@ segments() {
 		delay=$(printf '0.%03d' $((RANDOM % 1000)))
 		delay=$(awk -v d="$delay" -v r=$((RANDOM % 3)) 'BEGIN { print d + r }')
 		echo "round $round: kill -9 after $delay s"
-		start_daemon -p "$APP_PID" --interval 1
+		# roll-ups of 2 s (2 segments) made all along: a kill may come in the middle of one
+		JPROF_ROLLUP_S=12 start_daemon -p "$APP_PID" --interval 1
 		sleep "$delay"
 		{ kill -9 "$DPID" && wait "$DPID"; } 2>/dev/null || true
 		DPID=
-		# whatever is there is whole: every segment reads, and so does the store
+		# whatever is there is whole: every segment and roll-up reads, and so does the
+		# store, as its segments alone would
 		for s in $(segments); do
 			gzip -t "$STORE/segments/$s"
 		done
+		[[ ! -d $STORE/rollups ]] || find "$STORE/rollups" -maxdepth 1 -name '2*.pb.gz' -exec gzip -t {} +
 		if [[ -n $(segments) ]]; then
-			run -0 "$JPROF" report --store "$STORE" -o "$OUT/k.folded"
-			[[ $output != *skipped* ]]
-			grep -q 'hot_a' "$OUT/k.folded"
+			same_without_rollups
 		fi
 	done
 	# a restart removes what a kill left half-written and continues after the newest segment
-	mkdir -p "$STORE/segments"
+	mkdir -p "$STORE/segments" "$STORE/rollups"
 	touch "$STORE/segments/.tmp-20261127T040000Z-20261127T040001Z.pb.gz"
+	echo "half a roll-up" >"$STORE/rollups/.tmp-20261127T040000Z-20261127T040002Z.0123456789abcdef.pb.gz"
 	before=$(segments | tail -1)
 	start_daemon -p "$APP_PID" --interval 1
 	sleep 2.5
 	stop_daemon
-	grep -Eq 'removed [1-9][0-9]* unfinished segments?' "$OUT/daemon.err"
-	[[ -z $(find "$STORE/segments" -name '.tmp-*') ]]
+	grep -Eq 'removed ([2-9]|[1-9][0-9]+) unfinished segments' "$OUT/daemon.err"
+	[[ -z $(find "$STORE/segments" "$STORE/rollups" -name '.tmp-*') ]]
 	# its segments come after the newest one before it, without overlap
 	after=$(segments | awk -v b="$before" '$0 > b' | head -1)
 	[[ -n $after ]]
@@ -184,21 +208,27 @@ segments() {
 	grep -q 'hot_a' "$OUT/f.folded"
 }
 
-@test "daemon: roll-ups (a test period of 3 s): read for their segments, removed with them" {
+@test "daemon: roll-ups (test periods of 2 s and 12 s, nested): read for their segments, removed with them" {
 	"$APPS/hotab" 30 >/dev/null 3>&- &
 	APP_PID=$!
 	sleep 0.3
-	JPROF_ROLLUP_S=3 start_daemon -p "$APP_PID" --interval 1 --max-age 8s
-	# on until the first roll-up is gone with its segments (the age limit) and another is there
-	local i first= rolls=()
+	# an "hour" of 12 s in 6 parts of 2 s (2 segments each), made of its parts' roll-ups
+	JPROF_ROLLUP_S=12 start_daemon -p "$APP_PID" --interval 1 --max-age 6s
+	# on until the first roll-up is gone with its segments (the age limit), another is there
+	# and a period's was made
+	local i r first= period= rolls=()
 	for ((i = 0; i < 125; i++)); do
 		sleep 0.2
 		mapfile -t rolls < <(find "$STORE/rollups" -maxdepth 1 -name '2*.pb.gz' -printf '%f\n' 2>/dev/null | sort)
 		[[ -z $first && ${#rolls[@]} -gt 0 ]] && first=${rolls[0]}
-		[[ -n $first && ${#rolls[@]} -gt 0 && ${rolls[0]} != "$first" && ! -e $STORE/rollups/$first ]] && break
+		for r in "${rolls[@]}"; do
+			[[ $(span_s "$r") == 12 ]] && period=$r
+		done
+		[[ -n $first && -n $period && ${#rolls[@]} -gt 0 && ${rolls[0]} != "$first" && ! -e $STORE/rollups/$first ]] && break
 	done
-	echo "first roll-up $first, after $((i / 5)) s"
+	echo "first roll-up $first, a period's $period, after $((i / 5)) s"
 	stop_daemon
+	[[ -n $period && $(span_s "$first") == 2 ]]
 	grep -Eq '; [1-9][0-9]* roll-ups written \([1-9][0-9]* removed' "$OUT/daemon.err"
 	[[ -z $(find "$STORE/rollups" -name '.tmp-*') ]]
 	[[ -z $(find "$STORE/rollups" -type f ! -perm 600) && $(stat -c %a "$STORE/rollups") == 700 ]]
@@ -207,26 +237,23 @@ segments() {
 	echo "roll-ups: ${rolls[*]}"
 	echo "segments: ${segs[*]}"
 	((${#rolls[@]} >= 1))
-	# none outlives its segments: each starts no earlier than the oldest segment left
-	local r
+	# none outlives its segments: each lies over 2 segments or more of those left
+	local s n
 	for r in "${rolls[@]}"; do
-		[[ ! ${r:0:16} < ${segs[0]:0:16} ]]
+		n=0
+		for s in "${segs[@]}"; do
+			[[ ! ${s:0:16} < ${r:0:16} && ! ${s:17:16} > ${r:17:16} ]] && n=$((n + 1))
+		done
+		((n >= 2)) || { echo "$r: $n segments"; false; }
 		run -0 go tool pprof -raw "$STORE/rollups/$r"
 		[[ $output == *"hot_a"* && $output == *"jprof:host="* ]]
 	done
 	# the same flame graph with and without them: whole periods, cut ones, all
-	mkdir "$OUT/plain"
-	cp -a "$STORE/segments" "$OUT/plain/"
-	chmod 700 "$OUT/plain"
 	r=${rolls[-1]}
 	local a=${r:0:16} b=${r:17:16} s=${segs[0]:0:16}
 	for range in "--since $a --until $b" "--since $s --until $b" "--since ${segs[1]:0:16}" ""; do
 		# shellcheck disable=SC2086
-		run -0 "$JPROF" report --store "$STORE" $range -f folded -o "$OUT/r.folded"
-		# shellcheck disable=SC2086
-		run -0 "$JPROF" report --store "$OUT/plain" $range -f folded -o "$OUT/p.folded"
-		grep -q 'hot_a' "$OUT/r.folded"
-		cmp "$OUT/r.folded" "$OUT/p.folded" || { echo "range '$range' differs"; false; }
+		same_without_rollups $range
 	done
 	# and it is read: its bytes swapped for one segment's, the period's graph is that segment's
 	cp "$STORE/segments/${segs[-2]}" "$STORE/rollups/$r"

@@ -28,6 +28,7 @@
 #include "profile.h"
 #include "store/store.h"
 #include "store/store_load.h"
+#include "daemon/rollups.h"
 
 #define MS 1000000ull
 #define W0 1795752000000000000ull /* 2026-11-27T04:00:00Z */
@@ -626,6 +627,183 @@ TEST(a_range_read_with_rollups_equals_its_segments)
 		EXPECT_EQ(n, 0);
 		EXPECT_TRUE(!is_file(dir, "rollups", r[2].name));
 	}
+	store__free(st);
+	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* segments from..to - 1 of 30 s each (segment(k)) into the writer's store; 0 or -errno */
+static int write_segments(struct store *st, __u64 t0, int from, int to)
+{
+	int err = 0;
+
+	for (int k = from; k < to && !err; k++) {
+		struct bytes b;
+		char *seg = segment(k, &b.n);
+
+		if (!seg)
+			return -ENOMEM;
+		b.p = seg;
+		err = store__write(st, t0 + 30 * (__u64)k, t0 + 30 * (__u64)k + 30, t0, write_bytes,
+				   &b);
+		free(seg);
+	}
+	return err;
+}
+
+/* the roll-ups of the store as "start-end" offsets from t0, oldest first, one a line */
+static void rollup_list(const struct store *st, __u64 t0, char *buf, size_t len)
+{
+	const struct store_rollup *rs;
+	size_t n, off = 0;
+
+	buf[0] = '\0';
+	rs = store__rollups(st, &n);
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%llu-%llu ",
+					(unsigned long long)(rs[i].start_s - t0),
+					(unsigned long long)(rs[i].end_s - t0));
+}
+
+/*
+ * Roll-ups nest: 12 segments of 30 s, parts of 60 s (2 segments), periods of 180 s made of
+ * the parts. A range reads the fewest files (whole periods, parts at its ends, then
+ * segments) and what its segments give; a period stale (a segment cut since) leaves its
+ * valid parts; a crash while one was written (its temporary file) changes no read and the
+ * next writer removes it
+ */
+TEST(rollups_nest_and_a_range_reads_the_fewest_files)
+{
+	char dir[64] = "/tmp/jprof-test-nest-XXXXXX", path[128], p2[256], why[256];
+	__u64 t0 = W0 / 1000000000ull;
+	struct store_rollup r, per[2];
+	struct store_load_result res;
+	struct store *st = NULL, *rd = NULL;
+	struct store_stats ss;
+	struct model *m;
+	struct told t;
+	size_t n;
+	FILE *f;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/store", dir);
+	ASSERT_TRUE(store__open_writer(path, NULL, t0, &st, why, sizeof(why)) == 0);
+	ASSERT_TRUE(write_segments(st, t0, 0, 12) == 0);
+	for (__u64 a = 0; a < 360; a += 60)
+		EXPECT_EQ(rollup(st, path, t0 + a, t0 + a + 60, &r), 0);
+	/* a period's roll-up is made of its parts' roll-ups: 3 files, not 6 */
+	ASSERT_TRUE(store__open_reader(path, &rd, why, sizeof(why)) == 0);
+	m = model__new();
+	memset(&t, 0, sizeof(t));
+	EXPECT_EQ(store__load_span(rd, 0, 6, m, on_told, &t, NULL, &res), 0);
+	EXPECT_TRUE(t.rollups == 3 && t.segs == 0 && res.loaded == 6 && res.in_range == 6);
+	model__free(m);
+	store__free(rd);
+	EXPECT_EQ(rollup(st, path, t0, t0 + 180, &per[0]), 0);
+	EXPECT_EQ(rollup(st, path, t0 + 180, t0 + 360, &per[1]), 0);
+	store__free(st);
+
+	ASSERT_TRUE(store__open_reader(path, &rd, why, sizeof(why)) == 0);
+	/* all: the two periods */
+	EXPECT_TRUE(same_both_ways(rd, t0, t0 + 360, &t));
+	EXPECT_TRUE(t.rollups == 2 && t.segs == 0);
+	/* cut at both ends: a segment, two parts, two parts, a segment */
+	EXPECT_TRUE(same_both_ways(rd, t0 + 30, t0 + 330, &t));
+	EXPECT_TRUE(t.rollups == 4 && t.segs == 2);
+	/* cut at one end: two parts and the second period */
+	EXPECT_TRUE(same_both_ways(rd, t0 + 60, t0 + 360, &t));
+	EXPECT_TRUE(t.rollups == 3 && t.segs == 0);
+	/* inside a period, cutting segments: the part they lie in whole, and a segment */
+	EXPECT_TRUE(same_both_ways(rd, t0 + 190, t0 + 250, &t));
+	EXPECT_TRUE(t.rollups == 1 && t.segs == 1);
+	store__free(rd);
+
+	/* a segment of the second period cut short: that period and its part stale */
+	{
+		struct store_seg sg;
+
+		ASSERT_TRUE(store_seg_name(t0 + 210, t0 + 240, sg.name, sizeof(sg.name)) == 0);
+		snprintf(p2, sizeof(p2), "%s/segments/%.47s", path, sg.name);
+		ASSERT_TRUE(truncate(p2, 100) == 0);
+	}
+	ASSERT_TRUE(store__open_reader(path, &rd, why, sizeof(why)) == 0);
+	EXPECT_TRUE(same_both_ways(rd, t0, t0 + 360, &t));
+	EXPECT_TRUE(t.rollups == 3 && t.segs == 1 && t.skipped == 1);
+	store__free(rd);
+
+	/* killed while a roll-up was written: its temporary file, half of one */
+	snprintf(p2, sizeof(p2), "%s/rollups/.tmp-%s", path, per[0].name);
+	f = fopen(p2, "w");
+	ASSERT_TRUE(f != NULL);
+	fputs("\x1f\x8b half a roll-up", f);
+	fclose(f);
+	ASSERT_TRUE(store__open_reader(path, &rd, why, sizeof(why)) == 0);
+	(void)store__rollups(rd, &n);
+	EXPECT_EQ(n, 8);
+	EXPECT_TRUE(same_both_ways(rd, t0, t0 + 360, &t));
+	EXPECT_TRUE(t.rollups == 3 && t.segs == 1 && t.skipped == 1);
+	store__free(rd);
+	ASSERT_TRUE(store__open_writer(path, NULL, t0, &st, why, sizeof(why)) == 0);
+	store__stats(st, &ss);
+	EXPECT_EQ(ss.swept, 1);
+	EXPECT_EQ(ss.rollups_removed, 2); /* the stale ones */
+	EXPECT_TRUE(access(p2, F_OK) && errno == ENOENT);
+	store__free(st);
+	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * The daemon's roll-ups (daemon/rollups.c) of a period of 360 s: its parts of 60 s and the
+ * periods, from the newest completed one back to the oldest segment; none of one segment,
+ * none again of the same segments (an hour of one part's)
+ */
+TEST(the_daemon_rolls_up_parts_then_their_periods)
+{
+	char dir[64] = "/tmp/jprof-test-ticks-XXXXXX", path[128], why[256], list[512];
+	/* the open interval's start, the segments by then, the roll-ups to be had */
+	static const struct {
+		__u64 open;
+		int segs;
+		size_t rolls;
+	} steps[] = {{480, 16, 9}, {720, 17, 10}, {1080, 26, 11}};
+	__u64 t0 = W0 / 1000000000ull, w, f;
+	struct store *st = NULL;
+	struct rollups *ru;
+	size_t n = 0;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/store", dir);
+	ASSERT_TRUE(store__open_writer(path, NULL, t0, &st, why, sizeof(why)) == 0);
+	ru = rollups__new(path, 360);
+	ASSERT_TRUE(ru != NULL);
+	for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		/* the daemon down from 510 to 720, and from 780 on: [720, 1080) has one part */
+		int from = k == 2 ? 24 : k == 1 ? 16 : 0;
+
+		ASSERT_TRUE(write_segments(st, t0, from, steps[k].segs) == 0);
+		for (int i = 0; i < 1000 && n < steps[k].rolls; i++) {
+			rollups__tick(ru, st, t0 + steps[k].open, t0);
+			(void)store__rollups(st, &n);
+			usleep(10000);
+		}
+		for (int i = 0; i < 20; i++) { /* and no more */
+			rollups__tick(ru, st, t0 + steps[k].open, t0);
+			usleep(10000);
+		}
+		(void)store__rollups(st, &n);
+		EXPECT_EQ(n, steps[k].rolls);
+	}
+	rollups__counts(ru, &w, &f);
+	rollup_list(st, t0, list, sizeof(list));
+	printf("roll-ups: %s(%llu written, %llu failed)\n", list, (unsigned long long)w,
+	       (unsigned long long)f);
+	/*
+	 * at 480: the parts [360, 480), then back: [0, 360)'s parts and itself; at 720 the
+	 * period [360, 720) (the part [480, 540) has one segment); at 1080 the part [720, 780)
+	 */
+	EXPECT_STREQ(list, "0-60 0-360 60-120 120-180 180-240 240-300 300-360 360-420 "
+			   "360-720 420-480 720-780 ");
+	EXPECT_TRUE(w == 11 && f == 0);
+	rollups__free(ru, st, t0);
 	store__free(st);
 	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -21,20 +21,26 @@
 
 struct rollups {
 	char dir[PATH_MAX];
-	__u64 period_s;
+	__u64 period_s; /* an hour */
+	__u64 part_s;	/* its parts' period, ten minutes (period_s: none) */
 	pthread_t th;
 	bool started;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	/* under mu: a job [job_start_s, +period_s) handed over, its result */
+	/* under mu: a job [job_start_s, + job_len_s) handed over, its result */
 	bool busy, done, quit;
-	__u64 job_start_s;
+	__u64 job_start_s, job_len_s;
 	struct store_rollup result;
 	int result_err;
-	volatile bool stop; /* read by the merge between two segments */
-	/* the loop's: periods from low_s to high_s looked at already */
-	bool init;
-	__u64 low_s, high_s;
+	volatile bool stop; /* read by the merge between two files */
+	/*
+	 * The loop's: the parts ending at or before high_s looked at (and the period ending
+	 * there when whole_due); going back, the periods from low_s on, and of the one before
+	 * it, low_k parts (low_k == parts: all of them, the period itself next)
+	 */
+	bool init, whole_due;
+	__u64 high_s, low_s;
+	__u64 low_k;
 	__u64 written, failed;
 };
 
@@ -52,20 +58,21 @@ struct rollups *rollups__new(const char *dir, unsigned int period_s)
 		return NULL;
 	}
 	ru->period_s = period_s;
+	ru->part_s = period_s % STORE_ROLLUP_PARTS ? period_s : period_s / STORE_ROLLUP_PARTS;
 	pthread_mutex_init(&ru->mu, NULL);
 	pthread_cond_init(&ru->cv, NULL);
 	return ru;
 }
 
 /* one period merged, with a store of its own (the writer's list is the loop thread's) */
-static int build(struct rollups *ru, __u64 start_s, struct store_rollup *ret)
+static int build(struct rollups *ru, __u64 start_s, __u64 len_s, struct store_rollup *ret)
 {
 	struct store *s = NULL;
 	char why[256];
 	int err = store__open_reader(ru->dir, &s, why, sizeof(why));
 
 	if (!err)
-		err = store_rollup_build(s, start_s, start_s + ru->period_s, &ru->stop, ret);
+		err = store_rollup_build(s, start_s, start_s + len_s, &ru->stop, ret);
 	store__free(s);
 	(void)malloc_trim(0); /* an hour's model gone: its pages back to the system */
 	return err;
@@ -83,7 +90,7 @@ static void *rollups_main(void *arg)
 	pthread_mutex_lock(&ru->mu);
 	for (;;) {
 		struct store_rollup r;
-		__u64 start_s;
+		__u64 start_s, len_s;
 		int err;
 
 		while (!ru->quit && (!ru->busy || ru->done))
@@ -91,8 +98,9 @@ static void *rollups_main(void *arg)
 		if (ru->quit)
 			break;
 		start_s = ru->job_start_s;
+		len_s = ru->job_len_s;
 		pthread_mutex_unlock(&ru->mu);
-		err = build(ru, start_s, &r);
+		err = build(ru, start_s, len_s, &r);
 		pthread_mutex_lock(&ru->mu);
 		ru->result = r;
 		ru->result_err = err;
@@ -140,31 +148,81 @@ static void commit(struct rollups *ru, struct store *s, __u64 now_s)
 		pr_debug("store: roll-up %s (%.1f MB) written", r.name, r.bytes / 1e6);
 	} else if (err != -ENODATA && err != -ECANCELED) {
 		ru->failed++;
-		pr_debug("store: no roll-up of %llu + %llu s: %s", (unsigned long long)ru->job_start_s,
-			 (unsigned long long)ru->period_s, strerror(-err));
+		pr_debug("store: no roll-up of %llu + %llu s: %s",
+			 (unsigned long long)ru->job_start_s, (unsigned long long)ru->job_len_s,
+			 strerror(-err));
 	}
 }
 
-/* the period from start_s wants a roll-up: 2 segments or more, and none valid of them */
-static bool wanted(const struct store *s, __u64 start_s, __u64 period_s)
+/*
+ * [start_s, + len_s) wants a roll-up: 2 segments or more, and none of the same segments (its
+ * hash) there, of its period or of a shorter one inside it (an hour of one part's segments)
+ */
+static bool wanted(const struct store *s, __u64 start_s, __u64 len_s)
 {
 	const struct store_rollup *rs;
-	size_t first, nr;
+	size_t first, nr, lo = 0, hi;
 	__u64 h;
 
-	if (store__span(s, start_s, start_s + period_s, &first, &h) < 2)
+	if (store__span(s, start_s, start_s + len_s, &first, &h) < 2)
 		return false;
 	rs = store__rollups(s, &nr);
-	for (size_t i = 0; i < nr; i++)
-		if (rs[i].start_s == start_s && rs[i].end_s == start_s + period_s && rs[i].hash == h)
+	for (hi = nr; lo < hi;) { /* the first that starts at start_s or later (oldest first) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rs[mid].start_s < start_s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < nr && rs[i].start_s < start_s + len_s; i++)
+		if (rs[i].end_s <= start_s + len_s && rs[i].hash == h)
 			return false;
+	return true;
+}
+
+/*
+ * The next period to look at into *ret_start, *ret_len: the parts completed before end_s
+ * (the open interval's start), newest first, each period once its last part is; then back
+ * to oldest_s (the oldest segment's start), a period's parts before it. false: none.
+ */
+static bool next_look(struct rollups *ru, __u64 end_s, __u64 oldest_s, __u64 *ret_start,
+		      __u64 *ret_len)
+{
+	__u64 p = ru->period_s, f = ru->part_s, parts = p / f;
+
+	if (ru->whole_due) {
+		ru->whole_due = false;
+		*ret_start = ru->high_s - p;
+		*ret_len = p;
+		return true;
+	}
+	if (ru->high_s + f <= end_s) {
+		*ret_start = ru->high_s;
+		*ret_len = f;
+		ru->high_s += f;
+		ru->whole_due = f < p && ru->high_s % p == 0;
+		return true;
+	}
+	if (!ru->low_k && (ru->low_s <= oldest_s || ru->low_s < p))
+		return false;
+	if (ru->low_k < parts && f < p) {
+		*ret_start = ru->low_s - p + ru->low_k * f;
+		*ret_len = f;
+		ru->low_k++;
+		return true;
+	}
+	ru->low_k = 0;
+	ru->low_s -= p;
+	*ret_start = ru->low_s;
+	*ret_len = p;
 	return true;
 }
 
 void rollups__tick(struct rollups *ru, struct store *s, __u64 open_start_s, __u64 now_s)
 {
 	const struct store_seg *segs;
-	__u64 p, end_s, a;
+	__u64 a, len;
 	size_t n;
 
 	if (!ru)
@@ -172,29 +230,21 @@ void rollups__tick(struct rollups *ru, struct store *s, __u64 open_start_s, __u6
 	commit(ru, s, now_s);
 	if (ru->busy)
 		return;
-	p = ru->period_s;
-	end_s = open_start_s / p * p; /* the periods before it are complete */
-	if (!ru->init) {
-		ru->low_s = ru->high_s = end_s;
+	if (!ru->init) { /* the current period's parts from its start, then back */
+		ru->low_s = ru->high_s = open_start_s / ru->period_s * ru->period_s;
 		ru->init = true;
 	}
+	if (!start_thread(ru))
+		return; /* tried again next round, before any period is looked at */
 	segs = store__segments(s, &n);
 	for (int look = 0; look < ROLLUP_LOOKS; look++) {
-		if (ru->high_s + p <= end_s) { /* a period completed since: newer ones first */
-			a = ru->high_s;
-			ru->high_s += p;
-		} else if (n && ru->low_s > segs[0].start_s && ru->low_s >= p) {
-			ru->low_s -= p; /* then back to the oldest segment */
-			a = ru->low_s;
-		} else {
+		if (!next_look(ru, open_start_s, n ? segs[0].start_s : ~0ull, &a, &len))
 			return;
-		}
-		if (!wanted(s, a, p))
+		if (!wanted(s, a, len))
 			continue;
-		if (!start_thread(ru))
-			return; /* tried again next round */
 		pthread_mutex_lock(&ru->mu);
 		ru->job_start_s = a;
+		ru->job_len_s = len;
 		ru->busy = true;
 		pthread_cond_broadcast(&ru->cv);
 		pthread_mutex_unlock(&ru->mu);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * rollups.h: `jprof daemon`'s roll-ups (store/store.h): each completed period's segments
- * (an hour's: STORE_ROLLUP_S) merged into one file by a thread of its own at the lowest
- * priority (nice 19, every signal blocked), off the recording's path; the loop's thread only puts
- * the result in place (store__add_rollup: a rename). The newest completed period first, then
- * older ones without a valid roll-up (a store of an older daemon, a restart), one at a time.
+ * (an hour's: STORE_ROLLUP_S, and each of its STORE_ROLLUP_PARTS parts', ten minutes') merged
+ * into one file by a thread of its own at the lowest priority (nice 19, every signal
+ * blocked), off the recording's path; the loop's thread only puts the result in place
+ * (store__add_rollup: a rename). The newest completed part first, its period once its last
+ * part is (made of the parts' roll-ups), then older ones without a valid roll-up (a store of
+ * an older daemon, a restart), one at a time.
  */
 #ifndef JPROF_DAEMON_ROLLUPS_H
 #define JPROF_DAEMON_ROLLUPS_H
@@ -16,8 +18,9 @@
 struct rollups;
 
 /*
- * Roll-ups of period_s (0: none, and NULL) for the store in dir (the writer's, opened by the
- * caller; the thread opens it as a reader). NULL out of memory: the store goes without.
+ * Roll-ups of period_s (0: none, and NULL), and of its STORE_ROLLUP_PARTS parts when it divides
+ * into them in whole seconds, for the store in dir (the writer's, opened by the caller; the
+ * thread opens it as a reader). NULL out of memory: the store goes without.
  */
 struct rollups *rollups__new(const char *dir, unsigned int period_s);
 /*

@@ -278,7 +278,7 @@ int store_rollup_build(const struct store *s, __u64 start_s, __u64 end_s,
 	m = model__new();
 	if (!m)
 		return -ENOMEM;
-	err = store__load_segs(s, first, n, m, on_seg, &b, stop, &res);
+	err = store__load_span(s, first, n, m, on_seg, &b, stop, &res);
 	if (!err && (b.bad || res.loaded != n))
 		err = -ENODATA; /* read as segments, each skipped one is told to the reader */
 	if (!err && stop && *stop)

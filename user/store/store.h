@@ -114,15 +114,17 @@ int store_index_parse(char *buf, size_t len, store_index_fn fn, void *ctx);
 
 /*
  * Roll-ups (rollup.c): DIR/rollups/START-END.HASH.pb.gz, the segments lying wholly in [START,
- * END) merged into one pprof file (the daemon writes one per completed hour), which readers
- * take for those segments: the same model, read in one file. HASH (16 hex digits) is that of
- * those segments' names and sizes, so a roll-up whose segments changed since (one removed,
+ * END) merged into one pprof file (the daemon writes one per completed ten minutes and one per
+ * hour, made of those), which readers take for those segments: the same model, read in one
+ * file; a range reads the fewest bytes its valid roll-ups allow. HASH (16 hex digits) is that
+ * of those segments' names and sizes, so a roll-up whose segments changed since (one removed,
  * added, cut) is stale and not used. Written as segments are (temporary file, fsync,
  * rename); removed with the oldest of its segments (no later) and, stale, at the writer's
  * open; its bytes count in the store's (store__bytes, max_size).
  */
 #define STORE_ROLLUPS_DIR     "rollups"
 #define STORE_ROLLUP_S	      3600 /* the daemon's period: an hour */
+#define STORE_ROLLUP_PARTS    6	   /* ... and its parts' (ten minutes) */
 #define STORE_ROLLUP_NAME_LEN 64   /* "START-END.0123456789abcdef.pb.gz" and its NUL */
 
 struct store_rollup {
@@ -154,12 +156,13 @@ int store__read_rollup(const struct store *s, const struct store_rollup *r, size
 		       char **ret_buf, size_t *ret_len);
 
 /*
- * Merges the segments lying wholly in [start_s, end_s) (at least 2, every one readable) into
- * a temporary file DIR/rollups/.tmp-NAME, synced; any thread, with a store of its own (a
- * reader of the writer's directory: its rollups/ must exist). *stop set: given up between
- * two segments. 0 and *ret (name, hash, bytes), or -errno with nothing left behind:
- * -ENODATA fewer than 2 segments, or one unreadable; -ECANCELED stopped; -EFBIG larger than
- * STORE_READ_MAX; -ENOMEM/-ENOSPC out of memory or over the model's budget.
+ * Merges the segments lying wholly in [start_s, end_s) (at least 2, every one readable; the
+ * valid roll-ups of shorter periods among them read for theirs) into a temporary file
+ * DIR/rollups/.tmp-NAME, synced; any thread, with a store of its own (a reader of the
+ * writer's directory: its rollups/ must exist). *stop set: given up between two files. 0 and
+ * *ret (name, hash, bytes), or -errno with nothing left behind: -ENODATA fewer than 2
+ * segments, or one unreadable; -ECANCELED stopped; -EFBIG larger than STORE_READ_MAX;
+ * -ENOMEM/-ENOSPC out of memory or over the model's budget.
  */
 int store_rollup_build(const struct store *s, __u64 start_s, __u64 end_s,
 		       const volatile bool *stop, struct store_rollup *ret);

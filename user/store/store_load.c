@@ -3,8 +3,9 @@
  * store_load.c: the segments of a time range, each checked whole, read into one model. A
  * reader thread reads and checks the next segment (file, gunzip, tables: nothing of the
  * model) while this one adds the last to the model; one segment waits at most, so two are
- * held at once. Without the thread (it could not start), one after the other. A valid
- * roll-up stands for its segments; one that cannot be read is replaced by them, in the reader.
+ * held at once. Without the thread (it could not start), one after the other. Valid roll-ups
+ * stand for their segments, the cheapest set of them (plan); one that cannot be read is
+ * replaced by its segments, in the reader.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -251,82 +252,204 @@ static int load_items(const struct store *s, const struct item *items, size_t ni
 	return r.err;
 }
 
-/* a valid roll-up that holds segment i and those after it, all in idx[k..]: n, else 0 */
-static size_t rollup_at(const struct store *s, const size_t *idx, size_t k, size_t nidx,
-			size_t *ri, const struct store_rollup **ret)
+/*
+ * What a file costs to read beyond its bytes, in bytes: its open and read, the hand-over
+ * between the threads, its tables looked up once more. It makes a roll-up worth taking over
+ * the few segments it stands for even when it is a little larger than they are together.
+ */
+#define FILE_COST (64u << 10)
+
+/* a valid roll-up of the range: it stands for the segments at positions [k, k + n) */
+struct jump {
+	size_t k, n;
+	const struct store_rollup *ru;
+};
+
+/* the cheapest way found to position k of the range: from position from, by ru or a segment */
+struct step {
+	__u64 cost;
+	size_t from;
+	const struct store_rollup *ru;
+};
+
+/*
+ * the valid roll-ups whose segments are idx[k..k + n) for some k, k ascending (the roll-ups
+ * are oldest first): how many in *ret_n
+ */
+static int jumps(const struct store *s, const size_t *idx, size_t nidx, struct jump **ret,
+		 size_t *ret_n)
 {
-	const struct store_seg *g = &s->segs[idx[k]];
-	size_t first, n;
+	struct jump *js = NULL;
+	size_t nj = 0, cap = 0;
 
-	while (*ri < s->nroll && s->rolls[*ri].end_s <= g->start_s)
-		(*ri)++;
-	for (size_t j = *ri; j < s->nroll && s->rolls[j].start_s <= g->start_s; j++) {
+	for (size_t j = 0; nidx && j < s->nroll; j++) {
 		const struct store_rollup *ru = &s->rolls[j];
+		size_t first, n, lo = 0, hi = nidx;
 
-		if (!store__rollup_valid(s, ru, &first, &n) || first != idx[k] ||
-		    k + n > nidx || idx[k + n - 1] != first + n - 1)
+		if (ru->end_s <= s->segs[idx[0]].start_s)
 			continue;
-		*ret = ru;
-		return n;
+		if (ru->start_s >= s->segs[idx[nidx - 1]].end_s)
+			break; /* oldest first: none after it lies in the range */
+		if (!store__rollup_valid(s, ru, &first, &n))
+			continue;
+		while (lo < hi) { /* first's position in idx */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (idx[mid] < first)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == nidx || idx[lo] != first || n > nidx - lo ||
+		    idx[lo + n - 1] != first + n - 1)
+			continue; /* a segment of it is out of the range */
+		if (nj == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct jump *nv = realloc(js, nc * sizeof(*nv));
+
+			if (!nv) {
+				free(js);
+				return -ENOMEM;
+			}
+			js = nv;
+			cap = nc;
+		}
+		js[nj++] = (struct jump){.k = lo, .n = n, .ru = ru};
 	}
+	*ret = js;
+	*ret_n = nj;
 	return 0;
+}
+
+/*
+ * The segments idx[0..nidx) (store__segments' indices, ascending) as the cheapest run of
+ * items, each a segment or a valid roll-up that holds segments of the range only (ranges
+ * stay exact): fewest bytes read, FILE_COST a file. Roll-ups of each period nest (an
+ * hour's, its ten minutes'), so a range that cuts hours reads the periods it holds whole
+ * and segments at its ends only. items: room for nidx. How many in *ret_nitems.
+ */
+static int plan(const struct store *s, const size_t *idx, size_t nidx, struct item *items,
+		size_t *ret_nitems)
+{
+	struct step *best;
+	struct jump *js;
+	size_t nj, j = 0, k, nitems = 0;
+	int err = jumps(s, idx, nidx, &js, &nj);
+
+	if (err)
+		return err;
+	best = calloc(nidx + 1, sizeof(*best));
+	if (!best) {
+		free(js);
+		return -ENOMEM;
+	}
+	for (k = 1; k <= nidx; k++)
+		best[k].cost = ~0ull;
+	for (k = 0; k < nidx; k++) { /* every way out of position k, reached at its cheapest */
+		__u64 c = best[k].cost + s->segs[idx[k]].bytes + FILE_COST;
+
+		if (c < best[k + 1].cost)
+			best[k + 1] = (struct step){.cost = c, .from = k};
+		for (; j < nj && js[j].k == k; j++) {
+			c = best[k].cost + js[j].ru->bytes + FILE_COST;
+			if (c < best[k + js[j].n].cost)
+				best[k + js[j].n] =
+					(struct step){.cost = c, .from = k, .ru = js[j].ru};
+		}
+	}
+	/* back from the end: the items in reverse, then turned around */
+	for (k = nidx; k > 0; k = best[k].from)
+		items[nitems++] = (struct item){
+			.first = idx[best[k].from], .n = k - best[k].from, .ru = best[k].ru};
+	for (size_t a = 0, b = nitems; a + 1 < b; a++, b--) {
+		struct item t = items[a];
+
+		items[a] = items[b - 1];
+		items[b - 1] = t;
+	}
+	free(best);
+	free(js);
+	*ret_nitems = nitems;
+	return 0;
+}
+
+/*
+ * idx[0..nidx) into dst: planned (with roll-ups), or each segment alone; stop, from a thread's
+ * store_rollup_build (a roll-up made of the roll-ups of the shorter periods inside it)
+ */
+static int load_idx(const struct store *s, const size_t *idx, size_t nidx, bool rollups,
+		    struct model *dst, store_seg_fn fn, void *ctx, const volatile bool *stop,
+		    struct store_load_result *ret)
+{
+	struct item *items = calloc(nidx ? nidx : 1, sizeof(*items));
+	size_t nitems = nidx;
+	int err = 0;
+
+	*ret = (struct store_load_result){0};
+	if (!items)
+		return -ENOMEM;
+	if (rollups)
+		err = plan(s, idx, nidx, items, &nitems);
+	else
+		for (size_t i = 0; i < nidx; i++)
+			items[i] = (struct item){.first = idx[i], .n = 1};
+	if (!err)
+		err = load_items(s, items, nitems, dst, fn, ctx, stop, ret);
+	ret->in_range = nidx;
+	free(items);
+	return err;
 }
 
 int store__load(const struct store *s, __u64 since_s, __u64 until_s, struct model *dst,
 		store_seg_fn fn, void *ctx, struct store_load_result *ret)
 {
 	const struct store_seg *segs;
-	struct item *items = NULL;
-	size_t n, nidx = 0, nitems = 0, ri = 0, *idx = NULL;
+	size_t n, nidx = 0, *idx;
 	int err;
 
 	segs = store__segments(s, &n);
 	idx = calloc(n ? n : 1, sizeof(*idx));
-	items = calloc(n ? n : 1, sizeof(*items));
-	if (!idx || !items) {
-		free(idx);
-		free(items);
+	if (!idx)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++)
 		if (segs[i].end_s > since_s && segs[i].start_s < until_s)
 			idx[nidx++] = i;
-	for (size_t k = 0; k < nidx;) {
-		struct item *it = &items[nitems++];
-
-		it->first = idx[k];
-		it->n = rollup_at(s, idx, k, nidx, &ri, &it->ru);
-		if (!it->n) {
-			it->ru = NULL;
-			it->n = 1;
-		}
-		k += it->n;
-	}
-	err = load_items(s, items, nitems, dst, fn, ctx, NULL, ret);
-	ret->in_range = nidx;
+	err = load_idx(s, idx, nidx, true, dst, fn, ctx, NULL, ret);
 	free(idx);
-	free(items);
 	return err;
+}
+
+/* segments first .. first + n - 1, with roll-ups or without */
+static int load_run(const struct store *s, size_t first, size_t n, bool rollups, struct model *dst,
+		    store_seg_fn fn, void *ctx, const volatile bool *stop,
+		    struct store_load_result *ret)
+{
+	size_t total, *idx;
+	int err;
+
+	(void)store__segments(s, &total);
+	if (first > total || n > total - first)
+		return -EINVAL;
+	idx = calloc(n ? n : 1, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = first + i;
+	err = load_idx(s, idx, n, rollups, dst, fn, ctx, stop, ret);
+	free(idx);
+	return err;
+}
+
+int store__load_span(const struct store *s, size_t first, size_t n, struct model *dst,
+		     store_seg_fn fn, void *ctx, const volatile bool *stop,
+		     struct store_load_result *ret)
+{
+	return load_run(s, first, n, true, dst, fn, ctx, stop, ret);
 }
 
 int store__load_segs(const struct store *s, size_t first, size_t n, struct model *dst,
 		     store_seg_fn fn, void *ctx, const volatile bool *stop,
 		     struct store_load_result *ret)
 {
-	struct item *items;
-	size_t total;
-	int err;
-
-	(void)store__segments(s, &total);
-	if (first > total || n > total - first)
-		return -EINVAL;
-	items = calloc(n ? n : 1, sizeof(*items));
-	if (!items)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		items[i] = (struct item){.first = first + i, .n = 1};
-	err = load_items(s, items, n, dst, fn, ctx, stop, ret);
-	ret->in_range = n;
-	free(items);
-	return err;
+	return load_run(s, first, n, false, dst, fn, ctx, stop, ret);
 }

@@ -27,9 +27,10 @@ struct store_load_result {
  * Adds to dst every segment that overlaps [since_s, until_s), each read straight into dst
  * (model/pprof_merge.h) and checked whole first, so one that is cut short or corrupt (a crash,
  * power loss) is skipped whole (told to fn) and never half-merged. dst gets what reading each
- * into a model of its own and copying it over would give. Segments a valid roll-up holds
- * (store.h), all of them in the range, are read from it instead: fn is told of it once, a
- * store_seg of its range and name; a roll-up that cannot be read is left for its segments.
+ * into a model of its own and copying it over would give. Segments valid roll-ups hold
+ * (store.h), all of them in the range, are read from them instead, the fewest bytes (an
+ * hour's roll-up, else its ten minutes', else segments): fn is told of each once, a store_seg
+ * of its range and name; a roll-up that cannot be read is left for its segments.
  * 0, or -ENOMEM/-ENOSPC (dst's budget; dst then holds part of the range).
  */
 int store__load(const struct store *s, __u64 since_s, __u64 until_s, struct model *dst,
@@ -40,6 +41,15 @@ int store__load(const struct store *s, __u64 since_s, __u64 until_s, struct mode
  * does; *stop set (by another thread): stops between two segments, with 0
  */
 int store__load_segs(const struct store *s, size_t first, size_t n, struct model *dst,
+		     store_seg_fn fn, void *ctx, const volatile bool *stop,
+		     struct store_load_result *ret);
+
+/*
+ * Adds segments first .. first + n - 1 as store__load adds a range (the valid roll-ups of
+ * segments among them read for them); *stop as store__load_segs. A roll-up is made so from
+ * the roll-ups of shorter periods inside it.
+ */
+int store__load_span(const struct store *s, size_t first, size_t n, struct model *dst,
 		     store_seg_fn fn, void *ctx, const volatile bool *stop,
 		     struct store_load_result *ret);
 
