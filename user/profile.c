@@ -282,7 +282,8 @@ static void weigh_path(struct profile_node *n, __u64 w)
 		n->total = pf_sat_add(n->total, w);
 }
 
-int profile__add(struct profile *p, const struct prof_frame *frames, size_t n, __u64 weight)
+int profile__add_leaf(struct profile *p, const struct prof_frame *frames, size_t n, __u64 weight,
+		      const struct profile_node **ret_leaf)
 {
 	struct profile_node *cur = &p->root;
 
@@ -295,7 +296,14 @@ int profile__add(struct profile *p, const struct prof_frame *frames, size_t n, _
 			return -ENOMEM;
 	}
 	weigh_path(cur, weight);
+	if (ret_leaf)
+		*ret_leaf = cur;
 	return 0;
+}
+
+int profile__add(struct profile *p, const struct prof_frame *frames, size_t n, __u64 weight)
+{
+	return profile__add_leaf(p, frames, n, weight, NULL);
 }
 
 const char *profile__title(const struct profile *p)

@@ -23,6 +23,9 @@ void profile__free(struct profile *p); /* NULL-safe */
 
 /* Adds one stack, frames[0] is the root. Returns 0 or -ENOMEM. n == 0 adds to the root. */
 int profile__add(struct profile *p, const struct prof_frame *frames, size_t n, __u64 weight);
+/* profile__add, and the node the weight went on in *ret_leaf (stable until profile__free) */
+int profile__add_leaf(struct profile *p, const struct prof_frame *frames, size_t n, __u64 weight,
+		      const struct profile_node **ret_leaf);
 /* s interned in the profile's names (stable until profile__free); NULL when out of memory */
 const char *profile__intern(struct profile *p, const char *s);
 

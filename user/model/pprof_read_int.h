@@ -135,6 +135,15 @@ struct parse {
 	size_t nlabs, cap_labs;
 	struct hmap lab_index; /* (pid << 32 | tid, hash of the rest) -> index into labs */
 	/*
+	 * the last sample added: its location ids (a copy), stack and label set (id 0: none), so
+	 * that the next of the same row (a row's slots are Samples one after another) takes them
+	 * without looking them up
+	 */
+	__u64 *last_locs;
+	size_t nlast_locs, cap_last_locs;
+	jp_id last_stack;
+	struct plabels last_lab;
+	/*
 	 * whole (a merge's): every sample is checked before any goes into m (a file is added
 	 * whole or not at all), and the samples of no value add nothing to m (not even their
 	 * stack). pm: functions and locations are found through the merge's own indexes (set

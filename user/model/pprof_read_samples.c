@@ -353,18 +353,44 @@ static bool has_value(const struct parse *ps, const struct psample *d)
 	return false;
 }
 
-int pp_add_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
+/* the sample's locations are the last one's: its stack */
+static bool same_locs(const struct parse *ps, const struct psample *d)
 {
-	struct psample d;
-	jp_id stack, labels;
-	size_t depth = 0;
-	int err = pp_decode_sample(ps, s, &d);
+	return ps->last_stack && d->nloc == ps->nlast_locs &&
+	       (!d->nloc || !memcmp(d->locs, ps->last_locs, d->nloc * sizeof(*d->locs)));
+}
 
-	/* a merge takes the rows of the file: a sample of no value makes none */
-	if (err || (ps->whole && !has_value(ps, &d)))
-		return err;
-	for (size_t i = 0; !err && i < d.nloc; i++) {
-		struct ploc *l = find_loc(ps, d.locs[i]);
+/* the sample's locations and stack kept for the next (not kept: looked up again) */
+static void keep_last(struct parse *ps, const struct psample *d, jp_id stack)
+{
+	ps->last_stack = 0;
+	if (d->nloc > ps->cap_last_locs) {
+		__u64 *n = realloc(ps->last_locs, d->nloc * sizeof(*n));
+
+		if (!n)
+			return;
+		ps->last_locs = n;
+		ps->cap_last_locs = d->nloc;
+	}
+	if (d->nloc)
+		memcpy(ps->last_locs, d->locs, d->nloc * sizeof(*d->locs));
+	ps->nlast_locs = d->nloc;
+	ps->last_stack = stack;
+}
+
+/* the sample's stack, its locations made first (the last sample's when they are its) */
+static int sample_stack(struct parse *ps, const struct psample *d, jp_id *stack_buf, jp_id *ret)
+{
+	size_t depth = 0;
+	jp_id stack;
+	int err = 0;
+
+	if (same_locs(ps, d)) {
+		*ret = ps->last_stack;
+		return 0;
+	}
+	for (size_t i = 0; !err && i < d->nloc; i++) {
+		struct ploc *l = find_loc(ps, d->locs[i]);
 
 		if (!l)
 			return pp_bad(ps, "a sample names an unknown location");
@@ -378,8 +404,47 @@ int pp_add_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
 	if (err)
 		return err;
 	stack = model__stack(ps->m, stack_buf, depth);
-	labels = labels_id(ps, &d);
-	if (!labels || (!stack && depth))
+	if (!stack && depth)
+		return -ENOMEM;
+	keep_last(ps, d, stack);
+	*ret = stack;
+	return 0;
+}
+
+/* the sample's label set (the last sample's when it is its) */
+static jp_id sample_labels(struct parse *ps, const struct psample *d)
+{
+	jp_id id;
+
+	if (ps->last_lab.id && labels_same(&ps->last_lab, d))
+		return ps->last_lab.id;
+	id = labels_id(ps, d);
+	if (id)
+		ps->last_lab = (struct plabels){.pid = d->pid,
+						.tid = d->tid,
+						.nfolded = d->nfolded,
+						.comm = d->comm,
+						.thread = d->thread,
+						.cont = d->cont,
+						.main = d->main,
+						.id = id};
+	return id;
+}
+
+int pp_add_sample(struct parse *ps, const struct span *s, jp_id *stack_buf)
+{
+	struct psample d;
+	jp_id stack = 0, labels;
+	int err = pp_decode_sample(ps, s, &d);
+
+	/* a merge takes the rows of the file: a sample of no value makes none */
+	if (err || (ps->whole && !has_value(ps, &d)))
+		return err;
+	err = sample_stack(ps, &d, stack_buf, &stack);
+	if (err)
+		return err;
+	labels = sample_labels(ps, &d);
+	if (!labels)
 		return -ENOMEM;
 	sample_time(ps, d.timed, d.time_ms);
 	for (size_t i = 0; !err && i < d.nval && i < ps->ncols; i++)
@@ -396,5 +461,6 @@ void pp_samples_free(struct parse *ps)
 	free(ps->sloc);
 	free(ps->sval);
 	free(ps->labs);
+	free(ps->last_locs);
 	hmap_free(&ps->lab_index);
 }

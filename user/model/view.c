@@ -21,6 +21,7 @@ struct view_ctx {
 	size_t nnames;
 	char proc[VIEW_ROOT_LEN], thread[VIEW_ROOT_LEN], container[VIEW_ROOT_LEN];
 	struct prof_frame frames[VIEW_MAX_FRAMES];
+	size_t nroots; /* of the frames row_frames made, the roots (process, thread, container) */
 	char *buf; /* a name being rendered */
 	size_t cap;
 };
@@ -101,6 +102,7 @@ static size_t row_frames(struct view_ctx *c, const struct jp_sample_row *r)
 			c->frames[k++] = (struct prof_frame){c->thread, JP_FK_ROOT};
 		}
 	}
+	c->nroots = k;
 	locs = model__get_stack(c->m, r->stack, &n);
 	for (size_t i = 0; i < n && k < VIEW_MAX_FRAMES; i++) {
 		size_t at = c->v->reverse ? i : n - 1 - i; /* the trie wants its root first */
@@ -122,13 +124,18 @@ static __u64 row_weight(const struct view_ctx *c, const struct jp_sample_row *r)
 	return w;
 }
 
-static int add_row(struct view_ctx *c, const struct jp_sample_row *r)
+/* a row into the trie; its node in *leaf (NULL: none, no weight or no frame) */
+static int add_row(struct view_ctx *c, const struct jp_sample_row *r,
+		   const struct profile_node **leaf)
 {
 	__u64 w = row_weight(c, r);
+	size_t k;
 
+	*leaf = NULL;
 	if (!w)
 		return 0;
-	return profile__add(c->dst, c->frames, row_frames(c, r), w);
+	k = row_frames(c, r);
+	return profile__add_leaf(c->dst, c->frames, k, w, k ? leaf : NULL);
 }
 
 struct prune_ctx {
@@ -170,7 +177,9 @@ static int prune_into(const struct profile *src, __u64 min, struct profile *dst)
 	return err;
 }
 
-int model__to_profile(const struct model *m, const struct model_view *v, struct profile *dst)
+/* the rows into dst; leaf_of (min_percent 0): each row's node, NULL where none */
+static int to_profile(const struct model *m, const struct model_view *v, struct profile *dst,
+		      const struct profile_node **leaf_of)
 {
 	struct model_counts cnt;
 	struct profile *tmp = NULL;
@@ -184,7 +193,7 @@ int model__to_profile(const struct model *m, const struct model_view *v, struct 
 		tmp = profile__new(profile__title(dst), profile__unit(dst));
 		if (!tmp)
 			return -ENOMEM;
-		err = model__to_profile(m, &all, tmp);
+		err = leaf_of ? -EINVAL : model__to_profile(m, &all, tmp);
 		if (!err)
 			err = prune_into(
 				tmp, (__u64)(v->min_percent / 100.0 * (double)profile__total(tmp)),
@@ -206,13 +215,19 @@ int model__to_profile(const struct model *m, const struct model_view *v, struct 
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < model__rows(m); i++) {
 		struct jp_sample_row rb;
+		const struct profile_node *leaf;
 
-		err = add_row(c, model__row(m, i, &rb));
+		err = add_row(c, model__row(m, i, &rb), leaf_of ? &leaf_of[i] : &leaf);
 	}
 	free(c->names);
 	free(c->buf);
 	free(c);
 	return err;
+}
+
+int model__to_profile(const struct model *m, const struct model_view *v, struct profile *dst)
+{
+	return to_profile(m, v, dst, NULL);
 }
 
 static bool kind_is_java(enum jp_frame_kind k)
@@ -317,8 +332,13 @@ int model__profile_nodes(const struct model *m, const struct model_view *v, stru
 		if (!k)
 			continue;
 		for (d = 0; d < k; d++) {
-			/* every name is the profile's own (interned): compared by pointer */
-			const char *name = profile__intern(p, c->frames[d].name);
+			/*
+			 * every name is the profile's own (interned): compared by pointer; a frame's
+			 * is already (render), but for loc_name's "[unknown]" and "[?]"
+			 */
+			const char *name = d < c->nroots || c->frames[d].name[0] == '['
+						   ? profile__intern(p, c->frames[d].name)
+						   : c->frames[d].name;
 			__u64 *e = name ? hmap_find2(&ic.edges, (__u64)at << 8 | c->frames[d].kind,
 						     (__u64)(uintptr_t)name)
 					: NULL;
@@ -339,5 +359,39 @@ int model__profile_nodes(const struct model *m, const struct model_view *v, stru
 	free(c->names);
 	free(c->buf);
 	free(c);
+	return err;
+}
+
+/* preorder indices of the nodes, by node (as index_node numbers them, without the edges) */
+static int number_node(void *vctx, const struct profile_node *const *path, size_t depth)
+{
+	struct index_ctx *c = vctx;
+
+	return hmap_put(&c->idx, (__u64)(uintptr_t)path[depth - 1], ++c->n) < 0 ? -ENOMEM : 0;
+}
+
+int model__to_profile_nodes(const struct model *m, const struct model_view *v, struct profile *dst,
+			    size_t *row_node)
+{
+	const struct profile_node **leaf;
+	struct index_ctx ic = {0};
+	size_t n = model__rows(m);
+	int err;
+
+	if (v->min_percent > 0)
+		return -EINVAL;
+	leaf = calloc(n ? n : 1, sizeof(*leaf));
+	if (!leaf)
+		return -ENOMEM;
+	err = to_profile(m, v, dst, leaf);
+	if (!err)
+		err = profile__walk(dst, number_node, &ic);
+	for (size_t i = 0; !err && i < n; i++) {
+		__u64 *at = leaf[i] ? hmap_find(&ic.idx, (__u64)(uintptr_t)leaf[i]) : NULL;
+
+		row_node[i] = at ? (size_t)*at : SIZE_MAX;
+	}
+	hmap_free(&ic.idx);
+	free(leaf);
 	return err;
 }

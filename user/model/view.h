@@ -34,6 +34,12 @@ int model__to_profile(const struct model *m, const struct model_view *v, struct 
  */
 int model__profile_nodes(const struct model *m, const struct model_view *v, struct profile *p,
 			 size_t *row_node);
+/*
+ * model__to_profile into an empty dst and model__profile_nodes of it in one pass (each row's
+ * node kept as its weight is added): v->min_percent 0 only (-EINVAL). 0 or -ENOMEM.
+ */
+int model__to_profile_nodes(const struct model *m, const struct model_view *v, struct profile *dst,
+			    size_t *row_node);
 
 /*
  * The other way, for `jprof report` of a folded file: every trie path with self weight becomes

@@ -307,29 +307,52 @@ static int group_names(const struct html_time *ht, jp_id id, struct name_map *nm
 	return !s || name_map_get(nm, s, tn) ? -ENOMEM : 0;
 }
 
+/* ",a,b,c" (no comma first when first) into f: a time cell, without printf's parsing */
+static void put_triple(FILE *f, bool first, __u64 a, __u64 b, __u64 c)
+{
+	char buf[3 * 21 + 3], *p = buf + sizeof(buf);
+	const __u64 v[3] = {c, b, a};
+
+	for (int i = 0; i < 3; i++) {
+		__u64 x = v[i];
+
+		do
+			*--p = (char)('0' + x % 10);
+		while ((x /= 10));
+		if (i < 2 || !first)
+			*--p = ',';
+	}
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
 /*
  * "time": when the samples happened. keys: [node, process name, thread name] triples (name
- * indices); ent: [key, slot, weight] triples, a slot res_ms long from start_ms (unix ms)
+ * indices); ent: [key, slot, weight] triples, a slot res_ms long from start_ms (unix ms).
+ * A row's entries come one after another (a store's read, a recording's row by row at the
+ * end): its key is looked up once for them.
  */
 static int write_time(const struct html_time *ht, struct name_map *nm, FILE *f)
 {
 	struct model_time ti;
 	struct model_counts c;
-	struct hmap keys = {0}, cells = {0};
+	struct hmap keys = {0}, cells;
 	__u32 *grp = NULL, factor = 1;
-	size_t nkeys = 0, k = 0, pos = 0;
+	size_t nkeys = 0, k = 0, pos = 0, last_row;
 	struct jp_time_ent eb;
-	__u64 *v, k1, k2;
+	__u64 *v, k1, k2, last_key = 0;
 	int err = -ENOMEM;
 
 	model__time_info(ht->m, &ti);
 	model__counts(ht->m, &c);
+	/* room for a cell an entry (at most the cap) from the start: no growing, no rehash */
+	hmap_init(&cells, 2 * (ti.entries < HTML_TIME_MAX ? ti.entries : HTML_TIME_MAX), 0);
 	grp = calloc(2 * (c.labels + 1), sizeof(*grp));
 	if (!grp)
 		goto out;
 	memset(grp, 0xff, 2 * (c.labels + 1) * sizeof(*grp));
 again:
 	hmap_free(&cells);
+	last_row = SIZE_MAX;
 	for (k = 0; model__time(ht->m, k, &eb); k++) {
 		struct jp_sample_row rb;
 		const struct jp_sample_row *r;
@@ -341,19 +364,27 @@ again:
 		for (int x = 0; x < JP_VAL_MAX; x++)
 			if (ht->v->values & (1u << x))
 				w += eb.values[x];
-		r = w ? model__row(ht->m, eb.row, &rb) : NULL;
-		if (!r || r->labels > c.labels)
+		if (!w)
 			continue;
-		if (grp[2 * r->labels] == ~0u &&
-		    group_names(ht, r->labels, nm, &grp[2 * r->labels], &grp[2 * r->labels + 1]))
-			goto out;
-		v = hmap_get2(&keys, ht->row_node[eb.row],
-			      (__u64)grp[2 * r->labels] << 32 | grp[2 * r->labels + 1], &is_new);
-		if (!v)
-			goto out;
-		if (is_new)
-			*v = nkeys++;
-		v = hmap_get2(&cells, *v, eb.slot / factor, &is_new);
+		if (eb.row != last_row) {
+			r = model__row(ht->m, eb.row, &rb);
+			if (!r || r->labels > c.labels)
+				continue;
+			if (grp[2 * r->labels] == ~0u &&
+			    group_names(ht, r->labels, nm, &grp[2 * r->labels],
+					&grp[2 * r->labels + 1]))
+				goto out;
+			v = hmap_get2(&keys, ht->row_node[eb.row],
+				      (__u64)grp[2 * r->labels] << 32 | grp[2 * r->labels + 1],
+				      &is_new);
+			if (!v)
+				goto out;
+			if (is_new)
+				*v = nkeys++;
+			last_row = eb.row;
+			last_key = *v;
+		}
+		v = hmap_get2(&cells, last_key, eb.slot / factor, &is_new);
 		if (!v)
 			goto out;
 		*v += w;
@@ -385,8 +416,7 @@ again:
 	fputs("],\"ent\":[", f);
 	k = 0;
 	for (pos = 0; (v = hmap_next(&cells, &pos, &k1, &k2));)
-		fprintf(f, "%s%" PRIu64 ",%" PRIu64 ",%" PRIu64, k++ ? "," : "", (uint64_t)k1,
-			(uint64_t)k2, (uint64_t)*v);
+		put_triple(f, !k++, k1, k2, *v);
 	fputs("]}", f);
 	err = ferror(f) ? (errno > 0 ? -errno : -EIO) : 0;
 out:
@@ -485,10 +515,16 @@ int out_html_write_model(const struct model *m, const struct model_view *v,
 					 meta && meta->unit ? meta->unit : "samples");
 	size_t *row_node = calloc(model__rows(m) + 1, sizeof(*row_node));
 	struct html_time ht = {.m = m, .v = v, .p = p, .row_node = row_node};
-	int err = p && row_node ? model__to_profile(m, v, p) : -ENOMEM;
+	int err = p && row_node ? 0 : -ENOMEM;
 
-	if (!err)
-		err = model__profile_nodes(m, v, p, row_node);
+	/* the trie and each row's node in it: in one pass, unless min_percent prunes the trie */
+	if (!err && v->min_percent > 0) {
+		err = model__to_profile(m, v, p);
+		if (!err)
+			err = model__profile_nodes(m, v, p, row_node);
+	} else if (!err) {
+		err = model__to_profile_nodes(m, v, p, row_node);
+	}
 	if (!err)
 		err = html_write(p, meta, NULL, NULL, NULL, false, &ht, f);
 	free(row_node);
