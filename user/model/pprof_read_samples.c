@@ -300,6 +300,19 @@ static bool labels_same(const struct plabels *a, const struct psample *d)
 	       a->main == d->main;
 }
 
+/* the sample's labels as indices, and their set's id */
+static struct plabels plabels_of(const struct psample *d, jp_id id)
+{
+	return (struct plabels){.pid = d->pid,
+				.tid = d->tid,
+				.nfolded = d->nfolded,
+				.comm = d->comm,
+				.thread = d->thread,
+				.cont = d->cont,
+				.main = d->main,
+				.id = id};
+}
+
 /* the sample's label set: found by its string indices when made before; 0 out of memory */
 static jp_id labels_id(struct parse *ps, const struct psample *d)
 {
@@ -331,16 +344,7 @@ static jp_id labels_id(struct parse *ps, const struct psample *d)
 	}
 	if (hmap_put2(&ps->lab_index, k1, k2, ps->nlabs) < 0)
 		return id;
-	ps->labs[ps->nlabs++] = (struct plabels){
-		.pid = d->pid,
-		.tid = d->tid,
-		.nfolded = d->nfolded,
-		.comm = d->comm,
-		.thread = d->thread,
-		.cont = d->cont,
-		.main = d->main,
-		.id = id,
-	};
+	ps->labs[ps->nlabs++] = plabels_of(d, id);
 	return id;
 }
 
@@ -420,14 +424,7 @@ static jp_id sample_labels(struct parse *ps, const struct psample *d)
 		return ps->last_lab.id;
 	id = labels_id(ps, d);
 	if (id)
-		ps->last_lab = (struct plabels){.pid = d->pid,
-						.tid = d->tid,
-						.nfolded = d->nfolded,
-						.comm = d->comm,
-						.thread = d->thread,
-						.cont = d->cont,
-						.main = d->main,
-						.id = id};
+		ps->last_lab = plabels_of(d, id);
 	return id;
 }
 
