@@ -10,25 +10,31 @@ in their copy's interval, as a daemon's do, and an hour's do not fold onto 4 mom
 size of a busy 2-CPU host's 30-s segment, README); --source DIR: the segments of a store of
 yours (e.g. one `make bench`'s daemon part left).
 Then the roll-ups, as the daemon writes them: `jprof daemon --store` of the day (-p of an idle
-process) until it has merged every whole UTC hour of it (the newest first; --no-rollups: none).
+process) until it has merged every whole ten minutes and UTC hour of it (the newest first;
+--no-rollups: none).
 Then, against `jprof serve` on a free loopback port, each request timed from the client
-(curl-like, urllib), median of --runs:
+(curl-like, urllib), median of --runs, with the host's load (1-minute average) after it:
   - /api/segments with the daemon's index (the timeline: what the page asks first),
   - /api/segments without the index (a store whose index was lost: counted a second a request),
   - /api/profile of the last whole UTC hour (120 segments, one roll-up) as HTML, and as pprof,
-    and of the last 3,600 s (two hours cut: segments only),
+    of an hour that cuts two at ten minutes (40 of one, 20 of the next: 6 roll-ups of ten
+    minutes), and of the last 3,600 s (two hours cut at a segment's edge: roll-ups of ten
+    minutes and up to 20 segments at its ends) as HTML and pprof,
   - /api/profile of the whole day (2,880 segments) as HTML (once; serve stops a report at
     60 s: then its answer is the figure),
   - /api/recordings over --recordings of 200 saved recordings.
 The profiles are timed with the roll-ups and without them (their directory moved away between
 requests of the same server: before/after in one run), alternating; the pprof answers of the
 two ways compared by digest (the HTML's time cells come in a hash map's random order).
---compare OTHER_BUILD: the hour's flame graph (HTML, pprof) also from OTHER_BUILD's jprof serve
-over the same store, the two servers' requests alternating (same machine, same load), and their
-ratios (e.g. a build of main against this tree's).
-Needs root (the daemon), `make all`. --json FILE writes every figure.
+--compare OTHER_BUILD: the hours' ranges (whole and cut, HTML, pprof) also from OTHER_BUILD's
+jprof serve, over the same segments with the hours' roll-ups only (a daemon that made no
+roll-ups of ten minutes), the two servers' requests alternating (same machine, same load), and
+their ratios (e.g. main's build against this tree's).
+Needs root (the daemon), `make all`. --json FILE writes every figure. --keep DIR: the day's
+store (and its roll-ups) made in DIR/day and left there, used again by the next run with it.
 """
 import argparse
+import calendar
 import gzip
 import hashlib
 import json
@@ -37,12 +43,14 @@ import shutil
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
+import zlib
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEG_S = 30
@@ -53,6 +61,13 @@ def seg_name(start):
     f = "%Y%m%dT%H%M%SZ"
     return (time.strftime(f, time.gmtime(start)) + "-" +
             time.strftime(f, time.gmtime(start + SEG_S)) + ".pb.gz")
+
+
+def span_s(name):
+    """the seconds a segment's or roll-up's name START-END... covers"""
+    f = "%Y%m%dT%H%M%SZ"
+    a, b = (calendar.timegm(time.strptime(name[i:i + 16], f)) for i in (0, 17))
+    return b - a
 
 
 def free_port():
@@ -173,9 +188,29 @@ def put_varint(v):
             return bytes(out)
 
 
-def retimed(data, start_ns):
-    """a gzip'ed pprof with its time_nanos (field 9) set to start_ns: its samples' time_ms
-    labels count from there, so a copy's samples happen in the copy's own interval"""
+class Retimer:
+    """copies of a gzip'ed pprof, each with its time_nanos (field 9) set to its start: its
+    samples' time_ms labels count from there, so a copy's samples happen in the copy's own
+    interval. The body (every field but 9) is deflated once and flushed to a byte boundary;
+    each copy adds its field 9 as the stream's last block (a copy of the compressor), so a day
+    of copies costs a day of writes, not of compressions"""
+
+    def __init__(self, data):
+        body = retimed_body(data)
+        self.z = zlib.compressobj(6, zlib.DEFLATED, -15)
+        self.head = self.z.compress(body) + self.z.flush(zlib.Z_SYNC_FLUSH)
+        self.crc, self.size = zlib.crc32(body), len(body)
+
+    def copy(self, start_ns):
+        tail = put_varint(9 << 3) + put_varint(start_ns)
+        z = self.z.copy()
+        return (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + self.head + z.compress(tail) +
+                z.flush() + struct.pack("<II", zlib.crc32(tail, self.crc),
+                                        (self.size + len(tail)) & 0xffffffff))
+
+
+def retimed_body(data):
+    """a gzip'ed pprof's bytes without its time_nanos (field 9)"""
     b = gzip.decompress(data)
     out, i = bytearray(), 0
     while i < len(b):
@@ -195,8 +230,7 @@ def retimed(data, start_ns):
         if field != 9:
             out += b[i:j]
         i = j
-    out += put_varint(9 << 3) + put_varint(start_ns)
-    return gzip.compress(bytes(out), 6)
+    return bytes(out)
 
 
 def make_day(src, dst, jprof, retime=False):
@@ -217,9 +251,9 @@ def make_day(src, dst, jprof, retime=False):
         if retime:
             if s not in raw:
                 with open(s, "rb") as f:
-                    raw[s] = f.read()
+                    raw[s] = Retimer(f.read())
             with open(os.path.join(dst, "segments", name), "wb") as f:
-                f.write(retimed(raw[s], (start + i * SEG_S) * 10**9))
+                f.write(raw[s].copy((start + i * SEG_S) * 10**9))
         else:
             shutil.copyfile(s, os.path.join(dst, "segments", name))
         lines.append((name, os.path.getsize(os.path.join(dst, "segments", name))))
@@ -236,11 +270,27 @@ def make_day(src, dst, jprof, retime=False):
     return start, end, sum(sz for _, sz in lines)
 
 
+def rollups_wanted(start, end, now):
+    """the roll-ups the daemon makes of the segments [start, end) when its interval opens at
+    now: each completed period of ten minutes and of an hour with 2 segments or more, an hour
+    not when they lie in one of its parts (the same segments)"""
+    def segs(a, b):
+        return max(0, (min(b, end) - max(a, start)) // SEG_S)
+    n = 0
+    for p in (600, 3600):
+        for a in range(start // p * p, now // p * p, p):
+            if segs(a, a + p) < 2:
+                continue
+            if p == 3600 and any(segs(a + k, a + k + 600) == segs(a, a + p)
+                                 for k in range(0, 3600, 600)):
+                continue
+            n += 1
+    return n
+
+
 def make_rollups(jprof, store, start, end, tmp, timeout=1800):
-    """the roll-ups of every whole hour of the store, by `jprof daemon` as it writes them"""
-    # the hours the daemon rolls up: complete ones (before end's) with 2 segments or more
-    want = sum(1 for h in range(start // 3600 * 3600, end // 3600 * 3600, 3600)
-               if (min(h + 3600, end) - max(h, start)) // SEG_S >= 2)
+    """the roll-ups of the store's ten minutes and hours, by `jprof daemon` as it writes them"""
+    want = rollups_wanted(start, end, int(time.time()))
     idle = subprocess.Popen(["sleep", str(timeout + 60)])
     d = subprocess.Popen([jprof, "daemon", "--store", store, "-p", str(idle.pid),
                           "--interval", "60", "--max-age", "30d", "--max-size", "100G"],
@@ -320,6 +370,8 @@ def main():
                     help="--distinct's samples timed: each at one 100-ms slot of its segment")
     ap.add_argument("--keep-diff", metavar="DIR",
                     help="answers that differ with and without roll-ups, kept in DIR")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="the day's store made in DIR/day and kept; when there, used again")
     ap.add_argument("--json")
     a = ap.parse_args()
     if os.geteuid():
@@ -329,10 +381,22 @@ def main():
     res = {}
     procs = []
     try:
-        src = (a.source or (generated_source(jprof, tmp, a.distinct, a.timed) if a.distinct else
-                            record_source(jprof, a.build, tmp, a.java)))
-        store = os.path.join(tmp, "day")
-        start, end, total = make_day(src, store, jprof, a.retime)
+        store = os.path.join(a.keep or tmp, "day")
+        kept = os.path.join(store, "bench.json")
+        if a.keep and os.path.exists(kept):  # made by an earlier run: its day again
+            with open(kept) as f:
+                start, end, total = json.load(f)
+            if os.path.isdir(store + "/rollups.off") and not os.path.isdir(store + "/rollups"):
+                os.rename(store + "/rollups.off", store + "/rollups")
+            if os.path.exists(store + "/index.kept"):
+                os.rename(store + "/index.kept", store + "/index")
+        else:
+            src = (a.source or (generated_source(jprof, tmp, a.distinct, a.timed) if a.distinct
+                                else record_source(jprof, a.build, tmp, a.java)))
+            start, end, total = make_day(src, store, jprof, a.retime)
+            if a.keep:
+                with open(kept, "w") as f:
+                    json.dump([start, end, total], f)
         res["segments"] = DAY
         res["source"] = a.source or (f"generated, {a.distinct} distinct stacks a segment"
                                      + (", timed" if a.timed else "")
@@ -348,18 +412,22 @@ def main():
               f"({res['store_mb']:.0f} MB; {res['source']})", flush=True)
         if not a.no_rollups:
             want, n, took, size = make_rollups(jprof, store, start, end, tmp)
-            res["rollups"] = {"hours": want, "written": n, "s": took, "mb": size / 1e6}
-            print(f"serve: roll-ups: {n} of {want} whole hours written by jprof daemon in "
+            res["rollups"] = {"wanted": want, "written": n, "s": took, "mb": size / 1e6}
+            print(f"serve: roll-ups: {n} of {want} (ten minutes and hours) written by jprof daemon in "
                   f"{took:.0f} s ({size / 1e6:.0f} MB)", flush=True)
         p, base, tok = start_serve(jprof, ["--store", store, "--recordings", recs], tmp)
         procs.append(p)
         h0 = end // 3600 * 3600 - 3600  # the last whole UTC hour
         hour = f"since={h0}&until={h0 + 3600}"
+        cut = f"since={h0 - 2400}&until={h0 + 1200}"  # 40 min of one hour, 20 of the next
+        last = f"since={end - 3600}&until={end}"  # two hours cut at a segment's edge
         figures = [
             ("segments_index", "/api/segments"),
             ("profile_hour_html", f"/api/profile?{hour}"),
             ("profile_hour_pprof", f"/api/profile?{hour}&format=pprof"),
-            ("profile_last3600s_html", f"/api/profile?since={end - 3600}&until={end}"),
+            ("profile_cut_hour_html", f"/api/profile?{cut}"),
+            ("profile_last3600s_html", f"/api/profile?{last}"),
+            ("profile_last3600s_pprof", f"/api/profile?{last}&format=pprof"),
             ("profile_day_html", f"/api/profile?since={start}&until={end}"),
             ("recordings", "/api/recordings"),
         ]
@@ -400,15 +468,28 @@ def main():
                                 f.write(bodies[k])
                     same = ("; the same answer as from the segments" if r["same_answer"]
                             else "; NOT the answer the segments give")
+                r["load"] = os.getloadavg()[0]
                 print(f"serve: {path.split('?')[0]} {key + suffix}: {r['s']:.3f} s "
                       f"[{r['min']:.3f}..{r['max']:.3f}], {r['bytes']} bytes" +
-                      (f"; answered {r['error']}" if r['error'] else "") + same, flush=True)
+                      (f"; answered {r['error']}" if r['error'] else "") + same +
+                      f" (load {r['load']:.1f})", flush=True)
         if a.compare:
-            # the same requests to the other build's server, alternating with this one's
+            # the same requests to the other build's server, alternating with this one's; its
+            # store has the hours' roll-ups only (what a daemon without parts made): the same
+            # segments, linked
+            other = os.path.join(tmp, "hours")
+            os.makedirs(os.path.join(other, "segments"), mode=0o700)
+            os.makedirs(os.path.join(other, "rollups"), mode=0o700)
+            os.chmod(other, 0o700)
+            for f in os.listdir(os.path.join(store, "segments")):
+                os.link(os.path.join(store, "segments", f), os.path.join(other, "segments", f))
+            for f in os.listdir(rdir) if os.path.isdir(rdir) else []:
+                if f[0] != "." and span_s(f) == 3600:
+                    os.link(os.path.join(rdir, f), os.path.join(other, "rollups", f))
             q, qbase, qtok = start_serve(os.path.join(a.compare, "jprof"),
-                                         ["--store", store, "--recordings", recs], tmp)
+                                         ["--store", other, "--recordings", recs], tmp)
             procs.append(q)
-            for key, path in figures[1:3]:
+            for key, path in figures[1:6]:
                 this, other = [], []
                 for _ in range(a.runs):
                     other.append(timed(qbase + path, qtok, 1)[0])
@@ -417,14 +498,16 @@ def main():
                 res[key + "_compare"] = {"other_build": a.compare, "other_s": mo, "this_s": mt,
                                          "ratio": mo / mt if mt else None,
                                          "other_runs": other, "this_runs": this}
+                res[key + "_compare"]["load"] = os.getloadavg()[0]
                 print(f"serve: {key}: {a.compare} {mo:.3f} s, this build {mt:.3f} s: "
-                      f"x{mo / mt:.2f} (medians of {a.runs}, alternating)", flush=True)
+                      f"x{mo / mt:.2f} (medians of {a.runs}, alternating; load "
+                      f"{res[key + '_compare']['load']:.1f})", flush=True)
             q.terminate()
             q.wait(timeout=10)
         p.terminate()
         p.wait(timeout=10)
         # without the index: a fresh server counts segments a second a request
-        os.unlink(os.path.join(store, "index"))
+        os.rename(os.path.join(store, "index"), os.path.join(store, "index.kept"))
         p, base, tok = start_serve(jprof, ["--store", store], tmp)
         procs.append(p)
         t0 = time.monotonic()
@@ -447,6 +530,8 @@ def main():
                 p.kill()
                 p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
+        if a.keep and os.path.exists(os.path.join(store, "index.kept")):
+            os.rename(os.path.join(store, "index.kept"), os.path.join(store, "index"))
     print(json.dumps(res, indent=1))
     if a.json:
         with open(a.json, "w") as f:

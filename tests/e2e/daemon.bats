@@ -217,12 +217,15 @@ span_s() {
 	# on until the first roll-up is gone with its segments (the age limit), another is there
 	# and a period's was made
 	local i r first= period= rolls=()
+	local -A seen=()
 	for ((i = 0; i < 125; i++)); do
 		sleep 0.2
 		mapfile -t rolls < <(find "$STORE/rollups" -maxdepth 1 -name '2*.pb.gz' -printf '%f\n' 2>/dev/null | sort)
 		[[ -z $first && ${#rolls[@]} -gt 0 ]] && first=${rolls[0]}
-		for r in "${rolls[@]}"; do
-			[[ $(span_s "$r") == 12 ]] && period=$r
+		for r in "${rolls[@]}"; do # each new one's span once (date is slow on a busy host)
+			[[ -n ${seen[$r]:-} ]] && continue
+			seen[$r]=$(span_s "$r")
+			[[ ${seen[$r]} == 12 ]] && period=$r
 		done
 		[[ -n $first && -n $period && ${#rolls[@]} -gt 0 && ${rolls[0]} != "$first" && ! -e $STORE/rollups/$first ]] && break
 	done
