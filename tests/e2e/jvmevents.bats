@@ -148,11 +148,12 @@ check_blockers() {
 	# Thread monitor join() takes, rarely contended), or [park] alone (a park whose
 	# blocker's trace did not come, as in check_park)
 	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.(ReentrantLock\$NonfairSync|AbstractQueuedSynchronizer\$ConditionObject)_\[l\] [0-9]+$|EvBlockers\.wait(Bare|Lock|Queue)(_\[.\])?;.*;\[park\] [0-9]+$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/b.folded") ]]
-	# every one of the 30 parks (BPF walks them, as above), the 20 with a blocker named (one
-	# may keep BPF's stack without its blocker, as above)
+	# the 30 parks (BPF walks them, as above), the 20 with a blocker named (one may keep
+	# BPF's stack without its blocker, as above). One may still be lost: a park whose walk
+	# fails too (1 of 9 runs here, JDK 17: 29 parks, 19 named)
 	read -r parks named < <(sed -nE 's/.* ([0-9]+) parks \([0-9]+ under --lock-threshold; ([0-9]+) with their blocker.s class\).*/\1 \2/p' "$OUT/err")
 	echo "parks: $parks, with their blocker's class: $named"
-	((parks >= 30 && parks <= 33 && named >= 19 && named <= 20))
+	((parks >= 29 && parks <= 33 && named >= 19 && named <= 20))
 	# JFR: the class is the monitor class of the wait
 	require_jdk "$JDK25"
 	"$JDK25/bin/jfr" print --events jdk.JavaMonitorEnter "$OUT/b.jfr" >"$OUT/b.jfr.txt"
