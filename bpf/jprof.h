@@ -52,14 +52,17 @@
  * the thread has become a Java thread) */
 #define JP_SF_NATIVE_RECHECK 256u
 /*
- * cpu (--java-walk bpf): not signalled: BPF walked the whole Java stack (its frames follow
- * the user stack) and knew every interpreted frame's method; the join names them
+ * cpu, off-CPU (--java-walk bpf): BPF walked the whole Java stack (its frames follow the
+ * user stack) and knew every interpreted frame's method; the join names them. Not
+ * signalled, but for an off-CPU sample with JP_SF_SIGNALED too (-e lock: the agent's
+ * trace brings the park's blocker; without a trace BPF's frames stand)
  */
 #define JP_SF_JWALK 512u
 /*
- * cpu: the Java frames after the user stack were walked from the thread's frame anchor
- * (its pc was outside the code cache: VM, native or kernel code): the user stack on top is
- * native, down to the JVM's code, where the Java frames take over
+ * cpu, off-CPU: the Java frames after the user stack were walked from the thread's frame
+ * anchor (its pc was outside the code cache: VM, native or kernel code; off-CPU: at the
+ * blocking syscall's return): the user stack on top is native, down to the JVM's code,
+ * where the Java frames take over
  */
 #define JP_SF_ANCHOR 1024u
 /*
@@ -162,7 +165,33 @@
 #define JP_STAT_C2I	       39
 /* ... adapters at the interrupted pc passed neither way (signalled "in a stub") */
 #define JP_STAT_C2I_NOT	       40
-#define JP_STAT_MAX	      41
+/*
+ * off-CPU, a JVM thread blocked in a syscall whose Java stack BPF walks (offcpu.bpf.c: its
+ * interval held from the switch-in to the syscall's return, walked there from the frame
+ * anchor): emitted with BPF's Java frames, no signal
+ */
+#define JP_STAT_OFFCPU_JWALK 41
+/* ... marked for the signal at the switch-in, as before: the JVM has no walk (no layout) */
+#define JP_STAT_OFFCPU_NOWALK 42
+/* ... walked, and the walk could not give the stack (then signalled, as before): */
+#define JP_STAT_OFFCPU_WALK_NOTHREAD 43 /* the tid has no (checked) JavaThread in jthreads */
+#define JP_STAT_OFFCPU_WALK_UNNAMED  44 /* whole, but a Method* not known (or --java-walk check) */
+#define JP_STAT_OFFCPU_WALK_FAILED   45 /* any other reason (jp_sample.jstack_err says which) */
+/* ... walked, and signalled all the same for the agent's park blocker (-e lock) */
+#define JP_STAT_OFFCPU_PARK_SIG 46
+/*
+ * ... held intervals emitted before their syscall returned: the thread blocked again in
+ * it (walked at that switch-out, never signalled) or exited in it (not walked)
+ */
+#define JP_STAT_OFFCPU_HELD_EARLY 47
+/* ... walked: a JavaThread with no last Java frame (no Java frame to ask for: not signalled) */
+#define JP_STAT_OFFCPU_WALK_NOJAVA 48
+/*
+ * ... of a thread in no jthreads entry, found at the end of its JVM's current thread list
+ * (a thread started since user space read it: JP_JTHREADS_TMPL) and walked
+ */
+#define JP_STAT_OFFCPU_LIST_TAIL 49
+#define JP_STAT_MAX		 50
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java
@@ -349,6 +378,14 @@ struct jp_jthread {
  * struct jp_jthread, whose map it shares.
  */
 #define JP_JTHREADS_LIST (1u << 31)
+/*
+ * jthreads' template entry of a JVM, keyed JP_JTHREADS_TMPL | tgid, a struct jp_jthread
+ * with thread 0: the JVM's JavaThread offsets, beside its JP_JTHREADS_LIST entry. With
+ * both, BPF finds a thread that started since user space read the list (HotSpot appends
+ * it at the end) by the OSThread tids of the list's last entries, and adds its entry
+ * (offcpu.bpf.c jthread_from_list; the entry checked at each use as every entry is)
+ */
+#define JP_JTHREADS_TMPL (1u << 30)
 struct jp_jlist {
 	__u64 list_var;	 /* &ThreadsSMRSupport::_java_thread_list */
 	__u64 last;	 /* JavaThread* of the list's last entry */
@@ -368,6 +405,23 @@ struct jp_jlist {
 #define JP_TS_IN_JAVA	      8
 #define JP_TS_BLOCKED	      10
 #define JP_TS_BLOCKED_TRANS   11
+
+/*
+ * value of offcpu.bpf.c's offcpu_sys, keyed by tid: a JVM thread switched in inside a
+ * blocking syscall, waiting for that syscall's return (sys_exit). JP_OX_SIGNAL: its sample
+ * went out at the switch-in, flagged JP_SF_SIGNALED, and the signal is sent there.
+ * JP_OX_WALK: its sample is held (the record stays in offcpu_start) and goes out there
+ * with the Java frames BPF walks from the thread's frame anchor (a signal only when the
+ * walk cannot). time_ns, weight and cpu: the held interval's (its switch-in).
+ */
+#define JP_OX_SIGNAL 1
+#define JP_OX_WALK   2
+struct jp_offcpu_exit {
+	__u64 time_ns;
+	__u64 weight;
+	__u32 what; /* JP_OX_* */
+	__u32 cpu;
+};
 
 /*
  * value of the jvms map, keyed by tgid: where to send a stack request. The process is

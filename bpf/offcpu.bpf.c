@@ -23,6 +23,11 @@ const volatile __u8 wall = 0;
  * attached: intervals count from here, like the CPU time. 0: not started yet.
  */
 __u64 window_start_ns = 0;
+/*
+ * -e lock: a JVM thread whose Java stack BPF walked at its syscall's return is signalled
+ * all the same: the agent's trace carries the park's blocker (Thread.parkBlocker)
+ */
+const volatile __u8 parks = 0;
 
 /* from start on CPU to now, clipped to the window */
 static __always_inline __u64 wall_span(__u64 start, __u64 now)
@@ -119,15 +124,17 @@ struct {
 } offcpu_start SEC(".maps");
 
 /*
- * JVM threads to signal when their blocking syscall returns (marked at switch-in,
- * cleared at sys_exit). Only marked threads have an entry, so the sys_exit program,
- * which runs for every syscall on the host, is one lookup that misses.
+ * JVM threads switched in inside a blocking syscall, waiting for its return (marked at
+ * switch-in, cleared at sys_exit): to signal there, or with a held interval whose Java
+ * stack BPF walks there (struct jp_offcpu_exit). Only marked threads have an entry, so
+ * the sys_exit program, which runs for every syscall on the host, is one lookup that
+ * misses.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, struct jp_offcpu_exit);
 } offcpu_sys SEC(".maps");
 
 /* source for inserting a new offcpu_start entry (too big for the BPF stack) */
@@ -200,6 +207,176 @@ static __always_inline void emit_unseen_switch_in(struct jp_scratch *r, __u64 no
 		stat_inc(JP_STAT_OFFCPU);
 }
 
+/* task's tid in its own pid namespace (a JVM in a container knows its threads by it) */
+static __always_inline __u32 task_ns_tid(struct task_struct *t)
+{
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	__u32 level = BPF_CORE_READ(p, level), nr = 0;
+
+	if (bpf_probe_read_kernel(&nr, sizeof(nr),
+				  (void *)p + bpf_core_field_offset(struct pid, numbers) +
+					  (level & 31) * bpf_core_type_size(struct upid) +
+					  bpf_core_field_offset(struct upid, nr)))
+		return 0;
+	return nr;
+}
+
+/*
+ * The current thread tid of JVM tgid has no jthreads entry: a thread that started since
+ * user space last read the JVM's thread list (EvPark's waiters block a moment after they
+ * start) is at the end of the current list, HotSpot appends it there. Its last
+ * JW_LIST_TAIL entries, newest first: the JavaThread whose OSThread says this tid gets its
+ * entry, with the JVM's offsets (JP_JTHREADS_TMPL). True when it did; the walk then
+ * checks the entry as it checks every entry. Any doubt (a list replaced
+ * or freed under the reads) is false.
+ */
+#define JW_LIST_TAIL 8
+static __always_inline bool jthread_from_list(__u32 tid, __u32 tgid)
+{
+	__u32 lkey = JP_JTHREADS_LIST | tgid, tkey = JP_JTHREADS_TMPL | tgid, len = 0, n, want;
+	const struct jp_jthread *tm = bpf_map_lookup_elem(&jthreads, &tkey);
+	const struct jp_jlist *l = bpf_map_lookup_elem(&jthreads, &lkey);
+	__u64 list = 0, arr = 0, jts[JW_LIST_TAIL] = {}, os, jt;
+	struct jp_jthread v;
+	__s32 os_tid;
+
+	if (!l || !tm || l->tgid != tgid || tm->tgid != tgid || tm->thread)
+		return false;
+	if (jw_read(&list, sizeof(list), l->list_var) || !list ||
+	    jw_read(&len, sizeof(len), list + l->length) || !len || len > JP_MAX_JTHREADS ||
+	    jw_read(&arr, sizeof(arr), list + l->threads) || !arr)
+		return false;
+	n = len < JW_LIST_TAIL ? len : JW_LIST_TAIL;
+	if (n < 1 || n > JW_LIST_TAIL ||
+	    bpf_probe_read_user(jts, n * sizeof(jts[0]), (void *)(arr + (__u64)(len - n) * 8)))
+		return false;
+	want = task_ns_tid((struct task_struct *)bpf_get_current_task());
+	for (__u32 i = 0; i < JW_LIST_TAIL; i++) {
+		if (i >= n)
+			break;
+		jt = jts[(n - 1 - i) & (JW_LIST_TAIL - 1)];
+		os = 0;
+		os_tid = 0;
+		if (!jt || jw_read(&os, sizeof(os), jt + l->osthread) || !os ||
+		    jw_read(&os_tid, sizeof(os_tid), os + l->os_tid) || (__u32)os_tid != want)
+			continue;
+		v = *tm;
+		v.thread = jt;
+		v.stack_hi = 0; /* unknown: the anchor's sp is checked against the sampled sp */
+		v.jvm_tid = want != tid ? want : 0;
+		if (bpf_map_update_elem(&jthreads, &tid, &v, BPF_NOEXIST))
+			return false;
+		stat_inc(JP_STAT_OFFCPU_LIST_TAIL);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The interval x held for the current thread tid of JVM tgid (its record still in
+ * offcpu_start) goes out. walk: with the Java frames BPF walks from the thread's frame
+ * anchor (in the syscall, or back from it but not in Java yet: HotSpot keeps the anchor
+ * while the thread is in native, VM or blocked state), put after the stacks in the
+ * scratch record as a CPU sample's are. signal (at the syscall's return only: a sleeping
+ * thread is never signalled): when the walk cannot give the stack, the agent is asked,
+ * as emit_sample asks for a CPU sample; with -e lock, asked all the same for the blocker.
+ */
+static __always_inline void emit_held(const struct jp_offcpu_exit *x, __u32 tid, __u32 tgid,
+				      bool walk, bool signal)
+{
+	struct jp_scratch *r = bpf_map_lookup_elem(&offcpu_start, &tid);
+	struct jp_scratch_cpu *v;
+	struct jp_scratch *sc;
+	struct jp_jvm *jvm;
+	__u32 zero = 0;
+	bool want = signal, ok;
+	__u64 size;
+
+	v = bpf_map_lookup_elem(&scratch, &zero);
+	if (!r || !v) {
+		stat_inc(JP_STAT_OFFCPU_LOST);
+		return;
+	}
+	sc = &v->r;
+	if (bpf_probe_read_kernel(sc, sizeof(*sc), r) || sc->s.kstack_len > JP_MAX_KSTACK ||
+	    sc->s.ustack_len > JP_MAX_USTACK) {
+		stat_inc(JP_STAT_OFFCPU_LOST);
+		return;
+	}
+	sc->s.time_ns = x->time_ns;
+	sc->s.weight = x->weight;
+	sc->s.cpu = x->cpu;
+	sc->s.jstack_len = 0;
+	sc->s.jstack_err = 0;
+	/* a thread started since user space read the list: found at its end first */
+	if (walk && !bpf_map_lookup_elem(&jthreads, &tid))
+		(void)jthread_from_list(tid, tgid);
+	ok = walk && java_walk_current(sc, tgid);
+	if (ok && java_walk_put(sc)) {
+		sc->s.flags |= JP_SF_JWALK;
+		stat_inc(JP_STAT_OFFCPU_JWALK);
+		want = signal && parks;
+	} else if (walk) {
+		/* a whole walk's frames all the same: the join compares them with the trace */
+		if (sc->s.jstack_err > 0)
+			java_walk_put(sc);
+		if (sc->s.jstack_err == JP_JW_NO_THREAD)
+			stat_inc(JP_STAT_OFFCPU_WALK_NOTHREAD);
+		else if (sc->s.jstack_err == JP_JW_NO_ANCHOR)
+			stat_inc(JP_STAT_OFFCPU_WALK_NOJAVA);
+		else if (sc->s.jstack_err > 0)
+			stat_inc(JP_STAT_OFFCPU_WALK_UNNAMED);
+		else
+			stat_inc(JP_STAT_OFFCPU_WALK_FAILED);
+		if (sc->s.flags & JP_SF_NO_JAVA)
+			want = false;
+		if (want && sc->s.jstack_err == JP_JW_NO_THREAD && jw_unlisted(tid, tgid)) {
+			sc->s.flags |= JP_SF_NATIVE_THREAD;
+			want = false;
+			stat_inc(JP_STAT_UNLISTED);
+		}
+	}
+	if (want) {
+		__u32 follows = 0;
+
+		/*
+		 * a request already pending (a CPU sample's, since the switch-in) or its handler
+		 * running: flagged JP_SF_FOLLOWS (the join pairs off-CPU followers with no trace
+		 * yet: their stack is BPF's, or missing)
+		 */
+		jvm = jvm_to_signal_or_follow((struct task_struct *)bpf_get_current_task(), tgid,
+					      &follows, true);
+		sc->s.flags |= follows;
+		if (jvm) {
+			sc->s.sig_err = signal_current_thread(jvm->signo);
+			sc->s.flags |= JP_SF_SIGNALED;
+			if (sc->s.flags & JP_SF_JWALK)
+				stat_inc(JP_STAT_OFFCPU_PARK_SIG);
+		}
+	}
+	size = sizeof(sc->s) + ((__u64)sc->s.kstack_len + sc->s.ustack_len) * sizeof(__u64) +
+	       (__u64)sc->s.jstack_len * sizeof(struct jp_jframe);
+	if (size > sizeof(*v))
+		return;
+	if (bpf_ringbuf_output(&events, sc, size, ringbuf_wakeup_flags()))
+		stat_inc(JP_STAT_RB_DROPS);
+	else
+		stat_inc(JP_STAT_OFFCPU);
+}
+
+/* tid's held interval, if it has one, out now (walk: see emit_held); nothing to signal */
+static __always_inline void emit_held_early(__u32 tid, __u32 tgid, bool walk)
+{
+	struct jp_offcpu_exit *x = bpf_map_lookup_elem(&offcpu_sys, &tid), h;
+
+	if (!x || x->what != JP_OX_WALK)
+		return;
+	h = *x;
+	bpf_map_delete_elem(&offcpu_sys, &tid);
+	stat_inc(JP_STAT_OFFCPU_HELD_EARLY);
+	emit_held(&h, tid, tgid, walk, false);
+}
+
 /* prev is current here: record its identity, time, syscall and both stacks */
 static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now, bool btf,
 				       __u32 flags)
@@ -215,6 +392,12 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 		return;
 	if (!task_wanted(tgid))
 		return;
+	/*
+	 * blocked again in the syscall it was switched in inside (or preempted there, -e
+	 * wall): the interval held for its return goes first, unwalked (a walk here, in the
+	 * scheduler, made the sched_switch programs' verification seconds long on this host)
+	 */
+	emit_held_early(tid, tgid, false);
 	r = bpf_map_lookup_elem(&offcpu_start, &tid);
 	if (!r) {
 		(void)bpf_map_update_elem(&offcpu_start, &tid, &zero_rec, BPF_NOEXIST);
@@ -247,24 +430,32 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
  * next is switched in (current is still prev): emit its blocked interval.
  *
  * Java frames: a sleeping thread is never signalled (that would end its sleep or
- * make the call fail with EINTR). When next is a JVM thread blocked inside a
- * syscall, it is marked in offcpu_sys and signalled at that syscall's sys_exit,
- * where the call has completed and the thread returns to user space at the same
- * Java position. The sample is emitted now, before that signal, already flagged
+ * make the call fail with EINTR), nor walked here (it is not current). When next is a
+ * thread blocked inside a syscall of a JVM BPF walks (a layout in jwalk), its interval is
+ * held (offcpu_sys, JP_OX_WALK) until that syscall's sys_exit, where it is current, not in
+ * Java yet, and its frame anchor still says where its Java frames are: emitted there
+ * with them (emit_held). Held, not emitted now with the frames sent after: one record,
+ * which the join takes as it takes a walked CPU sample, nothing to pair, and the walk
+ * runs once per blocked interval outside the scheduler, as late as can be (a thread
+ * started a moment before it blocked is in jthreads by then).
+ *
+ * A JVM without a layout: the thread is marked (JP_OX_SIGNAL) and signalled at that
+ * sys_exit, where the call has completed and the thread returns to user space at the
+ * same Java position. The sample is emitted now, before that signal, already flagged
  * JP_SF_SIGNALED (sig_err 0) so the join waits for the trace, which is taken after
  * this sample's time_ns. A send that fails at sys_exit is counted in
  * JP_STAT_SIG_BUSY/ERR and the join reports the sample as without a trace. A
  * thread that blocked outside a syscall (a page fault waiting for I/O) is neither
- * signalled nor flagged. If one
- * syscall blocks several times, each interval is a sample flagged the same way and
- * only the last one, the newest before the trace, gets the Java frames.
+ * signalled nor flagged. If one syscall blocks several times, each interval is a sample
+ * flagged the same way and only the last one, the newest before the trace, gets the Java
+ * frames (held: each is walked, at the next switch-out or the return).
  */
-static __always_inline void switch_in(struct task_struct *next, __u64 now)
+static __always_inline void switch_in(struct task_struct *next, __u64 now, bool btf)
 {
 	__u32 tid = BPF_CORE_READ(next, pid);
+	struct jp_offcpu_exit x = {};
 	struct jp_scratch *r;
 	__u64 delta, size;
-	__u8 one = 1;
 
 	if (!tid)
 		return;
@@ -279,9 +470,23 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	r->s.weight = delta;
 	r->s.cpu = bpf_get_smp_processor_id();
+	/* not a thread the agent or the thread list said is no Java thread (GC, compiler) */
+	if (r->s.syscall_nr >= 0 && btf && java_walk && bpf_map_lookup_elem(&jwalk, &r->s.pid) &&
+	    !bpf_map_lookup_elem(&native_threads, &tid) && jvm_pinned(next, r->s.pid)) {
+		x.time_ns = now;
+		x.weight = delta;
+		x.what = JP_OX_WALK;
+		x.cpu = r->s.cpu;
+		/* its time_ns is 0 already: closed for switch_out and the flush at the end */
+		if (!bpf_map_update_elem(&offcpu_sys, &tid, &x, BPF_ANY))
+			return;
+	}
+	x.what = JP_OX_SIGNAL;
 	if (r->s.syscall_nr >= 0 && jvm_to_signal(next, r->s.pid, &r->s.flags) &&
-	    !bpf_map_update_elem(&offcpu_sys, &tid, &one, BPF_ANY))
+	    !bpf_map_update_elem(&offcpu_sys, &tid, &x, BPF_ANY)) {
 		r->s.flags |= JP_SF_SIGNALED;
+		stat_inc(JP_STAT_OFFCPU_NOWALK);
+	}
 	size = sizeof(r->s) + ((__u64)r->s.kstack_len + r->s.ustack_len) * sizeof(__u64);
 	if (size > sizeof(*r))
 		return;
@@ -314,7 +519,7 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 		if (ntid && wall_wanted(next))
 			wall_on(BPF_CORE_READ(next, tgid), ntid, now, task_runtime(next));
 	}
-	switch_in(next, now);
+	switch_in(next, now, btf);
 	return 0;
 }
 
@@ -331,16 +536,26 @@ int BPF_PROG(offcpu_switch_raw, bool preempt, struct task_struct *prev, struct t
 	return on_switch(ctx, preempt, prev, next, false);
 }
 
-/* the syscall completed: a marked JVM thread gets its stack request now, never earlier */
-static __always_inline int on_sys_exit(void)
+/*
+ * the syscall completed: a marked JVM thread's held interval goes out with its Java
+ * frames (the signal only if the walk cannot), or it gets its stack request now, never
+ * earlier. btf: the walk needs the typed current task (tp_btf); raw_tp emits unwalked.
+ */
+static __always_inline int on_sys_exit(bool btf)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
+	struct jp_offcpu_exit *x = bpf_map_lookup_elem(&offcpu_sys, &tid), h;
 	struct jp_jvm *jvm;
 
-	if (!bpf_map_lookup_elem(&offcpu_sys, &tid))
+	if (!x)
 		return 0;
+	h = *x;
 	bpf_map_delete_elem(&offcpu_sys, &tid);
+	if (h.what == JP_OX_WALK) {
+		emit_held(&h, tid, id >> 32, btf, true);
+		return 0;
+	}
 	jvm = jvm_to_signal((struct task_struct *)bpf_get_current_task(), id >> 32, NULL);
 	if (jvm)
 		signal_current_thread(jvm->signo);
@@ -350,13 +565,33 @@ static __always_inline int on_sys_exit(void)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(offcpu_exit_btf, struct pt_regs *regs, long ret)
 {
-	return on_sys_exit();
+	return on_sys_exit(true);
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(offcpu_exit_raw, struct pt_regs *regs, long ret)
 {
-	return on_sys_exit();
+	return on_sys_exit(false);
+}
+
+/*
+ * A thread exits inside the syscall it was switched in inside (its process exits or
+ * execs): no sys_exit comes. Its held interval goes out unwalked (its memory may be
+ * gone), its mark is dropped before the tid can be reused.
+ */
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(offcpu_thread_exit, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+
+	/* an entry jthread_from_list added, before the tid can be reused (-e lock: no cpu_exit) */
+	bpf_map_delete_elem(&jthreads, &tid);
+	if (!bpf_map_lookup_elem(&offcpu_sys, &tid))
+		return 0;
+	emit_held_early(tid, id >> 32, false);
+	bpf_map_delete_elem(&offcpu_sys, &tid);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

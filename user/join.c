@@ -551,6 +551,12 @@ int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, co
 	__u64 n = join_sample_count(s);
 	bool native;
 
+	/*
+	 * an off-CPU sample BPF walked, signalled for its park's blocker (-e lock): the trace
+	 * brought no stack (a thread the agent does not know yet): BPF's frames stand
+	 */
+	if (t->num_frames <= 0 && (s->flags & JP_SF_JWALK))
+		return jn_add_jwalked(j, s, kstack, ustack, e);
 	memcpy(comm, s->comm, JP_COMM_LEN);
 	comm[JP_COMM_LEN] = '\0';
 	native = t->num_frames == JAVA_TRACE_ERR_NOT_JAVA_THREAD ||
@@ -600,9 +606,12 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 
 	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_CPU_TAIL))
 		return jn_add_cpu_tail(j, s, e);
-	/* only a JVM thread's interval with a Java stack can be a park */
+	/* only a JVM thread's interval with a Java stack (asked for, or BPF's) can be a park */
 	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only &&
-	    (!e || !e->a || (s->flags & JP_SF_OPEN) || !(s->flags & JP_SF_SIGNALED) || s->sig_err))
+	    (!e || (!e->a && !(s->jstack_err == JP_JW_ENTRY && s->jstack_len)) ||
+	     (s->flags & JP_SF_OPEN) ||
+	     (!((s->flags & JP_SF_SIGNALED) && !s->sig_err) &&
+	      !(s->jstack_err == JP_JW_ENTRY && s->jstack_len))))
 		return 0;
 	if (!e)
 		return jn_add_native(j, s, kstack, ustack, NULL, NULL);
@@ -662,10 +671,27 @@ int join__sample(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		e->internal_known += n;
 		return jn_add_native(j, s, kstack, ustack, e, NULL);
 	}
+	/*
+	 * walked, and signalled all the same (an off-CPU sample of -e lock: the agent's trace
+	 * has the park's blocker): it waits for that trace, BPF's frames its fallback
+	 */
+	if ((s->flags & (JP_SF_JWALK | JP_SF_SIGNALED)) == (JP_SF_JWALK | JP_SF_SIGNALED) &&
+	    !s->sig_err) {
+		jn_last_own(j, s->pid, s->tid)->sig_ns = s->time_ns;
+		return jn_pend_add(j, s, kstack, ustack, e);
+	}
 	if (s->flags & JP_SF_JWALK)
 		return jn_add_jwalked(j, s, kstack, ustack, e);
 	if (s->kind == JP_EV_CPU && (s->flags & JP_SF_FOLLOWS))
 		return jn_add_follower(j, s, kstack, ustack, e);
+	/*
+	 * off-CPU, walked whole where no signal may go (the thread blocked again in its
+	 * syscall: walked at that switch-out) with a Method* BPF did not know: named here
+	 * if the join knows it by now
+	 */
+	if (s->kind == JP_EV_OFFCPU && !(s->flags & JP_SF_SIGNALED) &&
+	    s->jstack_err == JP_JW_ENTRY && s->jstack_len)
+		return jn_add_jwalked(j, s, kstack, ustack, e);
 	if (!(s->flags & JP_SF_SIGNALED)) {
 		j->st.jvm_samples += n;
 		return jn_add_missing(j, s, kstack, ustack, e, MISS_NOT_SENT, 0);

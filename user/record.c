@@ -222,7 +222,8 @@ static int start_extra_events(struct rec *r)
 	/* -e lock: the parks of java.util.concurrent are blocked intervals (join.c add_park) */
 	if (o->events & (1u << JP_EV_OFFCPU) || o->agent_events & JP_AGENT_EV_LOCK) {
 		struct offcpu_opts oo = {.min_block_ns = (__u64)o->min_block_us * 1000,
-					 .runnable = o->wall};
+					 .runnable = o->wall,
+					 .parks = !!(o->agent_events & JP_AGENT_EV_LOCK)};
 
 		err = offcpu__start(r->ks, &oo, &r->offcpu);
 		if (err)

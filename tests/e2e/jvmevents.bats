@@ -92,14 +92,14 @@ check_park() {
 	n=$(sed -nE 's/^jprof: monitor contention: ([0-9]+) waits.* parks: ([0-9]+),.*/\1 \2/p' "$OUT/err")
 	echo "waits and parks: $n"
 	read -r waits parks <<<"$n"
-	# One park may go without its Java stack, so it is no park (19 of 20 once in a
-	# fresh-clone rehearsal): in ~60 runs of check_blockers' app, 5 lost one of 30, each a
-	# wait that reached the join signalled, whose request got either no trace within the
-	# bound or "not a Java thread" from the agent for a thread just started (issue 25's note)
-	((parks >= 19 && parks <= 24 && waits >= parks && waits <= parks + 2))
+	# every park: BPF walks each at its futex's return (a waiter just started is found at
+	# the end of the JVM's thread list). The signal -e lock still sends for the blocker may
+	# get no trace (none within the bound, or "not a Java thread" for a thread just started:
+	# 1 of 16 runs here): that park keeps BPF's stack and ends in [park] (before, it was lost)
+	((parks >= 20 && parks <= 24 && waits >= parks && waits <= parks + 2))
 	# -e lock shows no other blocked time: the holder's sleep, the main thread's join
 	[[ -z $(grep -E 'holdLock|\[off-cpu\]|Thread\.sleep|Thread\.join' "$OUT/park.folded") ]]
-	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] [0-9]*$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/park.folded") ]]
+	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] [0-9]*$|EvPark\.parkedOnLock(_\[.\])?;.*;\[park\] [0-9]+$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/park.folded") ]]
 	# pprof: contentions beside the delay, the delay read back equal to the folded weight
 	gzip -dc "$OUT/park.pb.gz" | grep -aq contentions
 	"$JPROF" report "$OUT/park.pb.gz" >"$OUT/back.folded"
@@ -145,9 +145,12 @@ check_blockers() {
 	echo "LockSupport.park(): program $bare ns, jprof $got ns"
 	ratio_ok "$got" "$bare" 12
 	# no class named where none was: the waiter's only leaves are those three (and the
-	# Thread monitor join() takes, rarely contended)
-	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.(ReentrantLock\$NonfairSync|AbstractQueuedSynchronizer\$ConditionObject)_\[l\] [0-9]+$|EvBlockers\.waitBare(_\[.\])?;.*;\[park\] [0-9]+$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/b.folded") ]]
-	# 30 parks, the 20 with a blocker all named (one of them may be lost, as above)
+	# Thread monitor join() takes, rarely contended), or [park] alone (a park whose
+	# blocker's trace did not come, as in check_park)
+	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.(ReentrantLock\$NonfairSync|AbstractQueuedSynchronizer\$ConditionObject)_\[l\] [0-9]+$|EvBlockers\.wait(Bare|Lock|Queue)(_\[.\])?;.*;\[park\] [0-9]+$|^java;java\.lang\.Thread_\[l\] [0-9]+$' "$OUT/b.folded") ]]
+	# the 30 parks (BPF walks them, as above), the 20 with a blocker named (one may keep
+	# BPF's stack without its blocker, as above). One may still be lost: a park whose walk
+	# fails too (1 of 9 runs here, JDK 17: 29 parks, 19 named)
 	read -r parks named < <(sed -nE 's/.* ([0-9]+) parks \([0-9]+ under --lock-threshold; ([0-9]+) with their blocker.s class\).*/\1 \2/p' "$OUT/err")
 	echo "parks: $parks, with their blocker's class: $named"
 	((parks >= 29 && parks <= 33 && named >= 19 && named <= 20))

@@ -169,6 +169,43 @@ median_ms() {
 	done
 }
 
+# A JVM that refuses agents (-XX:+DisableAttachMechanism): its threads' blocked intervals
+# get their Java frames from BPF's walk at the blocking syscall's return (from the thread's
+# frame anchor), named from the JVM's memory; nothing is signalled. Before that walk, no
+# off-CPU sample of a JVM without agent had a Java frame ("[no Java stack: no agent]").
+@test "jdk25 -e offcpu, no agent: sleep, wait and socket read have their Java frames, walked in BPF, no signal" {
+	require_root_bpf
+	require_jdk "$JDK25"
+	[[ -r $APPS/OffcpuApp.class ]] || missing "OffcpuApp.class not built in $APPS (make apps)"
+	"$JDK25/bin/java" -XX:+DisableAttachMechanism -cp "$APPS" OffcpuApp 6 50 >"$OUT/app" 2>&1 3>&- &
+	APP_PID=$!
+	sleep 1
+	run -0 "$JPROF" record -v -e offcpu -p "$APP_PID" -d 3 --min-block 1000 -o "$OUT/nw.folded"
+	grep -E "^jprof: (off-CPU|debug: bpf:)" <<<"$output"
+	wait "$APP_PID"
+	APP_PID=
+	cat "$OUT/app"
+	grep -q '^done' "$OUT/app"
+	for k in sleep wait read; do grep -Eq "^$k n=[0-9]+ .* early=0$" "$OUT/app"; done
+	grep -qE "^jprof: debug: bpf: [0-9]+ samples, .*, 0 signals " <<<"$output"
+	for m in sleepLoop waitLoop readLoop; do
+		grep -Eq ";OffcpuApp\.$m(_\[[a-z0-9]\])?;" "$OUT/nw.folded" ||
+			{ echo "no OffcpuApp.$m frame"; false; }
+	done
+	# the sleeping thread's blocked time is under its Java frames: its share n * mean of
+	# the app's 6 s, for the recording's length (70%: intervals of a thread jprof had not
+	# read in the JVM's thread list yet have none)
+	local secs got n mean
+	secs=$(sed -nE 's/.* samples \((.*, )?([0-9.]+) s\), .*/\2/p' <<<"$output" | tail -1)
+	got=$(folded_sum ';OffcpuApp\.sleepLoop(_\[[a-z0-9]\])?;java/lang/Thread\.sleep' "$OUT/nw.folded")
+	n=$(sed -nE 's/^sleep n=([0-9]+) .*/\1/p' "$OUT/app")
+	mean=$(sed -nE 's/^sleep n=[0-9]+ mean_ms=([0-9.]+) .*/\1/p' "$OUT/app")
+	awk -v got="$got" -v n="$n" -v mean="$mean" -v secs="$secs" 'BEGIN {
+		truth = n * mean / 6000 * secs * 1e9;
+		printf "sleepLoop: %.0f ms blocked under Thread.sleep, truth %.0f ms\n", got / 1e6, truth / 1e6;
+		exit (got < truth * 0.7 || got > truth * 1.1) }'
+}
+
 @test "jprof record -e offcpu: a sleep still open at the end counts up to the end, under do_sleep" {
 	require_root_bpf
 	"$APPS/sc_sleeper" 1 60000 3>&- &

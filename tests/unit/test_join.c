@@ -1611,3 +1611,48 @@ TEST(jwalked_samples_waiting_for_a_method_are_named_once_it_is_learned)
 	teardown(&f);
 	fa_close(&fa);
 }
+
+/*
+ * Off-CPU samples BPF walked at the syscall's return and signalled all the same for the
+ * park's blocker (-e lock, offcpu.bpf.c emit_held): the agent's trace when it comes with a
+ * stack; BPF's frames when it answers "not a Java thread" or never answers
+ */
+TEST(offcpu_walked_and_signalled_keeps_bpf_frames_without_a_trace)
+{
+	struct join_opts o = {0};
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 b = 100 * SEC;
+	char *fo;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	f.view.values = 1u << JP_VAL_OFFCPU_NS;
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
+		    0);
+	for (int i = 0; i < 3; i++) {
+		s = early_sample(7, b + (__u64)i * SEC);
+		s.kind = JP_EV_OFFCPU;
+		s.weight = 10ull << i; /* 10, 20, 40 */
+		s.flags = JP_SF_JWALK | JP_SF_SIGNALED;
+		EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+		/* a whole trace (BPF's Method* learned from it), "not a Java thread", none */
+		if (i < 2) {
+			fa_trace(&fa, 7, b + (__u64)i * SEC + 10, i ? JP_ERR_NOT_JAVA_THREAD : 1);
+			fa_flush(&fa);
+		}
+		EXPECT_EQ(join__poll(f.join, b + (__u64)i * SEC + 20), 0);
+	}
+	EXPECT_EQ(join__flush(f.join), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.jvm_samples, 3);
+	EXPECT_EQ(st.java_complete, 3);
+	fo = folded(&f);
+	EXPECT_TRUE(fo && strstr(fo, "pkg/Work.run") != NULL && !strstr(fo, "[no Java stack"));
+	if (fo && (!strstr(fo, "pkg/Work.run") || strstr(fo, "[no Java stack")))
+		fprintf(stderr, "%s", fo);
+	free(fo);
+	teardown(&f);
+	fa_close(&fa);
+}

@@ -108,6 +108,12 @@ static int pend_give_up(struct join *j, struct pend *p, enum miss_reason r)
 {
 	int err;
 
+	/* BPF walked it (an off-CPU sample signalled for its park's blocker): its frames */
+	if ((p->s.flags & JP_SF_JWALK) && p->jvm->a) {
+		err = jn_add_jwalked(j, &p->s, p->frames, p->frames + p->s.kstack_len, p->jvm);
+		thr_put(j, pend_free(j, p));
+		return err;
+	}
 	j->st.jvm_samples++;
 	if (r == MISS_BACKLOG)
 		j->st.backlog++;
@@ -554,10 +560,8 @@ int jn_retry_dirty(struct join *j)
 /* what waited past the bound, oldest first; everything when all */
 int jn_expire(struct join *j, struct jvm_ent *e, bool all)
 {
-	int err = e->a ? jwait_retry(j, e, all) : 0;
+	int err = jn_early_retry(j, e, all);
 
-	if (!err)
-		err = jn_early_retry(j, e, all);
 	if (err)
 		return err;
 	while (!dl_empty(&e->traces)) {
@@ -578,7 +582,8 @@ int jn_expire(struct join *j, struct jvm_ent *e, bool all)
 		if (err)
 			return err;
 	}
-	return 0;
+	/* last: a walked sample that gave up its trace above may wait for the dictionary */
+	return e->a ? jwait_retry(j, e, all) : 0;
 }
 
 /*

@@ -60,6 +60,9 @@ int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct
 	oc->skel->rodata->min_block_ns = o->min_block_ns;
 	oc->skel->rodata->include_kthreads = o->include_kthreads;
 	oc->skel->rodata->wall = o->runnable;
+	oc->skel->rodata->parks = o->parks;
+	/* a JVM thread back from a blocking syscall: its Java frames walked there, as sampled */
+	oc->skel->rodata->java_walk = (__u8)kernel_session__java_walk(ks);
 	err = bpf_map__set_max_entries(oc->skel->maps.offcpu_start, n);
 	if (!err)
 		err = bpf_map__set_max_entries(oc->skel->maps.offcpu_sys, n);
@@ -103,6 +106,29 @@ void offcpu__set_window(struct offcpu *oc, __u64 start_ns)
 		oc->skel->bss->window_start_ns = start_ns;
 }
 
+/*
+ * r (tid key) closed at its switch-in, held for its syscall's return, which did not come
+ * before the end (offcpu.bpf.c emit_held): the interval as it was held, without Java
+ * frames. 1 when it was held.
+ */
+static int held_rec(struct offcpu *oc, __u32 key, struct open_rec *r)
+{
+	struct jp_offcpu_exit x;
+
+	if (bpf_map__value_size(oc->skel->maps.offcpu_sys) != sizeof(x) ||
+	    bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.offcpu_sys), &key, &x) ||
+	    x.what != JP_OX_WALK)
+		return 0;
+	r->s.time_ns = x.time_ns;
+	r->s.weight = x.weight;
+	r->s.cpu = x.cpu;
+	r->s.flags &= ~(__u32)(JP_SF_SIGNALED | JP_SF_JWALK);
+	r->s.sig_err = 0;
+	r->s.jstack_len = 0;
+	r->s.jstack_err = 0;
+	return 1;
+}
+
 int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_sample_fn fn,
 		       void *ctx)
 {
@@ -125,6 +151,14 @@ int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_s
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, r))
 			continue;
+		if (!r->s.time_ns && r->s.kstack_len <= JP_MAX_KSTACK &&
+		    r->s.ustack_len <= JP_MAX_USTACK && held_rec(oc, key, r)) {
+			err = fn(ctx, &r->s, r->frames, r->frames + r->s.kstack_len);
+			if (err)
+				break;
+			n++;
+			continue;
+		}
 		/* 0: closed (emitted at its switch-in); after end_ns: not in the recording */
 		if (!r->s.time_ns || r->s.time_ns > end_ns)
 			continue;

@@ -20,6 +20,11 @@ struct offcpu_opts {
 	bool include_kthreads;	  /* also kernel threads (they have no user stack) */
 	bool wakers;		  /* --wakers: not implemented yet, -EOPNOTSUPP */
 	bool runnable;		  /* also preempted intervals (waiting for a CPU), JP_SF_RUNNABLE */
+	/*
+	 * -e lock: JVM threads BPF walks are signalled at their syscall's return all the same,
+	 * for the park's blocker the agent's trace carries
+	 */
+	bool parks;
 };
 
 struct offcpu;

@@ -597,6 +597,11 @@ bool kernel_session__filters_pids(const struct kernel_session *s)
 	return s->cpu->rodata->filter_pids;
 }
 
+unsigned int kernel_session__java_walk(const struct kernel_session *s)
+{
+	return s->cpu->rodata->java_walk;
+}
+
 int kernel_session__flush_wall(struct kernel_session *s, __u64 end_ns, kernel_sample_fn fn,
 			       void *ctx)
 {

@@ -154,6 +154,8 @@ struct bpf_object;
 int kernel_session__share_maps(const struct kernel_session *s, struct bpf_object *obj);
 /* true when the session filters by pid (-p) */
 bool kernel_session__filters_pids(const struct kernel_session *s);
+/* --java-walk (JP_JWALK_*): the other programs walk as the sampler does */
+unsigned int kernel_session__java_walk(const struct kernel_session *s);
 void kernel_session__free(struct kernel_session *s); /* NULL-safe: detaches and unloads */
 
 #endif /* JPROF_KERNEL_SESSION_H */

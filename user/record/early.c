@@ -100,10 +100,14 @@ static void list_set(struct rec *r, struct rec_early *e, const struct vms_thread
 	} v;
 	__u32 key = JP_JTHREADS_LIST | e->pid;
 
+	__u32 tkey = JP_JTHREADS_TMPL | e->pid;
+
 	if (!last || e->jl_bad || l->list_length > UINT16_MAX || l->list_threads > UINT16_MAX ||
 	    l->osthread > UINT16_MAX || l->os_tid > UINT16_MAX) {
-		if (e->jl_set && !kernel_session__set_jthread(r->ks, key, NULL))
+		if (e->jl_set && !kernel_session__set_jthread(r->ks, key, NULL)) {
 			e->jl_set = false;
+			(void)kernel_session__set_jthread(r->ks, tkey, NULL);
+		}
 		return;
 	}
 	memset(&v, 0, sizeof(v));
@@ -121,6 +125,16 @@ static void list_set(struct rec *r, struct rec_early *e, const struct vms_thread
 		r->early_st.tl_map_err++;
 		return;
 	}
+	/* the offsets of a JavaThread, for the threads BPF finds at the list's end */
+	v.t = (struct jp_jthread){
+		.tgid = e->pid,
+		.state = (__u16)l->state,
+		.anchor = (__u16)l->anchor,
+		.osthread = (__u16)l->osthread,
+		.os_tid = (__u16)l->os_tid,
+	};
+	if (kernel_session__set_jthread(r->ks, tkey, &v.t))
+		r->early_st.tl_map_err++;
 	e->jl_set = true;
 	r->early_st.jl_set++;
 }

@@ -594,7 +594,8 @@ static void set_events(struct rec *r, const char *events)
 				"hold no off-CPU time",
 				events);
 		} else {
-			struct offcpu_opts oo = {.min_block_ns = (__u64)o->min_block_us * 1000};
+			struct offcpu_opts oo = {.min_block_ns = (__u64)o->min_block_us * 1000,
+						 .parks = !!(o->agent_events & JP_AGENT_EV_LOCK)};
 			int e = offcpu__start(r->ks, &oo, &r->offcpu);
 
 			if (e) {

@@ -199,6 +199,31 @@ void rec_summary(struct rec *r, double secs, const char *where)
 			rec_total(r, JP_VAL_OFFCPU_NS) / 1e9, open,
 			(unsigned long long)st[JP_STAT_OFFCPU_LOST],
 			(unsigned long long)st[JP_STAT_SWITCH_MISSED]);
+	if (v && (st[JP_STAT_OFFCPU_JWALK] || st[JP_STAT_OFFCPU_NOWALK] ||
+		  st[JP_STAT_OFFCPU_WALK_NOJAVA] || st[JP_STAT_OFFCPU_WALK_NOTHREAD] ||
+		  st[JP_STAT_OFFCPU_WALK_UNNAMED] || st[JP_STAT_OFFCPU_WALK_FAILED]))
+		fprintf(out,
+			"jprof: off-CPU Java stacks: %llu walked in BPF at the syscall's return "
+			"(%llu signalled all the same for a park's blocker), %llu of threads with "
+			"no "
+			"Java frame (not signalled), %llu walks that could not give the stack (no "
+			"JavaThread known %llu, a method not known %llu, other %llu: then "
+			"signalled; %llu threads found at the end of their JVM's thread list), "
+			"%llu "
+			"signalled without a walk (no layout); %llu intervals out before their "
+			"syscall returned\n",
+			(unsigned long long)st[JP_STAT_OFFCPU_JWALK],
+			(unsigned long long)st[JP_STAT_OFFCPU_PARK_SIG],
+			(unsigned long long)st[JP_STAT_OFFCPU_WALK_NOJAVA],
+			(unsigned long long)(st[JP_STAT_OFFCPU_WALK_NOTHREAD] +
+					     st[JP_STAT_OFFCPU_WALK_UNNAMED] +
+					     st[JP_STAT_OFFCPU_WALK_FAILED]),
+			(unsigned long long)st[JP_STAT_OFFCPU_WALK_NOTHREAD],
+			(unsigned long long)st[JP_STAT_OFFCPU_WALK_UNNAMED],
+			(unsigned long long)st[JP_STAT_OFFCPU_WALK_FAILED],
+			(unsigned long long)st[JP_STAT_OFFCPU_LIST_TAIL],
+			(unsigned long long)st[JP_STAT_OFFCPU_NOWALK],
+			(unsigned long long)st[JP_STAT_OFFCPU_HELD_EARLY]);
 	if (r->o->events & (1u << JP_EV_SYSCALL))
 		fprintf(out, "jprof: slow syscalls: %llu calls, %.3f s%s\n",
 			(unsigned long long)rec_total(r, JP_VAL_SYSCALL_CALLS),
