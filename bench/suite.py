@@ -515,7 +515,8 @@ def part_join(a, tmp):
                  "-Wall", "-Wextra", "-Werror", "-I" + os.path.join(tree, "user"),
                  "-I" + os.path.join(outdir, "bpf"), "-I" + os.path.join(tree, "bpf"),
                  "-I" + os.path.join(tree, "jvmagent"), os.path.join(REPO, "bench/join_bench.c")]
-                + objs + ["-lbpf", "-lelf", "-lz", "-llzma", "-lpthread", "-o", binp])
+                + objs + ["-lbpf", "-lelf", "-lz", "-llzma", "-lpthread", "-lmicrohttpd", "-lcurl",
+                          "-o", binp])
             bins[tag] = binp
     finally:
         shutil.rmtree(before, ignore_errors=True)
