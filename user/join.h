@@ -222,6 +222,11 @@ void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 all
  * (join_opts' agent_events and joined_events); records of others are skipped and counted.
  */
 void join__set_agent_events(struct join *j, __u32 agent_events, __u32 joined_events);
+/*
+ * The daemon's SIGHUP of -e lock: blocked intervals in LockSupport.park are contentions
+ * (join_opts' parks), and off-CPU time is only read for them (offcpu_parks_only)
+ */
+void join__set_parks(struct join *j, bool parks, bool parks_only);
 
 /*
  * From now on samples go to m (the old model may be freed): every model id the join caches

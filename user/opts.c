@@ -254,7 +254,7 @@ void opts_usage(FILE *f)
 	      "                        a row keeps the minute before and the interval after\n"
 	      "      --config FILE     key = value lines: interval, max-age, max-size, events,\n"
 	      "                        rate (-F); they win over the command line. SIGHUP reads\n"
-	      "                        it again (events: off-CPU now, others at the next start)\n"
+	      "                        it again (events: off-CPU, lock and alloc change now)\n"
 	      "  SIGTERM or SIGINT write the open interval and end the daemon.\n"
 	      "\n"
 	      "report of a recording: --since T, --until T keep its samples of that range\n"

@@ -426,7 +426,7 @@ seg_events() {
 	go tool pprof -raw "$STORE/segments/$1" 2>/dev/null | sed -n 's/^Comment: jprof:events=//p'
 }
 
-@test "SIGHUP: off-CPU detached and attached again while it runs; other events at the next start" {
+@test "SIGHUP: off-CPU detached and attached again while it runs" {
 	command -v go >/dev/null || missing "go (Debian golang-go) for go tool pprof"
 	# a thread that blocks 10 ms at a time: off-CPU time in every second
 	python3 -c 'import time
@@ -440,14 +440,13 @@ while True: time.sleep(0.01)' 3>&- &
 	printf 'interval = 1\nevents = cpu\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
 	sleep 3
-	printf 'interval = 1\nevents = cpu,offcpu,lock\n' >"$OUT/jprof.conf"
+	printf 'interval = 1\nevents = cpu,offcpu\n' >"$OUT/jprof.conf"
 	kill -HUP "$DPID"
 	sleep 2.2
 	stop_daemon
 	grep -q 'SIGHUP: events cpu: off-CPU programs detached' "$OUT/daemon.err"
-	grep -q "SIGHUP: events cpu,offcpu,lock: at the daemon's next start: only off-CPU and alloc" \
-		"$OUT/daemon.err"
-	grep -q 'SIGHUP: events cpu,offcpu,lock: off-CPU programs attached again' "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,offcpu: off-CPU programs attached' "$OUT/daemon.err"
+	! grep -q "next start" "$OUT/daemon.err"
 	mapfile -t segs < <(segments)
 	local ev=() ns=() k1=-1 k2=-1 before=0 after=0
 	for ((i = 0; i < ${#segs[@]}; i++)); do
@@ -551,6 +550,90 @@ while True: time.sleep(0.01)' 3>&- &
 		go tool pprof -raw "$STORE/segments/${segs[i]}" | grep -q 'long\[\]' && break
 	done
 	((i < k2))
+}
+
+# wait_list PID REGEX: until `jprof list` shows PID's agent events matching REGEX (5 s)
+wait_list() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		"$JPROF" list >"$OUT/list" && grep -Eq "^$1 .* loaded +$2 +" "$OUT/list" && return 0
+		sleep 0.1
+	done
+	cat "$OUT/list" "$OUT/daemon.err"
+	return 1
+}
+
+@test "SIGHUP: lock contention switched on in running JVMs (monitors and parks), then off" {
+	command -v go >/dev/null || missing "go (Debian golang-go) for go tool pprof"
+	[[ -r $APPS/EvContend.class && -r $APPS/EvPark.class ]] ||
+		missing "EvContend/EvPark not built in $APPS (make apps)"
+	require_jdk "$JDK17"
+	# a monitor held 100 ms while another thread blocks on it; a ReentrantLock the same;
+	# from 10 s after their start (monitor events switched on after a thread blocked are
+	# not posted for that wait: the contention starts once lock is on)
+	local t0=$SECONDS
+	"$JDK17/bin/java" -cp "$APPS" EvContend 600 100 10000 >"$OUT/contend.out" 2>&1 3>&- &
+	APP_PID=$!
+	"$JDK17/bin/java" -cp "$APPS" EvPark 600 100 10000 >"$OUT/park.out" 2>&1 3>&- &
+	LOAD_PIDS=$!
+	wait_ready "$OUT/contend.out" 10
+	wait_ready "$OUT/park.out" 10
+	printf 'interval = 1\nevents = cpu\n' >"$OUT/jprof.conf"
+	start_daemon -p "$APP_PID,$LOAD_PIDS" --config "$OUT/jprof.conf"
+	local i p
+	for ((i = 0; i < 100; i++)); do
+		grep -q "JVM $APP_PID (EvContend): Java stacks from" "$OUT/daemon.err" &&
+			grep -q "JVM $LOAD_PIDS (EvPark): Java stacks from" "$OUT/daemon.err" && break
+		sleep 0.1
+	done
+	wait_list "$APP_PID" - && wait_list "$LOAD_PIDS" -
+	# off-CPU time waits for a start with it; lock comes now
+	printf 'interval = 1\nevents = cpu,lock,offcpu\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	wait_list "$APP_PID" lock && wait_list "$LOAD_PIDS" lock
+	# on before the contention starts, and on for 4 s of it
+	((SECONDS - t0 < 10)) || { echo "lock went on $((SECONDS - t0)) s after the JVMs' start"; false; }
+	sleep $((t0 + 14 - SECONDS))
+	printf 'interval = 1\nevents = cpu\n' >"$OUT/jprof.conf"
+	kill -HUP "$DPID"
+	# each agent switches it off once the daemon's stamps stop (a second)
+	wait_list "$APP_PID" - && wait_list "$LOAD_PIDS" -
+	sleep 2.2
+	stop_daemon
+	cat "$OUT/daemon.err"
+	grep -q "SIGHUP: events cpu,lock,offcpu: off-CPU at the daemon's next start (it started without it)" "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,lock,offcpu: off-CPU programs attached; segments from now hold the parks of -e lock, no other off-CPU time' "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu,lock,offcpu: lock contention on from now (2 JVMs load' "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu: off-CPU programs detached' "$OUT/daemon.err"
+	grep -q 'SIGHUP: events cpu: lock contention off from now' "$OUT/daemon.err"
+	mapfile -t segs < <(segments)
+	local ev=() d=() k1=-1 k2=-1 gate=0 park=0
+	for ((i = 0; i < ${#segs[@]}; i++)); do
+		ev[i]=$(seg_events "${segs[i]}")
+		d[i]=$(seg_total "${segs[i]}" delay)
+		echo "${segs[i]} ${ev[i]} ${d[i]}"
+		[[ ${ev[i]} != cpu,lock ]] || ((k1 >= 0)) || k1=$i
+		[[ ${ev[i]} != cpu ]] || ((k1 < 0 || k2 >= 0)) || k2=$i
+	done
+	((k1 > 0 && k2 > k1))
+	# before: no waits; while on: both kinds of wait, named as -e lock names them; after: none
+	for ((i = 0; i < k1; i++)); do
+		[[ ${ev[i]} == cpu && ${d[i]} == 0 ]]
+	done
+	for ((i = k1; i < k2; i++)); do
+		[[ ${ev[i]} == cpu,lock ]]
+		p=$(go tool pprof -raw "$STORE/segments/${segs[i]}")
+		grep -q 'EvContend\$Gate' <<<"$p" && gate=1
+		grep -q '\[park\]' <<<"$p" && park=1
+	done
+	((gate && park))
+	for ((i = k2; i < ${#segs[@]}; i++)); do
+		[[ ${ev[i]} == cpu ]]
+	done
+	# no off-CPU time in any segment: the start had none
+	for ((i = 0; i < ${#segs[@]}; i++)); do
+		[[ $(seg_total "${segs[i]}" offcpu) == 0 ]]
+	done
 }
 
 # the requests fake_pyroscope.py logged that it took (status 200): "FROM UNTIL" lines

@@ -443,6 +443,12 @@ void join__set_agent_events(struct join *j, __u32 agent_events, __u32 joined_eve
 	j->o.joined_events = joined_events;
 }
 
+void join__set_parks(struct join *j, bool parks, bool parks_only)
+{
+	j->o.parks = parks;
+	j->o.offcpu_parks_only = parks_only;
+}
+
 /* the reader protocol: every agent of the join learns this jprof still reads it */
 void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 alloc_interval)
 {

@@ -512,46 +512,86 @@ static void set_rate(struct rec *r, unsigned int hz)
 
 
 /*
- * SIGHUP's allocation sampling, on or off from now (the open interval is written first:
- * cut). On: every connected agent that lacks it is loaded once more, which adds its JVMTI
- * capability and callback (jvmagent/agent.c add_events), and new JVMs are attached with
- * it; the heartbeat's stamps switch it on. Off: the stamps stop and each agent switches it
- * off within JP_RING_READER_GONE_MS; records still under way are skipped and counted.
+ * SIGHUP's agent events (JP_AGENT_EV_ALLOC, _LOCK), on or off from now (the open interval
+ * was written first: cut). On: every connected agent that lacks one is loaded once more,
+ * which adds its JVMTI capability and callback (jvmagent/agent.c add_events), and new JVMs
+ * are attached with it; the heartbeat's stamps switch it on. Off: the stamps stop and each
+ * agent switches it off within JP_RING_READER_GONE_MS; records still under way are
+ * skipped and counted.
  */
-static void set_alloc(struct rec *r, bool on, const char *events)
+static void set_agent_events(struct rec *r, __u32 on, __u32 changed, const char *events)
 {
 	struct jp_opts *o = &r->o_live;
+	__u32 ring = (on & changed & JP_AGENT_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
+		     (on & changed & JP_AGENT_EV_LOCK ? JP_RING_F_EV_LOCK : 0);
 	char opts[128];
 	unsigned int again = 0;
 
-	if (on)
-		o->agent_events |= JP_AGENT_EV_ALLOC;
-	else
-		o->agent_events &= ~JP_AGENT_EV_ALLOC;
+	o->agent_events = (o->agent_events & ~changed) | (on & changed);
 	join__set_agent_events(r->join, o->agent_events, rec_wanted_agent_events(o));
 	if (attacher__set_options(r->att, rec_agent_options(o, opts, sizeof(opts))))
 		pr_warn("SIGHUP: events %s: out of memory: JVMs found from now are attached "
 			"with the old options",
 			events);
-	for (size_t i = 0; on && i < r->nagents; i++)
-		if (r->agents[i].pid &&
-		    join__missing_events(r->join, r->agents[i].pid, false) & JP_RING_F_EV_ALLOC &&
+	for (size_t i = 0; ring && i < r->nagents; i++)
+		if (r->agents[i].pid && join__missing_events(r->join, r->agents[i].pid, false) & ring &&
 		    !attacher__load_again(r->att, r->agents[i].pid, mono_ns()))
 			again++;
-	if (on)
-		pr_info("SIGHUP: events %s: allocation sampling on from now (%u JVM%s load the "
-			"agent again to add it)",
-			events, again, again == 1 ? "" : "s");
-	else
-		pr_info("SIGHUP: events %s: allocation sampling off from now", events);
+	for (__u32 bit = JP_AGENT_EV_LOCK; bit <= JP_AGENT_EV_ALLOC; bit <<= 1) {
+		const char *what = bit == JP_AGENT_EV_LOCK ? "lock contention" : "allocation sampling";
+
+		if (!(changed & bit))
+			continue;
+		if (on & bit)
+			pr_info("SIGHUP: events %s: %s on from now (%u JVM%s load the agent again "
+				"to add it)",
+				events, what, again, again == 1 ? "" : "s");
+		else
+			pr_info("SIGHUP: events %s: %s off from now", events, what);
+	}
 }
 
 /*
- * SIGHUP's events. Off-CPU and alloc change now. Off-CPU: its programs (loaded at the
- * start) are detached, or attached again, on the session's maps; the join was set up for
- * it at the start either way. Alloc: set_alloc. What needs other programs or other agent
- * settings than the start loaded (off-CPU the daemon did not start with, syscalls, lock,
- * live, wall) waits for the next start, and the line says which.
+ * The off-CPU programs as SIGHUP's events want them: loaded while off-CPU time is shown or
+ * -e lock needs its parks (or -e wall), detached when neither does. Off-CPU time shows
+ * only if the daemon started with it (the join marks and collapses it as the start's
+ * events said); under -e lock alone the join keeps the parks and drops the rest.
+ */
+static void set_offcpu(struct rec *r, bool show, bool lock, const char *events)
+{
+	const struct jp_opts *o = r->o;
+	struct rec_interval *iv = r->iv;
+	bool had = r->offcpu != NULL;
+
+	if (!show && !lock && !o->wall && had) {
+		offcpu__free(r->offcpu);
+		r->offcpu = NULL;
+	} else if ((show || lock || o->wall) && !had) {
+		struct offcpu_opts oo = {.min_block_ns = (__u64)o->min_block_us * 1000,
+					 .parks = lock};
+		int e = offcpu__start(r->ks, &oo, &r->offcpu);
+
+		if (e)
+			pr_warn("SIGHUP: events %s: the off-CPU programs would not attach: %s",
+				events, strerror(-e));
+		else
+			/* what blocked before it was attached is not in the segments */
+			offcpu__set_window(r->offcpu, mono_ns());
+	}
+	iv->offcpu_off = !(show && r->offcpu);
+	join__set_parks(r->join, lock && r->offcpu, lock && !(show && r->offcpu));
+	pr_info("SIGHUP: events %s: off-CPU programs %s; segments from now hold %s", events,
+		r->offcpu ? (had ? "kept" : "attached") : "detached",
+		!iv->offcpu_off      ? "off-CPU time" :
+		lock && r->offcpu ? "the parks of -e lock, no other off-CPU time" :
+				    "no off-CPU time");
+}
+
+/*
+ * SIGHUP's events. Off-CPU, alloc and lock change now (the open interval is written first,
+ * as a segment of its own): set_offcpu, set_agent_events. Off-CPU time shows only if the
+ * daemon started with it; what needs other programs or other agent settings than the
+ * start loaded (syscalls, live, wall) waits for the next start, and the line says which.
  */
 static void set_events(struct rec *r, const char *events)
 {
@@ -559,61 +599,40 @@ static void set_events(struct rec *r, const char *events)
 	struct rec_interval *iv = r->iv;
 	struct jp_opts *now = calloc(1, sizeof(*now));
 	char *av[] = {"jprof", "daemon", "-e", (char *)events, NULL}, err[256];
-	const __u32 off = 1u << JP_EV_OFFCPU, fixed = ~(__u32)JP_AGENT_EV_ALLOC;
-	bool want_off, have_off = r->offcpu != NULL, want_alloc, alloc_now, alloc_cut;
+	const __u32 off = 1u << JP_EV_OFFCPU, live = JP_AGENT_EV_ALLOC | JP_AGENT_EV_LOCK;
+	bool started_off = o->events & off, shown_off, want_off, lock_now, want_lock;
+	__u32 changed;
 
 	if (!now || opts_parse(4, av, now, err, sizeof(err))) {
 		free(now);
 		return; /* dconf_read checked it: only out of memory comes here */
 	}
 	want_off = now->events & off;
-	want_alloc = now->agent_events & JP_AGENT_EV_ALLOC;
-	alloc_now = want_alloc != !!(o->agent_events & JP_AGENT_EV_ALLOC);
-	alloc_cut = alloc_now;
+	shown_off = started_off && r->offcpu && !iv->offcpu_off;
+	changed = (now->agent_events ^ o->agent_events) & live;
+	want_lock = now->agent_events & JP_AGENT_EV_LOCK;
+	lock_now = o->agent_events & JP_AGENT_EV_LOCK;
 	if ((now->events & ~off) != (o->events & ~off) ||
-	    (now->agent_events & fixed) != (o->agent_events & fixed) || now->wall != o->wall)
-		pr_warn("SIGHUP: events %s: at the daemon's next start: only off-CPU and alloc "
-			"change while it runs (the others need other BPF programs or agent "
+	    (now->agent_events & ~live) != (o->agent_events & ~live) || now->wall != o->wall)
+		pr_warn("SIGHUP: events %s: at the daemon's next start: only off-CPU, lock and "
+			"alloc change while it runs (the others need other BPF programs or agent "
 			"settings than it started with)",
 			events);
-	if (want_off != have_off && want_off && !(o->events & off)) {
+	if (want_off && !started_off) {
 		pr_warn("SIGHUP: events %s: off-CPU at the daemon's next start (it started "
-			"without it: its programs are not loaded)",
+			"without it)",
 			events);
-	} else if (want_off != have_off && !want_off && (o->wall || o->agent_events & JP_AGENT_EV_LOCK)) {
-		pr_warn("SIGHUP: events %s: off-CPU stays: -e %s needs its programs", events,
-			o->wall ? "wall" : "lock");
-	} else if (want_off != have_off) {
-		cut_interval(r); /* what it recorded with off-CPU: a segment of its own */
-		alloc_cut = false;
-		if (!want_off) {
-			offcpu__free(r->offcpu);
-			r->offcpu = NULL;
-			iv->offcpu_off = true;
-			pr_info("SIGHUP: events %s: off-CPU programs detached; segments from now "
-				"hold no off-CPU time",
-				events);
-		} else {
-			struct offcpu_opts oo = {.min_block_ns = (__u64)o->min_block_us * 1000,
-						 .parks = !!(o->agent_events & JP_AGENT_EV_LOCK)};
-			int e = offcpu__start(r->ks, &oo, &r->offcpu);
-
-			if (e) {
-				pr_warn("SIGHUP: events %s: the off-CPU programs would not attach "
-					"again: %s",
-					events, strerror(-e));
-			} else {
-				/* what blocked before it was attached is not in the segments */
-				offcpu__set_window(r->offcpu, mono_ns());
-				iv->offcpu_off = false;
-				pr_info("SIGHUP: events %s: off-CPU programs attached again", events);
-			}
-		}
+		want_off = false;
 	}
-	if (alloc_cut)
-		cut_interval(r); /* what it recorded before: a segment of its own */
-	if (alloc_now)
-		set_alloc(r, want_alloc, events);
+	if (want_off == shown_off && !changed) {
+		free(now);
+		return;
+	}
+	cut_interval(r); /* what it recorded before: a segment of its own */
+	if (want_off != shown_off || want_lock != lock_now)
+		set_offcpu(r, want_off, want_lock, events);
+	if (changed)
+		set_agent_events(r, now->agent_events, changed, events);
 	free(now);
 }
 
