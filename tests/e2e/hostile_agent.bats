@@ -138,7 +138,9 @@ jvm_line() {
 		grep -Eq '^agentflood;.*main' "$W/out.folded" || return 1
 	fi
 	jvm_line | grep -Eq ': [1-9][0-9]* samples'
-	jvm_line | grep -Eq 'time budget'
+	# the flood was on: the join's time budget cut its reads, or the agent's ring was full
+	# (in 3 s the join may keep up: a fresh-clone rehearsal saw no time budget once)
+	jvm_line | grep -Eq 'time budget|ring full'
 }
 
 @test "hostile agent: events of random frames and threads under -e cpu are skipped, counted, jprof stays small" {

