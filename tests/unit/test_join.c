@@ -518,6 +518,14 @@ static struct jvm_agent *fa_open(struct fake_agent *a)
 	return jvm_agent__open_files(a->ring, a->dict, (unsigned int)-1);
 }
 
+/* setup() with this process registered as a JVM whose agent is fa (fa_open) */
+static int setup_jvm(struct fixture *f, const struct join_opts *o, struct fake_agent *fa)
+{
+	if (setup(f, o))
+		return -1;
+	return join__add_jvm(f->join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(fa));
+}
+
 static void fa_close(struct fake_agent *a)
 {
 	unlink(a->ring);
@@ -594,8 +602,7 @@ TEST(many_threads_many_waiting_all_paired)
 	__u64 base = 100 * SEC;
 	char *rep;
 
-	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
 	ASSERT_TRUE(join__has_jvm(f.join, (__u32)getpid()));
 	for (int r = 0; r < ROUNDS; r++) {
 		__u64 t = base + (__u64)r * 10000000;
@@ -632,8 +639,7 @@ TEST(trace_goes_to_newest_sample_not_later)
 	__u64 b = 100 * SEC;
 	char *rep;
 
-	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
 	/* a trace read before its sample waits for it */
 	fa_trace(&fa, 7, b + 250, 1);
 	fa_flush(&fa);
@@ -676,8 +682,7 @@ TEST(samples_during_a_pending_request_take_its_trace)
 	__u64 b = 100 * SEC;
 	char *rep, *fo;
 
-	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
 	/* a request, a sample while it is pending (read before its trace), then the trace */
 	s = jsample(7, b + 100);
 	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
@@ -785,8 +790,7 @@ TEST(native_threads_are_told_after_a_while_and_again_when_java)
 	__u64 b = 100 * SEC, ms = 1000000;
 	char *rep;
 
-	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
 	/* a new Java thread: "not a Java thread" until ThreadStart, then Java: never told */
 	answer(&f, &fa, 8, b, JAVA_TRACE_ERR_NOT_JAVA_THREAD, 0);
 	answer(&f, &fa, 8, b + 5 * ms, 1, 0);
@@ -831,8 +835,7 @@ TEST(agent_rounds_are_bounded)
 	struct jp_sample s;
 	__u64 b = 100 * SEC;
 
-	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
 	for (__u32 i = 0; i < 250; i++) {
 		s = jsample(20000 + i, b + i);
 		EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
@@ -861,8 +864,7 @@ TEST(budgets_count_what_falls_out)
 	__u64 b = 100 * SEC;
 	char *rep;
 
-	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) == 0);
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
 	/* samples whose traces never come: the oldest stop waiting, natives kept, counted */
 	for (__u32 i = 0; i < 100; i++) {
 		s = jsample(30000 + i, b + i);
@@ -1586,9 +1588,7 @@ TEST(jwalked_samples_waiting_for_a_method_are_named_once_it_is_learned)
 	__u64 b = 100 * SEC;
 	char *fo;
 
-	ASSERT_TRUE(setup(&f, &o) == 0);
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
-		    0);
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
 	s = early_sample(7, b);
 	s.flags = JP_SF_JWALK | JP_SF_COUNTED;
 	s.count = 5;
@@ -1627,10 +1627,8 @@ TEST(offcpu_walked_and_signalled_keeps_bpf_frames_without_a_trace)
 	__u64 b = 100 * SEC;
 	char *fo;
 
-	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
 	f.view.values = 1u << JP_VAL_OFFCPU_NS;
-	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fa)) ==
-		    0);
 	for (int i = 0; i < 3; i++) {
 		s = early_sample(7, b + (__u64)i * SEC);
 		s.kind = JP_EV_OFFCPU;
