@@ -191,7 +191,12 @@
  * (a thread started since user space read it: JP_JTHREADS_TMPL) and walked
  */
 #define JP_STAT_OFFCPU_LIST_TAIL 49
-#define JP_STAT_MAX		 50
+/*
+ * an interpreted method's frame at the interrupted pc not whole yet (its entry, between
+ * `push rbp` and the last fixed slot): passed to its caller, as the agent's walk does
+ */
+#define JP_STAT_INTERP_ENTRY 50
+#define JP_STAT_MAX		 51
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java

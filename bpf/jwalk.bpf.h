@@ -121,6 +121,7 @@ struct {
 #define JW_METHOD_SLOT	   3	 /* words below rbp */
 #define JW_BCP_SLOT	   8
 #define JW_SENDER_SP_SLOT  1
+#define JW_INITIAL_SP_SLOT 9	 /* an interpreted frame's last fixed slot: whole once sp is here */
 #define JW_WRAPPER_SLOT	   6	 /* an entry frame's JavaCallWrapper*, words below rbp */
 #define JW_MAX_STUBS	   4
 #define JW_MAX_PROLOGUE	   160	 /* bytes from a method's code to its frame-complete offset */
@@ -750,6 +751,28 @@ static __always_inline long jw_frame(struct jw_state *st)
 
 		/* the frame's words from the bcp slot up to the return address, one read */
 		err = jw_read(st->slots, sizeof(st->slots), fp - JW_BCP_SLOT * 8);
+		/*
+		 * At the top, a frame not whole yet: the method's entry between `mov rbp,
+		 * rsp` and its last fixed slot (HotSpot's generate_fixed_frame; its
+		 * is_interpreted_frame_valid refuses such a frame too). Its Method* and bcp
+		 * slots may still hold an earlier frame's words: not believed. The frame is
+		 * left out, as the agent's walk leaves it: the caller is at its return
+		 * address, its sp the sender sp the entry pushed first (rbp - 1; not rbp + 2:
+		 * past a C2I adapter the caller's sp lies above the arguments it pushed).
+		 */
+		if (st->top && sp <= fp - 8 && sp > fp - JW_INITIAL_SP_SLOT * 8) {
+			sender_sp = st->slots[JW_BCP_SLOT - JW_SENDER_SP_SLOT];
+			caller_fp = st->slots[JW_BCP_SLOT];
+			ret = st->slots[JW_BCP_SLOT + 1];
+			if (!err && ((sender_sp & 7) || sender_sp < fp + 16 ||
+				     sender_sp - fp > JW_STUB_FRAME || !jw_heap(w, ret)))
+				err = JP_JW_BAD_FRAME;
+			if (!err)
+				stat_inc(JP_STAT_INTERP_ENTRY);
+			stub = true;
+			st->at_call = 1;
+			goto out_stub;
+		}
 		method = st->slots[JW_BCP_SLOT - JW_METHOD_SLOT];
 		out_pc = st->slots[0];
 		cm = jw_word(method + (w->method_const & 0xfff), &err);

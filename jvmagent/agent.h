@@ -171,6 +171,7 @@ enum jpa_blob_kind {
 	JPA_BLOB_NMETHOD,      /* compiled Java code */
 	JPA_BLOB_RUNTIME_STUB, /* a C1 or C2 stub that calls into the VM */
 	JPA_BLOB_ADAPTER,      /* I2C/C2I adapters */
+	JPA_BLOB_INTERPRETER,  /* the template interpreter */
 	JPA_BLOB_KIND_MAX
 };
 struct jpa_blob {
@@ -178,6 +179,7 @@ struct jpa_blob {
 	int32_t frame_words; /* CodeBlob::_frame_size: the frame, return address included */
 	int complete;	     /* pc is past the frame-complete offset: 1, 0, -1 (none: C1 stubs) */
 	uintptr_t complete_pc; /* the first pc past it (complete >= 0) */
+	uintptr_t code;	       /* the blob's first instruction */
 };
 /*
  * The code blob holding pc, found as HotSpot's CodeHeap::find_blob does (segment map, then

@@ -265,41 +265,141 @@ static int at_entry_barrier(uintptr_t pc, uintptr_t fc_pc)
 }
 
 /*
- * pc in the C2I half of an adapter past where it moved the return address below the room
- * for the arguments and set r13 to its caller's sp (HotSpot's gen_c2i_adapter: JDK 17
- * `pop rax; mov r13, rsp; sub rsp, n; mov [rsp], rax`, JDK 25 `lea r13, [rsp + 8]` and,
- * with arguments, `pop rax; sub rsp, n; push rax`): the last of these in the 256 bytes
- * before pc, all of it before pc. Before it the return address is at sp, the caller's sp
- * above it. jprof's BPF walk decides the same way (jwalk.bpf.h jw_c2i).
+ * pc in the C2I half of an adapter (compiled code calling an interpreted method; HotSpot's
+ * gen_c2i_adapter makes no frame): where its compiled caller's return address and sp are,
+ * decided as jprof's BPF walk decides it (jwalk.bpf.h jw_c2i, which says why), from the
+ * last of these sequences in the code before pc (FB_C2I_WIN bytes, within the blob):
+ * `jmp r11` (the I2C half's end: nothing moved, the return address at sp), JDK 17's `pop
+ * rax; mov r13, rsp; sub rsp, n` (then `mov [rsp], rax`), JDK 25's `lea r13, [rsp + 8]`
+ * (then, with arguments, `pop rax; sub rsp, n; push rax`) or the patching call's `mov r13,
+ * rsp; mov rax, [rsp]`. Past the move the caller's sp is r13 and the return address at sp;
+ * in between it is the word below r13 (below sp right after JDK 17's pop). 1 and where the
+ * return address is and the caller's sp; 0 not known (no guess: a wrong sp made AGCT walk
+ * a compiled caller into a wrong frame, 2 of 6 frames).
  */
 #define FB_C2I_WIN 256
+#define C2I_ENTRY 1
+#define C2I_17	  2
+#define C2I_25	  3
+#define C2I_PATCH 4
 
-static int c2i_moved(uintptr_t pc)
+static int c2i_kind(const volatile unsigned char *q)
 {
-	const volatile unsigned char *b = (const volatile unsigned char *)pc;
-	int end = 0, at = 0;
+	if (q[0] == 0x41 && q[1] == 0xff && q[2] == 0xe3)
+		return C2I_ENTRY;
+	if (q[0] == 0x58 && q[1] == 0x4c && q[2] == 0x8b && q[3] == 0xec && q[4] == 0x48 &&
+	    (q[5] == 0x83 || q[5] == 0x81) && q[6] == 0xec)
+		return C2I_17;
+	if (q[0] == 0x4c && q[1] == 0x8d && q[2] == 0x6c && q[3] == 0x24 && q[4] == 0x08)
+		return C2I_25;
+	if (q[0] == 0x4c && q[1] == 0x8b && q[2] == 0xec && q[3] == 0x48 && q[4] == 0x8b &&
+	    q[5] == 0x04 && q[6] == 0x24)
+		return C2I_PATCH;
+	return 0;
+}
 
-	for (int i = FB_C2I_WIN; i > 0 && !at; i--) {
-		const volatile unsigned char *q = b - i;
+static int c2i_caller(uintptr_t code, uintptr_t pc, uintptr_t sp, uintptr_t r13,
+		      uintptr_t *ret_at, uintptr_t *ret_sp)
+{
+	const volatile unsigned char *q = NULL;
+	uintptr_t lo = pc - FB_C2I_WIN > code && pc > FB_C2I_WIN ? pc - FB_C2I_WIN : code;
+	int kind = 0, k, o, n;
 
-		if (q[0] == 0x58 && q[1] == 0x4c && q[2] == 0x8b && q[3] == 0xec && q[4] == 0x48 &&
-		    (q[5] == 0x83 || q[5] == 0x81) && q[6] == 0xec)
-			end = (q[5] == 0x83 ? 8 : 11) + 4; /* then mov [rsp], rax */
-		else if (q[0] == 0x4c && q[1] == 0x8d && q[2] == 0x6c && q[3] == 0x24 &&
-			 q[4] == 0x08)
-			end = q[5] == 0x58 && q[6] == 0x48 ? 5 + 1 + (q[7] == 0x83 ? 4 : 7) + 1 : 5;
-		else
-			continue;
-		/* the last such sequence: look on for a later one */
-		at = i;
-		for (int j = i - 1; j > 0; j--) {
-			q = b - j;
-			if ((q[0] == 0x58 && q[1] == 0x4c && q[2] == 0x8b && q[3] == 0xec) ||
-			    (q[0] == 0x4c && q[1] == 0x8d && q[2] == 0x6c && q[3] == 0x24))
-				return 0; /* not the last one: not sure, the generic guess */
+	if (pc <= code)
+		return 0;
+	for (uintptr_t a = lo; a < pc; a++) {
+		k = c2i_kind((const volatile unsigned char *)a);
+		if (k) {
+			kind = k;
+			q = (const volatile unsigned char *)a;
 		}
 	}
-	return at && at >= end;
+	if (!kind)
+		return 0;
+	/* on the first byte of a sequence past the patching call: nothing moved yet */
+	k = c2i_kind((const volatile unsigned char *)pc);
+	if (kind == C2I_PATCH && (k == C2I_17 || k == C2I_25))
+		kind = C2I_ENTRY;
+	o = (int)(pc - (uintptr_t)q);
+	*ret_at = sp;
+	*ret_sp = r13;
+	if (kind == C2I_ENTRY) {
+		*ret_sp = sp + 8;
+	} else if (kind == C2I_17) {
+		n = q[5] == 0x83 ? 4 : 7;
+		if (o == 1) {
+			*ret_at = sp - 8;
+			*ret_sp = sp;
+		} else if (o < 8 + n) {
+			*ret_at = r13 - 8;
+		}
+	} else if (kind == C2I_25) {
+		if (o < 5)
+			return 0;
+		if (q[5] == 0x58 && q[6] == 0x48 && (q[7] == 0x83 || q[7] == 0x81) && q[8] == 0xec) {
+			n = q[7] == 0x83 ? 4 : 7;
+			if (q[6 + n] != 0x50)
+				return 0;
+			if (o > 5 && o <= 6 + n)
+				*ret_at = r13 - 8;
+		}
+	}
+	return !(*ret_sp & 7) && *ret_sp >= sp && *ret_sp - sp <= 4096;
+}
+
+/*
+ * A C2I adapter's caller (c2i_caller): its return address must follow a `call rel32`
+ * into the code cache, as BPF's walk checks. 1 when AGCT found Java frames from there, -1
+ * when it did not or a check failed (the caller is where c2i_caller says or not known: no
+ * other guess), 0 when pc is not in the C2I half.
+ */
+static int c2i_walk(struct jpa_call_trace *t, ucontext_t *c, const struct jpa_blob *b,
+		    uintptr_t pc, uintptr_t sp, uintptr_t fp, int *tries)
+{
+	uintptr_t at, ssp, ret;
+	const volatile unsigned char *call;
+	int32_t rel;
+
+	if (!c2i_caller(b->code, pc, sp, (uintptr_t)c->uc_mcontext.gregs[REG_R13], &at, &ssp))
+		return 0;
+	ret = stack_at(at);
+	if (!jpa_vm_in_code(ret) || !jpa_vm_in_code(ret - 5))
+		return -1;
+	call = (const volatile unsigned char *)(ret - 5);
+	if (call[0] != 0xe8)
+		return -1;
+	rel = (int32_t)((uint32_t)call[1] | (uint32_t)call[2] << 8 | (uint32_t)call[3] << 16 |
+			(uint32_t)call[4] << 24);
+	if (!jpa_vm_in_code(ret + (uintptr_t)(intptr_t)rel))
+		return -1;
+	return retry(t, c, as_return(ret), ssp, fp, tries) ? 1 : -1;
+}
+
+/*
+ * pc in the template interpreter, its frame at rbp not whole yet: the method's entry
+ * between `mov rbp, rsp` and its last fixed slot, nine words below rbp (HotSpot's
+ * generate_fixed_frame; AGCT's is_interpreted_frame_valid refuses the frame). The frame
+ * is left out: its caller is at its return address, the caller's sp the sender sp the
+ * entry pushed first (rbp - 1). Not rbp + 2, which the rbp chain below would take: past a
+ * C2I adapter the caller's sp lies above the arguments the adapter pushed, and AGCT walked
+ * a compiled caller from there into a wrong frame further down (JavaHot i2c, JDK 17: 3% of
+ * the samples with 2 of 6 frames). jprof's BPF walk does the same (jwalk.bpf.h).
+ */
+#define FB_INTERP_FIXED 9 /* words: rbp - 9 is the initial sp slot */
+
+/* 1 the caller's Java frames, -1 none (no other guess), 0 pc is not in such an entry */
+
+static int interp_entry(struct jpa_call_trace *t, ucontext_t *c, uintptr_t sp, uintptr_t fp,
+			int *tries)
+{
+	uintptr_t ssp;
+
+	if (fp & 7 || sp > fp - 8 || sp <= fp - FB_INTERP_FIXED * 8)
+		return 0;
+	ssp = stack_at(fp - 8);
+	if (ssp & 7 || ssp < fp + 16 || ssp - fp > 4096)
+		return -1;
+	return retry(t, c, as_return(stack_at(fp + 8)), ssp, stack_at(fp), tries) ? 1 : -1;
 }
 
 /*
@@ -509,7 +609,7 @@ static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret
 {
 	struct timespec t0;
 	jint first = t->num_frames;
-	uintptr_t pc, sp, fp, top, r13;
+	uintptr_t pc, sp, fp, top;
 	struct jpa_blob b;
 	ucontext_t c;
 	int tries = 0, ok = 0, pop;
@@ -539,25 +639,28 @@ static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret
 	if (jpa_vm_in_code(pc) && !jpa_vm_blob(pc, &b)) {
 		/*
 		 * an nmethod's epilogue: the frame walked as if whole (its sp that many words
-		 * below the caller's), so that the method itself is not lost. A C2I adapter
-		 * past moving the return address (HotSpot's gen_c2i_adapter): the caller's sp
-		 * is r13, the return address at sp (jwalk.bpf.h jw_c2i, which also knows where
-		 * in the adapter pc is; a wrong guess here fails AGCT's own checks)
+		 * below the caller's), so that the method itself is not lost. In a C2I
+		 * adapter or an interpreted method's entry the caller's sp is not where the
+		 * guesses below take it: where it is is known, or no guess is made
 		 */
 		pop = b.kind == JPA_BLOB_NMETHOD && b.complete == 1 && b.frame_words >= 2 &&
 				      b.frame_words <= FB_STUB_WORDS
 			      ? epilogue_popped(pc)
 			      : 0;
-		r13 = (uintptr_t)c.uc_mcontext.gregs[REG_R13];
 		if (pop)
 			ok = retry(t, &c, pc, sp + (uintptr_t)pop - (uintptr_t)b.frame_words * 8,
 				   fp, &tries);
 		else if (b.kind == JPA_BLOB_NMETHOD && b.complete == 0 &&
 			 at_entry_barrier(pc, b.complete_pc))
 			ok = retry(t, &c, b.complete_pc, sp, fp, &tries);
-		else if (b.kind == JPA_BLOB_ADAPTER && r13 >= sp + 8 && r13 - sp <= 4096 &&
-			 !(r13 & 7) && c2i_moved(pc))
-			ok = retry(t, &c, as_return(stack_at(sp)), r13, fp, &tries);
+		else if (b.kind == JPA_BLOB_INTERPRETER || b.kind == JPA_BLOB_ADAPTER) {
+			ok = b.kind == JPA_BLOB_INTERPRETER ? interp_entry(t, &c, sp, fp, &tries)
+							    : c2i_walk(t, &c, &b, pc, sp, fp, &tries);
+			if (ok < 0) {
+				ok = 0;
+				goto out;
+			}
+		}
 	}
 	if (!ok && jpa_vm_in_code(pc))
 		ok = retry(t, &c, as_return(stack_at(sp)), sp + 8, fp, &tries) ||

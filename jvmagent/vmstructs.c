@@ -632,9 +632,12 @@ int jpa_vm_blob(uintptr_t pc, struct jpa_blob *ret)
 		ret->kind = JPA_BLOB_RUNTIME_STUB;
 	else if (name_is(name, "I2C/C2I adapters"))
 		ret->kind = JPA_BLOB_ADAPTER;
+	else if (name_is(name, "Interpreter"))
+		ret->kind = JPA_BLOB_INTERPRETER;
 	ret->frame_words = load_s32(blob + code_layout.blob_frame_size);
 	/* C1's stubs are never frame-complete (-1): their frame is whole at every call out */
 	ret->complete = fc < 0 ? -1 : pc >= code + (uintptr_t)fc;
 	ret->complete_pc = fc < 0 ? 0 : code + (uintptr_t)fc;
+	ret->code = code;
 	return 0;
 }

@@ -226,13 +226,15 @@ copies_run() {
 # loop is compiled at once and stays so). BPF passes an I2C adapter at the interrupted pc to
 # its interpreted caller, rbp's frame, when the word at sp is the return address the
 # caller's last_sp leads to (jwalk.bpf.h jw_i2c), a C2I adapter to its compiled caller by
-# where in the adapter pc is (jw_c2i); before, those samples were signalled "in a stub" (10
-# of 42 signals on H2, JDK 17). shadow: few walks differ from the agent's, past a C2I adapter
-# or not (the agent's own walk loses the frames of an interpreted callee whose frame is being
-# built: 2.4-3.3% of the compared here; past a C2I adapter 0-2 of 125 in fresh-clone runs,
-# which a bound of 0 failed once); bpf: whole stacks without a signal
+# where in the adapter pc is (jw_c2i), the callee's interpreted frame still being built
+# (its entry, 1-4% here) to its caller by the sender sp the entry saved; before, those
+# samples were signalled "in a stub" (10 of 42 signals on H2, JDK 17). shadow: the agent's
+# walk decides both cases as BPF's does (it used to guess the caller's sp as rbp + 2 and
+# AGCT then walked into a wrong frame: 2 of 6 frames in 3% of the samples): the walks
+# agree (0 differed in 7 runs of JDK 17 and 25 each; 1% allowed); bpf: whole stacks
+# without a signal
 i2c_run() {
-	local home=$1 mode=$2 line samples requests passed c2i cmp differ ccmp cdiffer pct
+	local home=$1 mode=$2 line samples requests passed c2i cmp differ ccmp cdiffer pct entries
 	require_jdk "$home"
 	"$home/bin/java" -XX:TieredStopAtLevel=1 -XX:CompileCommand=quiet \
 		-XX:CompileCommand=exclude,JavaHot::i2cLoop \
@@ -250,8 +252,11 @@ i2c_run() {
 		sed -nE 's/.*caller: ([0-9]+)$/\1/p')
 	c2i=$(sed -nE 's/^jprof: C2I adapters at the interrupted pc passed .*caller: ([0-9]+);.*/\1/p' \
 		<<<"$REPORT")
-	echo "samples of Java threads $samples, I2C adapters passed ${passed:-0}, C2I ${c2i:-0}"
-	((${passed:-0} >= 3 && ${c2i:-0} >= 3))
+	entries=$(sed -nE 's/^jprof: interpreted frames at the interrupted pc not whole yet, passed to their caller: ([0-9]+)$/\1/p' \
+		<<<"$REPORT")
+	echo "samples of Java threads $samples, I2C adapters passed ${passed:-0}, C2I ${c2i:-0}," \
+		"interpreted entries ${entries:-0}"
+	((${passed:-0} >= 3 && ${c2i:-0} >= 3 && ${entries:-0} >= 3))
 	(($(folded_sum 'JavaHot\.(i2cLoop_\[0|c2iLoop_\[[0j])\]' "$OUT/i.folded") * 10 >= samples * 9))
 	if [[ $mode == shadow ]]; then
 		line=$(grep -E "^jprof: JVM $JPID: Java walk in BPF: " <<<"$REPORT")
@@ -261,7 +266,7 @@ i2c_run() {
 			's/^jprof: JVM [0-9]+: of the walks compared, past a C2I adapter at the top: ([0-9]+), ([0-9]+) of them differ$/\1 \2/p' \
 			<<<"$REPORT")
 		echo "compared $cmp, differ $differ; past a C2I adapter ${ccmp:-0}, differ ${cdiffer:-0}"
-		((cmp * 2 >= samples && differ * 100 <= cmp * 6 && ${cdiffer:-0} * 100 <= ${ccmp:-0} * 6))
+		((cmp * 2 >= samples && differ * 100 <= cmp && ${cdiffer:-0} * 100 <= ${ccmp:-0}))
 		return
 	fi
 	requests=$(sed -nE 's/.*stack requests: ([0-9]+),.*/\1/p' <<<"$line")

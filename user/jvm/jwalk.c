@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jvm/jwalk.h"
+#include "ring.h"
 #include "log.h"
 
 /*
@@ -210,7 +211,7 @@ static void show_diff(struct jwalk *w, struct jvm_agent *a, const struct java_tr
 		      int at, __u32 flags)
 {
 	pr_debug("java walk: BPF's stack (%d frames%s%s%s%s) differs from the agent's (%d) at "
-		 "frame %d:",
+		 "frame %d (pc %#llx%s):",
 		 n, (flags & JP_SF_STUB_FP) ? ", past a stub's rbp frame" : "",
 		 (flags & JP_SF_ANCHOR) ? ", from the frame anchor" : "",
 		 (flags & JP_SF_PROLOGUE) ? ", from a prologue"
@@ -219,7 +220,8 @@ static void show_diff(struct jwalk *w, struct jvm_agent *a, const struct java_tr
 		 (flags & JP_SF_FP_CHAIN) ? ", from native frame pointers"
 		 : (flags & JP_SF_AT_CALL) && !(flags & JP_SF_ANCHOR) ? ", from below a stub"
 								      : "",
-		 tr->num_frames, at);
+		 tr->num_frames, at, (unsigned long long)tr->pc,
+		 (tr->flags & JP_TRACE_F_FALLBACK) ? ", the agent's fallback walk" : "");
 	for (int i = 0; i < n || i < tr->num_frames; i++) {
 		const char *b = i < n && w->exp_mid[i]
 					? jvm_agent__method_name(a, w->exp_mid[i], 0)

@@ -597,6 +597,11 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 			"jprof: I2C adapters at the interrupted pc passed to their interpreted "
 			"caller: %llu\n",
 			(unsigned long long)r->kstats[JP_STAT_I2C]);
+	if (verbose && r->kstats[JP_STAT_INTERP_ENTRY])
+		fprintf(f,
+			"jprof: interpreted frames at the interrupted pc not whole yet, passed to "
+			"their caller: %llu\n",
+			(unsigned long long)r->kstats[JP_STAT_INTERP_ENTRY]);
 	if (verbose && (r->kstats[JP_STAT_C2I] || r->kstats[JP_STAT_C2I_NOT]))
 		fprintf(f,
 			"jprof: C2I adapters at the interrupted pc passed to their compiled "
