@@ -119,11 +119,52 @@ static __u64 locs_hash(const jp_id *locs, size_t n)
 	return hash_bytes(locs, n * sizeof(*locs), n);
 }
 
+/* locs_hash of a stack in the trie, walked from its leaf up (the order of its locations) */
+static __u64 node_locs_hash(const struct model *m, jp_id node, size_t n)
+{
+	__u64 h = n ^ 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n && node; i++) {
+		const struct stack_node *d = table_at(&m->nodes, node);
+		jp_id loc = d->loc;
+		const unsigned char *b = (const unsigned char *)&loc;
+
+		for (size_t k = 0; k < sizeof(loc); k++) {
+			h ^= b[k];
+			h *= 0x100000001b3ull;
+		}
+		node = d->parent;
+	}
+	return mix(h);
+}
+
 static __u64 stack_hash_of(const struct table *t, const void *e)
 {
 	const struct stack_ref *r = e;
 
-	return locs_hash(r->n ? t->m->stack_locs + r->off : NULL, r->n);
+	return node_locs_hash(t->m, r->node, r->n);
+}
+
+static __u64 node_hash(jp_id parent, jp_id loc)
+{
+	return mix((__u64)parent << 32 | loc);
+}
+
+static __u64 node_hash_of(const struct table *t, const void *e)
+{
+	const struct stack_node *d = e;
+
+	(void)t;
+	return node_hash(d->parent, d->loc);
+}
+
+static bool node_eq(const void *ctx, const void *a, const void *b, size_t size)
+{
+	const struct stack_node *x = a, *y = b;
+
+	(void)ctx;
+	(void)size;
+	return x->parent == y->parent && x->loc == y->loc;
 }
 
 struct model *model__new(void)
@@ -142,6 +183,7 @@ struct model *model__new(void)
 	m->labels.dead = labels_dead;
 	m->labels.on_hmap = true;
 	table_init(&m->stacks, sizeof(struct stack_ref), stack_hash_of, m);
+	table_init(&m->nodes, sizeof(struct stack_node), node_hash_of, m);
 	table_init(&m->rows, sizeof(struct row_key), row_hash_of, m);
 	memset(m->col, -1, sizeof(m->col));
 	tseries_init(&m->ts);
@@ -158,8 +200,9 @@ void model__free(struct model *m)
 	table_free(&m->locs);
 	table_free(&m->labels);
 	table_free(&m->stacks);
+	table_free(&m->nodes);
 	table_free(&m->rows);
-	free(m->stack_locs);
+	free(m->get_buf);
 	free(m->free_labels);
 	tseries_free(&m->ts);
 	strpool_free(&m->pool);
@@ -286,43 +329,63 @@ static bool stack_eq(const void *ctx, const void *a, const void *b, size_t size)
 {
 	const struct stack_ref *r = a;
 	const struct model *m = ctx;
+	jp_id node = r->node;
 
 	(void)b;
 	(void)size;
-	/* an empty stack (both walks failed) has no storage: stack_locs may still be NULL */
-	return r->n == m->probe_n &&
-	       (!r->n || !memcmp(m->stack_locs + r->off, m->probe_locs, r->n * sizeof(jp_id)));
+	if (r->n != m->probe_n)
+		return false;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct stack_node *d;
+
+		if (!node)
+			return false;
+		d = table_at(&m->nodes, node);
+		if (d->loc != m->probe_locs[i])
+			return false;
+		node = d->parent;
+	}
+	return true;
 }
 
 jp_id model__stack(struct model *m, const jp_id *locs, size_t n)
 {
-	struct stack_ref r = {.off = m->nstack_locs, .n = n};
-	size_t before = m->stacks.n;
+	struct stack_ref r = {.node = 0, .n = (jp_id)n};
+	__u64 h = locs_hash(locs, n);
 	jp_id id;
 
-	if (m->nstack_locs + n > m->cap_stack_locs) {
-		size_t cap = m->cap_stack_locs ? m->cap_stack_locs : 1024;
+	if (n > 0xffffffffu)
+		return 0;
+	m->probe_locs = locs;
+	m->probe_n = n;
+	id = table_find(&m->stacks, &r, h, stack_eq, m);
+	if (id)
+		return id;
+	/* new: its nodes from the root (those of its callers are there already, mostly) */
+	if (n > m->get_cap) {
+		size_t cap = m->get_cap ? m->get_cap : 64;
 		jp_id *p;
 
-		while (cap < m->nstack_locs + n)
-			cap += cap / 2;
-		if (model_refuse(m, (cap - m->cap_stack_locs) * sizeof(*p)))
+		while (cap < n)
+			cap *= 2;
+		if (model_refuse(m, (cap - m->get_cap) * sizeof(*p)))
 			return 0;
-		p = realloc(m->stack_locs, cap * sizeof(*p));
+		p = realloc(m->get_buf, cap * sizeof(*p));
 		if (!p)
 			return 0;
-		m->stack_locs = p;
-		m->cap_stack_locs = cap;
+		m->get_buf = p;
+		m->get_cap = cap;
+	}
+	for (size_t i = n; i-- > 0;) {
+		struct stack_node d = {.parent = r.node, .loc = locs[i]};
+
+		r.node = table_intern(&m->nodes, &d, node_hash(d.parent, d.loc), node_eq, NULL);
+		if (!r.node)
+			return 0;
 	}
 	m->probe_locs = locs;
 	m->probe_n = n;
-	id = table_intern(&m->stacks, &r, locs_hash(locs, n), stack_eq, m);
-	if (id && m->stacks.n != before) { /* new: keep its locations */
-		if (n)
-			memcpy(m->stack_locs + m->nstack_locs, locs, n * sizeof(*locs));
-		m->nstack_locs += n;
-	}
-	return id;
+	return table_intern(&m->stacks, &r, h, stack_eq, m);
 }
 
 const struct jp_func *model__get_func(const struct model *m, jp_id id)
@@ -350,14 +413,23 @@ const struct jp_labels *model__get_labels(const struct model *m, jp_id id)
 const jp_id *model__get_stack(const struct model *m, jp_id id, size_t *n)
 {
 	const struct stack_ref *r;
+	jp_id node, *buf = m->get_buf; /* the model's own room: see model_int.h */
 
 	*n = 0;
 	if (!id || id >= m->stacks.n)
 		return NULL;
 	r = table_at(&m->stacks, id);
+	if (!r->n || r->n > m->get_cap)
+		return NULL;
+	node = r->node;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct stack_node *d = table_at(&m->nodes, node);
+
+		buf[i] = d->loc;
+		node = d->parent;
+	}
 	*n = r->n;
-	/* an empty stack may come before any location was stored (stack_locs still NULL) */
-	return r->n ? m->stack_locs + r->off : NULL;
+	return buf;
 }
 
 static size_t count(const struct table *t)
@@ -390,11 +462,12 @@ void model__mem(const struct model *m, struct model_mem *ret)
 	ret->folded = m->folded;
 	ret->folded_execs = m->folded_execs;
 	ret->stacks = m->stacks.n;
-	ret->stack_locs = m->nstack_locs;
+	ret->stack_nodes = m->nodes.n ? m->nodes.n - 1 : 0;
 	ret->rows = m->rows.n;
 	ret->str_bytes = m->pool.total + table_bytes(&m->strs);
 	ret->loc_bytes = table_bytes(&m->locs);
-	ret->stack_bytes = table_bytes(&m->stacks) + m->cap_stack_locs * sizeof(*m->stack_locs);
+	ret->stack_bytes = table_bytes(&m->stacks) + table_bytes(&m->nodes) +
+			   m->get_cap * sizeof(*m->get_buf);
 	ret->row_bytes = table_bytes(&m->rows);
 	ret->time_bytes = tseries_bytes(&m->ts);
 	ret->time_entries = m->ts.n;

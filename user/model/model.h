@@ -207,7 +207,7 @@ size_t model__rows(const struct model *m);
 
 /* what the model holds: entries per table and bytes in all (for the -v report) */
 struct model_mem {
-	size_t strs, funcs, maps, locs, labels, stacks, stack_locs, rows;
+	size_t strs, funcs, maps, locs, labels, stacks, stack_nodes, rows;
 	size_t labels_free; /* ids freed by folds, not reused yet (labels counts the others) */
 	__u64 folded;	    /* exited processes folded since model__new (per name they ran under) */
 	__u64 folded_execs; /* programs folded at their exec (a model_end with a comm) */
@@ -228,7 +228,11 @@ const struct jp_mapping *model__get_mapping(const struct model *m, jp_id id);
 const struct jp_location *model__get_location(const struct model *m, jp_id id);
 /* NULL for 0, past the last id, and for an id freed by model__fold_pids */
 const struct jp_labels *model__get_labels(const struct model *m, jp_id id);
-/* locations of a stack, leaf first; *n their count */
+/*
+ * locations of a stack, leaf first; *n their count. The model's own room (stacks are kept
+ * as a trie): valid until the next model__get_stack of this model, which overwrites it, so
+ * one model is read by one thread at a time
+ */
 const jp_id *model__get_stack(const struct model *m, jp_id id, size_t *n);
 struct model_counts {
 	size_t strings, funcs, mappings, locations, labels, stacks, rows;

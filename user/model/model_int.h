@@ -44,8 +44,18 @@ struct table {
 
 typedef bool (*elem_eq_fn)(const void *ctx, const void *a, const void *b, size_t size);
 
+/*
+ * A stack is a node of a trie of its frames from the root (struct stack_node: the node of
+ * the stack without its leaf, and the leaf's location; node 0 the empty stack) and its depth.
+ * Distinct stacks mostly differ near their leaves, so a new one costs the nodes past the
+ * callers it shares (issue 27: 115 bytes a stack as arrays of 14 frames).
+ */
 struct stack_ref {
-	size_t off, n; /* into model.stack_locs */
+	jp_id node, n;
+};
+
+struct stack_node {
+	jp_id parent, loc;
 };
 
 struct row_key {
@@ -60,8 +70,13 @@ struct model {
 	struct table locs;   /* struct jp_location */
 	struct table labels; /* struct jp_labels */
 	struct table stacks; /* struct stack_ref */
-	jp_id *stack_locs;
-	size_t nstack_locs, cap_stack_locs;
+	struct table nodes;  /* struct stack_node, the stacks' trie */
+	/*
+	 * model__get_stack's answer: the deepest stack's room, grown by model__stack (so that
+	 * a read never allocates); valid until the next model__get_stack
+	 */
+	jp_id *get_buf;
+	size_t get_cap;
 	/* label ids freed by model__fold_pids (their elements zeroed), reused first */
 	jp_id *free_labels;
 	size_t nfree_labels, cap_free_labels;

@@ -213,8 +213,8 @@ size_t model_bytes(const struct model *m)
 {
 	return m->pool.total + table_bytes(&m->strs) + table_bytes(&m->funcs) +
 	       table_bytes(&m->maps) + table_bytes(&m->locs) + table_bytes(&m->labels) +
-	       table_bytes(&m->stacks) + table_bytes(&m->rows) +
-	       m->cap_stack_locs * sizeof(*m->stack_locs) +
+	       table_bytes(&m->stacks) + table_bytes(&m->nodes) + table_bytes(&m->rows) +
+	       m->get_cap * sizeof(*m->get_buf) +
 	       m->cap_free_labels * sizeof(*m->free_labels);
 }
 

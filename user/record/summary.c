@@ -31,7 +31,7 @@ void rec_mem_report(const struct rec *r)
 	model__mem(r->model, &mm);
 	syms__stats(r->syms, &ss);
 	ptable__stats(r->procs, &ps);
-	pr_debug("memory: model %.1f MB (%zu stacks of %zu frames, %zu rows, %zu labels (%llu "
+	pr_debug("memory: model %.1f MB (%zu stacks in %zu trie nodes, %zu rows, %zu labels (%llu "
 		 "exited processes and %llu exec'd programs folded, %llu not: their pid taken "
 		 "again or their name run again), %zu "
 		 "locations, %zu functions, %zu strings; MB in rows %.1f, stacks %.1f, locations "
@@ -42,7 +42,7 @@ void rec_mem_report(const struct rec *r)
 		 "(%u "
 		 "JVMs retired); samples held for their process's symbols %llu (%llu not: no "
 		 "room), lookups that left a load for later %llu",
-		 mm.bytes / 1048576.0, mm.stacks, mm.stack_locs, mm.rows, mm.labels,
+		 mm.bytes / 1048576.0, mm.stacks, mm.stack_nodes, mm.rows, mm.labels,
 		 (unsigned long long)mm.folded, (unsigned long long)mm.folded_execs,
 		 (unsigned long long)join__fold_skipped(r->join), mm.locs, mm.funcs, mm.strs,
 		 mm.row_bytes / 1048576.0, mm.stack_bytes / 1048576.0, mm.loc_bytes / 1048576.0,
