@@ -206,6 +206,40 @@ TEST(target_stops_growth_and_grows_with_rows)
 	model__free(m);
 }
 
+/*
+ * With a target, however large, a recording's span is TSERIES_TARGET_SLOTS slots at most: an
+ * hour of 8 stacks sampled every 10 ms holds 4,096 entries a row at most (36,000 at 100 ms),
+ * at 1.6 s slots; every sample still counted and each row's entries add up to it
+ */
+TEST(target_bounds_the_slots_of_a_long_recording)
+{
+	struct model *m = model__new();
+	struct model_time ti;
+	jp_id s[8], lab;
+	char name[32];
+
+	model__set_clock(m, T0, W0);
+	model__set_time_target_bytes(m, 64 << 20);
+	lab = labels_of(m, 1, 1, "java");
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "S%d.run", i);
+		s[i] = one_stack(m, name);
+	}
+	for (__u64 t = 0; t < 3600000; t += 10) {
+		model__at(m, T0 + t * MS);
+		EXPECT_EQ(model__add(m, s[(t / 10) % 8], lab, JP_VAL_CPU_SAMPLES, 1), 0);
+	}
+	model__time_info(m, &ti);
+	EXPECT_TRUE(!ti.lost);
+	EXPECT_EQ(ti.res_ms, 1600);
+	EXPECT_TRUE(ti.max_slot < 4096);
+	EXPECT_TRUE(ti.entries <= 8 * 4096);
+	EXPECT_TRUE(ti.entries >= 8 * 2048);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 360000);
+	EXPECT_EQ(sums_differ(m), 0);
+	model__free(m);
+}
+
 TEST(budget_too_small_for_a_row_each_drops_time_not_samples)
 {
 	struct model *m = model__new();

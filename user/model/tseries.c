@@ -235,7 +235,9 @@ int tseries_add(struct tseries *t, __u32 row, unsigned int col, __u64 value)
 	if (!fit_budget(t))
 		return 0;
 	for (;;) {
-		while ((slot = slot_of(t)) >= 0xffffffffull)
+		/* with a target, a row holds TSERIES_TARGET_SLOTS entries at most */
+		while ((slot = slot_of(t)) >= 0xffffffffull ||
+		       (t->target_bytes && slot >= TSERIES_TARGET_SLOTS))
 			if (!tseries_coarsen(t))
 				return 0;
 		if (t->tail[row]) {

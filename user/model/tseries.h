@@ -18,6 +18,13 @@
 #define TSERIES_MAX_ENTRIES (1u << 24)
 /* with a target: room kept for this many entries a row, however small the target */
 #define TSERIES_ROW_FLOOR 8u
+/*
+ * with a target: the recording's span in at most this many slots (100 ms up to 6.8 minutes,
+ * then 200 ms ...), so that a row sampled all along holds this many entries at most and a
+ * long recording's time data grows with its new rows only (issue 27: three busy threads'
+ * rows took 1,800 entries a minute at 100 ms); finer than any timeline draws it
+ */
+#define TSERIES_TARGET_SLOTS 4096u
 
 /* an entry: its row (a model row id), slot, the next entry of the row (index + 1, 0: last) */
 struct tseries_ent {
