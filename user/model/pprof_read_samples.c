@@ -101,9 +101,10 @@ static int check_loc(struct parse *ps, struct ploc *l)
 	if (l->checked)
 		return 0;
 	for (size_t k = 0; k < (l->nlines ? l->nlines : 1); k++) {
-		struct pline *ln = &ps->lines[l->line0 + k];
+		/* no lines: ps->lines may be NULL, and no pointer is made from it */
+		struct pline *ln = l->nlines ? &ps->lines[l->line0 + k] : NULL;
 
-		if (l->nlines && !(ln->fn = find_func(ps, ln->func)))
+		if (ln && !(ln->fn = find_func(ps, ln->func)))
 			return pp_bad(ps, "a location names an unknown function");
 		if (l->mapping && !pp_find_map(ps, l->mapping))
 			return pp_bad(ps, "a location names an unknown mapping");
