@@ -36,6 +36,18 @@ static jp_id labels_of(struct model *m, __u32 pid, __u32 tid, const char *comm)
 	return model__labels(m, &l);
 }
 
+/* stacks S0.run .. S7.run into s, and the one label set their samples take */
+static jp_id eight_stacks(struct model *m, jp_id s[8])
+{
+	char name[32];
+
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "S%d.run", i);
+		s[i] = one_stack(m, name);
+	}
+	return labels_of(m, 1, 1, "java");
+}
+
 /* every row's entries add up to its values: 0, or the first row where not + 1 */
 static size_t sums_differ(const struct model *m)
 {
@@ -123,15 +135,10 @@ TEST(budget_coarsens_and_keeps_totals)
 	struct model_time ti;
 	struct model_mem mm;
 	jp_id s[8], lab;
-	char name[32];
 
 	model__set_clock(m, T0, W0);
 	model__set_time_max_bytes(m, 16 << 10);
-	lab = labels_of(m, 1, 1, "java");
-	for (int i = 0; i < 8; i++) {
-		snprintf(name, sizeof(name), "S%d.run", i);
-		s[i] = one_stack(m, name);
-	}
+	lab = eight_stacks(m, s);
 	/* 8 stacks, a sample each every 10 ms for 60 s: 600 slots of 100 ms each */
 	for (__u64 t = 0; t < 60000; t += 10) {
 		model__at(m, T0 + t * MS);
@@ -171,11 +178,7 @@ TEST(target_stops_growth_and_grows_with_rows)
 
 	model__set_clock(m, T0, W0);
 	model__set_time_target_bytes(m, 16 << 10);
-	lab = labels_of(m, 1, 1, "java");
-	for (int i = 0; i < 8; i++) {
-		snprintf(name, sizeof(name), "S%d.run", i);
-		s[i] = one_stack(m, name);
-	}
+	lab = eight_stacks(m, s);
 	/* 8 stacks, a sample every 10 ms for 20 minutes */
 	for (__u64 t = 0; t < 1200000; t += 10) {
 		model__at(m, T0 + t * MS);
@@ -216,15 +219,10 @@ TEST(target_bounds_the_slots_of_a_long_recording)
 	struct model *m = model__new();
 	struct model_time ti;
 	jp_id s[8], lab;
-	char name[32];
 
 	model__set_clock(m, T0, W0);
 	model__set_time_target_bytes(m, 64 << 20);
-	lab = labels_of(m, 1, 1, "java");
-	for (int i = 0; i < 8; i++) {
-		snprintf(name, sizeof(name), "S%d.run", i);
-		s[i] = one_stack(m, name);
-	}
+	lab = eight_stacks(m, s);
 	for (__u64 t = 0; t < 3600000; t += 10) {
 		model__at(m, T0 + t * MS);
 		EXPECT_EQ(model__add(m, s[(t / 10) % 8], lab, JP_VAL_CPU_SAMPLES, 1), 0);
