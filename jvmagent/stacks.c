@@ -278,6 +278,8 @@ static int at_entry_barrier(uintptr_t pc, uintptr_t fc_pc)
  * a compiled caller into a wrong frame, 2 of 6 frames).
  */
 #define FB_C2I_WIN 256
+/* a caller's sp at most this above the callee's: the arguments pushed in between */
+#define FB_ARGS_SPAN 4096
 #define C2I_ENTRY 1
 #define C2I_17	  2
 #define C2I_25	  3
@@ -344,7 +346,7 @@ static int c2i_caller(uintptr_t code, uintptr_t pc, uintptr_t sp, uintptr_t r13,
 				*ret_at = r13 - 8;
 		}
 	}
-	return !(*ret_sp & 7) && *ret_sp >= sp && *ret_sp - sp <= 4096;
+	return !(*ret_sp & 7) && *ret_sp >= sp && *ret_sp - sp <= FB_ARGS_SPAN;
 }
 
 /*
@@ -388,7 +390,6 @@ static int c2i_walk(struct jpa_call_trace *t, ucontext_t *c, const struct jpa_bl
 #define FB_INTERP_FIXED 9 /* words: rbp - 9 is the initial sp slot */
 
 /* 1 the caller's Java frames, -1 none (no other guess), 0 pc is not in such an entry */
-
 static int interp_entry(struct jpa_call_trace *t, ucontext_t *c, uintptr_t sp, uintptr_t fp,
 			int *tries)
 {
@@ -397,7 +398,7 @@ static int interp_entry(struct jpa_call_trace *t, ucontext_t *c, uintptr_t sp, u
 	if (fp & 7 || sp > fp - 8 || sp <= fp - FB_INTERP_FIXED * 8)
 		return 0;
 	ssp = stack_at(fp - 8);
-	if (ssp & 7 || ssp < fp + 16 || ssp - fp > 4096)
+	if (ssp & 7 || ssp < fp + 16 || ssp - fp > FB_ARGS_SPAN)
 		return -1;
 	return retry(t, c, as_return(stack_at(fp + 8)), ssp, stack_at(fp), tries) ? 1 : -1;
 }

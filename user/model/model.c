@@ -122,17 +122,12 @@ static __u64 locs_hash(const jp_id *locs, size_t n)
 /* locs_hash of a stack in the trie, walked from its leaf up (the order of its locations) */
 static __u64 node_locs_hash(const struct model *m, jp_id node, size_t n)
 {
-	__u64 h = n ^ 0xcbf29ce484222325ull;
+	__u64 h = n ^ FNV_OFFSET;
 
 	for (size_t i = 0; i < n && node; i++) {
 		const struct stack_node *d = table_at(&m->nodes, node);
-		jp_id loc = d->loc;
-		const unsigned char *b = (const unsigned char *)&loc;
 
-		for (size_t k = 0; k < sizeof(loc); k++) {
-			h ^= b[k];
-			h *= 0x100000001b3ull;
-		}
+		h = fnv_bytes(h, &d->loc, sizeof(d->loc));
 		node = d->parent;
 	}
 	return mix(h);
@@ -383,9 +378,7 @@ jp_id model__stack(struct model *m, const jp_id *locs, size_t n)
 		if (!r.node)
 			return 0;
 	}
-	m->probe_locs = locs;
-	m->probe_n = n;
-	return table_intern(&m->stacks, &r, h, stack_eq, m);
+	return table_add(&m->stacks, &r, h);
 }
 
 const struct jp_func *model__get_func(const struct model *m, jp_id id)

@@ -115,16 +115,23 @@ static inline __u64 mix(__u64 h)
 	return h ^ (h >> 33);
 }
 
-static inline __u64 hash_bytes(const void *p, size_t n, __u64 h)
+#define FNV_OFFSET 0xcbf29ce484222325ull
+
+/* FNV-1a over n more bytes: hash_bytes in parts (then mix) */
+static inline __u64 fnv_bytes(__u64 h, const void *p, size_t n)
 {
 	const unsigned char *s = p;
 
-	h ^= 0xcbf29ce484222325ull;
 	for (size_t i = 0; i < n; i++) {
 		h ^= s[i];
 		h *= 0x100000001b3ull;
 	}
-	return mix(h);
+	return h;
+}
+
+static inline __u64 hash_bytes(const void *p, size_t n, __u64 h)
+{
+	return mix(fnv_bytes(h ^ FNV_OFFSET, p, n));
 }
 
 static inline void *table_at(const struct table *t, jp_id id)
@@ -141,6 +148,8 @@ int table_rehash(struct table *t, size_t nslots);
 jp_id table_find(const struct table *t, const void *e, __u64 h, elem_eq_fn eq, const void *ctx);
 /* puts id (its element in place, hash h) into the index; 0, or -ENOMEM/-ENOSPC (hmap) */
 int table_index(struct table *t, jp_id id, __u64 h);
+/* a copy of e (hash h, known new) added; its id, 0 when out of memory */
+jp_id table_add(struct table *t, const void *e, __u64 h);
 /* id of the element equal to e (hash h), adding a copy when new; 0 when out of memory */
 jp_id table_intern(struct table *t, const void *e, __u64 h, elem_eq_fn eq, const void *ctx);
 /* takes id out of the index; its element is still in place */

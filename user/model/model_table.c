@@ -146,11 +146,16 @@ int table_index(struct table *t, jp_id id, __u64 h)
 /* id of the element equal to e (hash h), adding a copy when new; 0 when out of memory */
 jp_id table_intern(struct table *t, const void *e, __u64 h, elem_eq_fn eq, const void *ctx)
 {
-	size_t i;
 	jp_id id = table_find(t, e, h, eq, ctx);
 
-	if (id)
-		return id;
+	return id ? id : table_add(t, e, h);
+}
+
+/* a copy of e (hash h, known new) added; its id, 0 when out of memory */
+jp_id table_add(struct table *t, const void *e, __u64 h)
+{
+	size_t i;
+
 	if (t->n >= 0xffffffffu || table_reserve(t))
 		return 0;
 	memcpy(table_at(t, (jp_id)t->n), e, t->elem_size);
