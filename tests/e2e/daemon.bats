@@ -221,11 +221,13 @@ span_s() {
 	for ((i = 0; i < 125; i++)); do
 		sleep 0.2
 		mapfile -t rolls < <(find "$STORE/rollups" -maxdepth 1 -name '2*.pb.gz' -printf '%f\n' 2>/dev/null | sort)
-		[[ -z $first && ${#rolls[@]} -gt 0 ]] && first=${rolls[0]}
 		for r in "${rolls[@]}"; do # each new one's span once (date is slow on a busy host)
 			[[ -n ${seen[$r]:-} ]] && continue
 			seen[$r]=$(span_s "$r")
 			[[ ${seen[$r]} == 12 ]] && period=$r
+			# the first part's: a daemon started in a period's last part writes that part's
+			# and the period's at once, and the period's name sorts first
+			[[ -z $first && ${seen[$r]} == 2 ]] && first=$r
 		done
 		[[ -n $first && -n $period && ${#rolls[@]} -gt 0 && ${rolls[0]} != "$first" && ! -e $STORE/rollups/$first ]] && break
 	done
