@@ -26,7 +26,7 @@ static void check_times(const struct model *m)
 		struct jp_time_ent eb;
 		__u64 sum[JP_VAL_MAX] = {0};
 
-		for (size_t k = model__time_first(m, i); k; k = eb.next) {
+		for (size_t k = model__time_first(m, i); k; k = model__time_next(m, k)) {
 			if (!model__time(m, k - 1, &eb) || eb.row != i)
 				abort();
 			for (int v = 0; v < JP_VAL_MAX; v++)

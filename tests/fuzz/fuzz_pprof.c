@@ -36,7 +36,7 @@ static void timed(const struct model *m, __u64 *sum)
 		struct jp_time_ent eb;
 		__u64 row[JP_VAL_MAX] = {0};
 
-		for (size_t k = model__time_first(m, i); k; k = eb.next) {
+		for (size_t k = model__time_first(m, i); k; k = model__time_next(m, k)) {
 			if (!model__time(m, k - 1, &eb) || eb.row != i)
 				abort();
 			for (int v = 0; v < JP_VAL_MAX; v++)

@@ -57,7 +57,7 @@ static size_t sums_differ(const struct model *m)
 		struct jp_time_ent eb;
 		__u64 sum[JP_VAL_MAX] = {0};
 
-		for (size_t k = model__time_first(m, i); k; k = eb.next) {
+		for (size_t k = model__time_first(m, i); k; k = model__time_next(m, k)) {
 			if (!model__time(m, k - 1, &eb) || eb.row != i)
 				return i + 1;
 			for (int v = 0; v < JP_VAL_MAX; v++)
@@ -75,7 +75,7 @@ static __u32 nth_slot(const struct model *m, size_t i, size_t nth)
 {
 	struct jp_time_ent eb;
 
-	for (size_t k = model__time_first(m, i); k; k = eb.next) {
+	for (size_t k = model__time_first(m, i); k; k = model__time_next(m, k)) {
 		model__time(m, k - 1, &eb);
 		if (!nth--)
 			return eb.slot;
@@ -273,6 +273,7 @@ TEST(budget_too_small_for_a_row_each_drops_time_not_samples)
 TEST(fold_merges_series_of_merged_rows)
 {
 	struct model *m = model__new();
+	struct model_time ti;
 	jp_id a, l1, l2, l3;
 	__u32 pids[] = {1, 2};
 
@@ -294,10 +295,29 @@ TEST(fold_merges_series_of_merged_rows)
 	EXPECT_EQ(model__fold_pids(m, pids, 2), 0);
 	EXPECT_EQ(model__rows(m), 2);
 	EXPECT_EQ(sums_differ(m), 0);
+	/* the folded row's entries are its old rows' in time order: slots 0 1 3 4 6 7 ... */
+	for (size_t i = 0; i < model__rows(m); i++) {
+		size_t k = 1;
+
+		for (; nth_slot(m, i, k) != 0xffffffffu; k++)
+			EXPECT_TRUE(nth_slot(m, i, k) > nth_slot(m, i, k - 1));
+		EXPECT_TRUE(k == 20 || k == 10);
+	}
 	/* a time added after the fold goes on the folded row's chain */
 	model__at(m, T0 + 4000 * MS);
 	EXPECT_EQ(model__add(m, a, l3, JP_VAL_CPU_SAMPLES, 1), 0);
 	EXPECT_EQ(sums_differ(m), 0);
+	/* coarsened: the merged row's entries of one slot merge, each row stays in time order */
+	model__set_time_max_bytes(m, 1536);
+	model__at(m, T0 + 4100 * MS);
+	EXPECT_EQ(model__add(m, a, l3, JP_VAL_CPU_SAMPLES, 1), 0);
+	model__time_info(m, &ti);
+	EXPECT_TRUE(ti.coarsened >= 1 && !ti.lost && ti.entries < 31);
+	EXPECT_EQ(sums_differ(m), 0);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 32);
+	for (size_t i = 0; i < model__rows(m); i++)
+		for (size_t k = 1; nth_slot(m, i, k) != 0xffffffffu; k++)
+			EXPECT_TRUE(nth_slot(m, i, k) > nth_slot(m, i, k - 1));
 	model__free(m);
 }
 
@@ -408,7 +428,7 @@ TEST(pprof_round_trip_keeps_times)
 			model__get_func(back, model__get_location(back, locs[0])->func)->name;
 		struct jp_time_ent eb;
 
-		for (size_t k = model__time_first(back, i); k; k = eb.next) {
+		for (size_t k = model__time_first(back, i); k; k = model__time_next(back, k)) {
 			model__time(back, k - 1, &eb);
 			EXPECT_TRUE(!strcmp(name, "A.run") ? eb.slot < 20 : eb.slot >= 20);
 		}

@@ -81,7 +81,7 @@ static char *dump(const struct model *m, size_t *ret_len)
 	for (size_t i = 0; i < model__rows(m); i++) {
 		struct jp_time_ent eb;
 
-		for (size_t k = model__time_first(m, i); k; k = eb.next) {
+		for (size_t k = model__time_first(m, i); k; k = model__time_next(m, k)) {
 			if (!model__time(m, k - 1, &eb))
 				break;
 			fprintf(f, "%zu:%u:%llu:%llu ", i, eb.slot,

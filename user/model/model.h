@@ -169,11 +169,15 @@ void model__time_info(const struct model *m, struct model_time *ret);
 struct jp_time_ent {
 	size_t row;  /* model__row's i */
 	__u32 slot;  /* starts at start_unix_ns + slot * res_ms */
-	size_t next; /* the row's next entry + 1, 0: the last */
 	__u64 values[JP_VAL_MAX];
 };
-/* row i's first entry + 1 (entries of a row chain in the order they came), 0 none */
+/*
+ * Row i's entries in the order they came: the first's k + 1 (0: none), then the one after
+ * entry k + 1 (0: the last). The first walk after a change links them all (O(entries)); a
+ * model walked by two threads at once has to be walked by one first.
+ */
 size_t model__time_first(const struct model *m, size_t i);
+size_t model__time_next(const struct model *m, size_t k);
 /* entry k (0 <= k < entries), expanded into *buf (which it returns); NULL past the last */
 const struct jp_time_ent *model__time(const struct model *m, size_t k, struct jp_time_ent *buf);
 /* the time data's budget (TSERIES_MAX_BYTES by default); smaller for tests */

@@ -231,7 +231,12 @@ void model__time_info(const struct model *m, struct model_time *ret)
 
 size_t model__time_first(const struct model *m, size_t i)
 {
-	return i + 1 < m->ts.nrows ? m->ts.head[i + 1] : 0;
+	return i + 1 < m->ts.nrows ? tseries_row_first(&m->ts, (__u32)(i + 1)) : 0;
+}
+
+size_t model__time_next(const struct model *m, size_t k)
+{
+	return k ? tseries_row_next(&m->ts, k - 1) : 0;
 }
 
 const struct jp_time_ent *model__time(const struct model *m, size_t k, struct jp_time_ent *buf)
@@ -244,7 +249,6 @@ const struct jp_time_ent *model__time(const struct model *m, size_t k, struct jp
 	memset(buf, 0, sizeof(*buf));
 	buf->row = e->row ? e->row - 1 : (size_t)-1; /* a dead entry (row 0) belongs to no row */
 	buf->slot = e->slot;
-	buf->next = e->next;
 	for (unsigned int c = 0; c < m->ncols && c < m->ts.ncols; c++)
 		buf->values[m->col_val[c]] = e->v[c];
 	return buf;
@@ -293,7 +297,7 @@ static int add_row(struct model *dst, jp_id stack, jp_id labels, const struct mo
 			dst->ts.res_ms = src->ts.res_ms;
 	}
 	memcpy(left, r->values, sizeof(left));
-	for (size_t k = model__time_first(src, src_i); k && !err; k = eb.next) {
+	for (size_t k = model__time_first(src, src_i); k && !err; k = model__time_next(src, k)) {
 		const struct jp_time_ent *e = model__time(src, k - 1, &eb);
 		__u64 wall = src->ts.wall0 + (__u64)e->slot * src->ts.res_ms * 1000000ull;
 

@@ -14,19 +14,47 @@ void tseries_init(struct tseries *t)
 	t->max_bytes = TSERIES_MAX_BYTES;
 }
 
+static void chains_free(struct tseries *t)
+{
+	free(t->chain_first);
+	free(t->chain_next);
+	t->chain_first = t->chain_next = NULL;
+	t->chain_rows = t->chain_cap = 0;
+	t->chains_ok = false;
+}
+
 void tseries_free(struct tseries *t)
 {
 	free(t->ents);
-	free(t->head);
 	free(t->tail);
+	chains_free(t);
 	t->ents = NULL;
-	t->head = t->tail = NULL;
+	t->tail = NULL;
 	t->n = t->cap = t->nrows = t->rows_used = 0;
+}
+
+/* the links go with the change that made them stale (they are built again when walked) */
+static inline void chains_drop(struct tseries *t)
+{
+	if (t->chain_first || t->chain_next)
+		chains_free(t);
+}
+
+/* the per-row array's bytes */
+static size_t rows_bytes(const struct tseries *t)
+{
+	return t->nrows * sizeof(__u32);
+}
+
+/* what the budget holds: the entries and the per-row array (not the walks' links) */
+static size_t kept_bytes(const struct tseries *t)
+{
+	return t->cap * t->esize + rows_bytes(t);
 }
 
 size_t tseries_bytes(const struct tseries *t)
 {
-	return t->cap * t->esize + t->nrows * 2 * sizeof(__u32);
+	return kept_bytes(t) + (t->chain_rows + t->chain_cap) * sizeof(__u32);
 }
 
 size_t tseries_budget(const struct tseries *t)
@@ -35,7 +63,7 @@ size_t tseries_budget(const struct tseries *t)
 
 	if (!t->target_bytes)
 		return t->max_bytes;
-	floor = t->rows_used * TSERIES_ROW_FLOOR * t->esize + t->nrows * 2 * sizeof(__u32);
+	floor = t->rows_used * TSERIES_ROW_FLOOR * t->esize + rows_bytes(t);
 	b = t->target_bytes > floor ? t->target_bytes : floor;
 	return b < t->max_bytes ? b : t->max_bytes;
 }
@@ -64,25 +92,20 @@ int tseries_add_column(struct tseries *t)
 	return 0;
 }
 
-/* head/tail with room for row id row */
+/* tail with room for row id row */
 static int rows_reserve(struct tseries *t, __u32 row)
 {
 	size_t n = t->nrows ? t->nrows : 256;
-	__u32 *h, *tl;
+	__u32 *tl;
 
 	if (row < t->nrows)
 		return 0;
 	while (n <= row)
 		n *= 2;
-	h = realloc(t->head, n * sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	t->head = h;
 	tl = realloc(t->tail, n * sizeof(*tl));
 	if (!tl)
 		return -ENOMEM;
 	t->tail = tl;
-	memset(h + t->nrows, 0, (n - t->nrows) * sizeof(*h));
 	memset(tl + t->nrows, 0, (n - t->nrows) * sizeof(*tl));
 	t->nrows = n;
 	return 0;
@@ -97,7 +120,6 @@ static __u64 slot_of(const struct tseries *t)
 
 bool tseries_coarsen(struct tseries *t)
 {
-	__u32 *map;
 	size_t k = 0;
 	bool any = false;
 
@@ -107,57 +129,34 @@ bool tseries_coarsen(struct tseries *t)
 		return false;
 	t->res_ms *= 2;
 	t->coarsened++;
-	for (size_t i = 0; i < t->n; i++)
-		tseries_at(t, i)->slot >>= 1;
-	/* adjacent entries of a chain now in one slot merge into the first; the rest die (row 0) */
-	for (size_t r = 1; r < t->nrows; r++) {
-		struct tseries_ent *p = NULL;
-
-		for (__u32 e = t->head[r]; e;) {
-			struct tseries_ent *c = tseries_at(t, e - 1);
-			__u32 next = c->next;
-
-			if (p && p->slot == c->slot) {
-				for (unsigned int j = 0; j < t->ncols; j++)
-					p->v[j] += c->v[j];
-				p->next = next;
-				c->row = 0;
-				if (t->tail[r] == e)
-					t->tail[r] =
-						(__u32)((char *)p - t->ents) / (__u32)t->esize + 1;
-			} else {
-				p = c;
-			}
-			e = next;
-		}
-	}
-	map = malloc((t->n ? t->n : 1) * sizeof(*map));
-	if (!map)
-		return true; /* merged, not compacted: the dead entries stay until the next time */
+	/*
+	 * In the array's order (each row's too): an entry now in its row's last kept entry's
+	 * slot merges into it, dead ones go, the rest move down; tail follows the kept ones
+	 */
+	if (t->tail)
+		memset(t->tail, 0, rows_bytes(t));
 	for (size_t i = 0; i < t->n; i++) {
 		struct tseries_ent *c = tseries_at(t, i);
+		__u32 r = c->row;
 
-		map[i] = 0;
-		if (!c->row)
+		c->slot >>= 1;
+		if (!r || r >= t->nrows)
 			continue;
+		if (t->tail[r]) {
+			struct tseries_ent *p = tseries_at(t, t->tail[r] - 1);
+
+			if (p->slot == c->slot) {
+				for (unsigned int j = 0; j < t->ncols; j++)
+					p->v[j] += c->v[j];
+				continue;
+			}
+		}
 		if (k != i)
 			memmove(tseries_at(t, k), c, t->esize);
-		map[i] = (__u32)++k;
-	}
-	for (size_t i = 0; i < k; i++) {
-		struct tseries_ent *c = tseries_at(t, i);
-
-		if (c->next)
-			c->next = map[c->next - 1];
-	}
-	for (size_t r = 1; r < t->nrows; r++) {
-		if (t->head[r])
-			t->head[r] = map[t->head[r] - 1];
-		if (t->tail[r])
-			t->tail[r] = map[t->tail[r] - 1];
+		t->tail[r] = (__u32)++k;
 	}
 	t->n = k;
-	free(map);
+	chains_drop(t);
 	return true;
 }
 
@@ -167,10 +166,10 @@ bool tseries_coarsen(struct tseries *t)
  */
 static bool fit_budget(struct tseries *t)
 {
-	size_t rows = t->nrows * 2 * sizeof(__u32), cap, budget = tseries_budget(t);
+	size_t rows = rows_bytes(t), cap, budget = tseries_budget(t);
 	char *e;
 
-	if (tseries_bytes(t) <= budget)
+	if (kept_bytes(t) <= budget)
 		return true;
 	cap = budget > rows ? (budget - rows) / t->esize : 0;
 	while (cap && t->n > cap - cap / 4)
@@ -200,7 +199,7 @@ static int reserve(struct tseries *t)
 	cap = t->cap ? t->cap + t->cap / 2 : 256;
 	if (cap > TSERIES_MAX_ENTRIES)
 		cap = TSERIES_MAX_ENTRIES;
-	if (cap > t->cap && cap * t->esize + t->nrows * 2 * sizeof(__u32) <= tseries_budget(t)) {
+	if (cap > t->cap && cap * t->esize + rows_bytes(t) <= tseries_budget(t)) {
 		e = realloc(t->ents, cap * t->esize);
 		if (!e)
 			return -ENOMEM;
@@ -258,47 +257,105 @@ int tseries_add(struct tseries *t, __u32 row, unsigned int col, __u64 value)
 	c->row = row;
 	c->slot = (__u32)slot;
 	c->v[col] = value;
-	if (t->tail[row])
-		tseries_at(t, t->tail[row] - 1)->next = (__u32)(t->n + 1);
-	else
-		t->head[row] = (__u32)(t->n + 1);
 	t->tail[row] = (__u32)(++t->n);
+	chains_drop(t);
 	return 0;
 }
 
 int tseries_remap(struct tseries *t, const __u32 *to, size_t nold, size_t nnew)
 {
 	size_t nr = nnew + 1 > 256 ? nnew + 1 : 256;
-	__u32 *h, *tl;
+	__u32 *tl;
 
 	if (!t->n)
 		return 0;
-	h = calloc(nr, sizeof(*h));
 	tl = calloc(nr, sizeof(*tl));
-	if (!h || !tl) {
-		free(h);
-		free(tl);
+	if (!tl)
 		return -ENOMEM;
-	}
-	for (size_t r = 1; r < nold && r < t->nrows; r++) {
-		__u32 d = to[r];
+	/* a merged row's entries are its old rows' in the order they came */
+	for (size_t k = 0; k < t->n; k++) {
+		struct tseries_ent *c = tseries_at(t, k);
+		__u32 d = c->row && c->row < nold ? to[c->row] : 0;
 
-		if (!t->head[r] || !d || d >= nr)
+		if (!d || d >= nr) {
+			c->row = 0; /* dead: the next coarsening drops it */
 			continue;
-		for (__u32 e = t->head[r]; e; e = tseries_at(t, e - 1)->next)
-			tseries_at(t, e - 1)->row = d;
-		if (tl[d])
-			tseries_at(t, tl[d] - 1)->next = t->head[r];
-		else
-			h[d] = t->head[r];
-		tl[d] = t->tail[r];
+		}
+		c->row = d;
+		tl[d] = (__u32)(k + 1);
 	}
-	free(t->head);
 	free(t->tail);
-	t->head = h;
 	t->tail = tl;
 	t->nrows = nr;
+	chains_free(t);
 	return 0;
+}
+
+/* the walks' links, built again after a change (the entries themselves stay as they are) */
+static bool chains_build(struct tseries *t)
+{
+	__u32 *f, *nx;
+
+	if (t->chains_ok)
+		return true;
+	if (t->chain_rows < t->nrows) {
+		f = realloc(t->chain_first, t->nrows * sizeof(*f));
+		if (!f)
+			return false;
+		t->chain_first = f;
+		t->chain_rows = t->nrows;
+	}
+	if (t->chain_cap < t->n) {
+		nx = realloc(t->chain_next, t->cap * sizeof(*nx));
+		if (!nx)
+			return false;
+		t->chain_next = nx;
+		t->chain_cap = t->cap;
+	}
+	memset(t->chain_first, 0, t->chain_rows * sizeof(*t->chain_first));
+	/* from the last: each entry goes in front of its row's chain */
+	for (size_t k = t->n; k-- > 0;) {
+		__u32 r = tseries_at(t, k)->row;
+
+		if (!r || r >= t->chain_rows) {
+			t->chain_next[k] = 0;
+			continue;
+		}
+		t->chain_next[k] = t->chain_first[r];
+		t->chain_first[r] = (__u32)(k + 1);
+	}
+	t->chains_ok = true;
+	return true;
+}
+
+/* without links (no memory for them): the row's next entry from index k on, by a scan */
+static size_t scan_row(const struct tseries *t, __u32 row, size_t k)
+{
+	for (; k < t->n; k++)
+		if (tseries_at(t, k)->row == row)
+			return k + 1;
+	return 0;
+}
+
+size_t tseries_row_first(const struct tseries *t, __u32 row)
+{
+	/* building the links is a cache's fill: no entry changes (tseries.h) */
+	struct tseries *w = (struct tseries *)t;
+
+	if (!row || row >= t->nrows || !t->tail[row])
+		return 0;
+	if (chains_build(w))
+		return t->chain_first[row];
+	return scan_row(t, row, 0);
+}
+
+size_t tseries_row_next(const struct tseries *t, size_t k)
+{
+	if (k >= t->n)
+		return 0;
+	if (t->chains_ok)
+		return t->chain_next[k];
+	return scan_row(t, tseries_at(t, k)->row, k + 1);
 }
 
 void tseries_fit(struct tseries *t, __u32 row, unsigned int col, unsigned int ref, __u64 value,
@@ -309,11 +366,11 @@ void tseries_fit(struct tseries *t, __u32 row, unsigned int col, unsigned int re
 
 	if (row >= t->nrows || col >= t->ncols || ref >= t->ncols)
 		return;
-	for (__u32 e = t->head[row]; e; e = tseries_at(t, e - 1)->next)
+	for (size_t e = tseries_row_first(t, row); e; e = tseries_row_next(t, e - 1))
 		s += tseries_at(t, e - 1)->v[ref];
 	/* the timed share of value: all of it when all the ref is timed */
 	timed = s >= ref_total || !ref_total ? value : (unsigned __int128)value * s / ref_total;
-	for (__u32 e = t->head[row]; e; e = tseries_at(t, e - 1)->next) {
+	for (size_t e = tseries_row_first(t, row); e; e = tseries_row_next(t, e - 1)) {
 		struct tseries_ent *c = tseries_at(t, e - 1);
 		__u64 at;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tseries.h: when a model's samples happened. Beside each row's totals, (slot, values) entries
- * chained per row in the order they came: a slot is res_ms of the recording's wall clock from
+ * tseries.h: when a model's samples happened. Beside each row's totals, (row, slot, values)
+ * entries in the order they came: a slot is res_ms of the recording's wall clock from
  * its start (100 ms at first). Bounded: past max_bytes (or TSERIES_MAX_ENTRIES) the slots
  * coarsen (100 -> 200 -> 400 ms ...: adjacent slots merge), nothing is dropped; the totals of a
  * row's entries never change. Private to model.c (model.h is the interface). Not thread-safe.
@@ -26,9 +26,15 @@
  */
 #define TSERIES_TARGET_SLOTS 4096u
 
-/* an entry: its row (a model row id), slot, the next entry of the row (index + 1, 0: last) */
+/*
+ * An entry: its row (a model row id; 0: dead, a dropped row's) and slot; a row's entries are
+ * those with its id, in the array's order (the order they came). 16 bytes with one column:
+ * no link to the next, since only writers walk a row's entries (tseries_row_first), and they
+ * get links built for the walk (issue 27: the links and their padding were a third of a long
+ * recording's time data).
+ */
 struct tseries_ent {
-	__u32 row, slot, next, pad;
+	__u32 row, slot;
 	__u64 v[]; /* ncols values */
 };
 
@@ -36,9 +42,16 @@ struct tseries {
 	char *ents; /* n entries of esize bytes */
 	size_t n, cap, esize;
 	unsigned int ncols;
-	__u32 *head, *tail; /* per row id: its first and last entry (index + 1), 0 none */
-	size_t nrows;	    /* head/tail have nrows slots */
-	size_t rows_used;   /* the highest row id with an entry + 1 */
+	__u32 *tail;	  /* per row id: its last entry (index + 1), 0 none */
+	size_t nrows;	  /* tail has nrows slots */
+	size_t rows_used; /* the highest row id with an entry + 1 */
+	/*
+	 * The walks' links, built by the first walk after the entries changed (a cache: building
+	 * them changes no entry); chain_first per row id, chain_next per entry (index + 1, 0 none)
+	 */
+	__u32 *chain_first, *chain_next;
+	size_t chain_rows, chain_cap;
+	bool chains_ok;
 	__u64 mono0, wall0; /* the clock: slot 0 starts at mono0 (wall0 by the wall clock) */
 	__u64 now;	    /* the time of the adds (mono ns); 0: untimed */
 	bool has_clock;
@@ -66,7 +79,7 @@ static inline struct tseries_ent *tseries_at(const struct tseries *t, size_t i)
 int tseries_add_column(struct tseries *t);
 /* adds value to column col of row at t->now; 0 (also when untimed) or -ENOMEM */
 int tseries_add(struct tseries *t, __u32 row, unsigned int col, __u64 value);
-/* rows renumbered: to[old row id] (nold of them) is the new id; chains of merged rows join */
+/* rows renumbered: to[old row id] (nold of them) is the new id (0: dropped, its entries dead) */
 int tseries_remap(struct tseries *t, const __u32 *to, size_t nold, size_t nnew);
 /* the slots doubled (adjacent merged); false when every entry is in slot 0 already */
 bool tseries_coarsen(struct tseries *t);
@@ -74,6 +87,13 @@ bool tseries_coarsen(struct tseries *t);
  * Row's column col gets value in all: its entries' col are set in proportion to their col
  * ref (what is not timed of the row's ref keeps its share untimed). ref_total: the row's ref.
  */
+/*
+ * A row's entries in the order they came: the first's index + 1 (0: none), then the next
+ * after entry index k. The first call after a change links them all (O(entries), memory for
+ * a u32 an entry and a row; without it, each step is a scan). Not for two threads at once.
+ */
+size_t tseries_row_first(const struct tseries *t, __u32 row);
+size_t tseries_row_next(const struct tseries *t, size_t k);
 void tseries_fit(struct tseries *t, __u32 row, unsigned int col, unsigned int ref, __u64 value,
 		 __u64 ref_total);
 

@@ -291,7 +291,7 @@ void jw_events(struct jfr *x)
 		struct jp_time_ent eb;
 
 		memcpy(left, r->values, sizeof(left));
-		for (size_t k = model__time_first(x->m, i); k; k = eb.next) {
+		for (size_t k = model__time_first(x->m, i); k; k = model__time_next(x->m, k)) {
 			model__time(x->m, k - 1, &eb);
 			for (int v = 0; v < JP_VAL_MAX; v++)
 				left[v] -= eb.values[v] < left[v] ? eb.values[v] : left[v];

@@ -169,7 +169,7 @@ static void samples(struct enc *e, const int *cols, int ncols, __u64 base_ns)
 
 		memcpy(left, r->values, sizeof(left));
 		/* consecutive entries of one slot (rows a fold merged) as one Sample */
-		for (size_t k = model__time_first(e->m, i);; k = eb.next) {
+		for (size_t k = model__time_first(e->m, i);; k = model__time_next(e->m, k)) {
 			const struct jp_time_ent *t = k ? model__time(e->m, k - 1, &eb) : NULL;
 
 			if (have && (!t || t->slot != slot)) {

@@ -313,7 +313,7 @@ static struct tref *collect_refs(const struct model *m, const struct model_view 
 		__u64 left[JP_VAL_MAX];
 
 		memcpy(left, row->values, sizeof(left));
-		for (size_t k = model__time_first(m, i); k; k = eb.next) {
+		for (size_t k = model__time_first(m, i); k; k = model__time_next(m, k)) {
 			model__time(m, k - 1, &eb);
 			for (int c = 0; c < JP_VAL_MAX; c++)
 				left[c] -= eb.values[c] < left[c] ? eb.values[c] : left[c];
@@ -381,7 +381,8 @@ int out_speedscope_write_model(const struct model *m, const struct model_view *v
 				const struct jp_sample_row *row = model__row(m, refs[k].k, &rb);
 
 				memcpy(left, row->values, sizeof(left));
-				for (size_t x = model__time_first(m, refs[k].k); x; x = eb.next) {
+				for (size_t x = model__time_first(m, refs[k].k); x;
+				     x = model__time_next(m, x)) {
 					model__time(m, x - 1, &eb);
 					for (int c = 0; c < JP_VAL_MAX; c++)
 						left[c] -= eb.values[c] < left[c] ? eb.values[c]
