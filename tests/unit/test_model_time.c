@@ -14,8 +14,11 @@
 #include "out/out.h"
 #include "model/jfr_read.h"
 #include "model/view.h"
+#include "model/tseries.h"
 #include "profile.h"
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define MS 1000000ull
 #define T0 5000000000ull	  /* the recording's start, monotonic */
@@ -642,4 +645,78 @@ TEST(html_nodes_of_rows_are_their_leaves_in_preorder)
 	EXPECT_TRUE(node[1] != node[2]);
 	profile__free(p);
 	model__free(m);
+}
+
+/* pages of [from, to) resident (mincore), of those wholly inside */
+static size_t resident_pages(const char *from, const char *to)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)from + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	uintptr_t b = (uintptr_t)to & ~((uintptr_t)page - 1);
+	unsigned char vec[4096];
+	size_t n = 0;
+
+	if (b <= a || (b - a) / (uintptr_t)page > sizeof(vec))
+		return 0;
+	if (mincore((void *)a, b - a, vec))
+		return SIZE_MAX;
+	for (size_t i = 0; i < (b - a) / (uintptr_t)page; i++)
+		n += vec[i] & 1;
+	return n;
+}
+
+/*
+ * The entries (16 bytes with one column) after a coarsening: the pages past the last entry
+ * held are given back (issue 27: a long recording's RSS followed the most entries there
+ * ever were), the rows' entries still add up and walk in time order
+ */
+TEST(coarsening_gives_back_the_pages_past_the_last_entry)
+{
+	struct tseries t;
+	__u64 sum = 0, want = 0;
+	size_t before, after, n0;
+
+	tseries_init(&t);
+	EXPECT_EQ(tseries_add_column(&t), 0);
+	EXPECT_EQ(t.esize, 16);
+	t.has_clock = true;
+	t.mono0 = T0;
+	/* 2 rows sampled every 100 ms for 2,000 s: 40,000 entries, each pair of slots merges */
+	for (__u64 i = 0; i < 20000; i++) {
+		t.now = T0 + i * 100 * MS;
+		EXPECT_EQ(tseries_add(&t, 1, 0, 1), 0);
+		EXPECT_EQ(tseries_add(&t, 2, 0, 2), 0);
+		want += 3;
+	}
+	n0 = t.n;
+	EXPECT_EQ(n0, 40000);
+	before = resident_pages(t.ents + n0 / 2 * t.esize, t.ents + n0 * t.esize);
+	EXPECT_TRUE(before > 70); /* 312 kB */
+	EXPECT_TRUE(tseries_coarsen(&t));
+	EXPECT_EQ(t.n, 20000);
+	after = resident_pages(t.ents + n0 / 2 * t.esize, t.ents + n0 * t.esize);
+	EXPECT_EQ(after, 0);
+	/* the entries held are as they were merged, the walk has them in order */
+	for (__u32 row = 1; row <= 2; row++) {
+		__u32 last = 0;
+		size_t n = 0;
+
+		for (size_t k = tseries_row_first(&t, row); k; k = tseries_row_next(&t, k - 1)) {
+			const struct tseries_ent *e = tseries_at(&t, k - 1);
+
+			EXPECT_EQ(e->row, row);
+			EXPECT_TRUE(!n || e->slot == last + 1);
+			EXPECT_EQ(e->v[0], 2 * row);
+			last = e->slot;
+			sum += e->v[0];
+			n++;
+		}
+		EXPECT_EQ(n, 10000);
+	}
+	EXPECT_EQ(sum, want);
+	/* and the array fills again past the given-back pages */
+	t.now = T0 + 20000 * 100 * MS;
+	EXPECT_EQ(tseries_add(&t, 3, 0, 5), 0);
+	EXPECT_EQ(tseries_at(&t, t.n - 1)->v[0], 5);
+	tseries_free(&t);
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* tseries.c: a model's samples in time: per-row chains of (slot, values), coarsened to fit. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "tseries.h"
 
@@ -118,6 +121,24 @@ static __u64 slot_of(const struct tseries *t)
 	return d / ((__u64)t->res_ms * 1000000ull);
 }
 
+/*
+ * The whole pages past the last entry given back (a coarsening's merges leave them written):
+ * resident memory follows the entries held, not the most there ever were. They read as
+ * zeros when touched again, and only entries written first are read.
+ */
+static void release_tail(struct tseries *t)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t from, to;
+
+	if (page <= 0 || !t->ents)
+		return;
+	from = ((uintptr_t)(t->ents + t->n * t->esize) + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	to = (uintptr_t)(t->ents + t->cap * t->esize) & ~((uintptr_t)page - 1);
+	if (to > from && to - from >= TSERIES_RELEASE_MIN)
+		(void)madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
 bool tseries_coarsen(struct tseries *t)
 {
 	size_t k = 0;
@@ -157,6 +178,7 @@ bool tseries_coarsen(struct tseries *t)
 	}
 	t->n = k;
 	chains_drop(t);
+	release_tail(t);
 	return true;
 }
 

@@ -25,6 +25,8 @@
  * rows took 1,800 entries a minute at 100 ms); finer than any timeline draws it
  */
 #define TSERIES_TARGET_SLOTS 4096u
+/* a coarsening gives back the pages past its last entry when they are this many bytes */
+#define TSERIES_RELEASE_MIN (64u << 10)
 
 /*
  * An entry: its row (a model row id; 0: dead, a dropped row's) and slot; a row's entries are
