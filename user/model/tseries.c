@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* tseries.c: a model's samples in time: per-row chains of (slot, values), coarsened to fit. */
+/* tseries.c: a model's samples in time: (row, slot, values) entries, coarsened to fit. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

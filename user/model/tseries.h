@@ -86,16 +86,16 @@ int tseries_remap(struct tseries *t, const __u32 *to, size_t nold, size_t nnew);
 /* the slots doubled (adjacent merged); false when every entry is in slot 0 already */
 bool tseries_coarsen(struct tseries *t);
 /*
- * Row's column col gets value in all: its entries' col are set in proportion to their col
- * ref (what is not timed of the row's ref keeps its share untimed). ref_total: the row's ref.
- */
-/*
  * A row's entries in the order they came: the first's index + 1 (0: none), then the next
  * after entry index k. The first call after a change links them all (O(entries), memory for
  * a u32 an entry and a row; without it, each step is a scan). Not for two threads at once.
  */
 size_t tseries_row_first(const struct tseries *t, __u32 row);
 size_t tseries_row_next(const struct tseries *t, size_t k);
+/*
+ * Row's column col gets value in all: its entries' col are set in proportion to their col
+ * ref (what is not timed of the row's ref keeps its share untimed). ref_total: the row's ref.
+ */
 void tseries_fit(struct tseries *t, __u32 row, unsigned int col, unsigned int ref, __u64 value,
 		 __u64 ref_total);
 
