@@ -191,8 +191,38 @@ __u64 join__fold_skipped(const struct join *j)
  * err from the model: a refusal of its budget is a dropped sample (counted for its JVM),
  * not an error that ends the recording
  */
+jp_id jn_stack(struct join *j, struct jvm_ent *e, size_t n)
+{
+	size_t before;
+	jp_id id;
+
+	if (!e)
+		return model__stack(j->model, j->locs, n);
+	if (e->stack_nodes > JOIN_JVM_NODES + e->new_stacks * JOIN_JVM_NODES_PER_STACK) {
+		id = model__stack_find(j->model, j->locs, n);
+		j->share_refused = !id;
+		return id;
+	}
+	before = model__stack_nodes(j->model);
+	id = model__stack(j->model, j->locs, n);
+	if (model__stack_nodes(j->model) > before) {
+		e->stack_nodes += model__stack_nodes(j->model) - before;
+		e->new_stacks++;
+	}
+	return id;
+}
+
 int jn_model_drop(struct join *j, struct jvm_ent *e, int err)
 {
+	bool share = j->share_refused;
+
+	j->share_refused = false;
+	if (err && share) {
+		if (e)
+			e->share_drops++;
+		j->st.share_drops++;
+		return 0;
+	}
 	if (!err || !model__over_budget(j->model))
 		return err;
 	if (e)
@@ -285,7 +315,7 @@ int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size
 		jn_push(j, &n, marker, JP_FK_ROOT);
 	jn_late_done(j, e);
 	j->pool_used = 0;
-	stack = model__stack(j->model, j->locs, n);
+	stack = jn_stack(j, e, n);
 	labels = sample_labels(j, s, e);
 	if (!stack || !labels)
 		return jn_model_drop(j, e, -ENOMEM);
@@ -395,7 +425,7 @@ static int add_park(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 		jn_push_java(j, &n, e, &t->frames[f]);
 	jn_late_done(j, e);
 	j->pool_used = 0;
-	stack = model__stack(j->model, j->locs, n);
+	stack = jn_stack(j, e, n);
 	labels = sample_labels(j, s, e);
 	if (!stack || !labels)
 		return jn_model_drop(j, e, -ENOMEM) ? -ENOMEM : 1;
@@ -795,6 +825,8 @@ void join__model_reset(struct join *j, struct model *m)
 	j->model = m;
 	j->lc_gen++;
 	j->committed = 0;
+	for (size_t i = 0; i < j->njvms; i++)
+		j->jvms[i]->stack_nodes = j->jvms[i]->new_stacks = 0;
 	for (size_t i = 0; i < JOIN_LAST_SLOTS; i++) {
 		struct last_cpu *l = &j->last[i];
 

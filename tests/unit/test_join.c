@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "harness.h"
 #include "join.h"
+#include "join/join_int.h" /* JOIN_JVM_NODES: the share a test floods */
 #include "jvm/agent_ring.h"
 #include "profile.h"
 #include "model/model.h"
@@ -950,6 +951,97 @@ TEST(agent_events_only_as_asked)
 		teardown(&f);
 		fa_close(&fa);
 	}
+}
+
+/*
+ * appends an allocation event of depth frames, each pkg/Work.run interpreted or native as
+ * the bits of seed say (a stack of its own per seed), padding to the ring's end as needed
+ */
+static void fa_alloc_deep(struct fake_agent *a, __u32 tid, __u64 time_ns, int depth, __u64 seed)
+{
+	struct jp_ring_hdr *h = (struct jp_ring_hdr *)a->mem;
+	__u32 len = sizeof(struct jp_event_rec) + (__u32)depth * sizeof(struct jp_frame);
+	__u64 pos = h->head, room = FA_DATA - pos % FA_DATA;
+	struct jp_frame *fr;
+	struct jp_event_rec *r;
+
+	if (room < len) {
+		struct jp_rec_hdr *p = (struct jp_rec_hdr *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
+
+		p->len = (__u32)room;
+		p->type = JP_REC_PAD;
+		p->seq = pos;
+		pos += room;
+	}
+	r = (struct jp_event_rec *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
+	memset(r, 0, sizeof(*r));
+	r->h.len = len;
+	r->h.type = JP_REC_EVENT;
+	r->h.seq = pos;
+	r->time_ns = time_ns;
+	r->tid = tid;
+	r->kind = JP_AEV_ALLOC;
+	r->size = 16;
+	r->weight = 1024;
+	r->num_frames = depth;
+	fr = (struct jp_frame *)(r + 1);
+	for (int i = 0; i < depth; i++) {
+		fr[i].method_id = FA_METHOD;
+		fr[i].bci = seed >> (i % 64) & 1 ? -3 : 7;
+		fr[i].pad = 0;
+		if (i % 64 == 63)
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+	}
+	h->head = pos + len;
+}
+
+/*
+ * An agent writing events of a thousand random frames (a hostile one): its JVM's share of
+ * the stack trie is spent after a few hundred, then its new stacks are dropped and
+ * counted while those the model has already still count
+ */
+TEST(a_jvm_of_deep_random_stacks_keeps_to_its_share)
+{
+	struct join_opts o = { .agent_events = JP_AGENT_EV_ALLOC, .joined_events = JP_AGENT_EV_ALLOC };
+	enum { DEPTH = 1000, ROUNDS = 200, PER_ROUND = 3 };
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct model_mem mm;
+	__u64 b = 100 * SEC, seed = 0x9e3779b97f4a7c15ull;
+	char *rep;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java",
+				  fa_open(&fa)) == 0);
+	fa_alloc(&fa, 50000, b); /* a stack of one frame, known before the flood */
+	for (__u32 k = 0; k < ROUNDS; k++) {
+		for (__u32 i = 0; i < PER_ROUND; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			fa_alloc_deep(&fa, 50001, b + 1 + k, DEPTH, seed);
+		}
+		fa_flush(&fa);
+		EXPECT_EQ(join__poll(f.join, b + 1000 + k), 0);
+	}
+	fa_alloc(&fa, 50000, b + 5000);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, b + 6000), 0);
+	EXPECT_EQ(join__flush(f.join), 0);
+	join__stats(f.join, &st);
+	model__mem(f.model, &mm);
+	/* 600 stacks would be 600,000 nodes: the share is 256 Ki nodes and 128 a stack */
+	EXPECT_TRUE(mm.stack_nodes < JOIN_JVM_NODES + 400 * JOIN_JVM_NODES_PER_STACK + DEPTH);
+	EXPECT_TRUE(mm.stack_nodes > JOIN_JVM_NODES);
+	EXPECT_TRUE(st.share_drops > 200 && st.share_drops < 400); /* about 300 let in */
+	EXPECT_EQ(st.model_drops, 0);
+	/* the known stack: both its events, after the share was spent too */
+	EXPECT_EQ(model__total(f.model, JP_VAL_ALLOC_SPACE),
+		  (ROUNDS * PER_ROUND - st.share_drops + 2) * 1024);
+	rep = report(&f);
+	EXPECT_TRUE(rep && strstr(rep, "samples of new stacks dropped (the JVM's stack budget)"));
+	free(rep);
+	teardown(&f);
+	fa_close(&fa);
 }
 
 /* JVMs come and go: the live ones are found by pid, retired ones are not, pids are reused */

@@ -198,9 +198,10 @@ static int event_ids(struct join *j, struct jvm_ent *e, const struct java_event 
 	for (int i = 0; i < ev->num_frames; i++)
 		jn_push_java(j, &n, e, &ev->frames[i]);
 	jn_late_done(j, e);
-	*ret_stack = model__stack(j->model, j->locs, n);
+	*ret_stack = jn_stack(j, e, n);
 	*ret_labels = model__labels(j->model, &l);
-	if (ret_jstack)
+	/* the Java stack under the leaf: a suffix of the stack's, its nodes there already */
+	if (ret_jstack && *ret_stack)
 		*ret_jstack = n > 1 ? model__stack(j->model, j->locs + 1, n - 1) : 0;
 	return *ret_stack && *ret_labels ? 0 : -ENOMEM;
 }

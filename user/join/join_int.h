@@ -193,6 +193,12 @@ struct jvm_ent {
 	 * agent ring's bytes left unread at the end (its reading's time was up)
 	 */
 	__u64 time_drops, ev_skipped, model_drops, unread_end;
+	/*
+	 * the stack trie nodes its new stacks added to the model (since the model's last
+	 * replacement), how many new stacks, and the samples of new stacks dropped past its
+	 * share (jn_stack)
+	 */
+	__u64 stack_nodes, new_stacks, share_drops;
 	/* the process exited and its agent was freed (join__retire_jvm): its last figures */
 	bool retired;
 	bool final_kept; /* the agent was freed, final holds its figures (retired or released) */
@@ -355,6 +361,7 @@ struct join {
 	__u32 lc_gen, serials;
 	__u64 lc_syms_gen;
 	jp_id committed;  /* the stack commit() added last */
+	bool share_refused; /* jn_stack refused a JVM a new stack: jn_model_drop counts it */
 	size_t java_from; /* add_java: the index of its first Java frame in locs */
 	/* per-sample scratch: the stack as model locations, leaf first */
 	jp_id locs[JOIN_MAX_FRAMES];
@@ -421,6 +428,20 @@ void jn_free_agent(struct jvm_ent *e);
 
 /* join.c: the samples, the stack committed to the model */
 int jn_model_drop(struct join *j, struct jvm_ent *e, int err);
+/*
+ * Each JVM's share of the model's stack trie: its first JOIN_JVM_NODES nodes, then
+ * JOIN_JVM_NODES_PER_STACK per new stack on average. A program's stacks share their
+ * callers, so a new one adds a few nodes; an agent that writes events of thousands of
+ * random frames (a hostile one) adds thousands each, and past its share only the
+ * stacks the model has already are taken.
+ */
+#define JOIN_JVM_NODES		 (256u << 10)
+#define JOIN_JVM_NODES_PER_STACK 128u
+/*
+ * The model's stack of j->locs[0..n): for e (NULL: no JVM) within its share; 0 when
+ * refused (j->share_refused) or out of memory / budget
+ */
+jp_id jn_stack(struct join *j, struct jvm_ent *e, size_t n);
 struct last_cpu *jn_last_cpu_slot(struct join *j, __u32 pid, __u32 tid);
 int jn_last_cpu_settle(struct join *j, struct last_cpu *l);
 struct last_cpu *jn_last_own(struct join *j, __u32 pid, __u32 tid);

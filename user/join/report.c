@@ -78,7 +78,9 @@ static void report_losses(const struct jvm_ent *e, const struct jvm_agent_stats 
 	w = cat_count(jn, sizeof(jn), w, e->time_drops, "stacks cut short (time budget)");
 	w = cat_count(jn, sizeof(jn), w, e->unread_end >> 10,
 		      "KiB of agent records left unread (time budget)");
-	cat_count(jn, sizeof(jn), w, e->model_drops, "samples dropped (model budget)");
+	w = cat_count(jn, sizeof(jn), w, e->model_drops, "samples dropped (model budget)");
+	cat_count(jn, sizeof(jn), w, e->share_drops,
+		  "samples of new stacks dropped (the JVM's stack budget)");
 	/* the agent's own figures (all its traces, matched or not); its time per request/try */
 	if (as->handler_ns && as->traces)
 		w = (size_t)snprintf(

@@ -343,18 +343,34 @@ static bool stack_eq(const void *ctx, const void *a, const void *b, size_t size)
 	return true;
 }
 
-jp_id model__stack(struct model *m, const jp_id *locs, size_t n)
+static jp_id stack_find(struct model *m, const jp_id *locs, size_t n, __u64 h)
 {
 	struct stack_ref r = {.node = 0, .n = (jp_id)n};
-	__u64 h = locs_hash(locs, n);
-	jp_id id;
 
 	if (n > 0xffffffffu)
 		return 0;
 	m->probe_locs = locs;
 	m->probe_n = n;
-	id = table_find(&m->stacks, &r, h, stack_eq, m);
-	if (id)
+	return table_find(&m->stacks, &r, h, stack_eq, m);
+}
+
+jp_id model__stack_find(struct model *m, const jp_id *locs, size_t n)
+{
+	return stack_find(m, locs, n, locs_hash(locs, n));
+}
+
+size_t model__stack_nodes(const struct model *m)
+{
+	return m->nodes.n;
+}
+
+jp_id model__stack(struct model *m, const jp_id *locs, size_t n)
+{
+	struct stack_ref r = {.node = 0, .n = (jp_id)n};
+	__u64 h = locs_hash(locs, n);
+	jp_id id = stack_find(m, locs, n, h);
+
+	if (id || n > 0xffffffffu)
 		return id;
 	/* new: its nodes from the root (those of its callers are there already, mostly) */
 	if (n > m->get_cap) {

@@ -132,6 +132,10 @@ int model__fold(struct model *m, const struct model_end *ends, size_t n);
 int model__fold_pids(struct model *m, const __u32 *pids, size_t n);
 /* a stack of location ids, leaf first */
 jp_id model__stack(struct model *m, const jp_id *locs, size_t n);
+/* the stack of locs[0..n) if the model has it, else 0 (nothing is added) */
+jp_id model__stack_find(struct model *m, const jp_id *locs, size_t n);
+/* the stack trie's nodes so far: what model__stack added is the growth of this */
+size_t model__stack_nodes(const struct model *m);
 
 /*
  * Adds values to the row of (stack, labels). 0 or -ENOMEM/-EINVAL, -ENOSPC when the
