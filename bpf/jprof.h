@@ -97,6 +97,12 @@
 /* cpu: BPF's walk passed a C2I adapter at the top to its compiled caller (jwalk.bpf.h) */
 #define JP_SF_C2I (1u << 17)
 /*
+ * off-CPU: an interval user space opened at the recording's start for a thread asleep
+ * since before it (offcpu__seed_blocked): BPF never saw it block, so its stack is the one
+ * frame /proc gives, the user PC it sleeps at
+ */
+#define JP_SF_SEEDED (1u << 18)
+/*
  * cpu, set by user space only: a count BPF aggregated (--aggregate, agg.bpf.h) replayed at
  * once as one record of count samples, read later than their records would have been
  */

@@ -179,14 +179,16 @@ static void add_pid(void *ctx, const struct pt_proc *p)
 }
 
 /*
- * The threads of the profiled processes (-p, else those the process table holds) blocked
- * since before the recording: their blocked time, the whole recording. How many, or -errno.
+ * The threads of the profiled processes (-p, else those the process table holds) asleep
+ * since before the recording. seed, at its start: an interval opened for each, that BPF
+ * closes if it wakes (offcpu__seed_blocked). Else, at its end: the blocked time of those
+ * that slept all along, the whole recording. How many, or -errno.
  */
-static int flush_blocked(struct rec *r, __u64 start, __u64 end)
+static int blocked_threads(struct rec *r, __u64 start, __u64 end, bool seed)
 {
 	struct ptable_stats st;
 	struct pid_list l = {0};
-	unsigned int budget = OFFCPU_BLOCKED_MAX;
+	unsigned int budget = seed ? OFFCPU_SEED_MAX : OFFCPU_BLOCKED_MAX;
 	int total = 0, k = 0;
 	size_t n;
 
@@ -201,7 +203,8 @@ static int flush_blocked(struct rec *r, __u64 start, __u64 end)
 	for (size_t i = 0; i < n && budget; i++) {
 		__u32 pid = r->o->npids ? r->o->pids[i] : l.pids[i];
 
-		k = offcpu__flush_blocked(r->offcpu, pid, start, end, budget, on_sample, r);
+		k = seed ? offcpu__seed_blocked(r->offcpu, pid, start, budget)
+			 : offcpu__flush_blocked(r->offcpu, pid, start, end, budget, on_sample, r);
 		if (k == -ENOENT)
 			continue; /* exited */
 		if (k < 0)
@@ -465,6 +468,15 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 			goto out_free;
 		r.sampling_ns = mono_ns();
 	}
+	/* threads asleep since before t0: their time from t0, whenever they wake */
+	if (r.offcpu) {
+		int n = blocked_threads(&r, t0, 0, true);
+
+		if (n < 0)
+			pr_warn("off-CPU: the threads asleep at the start: %s", strerror(-n));
+		else
+			pr_debug("off-CPU: %d threads asleep at the start, their intervals opened", n);
+	}
 	deadline = o->duration_s ? t0 + (__u64)o->duration_s * 1000000000ull : ~0ull;
 	pr_info("recording %s%s (%s)%s", o->npids ? "the given processes" : "all processes",
 		r.ctf ? " in the given cgroups" : "", rec_events_shown(o),
@@ -533,7 +545,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		r.window_ns = end - t0;
 		if (o->wall)
 			r.wall_end_ns = end;
-		r.offcpu_open = flush_blocked(&r, t0, end);
+		r.offcpu_open = blocked_threads(&r, t0, end, false);
 		n = offcpu__flush_open(r.offcpu, t0, end, on_sample, &r);
 		r.offcpu_open = n < 0 ? n : r.offcpu_open + n;
 		if (r.offcpu_open < 0)

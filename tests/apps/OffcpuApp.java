@@ -4,7 +4,8 @@
 // blocking loopback socket read whose peer answers after MS (readLoop), and
 // FileChannel.force (forceLoop). Each measures its own blocked times; at the end it
 // prints one line per kind: "<kind> n=N mean_ms=X median_ms=M min_ms=Y early=E" (early:
-// woke before MS, which a profiler must never cause), then "done".
+// woke before MS, which a profiler must never cause), then "done". "started" once the
+// threads are started and main goes to sleep.
 import java.io.File;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -143,6 +144,7 @@ public class OffcpuApp {
 		Thread[] ts = { start("sleeper", OffcpuApp::sleepLoop), start("waiter", OffcpuApp::waitLoop),
 				start("reader", () -> readLoop(ss.getLocalPort())),
 				start("forcer", OffcpuApp::forceLoop) };
+		System.out.println("started"); // main sleeps from here
 		Thread.sleep((long) (secs * 1000));
 		running = false;
 		for (Thread t : ts)

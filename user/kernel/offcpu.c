@@ -106,6 +106,12 @@ void offcpu__set_window(struct offcpu *oc, __u64 start_ns)
 		oc->skel->bss->window_start_ns = start_ns;
 }
 
+/* an entry offcpu__seed_blocked() made that BPF has not touched since: still asleep */
+static bool seed_untouched(const struct open_rec *r)
+{
+	return (r->s.flags & JP_SF_SEEDED) && r->s.time_ns;
+}
+
 /*
  * r (tid key) closed at its switch-in, held for its syscall's return, which did not come
  * before the end (offcpu.bpf.c emit_held): the interval as it was held, without Java
@@ -122,7 +128,7 @@ static int held_rec(struct offcpu *oc, __u32 key, struct open_rec *r)
 	r->s.time_ns = x.time_ns;
 	r->s.weight = x.weight;
 	r->s.cpu = x.cpu;
-	r->s.flags &= ~(__u32)(JP_SF_SIGNALED | JP_SF_JWALK);
+	r->s.flags &= ~(__u32)(JP_SF_SIGNALED | JP_SF_JWALK | JP_SF_SEEDED);
 	r->s.sig_err = 0;
 	r->s.jstack_len = 0;
 	r->s.jstack_err = 0;
@@ -161,6 +167,10 @@ int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_s
 		}
 		/* 0: closed (emitted at its switch-in); after end_ns: not in the recording */
 		if (!r->s.time_ns || r->s.time_ns > end_ns)
+			continue;
+		/* asleep since before the start, and (its runtime the same) still: flush_blocked's */
+		if (seed_untouched(r) &&
+		    (proc_thread_runtime(r->s.pid, r->s.tid, &rt) || rt <= r->s.weight))
 			continue;
 		if (r->s.kstack_len > JP_MAX_KSTACK || r->s.ustack_len > JP_MAX_USTACK ||
 		    r->s.kstack_len + r->s.ustack_len > JP_MAX_KSTACK + JP_MAX_USTACK)
@@ -243,20 +253,48 @@ static int blocked_at(__u32 pid, __u32 tid, struct jp_sample *s, __u64 *pc)
 	return 0;
 }
 
-int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 end_ns,
-			  unsigned int max_threads, kernel_sample_fn fn, void *ctx)
+/*
+ * r: thread tid of pid as /proc shows it asleep: the blocked syscall, the user PC as its
+ * one frame, its names. 0 or -errno.
+ */
+static int blocked_rec(__u32 pid, __u32 tid, struct open_rec *r)
 {
-	int fd = bpf_map__fd(oc->skel->maps.offcpu_start);
-	struct open_rec *r;
 	char path[64], comm[JP_COMM_LEN + 1];
+	__u64 pc;
+
+	memset(&r->s, 0, sizeof(r->s));
+	if (blocked_at(pid, tid, &r->s, &pc))
+		return -EIO;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	if (read_small(path, comm, sizeof(comm)) < 0)
+		comm[0] = '\0';
+	memcpy(r->s.comm, comm, sizeof(r->s.comm));
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	if (read_small(path, comm, sizeof(comm)) < 0)
+		comm[0] = '\0';
+	memcpy(r->s.pcomm, comm, sizeof(r->s.pcomm));
+	r->s.pid = pid;
+	r->s.tid = tid;
+	r->s.kind = JP_EV_OFFCPU;
+	r->s.ustack_len = 1;
+	r->frames[0] = pc;
+	return 0;
+}
+
+/* the threads of pid, at most max_threads: fn(oc, pid, tid, r, ctx) for each; how many or -errno */
+typedef int (*thread_fn)(struct offcpu *oc, __u32 pid, __u32 tid, struct open_rec *r, void *ctx);
+
+static int each_thread(struct offcpu *oc, __u32 pid, unsigned int max_threads, thread_fn fn,
+		       void *ctx)
+{
+	struct open_rec *r;
+	char path[64];
 	unsigned int seen = 0;
 	struct dirent *de;
-	__u32 key;
-	int n = 0, err = 0;
-	__u64 pc;
+	int n = 0, k;
 	DIR *d;
 
-	/* the lookups below copy a whole value into r */
+	/* the lookups copy a whole value into r */
 	if (bpf_map__value_size(oc->skel->maps.offcpu_start) != sizeof(*r))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%u/task", pid);
@@ -275,43 +313,85 @@ int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 en
 		if (*end || !tid || tid > UINT32_MAX)
 			continue;
 		seen++;
-		/*
-		 * Sleeping now, and (looked up after) no entry: it has not blocked since the
-		 * programs were attached, so it has slept since before. An entry: BPF saw it
-		 * block, offcpu__flush_open() has it.
-		 */
-		if (!thread_sleeps(pid, (__u32)tid))
-			continue;
-		key = (__u32)tid;
-		if (!bpf_map_lookup_elem(fd, &key, r))
-			continue;
-		memset(&r->s, 0, sizeof(r->s));
-		if (blocked_at(pid, (__u32)tid, &r->s, &pc))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%u/task/%lu/comm", pid, tid);
-		if (read_small(path, comm, sizeof(comm)) < 0)
-			comm[0] = '\0';
-		memcpy(r->s.comm, comm, sizeof(r->s.comm));
-		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-		if (read_small(path, comm, sizeof(comm)) < 0)
-			comm[0] = '\0';
-		memcpy(r->s.pcomm, comm, sizeof(r->s.pcomm));
-		r->s.time_ns = end_ns;
-		r->s.weight = end_ns - start_ns;
-		r->s.pid = pid;
-		r->s.tid = (__u32)tid;
-		r->s.kind = JP_EV_OFFCPU;
-		r->s.flags = JP_SF_OPEN | OFFCPU_SF_WHOLE;
-		r->s.ustack_len = 1;
-		r->frames[0] = pc;
-		err = fn(ctx, &r->s, r->frames, r->frames);
-		if (err)
+		k = fn(oc, pid, (__u32)tid, r, ctx);
+		if (k < 0) {
+			n = k;
 			break;
-		n++;
+		}
+		n += k;
 	}
 	closedir(d);
 	free(r);
-	return err ? err : n;
+	return n;
+}
+
+struct seed_ctx {
+	__u64 start_ns;
+};
+
+static int seed_thread(struct offcpu *oc, __u32 pid, __u32 tid, struct open_rec *r, void *ctx)
+{
+	const struct seed_ctx *c = ctx;
+	int fd = bpf_map__fd(oc->skel->maps.offcpu_start);
+	__u64 rt;
+
+	/*
+	 * The runtime first: if it wakes after the look at its state, it runs past this and
+	 * the interval ends where that began (emit_unseen_switch_in, offcpu__flush_open)
+	 */
+	if (proc_thread_runtime(pid, tid, &rt) || !thread_sleeps(pid, tid) ||
+	    blocked_rec(pid, tid, r))
+		return 0;
+	r->s.time_ns = c->start_ns;
+	r->s.weight = rt;
+	r->s.flags = JP_SF_SEEDED;
+	/* an entry already: BPF saw it block since the programs were attached */
+	return bpf_map_update_elem(fd, &tid, r, BPF_NOEXIST) ? 0 : 1;
+}
+
+int offcpu__seed_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, unsigned int max_threads)
+{
+	struct seed_ctx c = {.start_ns = start_ns};
+
+	return each_thread(oc, pid, max_threads, seed_thread, &c);
+}
+
+struct flush_ctx {
+	__u64 start_ns, end_ns;
+	kernel_sample_fn fn;
+	void *ctx;
+};
+
+static int flush_thread(struct offcpu *oc, __u32 pid, __u32 tid, struct open_rec *r, void *ctx)
+{
+	const struct flush_ctx *c = ctx;
+	int fd = bpf_map__fd(oc->skel->maps.offcpu_start);
+	int err;
+
+	/*
+	 * Sleeping now, and (looked up after) no entry, or one seeded at the start that BPF
+	 * has not touched: it has not blocked since the programs were attached, so it has
+	 * slept since before. An entry of BPF's: it saw it block, offcpu__flush_open() has it.
+	 */
+	if (!thread_sleeps(pid, tid))
+		return 0;
+	if (!bpf_map_lookup_elem(fd, &tid, r) && !seed_untouched(r))
+		return 0;
+	if (blocked_rec(pid, tid, r))
+		return 0;
+	r->s.time_ns = c->end_ns;
+	r->s.weight = c->end_ns - c->start_ns;
+	r->s.flags = JP_SF_OPEN | OFFCPU_SF_WHOLE;
+	err = c->fn(c->ctx, &r->s, r->frames, r->frames);
+	return err ? err : 1;
+}
+
+int offcpu__flush_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, __u64 end_ns,
+			  unsigned int max_threads, kernel_sample_fn fn, void *ctx)
+{
+	struct flush_ctx c = {.start_ns = start_ns, .end_ns = end_ns, .fn = fn, .ctx = ctx};
+
+	return each_thread(oc, pid, max_threads, flush_thread, &c);
 }
 
 void offcpu__free(struct offcpu *oc)

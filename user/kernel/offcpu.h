@@ -50,8 +50,18 @@ void offcpu__set_window(struct offcpu *oc, __u64 start_ns);
 int offcpu__flush_open(struct offcpu *oc, __u64 start_ns, __u64 end_ns, kernel_sample_fn fn,
 		       void *ctx);
 /*
+ * At the recording's start (start_ns), once the programs run: each thread of pid asleep
+ * now (S or D) that BPF has not seen block (no entry) has slept since before; it gets an
+ * entry as if BPF had seen it block at start_ns, its stack the one frame /proc gives
+ * (JP_SF_SEEDED). If it wakes, its switch-in emits the interval from start_ns; one that
+ * sleeps to the end is offcpu__flush_blocked()'s. At most max_threads threads are looked
+ * at. How many were given an entry, or -errno.
+ */
+int offcpu__seed_blocked(struct offcpu *oc, __u32 pid, __u64 start_ns, unsigned int max_threads);
+/*
  * Before offcpu__flush_open(), while the programs run: the threads of pid blocked since
- * before the recording (sleeping now, S or D, and no switch-out seen: no entry) become
+ * before the recording (sleeping now, S or D, and no switch-out seen: no entry, or one
+ * offcpu__seed_blocked() made, untouched) become
  * JP_SF_OPEN samples weighted end_ns - start_ns. BPF never saw them block, so their
  * stack is what /proc/PID/task/TID/syscall gives without waking them: the blocked
  * syscall and the user PC, one frame. At most max_threads threads are looked at.

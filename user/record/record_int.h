@@ -55,6 +55,8 @@
 /* an exited process stays this long in the process table: > the join's wait for a trace (3 s) */
 #define RETIRE_AFTER_NS	   (4 * 1000000000ull)
 #define OFFCPU_BLOCKED_MAX 65536
+/* threads asleep at the start given an interval: a part of offcpu_start's 16384 (LRU) */
+#define OFFCPU_SEED_MAX 4096
 #define HELD_MAX_BYTES \
 	(8u            \
 	 << 20) /* samples held for their symbols in one round */ /* threads blocked since before the recording, reported */
