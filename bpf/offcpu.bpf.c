@@ -19,10 +19,12 @@ const volatile __u8 include_kthreads = 0;
  */
 const volatile __u8 wall = 0;
 /*
- * -e wall: the recording's start (CLOCK_MONOTONIC), set by user space once everything is
- * attached: intervals count from here, like the CPU time. 0: not started yet.
+ * The recording's start (CLOCK_MONOTONIC), set by user space once everything is attached:
+ * intervals count from here (-e wall: like the CPU time). Until then the largest value:
+ * an interval that ends before the start (programs attached, a JVM looked at) is none of
+ * the recording's, and one still open counts from the start.
  */
-__u64 window_start_ns = 0;
+__u64 window_start_ns = ~0ull;
 /*
  * -e lock: a JVM thread whose Java stack BPF walked at its syscall's return is signalled
  * all the same: the agent's trace carries the park's blocker (Thread.parkBlocker)

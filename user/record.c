@@ -460,9 +460,10 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		model__set_clock(r.model, t0, wall_ns());
 		kernel_session__agg_clock(r.ks, t0);
 	}
+	/* blocked time from t0 on (intervals that ended before are not the recording's) */
+	offcpu__set_window(r.offcpu, t0);
 	if (o->wall) {
 		/* one window for all of a thread's time: CPU, blocked and runnable */
-		offcpu__set_window(r.offcpu, t0);
 		err = kernel_session__start_cpu(r.ks, t0);
 		if (err)
 			goto out_free;

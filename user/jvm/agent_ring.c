@@ -498,6 +498,19 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 		if (h.seq != a->tail)
 			break; /* reserved, not committed yet */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the body was written before seq */
+		/*
+		 * Past the head read above: that head was the end of a reservation the agent
+		 * shrank since (jvmagent/stacks.c shrink), and this record was reserved after
+		 * it, across that old end. The head now says whether it was written; taken as
+		 * malformed, the tail went into the middle of a record and reading stopped
+		 * for good (a fresh-clone run: 6,754 traces lost to a full ring in 5 s).
+		 */
+		if (h.len > head - a->tail &&
+		    pread(a->ring_fd, &head, sizeof(head), offsetof(struct jp_ring_hdr, head)) !=
+			    (ssize_t)sizeof(head)) {
+			err = -EIO;
+			break;
+		}
 		if (h.len < sizeof(h) || h.len % 16 || off + h.len > a->data_size ||
 		    h.len > head - a->tail) {
 			a->malformed++;

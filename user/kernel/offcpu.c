@@ -103,7 +103,7 @@ struct open_rec {
 void offcpu__set_window(struct offcpu *oc, __u64 start_ns)
 {
 	if (oc)
-		oc->skel->bss->window_start_ns = start_ns;
+		oc->skel->data->window_start_ns = start_ns;
 }
 
 /* an entry offcpu__seed_blocked() made that BPF has not touched since: still asleep */
