@@ -101,6 +101,17 @@ static bool pid_alive(void *ctx, __u32 pid, const char *comm)
 	return p && (!comm || !strncmp(p->comm, comm, JP_COMM_LEN));
 }
 
+static void add_gone(struct rec *r, __u32 pid, bool looked_at);
+
+/* pid is waiting in the queue of new processes (a JVM noted, not handed to the attacher) */
+static bool queued(const struct rec *r, __u32 pid)
+{
+	for (size_t i = 0; i < r->q.n; i++)
+		if (r->q.pids[i] == pid)
+			return true;
+	return false;
+}
+
 static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64 now)
 {
 	struct rec *r = ctx;
@@ -108,6 +119,15 @@ static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64
 
 	if (!join__knows_jvm(r->join, p->pid))
 		goto out_fold;
+	/*
+	 * exec'd while still starting, before the attacher had it: the queue finds the pid
+	 * alive but no JVM it knows, and no outcome would be listed (its exit the queue sees)
+	 */
+	if (why == PT_EXECED && queued(r, p->pid)) {
+		add_gone(r, p->pid, true);
+		if (r->ngone && r->gone[r->ngone - 1].pid == p->pid)
+			r->gone[r->ngone - 1].execed = true;
+	}
 	err = join__retire_jvm(r->join, p->pid, now);
 	if (err)
 		pr_debug("JVM %u: retiring it: %s", p->pid, strerror(-err));
@@ -355,6 +375,7 @@ static void add_gone(struct rec *r, __u32 pid, bool looked_at)
 	}
 	r->gone[r->ngone].pid = pid;
 	r->gone[r->ngone].looked_at = looked_at;
+	r->gone[r->ngone].execed = false;
 	r->gone[r->ngone++].seen_ns = mono_ns();
 }
 
@@ -533,7 +554,8 @@ static __u64 gone_samples(const struct rec *r, size_t i)
 {
 	const struct pt_proc *p = ptable__find(r->procs, r->gone[i].pid);
 
-	return p ? p->samples : r->gone[i].samples;
+	/* an exec'd one's pid goes on as another program: its samples were kept at the exec */
+	return p && !r->gone[i].execed ? p->samples : r->gone[i].samples;
 }
 
 void rec_gone_report(const struct rec *r, FILE *f, bool verbose)
@@ -548,6 +570,8 @@ void rec_gone_report(const struct rec *r, FILE *f, bool verbose)
 			"jprof: JVM %u: %llu samples in all, none with Java stacks: exited before "
 			"attach (%s, %.2f s after start)\n",
 			r->gone[i].pid, (unsigned long long)gone_samples(r, i),
+			r->gone[i].execed      ? "gone while it was still starting: its process "
+						 "exec'd another program" :
 			r->gone[i].looked_at ? "gone while it was still starting"
 					     : "gone before it could be looked at, its hsperfdata "
 					       "file seen",

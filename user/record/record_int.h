@@ -183,6 +183,7 @@ struct rec {
 		__u32 pid;
 		__u64 seen_ns;
 		bool looked_at; /* known as a JVM, gone while it was still starting */
+		bool execed;	/* ...by an exec of another program (the pid goes on) */
 		__u64 samples;	/* read of it, kept when the process table drops it */
 	} gone[64];
 	size_t ngone;
