@@ -258,6 +258,8 @@ int main(int argc, char **argv)
 		err = offcpu__start(ks, &oo, &oc);
 		if (err)
 			goto out;
+		/* blocked time counts from here (until a window is set, BPF counts none) */
+		offcpu__set_window(oc, mono_ns());
 	}
 	if (ready) {
 		int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

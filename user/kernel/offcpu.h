@@ -37,7 +37,10 @@ struct offcpu;
  * ks must outlive the returned object.
  */
 int offcpu__start(struct kernel_session *ks, const struct offcpu_opts *o, struct offcpu **ret);
-/* Intervals count from start_ns (CLOCK_MONOTONIC) on: the part before is left out. */
+/*
+ * Intervals count from start_ns (CLOCK_MONOTONIC) on: the part before is left out. Until
+ * it is called none counts (one that ends before the recording's start is not its own).
+ */
 void offcpu__set_window(struct offcpu *oc, __u64 start_ns);
 /*
  * The end of the recording at end_ns (CLOCK_MONOTONIC): detaches the programs, then
