@@ -187,10 +187,6 @@ __u64 join__fold_skipped(const struct join *j)
 	return j->fold_skipped;
 }
 
-/*
- * err from the model: a refusal of its budget is a dropped sample (counted for its JVM),
- * not an error that ends the recording
- */
 jp_id jn_stack(struct join *j, struct jvm_ent *e, size_t n)
 {
 	size_t before;
@@ -212,6 +208,10 @@ jp_id jn_stack(struct join *j, struct jvm_ent *e, size_t n)
 	return id;
 }
 
+/*
+ * err from the model: a refusal of its budget, or of a JVM's share (jn_stack), is a
+ * dropped sample (counted for its JVM), not an error that ends the recording
+ */
 int jn_model_drop(struct join *j, struct jvm_ent *e, int err)
 {
 	bool share = j->share_refused;

@@ -64,15 +64,20 @@ wait_file() {
 	return 1
 }
 
-# wait_ready FILE [SECS]: until a program's output FILE has its "ready" line (max SECS, 20)
-wait_ready() {
-	local f=$1 t=${2:-20}
+# wait_line FILE REGEX [SECS]: until FILE has a line matching REGEX (max SECS, 20)
+wait_line() {
+	local f=$1 re=$2 t=${3:-20} i
 	for ((i = 0; i < t * 10; i++)); do
-		grep -q ready "$f" 2>/dev/null && return 0
+		grep -Eq "$re" "$f" 2>/dev/null && return 0
 		sleep 0.1
 	done
-	echo "no \"ready\" in $f after $t s" >&2
+	echo "no \"$re\" in $f after $t s" >&2
 	return 1
+}
+
+# wait_ready FILE [SECS]: until a program's output FILE has its "ready" line (max SECS, 20)
+wait_ready() {
+	wait_line "$1" ready "${2:-20}"
 }
 
 # make_test_user NAME: creates a throwaway unprivileged system user (no home, no login) and

@@ -243,18 +243,12 @@ blocked_whole() {
 	"$1/bin/java" -agentpath:"$JPROF_AGENT" -cp "$APPS" OffcpuApp 8 50 >"$OUT/app" 2>&1 3>&- &
 	APP_PID=$!
 	# main asleep from "started" on (a JVM slow to start ran main's start into the recording)
-	for ((i = 0; i < 100; i++)); do
-		grep -q '^started' "$OUT/app" && break
-		sleep 0.1
-	done
+	wait_line "$OUT/app" '^started' 10 || true
 	sleep 0.5
 	"$JPROF" record -e offcpu -p "$APP_PID" -d 3 --min-block 1000 --per-thread \
 		-o "$OUT/java.folded" >"$OUT/out" 2>&1 3>&- &
 	TOOL_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'recording' "$OUT/out" && break
-		sleep 0.05
-	done
+	wait_line "$OUT/out" recording 5 || true
 	sleep 1
 	kill -QUIT "$APP_PID"
 	local rc=0

@@ -535,16 +535,12 @@ static void fa_close(struct fake_agent *a)
 	free(a->mem);
 }
 
-/* appends a committed trace of one frame (pkg/Work.run), or none when n <= 0 */
-static void fa_trace(struct fake_agent *a, __u32 tid, __u64 time_ns, int n)
+/* where a record of len bytes goes next: records never cross the end, a pad fills up to it */
+static __u64 fa_reserve(struct fake_agent *a, __u32 len)
 {
-	struct jp_ring_hdr *h = (struct jp_ring_hdr *)a->mem;
-	__u32 len = sizeof(struct jp_trace_rec) + (n > 0 ? sizeof(struct jp_frame) : 0);
-	struct jp_frame fr = { .bci = 7, .method_id = FA_METHOD };
-	__u64 pos = h->head, room = FA_DATA - pos % FA_DATA;
-	struct jp_trace_rec *r;
+	__u64 pos = ((struct jp_ring_hdr *)a->mem)->head, room = FA_DATA - pos % FA_DATA;
 
-	if (room < len) { /* records never cross the end: pad to it */
+	if (room < len) {
 		struct jp_rec_hdr *p = (struct jp_rec_hdr *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
 
 		p->len = (__u32)room;
@@ -552,6 +548,18 @@ static void fa_trace(struct fake_agent *a, __u32 tid, __u64 time_ns, int n)
 		p->seq = pos;
 		pos += room;
 	}
+	return pos;
+}
+
+/* appends a committed trace of one frame (pkg/Work.run), or none when n <= 0 */
+static void fa_trace(struct fake_agent *a, __u32 tid, __u64 time_ns, int n)
+{
+	struct jp_ring_hdr *h = (struct jp_ring_hdr *)a->mem;
+	__u32 len = sizeof(struct jp_trace_rec) + (n > 0 ? sizeof(struct jp_frame) : 0);
+	struct jp_frame fr = { .bci = 7, .method_id = FA_METHOD };
+	__u64 pos = fa_reserve(a, len);
+	struct jp_trace_rec *r;
+
 	r = (struct jp_trace_rec *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
 	memset(r, 0, sizeof(*r));
 	r->h.len = len;
@@ -961,18 +969,10 @@ static void fa_alloc_deep(struct fake_agent *a, __u32 tid, __u64 time_ns, int de
 {
 	struct jp_ring_hdr *h = (struct jp_ring_hdr *)a->mem;
 	__u32 len = sizeof(struct jp_event_rec) + (__u32)depth * sizeof(struct jp_frame);
-	__u64 pos = h->head, room = FA_DATA - pos % FA_DATA;
+	__u64 pos = fa_reserve(a, len);
 	struct jp_frame *fr;
 	struct jp_event_rec *r;
 
-	if (room < len) {
-		struct jp_rec_hdr *p = (struct jp_rec_hdr *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
-
-		p->len = (__u32)room;
-		p->type = JP_REC_PAD;
-		p->seq = pos;
-		pos += room;
-	}
 	r = (struct jp_event_rec *)(a->mem + JP_RING_HDR_SIZE + pos % FA_DATA);
 	memset(r, 0, sizeof(*r));
 	r->h.len = len;

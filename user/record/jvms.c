@@ -101,7 +101,7 @@ static bool pid_alive(void *ctx, __u32 pid, const char *comm)
 	return p && (!comm || !strncmp(p->comm, comm, JP_COMM_LEN));
 }
 
-static void add_gone(struct rec *r, __u32 pid, bool looked_at);
+static void add_gone(struct rec *r, __u32 pid, bool looked_at, bool execed);
 
 /* pid is waiting in the queue of new processes (a JVM noted, not handed to the attacher) */
 static bool queued(const struct rec *r, __u32 pid)
@@ -123,11 +123,8 @@ static void drop_join(void *ctx, const struct pt_proc *p, enum pt_why why, __u64
 	 * exec'd while still starting, before the attacher had it: the queue finds the pid
 	 * alive but no JVM it knows, and no outcome would be listed (its exit the queue sees)
 	 */
-	if (why == PT_EXECED && queued(r, p->pid)) {
-		add_gone(r, p->pid, true);
-		if (r->ngone && r->gone[r->ngone - 1].pid == p->pid)
-			r->gone[r->ngone - 1].execed = true;
-	}
+	if (why == PT_EXECED && queued(r, p->pid))
+		add_gone(r, p->pid, true, true);
 	err = join__retire_jvm(r->join, p->pid, now);
 	if (err)
 		pr_debug("JVM %u: retiring it: %s", p->pid, strerror(-err));
@@ -367,7 +364,7 @@ static void track_jvm(struct rec *r, const struct jvm_info *jvm, bool started_du
 }
 
 /* a JVM that exited before it was attached (or even looked at): listed at the end */
-static void add_gone(struct rec *r, __u32 pid, bool looked_at)
+static void add_gone(struct rec *r, __u32 pid, bool looked_at, bool execed)
 {
 	if (r->ngone == sizeof(r->gone) / sizeof(r->gone[0])) {
 		r->gone_more++;
@@ -375,7 +372,7 @@ static void add_gone(struct rec *r, __u32 pid, bool looked_at)
 	}
 	r->gone[r->ngone].pid = pid;
 	r->gone[r->ngone].looked_at = looked_at;
-	r->gone[r->ngone].execed = false;
+	r->gone[r->ngone].execed = execed;
 	r->gone[r->ngone++].seen_ns = mono_ns();
 }
 
@@ -397,10 +394,7 @@ static void note_jvm(struct rec *r, const struct jvm_info *jvm, bool started_dur
 
 static void queue_pid(struct rec *r, __u32 pid)
 {
-	for (size_t i = 0; i < r->q.n; i++)
-		if (r->q.pids[i] == pid)
-			return;
-	if (r->q.n < NEW_PIDS_MAX)
+	if (!queued(r, pid) && r->q.n < NEW_PIDS_MAX)
 		r->q.pids[r->q.n++] = pid;
 }
 
@@ -451,7 +445,7 @@ void rec_handle_new_pids(struct rec *r)
 			p->start_ticks = start;
 		if (age < 0) {
 			if (join__knows_jvm(r->join, pid))
-				add_gone(r, pid, true);
+				add_gone(r, pid, true, false);
 			continue;
 		}
 		during = age < since_start;
@@ -468,7 +462,7 @@ void rec_handle_new_pids(struct rec *r)
 		if (jvm_probe("/proc", pid, &jvm)) {
 			/* a JVM known as one that no longer maps libjvm.so is exiting (a zombie) */
 			if (join__knows_jvm(r->join, pid))
-				add_gone(r, pid, true);
+				add_gone(r, pid, true, false);
 			else if (age < JVM_MIN_AGE_S)
 				r->q.pids[keep++] = pid, r->q_fast = true;
 			continue;
@@ -545,7 +539,7 @@ void rec_handle_new_jvm_files(struct rec *r)
 		 */
 		if (err != -ESRCH && !(err == -ENOEXEC && proc_exiting(pids[i])))
 			continue;
-		add_gone(r, pids[i], false);
+		add_gone(r, pids[i], false, false);
 	}
 }
 
