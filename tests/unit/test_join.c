@@ -44,6 +44,16 @@ __attribute__((noinline)) void join_caller(void)
 	join_leaf();
 }
 
+/* a function of many instructions: pcs at +1 and +8 are both inside it */
+__attribute__((noinline)) int join_busy(int k)
+{
+	volatile int x = 0;
+
+	for (int i = 0; i < k; i++)
+		x += i * 3;
+	return x;
+}
+
 /* a fixture kallsyms beside the test binary (in the build directory) */
 static char kallsyms_path[4096];
 
@@ -146,6 +156,72 @@ TEST(native_sample_kernel_above_user)
 	join__stats(f.join, &st);
 	EXPECT_EQ(st.samples, 1);
 	free(out);
+	teardown(&f);
+}
+
+/* the leaf location of the model's row i */
+static const struct jp_location *row_leaf(struct fixture *f, size_t i)
+{
+	struct jp_sample_row rb;
+	const struct jp_sample_row *r = model__row(f->model, i, &rb);
+	const jp_id *locs;
+	size_t n = 0;
+
+	if (!r)
+		return NULL;
+	locs = model__get_stack(f->model, r->stack, &n);
+	return locs && n ? model__get_location(f->model, locs[0]) : NULL;
+}
+
+/*
+ * A CPU sample's interrupted pc is keyed by its function's start: samples at two
+ * instructions of one function are one stack. Return addresses, and the kernel frames of
+ * a blocked thread's stack, keep theirs.
+ */
+TEST(cpu_leaf_keyed_by_its_function_start)
+{
+	struct join_opts o = { 0 };
+	struct fixture f;
+	struct jp_sample cpu = sample(JP_EV_CPU, 2, 1), user = sample(JP_EV_CPU, 0, 2),
+			 off = sample(JP_EV_OFFCPU, 2, 0);
+	const __u64 busy = (__u64)(unsigned long)join_busy;
+	const __u64 k1[] = { 0xffffffff81004010ull, 0xffffffff81001020ull },
+		    k2[] = { 0xffffffff81004018ull, 0xffffffff81001020ull },
+		    k3[] = { 0xffffffff81004010ull, 0xffffffff81001028ull };
+	const __u64 u1[] = { busy + 1, (__u64)(unsigned long)join_caller + 1 },
+		    u2[] = { busy + 8, (__u64)(unsigned long)join_caller + 1 },
+		    u3[] = { (__u64)(unsigned long)join_leaf, busy + 1 },
+		    u4[] = { (__u64)(unsigned long)join_leaf, busy + 8 };
+	const struct jp_location *loc;
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	EXPECT_EQ(join__sample(f.join, &cpu, k1, u1), 0);
+	EXPECT_EQ(join__sample(f.join, &cpu, k2, u1), 0);
+	EXPECT_EQ(model__rows(f.model), 1);
+	loc = row_leaf(&f, 0);
+	ASSERT_TRUE(loc != NULL);
+	EXPECT_EQ(loc->addr, 0xffffffff81004000ull);
+	/* the kernel's return address is a call site: a new stack */
+	EXPECT_EQ(join__sample(f.join, &cpu, k3, u1), 0);
+	EXPECT_EQ(model__rows(f.model), 2);
+	/* a user pc: two instructions of join_busy, one stack */
+	EXPECT_EQ(join__sample(f.join, &user, NULL, u1), 0);
+	EXPECT_EQ(join__sample(f.join, &user, NULL, u2), 0);
+	EXPECT_EQ(model__rows(f.model), 3);
+	/* and again once the frames are cached */
+	EXPECT_EQ(join__sample(f.join, &user, NULL, u2), 0);
+	EXPECT_EQ(join__sample(f.join, &user, NULL, u1), 0);
+	EXPECT_EQ(model__rows(f.model), 3);
+	/* join_busy as a caller: its return addresses are its own */
+	EXPECT_EQ(join__sample(f.join, &user, NULL, u3), 0);
+	EXPECT_EQ(join__sample(f.join, &user, NULL, u4), 0);
+	EXPECT_EQ(model__rows(f.model), 5);
+	/* a blocked thread's kernel leaf is a return address too: kept */
+	EXPECT_EQ(join__sample(f.join, &off, k1, NULL), 0);
+	EXPECT_EQ(model__rows(f.model), 6);
+	loc = row_leaf(&f, 5);
+	ASSERT_TRUE(loc != NULL);
+	EXPECT_EQ(loc->addr, 0xffffffff81004010ull);
 	teardown(&f);
 }
 

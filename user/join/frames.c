@@ -199,6 +199,23 @@ static jp_id push_user(struct join *j, size_t *n, const struct jp_sym *sym)
 	return push_loc(j, n, "[unknown]", "", false, JP_FK_NATIVE, addr, 0);
 }
 
+/*
+ * A CPU sample's first frame with an address is the pc it interrupted, any instruction of
+ * its function; the frames past it are return addresses, a few call sites a function. Keyed
+ * by the pc, one stack of functions was as many stacks (and rows, and time entries) as its
+ * leaf had sampled instructions: a long recording's model grew with them (issue 27). Such a
+ * leaf is keyed by its function's start, as flame graphs, folded text and pprof's default
+ * granularity show it (perf annotate is for instructions); a frame with no symbol keeps its
+ * address, which names it. True once for the frame that is such a leaf.
+ */
+static bool take_leaf_pc(struct join *j)
+{
+	bool leaf = j->leaf_pc;
+
+	j->leaf_pc = false;
+	return leaf;
+}
+
 static void resolve_user(struct join *j, __u32 pid, __u64 addr, struct jp_sym *sym)
 {
 	memset(sym, 0, sizeof(*sym));
@@ -217,9 +234,10 @@ static void resolve_user(struct join *j, __u32 pid, __u64 addr, struct jp_sym *s
  */
 bool jn_push_user_frame(struct join *j, size_t *n, __u32 pid, __u64 addr, bool stop_at_code)
 {
+	bool leaf = take_leaf_pc(j);
 	struct jp_sym sym;
 
-	if (loc_cache_get(j, n, LC_USER | pid, addr, 0))
+	if (loc_cache_get(j, n, LC_USER | pid, addr, leaf))
 		return true;
 	/* where Java takes over, the JIT frame's name is not needed: no perf-map lookup */
 	if (stop_at_code && syms__user_anon(j->syms, pid, addr))
@@ -231,7 +249,9 @@ bool jn_push_user_frame(struct join *j, size_t *n, __u32 pid, __u64 addr, bool s
 		(void)push_user(j, n, &sym);
 		return true;
 	}
-	loc_cache_put(j, LC_USER | pid, addr, 0, push_user(j, n, &sym));
+	if (leaf && sym.name && sym.file_addr >= sym.offset)
+		sym.file_addr -= sym.offset;
+	loc_cache_put(j, LC_USER | pid, addr, leaf, push_user(j, n, &sym));
 	return true;
 }
 
@@ -269,20 +289,25 @@ void jn_push_kernel(struct join *j, size_t *n, const struct jp_sample *s, const 
 {
 	struct jp_sym sym;
 
+	j->leaf_pc = s->kind == JP_EV_CPU;
 	push_event_leaf(j, n, s);
 	for (__u32 i = s->kind == JP_EV_CPU ? 0 : skip_bpf_frames(j, s, kstack); i < s->kstack_len;
 	     i++) {
+		bool leaf = take_leaf_pc(j);
 		jp_id id;
 
-		if (loc_cache_get(j, n, LC_KERNEL, kstack[i], 0))
+		if (loc_cache_get(j, n, LC_KERNEL, kstack[i], leaf))
 			continue;
 		if (syms__kernel(j->syms, kstack[i], &sym) == 0 && sym.name)
 			id = push_loc(j, n, sym.name, sym.dso ? sym.dso : "[kernel]", false,
-				      JP_FK_KERNEL, kstack[i], 0);
+				      JP_FK_KERNEL,
+				      leaf && kstack[i] >= sym.offset ? kstack[i] - sym.offset
+								      : kstack[i],
+				      0);
 		else
 			id = push_loc(j, n, "[unknown]", "[kernel]", false, JP_FK_KERNEL, kstack[i],
 				      0);
-		loc_cache_put(j, LC_KERNEL, kstack[i], 0, id);
+		loc_cache_put(j, LC_KERNEL, kstack[i], leaf, id);
 	}
 }
 
@@ -340,6 +365,7 @@ bool jn_push_agent_code(struct join *j, size_t *n, struct jvm_ent *e, __u32 pid,
 
 	if (!e || !e->a || !syms__user_anon(j->syms, pid, addr))
 		return false;
+	(void)take_leaf_pc(j); /* its location has no address */
 	name = jvm_agent__code_name(e->a, addr, &java);
 	/* code-cache addresses are this JVM's own: address 0, as in push_user */
 	if (!name)

@@ -363,6 +363,11 @@ struct join {
 	jp_id committed;  /* the stack commit() added last */
 	bool share_refused; /* jn_stack refused a JVM a new stack: jn_model_drop counts it */
 	size_t java_from; /* add_java: the index of its first Java frame in locs */
+	/*
+	 * the next frame pushed by address is a CPU sample's interrupted pc: keyed by its
+	 * function's start (see push_addr), not by itself; jn_push_kernel sets it
+	 */
+	bool leaf_pc;
 	/* per-sample scratch: the stack as model locations, leaf first */
 	jp_id locs[JOIN_MAX_FRAMES];
 	char pool[JOIN_NAME_POOL];
