@@ -365,7 +365,7 @@ struct join {
 	size_t java_from; /* add_java: the index of its first Java frame in locs */
 	/*
 	 * the next frame pushed by address is a CPU sample's interrupted pc: keyed by its
-	 * function's start (see push_addr), not by itself; jn_push_kernel sets it
+	 * function's start (take_leaf_pc), not by itself; jn_push_kernel sets it
 	 */
 	bool leaf_pc;
 	/* per-sample scratch: the stack as model locations, leaf first */
