@@ -250,7 +250,7 @@ const struct jp_time_ent *model__time(const struct model *m, size_t k, struct jp
 	buf->row = e->row ? e->row - 1 : (size_t)-1; /* a dead entry (row 0) belongs to no row */
 	buf->slot = e->slot;
 	for (unsigned int c = 0; c < m->ncols && c < m->ts.ncols; c++)
-		buf->values[m->col_val[c]] = e->v[c];
+		buf->values[m->col_val[c]] = tseries_val(&m->ts, e, c);
 	return buf;
 }
 

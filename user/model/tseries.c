@@ -30,10 +30,87 @@ void tseries_free(struct tseries *t)
 {
 	free(t->ents);
 	free(t->tail);
+	free(t->big);
 	chains_free(t);
 	t->ents = NULL;
 	t->tail = NULL;
+	t->big = NULL;
 	t->n = t->cap = t->nrows = t->rows_used = 0;
+	t->nbig = t->big_cap = 0;
+}
+
+/* the time data given up (no memory for it): untimed from here on */
+static void lose(struct tseries *t)
+{
+	tseries_free(t);
+	t->lost = true;
+}
+
+/*
+ * Column col of entry e set to x: in the entry when it fits, else in big[] (e's own place
+ * there when it has one, so a value that went big stays big). 0 or -ENOMEM
+ */
+static int val_set(struct tseries *t, struct tseries_ent *e, unsigned int col, __u64 x)
+{
+	__u64 *b;
+	size_t cap;
+
+	if (e->v[col] & TSERIES_BIG) {
+		t->big[e->v[col] & ~TSERIES_BIG] = x;
+		return 0;
+	}
+	if (x < TSERIES_BIG) {
+		e->v[col] = (__u32)x;
+		return 0;
+	}
+	if (t->nbig == t->big_cap) {
+		cap = t->big_cap ? t->big_cap + t->big_cap / 2 : 64;
+		if (cap > TSERIES_BIG)
+			cap = TSERIES_BIG;
+		if (cap <= t->nbig)
+			return -ENOMEM;
+		b = realloc(t->big, cap * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		t->big = b;
+		t->big_cap = cap;
+	}
+	t->big[t->nbig] = x;
+	e->v[col] = TSERIES_BIG | (__u32)t->nbig++;
+	return 0;
+}
+
+/*
+ * big[] without the places no entry names (merged or dead entries'), in the entries' order;
+ * left as it is when there is no memory for the copy (it is only larger)
+ */
+static void big_compact(struct tseries *t)
+{
+	size_t live = 0, k = 0;
+	__u64 *b;
+
+	if (!t->nbig)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		for (unsigned int j = 0; j < t->ncols; j++)
+			live += !!(tseries_at(t, i)->v[j] & TSERIES_BIG);
+	if (live == t->nbig)
+		return;
+	b = live ? malloc(live * sizeof(*b)) : NULL;
+	if (live && !b)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		struct tseries_ent *e = tseries_at(t, i);
+
+		for (unsigned int j = 0; j < t->ncols; j++)
+			if (e->v[j] & TSERIES_BIG) {
+				b[k] = t->big[e->v[j] & ~TSERIES_BIG];
+				e->v[j] = TSERIES_BIG | (__u32)k++;
+			}
+	}
+	free(t->big);
+	t->big = b;
+	t->nbig = t->big_cap = live;
 }
 
 /* the links go with the change that made them stale (they are built again when walked) */
@@ -49,10 +126,16 @@ static size_t rows_bytes(const struct tseries *t)
 	return t->nrows * sizeof(__u32);
 }
 
-/* what the budget holds: the entries and the per-row array (not the walks' links) */
+/* beside the entries: the per-row array and the big values */
+static size_t side_bytes(const struct tseries *t)
+{
+	return rows_bytes(t) + t->big_cap * sizeof(*t->big);
+}
+
+/* what the budget holds: the entries and what is beside them (not the walks' links) */
 static size_t kept_bytes(const struct tseries *t)
 {
-	return t->cap * t->esize + rows_bytes(t);
+	return t->cap * t->esize + side_bytes(t);
 }
 
 size_t tseries_bytes(const struct tseries *t)
@@ -66,7 +149,7 @@ size_t tseries_budget(const struct tseries *t)
 
 	if (!t->target_bytes)
 		return t->max_bytes;
-	floor = t->rows_used * TSERIES_ROW_FLOOR * t->esize + rows_bytes(t);
+	floor = t->rows_used * TSERIES_ROW_FLOOR * t->esize + side_bytes(t);
 	b = t->target_bytes > floor ? t->target_bytes : floor;
 	return b < t->max_bytes ? b : t->max_bytes;
 }
@@ -75,7 +158,7 @@ static bool fit_budget(struct tseries *t);
 
 int tseries_add_column(struct tseries *t)
 {
-	size_t old = t->esize, size = old + sizeof(__u64);
+	size_t old = t->esize, size = old + sizeof(__u32);
 
 	if (t->cap) {
 		char *e = realloc(t->ents, t->cap * size);
@@ -86,7 +169,7 @@ int tseries_add_column(struct tseries *t)
 		/* from the last: each entry moves up, past where the next one down still is */
 		for (size_t i = t->n; i-- > 0;) {
 			memmove(e + i * size, e + i * old, old);
-			memset(e + i * size + old, 0, sizeof(__u64));
+			memset(e + i * size + old, 0, sizeof(__u32));
 		}
 	}
 	t->esize = size;
@@ -167,8 +250,17 @@ bool tseries_coarsen(struct tseries *t)
 			struct tseries_ent *p = tseries_at(t, t->tail[r] - 1);
 
 			if (p->slot == c->slot) {
-				for (unsigned int j = 0; j < t->ncols; j++)
-					p->v[j] += c->v[j];
+				for (unsigned int j = 0; j < t->ncols; j++) {
+					__u64 x = tseries_val(t, p, j) + tseries_val(t, c, j);
+
+					/* c's place in big[] is p's now: c goes */
+					if (!(p->v[j] & TSERIES_BIG) && (c->v[j] & TSERIES_BIG))
+						p->v[j] = c->v[j];
+					if (val_set(t, p, j, x)) {
+						lose(t); /* a new big value, no memory for it */
+						return false;
+					}
+				}
 				continue;
 			}
 		}
@@ -177,6 +269,7 @@ bool tseries_coarsen(struct tseries *t)
 		t->tail[r] = (__u32)++k;
 	}
 	t->n = k;
+	big_compact(t);
 	chains_drop(t);
 	release_tail(t);
 	return true;
@@ -188,18 +281,19 @@ bool tseries_coarsen(struct tseries *t)
  */
 static bool fit_budget(struct tseries *t)
 {
-	size_t rows = rows_bytes(t), cap, budget = tseries_budget(t);
+	size_t side = side_bytes(t), cap, budget = tseries_budget(t);
 	char *e;
 
 	if (kept_bytes(t) <= budget)
 		return true;
-	cap = budget > rows ? (budget - rows) / t->esize : 0;
+	cap = budget > side ? (budget - side) / t->esize : 0;
 	while (cap && t->n > cap - cap / 4)
 		if (!tseries_coarsen(t))
 			break;
+	if (t->lost)
+		return false;
 	if (!cap || t->n > cap - cap / 4) {
-		tseries_free(t);
-		t->lost = true;
+		lose(t);
 		return false;
 	}
 	e = realloc(t->ents, cap * t->esize);
@@ -221,7 +315,7 @@ static int reserve(struct tseries *t)
 	cap = t->cap ? t->cap + t->cap / 2 : 256;
 	if (cap > TSERIES_MAX_ENTRIES)
 		cap = TSERIES_MAX_ENTRIES;
-	if (cap > t->cap && cap * t->esize + rows_bytes(t) <= tseries_budget(t)) {
+	if (cap > t->cap && cap * t->esize + side_bytes(t) <= tseries_budget(t)) {
 		e = realloc(t->ents, cap * t->esize);
 		if (!e)
 			return -ENOMEM;
@@ -233,8 +327,7 @@ static int reserve(struct tseries *t)
 	while (t->n >= t->cap || t->n > t->cap - t->cap / 4)
 		if (!t->cap || !tseries_coarsen(t)) {
 			/* one entry per row already and still too many: no time data then */
-			tseries_free(t);
-			t->lost = true;
+			lose(t);
 			return 1;
 		}
 	return 0;
@@ -263,10 +356,8 @@ int tseries_add(struct tseries *t, __u32 row, unsigned int col, __u64 value)
 				return 0;
 		if (t->tail[row]) {
 			c = tseries_at(t, t->tail[row] - 1);
-			if (c->slot == slot) {
-				c->v[col] += value;
-				return 0;
-			}
+			if (c->slot == slot)
+				return val_set(t, c, col, tseries_val(t, c, col) + value);
 		}
 		if (t->n < t->cap)
 			break;
@@ -278,7 +369,9 @@ int tseries_add(struct tseries *t, __u32 row, unsigned int col, __u64 value)
 	memset(c, 0, t->esize);
 	c->row = row;
 	c->slot = (__u32)slot;
-	c->v[col] = value;
+	err = val_set(t, c, col, value);
+	if (err)
+		return err;
 	t->tail[row] = (__u32)(++t->n);
 	chains_drop(t);
 	return 0;
@@ -389,16 +482,19 @@ void tseries_fit(struct tseries *t, __u32 row, unsigned int col, unsigned int re
 	if (row >= t->nrows || col >= t->ncols || ref >= t->ncols)
 		return;
 	for (size_t e = tseries_row_first(t, row); e; e = tseries_row_next(t, e - 1))
-		s += tseries_at(t, e - 1)->v[ref];
+		s += tseries_val(t, tseries_at(t, e - 1), ref);
 	/* the timed share of value: all of it when all the ref is timed */
 	timed = s >= ref_total || !ref_total ? value : (unsigned __int128)value * s / ref_total;
 	for (size_t e = tseries_row_first(t, row); e; e = tseries_row_next(t, e - 1)) {
 		struct tseries_ent *c = tseries_at(t, e - 1);
 		__u64 at;
 
-		done += c->v[ref];
+		done += tseries_val(t, c, ref);
 		at = s ? (__u64)(timed * done / s) : 0;
-		c->v[col] = at - prev;
+		if (val_set(t, c, col, at - prev)) {
+			lose(t); /* a new big value, no memory for it */
+			return;
+		}
 		prev = at;
 	}
 }

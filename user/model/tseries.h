@@ -30,20 +30,26 @@
 
 /*
  * An entry: its row (a model row id; 0: dead, a dropped row's) and slot; a row's entries are
- * those with its id, in the array's order (the order they came). 16 bytes with one column:
+ * those with its id, in the array's order (the order they came). 16 bytes with two columns:
  * no link to the next, since only writers walk a row's entries (tseries_row_first), and they
  * get links built for the walk (issue 27: the links and their padding were a third of a long
- * recording's time data).
+ * recording's time data). A value is 4 bytes: below TSERIES_BIG the value itself, else
+ * TSERIES_BIG | its index in big[], where the u64 is (a slot's CPU nanoseconds past 2.1 s, an
+ * allocation's bytes past 2 GiB: issue 27, a third of each entry was high zero bytes).
+ * Read a value with tseries_val.
  */
+#define TSERIES_BIG 0x80000000u
 struct tseries_ent {
 	__u32 row, slot;
-	__u64 v[]; /* ncols values */
+	__u32 v[]; /* ncols values */
 };
 
 struct tseries {
 	char *ents; /* n entries of esize bytes */
 	size_t n, cap, esize;
 	unsigned int ncols;
+	__u64 *big;	  /* the values of TSERIES_BIG or more, an entry's column each */
+	size_t nbig, big_cap;
 	__u32 *tail;	  /* per row id: its last entry (index + 1), 0 none */
 	size_t nrows;	  /* tail has nrows slots */
 	size_t rows_used; /* the highest row id with an entry + 1 */
@@ -76,6 +82,12 @@ size_t tseries_budget(const struct tseries *t);
 static inline struct tseries_ent *tseries_at(const struct tseries *t, size_t i)
 {
 	return (struct tseries_ent *)(t->ents + i * t->esize);
+}
+static inline __u64 tseries_val(const struct tseries *t, const struct tseries_ent *e, unsigned int col)
+{
+	__u32 v = e->v[col];
+
+	return v & TSERIES_BIG ? t->big[v & ~TSERIES_BIG] : v;
 }
 /* one more value column (the model added one): 0 or -ENOMEM */
 int tseries_add_column(struct tseries *t);
