@@ -299,12 +299,20 @@ int main(int argc, char **argv)
 			"sc_slow",  "sc_agg_full", "sc_noenter", "idle",	     "no_handler",
 			"jvm_exec", "jvm_exit",	   "sig_queued",
 		};
-		for (int i = 0; i < JP_STAT_MAX; i++)
+		/* the stats the tests read are named; the rest by their index (bpf/jprof.h) */
+		for (int i = 0; i < JP_STAT_MAX; i++) {
+			char idx[16];
+			const char *name = names[i];
+
+			if (!name) {
+				snprintf(idx, sizeof(idx), "%d", i);
+				name = idx;
+			}
 			if (json)
-				fprintf(stderr, "stat %s=%llu\n", names[i],
-					(unsigned long long)st[i]);
+				fprintf(stderr, "stat %s=%llu\n", name, (unsigned long long)st[i]);
 			else
-				printf("stat %s=%llu\n", names[i], (unsigned long long)st[i]);
+				printf("stat %s=%llu\n", name, (unsigned long long)st[i]);
+		}
 	}
 	ret = EXIT_SUCCESS;
 out:
