@@ -746,9 +746,9 @@ int join__poll(struct join *j, __u64 now_ns)
 	int err;
 
 	j->now_ns = now_ns ? now_ns : t0;
-	jn_time_bound(j, t0 + JOIN_POLL_ROUND_NS);
-	for (int n = 0;
-	     jn_poll_agents(j) && ++n < JOIN_POLL_ROUNDS && mono_ns() - t0 < JOIN_POLL_ROUND_NS;)
+	jn_time_bound(j, t0 + JN_NS(j, JOIN_POLL_ROUND_NS));
+	for (int n = 0; jn_poll_agents(j) && ++n < JOIN_POLL_ROUNDS &&
+			mono_ns() - t0 < JN_NS(j, JOIN_POLL_ROUND_NS);)
 		;
 	err = jn_pair_and_expire(j, false);
 	jn_time_bound(j, 0);
@@ -763,7 +763,7 @@ int join__flush(struct join *j)
 	int err;
 
 	j->end_ns = t0;
-	jn_time_bound(j, t0 + JOIN_FLUSH_NS);
+	jn_time_bound(j, t0 + JN_NS(j, JOIN_FLUSH_NS));
 	/*
 	 * What the agents wrote up to now, then, while samples still wait, what they write
 	 * next: a thread sampled just before the end answers when it next runs, which on a
@@ -771,7 +771,7 @@ int join__flush(struct join *j)
 	 */
 	for (;;) {
 		j->now_ns = mono_ns();
-		if (j->now_ns - t0 >= JOIN_FLUSH_NS)
+		if (j->now_ns - t0 >= JN_NS(j, JOIN_FLUSH_NS))
 			break;
 		seen = j->traces_read;
 		if (!jn_poll_agents(j)) {

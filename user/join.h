@@ -46,6 +46,12 @@ struct join_opts {
 	 * not a Java thread: its stack requests can stop). false: they go on.
 	 */
 	bool native_threads;
+	/*
+	 * The join's time bounds (a poll round, the end's flush, a late record's Java frames)
+	 * times this; 0 or 1: as they are. For tests that must not depend on being scheduled
+	 * within them on a loaded host: what a bound drops is counted either way
+	 */
+	unsigned int time_scale;
 };
 
 /*

@@ -912,8 +912,11 @@ TEST(native_threads_are_told_after_a_while_and_again_when_java)
 
 TEST(agent_rounds_are_bounded)
 {
-	/* 2 records per round, 64 rounds per poll at most: 128 a poll */
-	struct join_opts o = { .traces_per_round = 2 };
+	/*
+	 * 2 records per round, 64 rounds per poll at most: 128 a poll; the time bound far
+	 * off, so that being scheduled out does not end a poll first (a loaded host)
+	 */
+	struct join_opts o = { .traces_per_round = 2, .time_scale = 100 };
 	struct fake_agent fa;
 	struct fixture f;
 	struct join_stats st;
@@ -1078,7 +1081,9 @@ static void fa_alloc_deep(struct fake_agent *a, __u32 tid, __u64 time_ns, int de
  */
 TEST(a_jvm_of_deep_random_stacks_keeps_to_its_share)
 {
-	struct join_opts o = { .agent_events = JP_AGENT_EV_ALLOC, .joined_events = JP_AGENT_EV_ALLOC };
+	/* every event read (the time bounds far off: a loaded host), the share decides */
+	struct join_opts o = { .agent_events = JP_AGENT_EV_ALLOC, .joined_events = JP_AGENT_EV_ALLOC,
+			       .time_scale = 100 };
 	enum { DEPTH = 1000, ROUNDS = 200, PER_ROUND = 3 };
 	struct fake_agent fa;
 	struct fixture f;
@@ -1282,7 +1287,8 @@ TEST(steady_state_samples_allocate_format_and_call_nothing)
 {
 	enum { THREADS = 8, WARM = 20, ROUNDS = 400 };
 	unsigned long sa = 0, sf = 0, ss = 0, pa = 0, pf = 0, ps = 0, a0, f0, s0;
-	struct join_opts o = { 0 };
+	/* the time bounds far off: a poll cut short on a loaded host leaves samples to grow */
+	struct join_opts o = { .time_scale = 100 };
 	struct fake_agent fa;
 	struct fixture f;
 	struct join_stats st;

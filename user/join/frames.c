@@ -323,7 +323,7 @@ void jn_push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct jav
 	if (loc_cache_get(j, n, key, f->method_id, c))
 		return;
 	if (!j->late && j->deadline_ns && ++j->late_count % JOIN_LATE_EVERY == 0 &&
-	    mono_ns() > j->deadline_ns + JOIN_LATE_NS)
+	    mono_ns() > j->deadline_ns + JN_NS(j, JOIN_LATE_NS))
 		j->late = true;
 	if (j->late) {
 		if (!j->late_marked)

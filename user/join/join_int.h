@@ -62,6 +62,8 @@
 #define JOIN_LATE_NS (200ull * 1000)
 #endif
 #define JOIN_LATE_EVERY	 16 /* frames between two looks at the clock */
+/* a time bound of the join as this join keeps it (join_opts.time_scale) */
+#define JN_NS(j, ns) ((j)->o.time_scale > 1 ? (__u64)(ns) * (j)->o.time_scale : (__u64)(ns))
 #define JOIN_LATE_MARKER "[Java frames dropped: jprof's time budget]"
 
 /* why a JVM sample has no Java stack */

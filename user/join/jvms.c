@@ -372,7 +372,7 @@ int join__retire_jvm(struct join *j, __u32 pid, __u64 now_ns)
 		return 0;
 	if (e->a) {
 		/* what its ring still holds (in a round's time), then no sample of it waits */
-		jn_time_bound(j, mono_ns() + JOIN_POLL_ROUND_NS);
+		jn_time_bound(j, mono_ns() + JN_NS(j, JOIN_POLL_ROUND_NS));
 		j->cur_jvm = e;
 		do {
 			j->round_left = j->o.traces_per_round;

@@ -602,7 +602,7 @@ bool jn_poll_agents(struct join *j)
 
 		if (!e->a)
 			continue;
-		if (k && (mono_ns() - t0 > JOIN_POLL_ROUND_NS ||
+		if (k && (mono_ns() - t0 > JN_NS(j, JOIN_POLL_ROUND_NS) ||
 			  (j->deadline_ns && mono_ns() > j->deadline_ns))) {
 			more = true;
 			break;
