@@ -341,6 +341,7 @@ int record_run(const struct jp_opts *o, const char *self_dir)
 		.collapse_whole = (o->events & (1u << JP_EV_OFFCPU)) && !o->wall,
 		.agent_events = o->agent_events,
 		.joined_events = rec_wanted_agent_events(o),
+		.compare_walks = o->java_walk == JP_JWALK_SHADOW || o->java_walk == JP_JWALK_CHECK,
 	};
 	char agent_opts[128];
 	struct sigaction sa = {.sa_handler = on_signal};

@@ -380,9 +380,14 @@ static int finish_request(struct join *j, struct pend *p, struct jvm_ent *e,
 	int err;
 
 	if (p->s.jstack_err && e->a) {
+		/* learns the Method*s it names (the walks that need no signal) */
 		jwalk__compare(e->jw, e->a, &p->s, jframes_of(&p->s, ustack), tr);
-		/* the names the JVM's memory gives the same frames, against the agent's */
-		vmnames__compare(e->vn, e->a, &p->s, jframes_of(&p->s, ustack), tr);
+		/*
+		 * the names the JVM's memory gives the same frames, against the agent's: a
+		 * check (it reads the JVM's memory), made only when one is asked for
+		 */
+		if (j->o.compare_walks)
+			vmnames__compare(e->vn, e->a, &p->s, jframes_of(&p->s, ustack), tr);
 	}
 	err = finish_lead(j, &p->s, p->frames, ustack, e, tr);
 
