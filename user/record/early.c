@@ -22,6 +22,16 @@
  * another made at the same address)
  */
 #define THREADS_EVERY_NS (100ull * 1000 * 1000)
+/*
+ * A JVM whose threads stay as they are is looked at less and less often: each look that
+ * finds its list and its other threads unchanged doubles the time to the next, up to
+ * THREADS_QUIET_MAX_NS; any change brings it back to THREADS_EVERY_NS. Ten JVMs of stable
+ * thread pools cost 200 list looks and task directory reads a second at the fixed rate
+ * (a sixth of jprof's CPU at 99 Hz, longrun.py --daemon), about 15 this way. A thread
+ * that starts in a quiet JVM is seen within that time; until then its samples go as a
+ * thread in no entry does (the agent is asked, or BPF's walk marks it unknown)
+ */
+#define THREADS_QUIET_MAX_NS (1600ull * 1000 * 1000)
 #define THREADS_FULL_NS	 (5000ull * 1000 * 1000)
 #define THREADS_CAP0	 256
 #define THREADS_PER_THREAD_NS (1000ull * 1000)
@@ -196,7 +206,9 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	__u64 list = 0;
 	int err;
 
-	e->threads_next_ns = now + THREADS_EVERY_NS;
+	if (!e->quiet_ns)
+		e->quiet_ns = THREADS_EVERY_NS;
+	e->threads_next_ns = now + e->quiet_ns;
 	if (!e->capthr || (e->nthr == e->capthr && e->capthr < VMS_MAX_THREADS)) {
 		size_t cap = e->capthr ? e->capthr * 2 : THREADS_CAP0;
 		struct vms_thread *p = realloc(e->thr, 2 * cap * sizeof(*p));
@@ -210,9 +222,13 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	nt = e->thr + e->capthr;
 	err = vmstructs_threads_pid(e->pid, &e->names.threads, full ? 0 : e->tlist, nt, e->capthr,
 				    &n, &list, &skipped);
-	if (err == -EALREADY)
+	if (err == -EALREADY) {
+		e->quiet_ns = e->quiet_ns * 2 < THREADS_QUIET_MAX_NS ? e->quiet_ns * 2
+								    : THREADS_QUIET_MAX_NS;
 		return true;
+	}
 	r->early_st.tl_reads++;
+	e->quiet_ns = THREADS_EVERY_NS;
 	if (err == -E2BIG && e->capthr < VMS_MAX_THREADS) {
 		e->nthr = e->capthr; /* grown at the next look */
 		e->tlist = 0;
@@ -303,7 +319,8 @@ static bool thr_has(const struct rec_early *e, __u32 tid)
  * starts, but its OS thread exists a moment earlier. One found in the list later (a native
  * thread that attached) is taken out again; the agent's periodic re-ask stays. Looked at
  * every NATIVE_SCAN_NS, or NATIVE_SCAN_BIG_NS for a JVM of more than NATIVE_SCAN_BIG
- * threads; before its agent is in too, so that its first signals are not to these.
+ * threads, or less often while its threads stay as they are (quiet_ns); before its agent
+ * is in too, so that its first signals are not to these.
  */
 #define NATIVE_SCAN_NS	   (100ull * 1000 * 1000)
 #define NATIVE_SCAN_BIG_NS (1000ull * 1000 * 1000)
@@ -314,6 +331,7 @@ static void native_scan(struct rec *r, struct rec_early *e, __u64 now)
 	struct rec_native *nv = NULL;
 	size_t n = 0, cap = 0, k = 0;
 	struct dirent *de;
+	bool changed;
 	char path[48];
 	DIR *d;
 	int dfd;
@@ -321,6 +339,8 @@ static void native_scan(struct rec *r, struct rec_early *e, __u64 now)
 	if (now < e->native_next_ns || !e->nthr)
 		return;
 	e->native_next_ns = now + (e->nthr > NATIVE_SCAN_BIG ? NATIVE_SCAN_BIG_NS : NATIVE_SCAN_NS);
+	if (e->native_next_ns < now + e->quiet_ns)
+		e->native_next_ns = now + e->quiet_ns; /* its threads stay as they were */
 	snprintf(path, sizeof(path), "/proc/%u/task", e->pid);
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0)
@@ -380,6 +400,12 @@ static void native_scan(struct rec *r, struct rec_early *e, __u64 now)
 			r->early_st.nat_unmarked++;
 		}
 	}
+	/* threads that came or went outside the list: looked at often again */
+	changed = n != e->nnat;
+	for (size_t i = 0; !changed && i < n; i++)
+		changed = nv[i].tid != e->nat[i].tid;
+	if (changed)
+		e->quiet_ns = THREADS_EVERY_NS;
 	free(e->nat);
 	e->nat = nv;
 	e->nnat = n;

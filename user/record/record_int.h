@@ -145,6 +145,8 @@ struct rec {
 		size_t nnat;
 		__u64 native_next_ns;
 		__u64 tlist, threads_next_ns, threads_full_ns;
+		/* the time between looks at its threads while they stay as they are (early.c) */
+		__u64 quiet_ns;
 		/*
 		 * jthreads' entry of the JVM itself (struct jp_jlist) is set; a thread of its
 		 * list is missing from jthreads (a map error): the entry is never set again
@@ -168,7 +170,8 @@ struct rec {
 		__u64 jl_set, jl_unset;
 		int ns_last_err;
 	} early_st;
-	__u64 retire_check_ns; /* the last look for JVMs that exited */
+	__u64 retire_check_ns; /* the last sweep of the process table */
+	__u64 jvm_check_ns;    /* the last look at the JVMs' start times */
 	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */
 	size_t nagents;
 	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
