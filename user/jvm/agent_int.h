@@ -59,6 +59,7 @@
 #define LOOKUP_WINDOW_NS   (10ull * 1000 * 1000)
 /* threads the dictionary does not name, remembered so they do not look at the file again */
 #define THREAD_MISS_SLOTS 256u
+#define THREAD_MISS_RELOOK_NS (500ull * 1000 * 1000)
 /* ring records looked at in one poll: 16 times a join round's, a few ms of reads */
 #define POLL_RECORDS_MAX 65536u
 
@@ -204,9 +205,12 @@ struct jvm_agent {
 	__u64 events_unread; /* event records polled by a caller that takes none */
 	__u64 blocker_bad;   /* blocker names of traces refused (bounds, characters, budget) */
 	__u64 lr_window_ns, lr_bytes; /* lookup_refresh's window and bytes parsed in it */
-	/* threads the dictionary did not name, and its size then (not looked for again before
-	 * it grows): a GC worker's samples ask at each sample */
-	struct { __u32 tid; __u64 seen; } tn_miss[THREAD_MISS_SLOTS];
+	/*
+	 * threads the dictionary did not name, its size then and when (not looked for again
+	 * before it grows, nor within THREAD_MISS_RELOOK_NS): a GC or compiler worker's
+	 * samples ask at each sample, and a compiling JVM's dictionary grows all the time
+	 */
+	struct { __u32 tid; __u64 seen, ns; } tn_miss[THREAD_MISS_SLOTS];
 	struct jm_str *strs;
 	struct hmap str_idx; /* (hash, len) -> index in str_tab */
 	struct jm_str **str_tab;

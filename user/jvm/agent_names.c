@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "jvm/agent_int.h"
 #include "log.h"
 #include "util/procfs.h"
@@ -174,16 +175,20 @@ const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
 		/*
 		 * A thread the agent never names (a GC or compiler worker) is asked about at each
 		 * of its samples: it looks at the file (fstat) once, and again only once a poll's
-		 * refresh has read more of it. A new thread looks at once.
+		 * refresh has read more of it and half a second has passed (in a JVM that compiles,
+		 * the dictionary grows at every poll). A new thread looks at once.
 		 */
 		__u32 slot = (tid * 2654435761u) >> 24;
+		__u64 now = mono_ns();
 
-		if (a->tn_miss[slot].tid == tid && a->tn_miss[slot].seen == a->dict_seen_size)
+		if (a->tn_miss[slot].tid == tid && (a->tn_miss[slot].seen == a->dict_seen_size ||
+						     now - a->tn_miss[slot].ns < THREAD_MISS_RELOOK_NS))
 			return NULL;
 		ja_lookup_refresh(a);
 		if (ja_kv_get(&a->thread_idx, tid, 0, &i)) {
 			a->tn_miss[slot].tid = tid;
 			a->tn_miss[slot].seen = a->dict_seen_size;
+			a->tn_miss[slot].ns = now;
 			return NULL;
 		}
 	}
