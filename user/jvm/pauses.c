@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* pauses.c: one hsperf reader per recorded JVM, polled at a modest rate from the record loop. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,7 +16,14 @@
 #define QUIET_READS   20
 #define LOOK_EVERY_NS 200000000ull   /* a file not found yet */
 #define LOOK_FOR_NS   10000000000ull /* give up after (-XX:-UsePerfData, PerfDisableSharedMem) */
-#define ALIVE_EVERY_NS 1000000000ull /* is the process still the one watched? */
+#define ALIVE_EVERY_NS 1000000000ull /* is the process still there? */
+/*
+ * ... and still the one watched: its start time from /proc/PID/stat, which sums the CPU
+ * time of every thread (about 50 us for a JVM of 30), at every this many looks; the others
+ * ask the kernel whether the pid is in use (kill 0). A reused pid is seen within 10 s, and
+ * until then the old JVM's file, which no process writes any more, is read.
+ */
+#define START_EVERY 10u
 #define BAD_READS_MAX  20	      /* reads in a row that are not PerfData: the file is dropped */
 #define BIG_READ       (64u << 10)    /* a file read costs more than a JVM's: read it once a second */
 #define EXITED_KEPT    256	      /* exited JVMs whose pauses stay for the report */
@@ -31,6 +39,7 @@ struct watched {
 	bool gone;   /* no more reads: the JVM exited (its last read stands) or gave up */
 	bool exited; /* the process is gone: its reader is closed */
 	__u32 quiet; /* reads in a row that counted no pause (at most QUIET_READS) */
+	__u32 looks; /* still_there's, for START_EVERY */
 	__u64 first_ns, next_ns, alive_ns;
 };
 
@@ -111,10 +120,12 @@ static void retire(struct pauses *p, size_t i, __u64 now_ns)
 }
 
 /* 1: the process watched is alive (and the same one), 0: gone */
-static int still_there(const struct watched *w)
+static int still_there(struct watched *w)
 {
 	__u64 ticks;
 
+	if (w->looks++ % START_EVERY)
+		return !kill((pid_t)w->jvm.pid, 0) || errno != ESRCH;
 	if (proc_start_ticks(w->jvm.pid, &ticks))
 		return 0;
 	return !w->start_ticks || ticks == w->start_ticks;

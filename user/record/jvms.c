@@ -199,27 +199,30 @@ int rec_subscribe_procs(struct rec *r)
 /*
  * JVMs whose process is gone (or another one's now): told to the process table, which drops
  * them once their last traces are read (RETIRE_AFTER_NS), the rest of the table in turn
- * (exits the kernel could not tell, its ring full). Once a second: a long recording of a host
- * where JVMs come and go (build tools, batch jobs) keeps only what live JVMs need.
- * The kernel tells each exit (rec_take_exits): the JVMs' own start times, read from
- * /proc/PID/stat (which sums the CPU time of all a JVM's threads: about 50 us for one of
- * 30 threads), are read only every JVM_CHECK_NS then, every second without the kernel's
- * word or once it has lost one.
+ * (exits the kernel could not tell, its ring full): a long recording of a host where JVMs
+ * come and go (build tools, batch jobs) keeps only what live JVMs need. The kernel tells
+ * each exit (rec_take_exits), so this is a backstop: both read start times from
+ * /proc/PID/stat (which sums the CPU time of all a process's threads: about 50 us for a
+ * JVM of 30), every CHECK_TOLD_NS while the kernel tells exits and has lost none (in its
+ * ring or in ours), every second without its word or once it has lost one.
  */
 #define SWEEP_PER_ROUND 256
-#define JVM_CHECK_NS	(10ull * 1000 * 1000 * 1000)
+#define CHECK_TOLD_NS	(10ull * 1000 * 1000 * 1000)
 
 void rec_retire_dead_jvms(struct rec *r, __u64 now)
 {
-	bool told = r->ks && !r->exited_dropped;
-	bool freed;
+	bool told, freed;
 
-	if (now - r->retire_check_ns >= 1000000000ull) {
-		r->retire_check_ns = now;
-		(void)ptable__sweep(r->procs, now, SWEEP_PER_ROUND);
+	if (r->ks && !r->exits_lost && now - r->lost_check_ns >= 1000000000ull) {
+		__u64 st[JP_STAT_MAX];
+
+		r->lost_check_ns = now;
+		kernel_session__stats(r->ks, st); /* one read of the per-CPU counters */
+		r->exits_lost = st[JP_STAT_EXIT_LOST] > 0;
 	}
-	if (now - r->jvm_check_ns >= (told ? JVM_CHECK_NS : 1000000000ull)) {
-		r->jvm_check_ns = now;
+	told = r->ks && !r->exited_dropped && !r->exits_lost;
+	if (now - r->retire_check_ns >= (told ? CHECK_TOLD_NS : 1000000000ull)) {
+		r->retire_check_ns = now;
 		for (size_t i = 0; i < r->nagents; i++) {
 			__u64 start;
 
@@ -227,6 +230,7 @@ void rec_retire_dead_jvms(struct rec *r, __u64 now)
 						 start != r->agents[i].start_ticks))
 				ptable__exited(r->procs, r->agents[i].pid, now);
 		}
+		(void)ptable__sweep(r->procs, now, SWEEP_PER_ROUND);
 	}
 	freed = ptable__tick(r->procs, now) > 0;
 #ifdef __GLIBC__

@@ -170,8 +170,9 @@ struct rec {
 		__u64 jl_set, jl_unset;
 		int ns_last_err;
 	} early_st;
-	__u64 retire_check_ns; /* the last sweep of the process table */
-	__u64 jvm_check_ns;    /* the last look at the JVMs' start times */
+	__u64 retire_check_ns; /* the last look for processes and JVMs that exited */
+	__u64 lost_check_ns;   /* ... and at the kernel's count of exits it lost */
+	bool exits_lost;       /* the kernel lost one: every second from then on */
 	unsigned int retired;  /* JVMs that exited and were forgotten (their agent freed) */
 	size_t nagents;
 	unsigned int withdrawn; /* agents dropped because they withdrew their signal */
