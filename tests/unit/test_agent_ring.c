@@ -1022,6 +1022,93 @@ TEST(descending_code_loads_bounded_per_refresh)
 	fixture_fini(&f);
 }
 
+/*
+ * Inline tables read for lookups are a cache of TABLES_MAX bytes a JVM: 64 blobs of 2,000
+ * pcs with 3-deep chains (104 KB a table, 6.6 MB in all) are each looked up twice in turn;
+ * every answer is right, the tables held stay under the cap, the ones read longest ago go
+ * and are read again, and freeing the JVM gives every byte back.
+ */
+TEST(inline_tables_held_are_a_bounded_cache)
+{
+	const unsigned int nb = 64, np = 2000, depth = 3;
+	size_t rec = 8 + 24 + (size_t)np * (12 + 12 * depth);
+	__u64 held, evicted, peak = 0;
+	unsigned char *buf, *p;
+	struct fixture f;
+	struct jvm_agent *a;
+	int fd;
+
+	fixture_init(&f);
+	write_dict(&f);
+	flush_dict(&f, f.dlen);
+	buf = malloc(rec * nb);
+	ASSERT_TRUE(buf);
+	p = buf;
+	for (unsigned int b = 0; b < nb; b++) {
+		struct jp_dict_rec r = { (__u32)rec, JP_DICT_CODE_LOAD, 0 };
+		__u64 addr = BLOB + 0x100000 + (__u64)b * 0x10000, id = M_RUN;
+		__u32 size = 0x8000;
+
+		memcpy(p, &r, 8);
+		memcpy(p + 8, &addr, 8);
+		memcpy(p + 16, &size, 4);
+		memcpy(p + 20, &np, 4);
+		memcpy(p + 24, &id, 8);
+		p += 32;
+		for (unsigned int i = 0; i < np; i++) {
+			__u64 pc = addr + 4 * i;
+
+			memcpy(p, &pc, 8);
+			memcpy(p + 8, &depth, 4);
+			p += 12;
+			for (unsigned int d = 0; d < depth; d++) {
+				/* innermost first, the blob's own method last; bci: blob and pc */
+				__u64 m = d + 1 == depth ? M_RUN : M_OUT + d;
+				__s32 bci = (__s32)(b * 10000 + i);
+
+				memcpy(p, &m, 8);
+				memcpy(p + 8, &bci, 4);
+				p += 12;
+			}
+		}
+	}
+	fd = open(f.dict, O_WRONLY | O_APPEND);
+	EXPECT_EQ(write(fd, buf, rec * nb), (ssize_t)(rec * nb));
+	close(fd);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	while (jvm_agent__dict_refresh(a) < f.dlen + rec * nb)
+		;
+	for (int round = 0; round < 2; round++) {
+		for (unsigned int b = 0; b < nb; b++) {
+			__u64 pc = BLOB + 0x100000 + (__u64)b * 0x10000 + 4 * 777;
+			const __u64 *chain;
+			const __s32 *bci;
+			int n = jvm_agent__pc_chain(a, pc, false, &chain, &bci);
+
+			ASSERT_TRUE(n == (int)depth);
+			EXPECT_EQ(chain[0], M_OUT);
+			EXPECT_EQ(chain[depth - 1], M_RUN);
+			EXPECT_EQ(bci[0], (__s32)(b * 10000 + 777));
+			jvm_agent__all_tables(&held, &evicted);
+			if (held > peak)
+				peak = held;
+		}
+	}
+	jvm_agent__all_tables(&held, &evicted);
+	printf("    tables: %.2f MB at most, %llu freed for room\n", peak / 1048576.0,
+	       (unsigned long long)evicted);
+	EXPECT_TRUE(peak > (1ull << 20));
+	EXPECT_TRUE(peak <= (2ull << 20));
+	EXPECT_TRUE(evicted >= nb); /* the second round found none of the first's */
+	jvm_agent__free(a);
+	jvm_agent__all_tables(&held, &evicted);
+	EXPECT_EQ(held, 0);
+	EXPECT_EQ(jvm_agent__all_bytes(), 0);
+	free(buf);
+	fixture_fini(&f);
+}
+
 /* a ring left in /tmp by an earlier process with our pid is not ours: -ESTALE */
 TEST(stale_ring_of_a_reused_pid_refused)
 {

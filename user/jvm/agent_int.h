@@ -44,6 +44,14 @@
  */
 #define AGENT_MAX_BYTES	 (256ull << 20)
 #define AGENTS_MAX_BYTES (1ull << 30)
+/*
+ * Blobs' inline tables read from the dictionary file for lookups (ja_blob_pcs) are a cache:
+ * past TABLES_MAX bytes in one JVM the ones read longest ago are freed (read again when
+ * wanted). A JVM that compiles for hours looks up ever more blobs, 40 KB a table and more
+ * for C2 code with deep inlining: uncapped, they held most of a daemon's RSS.
+ */
+#define TABLES_MAX   (2ull << 20)
+#define TABLES_QUEUE 8192u /* tables remembered in the order read (their pool index) */
 /* dictionary bytes parsed per refresh, so one huge dictionary never stalls the poll loop */
 #define DICT_REFRESH_MAX (32ull << 20)
 /*
@@ -66,6 +74,8 @@
 /* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
 /* charged by every agent, released by jvm_agent__free (agents may live in other threads) */
 extern __u64 ja_agents_bytes;
+/* inline tables held for lookups in all JVMs, and freed to make room (TABLES_MAX) */
+extern __u64 ja_tables_bytes, ja_tables_evicted;
 
 
 struct jm_line {
@@ -205,6 +215,13 @@ struct jvm_agent {
 	__u64 events_unread; /* event records polled by a caller that takes none */
 	__u64 blocker_bad;   /* blocker names of traces refused (bounds, characters, budget) */
 	__u64 lr_window_ns, lr_bytes; /* lookup_refresh's window and bytes parsed in it */
+	/*
+	 * the inline tables held (tables_bytes) and the pool indexes of the blobs read, oldest
+	 * first (a ring of TABLES_QUEUE; one whose blob went or was freed since is skipped)
+	 */
+	__u32 *tq;
+	size_t tq_head, tq_n;
+	__u64 tables_bytes, tables_evicted;
 	/*
 	 * threads the dictionary did not name, its size then and when (not looked for again
 	 * before it grows, nor within THREAD_MISS_RELOOK_NS): a GC or compiler worker's

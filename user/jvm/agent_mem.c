@@ -28,6 +28,7 @@
 #include "util/safe_open.h"
 
 __u64 ja_agents_bytes;
+__u64 ja_tables_bytes, ja_tables_evicted;
 
 /* budget -------------------------------------------------------------------- */
 

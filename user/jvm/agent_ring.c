@@ -185,10 +185,19 @@ struct jvm_agent *jvm_agent__open(__u32 pid, __u32 nspid)
 
 void ja_blob_free(struct jvm_agent *a, struct jm_blob *b)
 {
-	ja_uncharge(a, (size_t)b->n_pcs * sizeof(*b->pcs) + (size_t)b->n_chain * CHAIN_BYTES);
+	size_t n = (size_t)b->n_pcs * sizeof(*b->pcs) + (size_t)b->n_chain * CHAIN_BYTES;
+
+	ja_uncharge(a, n);
+	n = n < a->tables_bytes ? n : a->tables_bytes;
+	a->tables_bytes -= n;
+	__atomic_sub_fetch(&ja_tables_bytes, n, __ATOMIC_RELAXED);
 	free(b->pcs);
 	free(b->chain);
 	free(b->chain_bci);
+	b->pcs = NULL;
+	b->chain = NULL;
+	b->chain_bci = NULL;
+	b->n_pcs = b->n_chain = 0;
 }
 
 void ja_x_free(struct jvm_agent *a, struct jm_method_x *x)
@@ -230,6 +239,7 @@ void jvm_agent__free(struct jvm_agent *a)
 	free(a->mcls);
 	free(a->bkeys);
 	free(a->bpool);
+	free(a->tq);
 	hmap_free(&a->edges);
 	free(a->threads);
 	hmap_free(&a->thread_idx);
@@ -642,6 +652,12 @@ const char *java_trace_err_str(int code)
 	default:
 		return "unknown error";
 	}
+}
+
+void jvm_agent__all_tables(__u64 *ret_bytes, __u64 *ret_evicted)
+{
+	*ret_bytes = __atomic_load_n(&ja_tables_bytes, __ATOMIC_RELAXED);
+	*ret_evicted = __atomic_load_n(&ja_tables_evicted, __ATOMIC_RELAXED);
 }
 
 __u64 jvm_agent__all_bytes(void)

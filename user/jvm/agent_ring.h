@@ -171,6 +171,8 @@ const char *java_trace_err_str(int code);
 
 /* the dictionaries' bytes held for all JVMs, against the global budget (-v report) */
 __u64 jvm_agent__all_bytes(void);
+/* ... of which compiled code's inline tables held for lookups, and tables freed for room */
+void jvm_agent__all_tables(__u64 *ret_bytes, __u64 *ret_evicted);
 
 /*
  * The reader protocol (jvmagent/ring.h): stamps the ring header with now_ns (the reader is

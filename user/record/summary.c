@@ -27,8 +27,10 @@ void rec_mem_report(const struct rec *r)
 	struct ptable_stats ps;
 	struct model_mem mm;
 	struct syms_stats ss;
+	__u64 tb, te;
 
 	model__mem(r->model, &mm);
+	jvm_agent__all_tables(&tb, &te);
 	syms__stats(r->syms, &ss);
 	ptable__stats(r->procs, &ps);
 	pr_debug("memory: model %.1f MB (%zu stacks in %zu trie nodes, %zu rows, %zu labels (%llu "
@@ -39,7 +41,7 @@ void rec_mem_report(const struct rec *r)
 		 "%llu pids, %llu files (%llu unloaded, %llu read again); processes: %llu held now "
 		 "(at most %llu), %llu exited and "
 		 "%llu exec'd forgotten, %llu exits found by a sweep; agent dictionaries %.1f MB "
-		 "(%u "
+		 "(inline tables %.1f MB, %llu freed for room; %u "
 		 "JVMs retired); samples held for their process's symbols %llu (%llu not: no "
 		 "room), lookups that left a load for later %llu",
 		 mm.bytes / 1048576.0, mm.stacks, mm.stack_nodes, mm.rows, mm.labels,
@@ -52,7 +54,8 @@ void rec_mem_report(const struct rec *r)
 		 (unsigned long long)ss.dsos_unloaded, (unsigned long long)ss.dsos_reloaded,
 		 (unsigned long long)ps.live, (unsigned long long)ps.peak,
 		 (unsigned long long)ps.exited, (unsigned long long)ps.execed,
-		 (unsigned long long)ps.swept, jvm_agent__all_bytes() / 1048576.0, r->retired,
+		 (unsigned long long)ps.swept, jvm_agent__all_bytes() / 1048576.0,
+		 tb / 1048576.0, (unsigned long long)te, r->retired,
 		 (unsigned long long)r->held_samples, (unsigned long long)r->held_over,
 		 (unsigned long long)ss.deferred);
 #ifdef __GLIBC__
