@@ -160,6 +160,37 @@ span_s() {
 	grep -q 'hot_a' "$OUT/k.folded"
 }
 
+# The model's tables past their budget (16 MB; 64 KB here) are replaced by an empty model at
+# an interval's end and the join forgets the ids it held: the segments after stay whole
+@test "daemon: a model past its budget is replaced, and the segments after it keep every frame" {
+	require_jdk "$JDK17"
+	"$JDK17/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
+	JPID=$!
+	"$APPS/hotab" 30 >/dev/null 3>&- &
+	APP_PID=$!
+	wait_ready "$OUT/java.out" 10
+	JPROF_MODEL_MAX_KB=64 start_daemon -v -p "$APP_PID,$JPID" --interval 1
+	sleep 6
+	stop_daemon
+	n=$(grep -c "the model's tables took .* replaced by an empty one" "$OUT/daemon.err")
+	echo "models replaced: $n"
+	((n >= 2))
+	mapfile -t segs < <(segments)
+	((${#segs[@]} >= 4))
+	# the last full segments, written after replacements: both programs, named
+	local java=0 hot=0
+	for s in "${segs[@]:2}"; do
+		run -0 go tool pprof -raw "$STORE/segments/$s"
+		[[ $output == *"hot_a"* ]] && hot=$((hot + 1))
+		[[ $output == *"JavaHot.spin"* ]] && java=$((java + 1))
+	done
+	echo "later segments: ${#segs[@]} - 2, with hot_a $hot, with JavaHot $java"
+	((hot >= ${#segs[@]} - 4 && java >= 1))
+	run -0 "$JPROF" report --store "$STORE" -o "$OUT/all.folded"
+	grep -Eq '^hotab;.*;run;hot_a [0-9]+$' "$OUT/all.folded"
+	grep -Eq ';JavaHot\.spinA_' "$OUT/all.folded"
+}
+
 @test "daemon: a tiny --max-size keeps the store under it, oldest segments removed first" {
 	"$APPS/hotab" 30 >/dev/null 3>&- &
 	APP_PID=$!

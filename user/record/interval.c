@@ -32,9 +32,24 @@
 #define NS_PER_S 1000000000ull
 /*
  * The model's tables (without rows) past this are replaced. A host's frames of a day fit
- * in far less; JIT code that moves makes new locations, which is what this bounds.
+ * in far less; JIT code that moves makes new locations, which is what this bounds. A daemon
+ * lives in 64 MB with everything else (10 JVMs: agent dictionaries and symbols 20-30 MB);
+ * replacing costs the next interval's stacks interned again. JPROF_MODEL_MAX_KB: a test's.
  */
-#define DICT_MAX_BYTES (64ull << 20)
+#define DICT_MAX_BYTES (16ull << 20)
+
+static __u64 model_max_bytes(void)
+{
+	const char *e = getenv("JPROF_MODEL_MAX_KB");
+	unsigned long v;
+	char *end;
+
+	if (!e || !*e || e[0] == '-')
+		return DICT_MAX_BYTES;
+	errno = 0;
+	v = strtoul(e, &end, 10);
+	return errno || *end || !v || v > (1ul << 30) ? DICT_MAX_BYTES : (__u64)v << 10;
+}
 
 struct rec_interval {
 	struct store *store;
@@ -44,7 +59,7 @@ struct rec_interval {
 	__u64 samples0, kst0[JP_STAT_MAX];
 	bool failing; /* the last write failed: said once, until one succeeds */
 	__u64 dropped, dropped_samples, failing_since;
-	unsigned int resets; /* models replaced (their tables past DICT_MAX_BYTES) */
+	unsigned int resets; /* models replaced (their tables past model_max_bytes) */
 	struct ctl_server *ctl; /* DIR/control.sock: jprof dump; NULL when it could not listen */
 	struct metrics *metrics; /* --metrics: GET /metrics; NULL: off */
 	__u64 metrics_ns;	 /* the counters' last hand-over (CLOCK_MONOTONIC) */
@@ -228,7 +243,7 @@ static void bound_model(struct rec *r)
 	struct model *m;
 
 	model__mem(r->model, &mm);
-	if (mm.bytes <= DICT_MAX_BYTES || !(m = rec_model_new()))
+	if (mm.bytes <= model_max_bytes() || !(m = rec_model_new()))
 		return; /* out of memory: tried again after the next interval */
 	join__model_reset(r->join, m);
 	model__free(r->model);
