@@ -1026,7 +1026,8 @@ TEST(descending_code_loads_bounded_per_refresh)
  * Inline tables read for lookups are a cache of TABLES_MAX bytes a JVM: 64 blobs of 2,000
  * pcs with 3-deep chains (104 KB a table, 6.6 MB in all) are each looked up twice in turn;
  * every answer is right, the tables held stay under the cap, the ones read longest ago go
- * and are read again, and freeing the JVM gives every byte back.
+ * and are read again; a pc looked up before is answered without its table (the lookups'
+ * cache by pc), and freeing the JVM gives every byte back.
  */
 TEST(inline_tables_held_are_a_bounded_cache)
 {
@@ -1081,7 +1082,9 @@ TEST(inline_tables_held_are_a_bounded_cache)
 		;
 	for (int round = 0; round < 2; round++) {
 		for (unsigned int b = 0; b < nb; b++) {
-			__u64 pc = BLOB + 0x100000 + (__u64)b * 0x10000 + 4 * 777;
+			/* another pc each round: the lookups' own cache (by pc) does not answer */
+			__u32 at = 777 + (__u32)round;
+			__u64 pc = BLOB + 0x100000 + (__u64)b * 0x10000 + 4 * at;
 			const __u64 *chain;
 			const __s32 *bci;
 			int n = jvm_agent__pc_chain(a, pc, false, &chain, &bci);
@@ -1089,11 +1092,24 @@ TEST(inline_tables_held_are_a_bounded_cache)
 			ASSERT_TRUE(n == (int)depth);
 			EXPECT_EQ(chain[0], M_OUT);
 			EXPECT_EQ(chain[depth - 1], M_RUN);
-			EXPECT_EQ(bci[0], (__s32)(b * 10000 + 777));
+			EXPECT_EQ(bci[0], (__s32)(b * 10000 + at));
 			jvm_agent__all_tables(&held, &evicted);
 			if (held > peak)
 				peak = held;
 		}
+	}
+	/* the first round's pcs again, their tables long freed: from the lookups' cache */
+	for (unsigned int b = 0; b < nb; b++) {
+		__u64 pc = BLOB + 0x100000 + (__u64)b * 0x10000 + 4 * 777, before, after;
+		const __u64 *chain;
+		const __s32 *bci;
+
+		jvm_agent__all_tables(&held, &before);
+		ASSERT_TRUE(jvm_agent__pc_chain(a, pc, false, &chain, &bci) == (int)depth);
+		EXPECT_EQ(chain[1], M_OUT + 1);
+		EXPECT_EQ(bci[2], (__s32)(b * 10000 + 777));
+		jvm_agent__all_tables(&held, &after);
+		EXPECT_EQ(after, before);
 	}
 	jvm_agent__all_tables(&held, &evicted);
 	printf("    tables: %.2f MB at most, %llu freed for room\n", peak / 1048576.0,

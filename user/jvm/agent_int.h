@@ -52,6 +52,21 @@
  */
 #define TABLES_MAX   (2ull << 20)
 #define TABLES_QUEUE 8192u /* tables remembered in the order read (their pool index) */
+/*
+ * The chains lookups found, by pc (jvm_agent__pc_chain): a sample's compiled frames are a
+ * few thousand call sites, a JVM's tables hold hundreds of thousands of pcs. 2-way sets,
+ * allocated at a JVM's first lookup (PCC_SETS * 2 * 128 bytes, charged); an entry is its
+ * blob's while that blob (its code-load record's offset) is the one at the pc.
+ */
+#define PCC_SETS  4096u
+#define PCC_CHAIN 8
+struct jm_pcc {
+	__u64 key; /* pc << 1 | top; 0: empty */
+	__u64 off; /* the blob's record offset */
+	__u32 n, used;
+	__u64 chain[PCC_CHAIN];
+	__s32 bci[PCC_CHAIN];
+};
 /* dictionary bytes parsed per refresh, so one huge dictionary never stalls the poll loop */
 #define DICT_REFRESH_MAX (32ull << 20)
 /*
@@ -222,6 +237,9 @@ struct jvm_agent {
 	__u32 *tq;
 	size_t tq_head, tq_n;
 	__u64 tables_bytes, tables_evicted;
+	struct jm_pcc *pcc; /* PCC_SETS * 2; NULL until the first lookup */
+	__u32 pcc_tick;
+	__u64 pcc_hits, pcc_misses;
 	/*
 	 * threads the dictionary did not name, its size then and when (not looked for again
 	 * before it grows, nor within THREAD_MISS_RELOOK_NS): a GC or compiler worker's

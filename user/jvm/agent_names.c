@@ -102,16 +102,30 @@ __u64 jvm_agent__dict_read(const struct jvm_agent *a)
 	return a->dict_off;
 }
 
-int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret,
-			const __s32 **ret_bci)
+/* the set of key in the lookups' cache (allocated and charged at the first call); NULL: none */
+static struct jm_pcc *pcc_set(struct jvm_agent *a, __u64 key)
+{
+	const size_t bytes = (size_t)PCC_SETS * 2 * sizeof(struct jm_pcc);
+
+	if (!a->pcc) {
+		if (a->pcc_tick == UINT32_MAX || ja_charge(a, bytes))
+			return NULL;
+		a->pcc = calloc(PCC_SETS * 2, sizeof(*a->pcc));
+		if (!a->pcc) {
+			ja_uncharge(a, bytes);
+			a->pcc_tick = UINT32_MAX; /* not tried again */
+			return NULL;
+		}
+	}
+	return &a->pcc[(size_t)(hash_keyed(key) % PCC_SETS) * 2];
+}
+
+/* the chain of pc in b (top: the interrupted pc), from b's inline table */
+static int pc_chain_table(struct jvm_agent *a, struct jm_blob *b, __u64 pc, bool top,
+			  const __u64 **ret, const __s32 **ret_bci)
 {
 	static const __s32 no_bci = -1;
-	struct jm_blob *b = ja_blob_find(a, pc);
 
-	if (!b)
-		return -ENOENT;
-	if (!b->method_id)
-		return -EINVAL;
 	if (ja_blob_pcs(a, b) && b->n_pcs) {
 		/* the interrupted pc: the first recorded pc after it (HotSpot: near(pc + 1)) */
 		size_t lo = ja_pc_lower_bound(b, top ? pc + 1 : pc);
@@ -125,6 +139,46 @@ int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **r
 	*ret = &b->method_id;
 	*ret_bci = &no_bci;
 	return 1;
+}
+
+int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret,
+			const __s32 **ret_bci)
+{
+	struct jm_blob *b = ja_blob_find(a, pc);
+	__u64 key = pc << 1 | top;
+	struct jm_pcc *set, *e;
+	int n;
+
+	if (!b)
+		return -ENOENT;
+	if (!b->method_id)
+		return -EINVAL;
+	set = pcc_set(a, key);
+	for (int w = 0; set && w < 2; w++) {
+		e = &set[w];
+		if (e->key == key && e->off == b->off) {
+			e->used = ++a->pcc_tick;
+			a->pcc_hits++;
+			*ret = e->chain;
+			*ret_bci = e->bci;
+			return (int)e->n;
+		}
+	}
+	a->pcc_misses++;
+	n = pc_chain_table(a, b, pc, top, ret, ret_bci);
+	if (!set || n > PCC_CHAIN)
+		return n;
+	/* the way used longest ago: its entry replaced by this one */
+	e = set[0].used <= set[1].used ? &set[0] : &set[1];
+	e->key = key;
+	e->off = b->off;
+	e->n = (__u32)n;
+	e->used = ++a->pcc_tick;
+	memcpy(e->chain, *ret, (size_t)n * sizeof(e->chain[0]));
+	memcpy(e->bci, *ret_bci, (size_t)n * sizeof(e->bci[0]));
+	*ret = e->chain;
+	*ret_bci = e->bci;
+	return n;
 }
 
 const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java)
