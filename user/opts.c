@@ -225,7 +225,8 @@ void opts_usage(FILE *f)
 	      "                        --top N: the N functions that grew and shrank most\n"
 	      "      --diff-absolute   compare raw weights (default: shares of each total)\n"
 	      "\n"
-	      "daemon options (and -p, -F, -e cpu/offcpu/lock/alloc, --cgroup, ... as for record):\n"
+	      "daemon options (and -p, -F, -e cpu/offcpu/lock/alloc, --cgroup, ... as for record;\n"
+	      "-F defaults to 19 Hz, always on):\n"
 	      "      --store DIR       where the segments go (default " JP_STORE_DIR "); one\n"
 	      "                        gzip'ed pprof file per interval in DIR/segments, root only\n"
 	      "      --interval SEC    seconds each segment covers (1-3600, default 60)\n"
@@ -360,7 +361,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 	else if (!strcmp(cmd, "report"))
 		o->cmd = JP_CMD_REPORT;
 	else if (!strcmp(cmd, "daemon"))
-		o->cmd = JP_CMD_DAEMON;
+		o->cmd = JP_CMD_DAEMON, o->freq_hz = JP_DAEMON_HZ;
 	else if (!strcmp(cmd, "dump"))
 		o->cmd = JP_CMD_DUMP;
 	else if (!strcmp(cmd, "serve"))

@@ -586,6 +586,8 @@ void jvm_agent__stats(const struct jvm_agent *a, struct jvm_agent_stats *ret)
 	ret->malformed = a->malformed;
 	ret->over_budget = a->over_budget;
 	ret->bytes = a->bytes;
+	ret->pc_lookups = a->pcc_hits + a->pcc_misses;
+	ret->pc_cached = a->pcc_hits;
 	if (pread(a->ring_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return;
 	/* since this reader connected; a counter that went back (untrusted) counts 0 */

@@ -146,6 +146,8 @@ struct jvm_agent_stats {
 	__u64 malformed;       /* records jprof rejected */
 	__u64 over_budget;     /* dictionary entries dropped: this JVM's or the global budget */
 	__u64 bytes;	       /* held for this JVM's dictionary now */
+	__u64 pc_lookups;      /* compiled frames' chains looked up (jvm_agent__pc_chain) */
+	__u64 pc_cached;       /* ... answered by the lookups' cache */
 	__u64 events;	       /* event records the agent wrote (ABI v3) */
 	__u64 events_dropped;  /* events the agent dropped: ring full */
 	__u64 events_unread;   /* event records polled without an event consumer */

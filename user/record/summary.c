@@ -27,10 +27,19 @@ void rec_mem_report(const struct rec *r)
 	struct ptable_stats ps;
 	struct model_mem mm;
 	struct syms_stats ss;
-	__u64 tb, te;
+	__u64 tb, te, pcl = 0, pcc = 0;
 
 	model__mem(r->model, &mm);
 	jvm_agent__all_tables(&tb, &te);
+	for (size_t i = 0; i < r->nagents; i++) {
+		struct jvm_agent_stats as;
+
+		if (!r->agents[i].pid || !r->agents[i].a)
+			continue;
+		jvm_agent__stats(r->agents[i].a, &as);
+		pcl += as.pc_lookups;
+		pcc += as.pc_cached;
+	}
 	syms__stats(r->syms, &ss);
 	ptable__stats(r->procs, &ps);
 	pr_debug("memory: model %.1f MB (%zu stacks in %zu trie nodes, %zu rows, %zu labels (%llu "
@@ -41,8 +50,8 @@ void rec_mem_report(const struct rec *r)
 		 "%llu pids, %llu files (%llu unloaded, %llu read again); processes: %llu held now "
 		 "(at most %llu), %llu exited and "
 		 "%llu exec'd forgotten, %llu exits found by a sweep; agent dictionaries %.1f MB "
-		 "(inline tables %.1f MB, %llu freed for room; %u "
-		 "JVMs retired); samples held for their process's symbols %llu (%llu not: no "
+		 "(inline tables %.1f MB, %llu freed for room; pc lookups of live JVMs %llu, "
+		 "%llu from their cache; %u JVMs retired); samples held for their process's symbols %llu (%llu not: no "
 		 "room), lookups that left a load for later %llu",
 		 mm.bytes / 1048576.0, mm.stacks, mm.stack_nodes, mm.rows, mm.labels,
 		 (unsigned long long)mm.folded, (unsigned long long)mm.folded_execs,
@@ -55,7 +64,8 @@ void rec_mem_report(const struct rec *r)
 		 (unsigned long long)ps.live, (unsigned long long)ps.peak,
 		 (unsigned long long)ps.exited, (unsigned long long)ps.execed,
 		 (unsigned long long)ps.swept, jvm_agent__all_bytes() / 1048576.0,
-		 tb / 1048576.0, (unsigned long long)te, r->retired,
+		 tb / 1048576.0, (unsigned long long)te, (unsigned long long)pcl,
+		 (unsigned long long)pcc, r->retired,
 		 (unsigned long long)r->held_samples, (unsigned long long)r->held_over,
 		 (unsigned long long)ss.deferred);
 #ifdef __GLIBC__
