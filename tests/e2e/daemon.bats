@@ -161,7 +161,8 @@ span_s() {
 }
 
 # The model's tables past their budget (16 MB; 64 KB here) are replaced by an empty model at
-# an interval's end and the join forgets the ids it held: the segments after stay whole
+# an interval's end and the join forgets the ids it held: the segments after stay whole. At
+# the daemon's own rate (19 Hz)
 @test "daemon: a model past its budget is replaced, and the segments after it keep every frame" {
 	require_jdk "$JDK17"
 	"$JDK17/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
@@ -169,9 +170,11 @@ span_s() {
 	"$APPS/hotab" 30 >/dev/null 3>&- &
 	APP_PID=$!
 	wait_ready "$OUT/java.out" 10
-	JPROF_MODEL_MAX_KB=64 start_daemon -v -p "$APP_PID,$JPID" --interval 1
+	DAEMON_OWN_HZ=1 JPROF_MODEL_MAX_KB=64 start_daemon -v -p "$APP_PID,$JPID" --interval 1
 	sleep 6
 	stop_daemon
+	# the daemon's own rate, always on
+	grep -Eq '^jprof: [0-9]+ samples \(cpu-clock, 19 Hz' "$OUT/daemon.err"
 	n=$(grep -c "the model's tables took .* replaced by an empty one" "$OUT/daemon.err")
 	echo "models replaced: $n"
 	((n >= 2))

@@ -113,11 +113,14 @@ kill_jpid() {
 	fi
 }
 
-# start_daemon ARGS...: `jprof daemon --store $STORE ARGS` in the background (DPID), its
+# start_daemon ARGS...: `jprof daemon --store $STORE -F 99 ARGS` in the background (DPID), its
 # stderr in $OUT/daemon.err; when the test file defines daemon_is_ready, waits up to 10 s for
-# it while the daemon lives (else prints its stderr and fails)
+# it while the daemon lives (else prints its stderr and fails). The tests count samples at
+# 99 Hz, record's rate; DAEMON_OWN_HZ=1: the daemon's own default rate (19 Hz)
 start_daemon() {
-	"$JPROF" daemon --store "$STORE" "$@" 2>"$OUT/daemon.err" 3>&- &
+	local hz=(-F 99)
+	[[ -n ${DAEMON_OWN_HZ:-} ]] && hz=()
+	"$JPROF" daemon --store "$STORE" "${hz[@]}" "$@" 2>"$OUT/daemon.err" 3>&- &
 	DPID=$!
 	declare -F daemon_is_ready >/dev/null || return 0
 	ready_while_alive "$DPID" daemon_is_ready || { cat "$OUT/daemon.err"; return 1; }

@@ -18,7 +18,7 @@ setup_file() {
 	local hp dp
 	"$APPS/hotab" 30 >/dev/null 3>&- &
 	hp=$!
-	"$JPROF" daemon --store "$STORE" -p "$hp" --interval 1 2>"$BATS_FILE_TMPDIR/daemon.err" 3>&- &
+	"$JPROF" daemon --store "$STORE" -F 99 -p "$hp" --interval 1 2>"$BATS_FILE_TMPDIR/daemon.err" 3>&- &
 	dp=$!
 	sleep 6
 	kill -TERM "$dp"
