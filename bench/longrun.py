@@ -4,7 +4,8 @@
 
 `jprof record -a -F HZ -d SECS` while the host runs 10 JVMs: Debian's H2 database under a
 2-thread JDBC load (bench/H2Bench.java), javac compiling java.util from the JDK's src.zip
-over and over (a new JVM every round: JIT, class loading, processes that come and go), and
+over and over (a new JVM every round: JIT, class loading, processes that come and go; with
+--javac jvm every round in one JVM, as a build daemon runs it), and
 8 idle H2 TCP servers (a server's idle threads). Every
 10 s it reads jprof's RSS and CPU time from /proc; at the end it reports peak RSS (the
 kernel's VmHWM high-water mark), jprof's CPU in % of one core over the whole run and over
@@ -108,16 +109,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--secs", type=int, default=600)
-    ap.add_argument("--hz", type=int, default=99)
+    ap.add_argument("--hz", type=int,
+                    help="-F (default: record 99 Hz; the daemon its own default, 19 Hz)")
     ap.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
     ap.add_argument("--json")
     ap.add_argument("--daemon", action="store_true",
                     help="jprof daemon into a store of its own, not record")
     ap.add_argument("--interval", type=int, default=60, help="--daemon: seconds a segment")
     ap.add_argument("--keep", metavar="FILE", help="keep the profile (host.folded) here")
+    ap.add_argument("--javac", choices=("fork", "jvm"), default="fork",
+                    help="fork: a javac process (a new JVM) each round; jvm: every round in "
+                    "one JVM that lives the whole run (bench/JavacLoop.java, a build daemon's)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("longrun.py: needs root")
+    if a.hz is None:
+        a.hz = 19 if a.daemon else 99  # the daemon's own default: given by not giving -F
     jprof = os.path.join(a.build, "jprof")
     apps = os.path.join(a.build, "tests", "apps")
     src_zip = os.path.join(a.jdk, "lib", "src.zip")
@@ -170,10 +177,18 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
         raise RuntimeError("H2Bench did not start")
     h2.stdin.write("go\n")
     h2.stdin.flush()
-    # javac rounds, one JVM each, until the recording ends
-    loop = spawn(["bash", "-c", f'n=0; while :; do "{javac}" -nowarn -XDignore.symbol.file '
-                  f'--patch-module java.base={src}/java.base -d {tmp}/classes '
-                  f'@{tmp}/files.txt >/dev/null 2>&1; n=$((n+1)); echo $n >{tmp}/rounds; done'])
+    jargs = ["-nowarn", "-XDignore.symbol.file", "--patch-module",
+             f"java.base={src}/java.base",
+             "-d", f"{tmp}/classes", f"@{tmp}/files.txt"]
+    if a.javac == "jvm":
+        # javac rounds in one JVM that lives as long as the run (a build daemon's)
+        subprocess.check_call([javac, "-d", tmp, os.path.join(REPO, "bench", "JavacLoop.java")])
+        spawn([java, "-cp", tmp, "JavacLoop", f"{tmp}/rounds"] + jargs,
+              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    else:
+        # javac rounds, one JVM each, until the recording ends
+        spawn(["bash", "-c", 'n=0; while :; do "$0" "$@" >/dev/null 2>&1; n=$((n+1)); '
+               f'echo $n >{tmp}/rounds; done', javac] + jargs)
     time.sleep(3)
     jvms = len([d for d in os.listdir("/proc") if d.isdigit() and
                 os.path.exists(f"/proc/{d}/exe") and
@@ -181,8 +196,9 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
     errpath = os.path.join(tmp, "jprof.err")
     store = os.path.join(tmp, "store")
     if a.daemon:
-        argv = [jprof, "daemon", "-v", "-F", str(a.hz), "--store", store, "--interval",
-                str(a.interval)]
+        argv = [jprof, "daemon", "-v", "--store", store, "--interval", str(a.interval)]
+        if a.hz != 19:
+            argv[2:2] = ["-F", str(a.hz)]
     else:
         argv = [jprof, "record", "-a", "-v", "-F", str(a.hz), "-d", str(a.secs), "-o",
                 os.path.join(tmp, "host.folded")]
@@ -227,6 +243,7 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
     steady = [p for p in timeline if p["t"] >= 30] or timeline
     half = [p for p in timeline if p["t"] >= timeline[-1]["t"] / 2] or timeline
     res = {"secs": a.secs, "hz": a.hz, "jvms_at_start": jvms, "javac_rounds": loop_rounds,
+           "javac": a.javac,
            "peak_rss_mb": ru.ru_maxrss / 1024,
            "rss_growth_mb": (half[-1]["rss_kb"] - half[0]["rss_kb"]) / 1024,
            "cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": round(wall, 1),

@@ -37,8 +37,9 @@ Parts (in this order; --only picks some):
   serve      bench/serve.py: `jprof serve` over a day of 30-s segments (2,880 of 5,000
              distinct stacks each): the timeline, an hour's and the day's flame graph, a
              directory of 200 recordings
-  daemon     bench/longrun.py --daemon: `jprof daemon` over the same 10 JVMs: the store's
-             size per segment, hour and day; jprof's CPU and RSS
+  daemon     bench/longrun.py --daemon --javac jvm: `jprof daemon` at its default rate over
+             the same 10 JVMs, javac's rounds in one long-lived JVM: the store's size per
+             segment, hour and day; jprof's CPU and RSS
   longrun    bench/longrun.py: `record -a` for 10 minutes (1 in quick mode) over 10 JVMs of
              real work (H2 under load, javac rounds, idle servers): jprof's peak RSS, RSS
              growth, own CPU in % of a core
@@ -589,16 +590,18 @@ def part_longrun(a, tmp):
 
 
 def part_daemon(a, tmp):
-    """10 JVMs of real work under `jprof daemon` (-a, 99 Hz, 60 s segments): its cost and
-    the store's size per day at that rate"""
+    """10 long-lived JVMs of real work under `jprof daemon` as it runs by default (-a, 19 Hz,
+    60 s segments; javac's rounds in one JVM, as a build daemon runs them): its cost and the
+    store's size per day at that rate"""
     js = os.path.join(tmp, "daemon.json")
     secs, interval = (120, 20) if a.quick else (900, 60)
     run_logged([sys.executable, os.path.join(REPO, "bench/longrun.py"), "--build", a.build,
-                "--daemon", "--secs", str(secs), "--interval", str(interval), "--json", js],
-               secs + 1200)
+                "--daemon", "--javac", "jvm", "--secs", str(secs), "--interval", str(interval),
+                "--json", js], secs + 1200)
     with open(js) as f:
         res = json.load(f)
-    say(f"daemon, 10 JVMs of real work, -a at 99 Hz for {secs} s in {interval} s segments: "
+    say(f"daemon, 10 JVMs of real work, -a at {res['hz']} Hz for {secs} s in {interval} s "
+        "segments: "
         f"{res['segment_kb_mean']:.1f} kB a segment, {res['mb_per_day']:.0f} MB a day; jprof "
         f"peak RSS {res['peak_rss_mb']:.1f} MB (second half {res['rss_growth_mb']:+.1f} MB), "
         f"CPU {res['cpu_pct_steady']:.2f}% of a core in steady state")
