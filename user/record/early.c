@@ -23,13 +23,14 @@
  */
 #define THREADS_EVERY_NS (100ull * 1000 * 1000)
 /*
- * A JVM whose threads stay as they are is looked at less and less often: each look that
- * finds its list and its other threads unchanged doubles the time to the next, up to
- * THREADS_QUIET_MAX_NS; any change brings it back to THREADS_EVERY_NS. Ten JVMs of stable
- * thread pools cost 200 list looks and task directory reads a second at the fixed rate
- * (a sixth of jprof's CPU at 99 Hz, longrun.py --daemon), about 15 this way. A thread
- * that starts in a quiet JVM is seen within that time; until then its samples go as a
- * thread in no entry does (the agent is asked, or BPF's walk marks it unknown)
+ * A JVM whose threads stay as they are has its task directory read less and less often
+ * (native_scan): each look that finds its list and its other threads unchanged doubles the
+ * time to the next, up to THREADS_QUIET_MAX_NS; any change brings it back to
+ * THREADS_EVERY_NS, and a changed list has the directory read at once. The list itself is
+ * looked at every THREADS_EVERY_NS (one 8-byte read): a native thread that attaches is in
+ * it at once, and its samples get Java stacks again within that time. Ten JVMs of stable
+ * thread pools read 100 task directories a second at the fixed rate (an eighth of jprof's
+ * CPU at 99 Hz, longrun.py --daemon), about 7 this way.
  */
 #define THREADS_QUIET_MAX_NS (1600ull * 1000 * 1000)
 #define THREADS_FULL_NS	 (5000ull * 1000 * 1000)
@@ -208,7 +209,7 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 
 	if (!e->quiet_ns)
 		e->quiet_ns = THREADS_EVERY_NS;
-	e->threads_next_ns = now + e->quiet_ns;
+	e->threads_next_ns = now + THREADS_EVERY_NS;
 	if (!e->capthr || (e->nthr == e->capthr && e->capthr < VMS_MAX_THREADS)) {
 		size_t cap = e->capthr ? e->capthr * 2 : THREADS_CAP0;
 		struct vms_thread *p = realloc(e->thr, 2 * cap * sizeof(*p));
@@ -228,7 +229,10 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 		return true;
 	}
 	r->early_st.tl_reads++;
-	e->quiet_ns = THREADS_EVERY_NS;
+	if (list != e->tlist) { /* threads came or went: the task directory read at once */
+		e->quiet_ns = THREADS_EVERY_NS;
+		e->native_next_ns = now;
+	}
 	if (err == -E2BIG && e->capthr < VMS_MAX_THREADS) {
 		e->nthr = e->capthr; /* grown at the next look */
 		e->tlist = 0;
