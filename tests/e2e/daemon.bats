@@ -57,13 +57,18 @@ span_s() {
 	echo $(($(utc_s "${1:17:16}") - $(utc_s "${1:0:16}")))
 }
 
-@test "daemon: a valid pprof segment per interval, adjacent ranges, the programs' frames; report --store" {
+# start_java_and_hotab: JavaHot on JDK 17 (JPID, ready) and hotab (APP_PID), 30 s each
+start_java_and_hotab() {
 	require_jdk "$JDK17"
 	"$JDK17/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
 	JPID=$!
 	"$APPS/hotab" 30 >/dev/null 3>&- &
 	APP_PID=$!
 	wait_ready "$OUT/java.out" 10
+}
+
+@test "daemon: a valid pprof segment per interval, adjacent ranges, the programs' frames; report --store" {
+	start_java_and_hotab
 	start_daemon -p "$APP_PID,$JPID" --interval 1
 	sleep 7
 	stop_daemon
@@ -164,12 +169,7 @@ span_s() {
 # an interval's end and the join forgets the ids it held: the segments after stay whole. At
 # the daemon's own rate (19 Hz)
 @test "daemon: a model past its budget is replaced, and the segments after it keep every frame" {
-	require_jdk "$JDK17"
-	"$JDK17/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
-	JPID=$!
-	"$APPS/hotab" 30 >/dev/null 3>&- &
-	APP_PID=$!
-	wait_ready "$OUT/java.out" 10
+	start_java_and_hotab
 	DAEMON_OWN_HZ=1 JPROF_MODEL_MAX_KB=64 start_daemon -v -p "$APP_PID,$JPID" --interval 1
 	sleep 6
 	stop_daemon
