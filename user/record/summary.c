@@ -50,8 +50,8 @@ void rec_mem_report(const struct rec *r)
 		 "%llu pids, %llu files (%llu unloaded, %llu read again); processes: %llu held now "
 		 "(at most %llu), %llu exited and "
 		 "%llu exec'd forgotten, %llu exits found by a sweep; agent dictionaries %.1f MB "
-		 "(inline tables %.1f MB, %llu freed for room; pc lookups of live JVMs %llu, "
-		 "%llu from their cache; %u JVMs retired); samples held for their process's symbols %llu (%llu not: no "
+		 "(%u JVMs retired), their inline tables %.1f MB (%llu freed for room), pc lookups "
+		 "of live JVMs %llu (%llu from their cache); samples held for their process's symbols %llu (%llu not: no "
 		 "room), lookups that left a load for later %llu",
 		 mm.bytes / 1048576.0, mm.stacks, mm.stack_nodes, mm.rows, mm.labels,
 		 (unsigned long long)mm.folded, (unsigned long long)mm.folded_execs,
@@ -63,9 +63,9 @@ void rec_mem_report(const struct rec *r)
 		 (unsigned long long)ss.dsos_unloaded, (unsigned long long)ss.dsos_reloaded,
 		 (unsigned long long)ps.live, (unsigned long long)ps.peak,
 		 (unsigned long long)ps.exited, (unsigned long long)ps.execed,
-		 (unsigned long long)ps.swept, jvm_agent__all_bytes() / 1048576.0,
+		 (unsigned long long)ps.swept, jvm_agent__all_bytes() / 1048576.0, r->retired,
 		 tb / 1048576.0, (unsigned long long)te, (unsigned long long)pcl,
-		 (unsigned long long)pcc, r->retired,
+		 (unsigned long long)pcc,
 		 (unsigned long long)r->held_samples, (unsigned long long)r->held_over,
 		 (unsigned long long)ss.deferred);
 #ifdef __GLIBC__
