@@ -104,7 +104,7 @@ struct jp_opts {
 #define JP_STORE_DIR "/var/lib/jprof"
 /*
  * The daemon's -F when none is given: always on, over 10 busy JVMs of a 2-CPU host jprof
- * took 1.03-1.09% of a core at 99 Hz and 0.50% at 19 Hz (bench/longrun.py --daemon --javac
+ * took 1.03-1.09% of a core at 99 Hz and 0.50-0.53% at 19 Hz (bench/longrun.py --daemon --javac
  * jvm; docs/decisions.md). 19 Hz a CPU is 1,140 samples a busy core a minute.
  */
 #define JP_DAEMON_HZ 19
