@@ -972,6 +972,20 @@ static double cpu_s(void)
  * sorted table (30k records: ~25 GB of memmove). One refresh stops after a bounded amount
  * and the next ones go on, so no single poll stalls.
  */
+/* a code-load record's header and fixed fields at p (len: the whole record's): past them */
+static unsigned char *code_load_hdr(unsigned char *p, __u32 len, __u64 addr, __u32 size,
+				    __u32 n_pcs, __u64 method)
+{
+	struct jp_dict_rec r = { len, JP_DICT_CODE_LOAD, 0 };
+
+	memcpy(p, &r, 8);
+	memcpy(p + 8, &addr, 8);
+	memcpy(p + 16, &size, 4);
+	memcpy(p + 20, &n_pcs, 4);
+	memcpy(p + 24, &method, 8);
+	return p + 32;
+}
+
 TEST(descending_code_loads_bounded_per_refresh)
 {
 	const unsigned int n = 30000;
@@ -984,18 +998,9 @@ TEST(descending_code_loads_bounded_per_refresh)
 	fixture_init(&f);
 	buf = malloc((size_t)n * 32);
 	p = buf;
-	for (unsigned int i = 0; i < n; i++) {
-		struct jp_dict_rec r = { 32, JP_DICT_CODE_LOAD, 0 };
-		__u64 addr = 0x7f0000000000ull + (__u64)(n - i) * 0x100, id = 0x1000;
-		__u32 size = 0x80, n_pcs = 0;
-
-		memcpy(p, &r, 8);
-		memcpy(p + 8, &addr, 8);
-		memcpy(p + 16, &size, 4);
-		memcpy(p + 20, &n_pcs, 4);
-		memcpy(p + 24, &id, 8);
-		p += 32;
-	}
+	for (unsigned int i = 0; i < n; i++)
+		p = code_load_hdr(p, 32, 0x7f0000000000ull + (__u64)(n - i) * 0x100, 0x80, 0,
+				  0x1000);
 	fd = open(f.dict, O_WRONLY | O_APPEND);
 	EXPECT_EQ(write(fd, buf, (size_t)n * 32), (ssize_t)n * 32);
 	close(fd);
@@ -1046,16 +1051,9 @@ TEST(inline_tables_held_are_a_bounded_cache)
 	ASSERT_TRUE(buf);
 	p = buf;
 	for (unsigned int b = 0; b < nb; b++) {
-		struct jp_dict_rec r = { (__u32)rec, JP_DICT_CODE_LOAD, 0 };
-		__u64 addr = BLOB + 0x100000 + (__u64)b * 0x10000, id = M_RUN;
-		__u32 size = 0x8000;
+		__u64 addr = BLOB + 0x100000 + (__u64)b * 0x10000;
 
-		memcpy(p, &r, 8);
-		memcpy(p + 8, &addr, 8);
-		memcpy(p + 16, &size, 4);
-		memcpy(p + 20, &np, 4);
-		memcpy(p + 24, &id, 8);
-		p += 32;
+		p = code_load_hdr(p, (__u32)rec, addr, 0x8000, np, M_RUN);
 		for (unsigned int i = 0; i < np; i++) {
 			__u64 pc = addr + 4 * i;
 

@@ -203,46 +203,40 @@ int ja_parse_code_load(struct jvm_agent *a, struct cur *c)
 }
 
 /*
- * b's inline table, read again from its record in the dictionary file (the JVM's user
- * writes that file: the record must still be b's, and is checked again whole). False
- * when b has none or it cannot be had; then it is never tried again.
+ * The oldest table in the queue of tables held, freed unless it is keep's (its blob went,
+ * or its table was freed or read again since: nothing to free)
  */
-/* the inline tables read longest ago freed until want more bytes fit in TABLES_MAX */
-static void tables_make_room(struct jvm_agent *a, size_t want)
+static void tables_pop(struct jvm_agent *a, const struct jm_blob *keep)
 {
-	while (a->tq_n && a->tables_bytes + want > TABLES_MAX) {
-		__u32 idx = a->tq[a->tq_head];
+	__u32 idx = a->tq[a->tq_head];
 
-		a->tq_head = (a->tq_head + 1) % TABLES_QUEUE;
-		a->tq_n--;
-		/* gone, freed or read again since (a later place in the queue): nothing here */
-		if (idx < a->n_bpool && a->bpool[idx].pcs) {
-			ja_blob_free(a, &a->bpool[idx]);
-			a->tables_evicted++;
-			__atomic_add_fetch(&ja_tables_evicted, 1, __ATOMIC_RELAXED);
-		}
+	a->tq_head = (a->tq_head + 1) % TABLES_QUEUE;
+	a->tq_n--;
+	if (idx < a->n_bpool && a->bpool[idx].pcs && &a->bpool[idx] != keep) {
+		ja_blob_free(a, &a->bpool[idx]);
+		a->tables_evicted++;
+		__atomic_add_fetch(&ja_tables_evicted, 1, __ATOMIC_RELAXED);
 	}
 }
 
-/* b's table (just read) in the queue of tables held, the oldest freed when it is full */
-static void tables_note(struct jvm_agent *a, const struct jm_blob *b)
+/* b's table (just read, held bytes) in the queue of tables held, the oldest freed if full */
+static void tables_note(struct jvm_agent *a, const struct jm_blob *b, size_t bytes)
 {
+	a->tables_bytes += bytes;
+	__atomic_add_fetch(&ja_tables_bytes, bytes, __ATOMIC_RELAXED);
 	if (!a->tq && !(a->tq = malloc(TABLES_QUEUE * sizeof(*a->tq))))
 		return; /* not evicted: held until its blob goes, as before */
-	if (a->tq_n == TABLES_QUEUE) {
-		__u32 idx = a->tq[a->tq_head];
-
-		a->tq_head = (a->tq_head + 1) % TABLES_QUEUE;
-		a->tq_n--;
-		if (idx < a->n_bpool && a->bpool[idx].pcs && &a->bpool[idx] != b) {
-			ja_blob_free(a, &a->bpool[idx]);
-			a->tables_evicted++;
-			__atomic_add_fetch(&ja_tables_evicted, 1, __ATOMIC_RELAXED);
-		}
-	}
+	if (a->tq_n == TABLES_QUEUE)
+		tables_pop(a, b);
 	a->tq[(a->tq_head + a->tq_n++) % TABLES_QUEUE] = (__u32)(b - a->bpool);
 }
 
+/*
+ * b's inline table, read again from its record in the dictionary file (the JVM's user
+ * writes that file: the record must still be b's, and is checked again whole). False
+ * when b has none or it cannot be had; then it is never tried again. The tables read
+ * longest ago are freed first while it would pass TABLES_MAX.
+ */
 bool ja_blob_pcs(struct jvm_agent *a, struct jm_blob *b)
 {
 	unsigned char *body;
@@ -255,7 +249,8 @@ bool ja_blob_pcs(struct jvm_agent *a, struct jm_blob *b)
 	if (!b->len || b->len > JP_DICT_REC_MAX)
 		return false;
 	/* a table takes at most twice its record's bytes (16 a pc, 12 a chain entry) */
-	tables_make_room(a, 2 * (size_t)b->len);
+	while (a->tq_n && a->tables_bytes + 2 * (size_t)b->len > TABLES_MAX)
+		tables_pop(a, NULL);
 	if (ja_charge(a, b->len)) { /* the read buffer, given back below */
 		b->len = 0;
 		return false;
@@ -298,10 +293,7 @@ bool ja_blob_pcs(struct jvm_agent *a, struct jm_blob *b)
 		if (bci)
 			b->chain_bci = bci;
 	}
-	max_chain = (size_t)b->n_pcs * sizeof(*b->pcs) + (size_t)b->n_chain * CHAIN_BYTES;
-	a->tables_bytes += max_chain; /* the table's bytes now */
-	__atomic_add_fetch(&ja_tables_bytes, max_chain, __ATOMIC_RELAXED);
-	tables_note(a, b);
+	tables_note(a, b, (size_t)b->n_pcs * sizeof(*b->pcs) + (size_t)b->n_chain * CHAIN_BYTES);
 	ja_uncharge(a, b->len);
 	free(body);
 	return true;

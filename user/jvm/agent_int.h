@@ -238,6 +238,7 @@ struct jvm_agent {
 	size_t tq_head, tq_n;
 	__u64 tables_bytes, tables_evicted;
 	struct jm_pcc *pcc; /* PCC_SETS * 2; NULL until the first lookup */
+	bool pcc_failed;    /* its allocation failed: lookups go without it */
 	__u32 pcc_tick;
 	__u64 pcc_hits, pcc_misses;
 	/*

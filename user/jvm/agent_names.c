@@ -108,12 +108,12 @@ static struct jm_pcc *pcc_set(struct jvm_agent *a, __u64 key)
 	const size_t bytes = (size_t)PCC_SETS * 2 * sizeof(struct jm_pcc);
 
 	if (!a->pcc) {
-		if (a->pcc_tick == UINT32_MAX || ja_charge(a, bytes))
+		if (a->pcc_failed || ja_charge(a, bytes))
 			return NULL;
 		a->pcc = calloc(PCC_SETS * 2, sizeof(*a->pcc));
 		if (!a->pcc) {
 			ja_uncharge(a, bytes);
-			a->pcc_tick = UINT32_MAX; /* not tried again */
+			a->pcc_failed = true; /* not tried again */
 			return NULL;
 		}
 	}
@@ -233,10 +233,13 @@ const char *jvm_agent__thread_name(struct jvm_agent *a, __u32 tid)
 		 * the dictionary grows at every poll). A new thread looks at once.
 		 */
 		__u32 slot = (tid * 2654435761u) >> 24;
-		__u64 now = mono_ns();
+		bool again = a->tn_miss[slot].tid == tid;
+		__u64 now;
 
-		if (a->tn_miss[slot].tid == tid && (a->tn_miss[slot].seen == a->dict_seen_size ||
-						     now - a->tn_miss[slot].ns < THREAD_MISS_RELOOK_NS))
+		if (again && a->tn_miss[slot].seen == a->dict_seen_size)
+			return NULL;
+		now = mono_ns();
+		if (again && now - a->tn_miss[slot].ns < THREAD_MISS_RELOOK_NS)
 			return NULL;
 		ja_lookup_refresh(a);
 		if (ja_kv_get(&a->thread_idx, tid, 0, &i)) {

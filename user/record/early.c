@@ -207,8 +207,6 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	__u64 list = 0;
 	int err;
 
-	if (!e->quiet_ns)
-		e->quiet_ns = THREADS_EVERY_NS;
 	e->threads_next_ns = now + THREADS_EVERY_NS;
 	if (!e->capthr || (e->nthr == e->capthr && e->capthr < VMS_MAX_THREADS)) {
 		size_t cap = e->capthr ? e->capthr * 2 : THREADS_CAP0;
@@ -512,7 +510,8 @@ void rec_early_found(struct rec *r, const struct jvm_info *jvm)
 				.start_ticks = start,
 				.found_ns = now,
 				.same_ns = jvm->nspid == jvm->pid,
-				.nnst_want = THREADS_CAP0 * 2};
+				.nnst_want = THREADS_CAP0 * 2,
+				.quiet_ns = THREADS_EVERY_NS};
 	if (i == r->nearly)
 		r->nearly++;
 	try_publish(r, e, now);
