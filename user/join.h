@@ -226,7 +226,8 @@ void join__report(const struct join *j, FILE *f, bool verbose);
 
 /*
  * Stamps every agent's ring (jvm_agent__heartbeat) with now_ns and the events wanted
- * (JP_AGENT_EV_*): call it every poll round, or the agents switch those events off.
+ * (JP_AGENT_EV_*), each every JOIN_BEAT_NS (a new agent and a change of the events at
+ * once): call it every poll round, or the agents switch those events off.
  */
 void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 alloc_interval);
 

@@ -2,6 +2,7 @@
 /* test_agent_ring.c: the agent channel reader on ring and dict files written here. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -286,6 +287,64 @@ TEST(well_formed_traces_and_names)
 	EXPECT_EQ(st.malformed, 0);
 	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 0);
 	EXPECT_STREQ(java_trace_err_str(-2), "GC active");
+	jvm_agent__free(a);
+	fixture_fini(&f);
+}
+
+static __u64 file_tail(const struct fixture *f)
+{
+	__u64 tail = 0;
+	int fd = open(f->ring, O_RDONLY);
+
+	if (pread(fd, &tail, 8, offsetof(struct jp_ring_hdr, tail)) != 8)
+		tail = ~0ull;
+	close(fd);
+	return tail;
+}
+
+/*
+ * A poll reads the signal word with the head, in one read; it writes the tail only when
+ * it consumed something (a daemon polls every JVM's idle ring ten times a second)
+ */
+TEST(a_poll_reads_the_signal_and_writes_the_tail_only_when_it_moved)
+{
+	const __u64 mark = 0x5a5a0;
+	struct fixture f;
+	struct jvm_agent *a;
+	struct seen s = { 0 };
+	int fd;
+
+	fixture_init(&f);
+	write_dict(&f);
+	flush_dict(&f, f.dlen);
+	put_trace(&f, 77, BLOB + 0x3c, 4, stack4, 1);
+	flush_ring(&f);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(jvm_agent__signo_polled(a), 37); /* as the header said at the open */
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 1);
+	EXPECT_EQ(file_tail(&f), hdr(&f)->head);
+	/* nothing new: the tail is not written (the mark stays) */
+	fd = open(f.ring, O_WRONLY);
+	EXPECT_EQ(pwrite(fd, &mark, 8, offsetof(struct jp_ring_hdr, tail)), 8);
+	close(fd);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 0);
+	EXPECT_EQ(file_tail(&f), mark);
+	EXPECT_EQ(jvm_agent__signo_polled(a), 37);
+	/* the agent withdraws: the next poll sees it, the fresh read agrees */
+	hdr(&f)->signo = 0;
+	put_trace(&f, 77, BLOB + 0x3c, 4, stack4, 1);
+	flush_ring(&f);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 1);
+	EXPECT_EQ(jvm_agent__signo_polled(a), 0);
+	EXPECT_EQ(jvm_agent__signo(a), 0);
+	EXPECT_EQ(file_tail(&f), hdr(&f)->head); /* consumed: written again */
+	/* a signal no agent may choose reads as none, polled or not */
+	hdr(&f)->signo = SIGKILL;
+	flush_ring(&f);
+	EXPECT_EQ(jvm_agent__poll(a, collect, &s), 0);
+	EXPECT_EQ(jvm_agent__signo_polled(a), 0);
+	EXPECT_EQ(jvm_agent__signo(a), 0);
 	jvm_agent__free(a);
 	fixture_fini(&f);
 }

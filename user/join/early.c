@@ -196,7 +196,11 @@ static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_
  */
 int jn_early_retry(struct join *j, struct jvm_ent *e, bool all)
 {
-	__u64 dict = e->a ? jvm_agent__dict_read(e->a) : 0, learned = jwalk__learned(e->jw);
+	/* as jwait_retry: the dictionary read here while samples wait for it */
+	__u64 dict = !e->a		    ? 0
+		     : dl_empty(&e->early) ? jvm_agent__dict_read(e->a)
+					   : jvm_agent__dict_refresh(e->a),
+	      learned = jwalk__learned(e->jw);
 	struct dl *n = e->early.next;
 	int err = 0;
 

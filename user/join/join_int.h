@@ -24,6 +24,11 @@
 #define JOIN_MAX_FRAMES	 (JP_MAX_KSTACK + JP_MAX_USTACK + 4096 + 8)
 #define JOIN_NAME_POOL	 (256 * 1024)
 #define TIDMAP_RESCAN_NS (100ull * 1000 * 1000)
+/*
+ * An agent's ring is stamped this often (join__heartbeat): it looks every
+ * JP_RING_WATCH_MS and takes a stamp unchanged for JP_RING_READER_GONE_MS as the reader gone
+ */
+#define JOIN_BEAT_NS (200ull * 1000 * 1000)
 
 /*
  * Budgets (bytes). A pending sample costs ~100 bytes + 8 per frame: 32 MiB per JVM
@@ -137,6 +142,7 @@ struct jvm_ent {
 	__u64 cgroup;	     /* its cgroup id, for the labels of its agent's events (0: host) */
 	struct jvm_agent *a; /* NULL: a JVM without agent */
 	bool pending;	     /* no agent yet, but one is being attached */
+	__u64 beat_ns;	     /* its ring's last stamp (join__heartbeat); 0 none yet */
 	char note[160];
 	struct tid_pair *tids;	  /* sorted by nstid */
 	struct tid_pair *by_host; /* the same, sorted by tid */
@@ -331,6 +337,7 @@ struct join {
 	struct syms *syms;
 	struct model *model;
 	struct join_opts o;
+	__u32 beat_want, beat_ivl; /* what the agents' rings were last stamped asking for */
 	struct blkcache blk; /* waiting samples, traces and thread slots: reused, not malloc'd */
 	/* "[no Java stack: REASON]" markers, each formatted once: by reason, by AGCT code */
 	char miss_marks[MISS_MAX][64], agct_marks[MISS_AGCT_CODES][64];

@@ -456,7 +456,19 @@ void join__heartbeat(struct join *j, __u64 now_ns, __u32 agent_events, __u32 all
 		     (agent_events & JP_AGENT_EV_ALLOC ? JP_RING_F_EV_ALLOC : 0) |
 		     (agent_events & JP_AGENT_EV_LIVE ? JP_RING_F_EV_LIVE : 0);
 
-	for (size_t i = 0; i < j->njvms; i++)
-		if (j->jvms[i]->a && !j->jvms[i]->retired)
-			(void)jvm_agent__heartbeat(j->jvms[i]->a, now_ns, want, alloc_interval);
+	/* other events or another interval wanted (SIGHUP): every ring at once */
+	bool changed = want != j->beat_want || alloc_interval != j->beat_ivl;
+
+	j->beat_want = want;
+	j->beat_ivl = alloc_interval;
+	for (size_t i = 0; i < j->njvms; i++) {
+		struct jvm_ent *e = j->jvms[i];
+
+		/* a new agent's at once too */
+		if (!e->a || e->retired ||
+		    (!changed && e->beat_ns && now_ns - e->beat_ns < JOIN_BEAT_NS))
+			continue;
+		e->beat_ns = now_ns;
+		(void)jvm_agent__heartbeat(e->a, now_ns, want, alloc_interval);
+	}
 }

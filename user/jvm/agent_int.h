@@ -75,6 +75,8 @@ struct jm_pcc {
  * use to stall jprof. Past this a refresh stops; the rest waits for the next poll.
  */
 #define DICT_REFRESH_MOVES (64ull << 20)
+/* a poll that found no new record looks at the dictionary's size at most this often */
+#define DICT_POLL_IDLE_NS (250ull * 1000 * 1000)
 #define DBUF_KEEP	 (1u << 20) /* a larger record buffer is freed after use */
 #define DICT_CHUNK	 (64u << 10) /* dictionary bytes read at once: records are small */
 /* lookups' refreshes of the dictionary: LOOKUP_REFRESH_MAX bytes per LOOKUP_WINDOW_NS */
@@ -191,6 +193,9 @@ struct jvm_agent {
 	__u64 moved;	   /* bytes memmoved in the blob table during this refresh */
 	__u32 hdr_size, data_size, max_depth;
 	__u64 tail;
+	__u64 tail_stored; /* the tail as last written to the ring (written when it moved) */
+	__s32 signo_polled; /* the header's signal word, as the last poll read it */
+	__u64 dict_poll_ns; /* a poll's last look at the dictionary's size */
 	__u64 start_ns; /* the agent's start (CLOCK_MONOTONIC), from the ring header */
 	__u64 malformed;
 	unsigned char *rec;	 /* one trace record, copied out */

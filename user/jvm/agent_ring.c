@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "jvm/agent_files.h"
 #include "jvm/agent_int.h"
 #include "log.h"
@@ -69,7 +70,8 @@ static int read_ring_header(struct jvm_agent *a, __u64 file_size)
 	a->hdr_size = h.hdr_size;
 	a->data_size = h.data_size;
 	a->max_depth = h.max_depth;
-	a->tail = h.tail;
+	a->tail = a->tail_stored = h.tail;
+	a->signo_polled = h.signo;
 	a->start_ns = h.start_ns;
 	return 0;
 }
@@ -254,6 +256,17 @@ void jvm_agent__free(struct jvm_agent *a)
 	free(a);
 }
 
+/* the ones the agent may choose; anything else (SIGKILL, SIGSTOP, ...) is refused */
+static int signo_valid(__s32 signo)
+{
+	return signo == SIGURG || signo == SIGWINCH || (signo >= 32 && signo <= 64) ? signo : 0;
+}
+
+int jvm_agent__signo_polled(const struct jvm_agent *a)
+{
+	return signo_valid(a->signo_polled);
+}
+
 int jvm_agent__signo(const struct jvm_agent *a)
 {
 	__s32 signo;
@@ -262,8 +275,7 @@ int jvm_agent__signo(const struct jvm_agent *a)
 	    (ssize_t)sizeof(signo))
 		return 0;
 	signo = __atomic_load_n(&signo, __ATOMIC_ACQUIRE);
-	/* the ones the agent may choose; anything else (SIGKILL, SIGSTOP, ...) is refused */
-	return signo == SIGURG || signo == SIGWINCH || (signo >= 32 && signo <= 64) ? signo : 0;
+	return signo_valid(signo);
 }
 
 __u64 jvm_agent__handler(const struct jvm_agent *a)
@@ -349,10 +361,13 @@ static int store_tail(struct jvm_agent *a)
 {
 	__u64 t = a->tail;
 
+	if (t == a->tail_stored)
+		return 0; /* nothing consumed since: a poll of an idle ring writes nothing */
 	/* an aligned 8-byte store into the page the agent maps */
 	if (pwrite(a->ring_fd, &t, sizeof(t), offsetof(struct jp_ring_hdr, tail)) !=
 	    (ssize_t)sizeof(t))
 		return -EIO;
+	a->tail_stored = t;
 	return 0;
 }
 
@@ -481,14 +496,30 @@ int jvm_agent__poll(struct jvm_agent *a, java_trace_fn fn, void *ctx)
 
 int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn efn, void *ctx)
 {
-	__u64 head, mask = a->data_size - 1;
+	/* the header from the signal word to the head: one read a poll for both */
+	const size_t from = offsetof(struct jp_ring_hdr, signo);
+	unsigned char hb[offsetof(struct jp_ring_hdr, head) + sizeof(__u64) - from];
+	__u64 head, mask = a->data_size - 1, now;
 	int count = 0, err = 0;
 
-	if (pread(a->ring_fd, &head, sizeof(head), offsetof(struct jp_ring_hdr, head)) !=
-	    (ssize_t)sizeof(head))
+	if (pread(a->ring_fd, hb, sizeof(hb), (off_t)from) != (ssize_t)sizeof(hb)) {
+		a->signo_polled = 0;
 		return -EIO;
+	}
+	memcpy(&a->signo_polled, hb, sizeof(a->signo_polled));
+	memcpy(&head, hb + offsetof(struct jp_ring_hdr, head) - from, sizeof(head));
 	head = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
-	ja_dict_refresh(a);
+	/*
+	 * The dictionary's size looked at when records came, when the last refresh left some
+	 * unread, or every DICT_POLL_IDLE_NS: a lookup that meets an unknown id reads it at
+	 * once (ja_lookup_refresh), and samples waiting for a name have the join read it every
+	 * round (jvm_agent__dict_refresh)
+	 */
+	now = mono_ns();
+	if (head != a->tail || !a->dict_seen_size || now - a->dict_poll_ns >= DICT_POLL_IDLE_NS) {
+		a->dict_poll_ns = now;
+		ja_dict_refresh(a);
+	}
 	if (head - a->tail > a->data_size) {
 		/* impossible for a sane producer (or lapped before we first looked): resync */
 		a->malformed++;

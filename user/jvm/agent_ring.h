@@ -67,6 +67,8 @@ struct jp_ring_walk;
 int jvm_walk_check(const struct jp_ring_walk *w, struct jp_jwalk *ret);
 /* the real-time signal the agent answers stack requests on; 0 while not ready */
 int jvm_agent__signo(const struct jvm_agent *a);
+/* the same as the last jvm_agent__poll read it (no read of its own; 0 after a failed one) */
+int jvm_agent__signo_polled(const struct jvm_agent *a);
 /*
  * Address of the handler the agent installed for that signal (untrusted: only ever
  * compared with the kernel's own record of the process's handler); 0 when unknown.

@@ -69,12 +69,17 @@ static void register_agent(struct rec *r, size_t i)
 
 /*
  * An agent that stops answering (its ring header's signal back to 0, or another one)
- * gets no more stack requests: one pread of 4 bytes per JVM and poll round.
+ * gets no more stack requests: the signal word as the join's poll of the ring read it,
+ * read again only when that one differs (a poll that failed, or one before the agent
+ * was ready)
  */
 void rec_drop_withdrawn_agents(struct rec *r)
 {
 	for (size_t i = 0; i < r->nagents; i++) {
-		if (!r->agents[i].in_bpf || jvm_agent__signo(r->agents[i].a) == r->agents[i].signo)
+		const struct jvm_agent *a = r->agents[i].a;
+
+		if (!r->agents[i].in_bpf || jvm_agent__signo_polled(a) == r->agents[i].signo ||
+		    jvm_agent__signo(a) == r->agents[i].signo)
 			continue;
 		(void)kernel_session__del_jvm(r->ks, r->agents[i].pid);
 		r->agents[i].in_bpf = false;
