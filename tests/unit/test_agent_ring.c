@@ -311,7 +311,7 @@ TEST(a_poll_reads_the_signal_and_writes_the_tail_only_when_it_moved)
 	const __u64 mark = 0x5a5a0;
 	struct fixture f;
 	struct jvm_agent *a;
-	struct seen s = { 0 };
+	struct seen s = {0};
 	int fd;
 
 	fixture_init(&f);

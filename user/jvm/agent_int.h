@@ -193,7 +193,7 @@ struct jvm_agent {
 	__u64 moved;	   /* bytes memmoved in the blob table during this refresh */
 	__u32 hdr_size, data_size, max_depth;
 	__u64 tail;
-	__u64 tail_stored; /* the tail as last written to the ring (written when it moved) */
+	__u64 tail_stored;  /* the tail as last written to the ring (written when it moved) */
 	__s32 signo_polled; /* the header's signal word, as the last poll read it */
 	__u64 dict_poll_ns; /* a poll's last look at the dictionary's size */
 	__u64 start_ns; /* the agent's start (CLOCK_MONOTONIC), from the ring header */
