@@ -1093,28 +1093,30 @@ TEST(descending_code_loads_bounded_per_refresh)
  * and are read again; a pc looked up before is answered without its table (the lookups'
  * cache by pc), and freeing the JVM gives every byte back.
  */
-TEST(inline_tables_held_are_a_bounded_cache)
+/*
+ * nb compiled blobs of np pcs each, every pc's chain depth frames deep (bci: blob * 10000
+ * + pc's index), appended to f's dictionary and read by a new reader; *ret_rec: the bytes
+ * of one blob's record
+ */
+#define TBL_BLOB(b) (BLOB + 0x100000 + (__u64)(b)*0x10000)
+static struct jvm_agent *open_many_blobs(struct fixture *f, unsigned int nb, unsigned int np,
+					 unsigned int depth, size_t *ret_rec)
 {
-	const unsigned int nb = 64, np = 2000, depth = 3;
 	size_t rec = 8 + 24 + (size_t)np * (12 + 12 * depth);
-	__u64 held, evicted, peak = 0;
-	unsigned char *buf, *p;
-	struct fixture f;
 	struct jvm_agent *a;
+	unsigned char *buf, *p;
 	int fd;
 
-	fixture_init(&f);
-	write_dict(&f);
-	flush_dict(&f, f.dlen);
+	write_dict(f);
+	flush_dict(f, f->dlen);
 	buf = malloc(rec * nb);
-	ASSERT_TRUE(buf);
+	if (!buf)
+		return NULL;
 	p = buf;
 	for (unsigned int b = 0; b < nb; b++) {
-		__u64 addr = BLOB + 0x100000 + (__u64)b * 0x10000;
-
-		p = code_load_hdr(p, (__u32)rec, addr, 0x8000, np, M_RUN);
+		p = code_load_hdr(p, (__u32)rec, TBL_BLOB(b), 0x8000, np, M_RUN);
 		for (unsigned int i = 0; i < np; i++) {
-			__u64 pc = addr + 4 * i;
+			__u64 pc = TBL_BLOB(b) + 4 * i;
 
 			memcpy(p, &pc, 8);
 			memcpy(p + 8, &depth, 4);
@@ -1130,18 +1132,34 @@ TEST(inline_tables_held_are_a_bounded_cache)
 			}
 		}
 	}
-	fd = open(f.dict, O_WRONLY | O_APPEND);
-	EXPECT_EQ(write(fd, buf, rec * nb), (ssize_t)(rec * nb));
+	fd = open(f->dict, O_WRONLY | O_APPEND);
+	if (write(fd, buf, rec * nb) != (ssize_t)(rec * nb))
+		abort();
 	close(fd);
-	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
-	ASSERT_TRUE(a);
-	while (jvm_agent__dict_refresh(a) < f.dlen + rec * nb)
+	free(buf);
+	a = jvm_agent__open_files(f->ring, f->dict, (unsigned int)-1);
+	while (a && jvm_agent__dict_refresh(a) < f->dlen + rec * nb)
 		;
+	*ret_rec = rec;
+	return a;
+}
+
+TEST(inline_tables_held_are_a_bounded_cache)
+{
+	const unsigned int nb = 64, np = 2000, depth = 3;
+	__u64 held, evicted, peak = 0;
+	struct fixture f;
+	struct jvm_agent *a;
+	size_t rec;
+
+	fixture_init(&f);
+	a = open_many_blobs(&f, nb, np, depth, &rec);
+	ASSERT_TRUE(a);
 	for (int round = 0; round < 2; round++) {
 		for (unsigned int b = 0; b < nb; b++) {
 			/* another pc each round: the lookups' own cache (by pc) does not answer */
 			__u32 at = 777 + (__u32)round;
-			__u64 pc = BLOB + 0x100000 + (__u64)b * 0x10000 + 4 * at;
+			__u64 pc = TBL_BLOB(b) + 4 * at;
 			const __u64 *chain;
 			const __s32 *bci;
 			int n = jvm_agent__pc_chain(a, pc, false, &chain, &bci);
@@ -1157,7 +1175,7 @@ TEST(inline_tables_held_are_a_bounded_cache)
 	}
 	/* the first round's pcs again, their tables long freed: from the lookups' cache */
 	for (unsigned int b = 0; b < nb; b++) {
-		__u64 pc = BLOB + 0x100000 + (__u64)b * 0x10000 + 4 * 777, before, after;
+		__u64 pc = TBL_BLOB(b) + 4 * 777, before, after;
 		const __u64 *chain;
 		const __s32 *bci;
 
@@ -1178,7 +1196,45 @@ TEST(inline_tables_held_are_a_bounded_cache)
 	jvm_agent__all_tables(&held, &evicted);
 	EXPECT_EQ(held, 0);
 	EXPECT_EQ(jvm_agent__all_bytes(), 0);
-	free(buf);
+	fixture_fini(&f);
+}
+
+/*
+ * A table that keeps answering lookups keeps its place while the cold ones come and go
+ * (a compiling JVM's hot methods): its record is spoilt in the file after the first read,
+ * so a second read would find it not checking out and name the compiled method alone
+ */
+TEST(a_table_in_use_is_not_freed_for_cold_ones)
+{
+	const unsigned int nb = 64, np = 2000, depth = 3;
+	__u64 held, before, evicted, junk = 0x0bad0bad0bad0badull;
+	struct fixture f;
+	struct jvm_agent *a;
+	const __u64 *chain;
+	const __s32 *bci;
+	size_t rec;
+	int fd;
+
+	fixture_init(&f);
+	a = open_many_blobs(&f, nb, np, depth, &rec);
+	ASSERT_TRUE(a);
+	jvm_agent__all_tables(&held, &before);
+	ASSERT_TRUE(jvm_agent__pc_chain(a, TBL_BLOB(0), false, &chain, &bci) == (int)depth);
+	/* blob 0's record body: its address first, as the reader checks it */
+	fd = open(f.dict, O_WRONLY);
+	EXPECT_EQ(pwrite(fd, &junk, 8, (off_t)(f.dlen + sizeof(struct jp_dict_rec))), 8);
+	close(fd);
+	for (unsigned int b = 1; b < nb; b++) {
+		/* a cold table read (the oldest unused freed for it), then blob 0's at a new pc */
+		ASSERT_TRUE(jvm_agent__pc_chain(a, TBL_BLOB(b) + 4, false, &chain, &bci) ==
+			    (int)depth);
+		ASSERT_TRUE(jvm_agent__pc_chain(a, TBL_BLOB(0) + 4 * b, false, &chain, &bci) ==
+			    (int)depth);
+		EXPECT_EQ(bci[0], (__s32)b);
+	}
+	jvm_agent__all_tables(&held, &evicted);
+	EXPECT_TRUE(evicted - before >= nb / 2); /* the cold ones did come and go */
+	jvm_agent__free(a);
 	fixture_fini(&f);
 }
 

@@ -204,18 +204,30 @@ int ja_parse_code_load(struct jvm_agent *a, struct cur *c)
 
 /*
  * The oldest table in the queue of tables held, freed unless it is keep's (its blob went,
- * or its table was freed or read again since: nothing to free)
+ * or its table was freed or read again since: nothing to free). One that answered a
+ * lookup since it was queued goes to the back instead, once (the clock's second chance):
+ * a compiling JVM's hot methods stay held while its cold ones come and go. Each pop
+ * either frees or clears a mark: at most twice the queue's length of them.
  */
 static void tables_pop(struct jvm_agent *a, const struct jm_blob *keep)
 {
-	__u32 idx = a->tq[a->tq_head];
+	for (size_t tries = 2 * (size_t)a->tq_n; tries && a->tq_n; tries--) {
+		__u32 idx = a->tq[a->tq_head];
+		struct jm_blob *b = idx < a->n_bpool ? &a->bpool[idx] : NULL;
 
-	a->tq_head = (a->tq_head + 1) % TABLES_QUEUE;
-	a->tq_n--;
-	if (idx < a->n_bpool && a->bpool[idx].pcs && &a->bpool[idx] != keep) {
-		ja_blob_free(a, &a->bpool[idx]);
+		a->tq_head = (a->tq_head + 1) % TABLES_QUEUE;
+		a->tq_n--;
+		if (!b || !b->pcs || b == keep)
+			return;
+		if (b->used) {
+			b->used = false;
+			a->tq[(a->tq_head + a->tq_n++) % TABLES_QUEUE] = idx;
+			continue;
+		}
+		ja_blob_free(a, b);
 		a->tables_evicted++;
 		__atomic_add_fetch(&ja_tables_evicted, 1, __ATOMIC_RELAXED);
+		return;
 	}
 }
 
@@ -244,8 +256,10 @@ bool ja_blob_pcs(struct jvm_agent *a, struct jm_blob *b)
 	struct cur c;
 	__u32 n_pcs;
 
-	if (b->pcs)
+	if (b->pcs) {
+		b->used = true;
 		return true;
+	}
 	if (!b->len || b->len > JP_DICT_REC_MAX)
 		return false;
 	/* a table takes at most twice its record's bytes (16 a pc, 12 a chain entry) */

@@ -158,7 +158,8 @@ struct jm_blob {
 	__s32 *chain_bci; /* the bci of each chain entry */
 	__u32 len;	 /* the body's length; 0: no inline table, or it could not be read */
 	__u32 n_pcs, n_chain; /* of the table read */
-	int is_interp;	 /* the template interpreter */
+	bool is_interp;	      /* the template interpreter */
+	bool used;	  /* its table answered a lookup since it was queued (a second chance) */
 	const char *stub; /* a stub's name (interned), NULL for a method's code */
 };
 
