@@ -163,6 +163,8 @@ static int on_sample(void *ctx, const struct jp_sample *s, const __u64 *kstack, 
 		p->flags &= ~PT_F_DEFER;
 		(void)syms__add_pid(r->syms, s->pid);
 	}
+	if (r->nearly && s->kind == JP_EV_CPU)
+		rec_early_sampled(r, s->pid, s->tid);
 	return join__sample(r->join, s, kstack, ustack);
 }
 

@@ -26,11 +26,15 @@
  * A JVM whose threads stay as they are has its task directory read less and less often
  * (native_scan): each look that finds its list and its other threads unchanged doubles the
  * time to the next, up to THREADS_QUIET_MAX_NS; any change brings it back to
- * THREADS_EVERY_NS, and a changed list has the directory read at once. The list itself is
- * looked at every THREADS_EVERY_NS (one 8-byte read): a native thread that attaches is in
- * it at once, and its samples get Java stacks again within that time. Ten JVMs of stable
+ * THREADS_EVERY_NS, and a changed list has the directory read at once. Ten JVMs of stable
  * thread pools read 100 task directories a second at the fixed rate (an eighth of jprof's
  * CPU at 99 Hz, longrun.py --daemon), about 7 this way.
+ *
+ * The list pointer backs off the same way while no thread outside the list runs: a CPU
+ * sample of one (rec_early_sampled: a native thread, or a thread that starts) has it looked
+ * at within THREADS_EVERY_NS of the last look. A native thread that attaches is sampled
+ * while it runs, so it is in the list within that time and its samples get Java stacks
+ * again; an idle JVM's list is looked at every THREADS_QUIET_MAX_NS.
  */
 #define THREADS_QUIET_MAX_NS (1600ull * 1000 * 1000)
 #define THREADS_FULL_NS	 (5000ull * 1000 * 1000)
@@ -207,7 +211,13 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	__u64 list = 0;
 	int err;
 
-	e->threads_next_ns = now + THREADS_EVERY_NS;
+	/* the next look: soon after a thread outside the list ran, else later and later */
+	e->look_ns = e->unlisted_ran			     ? THREADS_EVERY_NS
+		     : e->look_ns * 2 < THREADS_QUIET_MAX_NS ? e->look_ns * 2
+							     : THREADS_QUIET_MAX_NS;
+	e->unlisted_ran = false;
+	e->look_soon_ns = now + THREADS_EVERY_NS;
+	e->threads_next_ns = now + e->look_ns;
 	if (!e->capthr || (e->nthr == e->capthr && e->capthr < VMS_MAX_THREADS)) {
 		size_t cap = e->capthr ? e->capthr * 2 : THREADS_CAP0;
 		struct vms_thread *p = realloc(e->thr, 2 * cap * sizeof(*p));
@@ -228,7 +238,8 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	}
 	r->early_st.tl_reads++;
 	if (list != e->tlist) { /* threads came or went: the task directory read at once */
-		e->quiet_ns = THREADS_EVERY_NS;
+		e->quiet_ns = e->look_ns = THREADS_EVERY_NS;
+		e->threads_next_ns = now + THREADS_EVERY_NS;
 		e->native_next_ns = now;
 	}
 	if (err == -E2BIG && e->capthr < VMS_MAX_THREADS) {
@@ -251,7 +262,7 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	 * a list read costs about 3 reads a thread: a JVM with many threads that start and
 	 * exit all the time is looked at less often (1,000 threads: every 1.1 s)
 	 */
-	e->threads_next_ns = now + THREADS_EVERY_NS + n * THREADS_PER_THREAD_NS;
+	e->threads_next_ns = e->look_soon_ns = now + THREADS_EVERY_NS + n * THREADS_PER_THREAD_NS;
 	r->early_st.tl_changed += list != e->tlist;
 	r->early_st.tl_skipped += skipped;
 	e->tlist = list;
@@ -511,7 +522,8 @@ void rec_early_found(struct rec *r, const struct jvm_info *jvm)
 				.found_ns = now,
 				.same_ns = jvm->nspid == jvm->pid,
 				.nnst_want = THREADS_CAP0 * 2,
-				.quiet_ns = THREADS_EVERY_NS};
+				.quiet_ns = THREADS_EVERY_NS,
+				.look_ns = THREADS_EVERY_NS};
 	if (i == r->nearly)
 		r->nearly++;
 	try_publish(r, e, now);
@@ -528,6 +540,17 @@ void rec_early_tick(struct rec *r, __u64 now)
 			 threads_refresh(r, e, now))
 			native_scan(r, e, now);
 	}
+}
+
+void rec_early_sampled(struct rec *r, __u32 pid, __u32 tid)
+{
+	struct rec_early *e = early_of(r, pid);
+
+	if (!e || !e->threads_on || e->unlisted_ran || thr_has(e, tid))
+		return;
+	e->unlisted_ran = true;
+	if (e->threads_next_ns > e->look_soon_ns)
+		e->threads_next_ns = e->look_soon_ns;
 }
 
 /*

@@ -148,6 +148,12 @@ struct rec {
 		/* the time between looks at its threads while they stay as they are (early.c) */
 		__u64 quiet_ns;
 		/*
+		 * the time between looks at its list while none of its threads outside it runs,
+		 * and the soonest the next may be; a thread outside it ran since the last
+		 */
+		__u64 look_ns, look_soon_ns;
+		bool unlisted_ran;
+		/*
 		 * jthreads' entry of the JVM itself (struct jp_jlist) is set; a thread of its
 		 * list is missing from jthreads (a map error): the entry is never set again
 		 */
@@ -238,6 +244,8 @@ struct model *rec_model_new(void);
 /* record/early.c */
 void rec_early_found(struct rec *r, const struct jvm_info *jvm);
 void rec_early_tick(struct rec *r, __u64 now);
+/* a CPU sample of pid's thread tid: one in no entry of its list has the list looked at soon */
+void rec_early_sampled(struct rec *r, __u32 pid, __u32 tid);
 bool rec_early_check(struct rec *r, __u32 pid, const struct jp_jwalk *agent_w);
 bool rec_early_published(struct rec *r, __u32 pid);
 void rec_early_drop(struct rec *r, __u32 pid);
