@@ -714,6 +714,63 @@ TEST(many_threads_many_waiting_all_paired)
 	fa_close(&fa);
 }
 
+/* the ring's tail in its file: what the reader consumed */
+static __u64 fa_tail(const struct fake_agent *a)
+{
+	__u64 tail = ~0ull;
+	int fd = open(a->ring, O_RDONLY);
+
+	(void)!pread(fd, &tail, sizeof(tail), offsetof(struct jp_ring_hdr, tail));
+	close(fd);
+	return tail;
+}
+
+/*
+ * A ring whose JVM has no sample waiting (and no event asked for) is read every
+ * JOIN_RING_IDLE_NS, not every round; a signalled sample has it read at the next round
+ */
+TEST(an_idle_ring_is_read_now_and_then_one_with_samples_waiting_every_round)
+{
+	struct timespec nap = {0, 300 * 1000 * 1000};
+	struct join_opts o = {0};
+	struct fake_agent fa;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 t = 100 * SEC, first;
+
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
+	EXPECT_EQ(join__poll(f.join, t), 0); /* read: nothing there */
+	fa_trace(&fa, 500, t + 50, 1);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, t + 1000), 0);
+	EXPECT_EQ(fa_tail(&fa), 0); /* idle: not read this round */
+	s = jsample(500, t + 10);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	EXPECT_EQ(join__poll(f.join, t + 2000), 0);
+	first = fa_tail(&fa);
+	EXPECT_TRUE(first > 0); /* a sample waits: read */
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.java_complete, 1);
+	/* records came last time: the next round reads too, then it is idle again */
+	fa_trace(&fa, 501, t + 3000, 1);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, t + 3000), 0);
+	EXPECT_TRUE(fa_tail(&fa) > first);
+	first = fa_tail(&fa);
+	EXPECT_EQ(join__poll(f.join, t + 4000), 0); /* found nothing */
+	fa_trace(&fa, 502, t + 5000, 1);
+	fa_flush(&fa);
+	EXPECT_EQ(join__poll(f.join, t + 5000), 0);
+	EXPECT_EQ(fa_tail(&fa), first);
+	nanosleep(&nap, NULL);
+	EXPECT_EQ(join__poll(f.join, t + 6000), 0);
+	EXPECT_TRUE(fa_tail(&fa) > first); /* its time came */
+	EXPECT_EQ(join__flush(f.join), 0);
+	teardown(&f);
+	fa_close(&fa);
+}
+
 TEST(trace_goes_to_newest_sample_not_later)
 {
 	struct join_opts o = { 0 };

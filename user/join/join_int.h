@@ -29,6 +29,13 @@
  * JP_RING_WATCH_MS and takes a stamp unchanged for JP_RING_READER_GONE_MS as the reader gone
  */
 #define JOIN_BEAT_NS (200ull * 1000 * 1000)
+/*
+ * A ring read every round while samples of its JVM wait for traces, or events are asked
+ * for, or the last read found records; else every JOIN_RING_IDLE_NS (an idle JVM's agent
+ * writes nothing unless asked: a read of its head every round was most of what ten idle
+ * JVMs cost a daemon)
+ */
+#define JOIN_RING_IDLE_NS (250ull * 1000 * 1000)
 
 /*
  * Budgets (bytes). A pending sample costs ~100 bytes + 8 per frame: 32 MiB per JVM
@@ -143,6 +150,7 @@ struct jvm_ent {
 	struct jvm_agent *a; /* NULL: a JVM without agent */
 	bool pending;	     /* no agent yet, but one is being attached */
 	__u64 beat_ns;	     /* its ring's last stamp (join__heartbeat); 0 none yet */
+	__u64 ring_next_ns;  /* its ring's next read while idle (JOIN_RING_IDLE_NS) */
 	char note[160];
 	struct tid_pair *tids;	  /* sorted by nstid */
 	struct tid_pair *by_host; /* the same, sorted by tid */

@@ -610,6 +610,9 @@ bool jn_poll_agents(struct join *j)
 
 		if (!e->a)
 			continue;
+		/* idle (no sample waits, no event asked for, nothing last time): now and then */
+		if (!j->end_ns && !j->o.joined_events && !e->pend_bytes && t0 < e->ring_next_ns)
+			continue;
 		if (k && (mono_ns() - t0 > JN_NS(j, JOIN_POLL_ROUND_NS) ||
 			  (j->deadline_ns && mono_ns() > j->deadline_ns))) {
 			more = true;
@@ -620,6 +623,7 @@ bool jn_poll_agents(struct join *j)
 		/* without -e alloc, live or lock no event is looked at: counted as unread */
 		err = jvm_agent__poll_events(e->a, jn_on_trace,
 					     j->o.joined_events ? jn_on_event : NULL, j);
+		e->ring_next_ns = err ? 0 : t0 + JN_NS(j, JOIN_RING_IDLE_NS);
 		if (err == -EAGAIN && !j->round_left)
 			more = true;
 		else if (err < 0 && err != -EAGAIN)
