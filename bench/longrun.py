@@ -16,6 +16,12 @@ half, and the per-JVM completeness lines jprof printed.
 record: the same figures, and the store's size: bytes per segment and per hour, and per day at
 that rate (what README's sizing says).
 
+What the applications lose is more than jprof's own CPU: its BPF programs run in their time
+(kernel.bpf_stats_enabled is set for the run and restored: run_time_ns of the programs jprof
+holds). Their steady-state CPU is printed beside jprof's, and the two as a share of the
+machine: the CPU the applications could not have, on a host they keep busy. A same-run
+throughput ratio (`bench/suite.py`) cannot resolve 0.5% on this host; this bound can.
+
 Needs root, `make all apps`, libh2-java and openjdk-17-source. --json FILE writes every figure.
 """
 import argparse
@@ -28,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import host  # bench/, beside this file: jprof_progs (the programs a jprof holds)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 H2_JAR = "/usr/share/java/h2.jar"
@@ -135,17 +143,28 @@ def main():
     java, javac = os.path.join(a.jdk, "bin", "java"), os.path.join(a.jdk, "bin", "javac")
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    with open(host.BPF_STATS) as f:
+        saved_stats = f.read().strip()
     with tempfile.TemporaryDirectory(prefix="jprof-longrun-") as tmp:
         try:
+            with open(host.BPF_STATS, "w") as f:
+                f.write("1")
             res = run(a, tmp, jprof, apps, src_zip, java, javac)
             if a.keep:
                 shutil.copyfile(os.path.join(tmp, "host.folded"), a.keep)
         finally:
             cleanup()  # before the directory goes: javac writes into it
+            with open(host.BPF_STATS, "w") as f:
+                f.write(saved_stats)
     print(f"longrun: {a.secs} s at {a.hz} Hz, {res['jvms_at_start']} JVMs: peak RSS "
           f"{res['peak_rss_mb']:.1f} MB (second half grew {res['rss_growth_mb']:+.1f} MB); "
           f"jprof CPU {res['cpu_pct_all']:.2f}% of a core overall, "
           f"{res['cpu_pct_steady']:.2f}% in steady state; {res['javac_rounds']} javac rounds")
+    if res.get("bpf_pct_steady") is not None:
+        print(f"longrun: steady state: its BPF programs {res['bpf_pct_steady']:.3f}% of a core "
+              f"({res['bpf_runs_per_s']:.0f} runs/s, {res['bpf_us_per_run']:.1f} us a run); jprof "
+              f"and BPF together {res['machine_pct_steady']:.3f}% of the machine's "
+              f"{res['ncpu']} CPUs: the CPU the applications could not have")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)
@@ -219,8 +238,11 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
             stopped = True
         f = proc_figures(jp.pid)
         if f:
+            progs = host.jprof_progs(jp.pid) if not stopped else []
             timeline.append({"t": round(time.monotonic() - t0, 1), "rss_kb": f[0],
-                             "hwm_kb": f[1], "cpu_s": f[2]})
+                             "hwm_kb": f[1], "cpu_s": f[2],
+                             "bpf_ns": sum(p["run_time_ns"] for p in progs) if progs else None,
+                             "bpf_runs": sum(p["run_cnt"] for p in progs) if progs else None})
             if not parts or f[0] >= parts["rss_kb"]:
                 p = rss_parts(jp.pid)
                 if p:
@@ -254,6 +276,17 @@ def run(a, tmp, jprof, apps, src_zip, java, javac):
            "jvm_lines": [l for l in err.splitlines() if re.match(r"jprof: JVM \d+ \(", l)],
            "summary": [l for l in err.splitlines() if "samples (cpu-clock" in l or
                        "evicted" in l or "symbols:" in l or "memory:" in l]}
+    # the BPF programs' run time over the steady state (readings while jprof held them)
+    bsteady = [p for p in steady if p.get("bpf_ns") is not None]
+    if len(bsteady) >= 2:
+        dt = max(bsteady[-1]["t"] - bsteady[0]["t"], 1)
+        runs = bsteady[-1]["bpf_runs"] - bsteady[0]["bpf_runs"]
+        bns = bsteady[-1]["bpf_ns"] - bsteady[0]["bpf_ns"]
+        res["ncpu"] = os.cpu_count()
+        res["bpf_pct_steady"] = 100 * bns / 1e9 / dt
+        res["bpf_runs_per_s"] = runs / dt
+        res["bpf_us_per_run"] = bns / 1e3 / max(runs, 1)
+        res["machine_pct_steady"] = (res["cpu_pct_steady"] + res["bpf_pct_steady"]) / res["ncpu"]
     if a.daemon:
         res.update(store_figures(store, a.interval))
         print(f'longrun: the store: {res["segments"]} segments of {a.interval} s, '
