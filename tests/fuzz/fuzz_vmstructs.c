@@ -5,8 +5,9 @@
  * the input, (u32 offset, u8 length, bytes) at a time, so the fuzzer works on tables that
  * nearly hold; byte 0 cuts the readable memory short. Whatever the memory says, the reads
  * stay within the budgets, a layout that comes out passed jvm_walk_check, and a thread list
- * read never holds more than its room.
+ * read never holds more than its room and reads the same in batches as one by one.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +16,70 @@
 #include "jvm/agent_ring.h"
 #include "jvm/vmnames.h"
 #include "../unit/vms_fixture.h"
+
+/* the most threads read: more than two batches of vmstructs_threads_v (128 each) */
+#define FZ_THREADS 300
+
+/*
+ * a batch read as process_vm_readv reads it: in order, up to the first entry that faults;
+ * that one and the rest scribbled (the caller must read them again)
+ */
+static size_t vf_readv(void *ctx, const struct vms_iov *iov, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && !vf_read(ctx, iov[i].addr, iov[i].buf, iov[i].n))
+		i++;
+	for (size_t j = i; j < n; j++)
+		memset(iov[j].buf, 0xa5, iov[j].n);
+	return i;
+}
+
+/*
+ * The thread list as it was read before batches, one read a field (the reference): same
+ * errors, same threads in the same order
+ */
+static int ref_threads(const struct vms_threads *t, void *ctx, struct vms_thread *ret, size_t cap,
+		       size_t *ret_n, __u64 *ret_list, size_t *ret_skipped)
+{
+	__u64 list = 0, arr = 0, again = 0;
+	__u32 len = 0;
+	size_t n = 0, skipped = 0;
+
+	if (!t->ok)
+		return -EINVAL;
+	if (vf_read(ctx, t->list_var, &list, sizeof(list)))
+		return -EFAULT;
+	if (!list)
+		return -EAGAIN;
+	*ret_list = list;
+	if (vf_read(ctx, list + t->list_length, &len, sizeof(len)) ||
+	    vf_read(ctx, list + t->list_threads, &arr, sizeof(arr)))
+		return -EFAULT;
+	if (len > cap || len > VMS_MAX_THREADS)
+		return -E2BIG;
+	if (len && !arr)
+		return -EFAULT;
+	for (__u32 i = 0; i < len; i++) {
+		__u64 jt = 0, os = 0, base = 0;
+		__s32 tid = 0;
+
+		if (vf_read(ctx, arr + (__u64)i * 8, &jt, sizeof(jt)))
+			return -EFAULT;
+		if (!jt || vf_read(ctx, jt + t->osthread, &os, sizeof(os)) || !os ||
+		    vf_read(ctx, os + t->os_tid, &tid, sizeof(tid)) || tid <= 0 ||
+		    (t->has_stack_base && vf_read(ctx, jt + t->stack_base, &base, sizeof(base)))) {
+			skipped++;
+			continue;
+		}
+		ret[n++] = (struct vms_thread){.thread = jt, .stack_hi = base, .tid = (__u32)tid};
+	}
+	if (vf_read(ctx, t->list_var, &again, sizeof(again)) || again != list)
+		return -EAGAIN;
+	*ret_n = n;
+	*ret_skipped = skipped;
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -59,13 +124,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/* the thread list as the memory says it: bounded, whatever its length says */
 		if (names.threads.ok) {
-			struct vms_thread t[4];
-			size_t n = 0, skipped = 0;
-			__u64 list = 0;
+			static struct vms_thread t[FZ_THREADS], tb[FZ_THREADS], tr[FZ_THREADS];
+			size_t n = 0, skipped = 0, nb = 0, skb = 0, nr = 0, skr = 0;
+			__u64 list = 0, lb = 0, lr = 0;
+			int err, errb, errr;
 
-			if (!vmstructs_threads(&names.threads, vf_read, v, 0, t, 4, &n, &list,
-					       &skipped) &&
-			    (n > 4 || n + skipped > 4))
+			err = vmstructs_threads(&names.threads, vf_read, v, 0, t, FZ_THREADS, &n,
+						&list, &skipped);
+			if (!err && (n > FZ_THREADS || n + skipped > FZ_THREADS))
+				abort();
+			/* in batches, and one read a field as before batches: the same */
+			errb = vmstructs_threads_v(&names.threads, vf_read, vf_readv, v, 0, tb,
+						   FZ_THREADS, &nb, &lb, &skb);
+			errr = ref_threads(&names.threads, v, tr, FZ_THREADS, &nr, &lr, &skr);
+			if (errb != err || lb != list || nb != n || skb != skipped ||
+			    (!err && memcmp(t, tb, n * sizeof(t[0]))))
+				abort();
+			if (errr != err || lr != list || nr != n || skr != skipped ||
+			    (!err && memcmp(t, tr, n * sizeof(t[0]))))
 				abort();
 		}
 

@@ -2,13 +2,19 @@
 /*
  * test_vmstructs.c: BPF's Java walk layout read from a JVM's VMStructs tables, on a
  * synthetic JVM memory in a buffer (vms_fixture.h): the layout the agent would publish, a
- * JVM still starting (try again), tables out of bounds, reads that fail, the budgets; and
- * the symbols from an ELF file (this test binary's own exported data).
+ * JVM still starting (try again), tables out of bounds, reads that fail, the budgets; the
+ * thread list read one by one and in batches (also this process's own, through
+ * process_vm_readv); and the symbols from an ELF file (this test binary's own exported data).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -324,6 +330,371 @@ TEST(thread_list_for_the_walk_from_the_anchor)
 	EXPECT_TRUE(!nl.threads.ok);
 	EXPECT_EQ(vmstructs_threads(&nl.threads, vf_read, v, 0, t, 4, &n, &list, NULL), -EINVAL);
 	free(v);
+}
+
+/*
+ * The fixture's memory read as process_vm_readv reads a batch: in order, up to the first
+ * entry that faults; that one and the rest come back scribbled, for the caller to read again
+ */
+static size_t vf_readv(void *ctx, const struct vms_iov *v, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && !vf_read(ctx, v[i].addr, v[i].buf, v[i].n))
+		i++;
+	for (size_t j = i; j < n; j++)
+		memset(v[j].buf, 0xa5, v[j].n);
+	return i;
+}
+
+/* the reads and batches asked for (a syscall each through a pid); a list replaced meanwhile */
+struct vf_calls {
+	struct vf *v;
+	unsigned int reads, readvs, list_reads;
+	__u64 list_var;
+	__u64 replaced; /* not 0: what the list var says from its second read on */
+	bool broken;	/* every batch fails whole (as an ENOMEM would) */
+};
+
+static int calls_read(void *ctx, __u64 addr, void *buf, size_t n)
+{
+	struct vf_calls *c = ctx;
+
+	c->reads++;
+	if (c->replaced && addr == c->list_var && n == sizeof(c->replaced) && c->list_reads++) {
+		memcpy(buf, &c->replaced, n);
+		return 0;
+	}
+	return vf_read(c->v, addr, buf, n);
+}
+
+static size_t calls_readv(void *ctx, const struct vms_iov *v, size_t n)
+{
+	struct vf_calls *c = ctx;
+
+	c->readvs++;
+	return c->broken ? 0 : vf_readv(c->v, v, n);
+}
+
+#define THR_BIG 300 /* three batches of 128 threads */
+
+struct thr_read {
+	int err;
+	size_t n, skipped;
+	__u64 list;
+	struct vms_thread t[THR_BIG];
+};
+
+/*
+ * t's list read one by one and in batches: whether both said the same (the batched read's
+ * results in *r, its calls in *c)
+ */
+static bool threads_both(const struct vms_threads *t, struct vf_calls *c, __u64 prev_list,
+			 size_t cap, struct thr_read *r)
+{
+	static struct thr_read one;
+
+	memset(&one, 0, sizeof(one));
+	memset(r, 0, sizeof(*r));
+	c->list_var = t->list_var;
+	c->reads = c->readvs = c->list_reads = 0;
+	one.err = vmstructs_threads(t, calls_read, c, prev_list, one.t, cap, &one.n, &one.list,
+				    &one.skipped);
+	c->reads = c->readvs = c->list_reads = 0;
+	r->err = vmstructs_threads_v(t, calls_read, calls_readv, c, prev_list, r->t, cap, &r->n,
+				     &r->list, &r->skipped);
+	return r->err == one.err && r->list == one.list && r->n == one.n &&
+	       r->skipped == one.skipped && !memcmp(r->t, one.t, one.n * sizeof(one.t[0]));
+}
+
+TEST(thread_list_in_batches_reads_as_one_by_one)
+{
+	struct vf *v = vf_new();
+	struct vms_stats st = {0};
+	struct vms_names nl;
+	struct jp_jwalk w;
+	struct vf_calls c = {.v = v};
+	static struct thr_read r;
+	__s32 zero = 0;
+
+	ASSERT_TRUE(v != NULL);
+	ASSERT_TRUE(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &st) == 0);
+	vf_threads(v, 4);
+	/* the list var, a batch (_length, _threads), the array, two batches, the list var */
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 4, &r));
+	EXPECT_EQ(r.err, 0);
+	EXPECT_EQ(r.n, 4);
+	EXPECT_EQ(r.t[3].thread, VF_BASE + VF_JT + 0x3000);
+	EXPECT_EQ(r.t[3].tid, VF_TID0 + 3);
+	EXPECT_EQ(r.t[3].stack_hi, VF_STACK0 + 3 * (1u << 20));
+	EXPECT_EQ(c.reads, 3);
+	EXPECT_EQ(c.readvs, 3);
+	/* the same list: nothing read on; more threads than room */
+	EXPECT_TRUE(threads_both(&nl.threads, &c, VF_BASE + VF_TL, 4, &r));
+	EXPECT_EQ(r.err, -EALREADY);
+	EXPECT_EQ(c.reads + c.readvs, 1);
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 3, &r));
+	EXPECT_EQ(r.err, -E2BIG);
+	/*
+	 * thread 1's JavaThread unreadable: the first batch faults in its middle, at its
+	 * _osthread; the entries after it read all the same. Thread 2's OSThread says tid 0.
+	 */
+	vf_put(v, VF_TL + 0x100 + 8, 0x10);
+	memcpy(v->mem + VF_OS + 0x200 + 0xd0, &zero, sizeof(zero));
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 4, &r));
+	EXPECT_EQ(r.err, 0);
+	EXPECT_EQ(r.n, 2);
+	EXPECT_EQ(r.skipped, 2);
+	EXPECT_EQ(r.t[0].tid, VF_TID0);
+	EXPECT_EQ(r.t[1].tid, VF_TID0 + 3);
+	EXPECT_EQ(r.t[1].stack_hi, VF_STACK0 + 3 * (1u << 20));
+	/* its two entries read alone, each followed by a batch of the rest (the second empty) */
+	EXPECT_EQ(c.reads, 3 + 2);
+	EXPECT_EQ(c.readvs, 3 + 2);
+	/* a NULL slot; thread 2's OSThread unreadable: the tid batch faults in its middle */
+	vf_threads(v, 4);
+	vf_put(v, VF_TL + 0x100, 0);
+	vf_put(v, VF_JT + 0x2000 + 0x230, 0x10);
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 4, &r));
+	EXPECT_EQ(r.err, 0);
+	EXPECT_EQ(r.n, 2);
+	EXPECT_EQ(r.skipped, 2);
+	EXPECT_EQ(r.t[0].tid, VF_TID0 + 1);
+	EXPECT_EQ(r.t[1].tid, VF_TID0 + 3);
+	/* batches that fail whole while reads alone do not: each batch tried once */
+	c.broken = true;
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 4, &r));
+	EXPECT_EQ(r.n, 2);
+	EXPECT_EQ(c.readvs, 3);
+	c.broken = false;
+	/* no stack base exported: 0, and not read */
+	nl.threads.has_stack_base = 0;
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 4, &r));
+	EXPECT_EQ(r.n, 2);
+	EXPECT_EQ(r.t[1].stack_hi, 0);
+	nl.threads.has_stack_base = 1;
+	/* the array unreadable, then the list itself: gone */
+	vf_put(v, VF_TL + 0x10, 0x10);
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 4, &r));
+	EXPECT_EQ(r.err, -EFAULT);
+	vf_put(v, VF_TL + 0x10, VF_BASE + VF_TL + 0x100);
+	vf_put(v, VF_STATICS + 16, 0x10);
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 4, &r));
+	EXPECT_EQ(r.err, -EFAULT);
+	/* replaced while it was read: try again */
+	vf_put(v, VF_STATICS + 16, VF_BASE + VF_TL);
+	c.replaced = VF_BASE + VF_TL + 0x800;
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 4, &r));
+	EXPECT_EQ(r.err, -EAGAIN);
+	EXPECT_EQ(r.list, VF_BASE + VF_TL);
+	c.replaced = 0;
+	/* no list yet */
+	vf_put(v, VF_STATICS + 16, 0);
+	EXPECT_TRUE(threads_both(&nl.threads, &c, 0, 4, &r));
+	EXPECT_EQ(r.err, -EAGAIN);
+	free(v);
+}
+
+/*
+ * n threads (t's offsets set to match): the array at VF_BIG_ARR, JavaThread i at
+ * VF_BIG_JT + 24 i its own OSThread {_osthread (itself), _stack_base, _thread_id 1000 + i}
+ */
+#define VF_BIG_ARR 0x3a000u
+#define VF_BIG_JT  0x3b000u
+static void vf_big(struct vf *v, struct vms_threads *t, unsigned int n)
+{
+	vf_put(v, VF_STATICS + 16, VF_BASE + VF_TL);
+	vf_put(v, VF_TL + 0x8, n);
+	vf_put(v, VF_TL + 0x10, VF_BASE + VF_BIG_ARR);
+	for (unsigned int i = 0; i < n; i++) {
+		size_t jt = VF_BIG_JT + 24 * i;
+		__s32 tid = (__s32)(1000 + i);
+
+		vf_put(v, VF_BIG_ARR + 8 * i, VF_BASE + jt);
+		vf_put(v, jt, VF_BASE + jt);
+		vf_put(v, jt + 8, VF_STACK0 + ((__u64)i << 20));
+		memcpy(v->mem + jt + 16, &tid, sizeof(tid));
+	}
+	t->osthread = 0;
+	t->stack_base = 8;
+	t->os_tid = 16;
+}
+
+TEST(thread_list_larger_than_a_batch)
+{
+	struct vf *v = vf_new();
+	struct vms_stats st = {0};
+	struct vms_names nl;
+	struct vms_threads t;
+	struct jp_jwalk w;
+	struct vf_calls c = {.v = v};
+	static struct thr_read r;
+	__s32 tid;
+
+	ASSERT_TRUE(v != NULL);
+	ASSERT_TRUE(vmstructs_layout(v->syms, vf_read, v, &w, &nl, &st) == 0);
+	t = nl.threads;
+	vf_big(v, &t, THR_BIG);
+	/* three of 128 threads: each a read of the array, a batch of fields, one of tids */
+	EXPECT_TRUE(threads_both(&t, &c, 0, THR_BIG, &r));
+	EXPECT_EQ(r.err, 0);
+	EXPECT_EQ(r.n, THR_BIG);
+	EXPECT_EQ(r.t[THR_BIG - 1].tid, 1000 + THR_BIG - 1);
+	EXPECT_EQ(r.t[THR_BIG - 1].stack_hi, VF_STACK0 + ((__u64)(THR_BIG - 1) << 20));
+	EXPECT_EQ(c.reads, 1 + 3 + 1);
+	EXPECT_EQ(c.readvs, 1 + 3 * 2);
+	EXPECT_TRUE(threads_both(&t, &c, 0, THR_BIG - 1, &r));
+	EXPECT_EQ(r.err, -E2BIG);
+	/* every way of being left out, at a batch's ends and in its middle */
+	vf_put(v, VF_BIG_ARR + 8 * 3, 0);      /* a NULL slot */
+	vf_put(v, VF_BIG_ARR + 8 * 7, 0x10);   /* its _osthread unreadable */
+	vf_put(v, VF_BIG_JT + 24 * 127, 0x20); /* its tid unreadable: a batch's last */
+	vf_put(v, VF_BIG_JT + 24 * 130, 0x10); /* the same, in the second */
+	vf_put(v, VF_BIG_ARR + 8 * 140, VF_BASE + VF_SIZE - 8); /* its _stack_base past memory */
+	vf_put(v, VF_SIZE - 8, VF_BASE + VF_BIG_JT);		/* (its OSThread thread 0's) */
+	tid = 0;
+	memcpy(v->mem + VF_BIG_JT + 24 * 200 + 16, &tid, sizeof(tid));
+	tid = -5;
+	memcpy(v->mem + VF_BIG_JT + 24 * (THR_BIG - 1) + 16, &tid, sizeof(tid));
+	EXPECT_TRUE(threads_both(&t, &c, 0, THR_BIG, &r));
+	EXPECT_EQ(r.err, 0);
+	EXPECT_EQ(r.skipped, 7);
+	EXPECT_EQ(r.n, THR_BIG - 7);
+	EXPECT_EQ(r.t[3].tid, 1004);
+	EXPECT_EQ(r.t[r.n - 1].tid, 1000 + THR_BIG - 2);
+	/* each of the 5 entries that failed: read alone, then a batch of the rest */
+	EXPECT_TRUE(c.reads + c.readvs <= 12 + 2 * 5);
+	/* no stack base: thread 140 kept, with the tid its OSThread says */
+	t.has_stack_base = 0;
+	EXPECT_TRUE(threads_both(&t, &c, 0, THR_BIG, &r));
+	EXPECT_EQ(r.err, 0);
+	EXPECT_EQ(r.skipped, 6);
+	EXPECT_EQ(r.t[140 - 4].thread, VF_BASE + VF_SIZE - 8);
+	EXPECT_EQ(r.t[140 - 4].tid, 1000);
+	EXPECT_EQ(r.t[0].stack_hi, 0);
+	t.has_stack_base = 1;
+	/* the array cut short in the third batch: the list is gone */
+	vf_put(v, VF_TL + 0x10, VF_BASE + VF_SIZE - 8 * 260);
+	EXPECT_TRUE(threads_both(&t, &c, 0, THR_BIG, &r));
+	EXPECT_EQ(r.err, -EFAULT);
+	/* replaced while it was read */
+	vf_put(v, VF_TL + 0x10, VF_BASE + VF_BIG_ARR);
+	c.replaced = VF_BASE + VF_TL + 0x800;
+	EXPECT_TRUE(threads_both(&t, &c, 0, THR_BIG, &r));
+	EXPECT_EQ(r.err, -EAGAIN);
+	free(v);
+}
+
+/*
+ * Every process_vm_readv of this binary counted: vmstructs.c's calls bind to this
+ * definition, which does what libc's does
+ */
+static unsigned int pvr_calls;
+
+ssize_t process_vm_readv(pid_t pid, const struct iovec *local, unsigned long liovcnt,
+			 const struct iovec *remote, unsigned long riovcnt, unsigned long flags)
+{
+	pvr_calls++;
+	return syscall(SYS_process_vm_readv, pid, local, liovcnt, remote, riovcnt, flags);
+}
+
+/* this process's memory, one read a syscall (vmstructs.c's reads before batches) */
+static int self_read(void *ctx, __u64 addr, void *buf, size_t n)
+{
+	struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+
+	return process_vm_readv(*(const pid_t *)ctx, &local, 1, &remote, 1, 0) == (ssize_t)n
+		       ? 0
+		       : -EFAULT;
+}
+
+/* a JavaThread that is its own OSThread, as vf_big lays them out */
+struct self_thread {
+	__u64 os, stack_base;
+	__s32 tid, pad;
+};
+
+#define SELF_N 40
+
+/* a list in this process's own memory read through process_vm_readv: a syscall a batch */
+TEST(thread_list_of_this_process_a_syscall_a_batch)
+{
+	static struct self_thread thr[SELF_N];
+	static __u64 arr[SELF_N], list[3], list_var;
+	static struct thr_read one, bat;
+	const struct vms_threads t = {.list_var = (uintptr_t)&list_var,
+				      .list_length = 8,
+				      .list_threads = 16,
+				      .osthread = 0,
+				      .os_tid = 16,
+				      .stack_base = 8,
+				      .has_stack_base = 1,
+				      .ok = 1};
+	pid_t pid = getpid();
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *edge =
+		mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	__u64 p;
+	unsigned int calls;
+
+	ASSERT_TRUE(edge != MAP_FAILED);
+	ASSERT_TRUE(!mprotect(edge + pg, pg, PROT_NONE));
+	list_var = (uintptr_t)list;
+	list[1] = SELF_N; /* _length, a u32 */
+	list[2] = (uintptr_t)arr;
+	for (unsigned int i = 0; i < SELF_N; i++) {
+		thr[i] = (struct self_thread){(uintptr_t)&thr[i], VF_STACK0 + ((__u64)i << 20),
+					      (__s32)(2000 + i), 0};
+		arr[i] = (uintptr_t)&thr[i];
+	}
+	pvr_calls = 0;
+	EXPECT_EQ(vmstructs_threads_pid((__u32)pid, &t, 0, bat.t, SELF_N, &bat.n, &bat.list,
+					&bat.skipped),
+		  0);
+	EXPECT_EQ(pvr_calls, 6);
+	EXPECT_EQ(bat.n, SELF_N);
+	EXPECT_EQ(bat.list, (uintptr_t)list);
+	EXPECT_EQ(bat.t[SELF_N - 1].tid, 2000 + SELF_N - 1);
+	EXPECT_EQ(bat.t[SELF_N - 1].thread, (uintptr_t)&thr[SELF_N - 1]);
+	pvr_calls = 0;
+	EXPECT_EQ(vmstructs_threads_pid((__u32)pid, &t, bat.list, bat.t, SELF_N, &bat.n, &bat.list,
+					NULL),
+		  -EALREADY);
+	EXPECT_EQ(pvr_calls, 1);
+	/*
+	 * faults in the middle of both batches: a JavaThread* and an OSThread* in the zero
+	 * page, a _stack_base and a tid cut by a page this process cannot read (the kernel
+	 * copies part of each before it stops)
+	 */
+	arr[10] = 8;
+	thr[20].os = 16;
+	p = (uintptr_t)&thr[0];
+	memcpy(edge + pg - 12, &p, sizeof(p));
+	arr[25] = (uintptr_t)(edge + pg - 12);
+	thr[30].os = (uintptr_t)(edge + pg - 2 - 16);
+	pvr_calls = 0;
+	EXPECT_EQ(vmstructs_threads_pid((__u32)pid, &t, 0, bat.t, SELF_N, &bat.n, &bat.list,
+					&bat.skipped),
+		  0);
+	calls = pvr_calls;
+	pvr_calls = 0;
+	EXPECT_EQ(vmstructs_threads(&t, self_read, &pid, 0, one.t, SELF_N, &one.n, &one.list,
+				    &one.skipped),
+		  0);
+	EXPECT_EQ(bat.n, SELF_N - 4);
+	EXPECT_EQ(bat.skipped, 4);
+	EXPECT_EQ(one.n, bat.n);
+	EXPECT_EQ(one.skipped, bat.skipped);
+	EXPECT_TRUE(!memcmp(one.t, bat.t, bat.n * sizeof(bat.t[0])));
+	EXPECT_EQ(bat.t[10].tid, 2011);
+	EXPECT_EQ(bat.t[SELF_N - 5].tid, 2000 + SELF_N - 1);
+	/*
+	 * 6, and for each of the 3 entries the fields' batch stopped at and the 2 of the
+	 * tids': a read alone and a batch of the rest. One by one: about 3 a thread.
+	 */
+	EXPECT_EQ(calls, 6 + 2 * 3 + 2 * 2);
+	EXPECT_TRUE(pvr_calls > 3 * SELF_N);
+	munmap(edge, 2 * pg);
 }
 
 /* UNSIGNED5 as HotSpot writes it: below L one byte, else L + 6 bits at a time, x added */

@@ -39,6 +39,7 @@ const char *const vmstructs_sym_names[VMS_SYM_MAX] = {
 };
 
 static int read_pid_mem(void *ctx, __u64 addr, void *buf, size_t n);
+static size_t readv_pid_mem(void *ctx, const struct vms_iov *v, size_t n);
 
 /* a page cache over the reader: the table, its strings and the statics share few pages */
 #define VMR_PAGE  4096ull
@@ -654,10 +655,55 @@ int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwa
 	return 0;
 }
 
+/*
+ * Threads read at a time: their reads' buffers live on the stack (about 10 KiB), and a batch
+ * (an _osthread and a _stack_base each) fits one process_vm_readv (IOV_MAX 1024)
+ */
+#define VMS_THR_CHUNK 128
+#define VMS_THR_BATCH (2 * VMS_THR_CHUNK)
+
+/*
+ * v[0..n) read, ok[i] whether v[i] was: in batches through rdv; an entry a batch did not read
+ * whole is read alone through rd, which decides as it did when every read went through it,
+ * and the ones after it go in the next batch (a thread gone costs a read, not the rest of
+ * the batch one by one)
+ */
+static void read_batch(vms_read_fn rd, vms_readv_fn rdv, void *ctx, const struct vms_iov *v,
+		       size_t n, bool *ok)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t k = rdv ? rdv(ctx, v + i, n - i) : 0;
+
+		for (size_t end = i + (k < n - i ? k : n - i); i < end; i++)
+			ok[i] = true;
+		if (i == n)
+			break;
+		ok[i] = !rd(ctx, v[i].addr, v[i].buf, v[i].n);
+		/* the batch read nothing where a read alone could: the rest one by one */
+		if (!k && ok[i])
+			rdv = NULL;
+		i++;
+	}
+}
+
 int vmstructs_threads(const struct vms_threads *t, vms_read_fn rd, void *ctx, __u64 prev_list,
 		      struct vms_thread *ret, size_t cap, size_t *ret_n, __u64 *ret_list,
 		      size_t *ret_skipped)
 {
+	return vmstructs_threads_v(t, rd, NULL, ctx, prev_list, ret, cap, ret_n, ret_list,
+				   ret_skipped);
+}
+
+int vmstructs_threads_v(const struct vms_threads *t, vms_read_fn rd, vms_readv_fn rdv, void *ctx,
+			__u64 prev_list, struct vms_thread *ret, size_t cap, size_t *ret_n,
+			__u64 *ret_list, size_t *ret_skipped)
+{
+	struct vms_iov v[VMS_THR_BATCH];
+	bool ok[VMS_THR_BATCH], keep[VMS_THR_CHUNK];
+	__u64 jt[VMS_THR_CHUNK], os[VMS_THR_CHUNK], base[VMS_THR_CHUNK];
+	__s32 tid[VMS_THR_CHUNK];
 	__u64 list = 0, arr = 0, again = 0;
 	__u32 len = 0;
 	size_t n = 0, skipped = 0;
@@ -673,26 +719,59 @@ int vmstructs_threads(const struct vms_threads *t, vms_read_fn rd, void *ctx, __
 	*ret_list = list;
 	if (list == prev_list)
 		return -EALREADY;
-	if (rd(ctx, list + t->list_length, &len, sizeof(len)) ||
-	    rd(ctx, list + t->list_threads, &arr, sizeof(arr)))
+	v[0] = (struct vms_iov){list + t->list_length, &len, sizeof(len)};
+	v[1] = (struct vms_iov){list + t->list_threads, &arr, sizeof(arr)};
+	read_batch(rd, rdv, ctx, v, 2, ok);
+	if (!ok[0] || !ok[1])
 		return -EFAULT;
 	if (len > cap || len > VMS_MAX_THREADS)
 		return -E2BIG;
 	if (len && !arr)
 		return -EFAULT;
-	for (__u32 i = 0; i < len; i++) {
-		__u64 jt = 0, os = 0, base = 0;
-		__s32 tid = 0;
+	for (__u32 at = 0; at < len; at += VMS_THR_CHUNK) {
+		size_t m = len - at < VMS_THR_CHUNK ? len - at : VMS_THR_CHUNK, nv = 0;
 
-		if (rd(ctx, arr + (__u64)i * 8, &jt, sizeof(jt)))
+		if (rd(ctx, arr + (__u64)at * 8, jt, m * sizeof(jt[0])))
 			return -EFAULT; /* the array itself: the list is gone */
-		if (!jt || rd(ctx, jt + t->osthread, &os, sizeof(os)) || !os ||
-		    rd(ctx, os + t->os_tid, &tid, sizeof(tid)) || tid <= 0 ||
-		    (t->has_stack_base && rd(ctx, jt + t->stack_base, &base, sizeof(base)))) {
-			skipped++;
-			continue;
+		/* each JavaThread's OSThread* and stack base, one batch */
+		for (size_t j = 0; j < m; j++) {
+			os[j] = base[j] = 0;
+			if (!jt[j])
+				continue;
+			v[nv++] = (struct vms_iov){jt[j] + t->osthread, &os[j], sizeof(os[j])};
+			if (t->has_stack_base)
+				v[nv++] = (struct vms_iov){jt[j] + t->stack_base, &base[j],
+							   sizeof(base[j])};
 		}
-		ret[n++] = (struct vms_thread){.thread = jt, .stack_hi = base, .tid = (__u32)tid};
+		read_batch(rd, rdv, ctx, v, nv, ok);
+		/* each OSThread's tid, one batch (v[] refilled behind what ok[] is read from) */
+		nv = 0;
+		for (size_t j = 0, e = 0; j < m; j++) {
+			bool good;
+
+			keep[j] = false;
+			if (!jt[j])
+				continue;
+			good = ok[e++];
+			if (t->has_stack_base && !ok[e++])
+				good = false;
+			keep[j] = good && os[j];
+			if (keep[j])
+				v[nv++] = (struct vms_iov){os[j] + t->os_tid, &tid[j],
+							   sizeof(tid[j])};
+		}
+		read_batch(rd, rdv, ctx, v, nv, ok);
+		/* in the array's order; a thread whose own reads failed is left out */
+		for (size_t j = 0, e = 0; j < m; j++) {
+			if (keep[j] && (!ok[e++] || tid[j] <= 0))
+				keep[j] = false;
+			if (!keep[j]) {
+				skipped++;
+				continue;
+			}
+			ret[n++] = (struct vms_thread){
+				.thread = jt[j], .stack_hi = base[j], .tid = (__u32)tid[j]};
+		}
 	}
 	/* replaced while it was read: what was read may be of a list being freed */
 	if (rd(ctx, t->list_var, &again, sizeof(again)) || again != list)
@@ -707,8 +786,8 @@ int vmstructs_threads_pid(__u32 pid, const struct vms_threads *t, __u64 prev_lis
 			  struct vms_thread *ret, size_t cap, size_t *ret_n, __u64 *ret_list,
 			  size_t *ret_skipped)
 {
-	return vmstructs_threads(t, read_pid_mem, &pid, prev_list, ret, cap, ret_n, ret_list,
-				 ret_skipped);
+	return vmstructs_threads_v(t, read_pid_mem, readv_pid_mem, &pid, prev_list, ret, cap, ret_n,
+				   ret_list, ret_skipped);
 }
 
 /* the process's memory ----------------------------------------------------- */
@@ -720,6 +799,36 @@ static int read_pid_mem(void *ctx, __u64 addr, void *buf, size_t n)
 
 	/* read-only, from root: never a write, never a mapping of the target's memory */
 	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+/*
+ * A batch in one process_vm_readv (VMS_THR_BATCH entries at a time: the most a thread list
+ * read asks), read-only as above. It reads the remote iovecs in order and stops at the first
+ * that faults, maybe in the middle of it: only the entries read whole count.
+ */
+static size_t readv_pid_mem(void *ctx, const struct vms_iov *v, size_t n)
+{
+	__u32 pid = *(const __u32 *)ctx;
+	struct iovec local[VMS_THR_BATCH], remote[VMS_THR_BATCH];
+	size_t done = 0;
+
+	while (done < n) {
+		size_t m = n - done < VMS_THR_BATCH ? n - done : VMS_THR_BATCH, k = 0;
+		ssize_t got;
+
+		for (size_t i = 0; i < m; i++) {
+			local[i] = (struct iovec){v[done + i].buf, v[done + i].n};
+			remote[i] =
+				(struct iovec){(void *)(uintptr_t)v[done + i].addr, v[done + i].n};
+		}
+		got = process_vm_readv((pid_t)pid, local, m, remote, m, 0);
+		for (; got >= 0 && k < m && (size_t)got >= v[done + k].n; k++)
+			got -= (ssize_t)v[done + k].n;
+		done += k;
+		if (k < m)
+			break;
+	}
+	return done;
 }
 
 /* libjvm.so's first mapping (file offset 0): its start, and its map_files entry opened */

@@ -35,6 +35,20 @@ extern const char *const vmstructs_sym_names[VMS_SYM_MAX];
 /* reads n bytes of the JVM at addr into buf: 0, or -EFAULT (nothing partial is used) */
 typedef int (*vms_read_fn)(void *ctx, __u64 addr, void *buf, size_t n);
 
+/* one read of a batch: n bytes of the JVM at addr into buf */
+struct vms_iov {
+	__u64 addr;
+	void *buf;
+	size_t n;
+};
+
+/*
+ * Reads v[0..n) in order, as process_vm_readv does in one syscall, stopping at the first
+ * that fails: how many of the leading entries were read whole. The buffers of the others
+ * may hold anything (the failed one may be read in part); the caller reads them again.
+ */
+typedef size_t (*vms_readv_fn)(void *ctx, const struct vms_iov *v, size_t n);
+
 /*
  * Where a JVM's threads are (the walk from a thread's frame anchor, jprof.h jthreads):
  * &ThreadsSMRSupport::_java_thread_list, the current ThreadsList's _length (a u32) and
@@ -133,7 +147,20 @@ int vmstructs_layout(const __u64 *syms, vms_read_fn rd, void *ctx, struct jp_jwa
 int vmstructs_threads(const struct vms_threads *t, vms_read_fn rd, void *ctx, __u64 prev_list,
 		      struct vms_thread *ret, size_t cap, size_t *ret_n, __u64 *ret_list,
 		      size_t *ret_skipped);
-/* the same for process pid, through process_vm_readv */
+/*
+ * The same, the reads of all threads' fields in batches through rdv (NULL: one by one
+ * through rd), 128 threads at a time: their array slots in one read, their _osthread and
+ * _stack_base in one batch, their tids in another. An entry a batch did not read whole is
+ * read again alone through rd, the ones after it in the next batch: the same results as
+ * vmstructs_threads for the same memory.
+ */
+int vmstructs_threads_v(const struct vms_threads *t, vms_read_fn rd, vms_readv_fn rdv, void *ctx,
+			__u64 prev_list, struct vms_thread *ret, size_t cap, size_t *ret_n,
+			__u64 *ret_list, size_t *ret_skipped);
+/*
+ * The same for process pid, through process_vm_readv: a batch is one syscall, so a list
+ * of up to 128 threads costs 6 syscalls (one by one: 4 a thread)
+ */
 int vmstructs_threads_pid(__u32 pid, const struct vms_threads *t, __u64 prev_list,
 			  struct vms_thread *ret, size_t cap, size_t *ret_n, __u64 *ret_list,
 			  size_t *ret_skipped);

@@ -259,8 +259,9 @@ static bool threads_refresh(struct rec *r, struct rec_early *e, __u64 now)
 	if (full)
 		e->threads_full_ns = now + THREADS_FULL_NS;
 	/*
-	 * a list read costs about 3 reads a thread: a JVM with many threads that start and
-	 * exit all the time is looked at less often (1,000 threads: every 1.1 s)
+	 * a list read costs 3 batched reads per 128 threads, and a BPF map update per thread
+	 * that changed: a JVM with many threads that start and exit all the time is looked at
+	 * less often (1,000 threads: every 1.1 s)
 	 */
 	e->threads_next_ns = e->look_soon_ns = now + THREADS_EVERY_NS + n * THREADS_PER_THREAD_NS;
 	r->early_st.tl_changed += list != e->tlist;
