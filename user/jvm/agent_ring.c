@@ -507,7 +507,7 @@ int jvm_agent__poll_events(struct jvm_agent *a, java_trace_fn fn, java_event_fn 
 		return -EIO;
 	}
 	memcpy(&a->signo_polled, hb, sizeof(a->signo_polled));
-	memcpy(&head, hb + offsetof(struct jp_ring_hdr, head) - from, sizeof(head));
+	memcpy(&head, hb + (offsetof(struct jp_ring_hdr, head) - from), sizeof(head));
 	head = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
 	/*
 	 * The dictionary's size looked at when records came, when the last refresh left some
