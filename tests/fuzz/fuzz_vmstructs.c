@@ -21,21 +21,6 @@
 #define FZ_THREADS 300
 
 /*
- * a batch read as process_vm_readv reads it: in order, up to the first entry that faults;
- * that one and the rest scribbled (the caller must read them again)
- */
-static size_t vf_readv(void *ctx, const struct vms_iov *iov, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && !vf_read(ctx, iov[i].addr, iov[i].buf, iov[i].n))
-		i++;
-	for (size_t j = i; j < n; j++)
-		memset(iov[j].buf, 0xa5, iov[j].n);
-	return i;
-}
-
-/*
  * The thread list as it was read before batches, one read a field (the reference): same
  * errors, same threads in the same order
  */

@@ -332,21 +332,6 @@ TEST(thread_list_for_the_walk_from_the_anchor)
 	free(v);
 }
 
-/*
- * The fixture's memory read as process_vm_readv reads a batch: in order, up to the first
- * entry that faults; that one and the rest come back scribbled, for the caller to read again
- */
-static size_t vf_readv(void *ctx, const struct vms_iov *v, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && !vf_read(ctx, v[i].addr, v[i].buf, v[i].n))
-		i++;
-	for (size_t j = i; j < n; j++)
-		memset(v[j].buf, 0xa5, v[j].n);
-	return i;
-}
-
 /* the reads and batches asked for (a syscall each through a pid); a list replaced meanwhile */
 struct vf_calls {
 	struct vf *v;

@@ -274,4 +274,19 @@ static inline int vf_read(void *ctx, __u64 addr, void *buf, size_t n)
 	return 0;
 }
 
+/*
+ * The fixture's memory read as process_vm_readv reads a batch: in order, up to the first
+ * entry that faults; that one and the rest come back scribbled, for the caller to read again
+ */
+static inline size_t vf_readv(void *ctx, const struct vms_iov *v, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && !vf_read(ctx, v[i].addr, v[i].buf, v[i].n))
+		i++;
+	for (size_t j = i; j < n; j++)
+		memset(v[j].buf, 0xa5, v[j].n);
+	return i;
+}
+
 #endif /* JPROF_VMS_FIXTURE_H */
