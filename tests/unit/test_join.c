@@ -731,8 +731,10 @@ static __u64 fa_tail(const struct fake_agent *a)
  */
 TEST(an_idle_ring_is_read_now_and_then_one_with_samples_waiting_every_round)
 {
-	struct timespec nap = {0, 300 * 1000 * 1000};
-	struct join_opts o = {0};
+	/* the join's times 8-fold (idle: 2 s): a loaded host's stall between two polls does
+	 * not pass for the idle time */
+	struct timespec nap = {2, 200 * 1000 * 1000};
+	struct join_opts o = {.time_scale = 8};
 	struct fake_agent fa;
 	struct fixture f;
 	struct join_stats st;
