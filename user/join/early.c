@@ -196,11 +196,7 @@ static int early_from_memory(struct join *j, struct jvm_ent *e, const struct jp_
  */
 int jn_early_retry(struct join *j, struct jvm_ent *e, bool all)
 {
-	/* as jwait_retry: the dictionary read here while samples wait for it */
-	__u64 dict = !e->a		   ? 0
-		     : dl_empty(&e->early) ? jvm_agent__dict_read(e->a)
-					   : jvm_agent__dict_refresh(e->a),
-	      learned = jwalk__learned(e->jw);
+	__u64 dict = e->a ? jn_dict_for(e, &e->early) : 0, learned = jwalk__learned(e->jw);
 	struct dl *n = e->early.next;
 	int err = 0;
 

@@ -508,6 +508,14 @@ int jn_on_trace(void *ctx, const struct java_trace *tr);
 int jn_retry_dirty(struct join *j);
 int jn_expire(struct join *j, struct jvm_ent *e, bool all);
 bool jn_poll_agents(struct join *j);
+/*
+ * How much of e's agent's dictionary is read: what it gained read first while samples
+ * wait on the list waiting (a poll of an idle ring looks at it only now and then)
+ */
+static inline __u64 jn_dict_for(struct jvm_ent *e, const struct dl *waiting)
+{
+	return dl_empty(waiting) ? jvm_agent__dict_read(e->a) : jvm_agent__dict_refresh(e->a);
+}
 void jn_time_bound(struct join *j, __u64 until);
 int jn_pair_and_expire(struct join *j, bool all);
 

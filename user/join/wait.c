@@ -303,10 +303,7 @@ int jn_add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstac
 static int jwait_retry(struct join *j, struct jvm_ent *e, bool all)
 {
 	struct dl *n = e->jwait.next;
-	/* a poll of an idle ring reads the dictionary less often: read here while any wait */
-	__u64 size = dl_empty(&e->jwait) ? jvm_agent__dict_read(e->a)
-					 : jvm_agent__dict_refresh(e->a),
-	      learned = jwalk__learned(e->jw);
+	__u64 size = jn_dict_for(e, &e->jwait), learned = jwalk__learned(e->jw);
 	bool grown = size != e->jwait_dict || learned != e->jwait_learned;
 	int err = 0;
 
