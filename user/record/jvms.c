@@ -84,7 +84,9 @@ void rec_drop_withdrawn_agents(struct rec *r)
 		(void)kernel_session__del_jvm(r->ks, r->agents[i].pid);
 		r->agents[i].in_bpf = false;
 		r->withdrawn++;
-		pr_debug("JVM %u: the agent withdrew its signal", r->agents[i].pid);
+		pr_debug("JVM %u: the agent withdrew its signal %.2f s after start (its JVM "
+			 "ending, or a stack request it no longer answers)",
+			 r->agents[i].pid, (mono_ns() - r->t_start_ns) / 1e9);
 	}
 }
 
