@@ -12,10 +12,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <malloc.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +77,7 @@ struct rec {
 	/* the daemon's: its options as SIGHUP changed them (its agent events); o points here */
 	struct jp_opts o_live;
 	unsigned int targets_gone; /* rounds since every -p process exited */
+	struct pollfd *target_fds; /* -p processes' pidfds (record.c), fd -1: none */
 	__u64 status_ns;	   /* the status line's last update (status_tick) */
 	__u64 mem_ns;		   /* -v: the last memory line while recording */
 	struct syms *syms;
