@@ -99,6 +99,53 @@ TEST(interning_and_rows)
 	model__free(m);
 }
 
+/*
+ * A sample's values go to its row one after the other: the row found for one is kept for
+ * the next with the same stack and labels (model_rows.c), never after the rows are laid
+ * out again (reset, a fold of exited processes) or for another key
+ */
+TEST(a_row_found_is_kept_for_the_next_value_only_while_it_stands)
+{
+	struct model *m = model__new();
+	struct jp_labels lab = {.pid = 1, .tid = 1, .comm = "c", .thread = "t", .container = ""};
+	jp_id l1 = model__labels(m, &lab), l2, s1 = java_stack(m, 0x7f0000001234),
+	      s2 = java_stack(m, 0x7f0000005678);
+	struct jp_sample_row rb;
+	__u32 pid = 1;
+
+	lab.pid = 2;
+	l2 = model__labels(m, &lab);
+	EXPECT_EQ(model__add(m, s1, l1, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__add(m, s1, l2, JP_VAL_CPU_SAMPLES, 2), 0);
+	EXPECT_EQ(model__add(m, s2, l2, JP_VAL_CPU_SAMPLES, 4), 0);
+	EXPECT_EQ(model__add(m, s2, l2, JP_VAL_CPU_NS, 40), 0);
+	EXPECT_EQ(model__add(m, s1, l1, JP_VAL_CPU_NS, 10), 0);
+	EXPECT_EQ(model__rows(m), 3);
+	EXPECT_EQ(model__row(m, 0, &rb)->values[JP_VAL_CPU_NS], 10);
+	EXPECT_EQ(model__row(m, 1, &rb)->values[JP_VAL_CPU_NS], 0);
+	EXPECT_EQ(model__row(m, 2, &rb)->values[JP_VAL_CPU_NS], 40);
+	/* the same key as the last add, after the rows are gone */
+	model__reset(m);
+	EXPECT_EQ(model__add(m, s1, l1, JP_VAL_CPU_SAMPLES, 5), 0);
+	EXPECT_EQ(model__rows(m), 1);
+	EXPECT_EQ(model__row(m, 0, &rb)->values[JP_VAL_CPU_SAMPLES], 5);
+	/* and after a fold made the rows anew: pid 1's two threads' rows into one, before */
+	lab.pid = 1;
+	lab.tid = 2;
+	EXPECT_EQ(model__add(m, s1, model__labels(m, &lab), JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__add(m, s2, l2, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__rows(m), 3);
+	EXPECT_EQ(model__fold_pids(m, &pid, 1), 0);
+	EXPECT_EQ(model__rows(m), 2);
+	EXPECT_EQ(model__add(m, s1, l1, JP_VAL_CPU_SAMPLES, 7), -EINVAL); /* l1 freed */
+	EXPECT_EQ(model__add(m, s2, l2, JP_VAL_CPU_SAMPLES, 1), 0);
+	EXPECT_EQ(model__rows(m), 2);
+	EXPECT_EQ(model__row(m, 0, &rb)->values[JP_VAL_CPU_SAMPLES], 6);
+	EXPECT_EQ(model__row(m, 1, &rb)->values[JP_VAL_CPU_SAMPLES], 2);
+	EXPECT_EQ(model__total(m, JP_VAL_CPU_SAMPLES), 8);
+	model__free(m);
+}
+
 /* a sample whose walks both failed has an empty stack: interned once, before any other */
 TEST(empty_stack_interned_once)
 {

@@ -84,6 +84,7 @@ static int rows_remap(struct model *m, const jp_id *to, size_t nto)
 	}
 	table_free(&m->rows);
 	m->rows = nr;
+	m->last_row = 0;
 	return 0;
 }
 

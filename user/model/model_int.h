@@ -102,6 +102,12 @@ struct model {
 	size_t max_bytes;
 	__u64 over_budget;
 	struct tseries ts; /* when the rows' samples happened */
+	/*
+	 * the row model__add found last: a sample's values (its count, its CPU time) go to
+	 * one row one after the other. Cleared where the rows are laid out again.
+	 */
+	struct row_key last_key;
+	jp_id last_row;
 };
 
 /* keyed (hashkey.h): names, addresses and stacks come from processes of other users */

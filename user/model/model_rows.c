@@ -81,13 +81,19 @@ int model__add(struct model *m, jp_id stack, jp_id labels, enum jp_value v, __u6
 		return -EINVAL;
 	if (m->col[v] < 0 && (err = add_column(m, v)))
 		return err;
-	memset(&r, 0, sizeof(r));
-	r.k.stack = stack;
-	r.k.labels = labels;
-	over = m->over_budget;
-	id = table_intern(&m->rows, &r, row_hash(stack, labels), row_eq, NULL);
-	if (!id)
-		return m->over_budget != over ? -ENOSPC : -ENOMEM;
+	if (m->last_row && m->last_key.stack == stack && m->last_key.labels == labels) {
+		id = m->last_row;
+	} else {
+		memset(&r, 0, sizeof(r));
+		r.k.stack = stack;
+		r.k.labels = labels;
+		over = m->over_budget;
+		id = table_intern(&m->rows, &r, row_hash(stack, labels), row_eq, NULL);
+		if (!id)
+			return m->over_budget != over ? -ENOSPC : -ENOMEM;
+		m->last_key = r.k;
+		m->last_row = id;
+	}
 	row_vals(m, id)[m->col[v]] += value;
 	m->totals[v] += value;
 	/* a time entry that cannot be had (out of memory) leaves the row's time short: not an error */
@@ -118,6 +124,7 @@ int model__set(struct model *m, size_t i, enum jp_value v, __u64 value)
 void model__reset(struct model *m)
 {
 	table_free(&m->rows);
+	m->last_row = 0;
 	tseries_free(&m->ts);
 	/* the next rows (a store's next segment) start at 100 ms again */
 	m->ts.res_ms = TSERIES_RES_MS;
