@@ -277,6 +277,29 @@ static void last_cpu_set(struct join *j, const struct jp_sample *s, jp_id stack,
  * thread's CPU time is spread over its stacks by their samples (model__spread_cpu).
  */
 /* the sample's labels as a model id (0: out of memory) */
+/*
+ * l's id in the model: the thread's last one when the model's labels of it are l still
+ * (compared whole: a folded process's ids are freed and reused), else looked up and kept.
+ * Saves the hashing of four strings and two lookups a sample.
+ */
+static jp_id memo_labels(struct join *j, const struct jp_labels *l)
+{
+	size_t i = (size_t)(jn_last_cpu_slot(j, l->pid, l->tid) - j->last);
+	const struct jp_labels *m;
+	jp_id id;
+
+	if (j->lmemo[i].gen == j->lc_gen && j->lmemo[i].id &&
+	    (m = model__get_labels(j->model, j->lmemo[i].id)) && m->pid == l->pid &&
+	    m->tid == l->tid && m->cgroup == l->cgroup && m->nfolded == l->nfolded &&
+	    !strcmp(m->comm, l->comm) && !strcmp(m->thread, l->thread) &&
+	    !strcmp(m->main, l->main) && !strcmp(m->container, l->container ? l->container : ""))
+		return j->lmemo[i].id;
+	id = model__labels(j->model, l);
+	j->lmemo[i].id = id;
+	j->lmemo[i].gen = j->lc_gen;
+	return id;
+}
+
 static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm_ent *e)
 {
 	char comm[JP_COMM_LEN + 1], pcomm[JP_COMM_LEN + 1];
@@ -298,7 +321,7 @@ static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm
 	l.thread = e && e->a ? jvm_agent__thread_name(e->a, jn_ns_tid(e, s->tid)) : NULL;
 	if (!l.thread)
 		l.thread = comm;
-	return model__labels(j->model, &l);
+	return memo_labels(j, &l);
 }
 
 int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,

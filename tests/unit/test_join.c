@@ -242,6 +242,43 @@ TEST(per_pid_and_thread_roots)
 	teardown(&f);
 }
 
+/*
+ * A thread's labels are kept from one sample to its next (join.c memo_labels) only while
+ * they say the same: a thread renamed, a process that exec'd, another cgroup each start
+ * labels of their own, and the first ones are found again
+ */
+TEST(a_threads_labels_follow_its_name_process_and_cgroup)
+{
+	struct join_opts o = { 0 };
+	struct fixture f;
+	struct jp_sample s = sample(JP_EV_CPU, 0, 1);
+	char *out, want[512];
+
+	ASSERT_TRUE(setup(&f, &o) == 0);
+	f.view.per_pid = f.view.per_thread = true;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	memcpy(s.comm, "renamed", 8);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	memcpy(s.pcomm, "newprog", 8);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	memcpy(s.comm, "worker", 7);
+	memcpy(s.pcomm, "testproc", 9);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	s.cgroup_id = 77;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, ustack), 0);
+	EXPECT_EQ(model__rows(f.model), 4);
+	out = folded(&f);
+	snprintf(want, sizeof(want),
+		 "newprog [%d];renamed [%d];join_leaf 1\n"
+		 "testproc [%d];renamed [%d];join_leaf 1\n"
+		 "testproc [%d];worker [%d];join_leaf 4\n",
+		 getpid(), getpid(), getpid(), getpid(), getpid(), getpid());
+	EXPECT_STREQ(out, want);
+	free(out);
+	teardown(&f);
+}
+
 TEST(syscall_leaf_offcpu_marker_and_ns_weights)
 {
 	struct join_opts o = { .mark_offcpu = true };

@@ -373,6 +373,14 @@ struct join {
 	__u64 end_ns;		 /* when join__flush began: the recording's end */
 	__u64 traces_read;	 /* agent records delivered, all JVMs */
 	struct last_cpu last[JOIN_LAST_SLOTS];
+	/*
+	 * a thread's labels as its last sample found them, in last's slot (sample_labels):
+	 * used when the model's labels of that id still say what the sample does
+	 */
+	struct {
+		jp_id id;
+		__u32 gen; /* lc_gen: a new model, an id of the old one */
+	} lmemo[JOIN_LAST_SLOTS];
 	/* resolved frames (see loc_cache_get); entries of another gen are empty */
 	struct loc_cache_ent *lc;
 	__u32 lc_gen, serials;
