@@ -1539,6 +1539,56 @@ TEST(pc_chain_as_agct_finds_it)
 	fixture_fini(&f);
 }
 
+/*
+ * A chain found is kept by pc (agent_names.c) and given again without a search of the
+ * code table while that table is unchanged; code unloaded, or other code at the pc, and
+ * the pc's chain is what the table says now
+ */
+TEST(a_chain_kept_by_pc_follows_the_code_at_the_pc)
+{
+	const __u64 base = BLOB + 0x10000;
+	struct fixture f;
+	struct jvm_agent *a;
+	const __u64 *ch;
+	const __s32 *bci;
+	size_t at;
+
+	fixture_init(&f);
+	write_dict(&f);
+	d_code(&f, base, 0x100, M_RUN);
+	flush_dict(&f, f.dlen);
+	a = jvm_agent__open_files(f.ring, f.dict, (unsigned int)-1);
+	ASSERT_TRUE(a);
+	EXPECT_TRUE(jvm_agent__dict_refresh(a) > 0);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_TRUE(jvm_agent__pc_chain(a, base + 0x10, false, &ch, &bci) == 1);
+		EXPECT_EQ(ch[0], M_RUN);
+	}
+	at = d_begin(&f, JP_DICT_CODE_UNLOAD);
+	d_u64(&f, base);
+	d_u64(&f, M_RUN);
+	d_end(&f, at);
+	flush_dict(&f, f.dlen);
+	EXPECT_TRUE(jvm_agent__dict_refresh(a) > 0);
+	EXPECT_EQ(jvm_agent__pc_chain(a, base + 0x10, false, &ch, &bci), -ENOENT);
+	d_code(&f, base, 0x100, M_MIX);
+	flush_dict(&f, f.dlen);
+	EXPECT_TRUE(jvm_agent__dict_refresh(a) > 0);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_TRUE(jvm_agent__pc_chain(a, base + 0x10, false, &ch, &bci) == 1);
+		EXPECT_EQ(ch[0], M_MIX);
+	}
+	/* code elsewhere comes: the pc's chain is the same, found again */
+	d_code(&f, base + 0x1000, 0x100, M_RUN);
+	flush_dict(&f, f.dlen);
+	EXPECT_TRUE(jvm_agent__dict_refresh(a) > 0);
+	ASSERT_TRUE(jvm_agent__pc_chain(a, base + 0x10, false, &ch, &bci) == 1);
+	EXPECT_EQ(ch[0], M_MIX);
+	jvm_agent__free(a);
+	EXPECT_EQ(jvm_agent__all_bytes(), 0);
+	fixture_fini(&f);
+}
+
 struct learnt {
 	int known, forgotten;
 	__u64 last;

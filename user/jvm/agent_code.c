@@ -62,6 +62,13 @@ static __u64 bkey_end(const struct jm_bkey *k)
 	return k->addr + k->size;
 }
 
+/* the table changes: cached chains check their blob again (agent_names.c) */
+static void blobs_changed(struct jvm_agent *a)
+{
+	if (++a->blob_gen == 0 && a->pcc) /* wrapped: no entry may pass for current */
+		memset(a->pcc, 0, (size_t)PCC_SETS * 2 * sizeof(*a->pcc));
+}
+
 static void blob_remove(struct jvm_agent *a, size_t i)
 {
 	struct jm_blob *b = blob_at(a, i);
@@ -69,6 +76,7 @@ static void blob_remove(struct jvm_agent *a, size_t i)
 
 	if (m && m->n_blobs)
 		m->n_blobs--;
+	blobs_changed(a);
 	ja_blob_free(a, b);
 	memset(b, 0, sizeof(*b));
 	b->off = a->bfree;
@@ -107,6 +115,7 @@ static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
 	a->bkeys[i] = (struct jm_bkey){ b->addr, (__u32)(b->end - b->addr), idx };
 	a->bpool[idx] = *b;
 	a->n_blobs++;
+	blobs_changed(a);
 	m = ja_method_find(a, b->method_id) ? ja_side_get(a, b->method_id) : NULL;
 	if (m)
 		m->n_blobs++;

@@ -64,6 +64,7 @@ struct jm_pcc {
 	__u64 key; /* pc << 1 | top; 0: empty */
 	__u64 off; /* the blob's record offset */
 	__u32 n, used;
+	__u32 gen; /* blob_gen when the blob at the pc was last found to be off's */
 	__u64 chain[PCC_CHAIN];
 	__s32 bci[PCC_CHAIN];
 };
@@ -247,6 +248,11 @@ struct jvm_agent {
 	bool pcc_failed;    /* its allocation failed: lookups go without it */
 	__u32 pcc_tick;
 	__u64 pcc_hits, pcc_misses;
+	/*
+	 * counts the changes of the compiled-code table (a blob in, or out): a cached chain
+	 * checked under this count needs no search of the table for its blob
+	 */
+	__u32 blob_gen;
 	/*
 	 * threads the dictionary did not name, its size then and when (not looked for again
 	 * before it grows, nor within THREAD_MISS_RELOOK_NS): a GC or compiler worker's

@@ -144,19 +144,31 @@ static int pc_chain_table(struct jvm_agent *a, struct jm_blob *b, __u64 pc, bool
 int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret,
 			const __s32 **ret_bci)
 {
-	struct jm_blob *b = ja_blob_find(a, pc);
 	__u64 key = pc << 1 | top;
-	struct jm_pcc *set, *e;
+	struct jm_pcc *set = pcc_set(a, key), *e;
+	struct jm_blob *b;
 	int n;
 
+	/* the table unchanged since the entry's blob was checked: it is the pc's still */
+	for (int w = 0; set && w < 2; w++) {
+		e = &set[w];
+		if (e->key == key && e->gen == a->blob_gen) {
+			e->used = ++a->pcc_tick;
+			a->pcc_hits++;
+			*ret = e->chain;
+			*ret_bci = e->bci;
+			return (int)e->n;
+		}
+	}
+	b = ja_blob_find(a, pc);
 	if (!b)
 		return -ENOENT;
 	if (!b->method_id)
 		return -EINVAL;
-	set = pcc_set(a, key);
 	for (int w = 0; set && w < 2; w++) {
 		e = &set[w];
 		if (e->key == key && e->off == b->off) {
+			e->gen = a->blob_gen;
 			e->used = ++a->pcc_tick;
 			a->pcc_hits++;
 			*ret = e->chain;
@@ -172,6 +184,7 @@ int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **r
 	e = set[0].used <= set[1].used ? &set[0] : &set[1];
 	e->key = key;
 	e->off = b->off;
+	e->gen = a->blob_gen;
 	e->n = (__u32)n;
 	e->used = ++a->pcc_tick;
 	memcpy(e->chain, *ret, (size_t)n * sizeof(e->chain[0]));
