@@ -13,6 +13,8 @@ for the run and restored), the sampler program's run time per sample (run_time_n
 run_cnt of this jprof's on_cpu_sample), and jprof's own CPU time per second of wall
 (its threads' schedstat); from jprof -v, the ring records per second (the samples BPF
 took, less those it counted). Prints the medians of each mode, and JSON with --json.
+With --baseline BUILD it compares two builds instead, both without --aggregate, rounds
+alternating which goes first: jprof's CPU per sample of each, and their ratio.
 """
 import argparse
 import json
@@ -65,6 +67,7 @@ def cpu_ns(pid):
 
 
 def one_run(build, jpid, secs, agg, out_dir):
+    """one recording of jpid; its figures (agg None: neither flag, the build's default)"""
     cmd = [os.path.join(build, "jprof"), "record", "-v", "-p", str(jpid), "-F", "999",
            "-d", str(secs), "--aggregate" if agg else "--no-aggregate",
            "-o", os.path.join(out_dir, "a.folded" if agg else "p.folded")]
@@ -104,6 +107,8 @@ def main():
     ap.add_argument("--json", help="write the runs and medians here")
     ap.add_argument("--h2", action="store_true",
                     help="H2Load (4 threads of JDBC on H2: deep stacks) instead of JavaHot")
+    ap.add_argument("--baseline", metavar="BUILD",
+                    help="compare this build with BUILD (both plain), not the two modes")
     ap.add_argument("--native", action="store_true",
                     help="hotab (a C program, one thread in two functions) instead of JavaHot")
     a = ap.parse_args()
@@ -120,7 +125,11 @@ def main():
     else:
         cmd = [a.java, "-cp", apps, "JavaHot", "split", str(life)]
     jvm = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    runs = {"plain": [], "aggregate": []}
+    if a.baseline:
+        modes = [("this", a.build, False), ("baseline", a.baseline, False)]
+    else:
+        modes = [("plain", a.build, False), ("aggregate", a.build, True)]
+    runs = {m[0]: [] for m in modes}
     try:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write("1")
@@ -128,12 +137,15 @@ def main():
             jvm.stdout.readline()  # "ready"
         time.sleep(1)
         with tempfile.TemporaryDirectory() as d:
-            for _ in range(a.rounds):
-                for agg in (False, True):
-                    r = one_run(a.build, jvm.pid, a.secs, agg, d)
-                    runs["aggregate" if agg else "plain"].append(r)
-                    print(("aggregate " if agg else "plain     ") +
-                          " ".join(f"{k} {v:.1f}" for k, v in r.items()), flush=True)
+            for i in range(a.rounds):
+                # a baseline comparison alternates which build goes first (drift hits both)
+                for name, build, agg in (modes[::-1] if a.baseline and i % 2 else modes):
+                    r = one_run(build, jvm.pid, a.secs, agg, d)
+                    r["jprof_us_per_sample"] = (r["jprof_cpu_ms_per_s"] * 1e3 /
+                                                r["samples_per_s"] if r["samples_per_s"] else 0.0)
+                    runs[name].append(r)
+                    print(f"{name:9s} " + " ".join(f"{k} {v:.2f}" for k, v in r.items()),
+                          flush=True)
     finally:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write(was)
@@ -142,7 +154,14 @@ def main():
     med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
            for m, rs in runs.items()}
     for m, v in med.items():
-        print(f"median {m:9s} " + " ".join(f"{k} {x:.1f}" for k, x in v.items()))
+        print(f"median {m:9s} " + " ".join(f"{k} {x:.2f}" for k, x in v.items()))
+    if a.baseline:
+        ratios = [t["jprof_us_per_sample"] / b["jprof_us_per_sample"]
+                  for t, b in zip(runs["this"], runs["baseline"]) if b["jprof_us_per_sample"]]
+        med["ratio_us_per_sample"] = statistics.median(ratios) if ratios else 0.0
+        print(f"jprof's CPU per sample, this build / baseline: x{med['ratio_us_per_sample']:.3f} "
+              f"(median of {len(ratios)} rounds; each " +
+              ", ".join(f"{x:.3f}" for x in ratios) + ")")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"runs": runs, "median": med}, f, indent=1)
