@@ -276,7 +276,6 @@ static void last_cpu_set(struct join *j, const struct jp_sample *s, jp_id stack,
  * its last sample comes at its exit, without stacks, and counts no sample. At the end each
  * thread's CPU time is spread over its stacks by their samples (model__spread_cpu).
  */
-/* the sample's labels as a model id (0: out of memory) */
 /*
  * l's id in the model: the thread's last one when the model's labels of it are l still
  * (compared whole: a folded process's ids are freed and reused), else looked up and kept.
@@ -300,6 +299,7 @@ static jp_id memo_labels(struct join *j, const struct jp_labels *l)
 	return id;
 }
 
+/* the sample's labels as a model id (0: out of memory) */
 static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm_ent *e)
 {
 	char comm[JP_COMM_LEN + 1], pcomm[JP_COMM_LEN + 1];
