@@ -270,13 +270,6 @@ static void last_cpu_set(struct join *j, const struct jp_sample *s, jp_id stack,
 }
 
 /*
- * The sample's labels, its stack (marker at the root end), and its values: a CPU sample
- * weighs the CPU time its thread ran since its previous sample (BPF reads the scheduler's
- * runtime); blocked and syscall time weigh their nanoseconds. A thread's CPU time after
- * its last sample comes at its exit, without stacks, and counts no sample. At the end each
- * thread's CPU time is spread over its stacks by their samples (model__spread_cpu).
- */
-/*
  * l's id in the model: the thread's last one when the model's labels of it are l still
  * (compared whole: a folded process's ids are freed and reused), else looked up and kept.
  * Saves the hashing of four strings and two lookups a sample.
@@ -299,6 +292,13 @@ static jp_id memo_labels(struct join *j, const struct jp_labels *l)
 	return id;
 }
 
+/*
+ * The sample's labels, its stack (marker at the root end), and its values: a CPU sample
+ * weighs the CPU time its thread ran since its previous sample (BPF reads the scheduler's
+ * runtime); blocked and syscall time weigh their nanoseconds. A thread's CPU time after
+ * its last sample comes at its exit, without stacks, and counts no sample. At the end each
+ * thread's CPU time is spread over its stacks by their samples (model__spread_cpu).
+ */
 /* the sample's labels as a model id (0: out of memory) */
 static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm_ent *e)
 {
