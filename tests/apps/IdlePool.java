@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // IdlePool.java: for idle.bats: a fixed pool whose 4 workers wait for a task most of the time
-// (a no-op every 20 ms), beside 2 threads contending for a monitor and a ReentrantLock
-// (each held 5 ms with a sleep inside). Prints "ready", runs args[0] seconds.
+// (a no-op every 20 ms), beside 3 threads contending for a monitor and a ReentrantLock
+// (each held 5 ms with a sleep inside: with 2 the threads fell into step, one in each, and
+// a 4-s recording once saw no ReentrantLock park at all). Prints "ready", runs args[0]
+// seconds.
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +42,7 @@ public class IdlePool {
 		AtomicInteger n = new AtomicInteger();
 		ExecutorService pool = Executors.newFixedThreadPool(4,
 				r -> new Thread(r, "idle-worker-" + n.incrementAndGet()));
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < 3; i++) {
 			Thread t = new Thread(() -> {
 				while (System.nanoTime() < end) {
 					onMonitor();
