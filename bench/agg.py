@@ -67,7 +67,7 @@ def cpu_ns(pid):
 
 
 def one_run(build, jpid, secs, agg, out_dir):
-    """one recording of jpid; its figures (agg None: neither flag, the build's default)"""
+    """one recording of jpid at 999 Hz, with --aggregate or --no-aggregate; its figures"""
     cmd = [os.path.join(build, "jprof"), "record", "-v", "-p", str(jpid), "-F", "999",
            "-d", str(secs), "--aggregate" if agg else "--no-aggregate",
            "-o", os.path.join(out_dir, "a.folded" if agg else "p.folded")]
