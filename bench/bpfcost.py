@@ -15,7 +15,9 @@ bound: the other processes' runs, left out at once, add theirs; ns a run, over a
 printed too). Also from jprof -v: signals per sample.
 
 Prints, per workload and mode, the median [min..max] ns per sample and signals per sample;
---json FILE writes every figure. Needs root, `make all apps` and, for h2, libh2-java.
+--json FILE writes every figure. --baseline BUILD compares two builds instead of two modes:
+BUILD's walk ("base") against --build's ("walk"), in the same ABBA rounds, and prints the
+ratio of their medians. Needs root, `make all apps` and, for h2, libh2-java.
 """
 import argparse
 import json
@@ -96,6 +98,8 @@ def sampler(pid, map_id):
 
 def one_run(jprof, pid, mode, secs, tmp):
     err = open(os.path.join(tmp, f"jprof-{mode}.err"), "w+")
+    if isinstance(jprof, dict):  # --baseline: a build a mode
+        jprof = jprof[mode]
     p = overhead.spawn([jprof, "record", "-v", "-p", str(pid), "-F", "999"] + MODES[mode] +
                        ["-o", os.path.join(tmp, f"out-{mode}.folded")], stderr=err)
     deadline = time.monotonic() + 60
@@ -200,10 +204,16 @@ def main():
     ap.add_argument("--java", default="/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
     ap.add_argument("--only", default="shallow,h2", help="shallow, h2 (default: both)")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--baseline", metavar="BUILD",
+                    help="compare BUILD's BPF walk with --build's, not the walk with the signal")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bpfcost.py: needs root")
     a.jprof = os.path.join(os.path.abspath(a.build), "jprof")
+    if a.baseline:
+        MODES.clear()
+        MODES.update({"base": [], "walk": []})
+        a.jprof = {"base": os.path.join(os.path.abspath(a.baseline), "jprof"), "walk": a.jprof}
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     res = {"loadavg_start": os.getloadavg()}
@@ -245,6 +255,11 @@ def main():
                 print(f"  {'':<8} {'':<7} fitted over the runs: "
                       f"{e['fit_ns_per_target_sample']:.0f} ns a target sample, "
                       f"{e['fit_ns_per_other_run']:.0f} ns a sample left out")
+        if a.baseline and res[name]["base"]["ns_per_sample_median"] and \
+                res[name]["walk"]["ns_per_sample_median"]:
+            print(f"  {name:<8} this build / the baseline: x"
+                  f"{res[name]['walk']['ns_per_sample_median'] / res[name]['base']['ns_per_sample_median']:.3f}"
+                  f" ns a target sample")
     print(f"  load average {res['loadavg_start'][0]:.2f} at start, "
           f"{res['loadavg_end'][0]:.2f} at the end")
     if a.json:

@@ -67,6 +67,14 @@ struct jw_cached {
 	__u32 tgid, pad;
 };
 
+/*
+ * The stack words a walk reads (a frame's saved rbp and return address, an interpreted
+ * frame's slots) come from one read of up to JW_WIN_WORDS words, up to the end of the page
+ * they start in (a stack's last page may be followed by none): a frame costs its code
+ * blob's read and, most of the time, no read of the stack
+ */
+#define JW_WIN_WORDS 256
+#define JW_PAGE	     4096
 #define JW_C2I_WIN 256 /* bytes of an adapter's code read before the interrupted pc */
 #define JW_C2I_BUF 512
 
@@ -99,8 +107,13 @@ struct jw_state {
 	__u8 blk[2 * JP_JW_HEAP_BLOCK + JP_JW_BLOB_HDR + 8];
 	__u32 hb;
 	struct jw_cached cache[JW_CACHE];
+	struct jw_cached tcache[JW_CACHE]; /* the same for interrupted pcs, by segment */
 	__u8 code[JW_C2I_BUF]; /* the code before an interrupted pc in an adapter (jw_c2i) */
 	__u64 slots[JW_INTERP_WORDS];   /* an interpreted frame's words, rbp - 8 to rbp + 1 */
+	/* the sampled thread's stack from win_lo, win_n words (jw_stack); 0: none yet */
+	__u64 win_lo;
+	__u32 win_n, win_pad;
+	__u64 win[JW_WIN_WORDS];
 	struct jp_jframe f[JP_MAX_JFRAMES];
 };
 
@@ -148,6 +161,50 @@ static __always_inline __u64 jw_word(__u64 addr, int *err)
 
 	if (!*err)
 		*err = jw_read(&v, sizeof(v), addr);
+	return v;
+}
+
+/*
+ * n words of the sampled thread's stack at addr (8-aligned) into dst, from st's window of
+ * it, read again from addr when it does not hold them: 0 or JP_JW_READ. The thread is
+ * stopped under this program, so its stack does not change within one walk.
+ */
+static __always_inline int jw_stack(struct jw_state *st, __u64 *dst, __u32 n, __u64 addr)
+{
+	__u64 i, sz;
+
+	if ((addr & 7) || n > JW_WIN_WORDS)
+		return jw_read(dst, n * 8, addr);
+	/* win_lo is 0 or a user address that read: addr - win_lo cannot wrap to within */
+	if (!st->win_lo || addr < st->win_lo || st->win_n < n ||
+	    addr - st->win_lo > (__u64)(st->win_n - n) * 8) {
+		sz = JW_PAGE - (addr & (JW_PAGE - 1));
+		if (sz > JW_WIN_WORDS * 8)
+			sz = JW_WIN_WORDS * 8;
+		barrier_var(sz);
+		/* the words cross a page: read them alone, as before */
+		if (sz < n * 8 || sz > JW_WIN_WORDS * 8)
+			return jw_read(dst, n * 8, addr);
+		if (jw_read(st->win, sz, addr)) {
+			st->win_lo = 0;
+			return JP_JW_READ;
+		}
+		st->win_lo = addr;
+		st->win_n = sz / 8;
+	}
+	i = (addr - st->win_lo) / 8;
+	for (__u32 k = 0; k < n; k++)
+		dst[k] = st->win[(i + k) & (JW_WIN_WORDS - 1)];
+	return 0;
+}
+
+/* a word of the sampled thread's stack (jw_stack), unless *err is set already */
+static __always_inline __u64 jw_sword(struct jw_state *st, __u64 addr, int *err)
+{
+	__u64 v = 0;
+
+	if (!*err)
+		*err = jw_stack(st, &v, 1, addr);
 	return v;
 }
 
@@ -323,17 +380,18 @@ static __always_inline long jw_entry(struct jw_state *st)
 	__u64 a, sp, pc;
 	int err = 0;
 
-	a = jw_word(st->fp - JW_WRAPPER_SLOT * 8, &err) + (w->wrapper_anchor & 0xfff);
-	sp = jw_word(a + (w->anchor_sp & 0xff), &err);
+	/* the entry frame's words and its JavaCallWrapper (on the stack, in the call stub's frame) */
+	a = jw_sword(st, st->fp - JW_WRAPPER_SLOT * 8, &err) + (w->wrapper_anchor & 0xfff);
+	sp = jw_sword(st, a + (w->anchor_sp & 0xff), &err);
 	if (!err && !sp) {
 		st->err = JP_JW_ENTRY;
 		return 1;
 	}
-	st->fp = jw_word(a + (w->anchor_fp & 0xff), &err);
-	pc = jw_word(a + (w->anchor_pc & 0xff), &err);
+	st->fp = jw_sword(st, a + (w->anchor_fp & 0xff), &err);
+	pc = jw_sword(st, a + (w->anchor_pc & 0xff), &err);
 	/* an anchor without its pc: the return address below its sp (make_walkable) */
 	if (!err && !pc)
-		pc = jw_word(sp - 8, &err);
+		pc = jw_sword(st, sp - 8, &err);
 	if (err || sp <= st->sp) {
 		st->err = err ?: JP_JW_BAD_FRAME;
 		return 1;
@@ -593,7 +651,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 {
 	const struct jp_jwalk *w = &st->w;
 	__u64 pc = st->pc, sp = st->sp, fp = st->fp, blob, name_p, name[2] = {};
-	__u64 method = 0, out_pc = pc, ret, sender_sp, caller_fp;
+	__u64 method = 0, out_pc = pc, ret, sender_sp, caller_fp, key = 0;
 	const struct jp_jwalk_heap *h;
 	bool stub;
 	struct jw_cached *c = NULL;
@@ -607,10 +665,16 @@ static __always_inline long jw_frame(struct jw_state *st)
 		return 1;
 	}
 	blob = 0;
-	/* return addresses: an interrupted pc is seldom seen twice, and would evict them */
-	if (w->hb_length_size && !st->top) {
-		c = &st->cache[(pc ^ (pc >> 8)) & (JW_CACHE - 1)];
-		if (c->pc == pc && c->tgid == st->tgid && !jw_read_blob(st, c->blob) &&
+	/*
+	 * Return addresses by pc; an interrupted pc is seldom seen twice, and would evict
+	 * them: those by their segment in a cache of their own (a hot loop's pcs share a
+	 * few). Which key found the entry does not matter: the block read must hold pc.
+	 */
+	if (w->hb_length_size) {
+		key = st->top ? pc >> (h->log2_seg & 31) : pc;
+		c = st->top ? &st->tcache[(key ^ (key >> 8)) & (JW_CACHE - 1)]
+			    : &st->cache[(key ^ (key >> 8)) & (JW_CACHE - 1)];
+		if (c->pc == key && c->tgid == st->tgid && !jw_read_blob(st, c->blob) &&
 		    jw_block_holds(st, h, c->blob, pc))
 			blob = c->blob;
 	}
@@ -630,7 +694,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 			return 1;
 		}
 		if (c) {
-			c->pc = pc;
+			c->pc = key;
 			c->blob = blob;
 			c->tgid = st->tgid;
 		}
@@ -742,7 +806,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 		else
 			sender_sp = sp + (__u64)fs * 8;
 		/* the caller's rbp (saved by this frame) and the return address, one read */
-		err = jw_read(link, sizeof(link), sender_sp - 16);
+		err = jw_stack(st, link, 2, sender_sp - 16);
 		caller_fp = popped >= 2 ? fp : link[0];
 		ret = link[1];
 	} else if (name_p && name_p == st->name_interp) {
@@ -750,7 +814,7 @@ static __always_inline long jw_frame(struct jw_state *st)
 		__u16 code_size = 0;
 
 		/* the frame's words from the bcp slot up to the return address, one read */
-		err = jw_read(st->slots, sizeof(st->slots), fp - JW_BCP_SLOT * 8);
+		err = jw_stack(st, st->slots, JW_INTERP_WORDS, fp - JW_BCP_SLOT * 8);
 		/*
 		 * At the top, a frame not whole yet: the method's entry between `mov rbp,
 		 * rsp` and its last fixed slot (HotSpot's generate_fixed_frame; its
@@ -1061,6 +1125,7 @@ static __always_inline bool java_walk_current(struct jp_scratch *sc, __u32 tgid)
 	st->r13 = regs->r13;
 	st->err = JP_JW_DEPTH;
 	st->top = 1;
+	st->win_lo = 0; /* another thread's stack */
 	st->hops = JW_WALK_HOPS;
 	st->hb = w->hb_length_size ? w->heap_block : 0; /* jprof checked: at most 16 */
 	if (!jw_heap(w, st->pc)) {
