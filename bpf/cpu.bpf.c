@@ -112,6 +112,17 @@ static __always_inline __u64 wall_weight(struct task_struct *task, __u32 tid, __
 	return weight;
 }
 
+/*
+ * The interrupted context ran user code (x86-64 user_mode(): cs's privilege level 3).
+ * The context gives its registers only as whole words.
+ */
+static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
+{
+	__u64 cs = *(volatile __u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
+
+	return (cs & 3) == 3;
+}
+
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -136,7 +147,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 					   sc->s.time_ns, false);
 	else
 		sc->s.weight = cpu_weight((struct task_struct *)bpf_get_current_task(), (__u32)id);
-	return emit_sample(ctx, sc, tgid, true);
+	return emit_sample(ctx, sc, tgid, true, in_user_mode(ctx));
 }
 
 /*

@@ -374,15 +374,19 @@ static __always_inline long signal_current_thread(__u32 signo)
  * Fills s->frames with the kernel then the user stack of ctx and sends the record
  * to the ring buffer; sends the stack-request signal when the thread belongs to a
  * JVM with a ready agent. ctx: the program's context (perf_event or tracepoint).
+ * in_user: ctx interrupted user code, so there is no kernel stack to take (asking
+ * bpf_get_stack for it anyway cost ~300 ns a sample here)
  */
-static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 tgid, bool want_signal)
+static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 tgid, bool want_signal,
+				       bool in_user)
 {
 	struct jp_sample *s = &sc->s;
 	struct jp_jvm *jvm;
 	long kbytes, ubytes;
 	__u64 size;
 
-	capture_kstack(ctx, sc);
+	if (!in_user)
+		capture_kstack(ctx, sc);
 	/*
 	 * A Java stack BPF walked and can name needs no signal (--java-walk bpf), nor the
 	 * user stack by frame pointers: interrupted in Java code there is no native frame
