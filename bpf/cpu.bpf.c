@@ -41,8 +41,9 @@ struct {
  */
 static __always_inline __u64 cpu_weight(struct task_struct *task, __u32 tid)
 {
-	__u64 rt = BPF_CORE_READ(task, se.sum_exec_runtime);
-	__u64 start = BPF_CORE_READ(task, start_time);
+	/* task: the BTF pointer, read by plain loads */
+	__u64 rt = task->se.sum_exec_runtime;
+	__u64 start = task->start_time;
 	struct jp_cpu_prev *p = bpf_map_lookup_elem(&cpu_prev, &tid);
 	struct jp_cpu_prev v = { .runtime_ns = rt, .start_ns = start };
 	__u64 w;
@@ -146,7 +147,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		sc->s.weight = wall_weight((struct task_struct *)bpf_get_current_task(), (__u32)id,
 					   sc->s.time_ns, false);
 	else
-		sc->s.weight = cpu_weight((struct task_struct *)bpf_get_current_task(), (__u32)id);
+		sc->s.weight = cpu_weight(bpf_get_current_task_btf(), (__u32)id);
 	return emit_sample(ctx, sc, tgid, true, in_user_mode(ctx));
 }
 
