@@ -207,18 +207,12 @@ static __always_inline void capture_stacks(void *ctx, struct jp_scratch *r)
 }
 
 /*
- * The jvms entry of tgid if task's process is the JVM registered there (the group
- * leader's start time matches, so a reused pid is not signalled), else NULL. The first
- * match on the clock ticks user space registered pins the exact start in nanoseconds.
+ * jvm if the process of group leader start time start is the JVM registered there (so a
+ * reused pid is not signalled), else NULL. The first match on the clock ticks user space
+ * registered pins the exact start in nanoseconds.
  */
-static __always_inline struct jp_jvm *jvm_pinned(struct task_struct *task, __u32 tgid)
+static __always_inline struct jp_jvm *jvm_started(struct jp_jvm *jvm, __u64 start)
 {
-	struct jp_jvm *jvm = bpf_map_lookup_elem(&jvms, &tgid);
-	__u64 start;
-
-	if (!jvm)
-		return NULL;
-	start = BPF_CORE_READ(task, group_leader, start_boottime);
 	if (jvm->start_ns)
 		return start == jvm->start_ns ? jvm : NULL;
 	/* same clock-tick unit as /proc/<pid>/stat starttime (USER_HZ 100) */
@@ -226,6 +220,23 @@ static __always_inline struct jp_jvm *jvm_pinned(struct task_struct *task, __u32
 		return NULL;
 	jvm->start_ns = start; /* racing CPUs store the same value */
 	return jvm;
+}
+
+/* the jvms entry of tgid if task's process is the JVM registered there (jvm_started) */
+static __always_inline struct jp_jvm *jvm_pinned(struct task_struct *task, __u32 tgid)
+{
+	struct jp_jvm *jvm = bpf_map_lookup_elem(&jvms, &tgid);
+
+	return jvm ? jvm_started(jvm, BPF_CORE_READ(task, group_leader, start_boottime)) : NULL;
+}
+
+/* jvm_pinned of the current task, its leader's start read by plain loads (BTF) */
+static __always_inline struct jp_jvm *jvm_pinned_current(__u32 tgid)
+{
+	struct jp_jvm *jvm = bpf_map_lookup_elem(&jvms, &tgid);
+
+	return jvm ? jvm_started(jvm, bpf_get_current_task_btf()->group_leader->start_boottime)
+		   : NULL;
 }
 
 /*
@@ -392,8 +403,7 @@ static __always_inline int emit_sample(void *ctx, struct jp_scratch *sc, __u32 t
 	 * user stack by frame pointers: interrupted in Java code there is no native frame
 	 * above it, and JIT code's rbp makes that walk read garbage (up to 127 frames)
 	 */
-	jvm = want_signal && java_walk ? jvm_pinned((struct task_struct *)bpf_get_current_task(), tgid)
-				       : NULL;
+	jvm = want_signal && java_walk ? jvm_pinned_current(tgid) : NULL;
 	/* a JVM walked before its agent is in (or without one): never signalled */
 	if (jvm && !jvm->signo) {
 		want_signal = false;
