@@ -74,6 +74,15 @@ check_lock() {
 # takes; no Java frame) and on JDK 17 its ThreadGroup (Thread.exit)
 EXIT_MONITORS='^java;java\.lang\.Thread_\[l\] [0-9]+$|^java;java/lang/Thread\.exit(_\[.\])?;java/lang/ThreadGroup\.threadTerminated(_\[.\])?;java\.lang\.ThreadGroup_\[l\] [0-9]+$'
 
+# other_stacks ALLOWED FOLDED: FOLDED's lines that match neither the regex ALLOWED nor a
+# thread's exit monitors, printed (so a failure shows them); the caller wants none
+other_stacks() {
+	local other
+	other=$(grep -vE "$1|$EXIT_MONITORS" "$2" || true)
+	echo "other stacks: ${other:-none}" >&2
+	printf '%s' "$other"
+}
+
 # java.util.concurrent: a waiter parks in ReentrantLock.lock() while a holder sleeps with it
 check_park() {
 	start_app "$1" EvPark 20 100 2000
@@ -105,9 +114,7 @@ check_park() {
 	((parks >= 20 && parks <= 24 && waits >= parks && waits <= parks + 2))
 	# -e lock shows no other blocked time: the holder's sleep, the main thread's join
 	[[ -z $(grep -E 'holdLock|\[off-cpu\]|Thread\.sleep|Thread\.join' "$OUT/park.folded") ]]
-	other=$(grep -vE ';\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] [0-9]*$|EvPark\.parkedOnLock(_\[.\])?;.*;\[park\] [0-9]+$|'"$EXIT_MONITORS" "$OUT/park.folded" || true)
-	echo "other stacks: ${other:-none}"
-	[[ -z $other ]]
+	[[ -z $(other_stacks ';\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] [0-9]*$|EvPark\.parkedOnLock(_\[.\])?;.*;\[park\] [0-9]+$' "$OUT/park.folded") ]]
 	# pprof: contentions beside the delay, the delay read back equal to the folded weight
 	gzip -dc "$OUT/park.pb.gz" | grep -aq contentions
 	"$JPROF" report "$OUT/park.pb.gz" >"$OUT/back.folded"
@@ -155,7 +162,7 @@ check_blockers() {
 	# no class named where none was: the waiter's only leaves are those three (and the
 	# monitors a thread's exit takes, as in check_park), or [park] alone (a park whose
 	# blocker's trace did not come, as in check_park)
-	[[ -z $(grep -vE ';\[park\];java\.util\.concurrent\.locks\.(ReentrantLock\$NonfairSync|AbstractQueuedSynchronizer\$ConditionObject)_\[l\] [0-9]+$|EvBlockers\.wait(Bare|Lock|Queue)(_\[.\])?;.*;\[park\] [0-9]+$|'"$EXIT_MONITORS" "$OUT/b.folded") ]]
+	[[ -z $(other_stacks ';\[park\];java\.util\.concurrent\.locks\.(ReentrantLock\$NonfairSync|AbstractQueuedSynchronizer\$ConditionObject)_\[l\] [0-9]+$|EvBlockers\.wait(Bare|Lock|Queue)(_\[.\])?;.*;\[park\] [0-9]+$' "$OUT/b.folded") ]]
 	# the 30 parks (BPF walks them, as above), the 20 with a blocker named (one may keep
 	# BPF's stack without its blocker, as above). One may still be lost: a park whose walk
 	# fails too (1 of 9 runs here, JDK 17: 29 parks, 19 named)
