@@ -356,12 +356,16 @@ check_spin() {
 	[[ -n $pct ]] || pct=$(sed -nE "s/^jprof: JVM $JPID \([^)]*\): .* with complete Java stacks \(([0-9.]+)%\).*/\1/p" "$OUT/err")
 	echo "complete Java stacks: $pct%"
 	awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 90) }'
-	grep -Eq '[1-9][0-9]* blocked or spinning samples got the Java stack of their monitor wait' "$OUT/err"
+	# Most spinning samples are walked in BPF from the thread's frame anchor now; the rest
+	# take their monitor wait's stack from the agent. Either way they have the Java stack
+	# (checked below), so how many took the wait's is printed, not required: under 2 busy
+	# loops it was 0 once in 4 runs (4-32 on an idle host).
+	sed -nE 's/.*; ([0-9]+ blocked or spinning samples got the Java stack of their monitor wait).*/\1/p' "$OUT/err"
 	# tens of thousands of waits a second: jprof keeps up with the agent's ring (it read one
 	# round of 4,096 records per 100 ms before, and the agent dropped half of the events)
 	! grep -Eq 'events dropped|ring full' "$OUT/err"
 	# the VM's monitor code sits on the waiting Java method (-e cpu,lock: CPU samples in ns)
-	grep -Eq 'EvSpin\.work(_\[.\])?;([^;]*;)*ObjectMonitor::' "$OUT/spin.folded"
+	grep -Eq 'EvSpin\.work(_\[.\])?;([^;]*;)*(ObjectMonitor::|SpinPause)' "$OUT/spin.folded"
 }
 
 @test "cpu,lock (JDK 17): CPU samples of threads spinning for a monitor have its Java stack" {
