@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // IdlePool.java: for idle.bats: a fixed pool whose 4 workers wait for a task most of the time
-// (a no-op every 20 ms), beside 3 threads contending for a monitor and a ReentrantLock
-// (each held 5 ms with a sleep inside: with 2 the threads fell into step, one in each, and
-// a 4-s recording once saw no ReentrantLock park at all). Prints "ready", runs args[0]
-// seconds.
+// (a no-op every 20 ms), beside 3 threads contending for a monitor (held 5 ms) and then a
+// ReentrantLock (held 10 ms), with a sleep inside. The lock is held longer so that it is
+// where the threads queue: with both held 5 ms they fell into step behind the monitor, one
+// in each, and a 4-s recording once saw no ReentrantLock park of 100 us or more (2 threads
+// then; with 3, 1 rehearsal in 4). Prints "ready", runs args[0] seconds.
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -14,9 +15,9 @@ public class IdlePool {
 	static final Object MONITOR = new Object();
 	static final ReentrantLock LOCK = new ReentrantLock();
 
-	static void hold() {
+	static void hold(long ms) {
 		try {
-			Thread.sleep(5);
+			Thread.sleep(ms);
 		} catch (InterruptedException e) {
 			Thread.currentThread().interrupt();
 		}
@@ -24,14 +25,14 @@ public class IdlePool {
 
 	static void onMonitor() {
 		synchronized (MONITOR) {
-			hold();
+			hold(5);
 		}
 	}
 
 	static void onLock() {
 		LOCK.lock();
 		try {
-			hold();
+			hold(10);
 		} finally {
 			LOCK.unlock();
 		}
