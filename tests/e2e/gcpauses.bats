@@ -115,7 +115,11 @@ check_wall_band() {
 	echo "jprof: $got_n pauses, $got_ms ms, $reads reads; -Xlog:gc: $want_n pauses, $want_ms ms"
 	((want_n >= 3))
 	((got_n == want_n))
-	within "$got_ms" "$want_ms" 10
+	# JDK 17's log adds up to 3.9-5.1 ms more than its counters over a run, whatever the
+	# number of pauses (9 or 67; 5 runs under 2 busy loops): 10% of the 27-54 ms these 9
+	# pauses take is not always that (13% once in 3 runs there), so 6 ms is allowed too
+	within "$got_ms" "$want_ms" 10 || (($(awk -v a="$got_ms" -v b="$want_ms" \
+		'BEGIN { d = a - b; print (d < 0 ? -d : d) <= 6 }')))
 	# ~18.5 s of JVM: 185 reads at 10 a second; about 3 x (20 + 4) + the safepoints' 20s
 	((reads >= 20 && reads <= 130))
 }
