@@ -46,6 +46,7 @@ enum {
 	OPT_PER_CONTAINER,
 	OPT_CONTAINERS,
 	OPT_CPU_TIME,
+	OPT_SAMPLES,
 	OPT_LOCK_THRESHOLD,
 	OPT_IDLE,
 	OPT_ALLOC_INTERVAL,
@@ -111,6 +112,7 @@ static const struct option long_opts[] = {
 	{ "per-container", no_argument, NULL, OPT_PER_CONTAINER },
 	{ "containers", no_argument, NULL, OPT_CONTAINERS },
 	{ "cpu-time", no_argument, NULL, OPT_CPU_TIME },
+	{ "samples", no_argument, NULL, OPT_SAMPLES },
 	{ "lock-threshold", required_argument, NULL, OPT_LOCK_THRESHOLD },
 	{ "idle", no_argument, NULL, OPT_IDLE },
 	{ "alloc-interval", required_argument, NULL, OPT_ALLOC_INTERVAL },
@@ -188,8 +190,10 @@ void opts_usage(FILE *f)
 	      "                        blocker's class when it has one);\n"
 	      "                        alloc: sampled allocations; live: allocations still\n"
 	      "                        live at the end\n"
-	      "      --cpu-time        CPU samples weigh the CPU time their thread ran since\n"
-	      "                        its previous sample (ns; default: 1 per sample)\n"
+	      "      --cpu-time        the default: CPU samples weigh the CPU time their\n"
+	      "                        thread ran since its previous sample (ns), so each\n"
+	      "                        thread's total is its exact CPU time\n"
+	      "      --samples         CPU samples count 1 each instead (FlameGraph's unit)\n"
 	      "      --min-block USEC  offcpu: shortest blocked interval kept (default 100)\n"
 	      "      --slow USEC       syscalls: stacks of calls at least this slow\n"
 	      "                        (default 10000; 0: none)\n"
@@ -331,6 +335,7 @@ void opts_usage(FILE *f)
 int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errlen)
 {
 	const char *cmd;
+	bool weight_given = false; /* --cpu-time or --samples */
 	int c, r;
 
 	memset(o, 0, sizeof(*o));
@@ -338,6 +343,7 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 	o->java_walk = JP_JWALK_BPF;
 	o->format = -1;
 	o->events = 1u << JP_EV_CPU;
+	o->cpu_time = true; /* CPU samples weigh their thread's CPU time; --samples counts */
 	o->min_block_us = 100;
 	o->slow_us = 10000;
 	o->max_age_s = o->max_size = ~0ull; /* not given: the daemon's defaults */
@@ -477,7 +483,11 @@ int opts_parse(int argc, char **argv, struct jp_opts *o, char *err, size_t errle
 			o->list_containers = true;
 			break;
 		case OPT_CPU_TIME:
-			o->cpu_time = true;
+		case OPT_SAMPLES:
+			if (weight_given && o->cpu_time != (c == OPT_CPU_TIME))
+				return fail(err, errlen, "--cpu-time and --samples: give one");
+			o->cpu_time = c == OPT_CPU_TIME;
+			weight_given = true;
 			break;
 		case OPT_IDLE:
 			o->idle = true;

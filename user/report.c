@@ -112,7 +112,9 @@ static void report_view(const struct jp_opts *o, const struct model *m, const ch
 
 	memset(v, 0, sizeof(*v));
 	if (!other)
-		v->values = model__total(m, JP_VAL_CPU_SAMPLES) && !o->cpu_time ?
+		/* CPU time unless --samples; a folded input's counts (no time) as they are */
+		v->values = model__total(m, JP_VAL_CPU_SAMPLES) &&
+					    (!o->cpu_time || !model__total(m, JP_VAL_CPU_NS)) ?
 				    1u << JP_VAL_CPU_SAMPLES :
 				    1u << JP_VAL_CPU_NS;
 	else
@@ -278,6 +280,29 @@ static int report_select(const struct jp_opts *o, regex_t *inc, regex_t *exc, co
 	return 0;
 }
 
+/*
+ * rm's unit set from its view: the recording's title ("jprof: CPU (ns) · java [42] Main")
+ * names it too, where the view weighs CPU in the other unit than the recording's graph did
+ */
+static void report_set_unit(struct report_meta *rm, const struct model_view *v)
+{
+	static const char *const units[] = {"(samples)", "(ns)"};
+	const char *t = rm->meta.title, *p = NULL;
+	size_t i;
+
+	rm->meta.unit = view_unit(v);
+	if (!t || !rm->meta.unit ||
+	    (v->values != 1u << JP_VAL_CPU_SAMPLES && v->values != 1u << JP_VAL_CPU_NS))
+		return;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]) && !p; i++)
+		p = strstr(t, units[i]);
+	if (!p)
+		return;
+	snprintf(rm->title, sizeof(rm->title), "%.*s(%s)%s", (int)(p - t), t, rm->meta.unit,
+		 p + strlen(units[i - 1]));
+	rm->meta.title = rm->title;
+}
+
 /* the columns a view weighs ("cpu (nanoseconds) + offcpu (nanoseconds)"), for --diff's error */
 static const char *view_columns(const struct model_view *v, char *buf, size_t len)
 {
@@ -312,7 +337,7 @@ static int diff_side_load(const struct jp_opts *o, regex_t *inc, regex_t *exc,
 	if (report_select(o, inc, exc, d->path, d->m, &d->sel))
 		return -EINVAL;
 	report_view(o, d->sel ? d->sel : d->m, d->rm.meta.events, &d->view);
-	d->rm.meta.unit = view_unit(&d->view);
+	report_set_unit(&d->rm, &d->view);
 	report_meta_filters(o, &d->rm);
 	return 0;
 }
@@ -323,6 +348,36 @@ static void diff_side_free(struct diff_side *d)
 	model__free(d->sel);
 	model__free(d->m);
 	free(d->rm.gc);
+}
+
+/*
+ * Whether the two sides weigh the same: CPU profiles of two kinds may. Folded stacks
+ * (numbers of no known unit) are taken in the other side's unit; a side with counts only (a
+ * JFR recording that gives no sampling period) against one that has both (jprof's pprof:
+ * CPU time by default) compares the counts.
+ */
+static bool diff_views_agree(struct diff_side s[2])
+{
+	const __u32 n = 1u << JP_VAL_CPU_SAMPLES, t = 1u << JP_VAL_CPU_NS;
+
+	if (s[0].view.values == s[1].view.values)
+		return true;
+	for (int i = 0; i < 2; i++) {
+		struct diff_side *a = &s[i], *b = &s[!i];
+
+		if (a->view.values != n || b->view.values != t)
+			continue;
+		if (a->rm.folded) {
+			a->rm.meta.unit = b->rm.meta.unit;
+			return true;
+		}
+		if (model__total(b->sel ? b->sel : b->m, JP_VAL_CPU_SAMPLES)) {
+			b->view.values = n;
+			report_set_unit(&b->rm, &b->view);
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -344,7 +399,7 @@ static int report_diff(const struct jp_opts *o, regex_t *inc, regex_t *exc)
 	for (int i = 0; i < 2; i++)
 		if (diff_side_load(o, inc, exc, &s[i]))
 			goto out_free;
-	if (s[0].view.values != s[1].view.values) {
+	if (!diff_views_agree(s)) {
 		char a[256], b[256];
 
 		pr_err("%s weighs %s, %s weighs %s: a diff compares recordings of the same events",
@@ -491,7 +546,7 @@ int report_run(const struct jp_opts *o)
 	input.model = sel ? sel : m;
 	input.meta = &rm.meta;
 	report_view(o, input.model, rm.meta.events, &input.view);
-	rm.meta.unit = view_unit(&input.view);
+	report_set_unit(&rm, &input.view);
 	if (o->top &&
 	    (ret = top_done(out_top_write(input.model, &input.view, o->top, stdout), o)) !=
 		    JP_EXIT_FAILURE)

@@ -17,6 +17,8 @@ struct report_meta {
 	struct out_gc_pause *gc; /* malloc'ed */
 	char strs[5][1024]; /* report --store: the first segment's strings, copied */
 	char filters[1200], filters_now[600];
+	bool folded; /* read from folded stacks: numbers of no known unit, read as samples */
+	char title[512]; /* the recording's title with report's unit (report_set_unit) */
 };
 
 /* the recording in path: a JFR or pprof file (jprof's or another tool's), or folded stacks */

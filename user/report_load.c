@@ -200,6 +200,7 @@ int report_load(const char *path, struct model *m, struct report_meta *rm)
 	}
 	if (!err)
 		err = model__from_profile(m, p, JP_VAL_CPU_SAMPLES);
+	rm->folded = true;
 	profile__free(p);
 	free(buf);
 	return err;

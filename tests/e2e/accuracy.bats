@@ -1,10 +1,11 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # accuracy.bats: exact CPU time per thread. Ground-truth programs (C and Java) run three
-# threads at 100/50/25% duty cycle and print each thread's own CPU time; jprof at 99 Hz
-# with --cpu-time must match per-thread shares within 0.1 pp, per-method shares within
-# 0.3 pp and per-thread totals within 2%. Shares and totals, never wall time: the shared
-# 2-core machine decides how much CPU the threads get, not the test. Accuracy.java (also
+# threads at 100/50/25% duty cycle and print each thread's own CPU time; jprof at 99 Hz, by
+# default (CPU samples weigh their thread's CPU time), must match per-thread shares within
+# 0.1 pp, per-method shares within 0.3 pp and per-thread totals within 2%. Shares and
+# totals, never wall time: the shared 2-core machine decides how much CPU the threads get,
+# not the test. Accuracy.java (also
 # bench/suite.py's) splits each busy slice between two methods: per-thread within 0.1 pp,
 # per-method 0.3 pp as a mean over its nine (thread, method) shares. Each Java program runs
 # on one JDK (DutyCycle on 17, Accuracy on 25): what they check is the weighting of samples
@@ -44,7 +45,7 @@ wait_sampling() {
 # record: jprof records $APID from before the trigger ($OUT/go) until after the program
 # exited; the folded profile is $OUT/cpu.folded
 record() {
-	"$JPROF" record -v -p "$APID" -F 99 -d $((WORK_S + 6)) --cpu-time --per-thread \
+	"$JPROF" record -v -p "$APID" -F 99 -d $((WORK_S + 6)) --per-thread \
 		-o "$OUT/cpu.folded" 2>"$OUT/jprof.err" 3>&- &
 	JPROF_PID=$!
 	wait_sampling "$JPROF_PID"

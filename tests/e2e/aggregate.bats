@@ -24,12 +24,14 @@ teardown() {
 	kill_jpid
 }
 
-# rec NAME ARGS...: records JPID at 999 Hz for 3 s into $OUT/NAME.folded, its report in
-# $OUT/NAME.err and REPORT; sets TOTAL (the profile's samples) and COUNTED (in the kernel)
+# rec NAME ARGS...: records JPID at 999 Hz for 3 s into $OUT/NAME.folded (CPU time, the
+# default) and NAME.pb.gz, its counts (report --samples) in $OUT/NAME.n.folded, its report
+# in $OUT/NAME.err and REPORT; sets TOTAL (the profile's samples) and COUNTED (in the kernel)
 rec() {
-	local name=$1 taken lost
+	local name=$1 taken lost cpu_s ns
 	shift
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --per-thread "$@" -o "$OUT/$name.folded"
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --per-thread "$@" -o "$OUT/$name.folded" \
+		-o "$OUT/$name.pb.gz"
 	echo "$output" >"$OUT/$name.err"
 	REPORT=$output
 	grep -E "^jprof: (debug: (bpf|aggregation):|JVM $JPID|aggregation|[0-9]+ samples)" \
@@ -45,7 +47,15 @@ rec() {
 	# nothing lost: every sample taken is in the profile, and the folded lines add up to it
 	[[ -n $taken && -n $TOTAL ]]
 	((taken == TOTAL + lost && lost == 0))
-	(($(folded_total "$OUT/$name.folded") == TOTAL))
+	run -0 "$JPROF" report --samples --per-thread "$OUT/$name.pb.gz" -o "$OUT/$name.n.folded"
+	(($(folded_total "$OUT/$name.n.folded") == TOTAL))
+	# and the time they weigh adds up to the threads' CPU time the scheduler gave
+	cpu_s=$(sed -nE 's/^jprof: CPU time: ([0-9.]+) s on CPU .*/\1/p' <<<"$REPORT")
+	ns=$(folded_total "$OUT/$name.folded")
+	echo "$name: CPU time $cpu_s s, the profile's $ns ns"
+	[[ -n $cpu_s ]]
+	awk -v s="$cpu_s" -v n="$ns" 'BEGIN { d = n / 1e9 - s
+		exit !(s > 1 && d <= 0.001 && d >= -0.001) }'
 	! grep -q "never learnt" <<<"$REPORT"
 }
 
@@ -57,8 +67,8 @@ cpu_ticks() { # utime + stime of a thread
 	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/task/$2/stat"
 }
 
-# split_check NAME ARGS...: rec NAME ARGS, and worker-a's share of the two workers' samples
-# within 5 points of its share of their CPU time meanwhile (as java.bats checks)
+# split_check NAME ARGS...: rec NAME ARGS, and worker-a's share of the two workers' CPU
+# time in the profile within 5 points of its share of their CPU time meanwhile (as java.bats checks)
 split_check() {
 	local name=$1 ta tb a0 b0 a1 b1 a b
 	ta=$(tid_of "$JPID" worker-a)
@@ -69,12 +79,13 @@ split_check() {
 	rec "$@"
 	a1=$(cpu_ticks "$JPID" "$ta")
 	b1=$(cpu_ticks "$JPID" "$tb")
+	# enough samples of them, and their shares of the CPU time jprof weighed
+	(($(folded_sum ";worker-[ab] \\[($ta|$tb)\\];" "$OUT/$name.n.folded") > 300))
 	a=$(folded_sum ";worker-a \\[$ta\\];" "$OUT/$name.folded")
 	b=$(folded_sum ";worker-b \\[$tb\\];" "$OUT/$name.folded")
-	((a + b > 300))
 	awk -v a="$a" -v b="$b" -v ca=$((a1 - a0)) -v cb=$((b1 - b0)) -v n="$name" 'BEGIN {
 		p = 100 * a / (a + b); t = 100 * ca / (ca + cb);
-		printf "%s: worker-a share: samples %.1f%% (%d/%d), thread CPU %.1f%% (%d/%d ticks)\n",
+		printf "%s: worker-a: profile %.1f%% (%.0f/%.0f ns), /proc %.1f%% (%d/%d)\n",
 			n, p, a, a + b, t, ca, ca + cb
 		exit (p - t > 5 || t - p > 5) }'
 	# whole Java stacks: the thread entry, then the hot loop

@@ -23,7 +23,7 @@ teardown() {
 	"$APPS/hotab" 6 >"$OUT/truth" 3>&- &
 	APP_PID=$!
 	sleep 0.3
-	run -0 "$JPROF" record -p "$APP_PID" -F 499 -d 4 -o "$OUT/p.folded"
+	run -0 "$JPROF" record --samples -p "$APP_PID" -F 499 -d 4 -o "$OUT/p.folded"
 	echo "$output"
 	wait "$APP_PID"
 	APP_PID=

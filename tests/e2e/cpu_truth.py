@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# cpu_truth.py: compares a --per-thread --cpu-time folded profile with a program's own
-# per-thread CPU times; prints the errors, exits 1 over a limit.
+# cpu_truth.py: compares a --per-thread folded profile (CPU time, jprof's default) with a
+# program's own per-thread CPU times; prints the errors, exits 1 over a limit.
 # Usage: cpu_truth.py FOLDED TRUTH MAX_THREAD_PP MAX_METHOD_PP MAX_TOTAL_PCT
 #          TRUTH: "tid function cpu_ns" lines (duty, DutyCycle: one busy function a thread)
 #        cpu_truth.py --split FOLDED OUTPUT MAX_THREAD_PP MAX_METHOD_MAE_PP

@@ -95,7 +95,8 @@ start_java_and_hotab() {
 		[[ $output == *"JavaHot.spin"* ]] && java=$((java + 1))
 		# hotab's samples in it (one thread at 99 Hz): pprof's "of N total" is the whole
 		# segment's, JavaHot's too, so jprof's own pid filter counts them
-		run "$JPROF" report "$STORE/segments/$s" -p "$APP_PID" -o "$OUT/seg.folded"
+		run "$JPROF" report --samples "$STORE/segments/$s" -p "$APP_PID" \
+			-o "$OUT/seg.folded"
 		if ((status == 0)); then
 			n=$(folded_total "$OUT/seg.folded")
 		else

@@ -59,7 +59,8 @@ timed_dump() {
 	# an hour's interval: nothing reaches a segment during the test (unless an hour ends)
 	start_daemon -p "$APP_PID" --interval 3600
 	sleep 3
-	timed_dump -o "$OUT/open.folded"
+	# samples counted (--samples), for their rate: the default weighs CPU time
+	timed_dump --samples -o "$OUT/open.folded"
 	((status == 0))
 	[[ $output == *"the open interval"* ]]
 	grep -Eq '^hotab;.*;run;hot_a [0-9]+$' "$OUT/open.folded"
@@ -68,7 +69,7 @@ timed_dump() {
 	((n >= 99 && n <= 110 * 5))
 	# the interval goes on: a second dump has more
 	sleep 1
-	timed_dump -o "$OUT/open2.folded"
+	timed_dump --samples -o "$OUT/open2.folded"
 	((status == 0))
 	(($(folded_total "$OUT/open2.folded") > n))
 	# every format report writes, opened by jprof dump (the daemon writes no file of ours)
@@ -91,7 +92,7 @@ timed_dump() {
 	# SIGTERM wrote the open interval as the last segment
 	mapfile -t segs < <(segments)
 	((${#segs[@]} >= 1))
-	run -0 "$JPROF" report --store "$STORE" -o "$OUT/last.folded"
+	run -0 "$JPROF" report --samples --store "$STORE" -o "$OUT/last.folded"
 	grep -q 'hot_a' "$OUT/last.folded"
 	(($(folded_total "$OUT/last.folded") >= $(folded_total "$OUT/open2.folded")))
 	# gone with the daemon: its socket too
@@ -110,7 +111,7 @@ timed_dump() {
 	sleep 6
 	local worst=0 ms=()
 	for i in 1 2 3 4 5; do
-		timed_dump --last 4s -o "$OUT/d$i.folded"
+		timed_dump --samples --last 4s -o "$OUT/d$i.folded"
 		((status == 0))
 		ms+=("$DUMP_MS")
 		((DUMP_MS > worst)) && worst=$DUMP_MS
@@ -266,7 +267,7 @@ PY
 	start_daemon -p "$APP_PID" --interval 1 --config "$OUT/jprof.conf"
 	sleep 2.5
 	[[ -z $(segments) ]]
-	run -0 "$JPROF" dump --store "$STORE" -o "$OUT/before.folded"
+	run -0 "$JPROF" dump --samples --store "$STORE" -o "$OUT/before.folded"
 	before=$(folded_total "$OUT/before.folded")
 	((before > 0))
 	# a second from now on, and a size limit: the open interval is not lost
@@ -282,7 +283,8 @@ PY
 	echo "segments after SIGHUP: ${segs[*]}"
 	((${#segs[@]} >= 2))
 	# the first segment holds what the open interval had before SIGHUP
-	run -0 "$JPROF" report "$STORE/segments/${segs[0]}" -p "$APP_PID" -o "$OUT/first.folded"
+	run -0 "$JPROF" report --samples "$STORE/segments/${segs[0]}" -p "$APP_PID" \
+		-o "$OUT/first.folded"
 	echo "before SIGHUP: $before samples; the first segment: $(folded_total "$OUT/first.folded")"
 	(($(folded_total "$OUT/first.folded") >= before))
 	# a bad file on SIGHUP: said, and the daemon goes on as it was
@@ -322,7 +324,8 @@ PY
 	local total=0 secs=0
 	((${#segs[@]} >= k + 2))
 	for ((i = k + 1; i < ${#segs[@]}; i++)); do
-		"$JPROF" report "$STORE/segments/${segs[i]}" -p "$APP_PID" -o "$OUT/seg.folded"
+		"$JPROF" report --samples "$STORE/segments/${segs[i]}" -p "$APP_PID" \
+			-o "$OUT/seg.folded"
 		total=$((total + $(folded_total "$OUT/seg.folded")))
 		secs=$((secs + 1))
 	done
@@ -783,7 +786,7 @@ for line in open(sys.argv[1]):
 	while read -r from until samples host; do
 		[[ $host == "$(hostname)" ]]
 		seg=$STORE/segments/$(seg_name "$from" "$until")
-		total=$("$JPROF" report "$seg" -f folded | awk '{ s += $NF } END { print s + 0 }')
+		total=$("$JPROF" report --samples "$seg" -f folded | awk '{ s += $NF } END { print s }')
 		[[ $samples == "$total" ]] || { echo "$seg: OTLP $samples samples, segment $total"; false; }
 	done <"$OUT/otlp"
 	# every segment of the first run was taken by the end of the second

@@ -98,7 +98,7 @@ noattach_run() {
 		>"$OUT/java.out" 2>&1 3>&- &
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 4 -o "$OUT/n.folded"
+	run -0 "$JPROF" record --samples -v -p "$JPID" -F 999 -d 4 -o "$OUT/n.folded"
 	REPORT=$output
 	grep -E "^jprof: (JVM $JPID|Java walk before|debug: bpf:)" <<<"$REPORT"
 	# never signalled, and alive

@@ -42,7 +42,7 @@ folded_sum() {
 }
 
 folded_total() {
-	awk '{ s += $NF } END { print s + 0 }' "$1"
+	awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"
 }
 
 # folded_top FILE: the leaf function with the most self weight, without its kind suffix, after
@@ -51,7 +51,7 @@ folded_total() {
 folded_top() {
 	awk '{ st = $0; sub(/ [0-9.]+$/, "", st); n = split(st, f, ";"); leaf = f[n]
 	       sub(/_\[[kji0]\]$/, "", leaf); s[leaf] += $NF }
-	     END { for (k in s) if (s[k] > best) { best = s[k]; top = k }; print best, top }' "$1"
+	     END { for (k in s) if (s[k] > best) { best = s[k]; top = k }; printf "%.0f %s\n", best, top }' "$1"
 }
 
 # wait until the file exists and is non-empty (max $2 s)

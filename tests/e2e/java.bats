@@ -43,7 +43,7 @@ check_split() {
 	[[ -n $ta && -n $tb ]]
 	a0=$(cpu_ticks "$JPID" "$ta")
 	b0=$(cpu_ticks "$JPID" "$tb")
-	run -0 "$JPROF" record -p "$JPID" -F 199 -d 5 --per-thread -o "$OUT/s.folded" "$@"
+	run -0 "$JPROF" record --samples -p "$JPID" -F 199 -d 5 --per-thread -o "$OUT/s.folded" "$@"
 	echo "$output"
 	a1=$(cpu_ticks "$JPID" "$ta")
 	b1=$(cpu_ticks "$JPID" "$tb")
@@ -130,7 +130,7 @@ complete_pct() {
 @test "native threads of a JVM are not asked again; one that attaches later gets Java stacks" {
 	start_java "$JDK17" jniattach 8
 	# about 3 s of the jnat thread spinning in C, then 4 s attached, spinning in Java
-	run -0 "$JPROF" record -p "$JPID" -F 499 -d 7 --per-thread -o "$OUT/t.folded"
+	run -0 "$JPROF" record --samples -p "$JPID" -F 499 -d 7 --per-thread -o "$OUT/t.folded"
 	echo "$output"
 	local skipped native java attached
 	skipped=$(grep -Eo '\([0-9]+ not asked again\)' <<<"$output" | grep -Eo '[0-9]+')

@@ -28,8 +28,8 @@ walk_run() {
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
 	sleep 1
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 6 --per-thread --java-walk "$mode" \
-		-o "$OUT/w.folded"
+	run -0 "$JPROF" record --samples -v -p "$JPID" -F 999 -d 6 --per-thread \
+		--java-walk "$mode" -o "$OUT/w.folded"
 	REPORT=$output
 	echo "$REPORT" | grep -E "^jprof: JVM $JPID"
 	# the same profile as the agent's walks give: whole stacks, from the thread's run
@@ -103,7 +103,7 @@ io_run() {
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
 	sleep 0.5
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 4 -o "$OUT/io.folded"
+	run -0 "$JPROF" record --samples -v -p "$JPID" -F 999 -d 4 -o "$OUT/io.folded"
 	REPORT=$output
 	grep -E "^jprof: (JVM $JPID|samples of walked JVMs|debug: bpf:)" <<<"$REPORT"
 	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
@@ -147,7 +147,8 @@ calls_run() {
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
 	sleep 1
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 4 --java-walk "$mode" -o "$OUT/c.folded"
+	run -0 "$JPROF" record --samples -v -p "$JPID" -F 999 -d 4 --java-walk "$mode" \
+		-o "$OUT/c.folded"
 	REPORT=$output
 	grep -E "^jprof: (JVM $JPID|debug: bpf:)" <<<"$REPORT"
 	if [[ $mode == shadow ]]; then
@@ -187,7 +188,8 @@ copies_run() {
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
 	sleep 1
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --java-walk "$mode" -o "$OUT/y.folded"
+	run -0 "$JPROF" record --samples -v -p "$JPID" -F 999 -d 3 --java-walk "$mode" \
+		-o "$OUT/y.folded"
 	REPORT=$output
 	grep -E "^jprof: (JVM $JPID|stubs the Java walk|debug: bpf:)" <<<"$REPORT"
 	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
@@ -243,7 +245,8 @@ i2c_run() {
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
 	sleep 1
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 3 --java-walk "$mode" -o "$OUT/i.folded"
+	run -0 "$JPROF" record --samples -v -p "$JPID" -F 999 -d 3 --java-walk "$mode" \
+		-o "$OUT/i.folded"
 	REPORT=$output
 	grep -E "^jprof: (JVM $JPID|I2C adapters|C2I adapters|debug: bpf:)" <<<"$REPORT"
 	line=$(grep -E "^jprof: JVM $JPID \([^)]*\): [0-9]+ samples, " <<<"$REPORT")
@@ -305,7 +308,7 @@ i2c_run() {
 		>"$OUT/gc.out" 2>&1 3>&- &
 	JPID=$!
 	wait_ready "$OUT/gc.out" 10
-	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 4 -o "$OUT/gc.folded"
+	run -0 "$JPROF" record --samples -v -p "$JPID" -F 999 -d 4 -o "$OUT/gc.folded"
 	REPORT=$output
 	grep -E "^jprof: (JVM $JPID \(|threads in no|debug: bpf:)" <<<"$REPORT"
 	line=$(grep -E "^jprof: debug: bpf: [0-9]+ samples, " <<<"$REPORT")

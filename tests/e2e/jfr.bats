@@ -175,7 +175,7 @@ check_known() {
 	require_jfr_record
 	start_hot "$JDK25"
 	# the same profile twice: folded from record, JFR from that folded file through the model
-	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/r.folded"
+	run -0 "$JPROF" record --samples -p "$JPID" -F 199 -d 3 -o "$OUT/r.folded"
 	echo "$output"
 	total=$(folded_total "$OUT/r.folded")
 	read -r top_n top < <(folded_top "$OUT/r.folded")

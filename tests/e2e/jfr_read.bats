@@ -49,7 +49,7 @@ jdk_record() {
 # hot method leads, the JVM's pid labels its samples
 check_jdk_file() {
 	local jdk=$1 name=$2 top n total
-	run -0 "$JPROF" report "$OUT/$name.jfr" -o "$OUT/$name.folded"
+	run -0 "$JPROF" report --samples "$OUT/$name.jfr" -o "$OUT/$name.folded"
 	total=$(folded_total "$OUT/$name.folded")
 	read -r n top < <(folded_top "$OUT/$name.folded")
 	echo "$name: $total samples, top $top x $n" >&3
@@ -98,8 +98,8 @@ check_jdk_file() {
 	sleep 2
 	# a second dump of the same recording spans the first one's chunk and a new one
 	"$jdk/bin/jcmd" "$JPID" JFR.dump name=jr filename="$OUT/d2.jfr" >>"$OUT/jcmd.out" 2>&1
-	run -0 "$JPROF" report "$OUT/d1.jfr" -o "$OUT/d1.folded"
-	run -0 "$JPROF" report "$OUT/d2.jfr" -o "$OUT/d2.folded"
+	run -0 "$JPROF" report --samples "$OUT/d1.jfr" -o "$OUT/d1.folded"
+	run -0 "$JPROF" report --samples "$OUT/d2.jfr" -o "$OUT/d2.folded"
 	n1=$(folded_total "$OUT/d1.folded")
 	n2=$(folded_total "$OUT/d2.folded")
 	read -r _ top < <(folded_top "$OUT/d2.folded")
@@ -123,8 +123,8 @@ check_jdk_file() {
 	wait_ready "$OUT/java.out" 10
 	sleep 1
 	# one recording, written twice
-	run -0 "$JPROF" record -p "$JPID" -F 199 -d 3 -o "$OUT/r.jfr" -o "$OUT/r.folded"
-	run -0 "$JPROF" report "$OUT/r.jfr" -o "$OUT/back.folded"
+	run -0 "$JPROF" record --samples -p "$JPID" -F 199 -d 3 -o "$OUT/r.jfr" -o "$OUT/r.folded"
+	run -0 "$JPROF" report --samples "$OUT/r.jfr" -o "$OUT/back.folded"
 	java_frames "$OUT/r.folded" >"$OUT/r.java"
 	java_frames "$OUT/back.folded" >"$OUT/back.java"
 	echo "$(wc -l <"$OUT/r.java") Java stacks, $(folded_total "$OUT/r.folded") samples" >&3

@@ -49,8 +49,8 @@ start_load() {
 # jprof in the background, started at the default priority as from a shell (it raises
 # its own). Sets PP (the /usr/bin/time process), JP (jprof) and T0 (it said "recording").
 start_jprof() {
-	nice -n 15 /usr/bin/time -f '%U %S' -o "$OUT/time" "$JPROF" record -p "$JPID" -F 999 \
-		-o "$OUT/p.folded" "$@" 2>"$OUT/err" 3>&- &
+	nice -n 15 /usr/bin/time -f '%U %S' -o "$OUT/time" "$JPROF" record --samples -p "$JPID" \
+		-F 999 -o "$OUT/p.folded" "$@" 2>"$OUT/err" 3>&- &
 	PP=$!
 	for ((i = 0; i < 6000; i++)); do
 		grep -q recording "$OUT/err" 2>/dev/null && break

@@ -124,7 +124,7 @@ teardown() {
 	grep -o '"meta":{[^}]*}' "$OUT/b.html" | tee "$OUT/meta"
 	grep -q "\"command\":\"[^\"]*record -p $APP_PID -d 1 " "$OUT/meta"
 	grep -q "\"filters\":\"--pid $APP_PID; then --comm 'hotab'\"" "$OUT/meta"
-	grep -q '"title":"jprof: CPU (samples)"' "$OUT/meta"
+	grep -q '"title":"jprof: CPU (ns)"' "$OUT/meta"
 	grep -q "\"host\":\"$(hostname)\"" "$OUT/meta"
 	grep -q '"freq":99,' "$OUT/meta"
 	grep -Eq '"duration_ns":(9[0-9]{8}|1[0-9]{9}),' "$OUT/meta"

@@ -59,10 +59,11 @@ javac_run() {
 		# JNI_EDETACHED before the live phase): that is start-up attach, not the walk this
 		# file measures; javac is live after 1 s
 		sleep 1
-		run -0 "$JPROF" record -v -p "$JPID" --per-pid -F 999 -d 12 -o "$OUT/j.folded"
-	else
-		run -0 "$JPROF" record -v -a --no-attach --per-pid -F 999 -d 12 --java-walk shadow \
+		run -0 "$JPROF" record --samples -v -p "$JPID" --per-pid -F 999 -d 12 \
 			-o "$OUT/j.folded"
+	else
+		run -0 "$JPROF" record --samples -v -a --no-attach --per-pid -F 999 -d 12 \
+			--java-walk shadow -o "$OUT/j.folded"
 	fi
 	REPORT=$output
 	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
@@ -110,7 +111,7 @@ math_run() {
 	JPID=$!
 	wait_file "$OUT/math.out" 20
 	sleep 1 # past start-up: steady state
-	run -0 "$JPROF" record -v -p "$JPID" --no-attach -F 999 -d 6 -o "$OUT/m.folded"
+	run -0 "$JPROF" record --samples -v -p "$JPID" --no-attach -F 999 -d 6 -o "$OUT/m.folded"
 	REPORT=$output
 	grep -E "^jprof: JVM $JPID " <<<"$REPORT"
 	pct=$(complete_pct)

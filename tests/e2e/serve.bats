@@ -84,7 +84,8 @@ print(s[0]["start"], s[-1]["end"], s[len(s) // 2]["start"])' "$OUT/body")
 	start_serve
 	range
 	# folded: the program's own functions; their weights add up to the segments' samples
-	get "/api/profile?since=$A&until=$Z&format=folded"
+	# (counted: samples=1; the default weighs CPU time)
+	get "/api/profile?since=$A&until=$Z&format=folded&samples=1"
 	[[ $CODE == 200 ]]
 	grep -q 'hotab;.*;hot_a ' "$OUT/body"
 	grep -q 'hotab;.*;hot_b ' "$OUT/body"

@@ -34,7 +34,7 @@ run_short() {
 	require_jdk "$jdk"
 	[[ -x $jdk/bin/javac ]] || { missing "javac of $jdk"; return; }
 	[[ -f $APPS/ShortLived.class ]] || { missing "ShortLived not built in $APPS (make apps)"; return; }
-	"$JPROF" record -v -a -d 20 -o "$OUT/p.folded" 2>"$OUT/err" 3>&- &
+	"$JPROF" record --samples -v -a -d 20 -o "$OUT/p.folded" 2>"$OUT/err" 3>&- &
 	JPROF_PID=$!
 	for ((i = 0; i < 100; i++)); do
 		grep -q "recording" "$OUT/err" 2>/dev/null && break

@@ -150,9 +150,16 @@ TEST(wall_and_cpu_time)
 	EXPECT_EQ(PARSE("record", "-e", "offcpu"), 0);
 	EXPECT_TRUE(!o.wall && !o.per_thread);
 	EXPECT_EQ(o.min_block_us, 100);
+	EXPECT_TRUE(o.cpu_time); /* the default: CPU samples weigh their CPU time */
+	EXPECT_EQ(PARSE("record", "--samples"), 0);
+	EXPECT_TRUE(!o.cpu_time);
+	EXPECT_EQ(PARSE("report", "--samples", "x.pb.gz"), 0);
 	EXPECT_TRUE(!o.cpu_time);
 	EXPECT_EQ(PARSE("record", "--cpu-time"), 0);
 	EXPECT_TRUE(o.cpu_time);
+	EXPECT_EQ(PARSE("record", "--samples", "--cpu-time"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--cpu-time", "--samples"), JP_EXIT_USAGE);
+	EXPECT_EQ(PARSE("record", "--samples", "--samples"), 0);
 	EXPECT_EQ(PARSE("record", "-e", "walls"), JP_EXIT_USAGE);
 }
 

@@ -58,6 +58,13 @@ TEST(profile_argv)
 		EXPECT_EQ(parse(SQ_PROFILE, &r, why, kv2), 0);
 		EXPECT_STREQ(r.args[0], "--include=--output=/etc/passwd");
 	}
+	/* samples counted, not CPU time: --samples */
+	{
+		const char *kv4[] = {"since=1", "until=2", "samples=1", NULL};
+
+		EXPECT_EQ(parse(SQ_PROFILE, &r, why, kv4), 0);
+		EXPECT_STREQ(r.args[0], "--samples");
+	}
 	/* top: the table of report --top */
 	{
 		const char *kv3[] = {"since=1", "until=2", "format=top", NULL};

@@ -344,7 +344,9 @@ int out_pprof_write(const struct model *m, const struct pprof_opts *o, FILE *f)
 	}
 	for (size_t i = 0; i < o->nnotes; i++)
 		pb_u64(&e.out, PROFILE_COMMENT, S(&e, o->notes[i]));
-	pb_u64(&e.out, PROFILE_DEFAULT_SAMPLE_TYPE, S(&e, jp_value_type(cols[0])));
+	/* CPU time where the samples carry it, as Go's CPU profiles are shown; else the first */
+	pb_u64(&e.out, PROFILE_DEFAULT_SAMPLE_TYPE,
+	       S(&e, jp_value_type(o->values & (1u << JP_VAL_CPU_NS) ? JP_VAL_CPU_NS : cols[0])));
 	/* the string table last: every index above is known by now */
 	for (size_t i = 0; i < e.st.n; i++)
 		pb_bytes(&e.out, PROFILE_STRING_TABLE, e.st.strs[i], strlen(e.st.strs[i]));

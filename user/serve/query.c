@@ -117,8 +117,8 @@ static const struct {
 	{"exclude", printable, "a regular expression"},
 };
 
-static const char *const views[] = {"per-pid", "per-thread", "per-container",
-				    "reverse", "dotted",    "lines"};
+static const char *const views[] = {"per-pid", "per-thread", "per-container", "reverse",
+				    "dotted",  "lines",      "samples"};
 
 static bool ends_with(const char *s, size_t n, const char *end)
 {
