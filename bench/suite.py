@@ -26,8 +26,9 @@ Parts (in this order; --only picks some):
   scale      10 JVMs x 10 busy threads, `record -a`: jprof's CPU (steady state, whole run),
              peak RSS, first sample, JVMs with Java stacks
   accuracy   tests/apps/Accuracy.java (3 threads at 100/50/25% duty, own CPU clock) under
-             `record -p PID -F 99 --per-thread`, samples counted and with --cpu-time:
-             per-thread and per-method error in pp
+             `record -p PID -F 99 --per-thread` on JDK 17 and 25, samples counted
+             (--samples) once and weighed by CPU time (the default) 3 times: per-thread
+             and per-method error in pp
   formats    `jprof report` of ~1M samples over 100,000 stacks into each format: time, RSS
   join       bench/join_bench.c: ns per sample of the join+aggregate, this tree against the
              last commit before the model redesign (built in a temporary dir under /tmp)
@@ -84,6 +85,7 @@ import host  # noqa: E402  (its JVM helpers; its cleanup() kills what they start
 import overhead  # noqa: E402
 
 H2_JAR = "/usr/share/java/h2.jar"
+JDK25_JAVA = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"
 # the last commit before user/model/ existed (b0bd1fb added it): the join "before" the redesign
 # the join part's baseline: the last commit before the model redesign, or JPROF_JOIN_BEFORE
 BEFORE_MODEL = os.environ.get("JPROF_JOIN_BEFORE", "c7de993")
@@ -394,15 +396,19 @@ def part_accuracy(a, tmp):
     subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "tests/apps/Accuracy.java")])
     secs = 10 if a.quick else 30
     runs = []
-    # samples counted (the flame graph's default), then weighed by CPU time (--cpu-time)
-    modes = [m for m in ("samples", "cpu-time") for _ in range(1 if a.quick else 2)]
-    for r, mode in enumerate(modes):
-        w = overhead.start_workload([a.java, "-cp", tmp, "Accuracy", str(secs)])
+    # on JDK 17 and 25: samples counted (--samples) once, then weighed by CPU time (the
+    # default) 3 times (the issue's repetitions)
+    javas = [("17", a.java)] + ([("25", JDK25_JAVA)] if os.path.exists(JDK25_JAVA) else [])
+    plan = [(jdk, java, m) for jdk, java in javas
+            for m in ["samples"] + ["default"] * (1 if a.quick else 3)]
+    modes = sorted({f"{jdk} {m}" for jdk, _, m in plan})
+    for r, (jdk, java, mode) in enumerate(plan):
+        w = overhead.start_workload([java, "-cp", tmp, "Accuracy", str(secs)])
         folded = os.path.join(tmp, "acc.folded")
         err = open(os.path.join(tmp, "acc.err"), "w+")
-        # --cpu-time: each sample weighs its thread's CPU time since its previous one
+        # the default: each sample weighs its thread's CPU time since its previous one
         jp = overhead.spawn([a.jprof, "record", "-p", str(w.pid), "-F", "99", "--per-thread"] +
-                            (["--cpu-time"] if mode == "cpu-time" else []) + ["-o", folded],
+                            (["--samples"] if mode == "samples" else []) + ["-o", folded],
                             stderr=err, cwd=tmp)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -431,19 +437,24 @@ def part_accuracy(a, tmp):
         except ValueError as e:
             raise RuntimeError(f"accuracy: {e}; jprof said: {report[-1500:]}")
         tt, gt = run["truth_total"], run["profile_total"]
-        run["mode"] = mode
-        # samples: samples / (CPU time x 99 Hz); cpu-time: profile ns / true ns
+        run["mode"] = f"{jdk} {mode}"
+        # samples: samples / (CPU time x 99 Hz); default: profile ns / true ns
         run["profile_over_truth"] = gt / (tt / 1e9) / 99 if mode == "samples" else gt / tt
         runs.append(run)
-        say(f"accuracy run {r + 1} ({secs} s at 99 Hz, {mode}, 3 workers): per-thread MAE "
+        say(f"accuracy run {r + 1} (JDK {jdk}, {secs} s at 99 Hz, {mode}, 3 workers): "
+            f"per-thread MAE "
             f"{run['thread_mae_pp']:.3f} pp, per-method MAE {run['method_mae_pp']:.3f} pp; "
             + ("samples / (CPU time x 99 Hz)" if mode == "samples" else
                "profile CPU time / the threads' own") + f" = {run['profile_over_truth']:.4f}")
     return {"secs": secs, "hz": 99, "runs": runs,
             "median_thread_mae_pp": {m: med([r["thread_mae_pp"] for r in runs if r["mode"] == m])
-                                     for m in set(modes)},
+                                     for m in modes},
             "median_method_mae_pp": {m: med([r["method_mae_pp"] for r in runs if r["mode"] == m])
-                                     for m in set(modes)}}
+                                     for m in modes},
+            "max_thread_mae_pp": {m: max(r["thread_mae_pp"] for r in runs if r["mode"] == m)
+                                  for m in modes},
+            "max_method_mae_pp": {m: max(r["method_mae_pp"] for r in runs if r["mode"] == m)
+                                  for m in modes}}
 
 
 def big_folded(tmp, stacks=100000, samples=1000000):
