@@ -68,7 +68,8 @@ cpu_ticks() { # utime + stime of a thread
 }
 
 # split_check NAME ARGS...: rec NAME ARGS, and worker-a's share of the two workers' CPU
-# time in the profile within 5 points of its share of their CPU time meanwhile (as java.bats checks)
+# time in the profile within 5 points of its share of their /proc CPU time meanwhile (as
+# java.bats checks)
 split_check() {
 	local name=$1 ta tb a0 b0 a1 b1 a b
 	ta=$(tid_of "$JPID" worker-a)
