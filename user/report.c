@@ -287,20 +287,22 @@ static int report_select(const struct jp_opts *o, regex_t *inc, regex_t *exc, co
 static void report_set_unit(struct report_meta *rm, const struct model_view *v)
 {
 	static const char *const units[] = {"(samples)", "(ns)"};
-	const char *t = rm->meta.title, *p = NULL;
-	size_t i;
+	const char *t = rm->meta.title;
 
 	rm->meta.unit = view_unit(v);
 	if (!t || !rm->meta.unit ||
 	    (v->values != 1u << JP_VAL_CPU_SAMPLES && v->values != 1u << JP_VAL_CPU_NS))
 		return;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]) && !p; i++)
-		p = strstr(t, units[i]);
-	if (!p)
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		const char *p = strstr(t, units[i]);
+
+		if (!p)
+			continue;
+		snprintf(rm->title, sizeof(rm->title), "%.*s(%s)%s", (int)(p - t), t,
+			 rm->meta.unit, p + strlen(units[i]));
+		rm->meta.title = rm->title;
 		return;
-	snprintf(rm->title, sizeof(rm->title), "%.*s(%s)%s", (int)(p - t), t, rm->meta.unit,
-		 p + strlen(units[i - 1]));
-	rm->meta.title = rm->title;
+	}
 }
 
 /* the columns a view weighs ("cpu (nanoseconds) + offcpu (nanoseconds)"), for --diff's error */
