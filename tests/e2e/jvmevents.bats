@@ -110,8 +110,10 @@ check_park() {
 	# every park: BPF walks each at its futex's return (a waiter just started is found at
 	# the end of the JVM's thread list). The signal -e lock still sends for the blocker may
 	# get no trace (none within the bound, or "not a Java thread" for a thread just started:
-	# 1 of 16 runs here): that park keeps BPF's stack and ends in [park] (before, it was lost)
-	((parks >= 20 && parks <= 24 && waits >= parks && waits <= parks + 2))
+	# 1 of 16 runs here): that park keeps BPF's stack and ends in [park] (before, it was lost).
+	# One may still be lost, as in check_blockers: a park whose walk fails too (once in a
+	# rehearsal, JDK 25: 19 parks, 1.90 of the program's 2.00 s, within the 10% below)
+	((parks >= 19 && parks <= 24 && waits >= parks && waits <= parks + 2))
 	# -e lock shows no other blocked time: the holder's sleep, the main thread's join
 	[[ -z $(grep -E 'holdLock|\[off-cpu\]|Thread\.sleep|Thread\.join' "$OUT/park.folded") ]]
 	[[ -z $(other_stacks ';\[park\];java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync_\[l\] [0-9]*$|EvPark\.parkedOnLock(_\[.\])?;.*;\[park\] [0-9]+$' "$OUT/park.folded") ]]
