@@ -27,8 +27,9 @@ Parts (in this order; --only picks some):
              peak RSS, first sample, JVMs with Java stacks
   accuracy   tests/apps/Accuracy.java (3 threads at 100/50/25% duty, own CPU clock) under
              `record -p PID -F 99 --per-thread` on JDK 17 and 25, samples counted
-             (--samples) once and weighed by CPU time (the default) 3 times: per-thread
-             and per-method error in pp
+             (--samples) once and weighed by CPU time (the default) 3 times; its mixed
+             workload (6 threads: CPU, allocation, system calls, a contended monitor,
+             bursts) 3 times: per-thread and per-method error in pp
   formats    `jprof report` of ~1M samples over 100,000 stacks into each format: time, RSS
   join       bench/join_bench.c: ns per sample of the join+aggregate, this tree against the
              last commit before the model redesign (built in a temporary dir under /tmp)
@@ -396,14 +397,18 @@ def part_accuracy(a, tmp):
     subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "tests/apps/Accuracy.java")])
     secs = 10 if a.quick else 30
     runs = []
-    # on JDK 17 and 25: samples counted (--samples) once, then weighed by CPU time (the
-    # default) 3 times (the issue's repetitions)
+    # on JDK 17 and 25: the duty-cycle workload with samples counted (--samples) once, then
+    # weighed by CPU time (the default) 3 times (the issue's repetitions); the mixed one
+    # (Accuracy --mixed: 6 threads of different kinds) 3 times by default
     javas = [("17", a.java)] + ([("25", JDK25_JAVA)] if os.path.exists(JDK25_JAVA) else [])
-    plan = [(jdk, java, m) for jdk, java in javas
-            for m in ["samples"] + ["default"] * (1 if a.quick else 3)]
-    modes = sorted({f"{jdk} {m}" for jdk, _, m in plan})
-    for r, (jdk, java, mode) in enumerate(plan):
-        w = overhead.start_workload([java, "-cp", tmp, "Accuracy", str(secs)])
+    reps = 1 if a.quick else 3
+    plan = [(jdk, java, wl, m) for jdk, java in javas
+            for wl, m in [("duty", "samples")] + [("duty", "default")] * reps +
+            [("mixed", "default")] * reps]
+    modes = sorted({f"{jdk} {wl} {m}" for jdk, _, wl, m in plan})
+    for r, (jdk, java, wl, mode) in enumerate(plan):
+        w = overhead.start_workload([java, "-cp", tmp, "Accuracy"] +
+                                    (["--mixed"] if wl == "mixed" else []) + [str(secs)])
         folded = os.path.join(tmp, "acc.folded")
         err = open(os.path.join(tmp, "acc.err"), "w+")
         # the default: each sample weighs its thread's CPU time since its previous one
@@ -437,13 +442,15 @@ def part_accuracy(a, tmp):
         except ValueError as e:
             raise RuntimeError(f"accuracy: {e}; jprof said: {report[-1500:]}")
         tt, gt = run["truth_total"], run["profile_total"]
-        run["mode"] = f"{jdk} {mode}"
+        run["mode"] = f"{jdk} {wl} {mode}"
         # samples: samples / (CPU time x 99 Hz); default: profile ns / true ns
         run["profile_over_truth"] = gt / (tt / 1e9) / 99 if mode == "samples" else gt / tt
         runs.append(run)
-        say(f"accuracy run {r + 1} (JDK {jdk}, {secs} s at 99 Hz, {mode}, 3 workers): "
+        say(f"accuracy run {r + 1} (JDK {jdk}, {secs} s at 99 Hz, {mode}, {wl} workload, "
+            f"{len(run['truth_cpu_ns'])} workers): "
             f"per-thread MAE "
-            f"{run['thread_mae_pp']:.3f} pp, per-method MAE {run['method_mae_pp']:.3f} pp; "
+            f"{run['thread_mae_pp']:.3f} pp, per-method MAE {run['method_mae_pp']:.3f} pp "
+            f"(sampling alone: {run['method_floor_pp']:.3f}); "
             + ("samples / (CPU time x 99 Hz)" if mode == "samples" else
                "profile CPU time / the threads' own") + f" = {run['profile_over_truth']:.4f}")
     return {"secs": secs, "hz": 99, "runs": runs,
@@ -454,7 +461,9 @@ def part_accuracy(a, tmp):
             "max_thread_mae_pp": {m: max(r["thread_mae_pp"] for r in runs if r["mode"] == m)
                                   for m in modes},
             "max_method_mae_pp": {m: max(r["method_mae_pp"] for r in runs if r["mode"] == m)
-                                  for m in modes}}
+                                  for m in modes},
+            "median_method_floor_pp": {m: med([r["method_floor_pp"] for r in runs
+                                               if r["mode"] == m]) for m in modes}}
 
 
 def big_folded(tmp, stacks=100000, samples=1000000):

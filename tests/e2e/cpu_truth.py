@@ -5,18 +5,21 @@
 # Usage: cpu_truth.py FOLDED TRUTH MAX_THREAD_PP MAX_METHOD_PP MAX_TOTAL_PCT
 #          TRUTH: "tid function cpu_ns" lines (duty, DutyCycle: one busy function a thread)
 #        cpu_truth.py --split FOLDED OUTPUT MAX_THREAD_PP MAX_METHOD_MAE_PP
-#          OUTPUT: Accuracy's "thread NAME NS" and "method NAME hotA|hotB|other NS" lines
-#          (each thread splits its busy slices between two methods); every thread's share
+#          OUTPUT: Accuracy's "thread NAME NS" and "method NAME METHOD|other NS" lines
+#          (each thread splits its busy time between its methods); every thread's share
 #          within MAX_THREAD_PP, the methods' mean absolute error within MAX_METHOD_MAE_PP
 # bench/suite.py imports split_errors.
+import math
 import re
 import statistics
 import sys
 
 
-def split_profile(path):
-    """weight per Accuracy worker ("dutyN") and per (worker, hotA|hotB|other), from a
-    --per-thread folded profile"""
+def split_profile(path, names):
+    """weight per Accuracy worker and per (worker, method), from a --per-thread folded
+    profile; NAMES: {thread name: the methods its output names}. A sample's method is the
+    innermost frame that is one of its thread's (a Java frame "Accuracy.hotA_[j]": the name
+    before the type suffix), "other" where none is."""
     per_thread, per_method = {}, {}
     with open(path, errors="replace") as f:
         for line in f:
@@ -26,23 +29,25 @@ def split_profile(path):
             frames = stack.split(";")
             if len(frames) < 2:
                 continue
-            m = re.match(r"(duty\d+) \[\d+\]$", frames[1])
-            if not m:
+            m = re.match(r"(\S+) \[\d+\]$", frames[1])
+            if not m or m.group(1) not in names:
                 continue
             t = m.group(1)
             meth = "other"
-            for fr in frames[2:]:  # "Accuracy.hotA_[j]": the name before the type suffix
+            for fr in frames[2:]:
                 name = re.sub(r"_\[[a-z0-9]+\]$", "", fr)
-                if name.endswith(".hotA") or name.endswith(".hotB"):
-                    meth = name[-4:]
+                short = name.rpartition(".")[2]
+                if name != short and short in names[t]:
+                    meth = short
             per_thread[t] = per_thread.get(t, 0) + int(n)
             per_method[(t, meth)] = per_method.get((t, meth), 0) + int(n)
     return per_thread, per_method
 
 
-def split_errors(folded, output):
+def split_errors(folded, output, hz=99):
     """Accuracy's OUTPUT (its text) against the FOLDED profile: a dict with the truth, the
-    profile's figures, and the errors of each share in percentage points"""
+    profile's figures, and the errors of each share in percentage points; HZ: the
+    sampling rate, for the per-method error that sampling alone leaves"""
     truth_t, truth_m = {}, {}
     for line in output.splitlines():
         f = line.split()
@@ -50,19 +55,30 @@ def split_errors(folded, output):
             truth_t[f[1]] = int(f[2])
         elif f[:1] == ["method"] and len(f) == 4:
             truth_m[(f[1], f[2])] = int(f[3])
-    got_t, got_m = split_profile(folded)
+    names = {t: {m for (tt, m) in truth_m if tt == t and m != "other"} for t in truth_t}
+    got_t, got_m = split_profile(folded, names)
     tt, gt = sum(truth_t.values()), sum(got_t.values())
     if not tt or not gt:
         raise ValueError(f"no CPU time of the workers: truth {truth_t}, profile {got_t}")
     err_t = {t: 100 * (got_t.get(t, 0) / gt - truth_t[t] / tt) for t in truth_t}
     err_m = {f"{t}.{m}": 100 * (got_m.get((t, m), 0) / gt - truth_m[(t, m)] / tt)
              for (t, m) in truth_m}
+    # what sampling alone leaves: a thread's n samples (its CPU seconds x hz) fall in a
+    # method with its true fraction q, so the method's share moves by share x sqrt(q(1-q)/n)
+    # (binomial), |error| by sqrt(2/pi) of that on average; the mean over the methods is the
+    # floor a sampler's per-method MAE sits on, with no bias of its own
+    floor = []
+    for (t, m), ns in truth_m.items():
+        n, q = truth_t[t] / 1e9 * hz, ns / truth_t[t] if truth_t[t] else 0
+        floor.append(100 * truth_t[t] / tt * math.sqrt(q * (1 - q) / n) * math.sqrt(2 / math.pi)
+                     if n >= 1 else 0)
     return {"truth_cpu_ns": truth_t, "truth_method_ns": {f"{t}.{m}": v for (t, m), v in
                                                          truth_m.items()},
             "profile_total": gt, "profile_per_thread": got_t,
             "thread_error_pp": err_t, "method_error_pp": err_m,
             "thread_mae_pp": statistics.mean(abs(x) for x in err_t.values()),
             "method_mae_pp": statistics.mean(abs(x) for x in err_m.values()),
+            "method_floor_pp": statistics.mean(floor) if floor else 0,
             "truth_total": tt}
 
 
@@ -79,8 +95,9 @@ def main_split():
     for m, e in sorted(r["method_error_pp"].items()):
         print("method %-12s truth %.3f s  share err %+.3f pp" %
               (m, r["truth_method_ns"][m] / 1e9, e))
-    print("MAE: per-thread %.3f pp, per-method %.3f pp; profile / truth %.4f" %
-          (r["thread_mae_pp"], r["method_mae_pp"], r["profile_total"] / r["truth_total"]))
+    print("MAE: per-thread %.3f pp, per-method %.3f pp (sampling alone: %.3f); "
+          "profile / truth %.4f" % (r["thread_mae_pp"], r["method_mae_pp"],
+                                    r["method_floor_pp"], r["profile_total"] / r["truth_total"]))
     # each thread's share, and the methods' mean error (the issue's measure: one method's
     # share moves with its few hundred samples, the mean over nine less)
     worst_t = max(abs(x) for x in r["thread_error_pp"].values())
