@@ -31,6 +31,9 @@ struct {
 	__type(value, struct jp_cpu_prev);
 } cpu_prev SEC(".maps");
 
+#define PF_EXITING 0x00000004 /* in do_exit(), from its start */
+#define PF_KTHREAD 0x00200000
+
 /*
  * CPU time the current thread ran since its previous sample: the scheduler's own
  * se.sum_exec_runtime (what CLOCK_THREAD_CPUTIME_ID reads, minus the part of the
@@ -55,7 +58,16 @@ static __always_inline __u64 cpu_weight(struct task_struct *task, __u32 tid)
 		p->start_ns = start;
 		return w;
 	}
-	/* no entry, or one of an earlier thread with this tid */
+	/*
+	 * No entry, or one of an earlier thread with this tid. A thread in its exit past
+	 * cpu_exit (PF_EXITING: the tracepoint is not its last code) had its entry deleted
+	 * and its time handed over in its tail: taken for a new thread it would weigh all its
+	 * runtime a second time
+	 */
+	if (task->flags & PF_EXITING) {
+		stat_inc(JP_STAT_CPU_EXITED);
+		return 0;
+	}
 	if (start >= seed_ns) {
 		w = rt; /* all its runtime lies in the recording */
 		stat_inc(JP_STAT_CPU_NEW);
@@ -66,8 +78,6 @@ static __always_inline __u64 cpu_weight(struct task_struct *task, __u32 tid)
 	(void)bpf_map_update_elem(&cpu_prev, &tid, &v, BPF_ANY);
 	return w;
 }
-
-#define PF_KTHREAD 0x00200000
 
 /*
  * -e wall: the current thread's on-CPU time since its previous sample, by the switch
@@ -91,6 +101,11 @@ static __always_inline __u64 wall_weight(struct task_struct *task, __u32 tid, __
 	if (now <= wall_start_ns)
 		return 0;
 	w = bpf_map_lookup_elem(&wall_cpu, &tid);
+	if (!w && !exiting && (BPF_CORE_READ(task, flags) & PF_EXITING)) {
+		/* past its exit's tail (cpu_exit deleted the entry): its time is handed over */
+		stat_inc(JP_STAT_CPU_EXITED);
+		return 0;
+	}
 	if (!w) {
 		if (!exiting)
 			(void)bpf_map_update_elem(&wall_cpu, &tid, &v, BPF_ANY);

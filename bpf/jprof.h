@@ -202,7 +202,12 @@
  * `push rbp` and the last fixed slot): passed to its caller, as the agent's walk does
  */
 #define JP_STAT_INTERP_ENTRY 50
-#define JP_STAT_MAX		 51
+/*
+ * cpu: a sample of a thread past its exit's tail (PF_EXITING, its entry gone): weighs
+ * nothing, as the tail took its time; as a new thread it would weigh all its runtime again
+ */
+#define JP_STAT_CPU_EXITED 51
+#define JP_STAT_MAX		 52
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java

@@ -249,13 +249,15 @@ void rec_summary(struct rec *r, double secs, const char *where)
 			"jprof: CPU time: %.3f s on CPU (%s), %llu thread exits%s carried their "
 			"time "
 			"after the last sample, %llu threads new in the recording, %llu samples "
-			"weighed one period (thread's earlier runtime unknown)\n",
+			"weighed one period (thread's earlier runtime unknown), %llu samples in a "
+			"thread's exit after its tail weighed nothing\n",
 			rec_total(r, JP_VAL_CPU_NS) / 1e9,
 			r->o->wall ? "switch timestamps" : "scheduler runtime",
 			(unsigned long long)st[JP_STAT_CPU_TAIL] + (__u64)r->wall_tails,
 			r->o->wall ? " and threads alive at the end" : "",
 			(unsigned long long)st[JP_STAT_CPU_NEW],
-			(unsigned long long)st[JP_STAT_CPU_NOPREV]);
+			(unsigned long long)st[JP_STAT_CPU_NOPREV],
+			(unsigned long long)st[JP_STAT_CPU_EXITED]);
 	if (r->o->wall)
 		fprintf(out,
 			"jprof: wall: %.6f s recorded; per thread, on-CPU + runnable + blocked "
