@@ -8,6 +8,7 @@
 #          OUTPUT: Accuracy's "thread NAME NS" and "method NAME METHOD|other NS" lines
 #          (each thread splits its busy time between its methods); every thread's share
 #          within MAX_THREAD_PP, the methods' mean absolute error within MAX_METHOD_MAE_PP
+#          (or 1.8x what random sampling alone leaves, when more: a loaded host)
 # bench/suite.py imports split_errors.
 import math
 import re
@@ -99,8 +100,13 @@ def main_split():
           "profile / truth %.4f" % (r["thread_mae_pp"], r["method_mae_pp"],
                                     r["method_floor_pp"], r["profile_total"] / r["truth_total"]))
     # each thread's share, and the methods' mean error (the issue's measure: one method's
-    # share moves with its few hundred samples, the mean over nine less)
+    # share moves with its few hundred samples, the mean over nine less). A loaded host
+    # gives the workers few and scattered CPU slices, so the samples fall at random: there
+    # the bound is 1.8x what random sampling alone leaves (its mean over about six
+    # independent errors spreads by ~30%: 2.6 sigma), a bias still shows above it
     worst_t = max(abs(x) for x in r["thread_error_pp"].values())
+    max_method_pp = max(max_method_pp, 1.8 * r["method_floor_pp"])
+    print("bounds: thread %.3f pp, per-method MAE %.3f pp" % (max_thread_pp, max_method_pp))
     sys.exit(1 if worst_t > max_thread_pp or r["method_mae_pp"] > max_method_pp else 0)
 
 
