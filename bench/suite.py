@@ -412,7 +412,7 @@ def part_accuracy(a, tmp):
         folded = os.path.join(tmp, "acc.folded")
         err = open(os.path.join(tmp, "acc.err"), "w+")
         # the default: each sample weighs its thread's CPU time since its previous one
-        jp = overhead.spawn([a.jprof, "record", "-p", str(w.pid), "-F", "99", "--per-thread"] +
+        jp = overhead.spawn([a.jprof, "record", "-v", "-p", str(w.pid), "-F", "99", "--per-thread"] +
                             (["--samples"] if mode == "samples" else []) + ["-o", folded],
                             stderr=err, cwd=tmp)
         deadline = time.monotonic() + 60
@@ -436,7 +436,11 @@ def part_accuracy(a, tmp):
         err.close()
         if jp.returncode != 0:
             raise RuntimeError(f"jprof failed: {report}")
+        # the profile, the workload's own figures and jprof's report, for a second look
         shutil.copy(folded, os.path.join(a.build, "bench", f"accuracy-{r + 1}.folded"))
+        for ext, text in (("out", out), ("err", report)):
+            with open(os.path.join(a.build, "bench", f"accuracy-{r + 1}.{ext}"), "w") as f:
+                f.write(text)
         try:
             run = cpu_truth.split_errors(folded, out)
         except ValueError as e:
