@@ -42,10 +42,10 @@ wait_sampling() {
 	return 1
 }
 
-# record: jprof records $APID from before the trigger ($OUT/go) until after the program
-# exited; the folded profile is $OUT/cpu.folded
+# record [HZ]: jprof records $APID (at HZ, 99 unless given) from before the trigger ($OUT/go)
+# until after the program exited; the folded profile is $OUT/cpu.folded
 record() {
-	"$JPROF" record -v -p "$APID" -F 99 -d $((WORK_S + 6)) --per-thread \
+	"$JPROF" record -v -p "$APID" -F "${1:-99}" -d $((WORK_S + 6)) --per-thread \
 		-o "$OUT/cpu.folded" 2>"$OUT/jprof.err" 3>&- &
 	JPROF_PID=$!
 	wait_sampling "$JPROF_PID"
@@ -145,16 +145,7 @@ java_split() {
 	"$APPS/exitchurn" 4 "$OUT/go" "$OUT/truth.txt" >"$OUT/churn.out" 3>&- &
 	APID=$!
 	wait_ready "$OUT/churn.out"
-	"$JPROF" record -v -p "$APID" -F 999 --per-thread -o "$OUT/cpu.folded" \
-		2>"$OUT/jprof.err" 3>&- &
-	JPROF_PID=$!
-	wait_sampling "$JPROF_PID"
-	sleep 0.3
-	touch "$OUT/go"
-	wait "$APID"
-	APID=
-	wait "$JPROF_PID"
-	JPROF_PID=
+	record 999 >/dev/null
 	grep 'CPU time:' "$OUT/jprof.err"
 	run awk 'NR == FNR { truth[$1] = $2; next }
 		{
