@@ -70,7 +70,8 @@ def split_errors(folded, output, hz=99):
     # floor a sampler's per-method MAE sits on, with no bias of its own
     floor = []
     for (t, m), ns in truth_m.items():
-        n, q = truth_t[t] / 1e9 * hz, ns / truth_t[t] if truth_t[t] else 0
+        n = truth_t[t] / 1e9 * hz
+        q = min(max(ns / truth_t[t], 0.0), 1.0) if truth_t[t] else 0.0
         floor.append(100 * truth_t[t] / tt * math.sqrt(q * (1 - q) / n) * math.sqrt(2 / math.pi)
                      if n >= 1 else 0)
     return {"truth_cpu_ns": truth_t, "truth_method_ns": {f"{t}.{m}": v for (t, m), v in
