@@ -412,7 +412,8 @@ def part_accuracy(a, tmp):
         folded = os.path.join(tmp, "acc.folded")
         err = open(os.path.join(tmp, "acc.err"), "w+")
         # the default: each sample weighs its thread's CPU time since its previous one
-        jp = overhead.spawn([a.jprof, "record", "-v", "-p", str(w.pid), "-F", "99", "--per-thread"] +
+        jp = overhead.spawn([a.jprof, "record", "-v", "-p", str(w.pid), "-F", "99",
+                             "--per-thread"] +
                             (["--samples"] if mode == "samples" else []) + ["-o", folded],
                             stderr=err, cwd=tmp)
         deadline = time.monotonic() + 60
