@@ -81,7 +81,7 @@ public class Accuracy {
 	}
 
 	// the mixed workload's parts; each spins (or works) until the wall clock reaches `until`
-	static Object[] kept = new Object[4096];
+	static final Object[] kept = new Object[4096];
 
 	static long allocWork(long until, long x) {
 		int i = 0;
@@ -115,6 +115,10 @@ public class Accuracy {
 		final long[] parts = new long[PARTS.length];
 		final SplittableRandom rnd;
 		long cpu, x;
+		// ioWork's: /dev/null and /dev/zero (mixio opens them, no other thread does IO)
+		FileOutputStream out;
+		FileInputStream in;
+		final byte[] buf = new byte[4096];
 
 		Mixed(String name, long end, long seed) {
 			super(name);
@@ -126,14 +130,16 @@ public class Accuracy {
 		// boxing or map: a call C2 inlines late (Long.valueOf, Map.merge) leaves its
 		// scope on the nodes it creates after parsing, and the inlined loops' pcs then
 		// name the caller in the JVM's own debug info (decisions.md)
-		void part(int p, long until) {
+		void part(int p, long until) throws IOException {
 			long c0 = MX.getCurrentThreadCpuTime();
 			if (p == HOT_A)
 				x = hotA(until, x);
 			else if (p == HOT_B)
 				x = hotB(until, x);
-			else
+			else if (p == ALLOC)
 				x = allocWork(until, x);
+			else
+				x = ioWork(until, x, out, in, buf);
 			parts[p] += MX.getCurrentThreadCpuTime() - c0;
 		}
 
@@ -185,13 +191,12 @@ public class Accuracy {
 			// system calls, then CPU, then a nap of 0-4 ms
 			new Mixed("mixio", end, 3) {
 				void body() throws IOException {
-					byte[] buf = new byte[4096];
-					try (FileOutputStream out = new FileOutputStream("/dev/null");
-					     FileInputStream in = new FileInputStream("/dev/zero")) {
+					try (FileOutputStream o = new FileOutputStream("/dev/null");
+					     FileInputStream i = new FileInputStream("/dev/zero")) {
+						out = o;
+						in = i;
 						for (long t; (t = System.nanoTime()) < end;) {
-							long c0 = MX.getCurrentThreadCpuTime();
-							x = ioWork(t + 2_000_000, x, out, in, buf);
-							parts[IO] += MX.getCurrentThreadCpuTime() - c0;
+							part(IO, t + 2_000_000);
 							part(HOT_A, System.nanoTime() + 1_000_000);
 							nap(rnd.nextLong(1, 4_000_000));
 						}
