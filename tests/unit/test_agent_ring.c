@@ -1147,7 +1147,7 @@ static struct jvm_agent *open_many_blobs(struct fixture *f, unsigned int nb, uns
 TEST(inline_tables_held_are_a_bounded_cache)
 {
 	const unsigned int nb = 64, np = 2000, depth = 3;
-	__u64 held, evicted, peak = 0;
+	__u64 held, evicted, peak = 0, reread;
 	struct fixture f;
 	struct jvm_agent *a;
 	size_t rec;
@@ -1173,7 +1173,12 @@ TEST(inline_tables_held_are_a_bounded_cache)
 				peak = held;
 		}
 	}
-	/* the first round's pcs again, their tables long freed: from the lookups' cache */
+	/*
+	 * the first round's pcs again, their tables long freed: from the lookups' cache. Its
+	 * sets have two ways and a keyed hash: three of the 128 pcs in one set (about one run
+	 * in 50) send one back to its table
+	 */
+	reread = 0;
 	for (unsigned int b = 0; b < nb; b++) {
 		__u64 pc = TBL_BLOB(b) + 4 * 777, before, after;
 		const __u64 *chain;
@@ -1184,8 +1189,9 @@ TEST(inline_tables_held_are_a_bounded_cache)
 		EXPECT_EQ(chain[1], M_OUT + 1);
 		EXPECT_EQ(bci[2], (__s32)(b * 10000 + 777));
 		jvm_agent__all_tables(&held, &after);
-		EXPECT_EQ(after, before);
+		reread += after != before;
 	}
+	EXPECT_TRUE(reread <= 2);
 	jvm_agent__all_tables(&held, &evicted);
 	printf("    tables: %.2f MB at most, %llu freed for room\n", peak / 1048576.0,
 	       (unsigned long long)evicted);
