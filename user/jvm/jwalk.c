@@ -165,7 +165,7 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 	int n = 0;
 
 	w->leaf_chain = 0;
-	memset(w->exp_root, 0, sizeof(w->exp_root));
+	/* exp_root is written with each frame below, not cleared whole (2 KiB a sample) */
 	for (__u32 k = 0; k < nf; k++) {
 		const __u64 *chain;
 		const __s32 *bci;
@@ -176,6 +176,7 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 				return n;
 			w->exp_mptr[n] = f[k].method;
 			w->exp_bci[n] = jframe_bci(&f[k]);
+			w->exp_root[n] = 0;
 			w->exp_mid[n++] = m_get(w, f[k].method);
 			continue;
 		}
@@ -198,6 +199,7 @@ static int expand(struct jwalk *w, struct jvm_agent *a, const struct jp_jframe *
 		for (int i = 0; i < c && n < JWALK_MAX_EXPANDED; i++) {
 			w->exp_mptr[n] = 0;
 			w->exp_bci[n] = bci[i];
+			w->exp_root[n] = 0;
 			w->exp_mid[n++] = chain[i];
 		}
 		/* the compiled method itself: its inline chain's last entry */
