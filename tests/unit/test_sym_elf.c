@@ -291,6 +291,67 @@ TEST(live_forked_child_and_shared_lib)
 	dlclose(h);
 }
 
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/*
+ * A miss reads the pid's maps again, but a read that finds them unchanged doubles the wait
+ * before the next (a frame-pointer walk gone astray misses at every sample: each read
+ * opens every mapped file); a read that finds a new mapping (a dlopen) ends the wait.
+ */
+TEST(live_maps_reread_backs_off)
+{
+	struct syms *s = syms__new(fx_path("kallsyms.txt"));
+	struct syms_stats st;
+	struct jp_sym r;
+	__u64 t0, reads, before_open;
+	void *h, *beta;
+
+	ASSERT_TRUE(s);
+	syms__set_reload_interval_ms(s, 10);
+	EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)test_sym_marker_fn, &r), 0);
+	EXPECT_STREQ(r.name, "test_sym_marker_fn");
+	/* 500 ms of misses, one a millisecond: 10, 20, 40, 80, 160 ms apart, not every 10 ms */
+	for (t0 = now_ns(); now_ns() - t0 < 500000000ull;) {
+		EXPECT_EQ(syms__user(s, (__u32)getpid(), 16, &r), 0);
+		EXPECT_TRUE(r.name == NULL);
+		usleep(1000);
+	}
+	syms__stats(s, &st);
+	reads = st.maps_reads;
+	printf("# maps read %llu times in 500 ms of misses (50 without the back-off)\n",
+	       (unsigned long long)reads);
+	EXPECT_TRUE(reads >= 4 && reads <= 8);
+	/* a library mapped now is found by a miss within the longest wait */
+	ASSERT_TRUE(!dlopen(fx_path("libfx.so"), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD));
+	h = dlopen(fx_path("libfx.so"), RTLD_NOW | RTLD_LOCAL);
+	beta = h ? dlsym(h, "jp_fx_beta") : NULL;
+	ASSERT_TRUE(beta);
+	before_open = now_ns();
+	do {
+		EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)beta, &r), 0);
+		if (r.name)
+			break;
+		usleep(1000);
+	} while (now_ns() - before_open < 3000000000ull);
+	EXPECT_STREQ(r.name, "jp_fx_beta");
+	EXPECT_TRUE(now_ns() - before_open < 2000000000ull);
+	/* and that read found a change: misses read again at the reload interval */
+	syms__stats(s, &st);
+	reads = st.maps_reads;
+	usleep(15000);
+	EXPECT_EQ(syms__user(s, (__u32)getpid(), 16, &r), 0);
+	syms__stats(s, &st);
+	EXPECT_EQ(st.maps_reads, reads + 1);
+	syms__free(s);
+	dlclose(h);
+}
+
 /* a file no live pid maps loses its tables after the idle time; a pid mapping it again reads them */
 TEST(live_files_follow_live_pids)
 {

@@ -67,6 +67,19 @@ static bool file_maps_lost(const struct umap *old, size_t on, const struct umap 
 	return false;
 }
 
+/* true when new holds the very mappings of old (both sorted by start) */
+static bool maps_same(const struct umap *old, size_t on, const struct umap *new, size_t nn)
+{
+	if (on != nn)
+		return false;
+	for (size_t i = 0; i < on; i++)
+		if (old[i].start != new[i].start || old[i].end != new[i].end ||
+		    old[i].offset != new[i].offset || old[i].path != new[i].path ||
+		    old[i].type != new[i].type || old[i].dso != new[i].dso)
+			return false;
+	return true;
+}
+
 /* builds ps->maps from a fresh /proc/<pid>/maps; keeps the old one on failure */
 /* the mappings um[0..n) go: the files they used lose a user */
 static void maps_unref(struct umap *um, size_t n, __u64 now)
@@ -87,6 +100,7 @@ static int load_maps(struct syms *s, struct pid_state *ps)
 	err = procmaps_read_pid(ps->pid, true, &jm);
 	if (err)
 		return err;
+	s->stats.maps_reads++;
 	um = calloc(jm->n ? jm->n : 1, sizeof(*um));
 	if (!um) {
 		procmaps_free(jm);
@@ -114,6 +128,14 @@ static int load_maps(struct syms *s, struct pid_state *ps)
 	/* what resolved before resolves alike unless a file mapping went or changed */
 	if (file_maps_lost(ps->maps, ps->n, um, jm->n))
 		s->generation++;
+	/* a read that found nothing new: the next waits longer (see maps_wait_ns) */
+	if (ps->maps && maps_same(ps->maps, ps->n, um, jm->n))
+		ps->maps_wait_ns = ps->maps_wait_ns * 2 < MAPS_WAIT_MAX_NS ? ps->maps_wait_ns * 2
+									   : MAPS_WAIT_MAX_NS;
+	else
+		ps->maps_wait_ns = s->reload_interval_ns;
+	if (ps->maps_wait_ns < s->reload_interval_ns)
+		ps->maps_wait_ns = s->reload_interval_ns;
 	maps_unref(ps->maps, ps->n, ps->maps_read_ns);
 	free(ps->maps);
 	ps->maps = um;
@@ -298,6 +320,15 @@ static bool due(const struct syms *s, __u64 last_ns)
 	return mono_ns() - last_ns >= s->reload_interval_ns;
 }
 
+/* a miss may read pid's maps again */
+static bool maps_due(const struct syms *s, const struct pid_state *ps)
+{
+	__u64 wait = ps->maps_wait_ns > s->reload_interval_ns ? ps->maps_wait_ns
+							      : s->reload_interval_ns;
+
+	return mono_ns() - ps->maps_read_ns >= wait;
+}
+
 #define WANT_PID     1u /* the pid's maps and files, first time */
 #define WANT_MAPS    2u /* its maps again: a miss */
 #define WANT_PERFMAP 4u /* its perf map again: a miss in JIT code */
@@ -343,7 +374,7 @@ size_t syms__load_wanted(struct syms *s)
 			(void)syms__add_pid(s, w.pid); /* gone already: its samples stay unnamed */
 			continue;
 		}
-		if ((w.what & WANT_MAPS) && due(s, ps->maps_read_ns) && !load_maps(s, ps) &&
+		if ((w.what & WANT_MAPS) && maps_due(s, ps) && !load_maps(s, ps) &&
 		    ps->has_anon_exec && !ps->pm)
 			load_perfmap(s, ps);
 		else if ((w.what & WANT_PERFMAP) && ps->has_anon_exec && due(s, ps->pm_read_ns))
@@ -399,10 +430,10 @@ static int user_map(struct syms *s, __u32 pid, __u64 addr, struct pid_state **re
 	}
 	*ret_ps = ps;
 	*ret_u = find_umap(ps, addr);
-	if (!*ret_u && s->defer && due(s, ps->maps_read_ns)) {
+	if (!*ret_u && s->defer && maps_due(s, ps)) {
 		want(s, pid, WANT_MAPS);
 		s->stats.deferred++;
-	} else if (!*ret_u && due(s, ps->maps_read_ns)) {
+	} else if (!*ret_u && maps_due(s, ps)) {
 		*ret_reread = !load_maps(s, ps);
 		*ret_u = find_umap(ps, addr);
 	}

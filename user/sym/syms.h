@@ -114,6 +114,7 @@ struct syms_stats {
 	__u64 debug_files;		/* separate debug files found (build id, .gnu_debuglink) */
 	__u64 deferred;			/* lookups that left a load for syms__load_wanted */
 	__u64 loads_not_wanted;		/* loads not noted: too many pids waiting at once */
+	__u64 maps_reads;		/* /proc/PID/maps read (a new pid, or a miss) */
 };
 void syms__stats(const struct syms *s, struct syms_stats *ret);
 

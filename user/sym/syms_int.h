@@ -35,6 +35,7 @@
 #include "util/safe_open.h"
 
 #define RELOAD_INTERVAL_NS_DEFAULT (100ull * 1000 * 1000)
+#define MAPS_WAIT_MAX_NS	   (1600ull * 1000 * 1000)
 /*
  * Global budgets over all processes (each file and each perf map has its own, smaller
  * one): past them a file gets no symbols and a perf map is not read further, counted.
@@ -87,6 +88,12 @@ struct pid_state {
 	size_t n;
 	bool has_anon_exec; /* JIT code possible: look for a perf map */
 	__u64 maps_read_ns;
+	/*
+	 * the wait before a miss reads its maps again: doubles (up to MAPS_WAIT_MAX_NS) while
+	 * reads find no mapping changed (a frame-pointer walk gone astray misses at each
+	 * sample), back to the reload interval when one did (a dlopen)
+	 */
+	__u64 maps_wait_ns;
 	struct perfmap *pm; /* NULL until a perf map was found */
 	__u64 pm_read_ns;
 	bool no_perfmap; /* its JIT code is named elsewhere (the JVM's agent): never read one */
