@@ -339,9 +339,11 @@ void jn_push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct jav
 		return;
 	}
 	id = push_loc(j, n, name, "", true, f->kind, 0, line > 0 ? line : 0);
-	/* nor a line that the dictionary may still bring */
-	if (line > 0 || f->bci < 0)
-		loc_cache_put(j, key, f->method_id, c, id);
+	/*
+	 * a named method's line table came in the same dictionary entry: a method without one
+	 * (a lambda's hidden class, a LambdaForm: at the root of many a thread) stays so
+	 */
+	loc_cache_put(j, key, f->method_id, c, id);
 }
 
 /* a stack is built: its JVM counts it when its Java frames were cut for time */
