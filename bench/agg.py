@@ -14,7 +14,9 @@ run_cnt of this jprof's on_cpu_sample), and jprof's own CPU time per second of w
 (its threads' schedstat); from jprof -v, the ring records per second (the samples BPF
 took, less those it counted). Prints the medians of each mode, and JSON with --json.
 With --baseline BUILD it compares two builds instead, both without --aggregate, rounds
-alternating which goes first: jprof's CPU per sample of each, and their ratio.
+alternating which goes first: jprof's CPU per sample of each, and their ratio. With --all
+jprof records the whole host (-a, as a user runs it: jprof's own process, the load's and
+the host's others too) instead of -p PID.
 """
 import argparse
 import json
@@ -66,9 +68,10 @@ def cpu_ns(pid):
     return total
 
 
-def one_run(build, jpid, secs, agg, out_dir):
-    """one recording of jpid at 999 Hz, with --aggregate or --no-aggregate; its figures"""
-    cmd = [os.path.join(build, "jprof"), "record", "-v", "-p", str(jpid), "-F", "999",
+def one_run(build, jpid, secs, agg, out_dir, whole=False):
+    """one recording of jpid (or the host) at 999 Hz, with --aggregate or not; its figures"""
+    cmd = [os.path.join(build, "jprof"), "record", "-v"] + \
+        (["-a"] if whole else ["-p", str(jpid)]) + ["-F", "999",
            "-d", str(secs), "--aggregate" if agg else "--no-aggregate",
            "-o", os.path.join(out_dir, "a.folded" if agg else "p.folded")]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -111,6 +114,8 @@ def main():
                     help="compare this build with BUILD (both plain), not the two modes")
     ap.add_argument("--native", action="store_true",
                     help="hotab (a C program, one thread in two functions) instead of JavaHot")
+    ap.add_argument("--all", action="store_true",
+                    help="record the whole host (-a) instead of the load's pid (-p)")
     a = ap.parse_args()
     if a.secs < 4:
         sys.exit("--secs: at least 4")
@@ -140,7 +145,7 @@ def main():
             for i in range(a.rounds):
                 # a baseline comparison alternates which build goes first (drift hits both)
                 for name, build, agg in (modes[::-1] if a.baseline and i % 2 else modes):
-                    r = one_run(build, jvm.pid, a.secs, agg, d)
+                    r = one_run(build, jvm.pid, a.secs, agg, d, a.all)
                     r["jprof_us_per_sample"] = (r["jprof_cpu_ms_per_s"] * 1e3 /
                                                 r["samples_per_s"] if r["samples_per_s"] else 0.0)
                     runs[name].append(r)
