@@ -65,8 +65,8 @@ static __u64 bkey_end(const struct jm_bkey *k)
 /* the table changes: cached chains check their blob again (agent_names.c) */
 static void blobs_changed(struct jvm_agent *a)
 {
-	if (++a->blob_gen == 0 && a->pcc) /* wrapped: no entry may pass for current */
-		memset(a->pcc, 0, (size_t)PCC_SETS * 2 * sizeof(*a->pcc));
+	if (++a->blob_gen == 0 && a->pcc_sets) /* wrapped: no entry may pass for current */
+		memset(a->pcc_sets, 0, (size_t)PCC_SETS * sizeof(*a->pcc_sets));
 }
 
 static void blob_remove(struct jvm_agent *a, size_t i)

@@ -55,19 +55,25 @@
 /*
  * The chains lookups found, by pc (jvm_agent__pc_chain): a sample's compiled frames are a
  * few thousand call sites, a JVM's tables hold hundreds of thousands of pcs. 2-way sets,
- * allocated at a JVM's first lookup (PCC_SETS * 2 * 128 bytes, charged); an entry is its
- * blob's while that blob (its code-load record's offset) is the one at the pc.
+ * allocated at a JVM's first lookup (PCC_BYTES, charged); an entry is its blob's while
+ * that blob (its code-load record's offset) is the one at the pc. A lookup reads its set's
+ * keys (two sets a cache line, 128 KiB in all), then the one entry that matched.
  */
 #define PCC_SETS  4096u
 #define PCC_CHAIN 8
-struct jm_pcc {
-	__u64 key; /* pc << 1 | top; 0: empty */
-	__u64 off; /* the blob's record offset */
-	__u32 n, used;
-	__u32 gen; /* blob_gen when the blob at the pc was last found to be off's */
-	__u64 chain[PCC_CHAIN];
-	__s32 bci[PCC_CHAIN];
+struct jm_pcc_set {
+	__u64 key[2]; /* pc << 1 | top; 0: empty */
+	__u32 gen[2]; /* blob_gen when the blob at the way's pc was last found to be its off's */
+	__u32 mru;    /* the way found or filled last: the other one is replaced */
+	__u32 pad;
 };
+struct jm_pcc {
+	__s32 bci[PCC_CHAIN];
+	__u32 n, pad;
+	__u64 off; /* the blob's record offset */
+	__u64 chain[PCC_CHAIN];
+};
+#define PCC_BYTES ((size_t)PCC_SETS * (sizeof(struct jm_pcc_set) + 2 * sizeof(struct jm_pcc)))
 /* dictionary bytes parsed per refresh, so one huge dictionary never stalls the poll loop */
 #define DICT_REFRESH_MAX (32ull << 20)
 /*
@@ -244,9 +250,9 @@ struct jvm_agent {
 	__u32 *tq;
 	size_t tq_head, tq_n;
 	__u64 tables_bytes, tables_evicted;
-	struct jm_pcc *pcc; /* PCC_SETS * 2; NULL until the first lookup */
-	bool pcc_failed;    /* its allocation failed: lookups go without it */
-	__u32 pcc_tick;
+	struct jm_pcc_set *pcc_sets; /* PCC_SETS, then pcc; NULL until the first lookup */
+	struct jm_pcc *pcc;	     /* PCC_SETS * 2: way w of set i at 2 * i + w */
+	bool pcc_failed;	     /* its allocation failed: lookups go without it */
 	__u64 pcc_hits, pcc_misses;
 	/*
 	 * counts the changes of the compiled-code table (a blob in, or out): a cached chain

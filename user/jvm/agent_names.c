@@ -103,21 +103,22 @@ __u64 jvm_agent__dict_read(const struct jvm_agent *a)
 }
 
 /* the set of key in the lookups' cache (allocated and charged at the first call); NULL: none */
-static struct jm_pcc *pcc_set(struct jvm_agent *a, __u64 key)
+static struct jm_pcc_set *pcc_set(struct jvm_agent *a, __u64 key)
 {
-	const size_t bytes = (size_t)PCC_SETS * 2 * sizeof(struct jm_pcc);
-
-	if (!a->pcc) {
-		if (a->pcc_failed || ja_charge(a, bytes))
+	if (!a->pcc_sets) {
+		if (a->pcc_failed || ja_charge(a, PCC_BYTES))
 			return NULL;
-		a->pcc = calloc(PCC_SETS * 2, sizeof(*a->pcc));
-		if (!a->pcc) {
-			ja_uncharge(a, bytes);
+		/* on cache lines: a set is read whole in one */
+		a->pcc_sets = aligned_alloc(64, PCC_BYTES);
+		if (!a->pcc_sets) {
+			ja_uncharge(a, PCC_BYTES);
 			a->pcc_failed = true; /* not tried again */
 			return NULL;
 		}
+		memset(a->pcc_sets, 0, PCC_BYTES);
+		a->pcc = (struct jm_pcc *)(a->pcc_sets + PCC_SETS);
 	}
-	return &a->pcc[(size_t)(hash_keyed(key) % PCC_SETS) * 2];
+	return &a->pcc_sets[hash_keyed(key) % PCC_SETS];
 }
 
 /* the chain of pc in b (top: the interrupted pc), from b's inline table */
@@ -141,52 +142,56 @@ static int pc_chain_table(struct jvm_agent *a, struct jm_blob *b, __u64 pc, bool
 	return 1;
 }
 
+/* way w of set s found: its chain */
+static int pcc_hit(struct jvm_agent *a, struct jm_pcc_set *s, unsigned int w, const __u64 **ret,
+		   const __s32 **ret_bci)
+{
+	const struct jm_pcc *e = &a->pcc[(size_t)(s - a->pcc_sets) * 2 + w];
+
+	s->mru = w;
+	a->pcc_hits++;
+	*ret = e->chain;
+	*ret_bci = e->bci;
+	return (int)e->n;
+}
+
 int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret,
 			const __s32 **ret_bci)
 {
 	__u64 key = pc << 1 | top;
-	struct jm_pcc *set = pcc_set(a, key), *e;
+	struct jm_pcc_set *set = pcc_set(a, key);
+	struct jm_pcc *e;
 	struct jm_blob *b;
+	unsigned int w;
 	int n;
 
 	/* the table unchanged since the entry's blob was checked: it is the pc's still */
-	for (int w = 0; set && w < 2; w++) {
-		e = &set[w];
-		if (e->key == key && e->gen == a->blob_gen) {
-			e->used = ++a->pcc_tick;
-			a->pcc_hits++;
-			*ret = e->chain;
-			*ret_bci = e->bci;
-			return (int)e->n;
-		}
-	}
+	for (w = 0; set && w < 2; w++)
+		if (set->key[w] == key && set->gen[w] == a->blob_gen)
+			return pcc_hit(a, set, w, ret, ret_bci);
 	b = ja_blob_find(a, pc);
 	if (!b)
 		return -ENOENT;
 	if (!b->method_id)
 		return -EINVAL;
-	for (int w = 0; set && w < 2; w++) {
-		e = &set[w];
-		if (e->key == key && e->off == b->off) {
-			e->gen = a->blob_gen;
-			e->used = ++a->pcc_tick;
-			a->pcc_hits++;
-			*ret = e->chain;
-			*ret_bci = e->bci;
-			return (int)e->n;
+	for (w = 0; set && w < 2; w++)
+		if (set->key[w] == key &&
+		    a->pcc[(size_t)(set - a->pcc_sets) * 2 + w].off == b->off) {
+			set->gen[w] = a->blob_gen;
+			return pcc_hit(a, set, w, ret, ret_bci);
 		}
-	}
 	a->pcc_misses++;
 	n = pc_chain_table(a, b, pc, top, ret, ret_bci);
 	if (!set || n > PCC_CHAIN)
 		return n;
-	/* the way used longest ago: its entry replaced by this one */
-	e = set[0].used <= set[1].used ? &set[0] : &set[1];
-	e->key = key;
+	/* the way not used last: its entry replaced by this one */
+	w = !set->mru;
+	e = &a->pcc[(size_t)(set - a->pcc_sets) * 2 + w];
+	set->key[w] = key;
+	set->gen[w] = a->blob_gen;
+	set->mru = w;
 	e->off = b->off;
-	e->gen = a->blob_gen;
 	e->n = (__u32)n;
-	e->used = ++a->pcc_tick;
 	memcpy(e->chain, *ret, (size_t)n * sizeof(e->chain[0]));
 	memcpy(e->bci, *ret_bci, (size_t)n * sizeof(e->bci[0]));
 	*ret = e->chain;

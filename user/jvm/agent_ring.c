@@ -242,9 +242,9 @@ void jvm_agent__free(struct jvm_agent *a)
 	free(a->bkeys);
 	free(a->bpool);
 	free(a->tq);
-	if (a->pcc)
-		ja_uncharge(a, (size_t)PCC_SETS * 2 * sizeof(*a->pcc));
-	free(a->pcc);
+	if (a->pcc_sets)
+		ja_uncharge(a, PCC_BYTES);
+	free(a->pcc_sets);
 	hmap_free(&a->edges);
 	free(a->threads);
 	hmap_free(&a->thread_idx);
