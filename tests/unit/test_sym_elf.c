@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "harness.h"
 #include "sym/demangle.h"
 #include "sym/elf_syms.h"
@@ -291,14 +292,6 @@ TEST(live_forked_child_and_shared_lib)
 	dlclose(h);
 }
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
 /*
  * A miss reads the pid's maps again, but a read that finds them unchanged doubles the wait
  * before the next (a frame-pointer walk gone astray misses at every sample: each read
@@ -317,7 +310,7 @@ TEST(live_maps_reread_backs_off)
 	EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)test_sym_marker_fn, &r), 0);
 	EXPECT_STREQ(r.name, "test_sym_marker_fn");
 	/* 500 ms of misses, one a millisecond: 10, 20, 40, 80, 160 ms apart, not every 10 ms */
-	for (t0 = now_ns(); now_ns() - t0 < 500000000ull;) {
+	for (t0 = mono_ns(); mono_ns() - t0 < 500000000ull;) {
 		EXPECT_EQ(syms__user(s, (__u32)getpid(), 16, &r), 0);
 		EXPECT_TRUE(r.name == NULL);
 		usleep(1000);
@@ -332,15 +325,15 @@ TEST(live_maps_reread_backs_off)
 	h = dlopen(fx_path("libfx.so"), RTLD_NOW | RTLD_LOCAL);
 	beta = h ? dlsym(h, "jp_fx_beta") : NULL;
 	ASSERT_TRUE(beta);
-	before_open = now_ns();
+	before_open = mono_ns();
 	do {
 		EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)beta, &r), 0);
 		if (r.name)
 			break;
 		usleep(1000);
-	} while (now_ns() - before_open < 3000000000ull);
+	} while (mono_ns() - before_open < 3000000000ull);
 	EXPECT_STREQ(r.name, "jp_fx_beta");
-	EXPECT_TRUE(now_ns() - before_open < 2000000000ull);
+	EXPECT_TRUE(mono_ns() - before_open < 2000000000ull);
 	/* and that read found a change: misses read again at the reload interval */
 	syms__stats(s, &st);
 	reads = st.maps_reads;

@@ -142,11 +142,18 @@ static int pc_chain_table(struct jvm_agent *a, struct jm_blob *b, __u64 pc, bool
 	return 1;
 }
 
+/* the entry of way w of set s */
+static struct jm_pcc *pcc_way(const struct jvm_agent *a, const struct jm_pcc_set *s,
+			      unsigned int w)
+{
+	return &a->pcc[(size_t)(s - a->pcc_sets) * 2 + w];
+}
+
 /* way w of set s found: its chain */
 static int pcc_hit(struct jvm_agent *a, struct jm_pcc_set *s, unsigned int w, const __u64 **ret,
 		   const __s32 **ret_bci)
 {
-	const struct jm_pcc *e = &a->pcc[(size_t)(s - a->pcc_sets) * 2 + w];
+	const struct jm_pcc *e = pcc_way(a, s, w);
 
 	s->mru = w;
 	a->pcc_hits++;
@@ -175,8 +182,7 @@ int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **r
 	if (!b->method_id)
 		return -EINVAL;
 	for (w = 0; set && w < 2; w++)
-		if (set->key[w] == key &&
-		    a->pcc[(size_t)(set - a->pcc_sets) * 2 + w].off == b->off) {
+		if (set->key[w] == key && pcc_way(a, set, w)->off == b->off) {
 			set->gen[w] = a->blob_gen;
 			return pcc_hit(a, set, w, ret, ret_bci);
 		}
@@ -186,7 +192,7 @@ int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **r
 		return n;
 	/* the way not used last: its entry replaced by this one */
 	w = !set->mru;
-	e = &a->pcc[(size_t)(set - a->pcc_sets) * 2 + w];
+	e = pcc_way(a, set, w);
 	set->key[w] = key;
 	set->gen[w] = a->blob_gen;
 	set->mru = w;

@@ -128,13 +128,11 @@ static int load_maps(struct syms *s, struct pid_state *ps)
 	/* what resolved before resolves alike unless a file mapping went or changed */
 	if (file_maps_lost(ps->maps, ps->n, um, jm->n))
 		s->generation++;
-	/* a read that found nothing new: the next waits longer (see maps_wait_ns) */
+	/* a read that found nothing new: the next waits longer (see maps_wait_ns, maps_due) */
 	if (ps->maps && maps_same(ps->maps, ps->n, um, jm->n))
 		ps->maps_wait_ns = ps->maps_wait_ns * 2 < MAPS_WAIT_MAX_NS ? ps->maps_wait_ns * 2
 									   : MAPS_WAIT_MAX_NS;
 	else
-		ps->maps_wait_ns = s->reload_interval_ns;
-	if (ps->maps_wait_ns < s->reload_interval_ns)
 		ps->maps_wait_ns = s->reload_interval_ns;
 	maps_unref(ps->maps, ps->n, ps->maps_read_ns);
 	free(ps->maps);
@@ -320,7 +318,7 @@ static bool due(const struct syms *s, __u64 last_ns)
 	return mono_ns() - last_ns >= s->reload_interval_ns;
 }
 
-/* a miss may read pid's maps again */
+/* a miss may read pid's maps again (never sooner than the reload interval) */
 static bool maps_due(const struct syms *s, const struct pid_state *ps)
 {
 	__u64 wait = ps->maps_wait_ns > s->reload_interval_ns ? ps->maps_wait_ns
