@@ -302,13 +302,16 @@ TEST(live_maps_reread_backs_off)
 	struct syms *s = syms__new(fx_path("kallsyms.txt"));
 	struct syms_stats st;
 	struct jp_sym r;
-	__u64 t0, reads, before_open;
+	__u64 t0, reads, before_open, opened;
 	void *h, *beta;
 
 	ASSERT_TRUE(s);
 	syms__set_reload_interval_ms(s, 10);
 	EXPECT_EQ(syms__user(s, (__u32)getpid(), (__u64)(unsigned long)test_sym_marker_fn, &r), 0);
 	EXPECT_STREQ(r.name, "test_sym_marker_fn");
+	syms__stats(s, &st);
+	opened = st.dsos + st.dso_cache_hits;
+	EXPECT_EQ(st.files_kept, 0);
 	/* 500 ms of misses, one a millisecond: 10, 20, 40, 80, 160 ms apart, not every 10 ms */
 	for (t0 = mono_ns(); mono_ns() - t0 < 500000000ull;) {
 		EXPECT_EQ(syms__user(s, (__u32)getpid(), 16, &r), 0);
@@ -320,6 +323,9 @@ TEST(live_maps_reread_backs_off)
 	printf("# maps read %llu times in 500 ms of misses (50 without the back-off)\n",
 	       (unsigned long long)reads);
 	EXPECT_TRUE(reads >= 4 && reads <= 8);
+	/* the same mappings again: their files are the ones known, none opened again */
+	EXPECT_EQ(st.dsos + st.dso_cache_hits, opened);
+	EXPECT_TRUE(st.files_kept >= reads - 1);
 	/* a library mapped now is found by a miss within the longest wait */
 	ASSERT_TRUE(!dlopen(fx_path("libfx.so"), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD));
 	h = dlopen(fx_path("libfx.so"), RTLD_NOW | RTLD_LOCAL);

@@ -89,11 +89,23 @@ static void maps_unref(struct umap *um, size_t n, __u64 now)
 			um[i].dso->idle_ns = now;
 }
 
+/*
+ * old, from the pid's last read, maps the file new does at the same place: the kernel's
+ * device and inode of a mapping that never went (a mapped file's inode cannot be reused)
+ */
+static bool same_file_map(const struct umap *old, const struct umap *new)
+{
+	return old->dso && old->type == JP_MAP_FILE && old->start == new->start &&
+	       old->end == new->end && old->offset == new->offset && old->path == new->path &&
+	       old->inode == new->inode && old->dev_major == new->dev_major &&
+	       old->dev_minor == new->dev_minor;
+}
+
 static int load_maps(struct syms *s, struct pid_state *ps)
 {
 	struct jp_maps *jm;
 	struct umap *um;
-	size_t i;
+	size_t i, k;
 	int err;
 
 	ps->maps_read_ns = mono_ns();
@@ -107,16 +119,27 @@ static int load_maps(struct syms *s, struct pid_state *ps)
 		return -ENOMEM;
 	}
 	ps->has_anon_exec = false;
-	for (i = 0; i < jm->n; i++) {
+	for (i = 0, k = 0; i < jm->n; i++) {
 		const struct jp_map *m = &jm->maps[i];
 		struct umap *u = &um[i];
 
 		u->start = m->start;
 		u->end = m->end;
 		u->offset = m->offset;
+		u->inode = m->inode;
+		u->dev_major = m->dev_major;
+		u->dev_minor = m->dev_minor;
 		u->type = m->type;
 		u->path = m->path ? sy_intern_path(s, m->path) : NULL;
-		if (m->type == JP_MAP_FILE) {
+		while (k < ps->n && ps->maps[k].start < u->start)
+			k++;
+		if (m->type == JP_MAP_FILE && k < ps->n && same_file_map(&ps->maps[k], u)) {
+			/* mapped there before: the file is the one it was (no open, no stat) */
+			u->dso = ps->maps[k].dso;
+			u->is_jvm = ps->maps[k].is_jvm;
+			u->dso->refs++;
+			s->stats.files_kept++;
+		} else if (m->type == JP_MAP_FILE) {
 			u->dso = sy_get_dso(s, ps->pid, m);
 			u->is_jvm = sy_path_is_libjvm(m->path);
 			if (u->dso)

@@ -115,6 +115,7 @@ struct syms_stats {
 	__u64 deferred;			/* lookups that left a load for syms__load_wanted */
 	__u64 loads_not_wanted;		/* loads not noted: too many pids waiting at once */
 	__u64 maps_reads;		/* /proc/PID/maps read (a new pid, or a miss) */
+	__u64 files_kept; /* mappings read again, their file known from the last read: no open */
 };
 void syms__stats(const struct syms *s, struct syms_stats *ret);
 

@@ -75,6 +75,8 @@ struct dso {
 /* one executable mapping of a process */
 struct umap {
 	__u64 start, end, offset;
+	__u64 inode; /* of the mapped file, as the maps line says (with dev) */
+	__u32 dev_major, dev_minor;
 	const char *path; /* interned; NULL for anonymous memory */
 	struct dso *dso;  /* NULL for anonymous memory or unreadable files */
 	enum jp_map_type type;
