@@ -62,7 +62,10 @@ static __u64 bkey_end(const struct jm_bkey *k)
 	return k->addr + k->size;
 }
 
-/* the table changes: cached chains check their blob again (agent_names.c) */
+/*
+ * A blob leaves the table (unloaded, or replaced by code over its range): cached chains
+ * check their blob again (agent_names.c). A blob added where none was changes no pc's.
+ */
 static void blobs_changed(struct jvm_agent *a)
 {
 	if (++a->blob_gen == 0 && a->pcc_sets) /* wrapped: no entry may pass for current */
@@ -115,7 +118,6 @@ static int blob_insert(struct jvm_agent *a, struct jm_blob *b)
 	a->bkeys[i] = (struct jm_bkey){ b->addr, (__u32)(b->end - b->addr), idx };
 	a->bpool[idx] = *b;
 	a->n_blobs++;
-	blobs_changed(a);
 	m = ja_method_find(a, b->method_id) ? ja_side_get(a, b->method_id) : NULL;
 	if (m)
 		m->n_blobs++;

@@ -255,8 +255,9 @@ struct jvm_agent {
 	bool pcc_failed;	     /* its allocation failed: lookups go without it */
 	__u64 pcc_hits, pcc_misses;
 	/*
-	 * counts the changes of the compiled-code table (a blob in, or out): a cached chain
-	 * checked under this count needs no search of the table for its blob
+	 * counts the blobs that left the compiled-code table (blobs never overlap, so until one
+	 * leaves, a blob found at a pc is still its blob): a cached chain checked under this
+	 * count needs no search of the table for its blob
 	 */
 	__u32 blob_gen;
 	/*

@@ -102,6 +102,11 @@ __u64 jvm_agent__dict_read(const struct jvm_agent *a)
 	return a->dict_off;
 }
 
+__u32 jvm_agent__code_gen(const struct jvm_agent *a)
+{
+	return a->blob_gen;
+}
+
 /* the set of key in the lookups' cache (allocated and charged at the first call); NULL: none */
 static struct jm_pcc_set *pcc_set(struct jvm_agent *a, __u64 key)
 {

@@ -122,6 +122,8 @@ const char *jvm_agent__method_name(struct jvm_agent *a, __u64 method_id, unsigne
 /* the dictionary read up to now (bytes), after reading what was added (_refresh) */
 __u64 jvm_agent__dict_refresh(struct jvm_agent *a);
 __u64 jvm_agent__dict_read(const struct jvm_agent *a);
+/* changes whenever code leaves the table of compiled code (a pc may name other frames since) */
+__u32 jvm_agent__code_gen(const struct jvm_agent *a);
 int jvm_agent__pc_chain(struct jvm_agent *a, __u64 pc, bool top, const __u64 **ret,
 			const __s32 **ret_bci);
 const char *jvm_agent__code_name(struct jvm_agent *a, __u64 pc, bool *ret_java);
