@@ -55,6 +55,7 @@ struct join *join__new(struct syms *syms, struct model *model, const struct join
 	j->model = model;
 	j->o = *o;
 	j->lc = calloc(LOC_CACHE_SLOTS, sizeof(*j->lc)); /* without it: no cache */
+	j->memo = jn_memo_new(); /* nor a memo */
 	if (!j->o.pend_budget_jvm)
 		j->o.pend_budget_jvm = JOIN_PEND_BUDGET_JVM;
 	if (!j->o.pend_budget)
@@ -94,6 +95,7 @@ void join__free(struct join *j)
 	jn_ev_free(j->live);
 	free(j->ages);
 	free(j->lc);
+	jn_memo_free(j->memo);
 	free(j->exited);
 	free(j);
 }
@@ -327,10 +329,6 @@ static jp_id sample_labels(struct join *j, const struct jp_sample *s, struct jvm
 int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,
 	      const char *marker)
 {
-	__u64 w, cnt = join_sample_count(s);
-	jp_id stack, labels;
-	int err;
-
 	/* off-CPU recorded only for -e lock's parks: the rest of the blocked time is not shown */
 	if (s->kind == JP_EV_OFFCPU && j->o.offcpu_parks_only)
 		return 0;
@@ -338,7 +336,15 @@ int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size
 		jn_push(j, &n, marker, JP_FK_ROOT);
 	jn_late_done(j, e);
 	j->pool_used = 0;
-	stack = jn_stack(j, e, n);
+	return jn_commit_stack(j, s, e, jn_stack(j, e, n));
+}
+
+int jn_commit_stack(struct join *j, const struct jp_sample *s, struct jvm_ent *e, jp_id stack)
+{
+	__u64 w, cnt = join_sample_count(s);
+	jp_id labels;
+	int err;
+
 	labels = sample_labels(j, s, e);
 	if (!stack || !labels)
 		return jn_model_drop(j, e, -ENOMEM);
@@ -597,6 +603,28 @@ static void tell_native(struct join *j, const struct jp_sample *s, bool native)
 }
 
 /* a sample meets its trace */
+/* a JVM's sample with its whole Java stack, counted */
+static void java_whole(struct join *j, const struct jp_sample *s, struct jvm_ent *e)
+{
+	__u64 n = join_sample_count(s);
+
+	e->samples += n;
+	e->java_samples += n;
+	e->complete += n;
+	jn_tally_cpu(e, s, true, false);
+	j->st.java_complete += n;
+}
+
+int jn_finish_stack(struct join *j, const struct jp_sample *s, struct jvm_ent *e, jp_id stack)
+{
+	if (j->o.native_threads)
+		tell_native(j, s, false);
+	j->st.jvm_samples += join_sample_count(s);
+	java_whole(j, s, e);
+	j->pool_used = 0;
+	return jn_commit_stack(j, s, e, stack);
+}
+
 int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack,
 	      struct jvm_ent *e, const struct java_trace *t)
 {
@@ -623,11 +651,7 @@ int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, co
 	}
 	j->st.jvm_samples += n;
 	if (t->num_frames > 0) {
-		e->samples += n;
-		e->java_samples += n;
-		e->complete += n;
-		jn_tally_cpu(e, s, true, false);
-		j->st.java_complete += n;
+		java_whole(j, s, e);
 		return add_java(j, s, kstack, ustack, e, t);
 	}
 	if (native || t->num_frames == 0) {
@@ -831,6 +855,8 @@ void join__release(struct join *j)
 			jn_free_agent(j->jvms[i]);
 	free(j->lc);
 	j->lc = NULL;
+	jn_memo_free(j->memo);
+	j->memo = NULL;
 }
 
 /*

@@ -175,6 +175,7 @@ struct join_stats {
 	__u64 model_full;	/* frames the model could not store (out of memory) */
 	__u64 model_drops;	/* samples the model's budget refused (model__over_budget) */
 	__u64 share_drops;	/* samples of new stacks past their JVM's share (jn_stack) */
+	__u64 memo_tries, memo_hits; /* walked CPU samples looked up in the stack memo; found */
 	__u64 parks, park_ns;	/* -e lock: LockSupport.park intervals in the lock view */
 	__u64 idle_waits, idle_ns; /* blocked intervals of idle pool workers left out */
 	__u64 whole_threads, whole_ns; /* JVM threads blocked all recording, collapsed */

@@ -1883,6 +1883,76 @@ TEST(jwalked_samples_waiting_for_a_method_are_named_once_it_is_learned)
 }
 
 /*
+ * Walked CPU samples whose raw frames came before take their stack from the memo: the
+ * same stack as the first, named once; off-CPU ones are named each time. A new model
+ * (a store's budget passed) and a new agent make every entry stale.
+ */
+TEST(walked_cpu_samples_repeat_their_stack_from_the_memo)
+{
+	struct join_opts o = {0};
+	struct fake_agent fa, fb;
+	struct model *fresh;
+	struct fixture f;
+	struct join_stats st;
+	struct jp_sample s;
+	__u64 b = 100 * SEC;
+	char *fo;
+
+	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
+	teach_method(&f, &fa, 7, b);
+	for (int i = 0; i < 5; i++) {
+		s = early_sample(8 + (__u32)(i & 1), b + SEC + (__u64)i);
+		s.flags = JP_SF_JWALK;
+		EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	}
+	s = early_sample(8, b + 2 * SEC);
+	s.kind = JP_EV_OFFCPU;
+	s.flags = JP_SF_JWALK;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.memo_tries, 5);
+	EXPECT_EQ(st.memo_hits, 4);
+	EXPECT_EQ(st.java_complete, 7);
+	EXPECT_EQ(st.jvm_samples, 7);
+	fo = folded(&f);
+	EXPECT_STREQ(fo, "testproc;pkg/Work.run_[0];join_leaf 6\n");
+	free(fo);
+
+	/* a new model: the old one's stack ids mean nothing there */
+	fresh = model__new();
+	ASSERT_TRUE(fresh != NULL);
+	join__model_reset(f.join, fresh);
+	model__free(f.model);
+	f.model = fresh;
+	s = early_sample(8, b + 3 * SEC);
+	s.flags = JP_SF_JWALK;
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.memo_tries, 7);
+	EXPECT_EQ(st.memo_hits, 5);
+	fo = folded(&f);
+	EXPECT_STREQ(fo, "testproc;pkg/Work.run_[0];join_leaf 2\n");
+	free(fo);
+
+	/* another agent for the JVM (its frames looked up anew): named again, then remembered */
+	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fb)) ==
+		    0);
+	teach_method(&f, &fb, 7, b + 4 * SEC);
+	for (int i = 0; i < 2; i++) {
+		s = early_sample(8, b + 5 * SEC + (__u64)i);
+		s.flags = JP_SF_JWALK;
+		EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	}
+	join__stats(f.join, &st);
+	EXPECT_EQ(st.memo_tries, 9);
+	EXPECT_EQ(st.memo_hits, 6);
+	teardown(&f);
+	fa_close(&fa);
+	fa_close(&fb);
+}
+
+/*
  * Off-CPU samples BPF walked at the syscall's return and signalled all the same for the
  * park's blocker (-e lock, offcpu.bpf.c emit_held): the agent's trace when it comes with a
  * stack; BPF's frames when it answers "not a Java thread" or never answers

@@ -71,6 +71,7 @@ static jp_id push_loc(struct join *j, size_t *n, const char *name, const char *f
 	id = loc.func ? model__location(j->model, &loc) : 0;
 	if (!id) {
 		j->st.model_full++;
+		j->memo_off = true;
 		return 0;
 	}
 	j->locs[(*n)++] = id;
@@ -84,19 +85,25 @@ static struct loc_cache_ent *loc_cache_slot(struct join *j, __u64 a, __u64 b, __
 	return &j->lc[(h ^ h >> 29) & (LOC_CACHE_SLOTS - 1)];
 }
 
-/* pushes the cached location of key (a, b, c): true, or false when not cached */
-static bool loc_cache_get(struct join *j, size_t *n, __u64 a, __u64 b, __u32 c)
+__u32 jn_lc_gen(struct join *j)
 {
-	const struct loc_cache_ent *x;
-	__u64 g;
+	__u64 g = syms__generation(j->syms);
 
-	if (!j->lc)
-		return false;
-	g = syms__generation(j->syms);
 	if (g != j->lc_syms_gen) {
 		j->lc_syms_gen = g;
 		j->lc_gen++; /* every entry of the old generation is a miss now */
 	}
+	return j->lc_gen;
+}
+
+/* pushes the cached location of key (a, b, c): true, or false when not cached */
+static bool loc_cache_get(struct join *j, size_t *n, __u64 a, __u64 b, __u32 c)
+{
+	const struct loc_cache_ent *x;
+
+	if (!j->lc)
+		return false;
+	jn_lc_gen(j);
 	x = loc_cache_slot(j, a, b, c);
 	if (x->gen != j->lc_gen || x->a != a || x->b != b || x->c != c || !x->id)
 		return false;
@@ -329,12 +336,14 @@ void jn_push_java(struct join *j, size_t *n, struct jvm_ent *e, const struct jav
 		if (!j->late_marked)
 			jn_push(j, n, JOIN_LATE_MARKER, JP_FK_ROOT);
 		j->late_marked = true;
+		j->memo_off = true;
 		return;
 	}
 	name = jvm_agent__method_name(e->a, f->method_id, 0);
 	line = f->bci >= 0 && name ? jvm_agent__line(e->a, f->method_id, f->bci) : -1;
 	if (!name) {
 		/* not cached: the dictionary may name it later */
+		j->memo_off = true;
 		push_loc(j, n, "[unknown Java method]", "", false, f->kind, 0, 0);
 		return;
 	}

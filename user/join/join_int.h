@@ -193,6 +193,7 @@ struct jvm_ent {
 	/* CPU samples of Java threads: all, complete, before the agent was connected */
 	__u64 cpu_java, cpu_complete, cpu_before;
 	__u64 followed; /* samples given the stack of the request they followed */
+	__u64 memo_named; /* walked samples whose stack the memo had (named by BPF's walk before) */
 	__u64 miss[MISS_MAX];
 	__u64 agct[12];
 	__u64 unmatched, trace_drops;
@@ -309,6 +310,25 @@ struct loc_cache_ent {
 	jp_id id;
 };
 
+/*
+ * Whole stacks named before, by the raw sample: a JVM's CPU sample that BPF walked is
+ * its kernel, native and Java frames as addresses, and most are the same few thousand
+ * again (87% of H2's under load). The memo gives such a sample its model stack without
+ * naming a frame or hashing the stack in the model. Keyed by two keyed hashes of the
+ * raw frames (96 bits: another user cannot aim at a slot or a collision); an entry holds
+ * while what named it holds: the symbols and the model (lc_gen), the JVM's agent
+ * (serial), its compiled code (the agent's code_gen) and the Method*s its walk learned.
+ * Sets of two, the one used last first: a new stack takes the other's place.
+ */
+#define STACK_MEMO_SLOTS 65536 /* 2 MiB, in sets of 2: a cache line */
+struct stack_memo_ent {
+	__u64 h1;		      /* h1, h2: of the frames, the pid and the JVM's serial */
+	__u32 h2;
+	jp_id stack;
+	__u32 lc_gen, code_gen, jw_gen;
+	__u32 java_from;
+};
+
 /* age-at-death histogram of one allocation site: <1 ms, <10 ms, <100 ms, <1 s, <10 s, more */
 #define AGE_BUCKETS 6
 #define AGE_SITES   64 /* sites with a row of their own; the others share one */
@@ -385,6 +405,9 @@ struct join {
 	struct loc_cache_ent *lc;
 	__u32 lc_gen, serials;
 	__u64 lc_syms_gen;
+	struct stack_memo_ent *memo; /* (memo.c) NULL: none */
+	/* the stack being built has a frame not named for good: not put in the memo */
+	bool memo_off;
 	jp_id committed;  /* the stack commit() added last */
 	bool share_refused; /* jn_stack refused a JVM a new stack: jn_model_drop counts it */
 	size_t java_from; /* add_java: the index of its first Java frame in locs */
@@ -477,6 +500,8 @@ int jn_last_cpu_settle(struct join *j, struct last_cpu *l);
 struct last_cpu *jn_last_own(struct join *j, __u32 pid, __u32 tid);
 int jn_commit(struct join *j, const struct jp_sample *s, struct jvm_ent *e, size_t n,
 	      const char *marker);
+/* s counted with the model's stack (0: refused or out of memory, a drop) */
+int jn_commit_stack(struct join *j, const struct jp_sample *s, struct jvm_ent *e, jp_id stack);
 int jn_add_native(struct join *j, const struct jp_sample *s, const __u64 *kstack,
 		  const __u64 *ustack, struct jvm_ent *e, const char *marker);
 void jn_tally_cpu(struct jvm_ent *e, const struct jp_sample *s, bool complete, bool before);
@@ -484,6 +509,24 @@ int jn_add_missing(struct join *j, const struct jp_sample *s, const __u64 *kstac
 		   const __u64 *ustack, struct jvm_ent *e, enum miss_reason r, int code);
 int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack,
 	      struct jvm_ent *e, const struct java_trace *t);
+/* jn_finish's end for a whole Java stack whose model stack the memo had (memo.c) */
+int jn_finish_stack(struct join *j, const struct jp_sample *s, struct jvm_ent *e, jp_id stack);
+
+/* join/memo.c: whole stacks by their raw frames (struct stack_memo_ent) */
+struct stack_memo_ent *jn_memo_new(void); /* NULL: out of memory (no memo) */
+void jn_memo_free(struct stack_memo_ent *m);
+struct memo_key {
+	__u64 h1;
+	__u32 h2, jw_gen;
+	__u32 lc_gen, code_gen; /* what names frames, as of the lookup, before naming them */
+};
+/* s's key and, when the memo has its stack, the stack (j->java_from set); 0: not there */
+jp_id jn_memo_get(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		  const __u64 *ustack, struct jvm_ent *e, struct memo_key *k);
+/* after s was committed whole from its frames (j->committed): its stack kept for k */
+void jn_memo_put(struct join *j, struct jvm_ent *e, const struct memo_key *k);
+/* the loc cache's generation now (a new syms generation starts a new one) */
+__u32 jn_lc_gen(struct join *j);
 
 /* join/frames.c: frames of a stack, named once and cached */
 const char *jn_pool_fmt(struct join *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

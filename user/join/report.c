@@ -324,11 +324,13 @@ static void report_jwalk(const struct jvm_ent *e, FILE *f)
 			"%llu, "
 			"%llu of them differ\n",
 			e->pid, (unsigned long long)st.c2i, (unsigned long long)st.c2i_differ);
-	if (st.named || st.unlearned)
+	/* a stack the memo had was named from the same walk before */
+	if (st.named || e->memo_named || st.unlearned)
 		fprintf(f,
 			"jprof: JVM %u: Java stacks named from BPF's walk without a signal: %llu; "
 			"%llu methods forgotten when a check disagreed\n",
-			e->pid, (unsigned long long)st.named, (unsigned long long)st.unlearned);
+			e->pid, (unsigned long long)(st.named + e->memo_named),
+			(unsigned long long)st.unlearned);
 }
 
 /*

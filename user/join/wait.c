@@ -264,6 +264,21 @@ int jn_add_follower(struct join *j, const struct jp_sample *s, const __u64 *ksta
 	return jn_commit(j, s, e, n, NULL);
 }
 
+/* jn_finish, and the stack kept in the memo under k (h1 0: not kept) when it was whole */
+static int finish_memo(struct join *j, const struct jp_sample *s, const __u64 *kstack,
+		       const __u64 *ustack, struct jvm_ent *e, const struct java_trace *tr,
+		       const struct memo_key *k)
+{
+	int err;
+
+	j->memo_off = !k->h1 && !k->h2;
+	j->committed = 0;
+	err = jn_finish(j, s, kstack, ustack, e, tr);
+	if (!err)
+		jn_memo_put(j, e, k);
+	return err;
+}
+
 /*
  * A sample BPF walked whole and did not signal (--java-walk bpf): its Java stack is
  * BPF's frames, named here; one that cannot be named is counted missing
@@ -273,12 +288,18 @@ int jn_add_jwalked(struct join *j, const struct jp_sample *s, const __u64 *kstac
 {
 	size_t cost = pend_cost(s);
 	struct java_trace tr;
+	struct memo_key k;
 	struct pend *p;
+	jp_id stack;
 
 	if (!e->jw)
 		e->jw = jwalk__new(e->pid, jn_jw_method, j);
+	if (s->kind != JP_EV_CPU || (s->flags & JP_SF_CPU_TAIL))
+		k.h1 = k.h2 = 0; /* only CPU samples: no event leaf, no park */
+	else if ((stack = jn_memo_get(j, s, kstack, ustack, e, &k)))
+		return jn_finish_stack(j, s, e, stack);
 	if (!jwalk__trace(e->jw, e->a, s, jframes_of(s, ustack), &tr))
-		return jn_finish(j, s, kstack, ustack, e, &tr);
+		return finish_memo(j, s, kstack, ustack, e, &tr, &k);
 	/* the first to wait reads what the dictionary has gained (the others wait for it) */
 	if (dl_empty(&e->jwait) && jvm_agent__dict_refresh(e->a) != e->jwait_dict &&
 	    !jwalk__trace(e->jw, e->a, s, jframes_of(s, ustack), &tr))

@@ -25,6 +25,7 @@ static void syms_report(const struct rec *r)
 void rec_mem_report(const struct rec *r)
 {
 	struct ptable_stats ps;
+	struct join_stats js;
 	struct model_mem mm;
 	struct syms_stats ss;
 	__u64 tb, te, pcl = 0, pcc = 0;
@@ -42,6 +43,7 @@ void rec_mem_report(const struct rec *r)
 	}
 	syms__stats(r->syms, &ss);
 	ptable__stats(r->procs, &ps);
+	join__stats(r->join, &js);
 	pr_debug("memory: model %.1f MB (%zu stacks in %zu trie nodes, %zu rows, %zu labels (%llu "
 		 "exited processes and %llu exec'd programs folded, %llu not: their pid taken "
 		 "again or their name run again), %zu "
@@ -52,7 +54,8 @@ void rec_mem_report(const struct rec *r)
 		 "%llu exec'd forgotten, %llu exits found by a sweep; agent dictionaries %.1f MB "
 		 "(%u JVMs retired), their inline tables %.1f MB (%llu freed for room), pc lookups "
 		 "of live JVMs %llu (%llu from their cache); samples held for their process's symbols %llu (%llu not: no "
-		 "room), lookups that left a load for later %llu",
+		 "room), lookups that left a load for later %llu; walked CPU samples whose stack the "
+		 "memo had %llu of %llu",
 		 mm.bytes / 1048576.0, mm.stacks, mm.stack_nodes, mm.rows, mm.labels,
 		 (unsigned long long)mm.folded, (unsigned long long)mm.folded_execs,
 		 (unsigned long long)join__fold_skipped(r->join), mm.locs, mm.funcs, mm.strs,
@@ -67,7 +70,8 @@ void rec_mem_report(const struct rec *r)
 		 tb / 1048576.0, (unsigned long long)te, (unsigned long long)pcl,
 		 (unsigned long long)pcc,
 		 (unsigned long long)r->held_samples, (unsigned long long)r->held_over,
-		 (unsigned long long)ss.deferred);
+		 (unsigned long long)ss.deferred, (unsigned long long)js.memo_hits,
+		 (unsigned long long)js.memo_tries);
 #ifdef __GLIBC__
 	{
 		/* what the owners above do not name: the rest of the heap, and its free part */
