@@ -51,9 +51,9 @@ static void memo_hash(const struct jp_sample *s, const __u64 *kstack, const __u6
 		      __u32 serial, struct memo_key *k)
 {
 	__u64 key = hash_key();
-	__u64 l[4] = { key ^ ((__u64)s->kstack_len << 32 | s->ustack_len),
-		       rotl(key, 16) ^ ((__u64)s->jstack_len << 32 | s->pid), rotl(key, 32) ^ serial,
-		       rotl(key, 48) };
+	__u64 l[4] = {key ^ ((__u64)s->kstack_len << 32 | s->ustack_len),
+		      rotl(key, 16) ^ ((__u64)s->jstack_len << 32 | s->pid), rotl(key, 32) ^ serial,
+		      rotl(key, 48)};
 
 	lanes(l, kstack, s->kstack_len);
 	l[0] = rotl(l[0], 7) ^ l[3]; /* the kernel's part apart from the user's */
@@ -85,8 +85,8 @@ jp_id jn_memo_get(struct join *j, const struct jp_sample *s, const __u64 *kstack
 	j->st.memo_tries++;
 	for (w = 0; w < 2 && (m[w].h1 != k->h1 || m[w].h2 != k->h2); w++)
 		;
-	if (w == 2 || !m[w].stack || m[w].lc_gen != k->lc_gen ||
-	    m[w].code_gen != k->code_gen || m[w].jw_gen != k->jw_gen)
+	if (w == 2 || !m[w].stack || m[w].lc_gen != k->lc_gen || m[w].code_gen != k->code_gen ||
+	    m[w].jw_gen != k->jw_gen)
 		return 0;
 	if (w) { /* the second is first now */
 		t = m[0];
