@@ -602,7 +602,6 @@ static void tell_native(struct join *j, const struct jp_sample *s, bool native)
 						   .on = true});
 }
 
-/* a sample meets its trace */
 /* a JVM's sample with its whole Java stack, counted */
 static void java_whole(struct join *j, const struct jp_sample *s, struct jvm_ent *e)
 {
@@ -625,6 +624,7 @@ int jn_finish_stack(struct join *j, const struct jp_sample *s, struct jvm_ent *e
 	return jn_commit_stack(j, s, e, stack);
 }
 
+/* a sample meets its trace */
 int jn_finish(struct join *j, const struct jp_sample *s, const __u64 *kstack, const __u64 *ustack,
 	      struct jvm_ent *e, const struct java_trace *t)
 {
