@@ -1882,6 +1882,16 @@ TEST(jwalked_samples_waiting_for_a_method_are_named_once_it_is_learned)
 	fa_close(&fa);
 }
 
+/* a sample of thread tid at t (kind) that BPF walked whole and did not signal */
+static void walked_sample(struct fixture *f, __u32 tid, __u64 t, __u32 kind)
+{
+	struct jp_sample s = early_sample(tid, t);
+
+	s.kind = kind;
+	s.flags = JP_SF_JWALK;
+	EXPECT_EQ(join__sample(f->join, &s, NULL, early_stack), 0);
+}
+
 /*
  * Walked CPU samples whose raw frames came before take their stack from the memo: the
  * same stack as the first, named once; off-CPU ones are named each time. A new model
@@ -1894,21 +1904,14 @@ TEST(walked_cpu_samples_repeat_their_stack_from_the_memo)
 	struct model *fresh;
 	struct fixture f;
 	struct join_stats st;
-	struct jp_sample s;
 	__u64 b = 100 * SEC;
 	char *fo;
 
 	ASSERT_TRUE(setup_jvm(&f, &o, &fa) == 0);
 	teach_method(&f, &fa, 7, b);
-	for (int i = 0; i < 5; i++) {
-		s = early_sample(8 + (__u32)(i & 1), b + SEC + (__u64)i);
-		s.flags = JP_SF_JWALK;
-		EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
-	}
-	s = early_sample(8, b + 2 * SEC);
-	s.kind = JP_EV_OFFCPU;
-	s.flags = JP_SF_JWALK;
-	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	for (int i = 0; i < 5; i++)
+		walked_sample(&f, 8 + (__u32)(i & 1), b + SEC + (__u64)i, JP_EV_CPU);
+	walked_sample(&f, 8, b + 2 * SEC, JP_EV_OFFCPU);
 	join__stats(f.join, &st);
 	EXPECT_EQ(st.memo_tries, 5);
 	EXPECT_EQ(st.memo_hits, 4);
@@ -1924,10 +1927,8 @@ TEST(walked_cpu_samples_repeat_their_stack_from_the_memo)
 	join__model_reset(f.join, fresh);
 	model__free(f.model);
 	f.model = fresh;
-	s = early_sample(8, b + 3 * SEC);
-	s.flags = JP_SF_JWALK;
-	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
-	EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
+	walked_sample(&f, 8, b + 3 * SEC, JP_EV_CPU);
+	walked_sample(&f, 8, b + 3 * SEC, JP_EV_CPU);
 	join__stats(f.join, &st);
 	EXPECT_EQ(st.memo_tries, 7);
 	EXPECT_EQ(st.memo_hits, 5);
@@ -1939,11 +1940,8 @@ TEST(walked_cpu_samples_repeat_their_stack_from_the_memo)
 	ASSERT_TRUE(join__add_jvm(f.join, (__u32)getpid(), (__u32)getpid(), "java", fa_open(&fb)) ==
 		    0);
 	teach_method(&f, &fb, 7, b + 4 * SEC);
-	for (int i = 0; i < 2; i++) {
-		s = early_sample(8, b + 5 * SEC + (__u64)i);
-		s.flags = JP_SF_JWALK;
-		EXPECT_EQ(join__sample(f.join, &s, NULL, early_stack), 0);
-	}
+	for (int i = 0; i < 2; i++)
+		walked_sample(&f, 8, b + 5 * SEC + (__u64)i, JP_EV_CPU);
 	join__stats(f.join, &st);
 	EXPECT_EQ(st.memo_tries, 9);
 	EXPECT_EQ(st.memo_hits, 6);
