@@ -26,12 +26,16 @@
 /* JP_JWALK_*: walk the Java frames of JVM samples (shadow: and still signal) */
 const volatile __u8 java_walk = JP_JWALK_OFF;
 
-/* interpreted methods the join can name (see jprof.h); user space adds, deletes */
+/*
+ * interpreted methods the join can name (see jprof.h); user space adds, deletes. The value:
+ * the entry's generation (never 0), new at each add, so that what a walk cached of the
+ * method (jw_mcached) holds only for the entry it was cached under
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, JP_MAX_JW_METHODS);
 	__type(key, struct jp_jw_method);
-	__type(value, __u8);
+	__type(value, __u32);
 } jw_methods SEC(".maps");
 
 /* tgid -> the layout of that JVM (user space sets it beside the jvms entry) */
@@ -51,6 +55,20 @@ struct {
 } jthreads SEC(".maps");
 
 #define JW_INTERP_WORDS 10 /* from the bcp slot (rbp - 8 words) to the return address */
+
+/*
+ * Where a known interpreted method's bytecodes lie (its ConstMethod's, read through the
+ * Method*: two reads a frame, and a thread's few interpreted frames at the bottom of its
+ * stack come in every sample), per CPU, direct-mapped by Method*. An entry holds for the
+ * jw_methods entry of that generation only: user space deletes an entry when its Method*
+ * names another method, and adds it anew with a new generation.
+ */
+#define JW_MCACHE 256
+struct jw_mcached {
+	__u64 method, base;
+	__u32 tgid, gen;
+	__u16 code_size, pad[3];
+};
 
 /*
  * The blob of a pc seen before, per CPU, direct-mapped by pc: the segment map's 1-3
@@ -108,6 +126,7 @@ struct jw_state {
 	__u32 hb;
 	struct jw_cached cache[JW_CACHE];
 	struct jw_cached tcache[JW_CACHE]; /* the same for interrupted pcs, by segment */
+	struct jw_mcached mcache[JW_MCACHE];
 	__u8 code[JW_C2I_BUF]; /* the code before an interrupted pc in an adapter (jw_c2i) */
 	__u64 slots[JW_INTERP_WORDS];   /* an interpreted frame's words, rbp - 8 to rbp + 1 */
 	/* the sampled thread's stack from win_lo, win_n words (jw_stack); 0: none yet */
@@ -810,8 +829,11 @@ static __always_inline long jw_frame(struct jw_state *st)
 		caller_fp = popped >= 2 ? fp : link[0];
 		ret = link[1];
 	} else if (name_p && name_p == st->name_interp) {
+		struct jp_jw_method mk = {};
+		struct jw_mcached *mc;
 		__u64 cm, base;
 		__u16 code_size = 0;
+		__u32 *gen;
 
 		/* the frame's words from the bcp slot up to the return address, one read */
 		err = jw_stack(st, st->slots, JW_INTERP_WORDS, fp - JW_BCP_SLOT * 8);
@@ -839,10 +861,23 @@ static __always_inline long jw_frame(struct jw_state *st)
 		}
 		method = st->slots[JW_BCP_SLOT - JW_METHOD_SLOT];
 		out_pc = st->slots[0];
-		cm = jw_word(method + (w->method_const & 0xfff), &err);
-		if (!err)
-			err = jw_read(&code_size, 2, cm + (w->const_code_size & 0xfff));
-		base = cm + (w->const_size & 0xfff);
+		mk.tgid = st->tgid;
+		mk.method = method;
+		gen = bpf_map_lookup_elem(&jw_methods, &mk);
+		mc = &st->mcache[(method ^ (method >> 12)) / 8 & (JW_MCACHE - 1)];
+		if (gen && mc->gen == *gen && mc->method == method && mc->tgid == st->tgid) {
+			base = mc->base;
+			code_size = mc->code_size;
+		} else {
+			cm = jw_word(method + (w->method_const & 0xfff), &err);
+			if (!err)
+				err = jw_read(&code_size, 2, cm + (w->const_code_size & 0xfff));
+			base = cm + (w->const_size & 0xfff);
+			if (!err && gen)
+				*mc = (struct jw_mcached){ .method = method, .base = base,
+							   .tgid = st->tgid, .gen = *gen,
+							   .code_size = code_size };
+		}
 		/*
 		 * a native method's frame (the interpreter's native entry keeps no bcp: 0):
 		 * the frame of a thread in native code, from its anchor; bci -1 (as no bci)
@@ -852,12 +887,8 @@ static __always_inline long jw_frame(struct jw_state *st)
 		else if (!err && (out_pc < base || out_pc >= base + code_size))
 			err = JP_JW_BAD_FRAME;
 		out_pc -= base; /* the bci */
-		if (!err) {
-			struct jp_jw_method k = { .tgid = st->tgid, .method = method };
-
-			if (!bpf_map_lookup_elem(&jw_methods, &k))
-				st->unknown++;
-		}
+		if (!err && !gen)
+			st->unknown++;
 		sender_sp = st->slots[JW_BCP_SLOT - JW_SENDER_SP_SLOT];
 		caller_fp = st->slots[JW_BCP_SLOT];
 		ret = st->slots[JW_BCP_SLOT + 1];

@@ -56,6 +56,7 @@ struct kernel_session {
 		__u32 tgid, n;
 	} *jw_counts;
 	size_t n_jw_counts, cap_jw_counts;
+	__u32 jw_gen; /* the last jw_methods entry's generation (see jwalk.bpf.h) */
 	/* processes that exited (JP_EV_EXIT) or exec'd (JP_EV_EXEC), until take_exits */
 	struct ks_proc_event exits[KS_EXITS_MAX];
 	size_t nexits;

@@ -136,7 +136,7 @@ int kernel_session__jw_method(struct kernel_session *s, __u32 tgid, __u64 method
 {
 	struct jp_jw_method k = { .tgid = tgid, .method = method };
 	__u32 *n = jw_count(s, tgid, known);
-	__u8 one = 1;
+	__u32 gen;
 
 	if (!known) {
 		if (bpf_map__delete_elem(s->cpu->maps.jw_methods, &k, sizeof(k), 0)) {
@@ -147,8 +147,12 @@ int kernel_session__jw_method(struct kernel_session *s, __u32 tgid, __u64 method
 		}
 		return 0;
 	}
+	/* a new generation for each add (never 0): what BPF cached of an earlier one is stale */
+	if (!++s->jw_gen)
+		++s->jw_gen;
+	gen = s->jw_gen;
 	/* full: that method's frames keep asking the agent */
-	if (bpf_map__update_elem(s->cpu->maps.jw_methods, &k, sizeof(k), &one, sizeof(one),
+	if (bpf_map__update_elem(s->cpu->maps.jw_methods, &k, sizeof(k), &gen, sizeof(gen),
 				 BPF_NOEXIST)) {
 		if (errno == EEXIST)
 			return 0;
