@@ -29,7 +29,8 @@ Parts (in this order; --only picks some):
              `record -p PID -F 99 --per-thread` on JDK 17 and 25, samples counted
              (--samples) once and weighed by CPU time (the default) 3 times; its mixed
              workload (6 threads: CPU, allocation, system calls, a contended monitor,
-             bursts) 3 times: per-thread and per-method error in pp
+             bursts) 3 times: per-thread and per-method error in pp, beside what random
+             sampling alone leaves; 30 s a run (--accuracy-secs N for longer)
   formats    `jprof report` of ~1M samples over 100,000 stacks into each format: time, RSS
   join       bench/join_bench.c: ns per sample of the join+aggregate, this tree against the
              last commit before the model redesign (built in a temporary dir under /tmp)
@@ -395,7 +396,9 @@ def part_scale(a, tmp):
 
 def part_accuracy(a, tmp):
     subprocess.check_call(["javac", "-d", tmp, os.path.join(REPO, "tests/apps/Accuracy.java")])
-    secs = 10 if a.quick else 30
+    # 30 s by default; --accuracy-secs for longer runs (sampling's own error falls as
+    # 1/sqrt(seconds), so a bias shows above it)
+    secs = a.accuracy_secs or (10 if a.quick else 30)
     runs = []
     # on JDK 17 and 25: the duty-cycle workload with samples counted (--samples) once, then
     # weighed by CPU time (the default) 3 times (the issue's repetitions); the mixed one
@@ -793,6 +796,8 @@ def main():
                     default=bool(os.environ.get("BENCH_PID_ONLY")),
                     help="overhead and h2: jprof/perf -p WORKLOAD, not -a (a host where "
                     "others' JVMs run)")
+    ap.add_argument("--accuracy-secs", type=int, default=0,
+                    help="accuracy: seconds a run (default 30, 10 with --quick)")
     ap.add_argument("--java", default=os.path.join(os.environ.get(
         "JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64"), "bin", "java"))
     a = ap.parse_args()
