@@ -103,6 +103,8 @@ $(OUT)/libjprofagent.so: $(AGENT_OBJS)
 	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete -Wl,-z,now $^ -lpthread -ldl -lm -o $@
 
 comma := ,
+empty :=
+space := $(empty) $(empty)
 
 # tests ---------------------------------------------------------------------------
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
@@ -113,6 +115,9 @@ APP_C	  := $(wildcard tests/apps/*.c)
 APP_BINS  := $(patsubst tests/apps/%.c,$(OUT)/tests/apps/%,$(filter-out tests/apps/lib%.c,$(APP_C)))
 APP_LIBS  := $(patsubst tests/apps/%.c,$(OUT)/tests/apps/%.so,$(filter tests/apps/lib%.c,$(APP_C)))
 APP_JAVA  := $(wildcard tests/apps/*.java)
+# Debian's Tomcat 10 (libtomcat10-java): TomcatLoad embeds it; tests and bench run it with these
+TOMCAT_CP := $(subst $(space),:,$(patsubst %,/usr/share/java/tomcat10-%.jar,catalina servlet-api \
+	coyote util util-scan juli api jni jaspic-api annotations-api))
 
 # a test, fuzzer or workload is its own .c file plus the helpers of tests/common/ a mk/*.mk
 # makes its prerequisites (not any .c a .d file lists: a test may #include one). They come
@@ -152,7 +157,7 @@ $(OUT)/tests/apps/lib%.so: tests/apps/lib%.c | $(OUT)/.deps-ok
 $(OUT)/tests/apps/.java-stamp: $(APP_JAVA) | $(OUT)/.deps-ok
 	$(call msg,JAVAC,$(OUT)/tests/apps)
 	@mkdir -p $(@D)
-	$(Q)$(if $(APP_JAVA),$(JAVAC) --release 17 -d $(OUT)/tests/apps $(APP_JAVA),true) && touch $@
+	$(Q)$(if $(APP_JAVA),$(JAVAC) --release 17 -cp $(TOMCAT_CP) -d $(OUT)/tests/apps $(APP_JAVA),true) && touch $@
 
 apps: $(APP_BINS) $(APP_LIBS) $(OUT)/tests/apps/.java-stamp
 

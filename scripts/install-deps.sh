@@ -7,9 +7,11 @@ set -euo pipefail
 PKGS=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev liblzma-dev pkg-config
       bats openjdk-17-jdk-headless libclang-rt-14-dev procps util-linux python3 time
       golang-go chromium fonts-dejavu-core libc6-dbg libh2-java openjdk-17-source jruby
-      libmicrohttpd-dev prometheus libcurl4-openssl-dev curl protobuf-compiler)
+      libmicrohttpd-dev prometheus libcurl4-openssl-dev curl protobuf-compiler libtomcat10-java)
 # golang-go: go tool pprof reads the pprof output in tests/e2e/formats.bats
 # libh2-java: a real application (the H2 SQL database) for make bench
+# libtomcat10-java: a real application server (Tomcat 10, embedded by tests/apps/TomcatLoad.java)
+# under HTTP load in tests/e2e/realapps.bats and make bench
 # chromium: tests/e2e/html_browser.bats drives the HTML flame graph headless (DevTools over a pipe)
 # openjdk-17-source: real sources (java.base java/util) that javac compiles in tests/e2e/realapps.bats
 # jruby: a real application (Ruby compiled to JVM classes at run time) in tests/e2e/realapps.bats

