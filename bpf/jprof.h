@@ -207,7 +207,12 @@
  * nothing, as the tail took its time; as a new thread it would weigh all its runtime again
  */
 #define JP_STAT_CPU_EXITED 51
-#define JP_STAT_MAX		 52
+/*
+ * a compiled frame at the interrupted pc with one word pushed in its body (String.compareTo's
+ * intrinsic keeps the length difference there): its return address found one word up
+ */
+#define JP_STAT_JW_PUSHED 52
+#define JP_STAT_MAX	  53
 
 /*
  * native_threads map: tid -> a thread of a JVM that the agent answered "not a Java

@@ -320,6 +320,21 @@ static __always_inline int jw_popped(__u64 pc)
 }
 
 /*
+ * ret is a return address: the instruction before it is a call HotSpot's code makes
+ * (`call rel32`; `call reg`, with or without REX.B; `call [reg + d8|d32]`)
+ */
+static __always_inline bool jw_after_call(__u64 ret)
+{
+	__u8 b[6] = {}; /* the 6 bytes before ret */
+
+	if (jw_read(b, sizeof(b), ret - sizeof(b)))
+		return false;
+	return b[1] == 0xe8 || (b[4] == 0xff && (b[5] & 0xf8) == 0xd0) ||
+	       (b[3] == 0x41 && b[4] == 0xff && (b[5] & 0xf8) == 0xd0) ||
+	       (b[3] == 0xff && (b[4] & 0xf8) == 0x50) || (b[0] == 0xff && (b[1] & 0xf8) == 0x90);
+}
+
+/*
  * At the top frame only: pc in a compiled method's prologue (before its frame-complete
  * offset fc), as C1 and C2 build the frame on x86-64 (MacroAssembler::verified_entry,
  * C1_MacroAssembler::build_frame), the last instructions before fc:
@@ -828,6 +843,21 @@ static __always_inline long jw_frame(struct jw_state *st)
 		err = jw_stack(st, link, 2, sender_sp - 16);
 		caller_fp = popped >= 2 ? fp : link[0];
 		ret = link[1];
+		/*
+		 * At the top, a frame whose return address is no code: C2's String.compareTo
+		 * intrinsic (MacroAssembler::string_compare) pushes the strings' length
+		 * difference in the method's body and pops it at its end, so there the frame
+		 * is one word lower (HotSpot's own walk fails there too: AGCT's "unknown, Java").
+		 * One word up, a return address that follows a call is the frame's.
+		 */
+		if (!err && st->top && !popped && !stub && !jw_heap(w, ret) &&
+		    !jw_stack(st, link, 2, sender_sp - 8) && jw_heap(w, link[1]) &&
+		    jw_after_call(link[1])) {
+			sender_sp += 8;
+			caller_fp = link[0];
+			ret = link[1];
+			stat_inc(JP_STAT_JW_PUSHED);
+		}
 	} else if (name_p && name_p == st->name_interp) {
 		struct jp_jw_method mk = {};
 		struct jw_mcached *mc;

@@ -386,10 +386,10 @@ TOMCAT_CP=$(printf '/usr/share/java/tomcat10-%s.jar:' catalina servlet-api coyot
 	util-scan juli api jni jaspic-api annotations-api)
 
 # tomcat_cpu JDK_HOME: attached late to the warm server (5 s warm-up, 15 s in all), 8 s at
-# 999 Hz: >= 97% of the CPU samples of Java threads complete after the agent connected
-# (issue 33 asks 98; 98.2-98.3% measured on JDK 17: the rest are AGCT failures in
-# TreeMap and TimSort code the BPF walk could not finish either), Tomcat's frames in a
-# good part of the samples, Java stacks rooted at Thread.run (Tomcat's and the clients'
+# 999 Hz: >= 98% of the CPU samples of Java threads complete after the agent connected
+# (99.5-99.8% measured; 98.2-98.3% before the BPF walk passed String.compareTo's pushed
+# word, where AGCT fails), Tomcat's frames in a good part of the samples, the servlet
+# under Tomcat's valves, Java stacks rooted at Thread.run (Tomcat's and the clients'
 # threads) or TomcatLoad.main, the server's responses all read
 tomcat_cpu() {
 	local home=$1 pid pct apache all i
@@ -422,13 +422,13 @@ tomcat_cpu() {
 		'Thread.run or TomcatLoad.main' 998
 	pct=$(JPID=$pid complete_pct)
 	echo "complete Java stacks (CPU, steady state): $pct%"
-	awk -v p="$pct" 'BEGIN { exit !(p >= 97) }'
+	awk -v p="$pct" 'BEGIN { exit !(p >= 98) }'
 }
 
-@test "jdk17 Tomcat under HTTP load, -p late: >= 97% complete CPU stacks, Tomcat's frames, no crash" {
+@test "jdk17 Tomcat under HTTP load, -p late: >= 98% complete CPU stacks, Tomcat's frames, no crash" {
 	tomcat_cpu "$JDK17"
 }
 
-@test "jdk25 Tomcat under HTTP load, -p late: >= 97% complete CPU stacks, Tomcat's frames, no crash" {
+@test "jdk25 Tomcat under HTTP load, -p late: >= 98% complete CPU stacks, Tomcat's frames, no crash" {
 	tomcat_cpu "$JDK25"
 }

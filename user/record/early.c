@@ -655,6 +655,11 @@ void rec_early_report(const struct rec *r, FILE *f, bool verbose)
 			"jprof: interpreted frames at the interrupted pc not whole yet, passed to "
 			"their caller: %llu\n",
 			(unsigned long long)r->kstats[JP_STAT_INTERP_ENTRY]);
+	if (verbose && r->kstats[JP_STAT_JW_PUSHED])
+		fprintf(f,
+			"jprof: compiled frames at the interrupted pc with a word pushed in their "
+			"body (String.compareTo's intrinsic), walked one word up: %llu\n",
+			(unsigned long long)r->kstats[JP_STAT_JW_PUSHED]);
 	if (verbose && (r->kstats[JP_STAT_C2I] || r->kstats[JP_STAT_C2I_NOT]))
 		fprintf(f,
 			"jprof: C2I adapters at the interrupted pc passed to their compiled "
