@@ -14,6 +14,10 @@ Parts (in this order; --only picks some):
              interleaved windows of one serving JVM (overhead.windows); the JVM's own events
              per transaction in each window (perf stat -p: task clock, switches, migrations,
              page faults, and cycles, instructions, cache and dTLB misses where counted)
+  tomcat     a real application server's throughput: Debian's Tomcat 10 (libtomcat10-java,
+             tests/apps/TomcatLoad.java: 2 keep-alive loopback HTTP clients in the JVM), the
+             same windows and configurations as h2; requests per second and per second of
+             the JVM's CPU
   host       bench/host.py: time to first sample (0/1/10 JVMs), BPF run time per program,
              jprof's own CPU and peak RSS
   bpfcost    bench/bpfcost.py: the BPF sample program's ns per sample (bpf_stats) on a
@@ -87,6 +91,9 @@ import host  # noqa: E402  (its JVM helpers; its cleanup() kills what they start
 import overhead  # noqa: E402
 
 H2_JAR = "/usr/share/java/h2.jar"
+TOMCAT_JARS = [f"/usr/share/java/tomcat10-{j}.jar" for j in (
+    "catalina", "servlet-api", "coyote", "util", "util-scan", "juli", "api", "jni", "jaspic-api",
+    "annotations-api")]
 JDK25_JAVA = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"
 # the last commit before user/model/ existed (b0bd1fb added it): the join "before" the redesign
 # the join part's baseline: the last commit before the model redesign, or JPROF_JOIN_BEFORE
@@ -260,6 +267,29 @@ def part_h2(a, tmp):
         say("H2, the JVM's own events per transaction against the baseline windows (perf stat "
             "-p): " + "; ".join(f"{c}: {figs(c)}" for c in configs if c != "baseline")
             + (f" (not counted on this host: {', '.join(missing)})" if missing else ""))
+    return res
+
+
+def part_tomcat(a, tmp):
+    if not all(os.path.exists(j) for j in TOMCAT_JARS):
+        raise RuntimeError("Tomcat 10 missing: install Debian's libtomcat10-java "
+                           "(scripts/install-deps.sh)")
+    apps = os.path.join(a.build, "tests", "apps")
+    if not os.path.exists(os.path.join(apps, "TomcatLoad.class")):
+        raise RuntimeError(f"TomcatLoad not built in {apps} (make apps)")
+    rounds, secs = (2, 2) if a.quick else (12, 3)
+    configs = ["baseline", "again", "jprof@99", "jprof@999", "jprof-signal@999"]
+    if shutil.which("perf"):
+        configs.append("perf@999")
+    configs.append("jfr")
+    # 2 clients: the server's threads and the clients share the 2 cores, none waits idle
+    res = overhead.windows("Tomcat HTTP requests, 2 clients", [
+        a.java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", "-cp",
+        ":".join(TOMCAT_JARS + [apps]), "TomcatLoad", "2", "0", "5",
+        os.path.join(tmp, "tomcat")], configs, rounds, secs, a.jprof, tmp)
+    ratio_line("Tomcat throughput", res, configs, "higher is better")
+    ratio_line("Tomcat requests per second of the JVM's CPU", res["also"]["ops_per_cpu_s"],
+               configs, "higher is better")
     return res
 
 
@@ -778,7 +808,7 @@ def part_agg(a, tmp):
     return res
 
 
-PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "host": part_host, "bpfcost": part_bpfcost,
+PARTS = {"overhead": part_overhead, "sigfloor": part_sigfloor, "h2": part_h2, "tomcat": part_tomcat, "host": part_host, "bpfcost": part_bpfcost,
          "syscalls": part_syscalls,
          "events": part_events, "load": part_load, "scale": part_scale, "accuracy": part_accuracy,
          "formats": part_formats, "join": part_join, "html": part_html,
