@@ -651,6 +651,15 @@ static void fallback(struct jpa_call_trace *t, uintptr_t jt, void *uc, __u8 *ret
 		if (pop)
 			ok = retry(t, &c, pc, sp + (uintptr_t)pop - (uintptr_t)b.frame_words * 8,
 				   fp, &tries);
+		else if (b.kind == JPA_BLOB_NMETHOD && b.complete == 1 && b.frame_words >= 2 &&
+			 b.frame_words <= FB_STUB_WORDS)
+			/*
+			 * a word pushed in the body: C2's String.compareTo intrinsic
+			 * (MacroAssembler::string_compare) keeps the length difference on the
+			 * stack, so AGCT takes a spill slot for the return address; the frame
+			 * one word up (AGCT checks its sender as always)
+			 */
+			ok = retry(t, &c, pc, sp + 8, fp, &tries);
 		else if (b.kind == JPA_BLOB_NMETHOD && b.complete == 0 &&
 			 at_entry_barrier(pc, b.complete_pc))
 			ok = retry(t, &c, b.complete_pc, sp, fp, &tries);
