@@ -88,7 +88,10 @@ check_jdk_file() {
 	local jdk=$JDK25 n1 n2 top
 	require_jdk "$jdk"
 	require_apps
-	"$jdk/bin/java" -cp "$APPS" JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
+	# the recording's repository in $OUT: the JVM is killed at the end, and JFR's default
+	# (a directory in /tmp) would stay behind
+	"$jdk/bin/java" -XX:FlightRecorderOptions:repository="$OUT/jfr-repo" -cp "$APPS" \
+		JavaHot split 30 >"$OUT/java.out" 2>&1 3>&- &
 	JPID=$!
 	wait_ready "$OUT/java.out" 10
 	"$jdk/bin/jcmd" "$JPID" JFR.start name=jr settings=profile >"$OUT/jcmd.out" 2>&1 ||
