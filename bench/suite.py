@@ -238,6 +238,19 @@ def part_sigfloor(a, tmp):
     return res
 
 
+def server_windows(a, tmp, name, args):
+    """a serving JVM (java ARGS, its heap committed and touched up front) measured in
+    windows without and with each profiler (overhead.windows): (result, configurations)"""
+    rounds, secs = (2, 2) if a.quick else (12, 3)
+    configs = ["baseline", "again", "jprof@99", "jprof@999", "jprof-signal@999"]
+    if shutil.which("perf"):
+        configs.append("perf@999")
+    configs.append("jfr")
+    res = overhead.windows(name, [a.java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch"] + args,
+                           configs, rounds, secs, a.jprof, tmp)
+    return res, configs
+
+
 def part_h2(a, tmp):
     if not os.path.exists(H2_JAR):
         raise RuntimeError(f"{H2_JAR} missing: install Debian's libh2-java "
@@ -247,14 +260,8 @@ def part_h2(a, tmp):
     # one JVM serving throughout, measured in windows with and without each profiler
     # (overhead.windows); each worker on its own table, a steady table size, the heap
     # committed and touched up front: what is left of the noise is the host's
-    rounds, secs = (2, 2) if a.quick else (12, 3)
-    configs = ["baseline", "again", "jprof@99", "jprof@999", "jprof-signal@999"]
-    if shutil.which("perf"):
-        configs.append("perf@999")
-    configs.append("jfr")
-    res = overhead.windows("H2 JDBC transactions, 2 threads", [
-        a.java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", "-cp", f"{H2_JAR}:{tmp}",
-        "H2Bench", "2", "0", "5000", "5", "own"], configs, rounds, secs, a.jprof, tmp)
+    res, configs = server_windows(a, tmp, "H2 JDBC transactions, 2 threads", [
+        "-cp", f"{H2_JAR}:{tmp}", "H2Bench", "2", "0", "5000", "5", "own"])
     ratio_line("H2 throughput", res, configs, "higher is better")
     ratio_line("H2 transactions per second of the workers' CPU", res["also"]["ops_per_cpu_s"],
                configs, "higher is better")
@@ -277,16 +284,10 @@ def part_tomcat(a, tmp):
     apps = os.path.join(a.build, "tests", "apps")
     if not os.path.exists(os.path.join(apps, "TomcatLoad.class")):
         raise RuntimeError(f"TomcatLoad not built in {apps} (make apps)")
-    rounds, secs = (2, 2) if a.quick else (12, 3)
-    configs = ["baseline", "again", "jprof@99", "jprof@999", "jprof-signal@999"]
-    if shutil.which("perf"):
-        configs.append("perf@999")
-    configs.append("jfr")
     # 2 clients: the server's threads and the clients share the 2 cores, none waits idle
-    res = overhead.windows("Tomcat HTTP requests, 2 clients", [
-        a.java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", "-cp",
-        ":".join(TOMCAT_JARS + [apps]), "TomcatLoad", "2", "0", "5",
-        os.path.join(tmp, "tomcat")], configs, rounds, secs, a.jprof, tmp)
+    res, configs = server_windows(a, tmp, "Tomcat HTTP requests, 2 clients", [
+        "-cp", ":".join(TOMCAT_JARS + [apps]), "TomcatLoad", "2", "0", "5",
+        os.path.join(tmp, "tomcat")])
     ratio_line("Tomcat throughput", res, configs, "higher is better")
     ratio_line("Tomcat requests per second of the JVM's CPU", res["also"]["ops_per_cpu_s"],
                configs, "higher is better")
